@@ -1,0 +1,146 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../store/database';
+import type { Plans } from './plans';
+
+/**
+ * API keys. Keys come from TOKEN_API_KEYS (`key:plan,...`) and from the SQLite key store managed by
+ * `npm run keys`. Only SHA-256 hashes are kept. A presented key is hashed and the stored hash compared
+ * with `timingSafeEqual`; keys are 256-bit random, so the hash lookup itself reveals nothing useful.
+ */
+
+export interface Principal {
+  /** Stable identity of the key (its hash): rate limits and stream slots are per key. */
+  readonly id: string;
+  readonly plan: string;
+}
+
+export interface StoredKey {
+  readonly id: number;
+  readonly prefix: string;
+  readonly plan: string;
+  readonly label: string;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** A new random API key. */
+export function generateKey(): string {
+  return `cdx_${randomBytes(32).toString('base64url')}`;
+}
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Parses TOKEN_API_KEYS: comma-separated `key:plan` (plan defaults to free). */
+export function parseEnvKeys(value: string | undefined, plans: Plans): { key: string; plan: string }[] {
+  if (!value) return [];
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0)
+    .map((entry) => {
+      const colon = entry.lastIndexOf(':');
+      const key = colon === -1 ? entry : entry.slice(0, colon);
+      const plan = colon === -1 ? 'free' : entry.slice(colon + 1);
+      if (key.length < 8) throw new Error('TOKEN_API_KEYS: every key must be at least 8 characters');
+      if (!Object.hasOwn(plans, plan)) {
+        throw new Error(`TOKEN_API_KEYS: unknown plan "${plan}" (known: ${Object.keys(plans).join(', ')})`);
+      }
+      return { key, plan };
+    });
+}
+
+export class KeyStore {
+  private readonly findStmt;
+
+  constructor(private readonly db: Db) {
+    this.findStmt = db.prepare<[string], { hash: string; plan: string }>(
+      'SELECT hash, plan FROM api_keys WHERE hash = ? AND revoked_at IS NULL',
+    );
+  }
+
+  create(plan: string, label = '', now = Date.now()): { key: string; stored: StoredKey } {
+    const key = generateKey();
+    const info = this.db
+      .prepare('INSERT INTO api_keys (hash, prefix, plan, label, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(hashKey(key), key.slice(0, 12), plan, label, now);
+    return {
+      key,
+      stored: { id: Number(info.lastInsertRowid), prefix: key.slice(0, 12), plan, label, createdAt: now, revokedAt: null },
+    };
+  }
+
+  list(): StoredKey[] {
+    return this.db
+      .prepare<[], { id: number; prefix: string; plan: string; label: string; created_at: number; revoked_at: number | null }>(
+        'SELECT id, prefix, plan, label, created_at, revoked_at FROM api_keys ORDER BY id',
+      )
+      .all()
+      .map((r) => ({ id: r.id, prefix: r.prefix, plan: r.plan, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at }));
+  }
+
+  /** Revokes by id or key prefix; returns how many keys were revoked. */
+  revoke(idOrPrefix: string, now = Date.now()): number {
+    const byId = /^\d+$/.test(idOrPrefix);
+    const info = this.db
+      .prepare(`UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND ${byId ? 'id = ?' : 'prefix = ?'}`)
+      .run(now, byId ? Number(idOrPrefix) : idOrPrefix);
+    return info.changes;
+  }
+
+  count(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number }).n;
+  }
+
+  /** The active stored key with this hash. */
+  find(hash: string): { hash: string; plan: string } | undefined {
+    return this.findStmt.get(hash);
+  }
+}
+
+/** Resolves presented keys to principals, over the environment's keys and the key store. */
+export class KeyRing {
+  private readonly envKeys = new Map<string, string>();
+
+  constructor(
+    private readonly store: KeyStore,
+    envKeys: readonly { key: string; plan: string }[],
+    private readonly plans: Plans,
+  ) {
+    for (const { key, plan } of envKeys) this.envKeys.set(hashKey(key), plan);
+  }
+
+  get size(): number {
+    return this.envKeys.size + this.store.count();
+  }
+
+  authenticate(key: string): Principal | undefined {
+    if (key.length === 0 || key.length > 512) return undefined;
+    const hash = hashKey(key);
+    const envPlan = this.envKeys.get(hash);
+    const found = envPlan !== undefined ? { hash, plan: envPlan } : this.store.find(hash);
+    if (!found || !sameHash(found.hash, hash)) return undefined;
+    if (!Object.hasOwn(this.plans, found.plan)) return undefined;
+    return { id: hash, plan: found.plan };
+  }
+
+  plan(name: string) {
+    const plan = this.plans[name];
+    if (!plan) throw new Error(`unknown plan ${name}`);
+    return plan;
+  }
+}
+
+/** The bearer token of an Authorization header value, or undefined when missing or malformed. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { STREAM_PING_SECONDS } from '../shared/api/stream';
+import { parseEnvKeys } from './auth/keys';
+import { parsePlans, type Plans } from './auth/plans';
+
+/** The service's configuration: from command-line flags, else environment variables, else defaults. */
+export interface ServiceConfig {
+  /** Directory of the SQLite store and the dev key; ':memory:' keeps everything in memory (tests). */
+  readonly dataDir: string;
+  readonly seed: number;
+  /** Days of history to backfill on first start. */
+  readonly days: number;
+  /** DEX pools of the generated market (Aggregate pools come on top). */
+  readonly pools: number;
+  /** Mean trades per block; default scales with the market size. */
+  readonly tradesPerBlock: number;
+  readonly apiKeys: readonly { key: string; plan: string }[];
+  readonly plans: Plans;
+  readonly streamPingSeconds: number;
+  readonly streamMaxBodyBytes: number;
+  readonly streamMaxBufferedBytes: number;
+}
+
+export const DEFAULT_POOLS = 17_600;
+
+const int = (name: string, min: number, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
+
+const positive = (name: string) => z.coerce.number({ error: `${name} must be a number` }).positive(`${name} must be positive`);
+
+/** Flags of `npm run serve` and the environment variables that stand for them. */
+export const SERVICE_SETTINGS = {
+  dataDir: { flag: 'data-dir', env: 'DATA_DIR' },
+  seed: { flag: 'seed', env: 'SEED' },
+  days: { flag: 'days', env: 'DAYS' },
+  pools: { flag: 'pools', env: 'POOLS' },
+  tradesPerBlock: { flag: 'trades-per-block', env: 'TRADES_PER_BLOCK' },
+} as const;
+
+export type Flags = Readonly<Record<string, string | boolean | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
+
+function pick(flags: Flags, env: Env, setting: { flag: string; env: string }): string | undefined {
+  const fromFlag = flags[setting.flag];
+  if (typeof fromFlag === 'string') return fromFlag;
+  const fromEnv = env[setting.env];
+  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+}
+
+/** Parses the service's configuration; throws an Error naming the bad flag or variable. */
+export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
+  const read = <T>(key: keyof typeof SERVICE_SETTINGS, schema: z.ZodType<T>, fallback: T): T => {
+    const setting = SERVICE_SETTINGS[key];
+    const raw = pick(flags, env, setting);
+    if (raw === undefined) return fallback;
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      throw new Error(`--${setting.flag} / ${setting.env}: ${parsed.error.issues[0]?.message ?? 'invalid value'} (got "${raw}")`);
+    }
+    return parsed.data;
+  };
+  const pools = read('pools', int('pools', 1, 200_000), DEFAULT_POOLS);
+  const plans = parsePlans(env.TOKEN_API_PLANS);
+  const pingRaw = env.STREAM_PING_SECONDS;
+  const ping = positive('STREAM_PING_SECONDS').safeParse(pingRaw ?? STREAM_PING_SECONDS);
+  if (!ping.success) throw new Error(`STREAM_PING_SECONDS: ${ping.error.issues[0]?.message ?? 'invalid'} (got "${pingRaw}")`);
+  return {
+    dataDir: read('dataDir', z.string().min(1, 'data-dir must not be empty'), './data'),
+    seed: read('seed', int('seed', 0, 2 ** 31 - 1), 1),
+    days: read('days', z.coerce.number({ error: 'days must be a number' }).min(0, 'days must be at least 0').max(400, 'days must be at most 400'), 30),
+    pools,
+    tradesPerBlock: read('tradesPerBlock', positive('trades-per-block'), Math.max(1.5, (3.5 * pools) / DEFAULT_POOLS)),
+    apiKeys: parseEnvKeys(env.TOKEN_API_KEYS, plans),
+    plans,
+    streamPingSeconds: ping.data,
+    streamMaxBodyBytes: 256 * 1024,
+    streamMaxBufferedBytes: 1024 * 1024,
+  };
+}

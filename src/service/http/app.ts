@@ -1,0 +1,91 @@
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { TOKEN_ERROR_TYPES } from '../../shared/api/errors';
+import type { KeyRing } from '../auth/keys';
+import type { RateLimiter } from '../auth/rate-limit';
+import type { LogoService } from '../logos/logo-service';
+import type { Market } from '../market/model';
+import type { SymbolNames } from '../market/symbols';
+import type { TradeStore } from '../store/trade-store';
+import type { StreamHub } from '../stream/hub';
+import { familyError, familyOf } from './errors';
+import type { ServiceEnv } from './guard';
+import { priceRoutes } from './routes/price';
+import { streamRoutes, type StreamOptions } from './routes/stream';
+import { tokenRoutes } from './routes/tokens';
+import type { SymbolInfoCache } from './symbol-info-cache';
+
+export interface HealthReport {
+  readonly status: 'ok';
+  readonly pools: number;
+  readonly tokens: number;
+  readonly streams: number;
+  readonly blockHeight?: number;
+  readonly lastBlockTime?: number;
+}
+
+export interface ServiceAppOptions {
+  readonly market: Market;
+  readonly symbols: SymbolNames;
+  readonly trades: TradeStore;
+  readonly keys: KeyRing;
+  readonly limiter: RateLimiter;
+  readonly hub: StreamHub;
+  readonly logos: LogoService;
+  readonly symbolInfo: SymbolInfoCache;
+  readonly stream: StreamOptions;
+  readonly nowMs: () => number;
+  readonly health: () => HealthReport;
+  /** One line per request; never given the key. */
+  readonly log?: (line: string) => void;
+}
+
+/** Logs method, path (with query), status and duration of every request. */
+export function requestLogger(log: (line: string) => void) {
+  return async (c: { req: { method: string; url: string }; res: Response }, next: () => Promise<void>) => {
+    const started = performance.now();
+    await next();
+    const url = new URL(c.req.url);
+    const target = `${url.pathname}${url.search}`.slice(0, 300);
+    log(`${c.req.method} ${target} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
+  };
+}
+
+/** The data service: /api/v1 per spec, plus /healthz for orchestration. */
+export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
+  // strict: false lets '/groups/' reach '/groups'.
+  const app = new Hono<ServiceEnv>({ strict: false });
+  if (options.log) app.use('*', requestLogger(options.log));
+
+  app.get('/healthz', (c) => c.json(options.health()));
+
+  const api = new Hono<ServiceEnv>({ strict: false });
+  api.use('*', cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type'], exposeHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'] }));
+  api.route('/', priceRoutes(options));
+  api.route('/tokens', tokenRoutes(options));
+  api.route('/tokens', streamRoutes(options));
+  app.route('/api/v1', api);
+
+  app.notFound((c) => {
+    const family = familyOf(c.req.path);
+    const known = KNOWN_PATHS.some((p) => p.test(c.req.path));
+    if (known) {
+      c.header('Allow', c.req.path.endsWith('/stream') ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS');
+      return familyError(c, family, 405, `Method ${c.req.method} is not allowed on ${c.req.path}`, { loc: ['method'], type: TOKEN_ERROR_TYPES.method });
+    }
+    return familyError(c, family, 404, `Unknown endpoint: ${c.req.method} ${c.req.path}`, { loc: ['path'], type: TOKEN_ERROR_TYPES.notFound });
+  });
+
+  app.onError((error, c) => {
+    options.log?.(`error ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return familyError(c, familyOf(c.req.path), 500, 'Internal error', { loc: [], type: 'internal_error' });
+  });
+
+  return app;
+}
+
+const KNOWN_PATHS = [
+  /^\/api\/v1\/(groups|symbol_info|history)\/?$/,
+  /^\/api\/v1\/tokens\/(current|stream)\/?$/,
+  /^\/api\/v1\/tokens\/logo\/[^/]+$/,
+];

@@ -1,0 +1,96 @@
+import { Hono } from 'hono';
+import type { GroupsResponse } from '../../../shared/api/groups';
+import { historyQuerySchema, type HistoryResponse } from '../../../shared/api/history';
+import { symbolInfoQuerySchema } from '../../../shared/api/symbol-info';
+import { ALL_GROUPS } from '../../../shared/groups';
+import { isPoolId } from '../../../shared/ids';
+import type { Market, Pool } from '../../market/model';
+import type { SymbolNames } from '../../market/symbols';
+import { VOLUME_SCALE, type TradeStore } from '../../store/trade-store';
+import { priceError } from '../errors';
+import { guard, type GuardOptions, type ServiceEnv } from '../guard';
+import type { SymbolInfoCache } from '../symbol-info-cache';
+
+export interface PriceRoutesOptions extends GuardOptions {
+  readonly market: Market;
+  readonly symbols: SymbolNames;
+  readonly trades: TradeStore;
+  readonly symbolInfo: SymbolInfoCache;
+}
+
+/** First message of a failed zod parse, for `errmsg`. */
+function firstIssue(error: { issues: readonly { message: string }[] }): string {
+  return error.issues[0]?.message ?? 'invalid query';
+}
+
+/** Finds a symbol by ticker (pool ID, any hex case) or by symbol name. */
+export function findSymbol(market: Market, symbols: SymbolNames, symbol: string): Pool | undefined {
+  if (isPoolId(symbol)) {
+    const pool = market.pools.get(symbol.toLowerCase());
+    if (pool) return pool;
+  }
+  return symbols.find(symbol);
+}
+
+/** GET /groups, /symbol_info and /history: the UDF-style price endpoints. */
+export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
+  const { market, symbols, trades, symbolInfo } = options;
+  const app = new Hono<ServiceEnv>({ strict: false });
+  const auth = guard(options, 'price');
+
+  app.get('/groups', auth, (c) => {
+    const body: GroupsResponse = { s: 'ok', d: { groups: ALL_GROUPS.map((id) => ({ id })) } };
+    return c.json(body);
+  });
+
+  app.get('/symbol_info', auth, (c) => {
+    const parsed = symbolInfoQuerySchema.safeParse(c.req.query());
+    if (!parsed.success) return priceError(c, 400, firstIssue(parsed.error));
+    const requested = parsed.data.group;
+    let group;
+    if (requested !== undefined) {
+      group = ALL_GROUPS.find((g) => g.toLowerCase() === requested.toLowerCase());
+      if (group === undefined) return priceError(c, 404, `Unknown group: ${requested} (known: ${ALL_GROUPS.join(', ')})`);
+    }
+    const body = symbolInfo.get(group);
+    c.header('ETag', body.etag);
+    c.header('Cache-Control', 'private, max-age=60');
+    c.header('Vary', 'Accept-Encoding');
+    if (c.req.header('If-None-Match') === body.etag) return c.body(null, 304);
+    c.header('Content-Type', 'application/json');
+    if (/\bgzip\b/.test(c.req.header('Accept-Encoding') ?? '')) {
+      c.header('Content-Encoding', 'gzip');
+      return c.body(new Uint8Array(body.gzip));
+    }
+    return c.body(body.json);
+  });
+
+  app.get('/history', auth, (c) => {
+    const parsed = historyQuerySchema.safeParse(c.req.query());
+    if (!parsed.success) return priceError(c, 400, firstIssue(parsed.error));
+    const query = parsed.data;
+    const pool = findSymbol(market, symbols, query.symbol);
+    if (!pool) return priceError(c, 404, `Unknown symbol: ${query.symbol}`);
+    const rows =
+      query.countback !== undefined
+        ? trades.countback(pool.id, query.resolution, query.to, query.countback)
+        : trades.range(pool.id, query.resolution, query.from, query.to);
+    const n = rows.length;
+    const body: HistoryResponse = { s: 'ok', t: new Array(n), o: new Array(n), h: new Array(n), l: new Array(n), c: new Array(n), v: new Array(n) };
+    const tvl: number[] | undefined = query.includeTvl ? new Array(n) : undefined;
+    for (let i = 0; i < n; i++) {
+      const row = rows[i] as (typeof rows)[number];
+      body.t[i] = row[0];
+      body.o[i] = row[1];
+      body.h[i] = row[2];
+      body.l[i] = row[3];
+      body.c[i] = row[4];
+      body.v[i] = row[5] / VOLUME_SCALE;
+      if (tvl) tvl[i] = row[6];
+    }
+    if (tvl) body.tvl = tvl;
+    return c.json(body);
+  });
+
+  return app;
+}

@@ -1,0 +1,135 @@
+import { Hono } from 'hono';
+import { STREAM_ERRORS, streamRequestSchema } from '../../../shared/api/stream';
+import { AGGREGATE_GROUP } from '../../../shared/groups';
+import { isPoolId } from '../../../shared/ids';
+import type { Market } from '../../market/model';
+import type { StreamHub } from '../../stream/hub';
+import { streamError, streamErrorLine } from '../errors';
+import { guard, type GuardOptions, type ServiceEnv } from '../guard';
+
+export interface StreamOptions {
+  /** Seconds between `{"s":"ok"}` pings. */
+  readonly pingSeconds: number;
+  /** Largest accepted request body, in bytes. */
+  readonly maxBodyBytes: number;
+  /** Unread bytes a connection may hold before it is dropped. */
+  readonly maxBufferedBytes: number;
+}
+
+export interface StreamRoutesOptions extends GuardOptions {
+  readonly market: Market;
+  readonly hub: StreamHub;
+  readonly stream: StreamOptions;
+}
+
+const PING = `${JSON.stringify({ s: 'ok' })}\n`;
+const encoder = new TextEncoder();
+
+/**
+ * POST /tokens/stream: newline-delimited JSON over text/event-stream (no `data:` framing, as the
+ * official client expects). Refusals are one error event, then the connection closes.
+ */
+export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
+  const { market, hub, stream, keys } = options;
+  const app = new Hono<ServiceEnv>({ strict: false });
+
+  app.post('/stream', guard(options, 'stream'), async (c) => {
+    const principal = c.get('principal');
+    const refuse = (errmsg: string) => streamError(c, 200, errmsg);
+
+    const declared = Number(c.req.header('Content-Length') ?? '0');
+    if (declared > stream.maxBodyBytes) return refuse(`${STREAM_ERRORS.bodyTooLarge} (at most ${stream.maxBodyBytes} bytes)`);
+    let text: string;
+    try {
+      text = await readLimited(c.req.raw, stream.maxBodyBytes);
+    } catch {
+      return refuse(`${STREAM_ERRORS.bodyTooLarge} (at most ${stream.maxBodyBytes} bytes)`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return refuse(STREAM_ERRORS.notArray);
+    }
+    const parsed = streamRequestSchema.safeParse(json);
+    if (!parsed.success) return refuse(STREAM_ERRORS.notArray);
+    if (parsed.data.length === 0) return refuse(STREAM_ERRORS.empty);
+    const ids = new Set<string>();
+    for (const id of parsed.data) {
+      if (!isPoolId(id)) return refuse(STREAM_ERRORS.invalidPoolId);
+      ids.add(id.toLowerCase());
+    }
+    for (const id of ids) {
+      const pool = market.pools.get(id);
+      if (!pool || pool.group !== AGGREGATE_GROUP) {
+        return refuse(`${STREAM_ERRORS.notAggregate}: ${id} (only Aggregate pools stream; take IDs from symbol_info?group=Aggregate)`);
+      }
+    }
+    const plan = keys.plan(principal.plan);
+    if (ids.size > plan.poolsPerStream) {
+      return refuse(`${STREAM_ERRORS.tooManyPools}: ${ids.size} requested, the ${principal.plan} plan allows ${plan.poolsPerStream} per connection`);
+    }
+    if (!hub.acquire(principal.id)) return refuse(STREAM_ERRORS.connectionLimit);
+
+    let cleanup = () => {};
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          let closed = false;
+          const send = (line: string) => {
+            if (closed) return;
+            // The queue holds what the client has not read yet; past the bound, drop the client.
+            if ((controller.desiredSize ?? 0) <= 0) {
+              controller.enqueue(encoder.encode(streamErrorLine(STREAM_ERRORS.slowConsumer)));
+              cleanup();
+              controller.close();
+              return;
+            }
+            controller.enqueue(encoder.encode(line));
+          };
+          const unsubscribe = hub.subscribe(ids, (line) => send(line));
+          const ping = setInterval(() => send(PING), stream.pingSeconds * 1000);
+          cleanup = () => {
+            if (closed) return;
+            closed = true;
+            clearInterval(ping);
+            unsubscribe();
+            hub.release(principal.id);
+          };
+          c.req.raw.signal.addEventListener('abort', () => cleanup(), { once: true });
+          send(PING);
+        },
+        cancel() {
+          cleanup();
+        },
+      },
+      new ByteLengthQueuingStrategy({ highWaterMark: stream.maxBufferedBytes }),
+    );
+    return c.body(body, 200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Accel-Buffering': 'no',
+    });
+  });
+
+  return app;
+}
+
+/** Reads a request body as text, failing past `limit` bytes. */
+async function readLimited(request: Request, limit: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new Error('body too large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

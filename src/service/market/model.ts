@@ -1,0 +1,116 @@
+import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
+
+/**
+ * The in-memory market: tokens, pairs and pools with their current reserves. The store is the
+ * durable copy; this is what the simulator, importers and endpoints read and the ingest path updates.
+ */
+
+export const LOGO_NONE = 0;
+export const LOGO_GENERATED = 1;
+export const LOGO_STORED = 2;
+export type LogoKind = typeof LOGO_NONE | typeof LOGO_GENERATED | typeof LOGO_STORED;
+
+export interface Token {
+  readonly id: number;
+  readonly unit: string;
+  ticker: string;
+  name: string;
+  decimals: number;
+  logoKind: LogoKind;
+}
+
+export interface Pool {
+  /** Row id; also the bar series of the pool. */
+  readonly id: number;
+  /** Hex pool ID: the symbol's ticker. */
+  readonly poolId: string;
+  readonly group: GroupName;
+  readonly pair: Pair;
+  /** n of `_Pool<n>`: the pool's rank among the pair's pools in its group. */
+  readonly n: number;
+  readonly feeBps: number;
+  /** Raw (smallest-unit) reserves; for an Aggregate pool, the sums over the pair's pools. */
+  baseReserve: number;
+  quoteReserve: number;
+  readonly simulated: boolean;
+}
+
+export interface Pair {
+  readonly id: number;
+  readonly base: Token;
+  readonly quote: Token;
+  /** The pair's DEX pools, in creation order. */
+  readonly pools: Pool[];
+  /** The pair's Aggregate pool (set once the pair is registered). */
+  aggregate: Pool;
+}
+
+/** Price of one whole quote unit in whole base units. 0 for an empty pool. */
+export function poolPrice(pool: Pool): number {
+  const { base, quote } = pool.pair;
+  if (pool.quoteReserve <= 0) return 0;
+  return (pool.baseReserve / 10 ** base.decimals) / (pool.quoteReserve / 10 ** quote.decimals);
+}
+
+/** TVL in whole base units: twice the base reserve of a constant-product pool. */
+export function poolTvl(pool: Pool): number {
+  return (2 * pool.baseReserve) / 10 ** pool.pair.base.decimals;
+}
+
+export function isAggregate(pool: Pool): boolean {
+  return pool.group === AGGREGATE_GROUP;
+}
+
+/** Recomputes an Aggregate pool's reserves as the sums over its pair's pools (always in the same order). */
+export function sumAggregate(pair: Pair): void {
+  let base = 0;
+  let quote = 0;
+  for (const pool of pair.pools) {
+    base += pool.baseReserve;
+    quote += pool.quoteReserve;
+  }
+  pair.aggregate.baseReserve = base;
+  pair.aggregate.quoteReserve = quote;
+}
+
+export function pairKey(baseUnit: string, quoteUnit: string): string {
+  return `${baseUnit}|${quoteUnit}`;
+}
+
+/** Lookup structure over the market's tokens, pairs and pools. */
+export class Market {
+  readonly tokens = new Map<string, Token>();
+  readonly tokensById = new Map<number, Token>();
+  readonly pairs = new Map<string, Pair>();
+  readonly pools = new Map<string, Pool>();
+  readonly poolsById = new Map<number, Pool>();
+  /** Bumped whenever tokens or pools are added or renamed: caches of symbol_info key on it. */
+  version = 0;
+
+  addToken(token: Token): void {
+    this.tokens.set(token.unit, token);
+    this.tokensById.set(token.id, token);
+    this.version++;
+  }
+
+  addPair(pair: Pair): void {
+    this.pairs.set(pairKey(pair.base.unit, pair.quote.unit), pair);
+    this.addPool(pair.aggregate);
+  }
+
+  addPool(pool: Pool): void {
+    this.pools.set(pool.poolId, pool);
+    this.poolsById.set(pool.id, pool);
+    if (!isAggregate(pool)) pool.pair.pools.push(pool);
+    this.version++;
+  }
+
+  touch(): void {
+    this.version++;
+  }
+
+  /** The token's ADA pair (the pair `/tokens/current?policy=` describes). */
+  adaPairOf(unit: string): Pair | undefined {
+    return this.pairs.get(pairKey('', unit));
+  }
+}

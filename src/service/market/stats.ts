@@ -1,0 +1,31 @@
+import type { TokenStats } from '../../shared/api/tokens';
+import { VOLUME_SCALE, type TradeStore } from '../store/trade-store';
+import { isAggregate, poolPrice, poolTvl, type Pool } from './model';
+
+const HOUR = 3600;
+const DAY = 86_400;
+
+/**
+ * Statistics of a pool (or Aggregate pool) at `now` (decisions "Units and denominations"): price and
+ * TVL now; price change in percent and TVL change in base units against the state 1 h and 24 h ago;
+ * volume over the last 1 h and 24 h.
+ */
+export function poolStats(pool: Pool, trades: TradeStore, now: number): TokenStats {
+  const aggregate = isAggregate(pool);
+  const price = poolPrice(pool);
+  const tvl = poolTvl(pool);
+  const then = (seconds: number) => trades.stateAt(pool.id, aggregate, now - seconds) ?? { price, tvl };
+  const hourAgo = then(HOUR);
+  const dayAgo = then(DAY);
+  const change = (from: number) => (from > 0 ? (price / from - 1) * 100 : 0);
+  return {
+    current_price: price,
+    current_tvl: tvl,
+    hourly_price_change: change(hourAgo.price),
+    hourly_tvl_change: tvl - hourAgo.tvl,
+    hourly_volume: trades.volumeSince(pool.id, aggregate, now - HOUR) / VOLUME_SCALE,
+    daily_price_change: change(dayAgo.price),
+    daily_tvl_change: tvl - dayAgo.tvl,
+    daily_volume: trades.volumeSince(pool.id, aggregate, now - DAY) / VOLUME_SCALE,
+  };
+}

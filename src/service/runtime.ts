@@ -1,0 +1,207 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Hono } from 'hono';
+import { KeyRing, KeyStore } from './auth/keys';
+import { RateLimiter } from './auth/rate-limit';
+import type { ServiceConfig } from './config';
+import { createServiceApp, type HealthReport } from './http/app';
+import type { ServiceEnv } from './http/guard';
+import { SymbolInfoCache } from './http/symbol-info-cache';
+import { LogoService } from './logos/logo-service';
+import { generateMarket, type MarketSpec } from './market/generate';
+import { Ingestor } from './market/ingest';
+import { LOGO_GENERATED, LOGO_NONE, type Market } from './market/model';
+import { Simulator, type SimulatorProgress } from './market/simulator';
+import { SymbolNames } from './market/symbols';
+import { openDatabase, setBulkMode, type Db } from './store/database';
+import { MarketStore } from './store/market-store';
+import { TradeStore } from './store/trade-store';
+import { StreamHub } from './stream/hub';
+
+/** File (in the data directory) holding the dev key created on a first start without keys. */
+export const DEV_KEY_FILE = 'dev-api-key.txt';
+
+export interface RuntimeHooks {
+  /** Wall clock in milliseconds (injectable so tests run fast). */
+  readonly nowMs?: () => number;
+  /** One line per request, and notices. */
+  readonly log?: (line: string) => void;
+  /** Backfill / catch-up progress. */
+  readonly onProgress?: (progress: SimulatorProgress & { readonly phase: 'backfill' | 'catch-up' }) => void;
+}
+
+export interface ServiceRuntime {
+  readonly app: Hono<ServiceEnv>;
+  readonly config: ServiceConfig;
+  readonly db: Db;
+  readonly market: Market;
+  readonly spec: MarketSpec;
+  readonly simulator: Simulator;
+  readonly ingestor: Ingestor;
+  readonly hub: StreamHub;
+  readonly keyStore: KeyStore;
+  readonly marketStore: MarketStore;
+  readonly trades: TradeStore;
+  readonly logos: LogoService;
+  /** A key the service accepts, for the embedded gateway: the dev key, else the first configured key. */
+  readonly localKey: string | undefined;
+  /** Trades produced at start (backfill or catch-up). */
+  readonly startupTrades: number;
+  /** Starts live trading on the clock. */
+  startLive(): void;
+  close(): void;
+}
+
+/** Creates the market's tables from the spec on a fresh store. */
+function seedMarket(store: MarketStore, market: Market, spec: MarketSpec): void {
+  const tokens = new Map(
+    spec.tokens.map((t) => [
+      t.unit,
+      store.insertToken(market, { unit: t.unit, ticker: t.ticker, name: t.name, decimals: t.decimals, logoKind: t.hasLogo ? LOGO_GENERATED : LOGO_NONE }),
+    ]),
+  );
+  for (const pool of spec.pools) {
+    const base = tokens.get(pool.baseUnit);
+    const quote = tokens.get(pool.quoteUnit);
+    if (!base || !quote) throw new Error(`pool ${pool.poolId} refers to an unknown token`);
+    const pair = store.ensurePair(market, base, quote);
+    store.insertPool(market, pair, {
+      poolId: pool.poolId,
+      group: pool.group,
+      baseReserve: pool.baseReserve,
+      quoteReserve: pool.quoteReserve,
+      feeBps: pool.feeBps,
+      simulated: true,
+    });
+  }
+}
+
+/**
+ * Opens (or creates) the store, backfills or catches up the simulated market to now, and builds the
+ * HTTP app. Live trading starts with `startLive()`.
+ */
+export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks = {}): ServiceRuntime {
+  const nowMs = hooks.nowMs ?? Date.now;
+  const log = hooks.log;
+  const db = openDatabase({ dataDir: config.dataDir });
+  try {
+    const marketStore = new MarketStore(db);
+    const trades = new TradeStore(db);
+
+    // The market's identity is fixed at first start; later flags that disagree are reported, not applied.
+    const storedSeed = marketStore.getMeta('seed');
+    const seed = storedSeed === undefined ? config.seed : Number(storedSeed);
+    const poolCount = storedSeed === undefined ? config.pools : Number(marketStore.getMeta('pools'));
+    if (storedSeed !== undefined && (seed !== config.seed || poolCount !== config.pools)) {
+      log?.(`note: ${config.dataDir} holds a market of seed ${seed} with ${poolCount} pools; --seed/--pools apply to a new data directory only`);
+    }
+    const spec = generateMarket(seed, poolCount);
+    let market: Market;
+    if (storedSeed === undefined) {
+      market = marketStore.load();
+      db.transaction(() => {
+        seedMarket(marketStore, market, spec);
+        marketStore.setMeta('seed', String(seed));
+        marketStore.setMeta('pools', String(poolCount));
+      })();
+    } else {
+      market = marketStore.load();
+    }
+
+    const ingestor = new Ingestor(db, trades, marketStore);
+    const simulator = new Simulator(db, market, spec, ingestor, { seed, tradesPerBlock: config.tradesPerBlock });
+    const nowSeconds = () => Math.floor(nowMs() / 1000);
+    const phase = simulator.started ? 'catch-up' : 'backfill';
+    if (!simulator.started) simulator.startAt(nowSeconds() - Math.round(config.days * 86_400));
+    setBulkMode(db, true);
+    const startupTrades = simulator.runUntil(nowSeconds(), (p) => hooks.onProgress?.({ ...p, phase }));
+    setBulkMode(db, false);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+
+    const hub = new StreamHub(market);
+    ingestor.onCommit((records) => hub.publish(records));
+
+    const keyStore = new KeyStore(db);
+    const keys = new KeyRing(keyStore, config.apiKeys, config.plans);
+    const localKey = resolveLocalKey(config, keyStore, keys, log);
+
+    const limiter = new RateLimiter(nowMs);
+    const sweep = setInterval(() => limiter.sweep(), 60_000);
+    sweep.unref();
+    const symbols = new SymbolNames(market);
+    const logos = new LogoService(marketStore);
+    const health = (): HealthReport => ({
+      status: 'ok',
+      pools: market.pools.size,
+      tokens: market.tokens.size,
+      streams: hub.connectionCount,
+      blockHeight: simulator.blockHeight,
+    });
+    const app = createServiceApp({
+      market,
+      symbols,
+      trades,
+      keys,
+      limiter,
+      hub,
+      logos,
+      symbolInfo: new SymbolInfoCache(market, symbols),
+      stream: {
+        pingSeconds: config.streamPingSeconds,
+        maxBodyBytes: config.streamMaxBodyBytes,
+        maxBufferedBytes: config.streamMaxBufferedBytes,
+      },
+      nowMs,
+      health,
+      ...(log ? { log } : {}),
+    });
+
+    let closed = false;
+    return {
+      app,
+      config,
+      db,
+      market,
+      spec,
+      simulator,
+      ingestor,
+      hub,
+      keyStore,
+      marketStore,
+      trades,
+      logos,
+      localKey,
+      startupTrades,
+      startLive: () => simulator.start(nowSeconds),
+      close: () => {
+        if (closed) return;
+        closed = true;
+        simulator.stop();
+        clearInterval(sweep);
+        db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * With no key configured at all, the first start creates a dev key (enterprise plan), saves it in the
+ * data directory and prints it. Returns a key the service accepts, for the embedded gateway.
+ */
+function resolveLocalKey(config: ServiceConfig, store: KeyStore, keys: KeyRing, log?: (line: string) => void): string | undefined {
+  const file = config.dataDir === ':memory:' ? undefined : join(config.dataDir, DEV_KEY_FILE);
+  if (file && existsSync(file)) {
+    const saved = readFileSync(file, 'utf8').trim();
+    if (keys.authenticate(saved)) return saved;
+  }
+  if (keys.size === 0) {
+    const { key } = store.create('enterprise', 'dev');
+    if (file) writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    log?.(`Created a dev API key (enterprise plan)${file ? `, saved in ${file}` : ''}:\n\n    ${key}\n`);
+    return key;
+  }
+  return config.apiKeys[0]?.key;
+}

@@ -1,0 +1,102 @@
+/**
+ * Versioned schema migrations; index i takes the schema from version i to i + 1. Never edit a shipped
+ * step: append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+
+  -- Tokens. unit = policy ID || asset name, lowercase hex; '' is ADA.
+  CREATE TABLE tokens (
+    id        INTEGER PRIMARY KEY,
+    unit      TEXT NOT NULL UNIQUE,
+    ticker    TEXT NOT NULL,
+    name      TEXT NOT NULL,
+    decimals  INTEGER NOT NULL CHECK (decimals BETWEEN 0 AND 19),
+    -- 0: no logo, 1: generated from the unit, 2: the PNG in logo_png (from the registry)
+    logo_kind INTEGER NOT NULL DEFAULT 0,
+    logo_png  BLOB
+  );
+
+  CREATE TABLE pairs (
+    id    INTEGER PRIMARY KEY,
+    base  INTEGER NOT NULL REFERENCES tokens(id),
+    quote INTEGER NOT NULL REFERENCES tokens(id),
+    UNIQUE (base, quote)
+  );
+
+  -- Pools, including one Aggregate pool per pair. id is the bar series of the pool.
+  -- Reserves are in raw (smallest) units; for an Aggregate pool they are the sums over the pair.
+  CREATE TABLE pools (
+    id            INTEGER PRIMARY KEY,
+    pool_id       TEXT NOT NULL UNIQUE,
+    grp           TEXT NOT NULL,
+    pair_id       INTEGER NOT NULL REFERENCES pairs(id),
+    n             INTEGER NOT NULL,
+    fee_bps       REAL NOT NULL,
+    base_reserve  REAL NOT NULL,
+    quote_reserve REAL NOT NULL,
+    simulated     INTEGER NOT NULL,
+    UNIQUE (pair_id, grp, n)
+  );
+
+  -- Every trade, once (event_id makes ingest idempotent), with the state change of its pool and of its
+  -- pair's Aggregate pool: enough to rebuild every bar. volume is in millionths of a whole base unit.
+  CREATE TABLE trades (
+    seq            INTEGER PRIMARY KEY,
+    event_id       TEXT NOT NULL UNIQUE,
+    pool           INTEGER NOT NULL REFERENCES pools(id),
+    agg            INTEGER NOT NULL REFERENCES pools(id),
+    block_time     INTEGER NOT NULL,
+    prev_price     REAL NOT NULL,
+    price          REAL NOT NULL,
+    prev_tvl       REAL NOT NULL,
+    tvl            REAL NOT NULL,
+    volume         INTEGER NOT NULL,
+    agg_prev_price REAL NOT NULL,
+    agg_price      REAL NOT NULL,
+    agg_prev_tvl   REAL NOT NULL,
+    agg_tvl        REAL NOT NULL
+  );
+
+  -- For statistics over a pool's or an Aggregate's recent trades.
+  CREATE INDEX trades_pool_time ON trades (pool, block_time);
+  CREATE INDEX trades_agg_time ON trades (agg, block_time);
+
+  -- OHLCV bars per series (pool id) and resolution (bucket seconds); t = bucket start.
+  CREATE TABLE bars (
+    series INTEGER NOT NULL,
+    res    INTEGER NOT NULL,
+    t      INTEGER NOT NULL,
+    o      REAL NOT NULL,
+    h      REAL NOT NULL,
+    l      REAL NOT NULL,
+    c      REAL NOT NULL,
+    v      INTEGER NOT NULL,
+    tvl    REAL NOT NULL,
+    PRIMARY KEY (series, res, t)
+  ) WITHOUT ROWID;
+
+  -- API keys, stored as SHA-256 hashes of the key.
+  CREATE TABLE api_keys (
+    id         INTEGER PRIMARY KEY,
+    hash       TEXT NOT NULL UNIQUE,
+    prefix     TEXT NOT NULL,
+    plan       TEXT NOT NULL,
+    label      TEXT NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+
+  -- The simulator's own state (fair prices, clock), saved with the trades it produced.
+  CREATE TABLE sim_state (
+    id              INTEGER PRIMARY KEY CHECK (id = 1),
+    height          INTEGER NOT NULL,
+    next_block_time REAL NOT NULL,
+    fair            BLOB NOT NULL
+  );
+  `,
+];

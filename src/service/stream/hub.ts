@@ -1,0 +1,72 @@
+import type { TradeEvent } from '../../shared/api/stream';
+import type { Market } from '../market/model';
+import { VOLUME_SCALE, type TradeRecord } from '../store/trade-store';
+
+/** Receives serialised lines (one JSON object + '\n') for the pools it subscribed to. */
+export type LineSink = (line: string, event: TradeEvent) => void;
+
+/**
+ * Fans committed trades out to stream connections, as events of the trade's Aggregate pool (the only
+ * pools the stream serves). Each event is serialised once, whatever the number of subscribers.
+ * Also tracks the one-connection-per-key rule.
+ */
+export class StreamHub {
+  private readonly byPool = new Map<string, Set<LineSink>>();
+  private readonly openKeys = new Set<string>();
+
+  constructor(private readonly market: Market) {}
+
+  /** Subscribes a sink to Aggregate pool IDs; returns the unsubscribe function. */
+  subscribe(poolIds: Iterable<string>, sink: LineSink): () => void {
+    const ids = [...new Set(poolIds)];
+    for (const id of ids) {
+      let sinks = this.byPool.get(id);
+      if (!sinks) this.byPool.set(id, (sinks = new Set()));
+      sinks.add(sink);
+    }
+    return () => {
+      for (const id of ids) {
+        const sinks = this.byPool.get(id);
+        sinks?.delete(sink);
+        if (sinks?.size === 0) this.byPool.delete(id);
+      }
+    };
+  }
+
+  /** Publishes committed trades (wired to the ingest path's commit listener). */
+  publish(records: readonly TradeRecord[]): void {
+    if (this.byPool.size === 0) return;
+    for (const record of records) {
+      const aggregate = this.market.poolsById.get(record.agg);
+      if (!aggregate) continue;
+      const sinks = this.byPool.get(aggregate.poolId);
+      if (!sinks || sinks.size === 0) continue;
+      const event: TradeEvent = {
+        block_time: record.blockTime,
+        pool_id: aggregate.poolId,
+        current_price: record.aggPrice,
+        previous_price: record.aggPrevPrice,
+        current_tvl: record.aggTvl,
+        previous_tvl: record.aggPrevTvl,
+        volume: record.volume / VOLUME_SCALE,
+      };
+      const line = `${JSON.stringify(event)}\n`;
+      for (const sink of [...sinks]) sink(line, event);
+    }
+  }
+
+  /** Claims the key's single stream slot; false when the key already has an open stream. */
+  acquire(keyId: string): boolean {
+    if (this.openKeys.has(keyId)) return false;
+    this.openKeys.add(keyId);
+    return true;
+  }
+
+  release(keyId: string): void {
+    this.openKeys.delete(keyId);
+  }
+
+  get connectionCount(): number {
+    return this.openKeys.size;
+  }
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { tradeEventSchema } from './stream';
+
+/**
+ * The same-origin gateway's contract with the browser (our own API, not the spec's): REST under
+ * `/gw/v1/<path>` mirrors `/api/v1/<path>`; `/gw/v1/live` is SSE; `/gw/v1/info` describes the source.
+ */
+export const GATEWAY_PREFIX = '/gw/v1';
+
+export const gatewayInfoSchema = z.strictObject({
+  /** Where the data come from. */
+  source: z.enum(['embedded', 'remote']),
+  /** True when the data are produced by the embedded market simulator. */
+  simulated: z.boolean(),
+  /** Upstream origin for a remote source (never a key). */
+  upstream: z.string().optional(),
+  /** Seconds between heartbeats on /gw/v1/live. */
+  heartbeatSeconds: z.number().positive(),
+  /** Pools one browser connection may subscribe to. */
+  maxPoolsPerConnection: z.number().int().positive(),
+});
+export type GatewayInfo = z.infer<typeof gatewayInfoSchema>;
+
+/** SSE event names of /gw/v1/live. */
+export const LIVE_EVENTS = {
+  trade: 'trade',
+  status: 'status',
+  error: 'error',
+  heartbeat: 'heartbeat',
+} as const;
+
+/** Payload of a `trade` event: the upstream trade event unchanged. */
+export const liveTradeSchema = tradeEventSchema;
+
+/**
+ * Payload of a `status` event. `connected` with `resync: true` follows an upstream reconnect: events may
+ * have been missed, so clients refetch recent history.
+ */
+export const liveStatusSchema = z.strictObject({
+  state: z.enum(['connected', 'reconnecting']),
+  resync: z.boolean(),
+});
+export type LiveStatus = z.infer<typeof liveStatusSchema>;
+
+/** Payload of an `error` event sent before the gateway closes a refused browser connection. */
+export const liveErrorSchema = z.strictObject({
+  errmsg: z.string().min(1),
+  /** Clients should not reconnect automatically when false. */
+  retry: z.boolean(),
+});
+export type LiveError = z.infer<typeof liveErrorSchema>;
+
+export const liveHeartbeatSchema = z.strictObject({ time: z.number().int() });

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { RESOLUTIONS, isResolution, type Resolution } from '../resolutions';
+
+/** Largest accepted `countback`. */
+export const MAX_COUNTBACK = 100_000;
+
+const finiteNumber = (name: string) =>
+  z
+    .string({ error: `${name} is required` })
+    .trim()
+    .min(1, `${name} is required`)
+    .refine((value) => /^-?\d+(\.\d+)?$/.test(value), `${name} must be a Unix timestamp in seconds`)
+    .transform((value) => Math.floor(Number(value)))
+    .refine((value) => Number.isSafeInteger(value) && value >= 0, `${name} must be a non-negative Unix timestamp in seconds`);
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'True', 'False'], { error: 'include_tvl must be true or false' })
+  .transform((value) => value === 'true' || value === '1' || value === 'True');
+
+/** Query of GET /history, as strings on the wire. */
+export const historyQuerySchema = z
+  .object({
+    symbol: z.string({ error: 'symbol is required' }).trim().min(1, 'symbol is required'),
+    resolution: z
+      .string({ error: 'resolution is required' })
+      .refine(isResolution, `resolution must be one of ${RESOLUTIONS.join(', ')}`)
+      .transform((value) => value as Resolution),
+    from: z.string().optional(),
+    to: finiteNumber('to'),
+    include_tvl: booleanFlag.optional(),
+    countback: z
+      .string()
+      .trim()
+      .refine((value) => /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_COUNTBACK, {
+        error: `countback must be an integer from 1 to ${MAX_COUNTBACK}`,
+      })
+      .transform(Number)
+      .optional(),
+  })
+  .superRefine((query, ctx) => {
+    // `from` is ignored with countback (decisions "Bars"), required otherwise.
+    if (query.countback !== undefined) return;
+    const parsed = finiteNumber('from').safeParse(query.from);
+    if (!parsed.success) {
+      ctx.addIssue({ code: 'custom', message: parsed.error.issues[0]?.message ?? 'from is invalid', path: ['from'] });
+    } else if (parsed.data > query.to) {
+      ctx.addIssue({ code: 'custom', message: 'from must not be later than to', path: ['from'] });
+    }
+  })
+  .transform((query) => ({
+    symbol: query.symbol,
+    resolution: query.resolution,
+    from: query.countback === undefined ? Math.floor(Number(query.from)) : 0,
+    to: query.to,
+    includeTvl: query.include_tvl ?? false,
+    countback: query.countback,
+  }));
+export type HistoryQuery = z.output<typeof historyQuerySchema>;
+
+const numbers = z.array(z.number());
+
+export const historyResponseSchema = z
+  .strictObject({
+    s: z.literal('ok'),
+    t: z.array(z.number().int()),
+    o: numbers,
+    h: numbers,
+    l: numbers,
+    c: numbers,
+    v: numbers,
+    tvl: numbers.optional(),
+  })
+  .refine(
+    (body) =>
+      [body.o, body.h, body.l, body.c, body.v, ...(body.tvl ? [body.tvl] : [])].every((a) => a.length === body.t.length),
+    'all arrays must have the same length',
+  );
+export type HistoryResponse = z.infer<typeof historyResponseSchema>;

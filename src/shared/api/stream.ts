@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+/** The spec's stream error messages (exact strings) and the project's documented extra refusals. */
+export const STREAM_ERRORS = {
+  connectionLimit: 'Connection limit exceeded',
+  invalidPoolId: 'Invalid pool ID format',
+  invalidAuth: 'Invalid authentication',
+  notArray: 'Request body must be a JSON array of pool ID strings',
+  bodyTooLarge: 'Request body too large',
+  empty: 'Request body must list at least one pool ID',
+  notAggregate: 'Not an Aggregate pool ID',
+  tooManyPools: 'Too many pools for this plan',
+  rateLimit: 'Rate limit exceeded',
+  slowConsumer: 'Connection dropped: client is not reading fast enough',
+} as const;
+
+/** A trading event: one state change of a subscribed (Aggregate) pool. */
+export const tradeEventSchema = z.strictObject({
+  block_time: z.number().int(),
+  pool_id: z.string().min(1),
+  current_price: z.number(),
+  previous_price: z.number(),
+  current_tvl: z.number(),
+  previous_tvl: z.number(),
+  volume: z.number(),
+});
+export type TradeEvent = z.infer<typeof tradeEventSchema>;
+
+export const streamPingSchema = z.strictObject({ s: z.literal('ok') });
+export const streamErrorSchema = z.strictObject({ s: z.literal('error'), errmsg: z.string().min(1) });
+export type StreamError = z.infer<typeof streamErrorSchema>;
+
+/** Any line of the stream. */
+export const streamLineSchema = z.union([tradeEventSchema, streamPingSchema, streamErrorSchema]);
+export type StreamLine = z.infer<typeof streamLineSchema>;
+
+export function isTradeEvent(line: StreamLine): line is TradeEvent {
+  return 'pool_id' in line;
+}
+
+/** Request body of POST /tokens/stream. */
+export const streamRequestSchema = z.array(z.string());
+
+/** Default seconds between `{"s":"ok"}` pings. */
+export const STREAM_PING_SECONDS = 20;
