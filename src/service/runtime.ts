@@ -10,6 +10,7 @@ import { SymbolInfoCache } from './http/symbol-info-cache';
 import { LogoService } from './logos/logo-service';
 import { generateMarket, type MarketSpec } from './market/generate';
 import { Ingestor } from './market/ingest';
+import { lockDataDir } from './store/lock';
 import { LOGO_GENERATED, LOGO_NONE, type Market } from './market/model';
 import { Simulator, type SimulatorProgress } from './market/simulator';
 import { SymbolNames } from './market/symbols';
@@ -54,10 +55,12 @@ export interface ServiceRuntime {
 
 /** Creates the market's tables from the spec on a fresh store. */
 function seedMarket(store: MarketStore, market: Market, spec: MarketSpec): void {
+  // Tokens an importer already brought in keep their (real) metadata.
   const tokens = new Map(
     spec.tokens.map((t) => [
       t.unit,
-      store.insertToken(market, { unit: t.unit, ticker: t.ticker, name: t.name, decimals: t.decimals, logoKind: t.hasLogo ? LOGO_GENERATED : LOGO_NONE }),
+      market.tokens.get(t.unit) ??
+        store.insertToken(market, { unit: t.unit, ticker: t.ticker, name: t.name, decimals: t.decimals, logoKind: t.hasLogo ? LOGO_GENERATED : LOGO_NONE }),
     ]),
   );
   for (const pool of spec.pools) {
@@ -80,13 +83,51 @@ function seedMarket(store: MarketStore, market: Market, spec: MarketSpec): void 
  * Opens (or creates) the store, backfills or catches up the simulated market to now, and builds the
  * HTTP app. Live trading starts with `startLive()`.
  */
+/** The store of a data directory, opened and locked, with its market in memory; no simulation. */
+export interface MarketHandle {
+  readonly db: Db;
+  readonly marketStore: MarketStore;
+  readonly trades: TradeStore;
+  readonly market: Market;
+  readonly ingestor: Ingestor;
+  close(): void;
+}
+
+/** Opens a data directory's store for one writer (the server, or a CLI such as an importer). */
+export function openMarket(dataDir: string, purpose: string): MarketHandle {
+  const release = lockDataDir(dataDir, purpose);
+  let db: Db | undefined;
+  try {
+    db = openDatabase({ dataDir });
+    const marketStore = new MarketStore(db);
+    const trades = new TradeStore(db);
+    const market = marketStore.load();
+    const ingestor = new Ingestor(db, trades, marketStore);
+    const opened = db;
+    return {
+      db: opened,
+      marketStore,
+      trades,
+      market,
+      ingestor,
+      close: () => {
+        if (opened.open) opened.close();
+        release();
+      },
+    };
+  } catch (error) {
+    db?.close();
+    release();
+    throw error;
+  }
+}
+
 export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks = {}): ServiceRuntime {
   const nowMs = hooks.nowMs ?? Date.now;
   const log = hooks.log;
-  const db = openDatabase({ dataDir: config.dataDir });
+  const handle = openMarket(config.dataDir, 'service');
+  const { db, marketStore, trades, ingestor } = handle;
   try {
-    const marketStore = new MarketStore(db);
-    const trades = new TradeStore(db);
 
     // The market's identity is fixed at first start; later flags that disagree are reported, not applied.
     const storedSeed = marketStore.getMeta('seed');
@@ -96,19 +137,15 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
       log?.(`note: ${config.dataDir} holds a market of seed ${seed} with ${poolCount} pools; --seed/--pools apply to a new data directory only`);
     }
     const spec = generateMarket(seed, poolCount);
-    let market: Market;
+    const market = handle.market;
     if (storedSeed === undefined) {
-      market = marketStore.load();
       db.transaction(() => {
         seedMarket(marketStore, market, spec);
         marketStore.setMeta('seed', String(seed));
         marketStore.setMeta('pools', String(poolCount));
       })();
-    } else {
-      market = marketStore.load();
     }
 
-    const ingestor = new Ingestor(db, trades, marketStore);
     const simulator = new Simulator(db, market, spec, ingestor, { seed, tradesPerBlock: config.tradesPerBlock });
     const nowSeconds = () => Math.floor(nowMs() / 1000);
     const phase = simulator.started ? 'catch-up' : 'backfill';
@@ -178,11 +215,11 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
         closed = true;
         simulator.stop();
         clearInterval(sweep);
-        db.close();
+        handle.close();
       },
     };
   } catch (error) {
-    db.close();
+    handle.close();
     throw error;
   }
 }
