@@ -1,9 +1,49 @@
 /// <reference types="vitest/config" />
+import { getRequestListener } from '@hono/node-server';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
+import { createPlatform, type Platform } from './src/gateway/platform';
+import { progressReporter } from './src/gateway/progress';
+import { readSettings } from './src/gateway/settings';
+
+/** Paths the platform answers; everything else is Vite's (the SPA and its modules). */
+const PLATFORM_PATHS = /^\/(api|gw|healthz|__test__)(\/|$|\?)/;
+
+/**
+ * Mounts the data service (/api/v1, /healthz) and the gateway (/gw/v1) on `vite` and `vite preview`,
+ * configured by the same environment variables as `npm run serve`. The market lives in SQLite, so a
+ * dev-server restart (Vite restarts when this file's imports change) picks up where it left off.
+ */
+function tokenPriceService(): Plugin {
+  let platform: Platform | undefined;
+  const mount = (server: ViteDevServer | PreviewServer) => {
+    // Vitest loads this config too: no market there (tests build their own).
+    if (process.env.VITEST) return;
+    const { platform: options } = readSettings({}, process.env);
+    const progress = progressReporter();
+    platform = createPlatform({ ...options, hooks: { log: (line) => server.config.logger.info(line), onProgress: progress.onProgress } });
+    progress.stop();
+    platform.startLive();
+    const listener = getRequestListener(platform.app.fetch);
+    // No path argument: with one, connect strips the prefix and Hono would not see /api/v1.
+    server.middlewares.use((req, res, next) => {
+      if (req.url && PLATFORM_PATHS.test(req.url)) void listener(req, res);
+      else next();
+    });
+    server.httpServer?.once('close', () => {
+      platform?.close();
+      platform = undefined;
+    });
+  };
+  return {
+    name: 'token-price-service',
+    configureServer: mount,
+    configurePreviewServer: mount,
+  };
+}
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), tokenPriceService()],
   build: { target: 'es2022', sourcemap: true },
   test: {
     projects: [

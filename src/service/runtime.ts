@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { KeyRing, KeyStore } from './auth/keys';
+import { generateKey, KeyRing, KeyStore } from './auth/keys';
 import { RateLimiter } from './auth/rate-limit';
 import type { ServiceConfig } from './config';
 import { createServiceApp, type HealthReport } from './http/app';
@@ -25,8 +25,10 @@ export const DEV_KEY_FILE = 'dev-api-key.txt';
 export interface RuntimeHooks {
   /** Wall clock in milliseconds (injectable so tests run fast). */
   readonly nowMs?: () => number;
-  /** One line per request, and notices. */
+  /** Notices (and request lines with `logRequests`). */
   readonly log?: (line: string) => void;
+  /** Log one line per request from the service app itself (off when a host logs them). */
+  readonly logRequests?: boolean;
   /** Backfill / catch-up progress. */
   readonly onProgress?: (progress: SimulatorProgress & { readonly phase: 'backfill' | 'catch-up' }) => void;
 }
@@ -44,8 +46,10 @@ export interface ServiceRuntime {
   readonly marketStore: MarketStore;
   readonly trades: TradeStore;
   readonly logos: LogoService;
-  /** A key the service accepts, for the embedded gateway: the dev key, else the first configured key. */
-  readonly localKey: string | undefined;
+  /** The embedded gateway's own key: in memory only, never stored or printed (plan `internal`). */
+  readonly internalKey: string;
+  /** The dev key created on a first start without keys (for curl and scripts), when known. */
+  readonly devKey: string | undefined;
   /** Trades produced at start (backfill or catch-up). */
   readonly startupTrades: number;
   /** Starts live trading on the clock. */
@@ -160,7 +164,9 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
 
     const keyStore = new KeyStore(db);
     const keys = new KeyRing(keyStore, config.apiKeys, config.plans);
-    const localKey = resolveLocalKey(config, keyStore, keys, log);
+    const devKey = resolveDevKey(config, keyStore, keys, log);
+    const internalKey = generateKey();
+    keys.addInternal(internalKey, 'internal', INTERNAL_PLAN);
 
     const limiter = new RateLimiter(nowMs);
     const sweep = setInterval(() => limiter.sweep(), 60_000);
@@ -191,6 +197,7 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
       nowMs,
       health,
       ...(log ? { log } : {}),
+      logRequests: hooks.logRequests ?? false,
     });
 
     let closed = false;
@@ -207,7 +214,8 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
       marketStore,
       trades,
       logos,
-      localKey,
+      internalKey,
+      devKey,
       startupTrades,
       startLive: () => simulator.start(nowSeconds),
       close: () => {
@@ -224,11 +232,14 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
   }
 }
 
+/** Limits of the embedded gateway's internal key: one stream carries every browser's pools. */
+const INTERNAL_PLAN = { requestsPerMinute: 1_000_000, poolsPerStream: 10_000 };
+
 /**
  * With no key configured at all, the first start creates a dev key (enterprise plan), saves it in the
- * data directory and prints it. Returns a key the service accepts, for the embedded gateway.
+ * data directory and prints it. Returns the dev key when there is one.
  */
-function resolveLocalKey(config: ServiceConfig, store: KeyStore, keys: KeyRing, log?: (line: string) => void): string | undefined {
+function resolveDevKey(config: ServiceConfig, store: KeyStore, keys: KeyRing, log?: (line: string) => void): string | undefined {
   const file = config.dataDir === ':memory:' ? undefined : join(config.dataDir, DEV_KEY_FILE);
   if (file && existsSync(file)) {
     const saved = readFileSync(file, 'utf8').trim();
@@ -240,5 +251,5 @@ function resolveLocalKey(config: ServiceConfig, store: KeyStore, keys: KeyRing, 
     log?.(`Created a dev API key (enterprise plan)${file ? `, saved in ${file}` : ''}:\n\n    ${key}\n`);
     return key;
   }
-  return config.apiKeys[0]?.key;
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../store/database';
-import type { Plans } from './plans';
+import type { Plan, Plans } from './plans';
 
 /**
  * API keys. Keys come from TOKEN_API_KEYS (`key:plan,...`) and from the SQLite key store managed by
@@ -117,22 +117,36 @@ export class KeyRing {
     for (const { key, plan } of envKeys) this.envKeys.set(hashKey(key), plan);
   }
 
+  private readonly internal = new Map<string, string>();
+
+  /** Keys configured or stored (not counting internal ones). */
   get size(): number {
     return this.envKeys.size + this.store.count();
   }
 
+  /**
+   * Registers an in-memory key of this process (the embedded gateway's), with its own plan. It is
+   * never stored or printed, so no API user can take its stream slot.
+   */
+  addInternal(key: string, planName: string, plan: Plan): void {
+    this.internalPlans.set(planName, plan);
+    this.internal.set(hashKey(key), planName);
+  }
+
+  private readonly internalPlans = new Map<string, Plan>();
+
   authenticate(key: string): Principal | undefined {
     if (key.length === 0 || key.length > 512) return undefined;
     const hash = hashKey(key);
-    const envPlan = this.envKeys.get(hash);
-    const found = envPlan !== undefined ? { hash, plan: envPlan } : this.store.find(hash);
+    const memoryPlan = this.envKeys.get(hash) ?? this.internal.get(hash);
+    const found = memoryPlan !== undefined ? { hash, plan: memoryPlan } : this.store.find(hash);
     if (!found || !sameHash(found.hash, hash)) return undefined;
-    if (!Object.hasOwn(this.plans, found.plan)) return undefined;
+    if (!Object.hasOwn(this.plans, found.plan) && !this.internalPlans.has(found.plan)) return undefined;
     return { id: hash, plan: found.plan };
   }
 
-  plan(name: string) {
-    const plan = this.plans[name];
+  plan(name: string): Plan {
+    const plan = this.internalPlans.get(name) ?? this.plans[name];
     if (!plan) throw new Error(`unknown plan ${name}`);
     return plan;
   }

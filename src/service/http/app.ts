@@ -36,8 +36,10 @@ export interface ServiceAppOptions {
   readonly stream: StreamOptions;
   readonly nowMs: () => number;
   readonly health: () => HealthReport;
-  /** One line per request; never given the key. */
+  /** Notices and unexpected errors. */
   readonly log?: (line: string) => void;
+  /** Also log one line per request (method, path, status, duration; never the key). */
+  readonly logRequests?: boolean;
 }
 
 /** Logs method, path (with query), status and duration of every request. */
@@ -55,7 +57,7 @@ export function requestLogger(log: (line: string) => void) {
 export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
   // strict: false lets '/groups/' reach '/groups'.
   const app = new Hono<ServiceEnv>({ strict: false });
-  if (options.log) app.use('*', requestLogger(options.log));
+  if (options.log && options.logRequests) app.use('*', requestLogger(options.log));
 
   app.get('/healthz', (c) => c.json(options.health()));
 

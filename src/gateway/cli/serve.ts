@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { serve } from '@hono/node-server';
+import { DEV_KEY_FILE } from '../../service/runtime';
+import { createPlatform } from '../platform';
+import { progressReporter } from '../progress';
+import { readSettings } from '../settings';
+
+const USAGE = `Usage: npm run serve -- [options]
+
+Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1) on one port.
+
+  --port <n>              port (PORT, default 8080)
+  --host <addr>           interface (HOST, default 127.0.0.1)
+  --data-dir <dir>        store directory (DATA_DIR, default ./data)
+  --seed <n>              market seed for a new data directory (SEED, default 1)
+  --days <n>              days of history to backfill on first start (DAYS, default 30)
+  --pools <n>             DEX pools of a new market (POOLS, default 17600)
+  --trades-per-block <x>  mean trades per block (TRADES_PER_BLOCK)
+  --static-dir <dir>      built SPA (default dist)
+  --test-controls         enable POST /__test__/block (tests only; refused with NODE_ENV=production)
+  --help
+
+Environment: TOKEN_API_KEYS (key:plan,...), TOKEN_API_PLANS (JSON), STREAM_PING_SECONDS,
+UPSTREAM_URL + UPSTREAM_API_KEY (gateway in front of a remote service), GATEWAY_* limits (README).`;
+
+function main(): void {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        seed: { type: 'string' },
+        days: { type: 'string' },
+        pools: { type: 'string' },
+        'trades-per-block': { type: 'string' },
+        'static-dir': { type: 'string' },
+        'test-controls': { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+      strict: true,
+    });
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (parsed.values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const { platform: options, server } = readSettings(parsed.values, process.env);
+  const staticDir = parsed.values['static-dir'] ?? 'dist';
+  if (!existsSync(join(staticDir, 'index.html'))) {
+    console.warn(`No built app in ${staticDir}/ (run npm run build, or npm start): serving the API and gateway only.`);
+  }
+  const progress = progressReporter();
+  const started = performance.now();
+  const platform = createPlatform({
+    ...options,
+    staticDir,
+    hooks: { log: (line) => console.log(line), onProgress: progress.onProgress },
+  });
+  progress.stop();
+  const runtime = platform.runtime;
+  if (runtime) {
+    console.log(
+      `Market ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${runtime.market.pools.size} pools, ${runtime.startupTrades} trades produced at start.`,
+    );
+  }
+  platform.startLive();
+  const httpServer = serve({ fetch: platform.app.fetch, port: server.port, hostname: server.host }, (info) => {
+    console.log(`Listening on http://${server.host === '0.0.0.0' ? 'localhost' : server.host}:${info.port}`);
+    if (runtime && options.service.dataDir !== ':memory:' && existsSync(join(options.service.dataDir, DEV_KEY_FILE))) {
+      console.log(`API key for curl: $(cat ${join(options.service.dataDir, DEV_KEY_FILE)})`);
+    }
+  });
+  const shutdown = () => {
+    console.log('Shutting down...');
+    platform.close();
+    httpServer.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 3000).unref();
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+try {
+  main();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/** The gateway's configuration (environment variables; see the README's table). */
+export interface GatewayConfig {
+  /** Remote upstream service origin (e.g. the hosted API); unset = the embedded service in-process. */
+  readonly upstreamUrl: string | undefined;
+  /** API key for the remote upstream; the embedded service uses its own local key. */
+  readonly upstreamApiKey: string | undefined;
+  /** Pools one browser connection may subscribe to. */
+  readonly maxPoolsPerConnection: number;
+  /** Concurrent /gw/v1/live connections per client address. */
+  readonly maxConnectionsPerAddress: number;
+  /** Pools the single upstream stream may carry (the upstream plan's limit). */
+  readonly upstreamMaxPools: number;
+  /** Seconds between heartbeats to browsers. */
+  readonly heartbeatSeconds: number;
+  /** Upstream silence (no ping, no event) after which the gateway reconnects. */
+  readonly upstreamSilenceSeconds: number;
+  /** Debounce of re-subscriptions when the union of pools changes. */
+  readonly resubscribeDebounceMs: number;
+  /** Reconnect backoff: first delay and cap (exponential with jitter, forever). */
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+  /** Upstream REST timeout. */
+  readonly upstreamTimeoutMs: number;
+}
+
+export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
+  upstreamUrl: undefined,
+  upstreamApiKey: undefined,
+  maxPoolsPerConnection: 50,
+  maxConnectionsPerAddress: 20,
+  upstreamMaxPools: 1000,
+  heartbeatSeconds: 15,
+  upstreamSilenceSeconds: 90,
+  resubscribeDebounceMs: 200,
+  backoffInitialMs: 1000,
+  backoffMaxMs: 30_000,
+  upstreamTimeoutMs: 15_000,
+};
+
+const positiveInt = (name: string) =>
+  z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be a whole number`).positive(`${name} must be positive`);
+
+/** Reads the gateway's settings from the environment; throws an Error naming the bad variable. */
+export function parseGatewayConfig(env: Readonly<Record<string, string | undefined>>): GatewayConfig {
+  const read = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const parsed = positiveInt(name).safeParse(raw);
+    if (!parsed.success) throw new Error(`${name}: ${parsed.error.issues[0]?.message ?? 'invalid'} (got "${raw}")`);
+    return parsed.data;
+  };
+  const upstreamUrl = env.UPSTREAM_URL?.trim() || undefined;
+  if (upstreamUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(upstreamUrl);
+    } catch {
+      throw new Error(`UPSTREAM_URL must be an http(s) URL such as https://api.example.com (got "${upstreamUrl}")`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('UPSTREAM_URL must use http or https');
+    if (!env.UPSTREAM_API_KEY) throw new Error('UPSTREAM_API_KEY is required with UPSTREAM_URL');
+  }
+  const d = DEFAULT_GATEWAY_CONFIG;
+  return {
+    upstreamUrl: upstreamUrl?.replace(/\/+$/, ''),
+    upstreamApiKey: env.UPSTREAM_API_KEY || undefined,
+    maxPoolsPerConnection: read('GATEWAY_MAX_POOLS_PER_CONNECTION', d.maxPoolsPerConnection),
+    maxConnectionsPerAddress: read('GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', d.maxConnectionsPerAddress),
+    upstreamMaxPools: read('GATEWAY_UPSTREAM_MAX_POOLS', d.upstreamMaxPools),
+    heartbeatSeconds: read('GATEWAY_HEARTBEAT_SECONDS', d.heartbeatSeconds),
+    upstreamSilenceSeconds: read('GATEWAY_UPSTREAM_SILENCE_SECONDS', d.upstreamSilenceSeconds),
+    resubscribeDebounceMs: read('GATEWAY_RESUBSCRIBE_DEBOUNCE_MS', d.resubscribeDebounceMs),
+    backoffInitialMs: read('GATEWAY_BACKOFF_INITIAL_MS', d.backoffInitialMs),
+    backoffMaxMs: read('GATEWAY_BACKOFF_MAX_MS', d.backoffMaxMs),
+    upstreamTimeoutMs: read('GATEWAY_UPSTREAM_TIMEOUT_MS', d.upstreamTimeoutMs),
+  };
+}

@@ -1,0 +1,106 @@
+import { Hono, type Context } from 'hono';
+import { gatewayInfoSchema, type GatewayInfo } from '../shared/api/gateway';
+import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
+import type { GatewayConfig } from './config';
+import { LiveHub } from './live/live-hub';
+import { liveRoutes } from './live/live-route';
+import { UpstreamStream } from './live/upstream-stream';
+import { restRoutes } from './rest';
+import type { Upstream } from './upstream';
+
+export interface GatewayOptions {
+  readonly config: GatewayConfig;
+  readonly upstream: Upstream;
+  /** True when the upstream is the embedded market simulator. */
+  readonly simulated: boolean;
+  readonly log?: (line: string) => void;
+  /** The browser's address (for per-address limits); default: the socket's remote address. */
+  readonly clientAddress?: (c: Context) => string;
+}
+
+export interface Gateway {
+  /** Routes relative to the gateway prefix (mount at /gw/v1). */
+  readonly app: Hono;
+  readonly hub: LiveHub;
+  readonly upstreamStream: UpstreamStream;
+  close(): void;
+}
+
+const AGGREGATE_TTL_MS = 60_000;
+
+/** Socket address of a request served by @hono/node-server (or 'local' in-process). */
+function socketAddress(c: Context): string {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? 'local';
+}
+
+/** The browser-facing gateway: REST forwarding with the key added, the live SSE multiplexer, /info. */
+export function createGateway(options: GatewayOptions): Gateway {
+  const { config, upstream, log } = options;
+  const hub = new LiveHub((pools) => upstreamStream.setPools(pools));
+  const upstreamStream = new UpstreamStream(
+    {
+      upstream,
+      silenceMs: config.upstreamSilenceSeconds * 1000,
+      debounceMs: config.resubscribeDebounceMs,
+      backoffInitialMs: config.backoffInitialMs,
+      backoffMaxMs: config.backoffMaxMs,
+      ...(log ? { log } : {}),
+    },
+    hub,
+  );
+
+  let aggregates: { pools: ReadonlySet<string>; until: number } | undefined;
+  let loading: Promise<ReadonlySet<string>> | undefined;
+  const aggregatePools = async (): Promise<ReadonlySet<string>> => {
+    if (aggregates && aggregates.until > Date.now()) return aggregates.pools;
+    loading ??= (async () => {
+      try {
+        const response = await upstream.fetch('/api/v1/symbol_info?group=Aggregate', { signal: AbortSignal.timeout(config.upstreamTimeoutMs) });
+        if (!response.ok) throw new Error(`symbol_info answered ${response.status}`);
+        const body = symbolInfoResponseSchema.parse(await response.json());
+        const pools = new Set(body.ticker.map((t) => t.toLowerCase()));
+        aggregates = { pools, until: Date.now() + AGGREGATE_TTL_MS };
+        return pools;
+      } finally {
+        loading = undefined;
+      }
+    })();
+    return loading;
+  };
+
+  const info: GatewayInfo = gatewayInfoSchema.parse({
+    source: upstream.kind,
+    simulated: options.simulated,
+    ...(upstream.origin ? { upstream: upstream.origin } : {}),
+    heartbeatSeconds: config.heartbeatSeconds,
+    maxPoolsPerConnection: config.maxPoolsPerConnection,
+  });
+
+  const app = new Hono({ strict: false });
+  app.get('/info', (c) => c.json(info));
+  app.route(
+    '/',
+    liveRoutes({
+      hub,
+      maxPoolsPerConnection: config.maxPoolsPerConnection,
+      maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+      upstreamMaxPools: config.upstreamMaxPools,
+      heartbeatSeconds: config.heartbeatSeconds,
+      maxBufferedBytes: 512 * 1024,
+      aggregatePools,
+      clientAddress: options.clientAddress ?? socketAddress,
+    }),
+  );
+  app.route('/', restRoutes({ upstream, timeoutMs: config.upstreamTimeoutMs }));
+
+  return {
+    app,
+    hub,
+    upstreamStream,
+    close: () => {
+      upstreamStream.close();
+      hub.closeAll();
+    },
+  };
+}

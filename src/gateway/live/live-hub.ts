@@ -1,0 +1,177 @@
+import { LIVE_EVENTS, type LiveError, type LiveStatus } from '../../shared/api/gateway';
+import type { TradeEvent } from '../../shared/api/stream';
+import type { UpstreamListener } from './upstream-stream';
+
+/** One browser connection's sink of SSE frames. */
+export interface LiveClient {
+  readonly pools: ReadonlySet<string>;
+  readonly address: string;
+  /** Writes a frame; returns false when the client is too slow and was dropped. */
+  write(frame: string): boolean;
+  close(): void;
+  /** Whether this client has been told its subscription is live. */
+  connected: boolean;
+  /** Whether the upstream went down while this client was connected (its next `connected` carries resync). */
+  missedEvents: boolean;
+}
+
+interface Stored {
+  readonly seq: number;
+  readonly poolId: string;
+  readonly frame: string;
+}
+
+/** Formats one SSE frame. `data` is JSON on one line, so a single `data:` field suffices. */
+export function sseFrame(event: string, data: unknown, id?: string): string {
+  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export function statusFrame(status: LiveStatus): string {
+  return sseFrame(LIVE_EVENTS.status, status);
+}
+
+export function errorFrame(error: LiveError): string {
+  return sseFrame(LIVE_EVENTS.error, error);
+}
+
+const RING_SIZE = 10_000;
+
+/**
+ * Fans upstream trade events out to browser connections (each gets only its pools), keeps the union
+ * of pools for the upstream connection, tells browsers the upstream status, and keeps the last
+ * events so a browser reconnecting with Last-Event-ID gets what it missed.
+ */
+export class LiveHub implements UpstreamListener {
+  private readonly clients = new Set<LiveClient>();
+  private readonly byPool = new Map<string, Set<LiveClient>>();
+  private readonly perAddress = new Map<string, number>();
+  private readonly ring: Stored[] = [];
+  private nextSeq = 1;
+  /** Distinguishes this gateway process's event ids from an earlier one's (ids are `<boot>.<seq>`). */
+  private readonly boot = Date.now().toString(36);
+  private livePools: ReadonlySet<string> | undefined;
+  private down = false;
+
+  constructor(private readonly onUnionChange: (pools: ReadonlySet<string>) => void) {}
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  connectionsOf(address: string): number {
+    return this.perAddress.get(address) ?? 0;
+  }
+
+  get union(): ReadonlySet<string> {
+    return new Set(this.byPool.keys());
+  }
+
+  /** Whether adding these pools keeps the union within `max`. */
+  fits(pools: ReadonlySet<string>, max: number): boolean {
+    let added = 0;
+    for (const p of pools) if (!this.byPool.has(p)) added++;
+    return this.byPool.size + added <= max;
+  }
+
+  /**
+   * Adds a browser. With `lastEventId`, replays the events it missed for its pools when the ring still
+   * holds them; otherwise its first `connected` status asks it to resync.
+   */
+  add(client: LiveClient, lastEventId?: string): void {
+    this.clients.add(client);
+    this.perAddress.set(client.address, this.connectionsOf(client.address) + 1);
+    let grew = false;
+    for (const pool of client.pools) {
+      let set = this.byPool.get(pool);
+      if (!set) {
+        this.byPool.set(pool, (set = new Set()));
+        grew = true;
+      }
+      set.add(client);
+    }
+    if (lastEventId !== undefined) {
+      const [boot, seqText] = lastEventId.split('.');
+      const seq = Number(seqText);
+      const oldest = this.ring[0]?.seq ?? this.nextSeq;
+      if (boot === this.boot && Number.isSafeInteger(seq) && seq + 1 >= oldest) {
+        for (const stored of this.ring) if (stored.seq > seq && client.pools.has(stored.poolId)) client.write(stored.frame);
+      } else {
+        client.missedEvents = true;
+      }
+    }
+    if (this.down) client.write(statusFrame({ state: 'reconnecting', resync: false }));
+    else if (this.covers(client)) this.markConnected(client);
+    if (grew) this.onUnionChange(this.union);
+  }
+
+  remove(client: LiveClient): void {
+    if (!this.clients.delete(client)) return;
+    const left = this.connectionsOf(client.address) - 1;
+    if (left > 0) this.perAddress.set(client.address, left);
+    else this.perAddress.delete(client.address);
+    let shrank = false;
+    for (const pool of client.pools) {
+      const set = this.byPool.get(pool);
+      set?.delete(client);
+      if (set?.size === 0) {
+        this.byPool.delete(pool);
+        shrank = true;
+      }
+    }
+    if (shrank) this.onUnionChange(this.union);
+  }
+
+  private covers(client: LiveClient): boolean {
+    if (!this.livePools) return false;
+    for (const pool of client.pools) if (!this.livePools.has(pool)) return false;
+    return true;
+  }
+
+  private markConnected(client: LiveClient): void {
+    client.write(statusFrame({ state: 'connected', resync: client.missedEvents }));
+    client.connected = true;
+    client.missedEvents = false;
+  }
+
+  onLive(pools: ReadonlySet<string>, afterFailure: boolean): void {
+    this.livePools = pools;
+    this.down = false;
+    for (const client of this.clients) {
+      if (afterFailure && client.connected) {
+        client.connected = false;
+        client.missedEvents = true;
+      }
+      if (!client.connected && this.covers(client)) this.markConnected(client);
+    }
+  }
+
+  onDown(): void {
+    this.livePools = undefined;
+    this.down = true;
+    for (const client of this.clients) {
+      if (client.connected) client.missedEvents = true;
+      client.connected = false;
+      client.write(statusFrame({ state: 'reconnecting', resync: false }));
+    }
+  }
+
+  onEvent(event: TradeEvent): void {
+    const seq = this.nextSeq++;
+    const frame = sseFrame(LIVE_EVENTS.trade, event, `${this.boot}.${seq}`);
+    this.ring.push({ seq, poolId: event.pool_id, frame });
+    // Trimmed in steps, not per event.
+    if (this.ring.length > RING_SIZE * 1.25) this.ring.splice(0, this.ring.length - RING_SIZE);
+    const clients = this.byPool.get(event.pool_id);
+    if (!clients) return;
+    for (const client of [...clients]) client.write(frame);
+  }
+
+  /** Sends a frame to every browser (heartbeats). */
+  broadcast(frame: string): void {
+    for (const client of [...this.clients]) client.write(frame);
+  }
+
+  closeAll(): void {
+    for (const client of [...this.clients]) client.close();
+  }
+}

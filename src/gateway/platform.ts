@@ -1,0 +1,107 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { compress } from 'hono/compress';
+import { GATEWAY_PREFIX } from '../shared/api/gateway';
+import { requestLogger } from '../service/http/app';
+import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
+import type { ServiceConfig } from '../service/config';
+import type { GatewayConfig } from './config';
+import { createGateway, type Gateway } from './gateway';
+import { embeddedUpstream, remoteUpstream } from './upstream';
+
+export interface PlatformOptions {
+  /** The embedded service's configuration (unused when the gateway has a remote upstream). */
+  readonly service: ServiceConfig;
+  readonly gateway: GatewayConfig;
+  /** Directory of the built SPA to serve (npm run serve); omit under Vite, which serves it. */
+  readonly staticDir?: string;
+  /** Test-only market control (POST /__test__/block). Refused when NODE_ENV=production. */
+  readonly testControls?: boolean;
+  readonly hooks?: RuntimeHooks;
+}
+
+export interface Platform {
+  /** The whole HTTP surface: /api/v1 and /healthz (embedded service), /gw/v1, the SPA. */
+  readonly app: Hono;
+  readonly runtime: ServiceRuntime | undefined;
+  readonly gateway: Gateway;
+  /** Starts live trading of the embedded market. */
+  startLive(): void;
+  close(): void;
+}
+
+/** Paths the SPA fallback must never answer. */
+const NON_SPA = /^\/(api|gw|healthz|__test__)(\/|$)/;
+
+/**
+ * Composes the server: the embedded data service (unless the gateway points at a remote upstream),
+ * the gateway in front of it for the browser, and optionally the built SPA.
+ */
+export function createPlatform(options: PlatformOptions): Platform {
+  const log = options.hooks?.log;
+  if (options.testControls && process.env.NODE_ENV === 'production') {
+    throw new Error('Test controls can never be enabled in production (NODE_ENV=production).');
+  }
+  const remote = options.gateway.upstreamUrl;
+  const runtime = remote === undefined ? createServiceRuntime(options.service, { ...options.hooks, logRequests: false }) : undefined;
+  try {
+    let upstream;
+    if (remote !== undefined) {
+      upstream = remoteUpstream(remote, options.gateway.upstreamApiKey ?? '');
+    } else {
+      if (!runtime) throw new Error('no embedded service');
+      upstream = embeddedUpstream((request) => runtime.app.fetch(request), runtime.internalKey);
+    }
+    const gateway = createGateway({ config: options.gateway, upstream, simulated: runtime !== undefined, ...(log ? { log } : {}) });
+
+    const app = new Hono({ strict: false });
+    if (log) app.use('*', requestLogger(log));
+    if (runtime) {
+      app.route('/', runtime.app);
+      if (options.testControls) {
+        log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
+        app.post('/__test__/block', (c) => {
+          const trades = runtime.simulator.forceBlock(Date.now() / 1000);
+          return c.json({ trades, height: runtime.simulator.blockHeight });
+        });
+      }
+    }
+    // Compress gateway REST answers on the fly (the live SSE stream is never compressed).
+    app.use(`${GATEWAY_PREFIX}/*`, async (c, next) => {
+      if (c.req.path.startsWith(`${GATEWAY_PREFIX}/live`)) return next();
+      return compress()(c, next);
+    });
+    app.route(GATEWAY_PREFIX, gateway.app);
+
+    if (options.staticDir !== undefined) {
+      const root = resolve(options.staticDir);
+      const indexFile = join(root, 'index.html');
+      app.use('/assets/*', async (c, next) => {
+        await next();
+        if (c.res.status === 200) c.res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
+      });
+      app.get('*', serveStatic({ root }));
+      app.get('*', (c) => {
+        if (NON_SPA.test(c.req.path) || !existsSync(indexFile)) return c.notFound();
+        c.header('Cache-Control', 'no-cache');
+        return c.html(readFileSync(indexFile, 'utf8'));
+      });
+    }
+
+    return {
+      app,
+      runtime,
+      gateway,
+      startLive: () => runtime?.startLive(),
+      close: () => {
+        gateway.close();
+        runtime?.close();
+      },
+    };
+  } catch (error) {
+    runtime?.close();
+    throw error;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * How the gateway reaches the data service: a fetch of `/api/v1/...` paths with the key added. The
+ * embedded service is called in-process (no socket); a remote one over HTTP.
+ */
+export interface Upstream {
+  readonly kind: 'embedded' | 'remote';
+  /** Origin of a remote upstream (for /gw/v1/info; never includes the key). */
+  readonly origin?: string;
+  /** Fetches an upstream path (`/api/v1/...` with query) with the Authorization header added. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+type FetchLike = (request: Request) => Response | Promise<Response>;
+
+function withKey(init: RequestInit | undefined, key: string): Headers {
+  const headers = new Headers(init?.headers);
+  headers.set('Authorization', `Bearer ${key}`);
+  return headers;
+}
+
+/** The embedded service, called in-process through its Hono app's fetch. */
+export function embeddedUpstream(appFetch: FetchLike, key: string): Upstream {
+  return {
+    kind: 'embedded',
+    fetch: async (path, init) => appFetch(new Request(new URL(path, 'http://embedded.local'), { ...init, headers: withKey(init, key) })),
+  };
+}
+
+/** A remote service (our own on another host, or the hosted API) over HTTP. */
+export function remoteUpstream(origin: string, key: string, fetchImpl: typeof fetch = fetch): Upstream {
+  return {
+    kind: 'remote',
+    origin,
+    fetch: (path, init) => fetchImpl(`${origin}${path}`, { ...init, headers: withKey(init, key) }),
+  };
+}
