@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
-import { gatewayInfoSchema, type GatewayInfo } from '../shared/api/gateway';
+import type { PriceError } from '../shared/api/errors';
+import { gatewayInfoSchema, type GatewayInfo, type GatewayLiquidity } from '../shared/api/gateway';
 import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
 import type { GatewayConfig } from './config';
 import { LiveHub } from './live/live-hub';
@@ -16,6 +17,8 @@ export interface GatewayOptions {
   readonly log?: (line: string) => void;
   /** The browser's address (for per-address limits); default: the socket's remote address. */
   readonly clientAddress?: (c: Context) => string;
+  /** TVL per symbol of a group (embedded market only); undefined for an unknown or missing group. */
+  readonly liquidity?: (group: string | undefined) => GatewayLiquidity | undefined;
 }
 
 export interface Gateway {
@@ -69,16 +72,39 @@ export function createGateway(options: GatewayOptions): Gateway {
     return loading;
   };
 
-  const info: GatewayInfo = gatewayInfoSchema.parse({
-    source: upstream.kind,
-    simulated: options.simulated,
-    ...(upstream.origin ? { upstream: upstream.origin } : {}),
-    heartbeatSeconds: config.heartbeatSeconds,
-    maxPoolsPerConnection: config.maxPoolsPerConnection,
-  });
+  const info = (): GatewayInfo =>
+    gatewayInfoSchema.parse({
+      source: upstream.kind,
+      simulated: options.simulated,
+      ...(upstream.origin ? { upstream: upstream.origin } : {}),
+      heartbeatSeconds: config.heartbeatSeconds,
+      maxPoolsPerConnection: config.maxPoolsPerConnection,
+      time: Math.floor(Date.now() / 1000),
+    });
 
   const app = new Hono({ strict: false });
-  app.get('/info', (c) => c.json(info));
+  app.get('/info', (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json(info());
+  });
+  app.get('/liquidity', (c) => {
+    if (!options.liquidity) {
+      const body: PriceError = { s: 'error', errmsg: 'Liquidity is only known for the embedded market' };
+      return c.json(body, 404);
+    }
+    const group = c.req.query('group');
+    if (group === undefined || group === '') {
+      const body: PriceError = { s: 'error', errmsg: 'group is required' };
+      return c.json(body, 400);
+    }
+    const answer = options.liquidity(group);
+    if (!answer) {
+      const body: PriceError = { s: 'error', errmsg: `Unknown group: ${group}` };
+      return c.json(body, 404);
+    }
+    c.header('Cache-Control', 'private, max-age=30');
+    return c.json(answer);
+  });
   app.route(
     '/',
     liveRoutes({

@@ -9,6 +9,7 @@ import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '..
 import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from './config';
 import { createGateway, type Gateway } from './gateway';
+import { marketLiquidity } from './liquidity';
 import { embeddedUpstream, remoteUpstream } from './upstream';
 
 export interface PlatformOptions {
@@ -54,7 +55,13 @@ export function createPlatform(options: PlatformOptions): Platform {
       if (!runtime) throw new Error('no embedded service');
       upstream = embeddedUpstream((request) => runtime.app.fetch(request), runtime.internalKey);
     }
-    const gateway = createGateway({ config: options.gateway, upstream, simulated: runtime !== undefined, ...(log ? { log } : {}) });
+    const gateway = createGateway({
+      config: options.gateway,
+      upstream,
+      simulated: runtime !== undefined,
+      ...(log ? { log } : {}),
+      ...(runtime ? { liquidity: (group: string | undefined) => marketLiquidity(runtime.market, group) } : {}),
+    });
 
     const app = new Hono({ strict: false });
     if (log) app.use('*', requestLogger(log));

@@ -18,6 +18,8 @@ export const gatewayInfoSchema = z.strictObject({
   heartbeatSeconds: z.number().positive(),
   /** Pools one browser connection may subscribe to. */
   maxPoolsPerConnection: z.number().int().positive(),
+  /** The server's clock, Unix seconds (for the datafeed's getServerTime). */
+  time: z.number().int(),
 });
 export type GatewayInfo = z.infer<typeof gatewayInfoSchema>;
 
@@ -51,3 +53,20 @@ export const liveErrorSchema = z.strictObject({
 export type LiveError = z.infer<typeof liveErrorSchema>;
 
 export const liveHeartbeatSchema = z.strictObject({ time: z.number().int() });
+
+/**
+ * GET /gw/v1/liquidity?group=<group>: TVL of every symbol of a group, for ranking search results and
+ * showing TVL in lists (symbol_info carries none). Known for the embedded market only; a remote
+ * upstream answers 404 with a price-style error and clients rank without it.
+ */
+export const gatewayLiquiditySchema = z
+  .strictObject({
+    s: z.literal('ok'),
+    ticker: z.array(z.string()),
+    /** TVL in whole base units, as /tokens/current's current_tvl. */
+    tvl: z.array(z.number()),
+    /** The same TVL valued in ADA, comparable across pairs. */
+    tvl_ada: z.array(z.number()),
+  })
+  .refine((b) => b.tvl.length === b.ticker.length && b.tvl_ada.length === b.ticker.length, 'arrays must have the same length');
+export type GatewayLiquidity = z.infer<typeof gatewayLiquiditySchema>;
