@@ -23,6 +23,22 @@ function firstIssue(error: { issues: readonly { message: string }[] }): string {
   return error.issues[0]?.message ?? 'invalid query';
 }
 
+/** If-None-Match uses the weak comparison over a list of tags, or '*' (RFC 9110 13.1.2). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag));
+}
+
+/** Whether Accept-Encoding lists gzip with a non-zero quality (`gzip;q=0` refuses it). */
+export function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    return (coding === 'gzip' || coding === 'x-gzip') && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
 /** Finds a symbol by ticker (pool ID, any hex case) or by symbol name. */
 export function findSymbol(market: Market, symbols: SymbolNames, symbol: string): Pool | undefined {
   if (isPoolId(symbol)) {
@@ -56,9 +72,9 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     c.header('ETag', body.etag);
     c.header('Cache-Control', 'private, max-age=60');
     c.header('Vary', 'Accept-Encoding');
-    if (c.req.header('If-None-Match') === body.etag) return c.body(null, 304);
+    if (etagMatches(c.req.header('If-None-Match'), body.etag)) return c.body(null, 304);
     c.header('Content-Type', 'application/json');
-    if (/\bgzip\b/.test(c.req.header('Accept-Encoding') ?? '')) {
+    if (acceptsGzip(c.req.header('Accept-Encoding'))) {
       c.header('Content-Encoding', 'gzip');
       return c.body(new Uint8Array(body.gzip));
     }

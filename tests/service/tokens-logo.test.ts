@@ -1,0 +1,87 @@
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenErrorSchema } from '../../src/shared/api/errors';
+import { tokenLogoSchema } from '../../src/shared/api/tokens';
+import { LOGO_STORED } from '../../src/service/market/model';
+import { fakeHex, logoPath, UNKNOWN_TOKEN } from '../support/builders';
+import { ensureDefined } from '../support/ensure';
+import { tokensWithLogo, tokenWithoutLogo } from '../support/market';
+import { createTestService, type TestService } from '../support/service';
+
+let service: TestService;
+beforeAll(() => {
+  service = createTestService();
+});
+afterAll(() => service.close());
+
+async function logo(token: string): Promise<string | null> {
+  const response = await service.request(logoPath(token));
+  expect(response.status).toBe(200);
+  expect(response.headers.get('Content-Type')).toMatch(/^application\/json/);
+  return tokenLogoSchema.parse(await response.json());
+}
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+describe('GET /tokens/logo/{token}', () => {
+  it('answers a base64 string that decodes to a PNG image', async () => {
+    const [token] = tokensWithLogo(service.runtime, 1);
+    const encoded = ensureDefined(await logo(ensureDefined(token).unit));
+    expect(encoded).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
+    const bytes = Buffer.from(encoded, 'base64');
+    expect([...bytes.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
+    const image = PNG.sync.read(bytes);
+    expect(image.width).toBeGreaterThan(0);
+    expect(image.height).toBeGreaterThan(0);
+  });
+
+  it('gives two tokens different logos, and one token the same logo each time', async () => {
+    const [a, b] = tokensWithLogo(service.runtime, 2).map((t) => t.unit);
+    const first = await logo(ensureDefined(a));
+    expect(await logo(ensureDefined(b))).not.toBe(first);
+    expect(await logo(ensureDefined(a))).toBe(first);
+  });
+
+  it('serves a stored (registry) logo once it is set', async () => {
+    const [token] = tokensWithLogo(service.runtime, 3).slice(2);
+    const stored = ensureDefined(token);
+    const png = new PNG({ width: 2, height: 2 });
+    png.data.fill(200);
+    const bytes = PNG.sync.write(png);
+    service.runtime.marketStore.setLogo(stored, LOGO_STORED, bytes);
+    service.runtime.logos.invalidate(stored);
+    expect(await logo(stored.unit)).toBe(bytes.toString('base64'));
+  });
+
+  it('answers 200 null for a token that exists but has no logo', async () => {
+    const response = await service.request(logoPath(tokenWithoutLogo(service.runtime).unit));
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('null');
+  });
+
+  it('accepts the token in upper case', async () => {
+    const [token] = tokensWithLogo(service.runtime, 1);
+    const unit = ensureDefined(token).unit;
+    expect(await logo(unit.toUpperCase())).toBe(await logo(unit));
+  });
+
+  it('answers 404 for an unknown token', async () => {
+    const response = await service.request(logoPath(UNKNOWN_TOKEN));
+    expect(response.status).toBe(404);
+    const body = tokenErrorSchema.parse(await response.json());
+    expect(body.detail[0]?.loc).toEqual(['path', 'token']);
+  });
+
+  it.each([
+    ['too short', fakeHex(27)],
+    ['odd length', `${fakeHex(28)}a`],
+    ['not hex', `${fakeHex(28)}zz`],
+    ['too long', fakeHex(61)],
+    ['a ticker', 'SNEK'],
+  ])('answers 422 for a malformed token (%s)', async (_case, token) => {
+    const response = await service.request(logoPath(token));
+    expect(response.status).toBe(422);
+    const body = tokenErrorSchema.parse(await response.json());
+    expect(body.detail[0]).toMatchObject({ loc: ['path', 'token'], type: 'value_error' });
+  });
+});
