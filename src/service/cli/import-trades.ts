@@ -1,0 +1,57 @@
+import { statSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { SingleBar } from 'cli-progress';
+import { formatTradesReport, importTrades } from '../importers/trades';
+import { openMarket } from '../runtime';
+import { resolveDataDir, runCli, UsageError } from './cli-support';
+
+/** `npm run import:trades -- <file.jsonl> [--data-dir d]`: imports token, pool and trade lines. */
+
+const USAGE = `Usage: npm run import:trades -- <file.jsonl> [--data-dir <dir>]
+
+Imports a JSON Lines file into the store. Each line is one JSON object:
+  {"kind":"token","unit":"<policy+asset hex>","ticker":"SNEK","name":"Snek","decimals":0}
+  {"kind":"pool","pool_id":"<hex>","group":"MinswapV2","base":"","quote":"<unit>","fee_bps":30}
+  {"id":"<unique>","block_time":1718000000,"pool_id":"<hex>","previous_price":0.0037,"current_price":0.00371,
+   "previous_tvl":2000000,"current_tvl":2000400,"volume":200}          (a trade; "kind":"trade" optional)
+Trades must be in time order per pair. Bad lines are reported with their line number; good lines are
+kept. Trades already imported (same id) are skipped, so a re-run changes nothing. See docs/importers.md.
+
+Options:
+  --data-dir <dir>  data directory of the store (default: $DATA_DIR, else ./data)
+  -h, --help        show this help`;
+
+await runCli(USAGE, async () => {
+  const { values, positionals } = parseArgs({
+    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const [file, ...extra] = positionals;
+  if (file === undefined) throw new UsageError('missing <file.jsonl>');
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0] ?? ''}`);
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat) throw new Error(`${file} does not exist`);
+  if (!stat.isFile()) throw new Error(`${file} is not a file`);
+  const size = stat.size;
+
+  const dataDir = resolveDataDir(values['data-dir']);
+  const handle = openMarket(dataDir, 'import:trades');
+  // A progress bar on an interactive terminal only: logs and pipes get the summary alone.
+  const bar = process.stderr.isTTY
+    ? new SingleBar({ format: 'importing [{bar}] {percentage}% | {value}/{total} bytes', stream: process.stderr }, undefined)
+    : undefined;
+  bar?.start(size, 0);
+  try {
+    const report = await importTrades(handle, file, { onProgress: (bytes) => bar?.update(Math.min(bytes, size)) });
+    bar?.update(size);
+    bar?.stop();
+    for (const line of formatTradesReport(report)) process.stdout.write(`${line}\n`);
+  } finally {
+    bar?.stop();
+    handle.close();
+  }
+});

@@ -1,0 +1,98 @@
+import { parseArgs } from 'node:util';
+import { KeyStore, type StoredKey } from '../auth/keys';
+import { parsePlans } from '../auth/plans';
+import { openDatabase } from '../store/database';
+import { resolveDataDir, runCli, UsageError } from './cli-support';
+
+/**
+ * `npm run keys -- create|list|revoke`: manages the API keys of a data directory's key store. It only
+ * touches the api_keys table, so it opens the database directly (no data-directory lock) and may run
+ * while the server runs; the server sees new and revoked keys on the next request.
+ */
+
+const USAGE = `Usage:
+  npm run keys -- create [--plan <plan>] [--label <text>] [--data-dir <dir>]
+  npm run keys -- list [--data-dir <dir>]
+  npm run keys -- revoke <id-or-prefix> [--data-dir <dir>]
+
+create  makes a new API key and prints it once (only its hash is stored). The plan defaults to free;
+        plans are free, pro, enterprise and any defined in TOKEN_API_PLANS.
+list    shows every key: id, prefix, plan, label, created, revoked.
+revoke  revokes the key with that id (a number) or prefix (the first 12 characters, e.g. cdx_AbCdEfGh).
+
+Options:
+  --plan <plan>     plan of the new key (default: free)
+  --label <text>    a note to recognise the key by
+  --data-dir <dir>  data directory of the store (default: $DATA_DIR, else ./data)
+  -h, --help        show this help`;
+
+function formatTime(ms: number | null): string {
+  return ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A plain text table: a header row, then one row per key, columns padded to their widest cell. */
+function table(keys: readonly StoredKey[]): string[] {
+  const rows = [
+    ['id', 'prefix', 'plan', 'label', 'created', 'revoked'],
+    ...keys.map((k) => [String(k.id), k.prefix, k.plan, k.label, formatTime(k.createdAt), formatTime(k.revokedAt)]),
+  ];
+  const widths = rows[0]?.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length))) ?? [];
+  return rows.map((row) => row.map((cell, col) => cell.padEnd(widths[col] ?? 0)).join('  ').trimEnd());
+}
+
+await runCli(USAGE, () => {
+  const { values, positionals } = parseArgs({
+    options: {
+      plan: { type: 'string' },
+      label: { type: 'string' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const [command, ...args] = positionals;
+  if (command === undefined) throw new UsageError('missing command: create, list or revoke');
+  if (command !== 'create' && command !== 'list' && command !== 'revoke') {
+    throw new UsageError(`unknown command ${command} (expected create, list or revoke)`);
+  }
+  if (command !== 'create' && (values.plan !== undefined || values.label !== undefined)) {
+    throw new UsageError('--plan and --label apply to create only');
+  }
+  const expectedArgs = command === 'revoke' ? 1 : 0;
+  if (args.length < expectedArgs) throw new UsageError('missing <id-or-prefix> of the key to revoke');
+  if (args.length > expectedArgs) throw new UsageError(`unexpected argument ${args[expectedArgs] ?? ''}`);
+
+  // Checked before the store is opened, so a typo leaves no trace.
+  const plans = command === 'create' ? parsePlans(process.env.TOKEN_API_PLANS) : undefined;
+  const plan = values.plan ?? 'free';
+  if (plans && !Object.hasOwn(plans, plan)) {
+    throw new Error(`unknown plan "${plan}" (known plans: ${Object.keys(plans).join(', ')})`);
+  }
+
+  const db = openDatabase({ dataDir: resolveDataDir(values['data-dir']) });
+  try {
+    const store = new KeyStore(db);
+    if (command === 'create') {
+      const { key, stored } = store.create(plan, values.label ?? '');
+      process.stdout.write(
+        `Created key ${stored.id} (plan ${stored.plan}${stored.label ? `, label "${stored.label}"` : ''}):\n\n    ${key}\n\n` +
+          'Copy it now: only its hash is stored, it cannot be shown again.\n',
+      );
+    } else if (command === 'list') {
+      const keys = store.list();
+      if (keys.length === 0) process.stdout.write('No keys.\n');
+      else for (const line of table(keys)) process.stdout.write(`${line}\n`);
+    } else {
+      const target = args[0] ?? '';
+      const revoked = store.revoke(target);
+      if (revoked === 0) throw new Error(`no active key with id or prefix "${target}" (see npm run keys -- list)`);
+      process.stdout.write(`Revoked ${revoked} key${revoked === 1 ? '' : 's'} (${target}).\n`);
+    }
+  } finally {
+    db.close();
+  }
+});

@@ -1,0 +1,51 @@
+import { parseArgs } from 'node:util';
+import { SingleBar } from 'cli-progress';
+import { openMarket } from '../runtime';
+import { resolveDataDir, runCli, UsageError } from './cli-support';
+
+/** `npm run rebuild-bars [-- --data-dir d]`: deletes every bar and folds every stored trade again. */
+
+const USAGE = `Usage: npm run rebuild-bars [-- --data-dir <dir>]
+
+Deletes every bar of the store and rebuilds them from the stored trades (one transaction). Use it after
+a bar-rule change or to check that bars and trades agree. The server must not be running.
+
+Options:
+  --data-dir <dir>  data directory of the store (default: $DATA_DIR, else ./data)
+  -h, --help        show this help`;
+
+await runCli(USAGE, () => {
+  const { values, positionals } = parseArgs({
+    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0] ?? ''}`);
+
+  const handle = openMarket(resolveDataDir(values['data-dir']), 'rebuild-bars');
+  const bar = new SingleBar(
+    { format: 'rebuilding bars [{bar}] {percentage}% | {value}/{total} trades', stream: process.stderr, noTTYOutput: false },
+    undefined,
+  );
+  try {
+    const started = performance.now();
+    let begun = false;
+    const folded = handle.trades.rebuildBars((done, total) => {
+      if (begun) {
+        bar.update(done);
+      } else {
+        bar.start(total, done);
+        begun = true;
+      }
+    });
+    if (begun) bar.stop();
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(`Rebuilt bars from ${folded} trade(s) in ${seconds.toFixed(1)} s.\n`);
+  } finally {
+    bar.stop();
+    handle.close();
+  }
+});
