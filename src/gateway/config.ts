@@ -23,6 +23,8 @@ export interface GatewayConfig {
   readonly backoffMaxMs: number;
   /** Upstream REST timeout. */
   readonly upstreamTimeoutMs: number;
+  /** Unread bytes a browser's live connection may hold before the gateway drops it. */
+  readonly maxBufferedBytes: number;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
@@ -37,6 +39,7 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   backoffInitialMs: 1000,
   backoffMaxMs: 30_000,
   upstreamTimeoutMs: 15_000,
+  maxBufferedBytes: 512 * 1024,
 };
 
 const positiveInt = (name: string) =>
@@ -75,5 +78,6 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     backoffInitialMs: read('GATEWAY_BACKOFF_INITIAL_MS', d.backoffInitialMs),
     backoffMaxMs: read('GATEWAY_BACKOFF_MAX_MS', d.backoffMaxMs),
     upstreamTimeoutMs: read('GATEWAY_UPSTREAM_TIMEOUT_MS', d.upstreamTimeoutMs),
+    maxBufferedBytes: read('GATEWAY_MAX_BUFFERED_BYTES', d.maxBufferedBytes),
   };
 }

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { PriceError } from '../shared/api/errors';
-import { gatewayInfoSchema, type GatewayInfo, type GatewayLiquidity } from '../shared/api/gateway';
+import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo, type GatewayLiquidity } from '../shared/api/gateway';
 import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
 import type { GatewayConfig } from './config';
 import { LiveHub } from './live/live-hub';
@@ -22,7 +22,7 @@ export interface GatewayOptions {
 }
 
 export interface Gateway {
-  /** Routes relative to the gateway prefix (mount at /gw/v1). */
+  /** The gateway's routes, under /gw/v1. */
   readonly app: Hono;
   readonly hub: LiveHub;
   readonly upstreamStream: UpstreamStream;
@@ -82,7 +82,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       time: Math.floor(Date.now() / 1000),
     });
 
-  const app = new Hono({ strict: false });
+  const app = new Hono({ strict: false }).basePath(GATEWAY_PREFIX);
   app.get('/info', (c) => {
     c.header('Cache-Control', 'no-store');
     return c.json(info());
@@ -113,7 +113,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       maxConnectionsPerAddress: config.maxConnectionsPerAddress,
       upstreamMaxPools: config.upstreamMaxPools,
       heartbeatSeconds: config.heartbeatSeconds,
-      maxBufferedBytes: 512 * 1024,
+      maxBufferedBytes: config.maxBufferedBytes,
       aggregatePools,
       clientAddress: options.clientAddress ?? socketAddress,
     }),

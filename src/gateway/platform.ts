@@ -80,7 +80,7 @@ export function createPlatform(options: PlatformOptions): Platform {
       if (c.req.path.startsWith(`${GATEWAY_PREFIX}/live`)) return next();
       return compress()(c, next);
     });
-    app.route(GATEWAY_PREFIX, gateway.app);
+    app.route('/', gateway.app);
 
     if (options.staticDir !== undefined) {
       const root = resolve(options.staticDir);

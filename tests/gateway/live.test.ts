@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveErrorSchema, liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
+import { tradeEventSchema, type TradeEvent } from '../../src/shared/api/stream';
+import { createTestPlatform, type TestPlatform } from '../support/platform';
+import { SseReader } from '../support/sse';
+
+let t: TestPlatform;
+let aggregates: string[];
+
+/** Aggregate pool ids, busiest (deepest) first. */
+function busiestAggregates(platform: TestPlatform): string[] {
+  const market = platform.platform.runtime?.market;
+  if (!market) throw new Error('no market');
+  return [...market.pairs.values()]
+    .sort((a, b) => b.aggregate.baseReserve - a.aggregate.baseReserve)
+    .filter((p) => p.base.unit === '')
+    .map((p) => p.aggregate.poolId);
+}
+
+const open = async (pools: string[], headers?: Record<string, string>) =>
+  new SseReader(await t.fetch(`/gw/v1/live?pools=${pools.join(',')}`, headers ? { headers } : undefined));
+
+const statuses = (reader: SseReader) => reader.events<LiveStatus>('status').map((s) => liveStatusSchema.parse(s));
+const trades = (reader: SseReader) => reader.events<TradeEvent>('trade').map((e) => tradeEventSchema.parse(e));
+
+/** Trades until `reader` has seen `count` more trade events (the market picks pools at random). */
+async function tradeUntil(reader: SseReader, count = 1, maxBlocks = 400): Promise<void> {
+  const target = trades(reader).length + count;
+  for (let i = 0; i < maxBlocks && trades(reader).length < target; i++) {
+    t.trade();
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  await reader.until(() => trades(reader).length >= target);
+}
+
+const serviceStreams = () => t.platform.runtime?.hub.connectionCount ?? -1;
+
+beforeAll(() => {
+  t = createTestPlatform({ pools: 120, days: 1, gateway: { heartbeatSeconds: 0.2, maxConnectionsPerAddress: 6, maxPoolsPerConnection: 5, maxBufferedBytes: 8 * 1024 } });
+  aggregates = busiestAggregates(t);
+});
+
+afterAll(() => t.close());
+
+describe('gateway live multiplexing', () => {
+  it('serves SSE with a retry hint, status and heartbeats', async () => {
+    const reader = await open([aggregates[0] ?? '']);
+    await reader.until((f) => f.some((x) => x.event === 'status') && f.some((x) => x.event === 'heartbeat'), 3000);
+    expect(reader.retry).toBe(3000);
+    expect(statuses(reader)[0]).toEqual({ state: 'connected', resync: false });
+    reader.cancel();
+  });
+
+  it('three browsers share one upstream connection, each receiving only its pools', async () => {
+    const [a, b, c] = aggregates;
+    const readers = await Promise.all([open([a ?? '']), open([b ?? '']), open([a ?? '', c ?? ''])]);
+    await Promise.all(readers.map((r) => r.until((f) => f.some((x) => x.event === 'status' && JSON.parse(x.data).state === 'connected'))));
+    expect(serviceStreams()).toBe(1);
+    const [ra, rb, rac] = readers as [SseReader, SseReader, SseReader];
+    await tradeUntil(ra, 2);
+    await tradeUntil(rb, 1);
+    expect(trades(ra).every((e) => e.pool_id === a)).toBe(true);
+    expect(trades(rb).every((e) => e.pool_id === b)).toBe(true);
+    expect(trades(rac).every((e) => e.pool_id === a || e.pool_id === c)).toBe(true);
+    // The shared browser got at least what the first one got for pool a.
+    const forA = (r: SseReader) => trades(r).filter((e) => e.pool_id === a).length;
+    await rac.until(() => forA(rac) >= forA(ra));
+    // Every trade frame has an id, increasing.
+    const ids = ra.frames.filter((f) => f.event === 'trade').map((f) => Number(f.id?.split('.')[1]));
+    expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] ?? 0))).toBe(true);
+    readers.forEach((r) => r.cancel());
+  });
+
+  it('re-subscribes when the union grows and when it shrinks, still on one connection', async () => {
+    const first = await open([aggregates[0] ?? '']);
+    await first.until(() => statuses(first).some((s) => s.state === 'connected'));
+    const newcomer = await open([aggregates[4] ?? '']);
+    await newcomer.until(() => statuses(newcomer).some((s) => s.state === 'connected'));
+    expect(t.platform.gateway.upstreamStream.livePools?.has(aggregates[4] ?? '')).toBe(true);
+    expect(serviceStreams()).toBe(1);
+    await tradeUntil(newcomer, 1);
+    newcomer.cancel();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.platform.gateway.hub.union.has(aggregates[4] ?? '')).toBe(false);
+    await tradeUntil(first, 1);
+    first.cancel();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.platform.gateway.hub.size).toBe(0);
+    expect(serviceStreams()).toBe(0);
+  });
+
+  it('replays missed events to a browser reconnecting with Last-Event-ID', async () => {
+    const keeper = await open([aggregates[0] ?? '']);
+    await keeper.until(() => statuses(keeper).length > 0);
+    await tradeUntil(keeper, 3);
+    const all = keeper.frames.filter((f) => f.event === 'trade');
+    const lastSeen = all[0]?.id ?? '';
+    const back = await open([aggregates[0] ?? ''], { 'Last-Event-ID': lastSeen });
+    await back.until(() => trades(back).length >= all.length - 1);
+    expect(trades(back)).toEqual(trades(keeper).slice(1));
+    back.cancel();
+    // An id from another gateway process cannot be replayed: the browser is told to resync.
+    const stranger = await open([aggregates[0] ?? ''], { 'Last-Event-ID': 'otherboot.5' });
+    await stranger.until(() => statuses(stranger).length > 0);
+    expect(statuses(stranger)[0]).toEqual({ state: 'connected', resync: true });
+    stranger.cancel();
+    keeper.cancel();
+  });
+
+  it('refuses bad requests with an error event and closes', async () => {
+    const cases: [string, RegExp, boolean][] = [
+      ['/gw/v1/live', /Give the pools/, false],
+      ['/gw/v1/live?pools=xyz', /Invalid pool ID format/, false],
+      [`/gw/v1/live?pools=${'ab'.repeat(28)}`, /Not an Aggregate pool ID/, false],
+      [`/gw/v1/live?pools=${aggregates.slice(0, 6).join(',')}`, /Too many pools: 6 requested, at most 5/, false],
+    ];
+    for (const [url, message, retry] of cases) {
+      const reader = new SseReader(await t.fetch(url));
+      await reader.end();
+      const [error] = reader.events('error').map((e) => liveErrorSchema.parse(e));
+      expect(error?.errmsg).toMatch(message);
+      expect(error?.retry).toBe(retry);
+    }
+  });
+
+  it('limits connections per client address', async () => {
+    const readers = await Promise.all(Array.from({ length: 6 }, () => open([aggregates[1] ?? ''])));
+    const refused = await open([aggregates[1] ?? '']);
+    await refused.end();
+    expect(refused.events<{ errmsg: string }>('error')[0]?.errmsg).toMatch(/Too many live connections from local \(at most 6\)/);
+    readers.forEach((r) => r.cancel());
+    await new Promise((r) => setTimeout(r, 50));
+    const again = await open([aggregates[1] ?? '']);
+    await again.until(() => statuses(again).length > 0);
+    again.cancel();
+  });
+
+  it('drops a browser that stops reading instead of buffering without bound', async () => {
+    const response = await t.fetch(`/gw/v1/live?pools=${aggregates[0]}`);
+    // Never read the body: frames pile up to the bound (8 KiB here), then the gateway lets go.
+    const before = t.platform.gateway.hub.size;
+    expect(before).toBeGreaterThan(0);
+    for (let i = 0; i < 3000 && t.platform.gateway.hub.size >= before; i++) {
+      t.trade();
+      if (i % 50 === 0) await new Promise((r) => setTimeout(r, 0));
+    }
+    expect(t.platform.gateway.hub.size).toBe(before - 1);
+    await response.body?.cancel();
+  });
+});

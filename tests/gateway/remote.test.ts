@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
+import { createGateway, type Gateway } from '../../src/gateway/gateway';
+import { remoteUpstream } from '../../src/gateway/upstream';
+import { parseServiceConfig } from '../../src/service/config';
+import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
+import { liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
+import { historyResponseSchema } from '../../src/shared/api/history';
+import type { TradeEvent } from '../../src/shared/api/stream';
+import { SseReader } from '../support/sse';
+
+/** A second service instance over real HTTP on loopback, which the test can stop and restart. */
+class LoopbackService {
+  runtime: ServiceRuntime | undefined;
+  server: ServerType | undefined;
+  port = 0;
+  constructor(
+    readonly dir: string,
+    readonly key: string,
+    readonly ping = '20',
+  ) {}
+
+  async start(): Promise<void> {
+    const runtime = createServiceRuntime(
+      parseServiceConfig({ 'data-dir': this.dir, pools: '120', days: '1', seed: '11' }, { TOKEN_API_KEYS: `${this.key}:enterprise`, STREAM_PING_SECONDS: this.ping }),
+    );
+    this.runtime = runtime;
+    await new Promise<void>((resolve) => {
+      this.server = serve({ fetch: runtime.app.fetch, port: this.port, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+        this.port = info.port;
+        resolve();
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (server && 'closeAllConnections' in server) server.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    this.runtime?.close();
+    this.runtime = undefined;
+  }
+
+  trade(): number {
+    if (!this.runtime) throw new Error('stopped');
+    return this.runtime.simulator.forceBlock(Date.now() / 1000);
+  }
+}
+
+let dir: string;
+let upstream: LoopbackService;
+let gateway: Gateway;
+let pools: string[];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gw-remote-'));
+  upstream = new LoopbackService(dir, 'remote-gateway-key-123');
+  await upstream.start();
+  gateway = createGateway({
+    config: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, backoffInitialMs: 50, backoffMaxMs: 400 },
+    upstream: remoteUpstream(`http://127.0.0.1:${upstream.port}`, upstream.key),
+    simulated: false,
+  });
+  const market = upstream.runtime?.market;
+  pools = [...(market?.pairs.values() ?? [])]
+    .filter((p) => p.base.unit === '')
+    .sort((a, b) => b.aggregate.baseReserve - a.aggregate.baseReserve)
+    .slice(0, 3)
+    .map((p) => p.aggregate.poolId);
+});
+
+afterAll(async () => {
+  gateway.close();
+  await upstream.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const statuses = (r: SseReader) => r.events<LiveStatus>('status').map((s) => liveStatusSchema.parse(s));
+const trades = (r: SseReader) => r.events<TradeEvent>('trade');
+
+async function tradeUntil(reader: SseReader, count: number): Promise<void> {
+  const target = trades(reader).length + count;
+  for (let i = 0; i < 400 && trades(reader).length < target; i++) {
+    upstream.trade();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await reader.until(() => trades(reader).length >= target);
+}
+
+describe('gateway in front of a remote service over HTTP', () => {
+  it('forwards REST with its key', async () => {
+    const response = await gateway.app.request(`/gw/v1/history?symbol=${pools[0]}&resolution=1d&from=0&to=${Math.floor(Date.now() / 1000) + 86400}`);
+    expect(response.status).toBe(200);
+    expect(historyResponseSchema.parse(await response.json()).t.length).toBeGreaterThan(0);
+  });
+
+  it('reconnects after the upstream restarts, tells browsers to resync, and keeps every subscription', async () => {
+    const browsers = [
+      new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools[0]}`)),
+      new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools[1]},${pools[2]}`)),
+    ];
+    await Promise.all(browsers.map((b) => b.until(() => statuses(b).some((s) => s.state === 'connected'))));
+    expect(upstream.runtime?.hub.connectionCount).toBe(1);
+    const [first, second] = browsers as [SseReader, SseReader];
+    await tradeUntil(first, 1);
+
+    await upstream.stop();
+    await Promise.all(browsers.map((b) => b.until(() => statuses(b).some((s) => s.state === 'reconnecting'))));
+
+    await upstream.start();
+    await Promise.all(browsers.map((b) => b.until(() => statuses(b).filter((s) => s.state === 'connected').length >= 2, 10_000)));
+    for (const b of browsers) expect(statuses(b).at(-1)).toEqual({ state: 'connected', resync: true });
+    expect(upstream.runtime?.hub.connectionCount).toBe(1);
+
+    // Nothing was lost: both browsers' pools still stream.
+    await tradeUntil(first, 1);
+    await tradeUntil(second, 1);
+    expect(trades(second).every((e) => e.pool_id === pools[1] || e.pool_id === pools[2])).toBe(true);
+    browsers.forEach((b) => b.cancel());
+  });
+});
+
+describe('upstream silence', () => {
+  it('reconnects when the upstream says nothing for too long', async () => {
+    const silentDir = mkdtempSync(join(tmpdir(), 'gw-silent-'));
+    const silent = new LoopbackService(silentDir, 'silent-gateway-key-1', '600');
+    await silent.start();
+    const logs: string[] = [];
+    const quiet = createGateway({
+      config: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, backoffInitialMs: 20, backoffMaxMs: 50, upstreamSilenceSeconds: 0.3 },
+      upstream: remoteUpstream(`http://127.0.0.1:${silent.port}`, silent.key),
+      simulated: false,
+      log: (line) => logs.push(line),
+    });
+    const pool = [...(silent.runtime?.market.pairs.values() ?? [])].find((p) => p.base.unit === '')?.aggregate.poolId ?? '';
+    const browser = new SseReader(await quiet.app.request(`/gw/v1/live?pools=${pool}`));
+    await browser.until(() => statuses(browser).filter((s) => s.state === 'connected').length >= 2, 5000);
+    expect(statuses(browser)).toContainEqual({ state: 'reconnecting', resync: false });
+    expect(logs.some((l) => l.includes('no data from upstream'))).toBe(true);
+    browser.cancel();
+    quiet.close();
+    await silent.stop();
+    rmSync(silentDir, { recursive: true, force: true });
+  });
+});

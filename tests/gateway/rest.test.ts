@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
+import { createGateway, type Gateway } from '../../src/gateway/gateway';
+import { marketLiquidity } from '../../src/gateway/liquidity';
+import { embeddedUpstream, type Upstream } from '../../src/gateway/upstream';
+import { parseServiceConfig } from '../../src/service/config';
+import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
+import { gatewayInfoSchema, gatewayLiquiditySchema } from '../../src/shared/api/gateway';
+import { historyResponseSchema } from '../../src/shared/api/history';
+import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
+
+let dir: string;
+let runtime: ServiceRuntime;
+let gateway: Gateway;
+const calls: { path: string; authorization: string | null }[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gw-rest-'));
+  runtime = createServiceRuntime(parseServiceConfig({ 'data-dir': dir, pools: '200', days: '1', seed: '3' }, {}));
+  const inner = embeddedUpstream((request) => {
+    calls.push({ path: new URL(request.url).pathname + new URL(request.url).search, authorization: request.headers.get('Authorization') });
+    return runtime.app.fetch(request);
+  }, runtime.internalKey);
+  const upstream: Upstream = inner;
+  gateway = createGateway({
+    config: DEFAULT_GATEWAY_CONFIG,
+    upstream,
+    simulated: true,
+    liquidity: (group) => marketLiquidity(runtime.market, group),
+  });
+});
+
+afterAll(() => {
+  gateway.close();
+  runtime.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const get = (path: string, init?: RequestInit) => gateway.app.request(`/gw/v1${path}`, init);
+const direct = (path: string) => runtime.app.request(`/api/v1${path}`, { headers: { Authorization: `Bearer ${runtime.internalKey}` } });
+
+describe('gateway REST forwarding', () => {
+  it('adds the key upstream and passes status and body through unchanged', async () => {
+    calls.length = 0;
+    const symbols = symbolInfoResponseSchema.parse(await (await direct('/symbol_info?group=Aggregate')).json());
+    const ticker = symbols.ticker[0] ?? '';
+    const path = `/history?symbol=${ticker}&resolution=60min&from=0&to=${Math.floor(Date.now() / 1000) + 3600}&include_tvl=true`;
+    const viaGateway = await get(path);
+    expect(viaGateway.status).toBe(200);
+    const body = historyResponseSchema.parse(await viaGateway.json());
+    expect(body).toEqual(await (await direct(path)).json());
+    expect(body.t.length).toBeGreaterThan(0);
+    expect(calls.at(-1)?.authorization).toBe(`Bearer ${runtime.internalKey}`);
+  });
+
+  it('passes error statuses and bodies through', async () => {
+    const response = await get('/history?symbol=nope&resolution=1min&from=0&to=10');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ s: 'error', errmsg: 'Unknown symbol: nope' });
+    const tokens = await get('/tokens/current?policy=zz');
+    expect(tokens.status).toBe(422);
+    expect((await tokens.json()) as unknown).toMatchObject({ detail: [{ loc: ['query', 'policy'] }] });
+  });
+
+  it('never lets a browser-supplied Authorization through, and never answers with the key', async () => {
+    calls.length = 0;
+    const response = await get('/groups?x=1', { headers: { Authorization: 'Bearer browser-key' } });
+    expect(response.status).toBe(200);
+    expect(calls.at(-1)?.authorization).toBe(`Bearer ${runtime.internalKey}`);
+    const text = await response.text();
+    expect(text).not.toContain(runtime.internalKey);
+    for (const value of response.headers.values()) expect(value).not.toContain(runtime.internalKey);
+  });
+
+  it('caches groups, symbol_info and logos, and shares concurrent identical fetches', async () => {
+    calls.length = 0;
+    await Promise.all([get('/symbol_info?group=Minswap'), get('/symbol_info?group=Minswap'), get('/symbol_info?group=Minswap')]);
+    await get('/symbol_info?group=Minswap');
+    await get('/groups');
+    await get('/groups');
+    const unit = [...runtime.market.tokens.values()].find((t) => t.unit !== '')?.unit ?? '';
+    await get(`/tokens/logo/${unit}`);
+    await get(`/tokens/logo/${unit}`);
+    const count = (prefix: string) => calls.filter((c) => c.path.startsWith(prefix)).length;
+    expect(count('/api/v1/symbol_info?group=Minswap')).toBe(1);
+    expect(count('/api/v1/groups')).toBeLessThanOrEqual(1);
+    expect(count(`/api/v1/tokens/logo/${unit}`)).toBe(1);
+  });
+
+  it('does not cache history or current stats', async () => {
+    calls.length = 0;
+    const pool = [...runtime.market.pools.values()][0]?.poolId ?? '';
+    await get(`/tokens/current?pool=${pool}`);
+    await get(`/tokens/current?pool=${pool}`);
+    expect(calls.filter((c) => c.path.startsWith('/api/v1/tokens/current')).length).toBe(2);
+  });
+
+  it('gzips large answers when asked, and answers 304 to a matching ETag', async () => {
+    const response = await get('/symbol_info?group=Aggregate', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(response.headers.get('Content-Encoding')).toBe('gzip');
+    const etag = response.headers.get('ETag');
+    expect(etag).toBeTruthy();
+    const again = await get('/symbol_info?group=Aggregate', { headers: { 'If-None-Match': etag ?? '' } });
+    expect(again.status).toBe(304);
+  });
+
+  it('refuses methods other than GET/HEAD', async () => {
+    const response = await get('/groups', { method: 'POST' });
+    expect(response.status).toBe(405);
+    expect(await response.json()).toMatchObject({ s: 'error' });
+  });
+
+  it('answers 502 in the price error shape when the upstream is unreachable', async () => {
+    const broken = createGateway({
+      config: DEFAULT_GATEWAY_CONFIG,
+      upstream: { kind: 'remote', origin: 'http://127.0.0.1:9', fetch: () => Promise.reject(new Error('connect ECONNREFUSED')) },
+      simulated: false,
+    });
+    const response = await broken.app.request('/gw/v1/history?symbol=x&resolution=1min&from=0&to=1');
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({ s: 'error', errmsg: 'Upstream unavailable: connect ECONNREFUSED' });
+    const liquidity = await broken.app.request('/gw/v1/liquidity?group=Aggregate');
+    expect(liquidity.status).toBe(404);
+    broken.close();
+  });
+});
+
+describe('gateway info and liquidity', () => {
+  it('describes the source without any key', async () => {
+    const info = gatewayInfoSchema.parse(await (await get('/info')).json());
+    expect(info).toMatchObject({ source: 'embedded', simulated: true });
+    expect(Math.abs(info.time - Date.now() / 1000)).toBeLessThan(5);
+  });
+
+  it('gives every symbol of a group with its TVL', async () => {
+    const liquidity = gatewayLiquiditySchema.parse(await (await get('/liquidity?group=Aggregate')).json());
+    const symbols = symbolInfoResponseSchema.parse(await (await direct('/symbol_info?group=Aggregate')).json());
+    expect(liquidity.ticker).toEqual(symbols.ticker);
+    expect(liquidity.tvl.every((v) => v >= 0)).toBe(true);
+    expect((await get('/liquidity?group=Nope')).status).toBe(404);
+    expect((await get('/liquidity')).status).toBe(400);
+  });
+});

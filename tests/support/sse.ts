@@ -1,0 +1,138 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
+/**
+ * Reads SSE frames from a Response body into a queue, for tests that want to wait for a given frame.
+ */
+export class SseReader {
+  readonly frames: EventSourceMessage[] = [];
+  retry: number | undefined;
+  ended = false;
+  private readonly waiters = new Set<() => void>();
+  private readonly reader: ReadableStreamDefaultReader<string>;
+
+  constructor(response: Response) {
+    if (!response.body) throw new Error('no body');
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    this.reader = reader;
+    const parser = createParser({
+      onEvent: (event) => {
+        this.frames.push(event);
+        this.wake();
+      },
+      onRetry: (ms) => {
+        this.retry = ms;
+      },
+    });
+    void (async () => {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parser.feed(value);
+        }
+      } catch {
+        // cancelled
+      }
+      this.ended = true;
+      this.wake();
+    })();
+  }
+
+  private wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  /** Frames of one event name, parsed. */
+  events<T = unknown>(name: string): T[] {
+    return this.frames.filter((f) => f.event === name).map((f) => JSON.parse(f.data) as T);
+  }
+
+  /** Waits until `predicate` holds over the frames so far (or the stream ends / times out). */
+  async until(predicate: (frames: readonly EventSourceMessage[]) => boolean, timeoutMs = 5000): Promise<void> {
+    if (predicate(this.frames)) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`timed out; frames so far: ${JSON.stringify(this.frames.map((f) => f.event))}`));
+      }, timeoutMs);
+      const check = () => {
+        if (predicate(this.frames) || this.ended) {
+          clearTimeout(timer);
+          this.waiters.delete(check);
+          if (predicate(this.frames)) resolve();
+          else reject(new Error(`stream ended; frames: ${JSON.stringify(this.frames.map((f) => [f.event, f.data]))}`));
+        }
+      };
+      this.waiters.add(check);
+    });
+  }
+
+  /** Waits for the stream to end. */
+  async end(timeoutMs = 5000): Promise<void> {
+    await this.until(() => this.ended, timeoutMs).catch(() => {
+      if (!this.ended) throw new Error('stream did not end');
+    });
+  }
+
+  cancel(): void {
+    void this.reader.cancel().catch(() => {});
+  }
+}
+
+/** Reads the service's bare-JSON-lines stream (POST /tokens/stream) into a queue of parsed lines. */
+export class LineReader {
+  readonly lines: unknown[] = [];
+  ended = false;
+  private readonly waiters = new Set<() => void>();
+  private readonly reader: ReadableStreamDefaultReader<string>;
+
+  constructor(response: Response) {
+    if (!response.body) throw new Error('no body');
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    this.reader = reader;
+    let buffer = '';
+    void (async () => {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let nl = buffer.indexOf('\n');
+          while (nl !== -1) {
+            this.lines.push(JSON.parse(buffer.slice(0, nl)));
+            buffer = buffer.slice(nl + 1);
+            nl = buffer.indexOf('\n');
+          }
+          for (const w of [...this.waiters]) w();
+        }
+      } catch {
+        // cancelled
+      }
+      this.ended = true;
+      for (const w of [...this.waiters]) w();
+    })();
+  }
+
+  async until(predicate: (lines: readonly unknown[]) => boolean, timeoutMs = 5000): Promise<void> {
+    if (predicate(this.lines)) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out; lines: ${JSON.stringify(this.lines).slice(0, 500)}`)), timeoutMs);
+      const check = () => {
+        if (predicate(this.lines)) {
+          clearTimeout(timer);
+          this.waiters.delete(check);
+          resolve();
+        } else if (this.ended) {
+          clearTimeout(timer);
+          this.waiters.delete(check);
+          reject(new Error(`ended; lines: ${JSON.stringify(this.lines).slice(0, 500)}`));
+        }
+      };
+      this.waiters.add(check);
+    });
+  }
+
+  cancel(): void {
+    void this.reader.cancel().catch(() => {});
+  }
+}
