@@ -106,6 +106,9 @@ export class Simulator {
       const baseToken = tokenIndex.get(poolSpec.baseUnit);
       const quoteToken = tokenIndex.get(poolSpec.quoteUnit);
       if (!pool || baseToken === undefined || quoteToken === undefined) continue;
+      // Pairs that hold imported pools carry real history: simulated trades there would interleave
+      // with it out of order in the pair's Aggregate series, so the simulator leaves them alone.
+      if (pool.pair.pools.some((p) => !p.simulated)) continue;
       this.simPools.push({ pool, baseToken, quoteToken });
       // Deeper pools trade more (sub-linearly, so the tail still trades now and then).
       weights.push((2 * poolSpec.baseReserve * Math.exp(this.fairLog[baseToken] ?? 0) / 10 ** pool.pair.base.decimals) ** 0.75);
