@@ -41,9 +41,11 @@ export class Ingestor {
 
   /**
    * Records a swap: the pool's reserves become (base, quote) raw units at `blockTime`, with `volume`
-   * in whole base units. Returns the trade record (stored at the next commit).
+   * in whole base units. Returns the trade record (stored at the next commit), or undefined when the
+   * event id was already ingested (stored or pending): ingest is idempotent, a replay changes nothing.
    */
-  swap(pool: Pool, base: number, quote: number, blockTime: number, volume: number, eventId: string): TradeRecord {
+  swap(pool: Pool, base: number, quote: number, blockTime: number, volume: number, eventId: string): TradeRecord | undefined {
+    if (this.has(eventId)) return undefined;
     const aggregate = pool.pair.aggregate;
     this.remember(pool);
     this.remember(aggregate);

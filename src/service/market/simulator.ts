@@ -194,7 +194,14 @@ export class Simulator {
   }
 
   private commit(): void {
-    this.ingestor.commit(() => this.save());
+    try {
+      this.ingestor.commit(() => this.save());
+    } catch (error) {
+      // The ingestor restored the reserves; go back to the saved state too, so the next run redoes the
+      // lost blocks exactly as an uninterrupted run would have.
+      this.load();
+      throw error;
+    }
   }
 
   private produceBlock(blockTime: number, atLeastOne = false): number {
