@@ -22,6 +22,7 @@ export interface ServiceConfig {
 }
 
 export const DEFAULT_POOLS = 17_600;
+export const DEFAULT_SEED = 1;
 
 const int = (name: string, min: number, max: number) =>
   z.coerce
@@ -70,7 +71,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   if (!ping.success) throw new Error(`STREAM_PING_SECONDS: ${ping.error.issues[0]?.message ?? 'invalid'} (got "${pingRaw}")`);
   return {
     dataDir: read('dataDir', z.string().min(1, 'data-dir must not be empty'), './data'),
-    seed: read('seed', int('seed', 0, 2 ** 31 - 1), 1),
+    seed: read('seed', int('seed', 0, 2 ** 31 - 1), DEFAULT_SEED),
     days: read('days', z.coerce.number({ error: 'days must be a number' }).min(0, 'days must be at least 0').max(400, 'days must be at most 400'), 30),
     pools,
     tradesPerBlock: read('tradesPerBlock', positive('trades-per-block'), Math.max(1.5, (3.5 * pools) / DEFAULT_POOLS)),

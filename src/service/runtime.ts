@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { generateKey, KeyRing, KeyStore } from './auth/keys';
 import { RateLimiter } from './auth/rate-limit';
-import type { ServiceConfig } from './config';
+import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
 import { createServiceApp, type HealthReport } from './http/app';
 import type { ServiceEnv } from './http/guard';
 import { SymbolInfoCache } from './http/symbol-info-cache';
@@ -137,7 +137,8 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
     const storedSeed = marketStore.getMeta('seed');
     const seed = storedSeed === undefined ? config.seed : Number(storedSeed);
     const poolCount = storedSeed === undefined ? config.pools : Number(marketStore.getMeta('pools'));
-    if (storedSeed !== undefined && (seed !== config.seed || poolCount !== config.pools)) {
+    const chosen = config.seed !== DEFAULT_SEED || config.pools !== DEFAULT_POOLS;
+    if (storedSeed !== undefined && chosen && (seed !== config.seed || poolCount !== config.pools)) {
       log?.(`note: ${config.dataDir} holds a market of seed ${seed} with ${poolCount} pools; --seed/--pools apply to a new data directory only`);
     }
     const spec = generateMarket(seed, poolCount);
