@@ -223,6 +223,7 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
         if (closed) return;
         closed = true;
         simulator.stop();
+        hub.closeAll();
         clearInterval(sweep);
         handle.close();
       },

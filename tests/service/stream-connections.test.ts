@@ -78,6 +78,19 @@ describe('one stream connection per key', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('ends every open stream when the runtime closes', async () => {
+    const closing = createTestService({ days: 0.1 });
+    const [pool] = aggregatesByActivity(closing.runtime);
+    const stream = await openStream(closing, [ensureDefined(pool).poolId]);
+    expect(await stream.next()).toEqual({ s: 'ok' });
+    closing.close();
+    expect(await stream.readToEnd(500)).toEqual([]);
+    expect(stream.ended).toBe(true);
+    expect(closing.runtime.hub.connectionCount).toBe(0);
+  });
+});
+
 describe('streams and the rate limit', () => {
   it('counts opening a stream as one request; pings and events count for nothing', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });

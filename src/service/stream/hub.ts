@@ -13,6 +13,8 @@ export type LineSink = (line: string, event: TradeEvent) => void;
 export class StreamHub {
   private readonly byPool = new Map<string, Set<LineSink>>();
   private readonly openKeys = new Set<string>();
+  /** How to end each open connection (on shutdown). */
+  private readonly enders = new Set<() => void>();
 
   constructor(private readonly market: Market) {}
 
@@ -64,6 +66,17 @@ export class StreamHub {
 
   release(keyId: string): void {
     this.openKeys.delete(keyId);
+  }
+
+  /** Registers how to end an open connection; returns the function that forgets it. */
+  track(end: () => void): () => void {
+    this.enders.add(end);
+    return () => this.enders.delete(end);
+  }
+
+  /** Ends every open connection (the service is shutting down). */
+  closeAll(): void {
+    for (const end of [...this.enders]) end();
   }
 
   get connectionCount(): number {

@@ -89,11 +89,17 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
           };
           const unsubscribe = hub.subscribe(ids, (line) => send(line));
           const ping = setInterval(() => send(PING), stream.pingSeconds * 1000);
+          const untrack = hub.track(() => {
+            if (closed) return;
+            cleanup();
+            controller.close();
+          });
           cleanup = () => {
             if (closed) return;
             closed = true;
             clearInterval(ping);
             unsubscribe();
+            untrack();
             hub.release(principal.id);
           };
           c.req.raw.signal.addEventListener('abort', () => cleanup(), { once: true });
