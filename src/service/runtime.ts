@@ -6,6 +6,7 @@ import { RateLimiter } from './auth/rate-limit';
 import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
 import { createServiceApp, type HealthReport } from './http/app';
 import type { ServiceEnv } from './http/guard';
+import { HistoryCache } from './http/history-cache';
 import { SymbolInfoCache } from './http/symbol-info-cache';
 import { LogoService } from './logos/logo-service';
 import { generateMarket, type MarketSpec } from './market/generate';
@@ -161,6 +162,9 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
     db.pragma('wal_checkpoint(TRUNCATE)');
 
     const hub = new StreamHub(market);
+    const history = new HistoryCache(trades);
+    // Caches first, so a client reacting to an event already reads the new bars.
+    ingestor.onCommit((records) => history.invalidate(records));
     ingestor.onCommit((records) => hub.publish(records));
 
     const keyStore = new KeyStore(db);
@@ -190,6 +194,7 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
       hub,
       logos,
       symbolInfo: new SymbolInfoCache(market, symbols),
+      history,
       stream: {
         pingSeconds: config.streamPingSeconds,
         maxBodyBytes: config.streamMaxBodyBytes,

@@ -13,6 +13,7 @@ import type { ServiceEnv } from './guard';
 import { priceRoutes } from './routes/price';
 import { streamRoutes, type StreamOptions } from './routes/stream';
 import { tokenRoutes } from './routes/tokens';
+import type { HistoryCache } from './history-cache';
 import type { SymbolInfoCache } from './symbol-info-cache';
 
 export interface HealthReport {
@@ -33,6 +34,7 @@ export interface ServiceAppOptions {
   readonly hub: StreamHub;
   readonly logos: LogoService;
   readonly symbolInfo: SymbolInfoCache;
+  readonly history: HistoryCache;
   readonly stream: StreamOptions;
   readonly nowMs: () => number;
   readonly health: () => HealthReport;

@@ -87,8 +87,10 @@ export class TradeStore {
   private readonly upsertBarStmt;
   private readonly hasEventStmt;
   private readonly rangeStmt;
-  private readonly countbackStmt;
   private readonly lastTradeTimeStmt;
+  private readonly extentStmt;
+  private readonly countbackStartStmt;
+  private readonly countbackOldestStmt;
 
   private readonly poolStats;
   private readonly aggStats;
@@ -126,11 +128,15 @@ export class TradeStore {
         'SELECT t, o, h, l, c, v, tvl FROM bars WHERE series = ? AND res = ? AND t >= ? AND t < ? ORDER BY t',
       )
       .raw(true);
-    this.countbackStmt = db
-      .prepare<[number, number, number, number], BarRow>(
-        'SELECT t, o, h, l, c, v, tvl FROM bars WHERE series = ? AND res = ? AND t < ? ORDER BY t DESC LIMIT ?',
-      )
-      .raw(true);
+    this.extentStmt = db.prepare<[number, number], { first: number | null; last: number | null }>(
+      'SELECT min(t) AS first, max(t) AS last FROM bars WHERE series = ? AND res = ?',
+    );
+    this.countbackStartStmt = db.prepare<[number, number, number, number], { t: number }>(
+      'SELECT t FROM bars WHERE series = ? AND res = ? AND t < ? ORDER BY t DESC LIMIT 1 OFFSET ?',
+    );
+    this.countbackOldestStmt = db.prepare<[number, number, number], { t: number }>(
+      'SELECT t FROM bars WHERE series = ? AND res = ? AND t < ? ORDER BY t LIMIT 1',
+    );
     this.lastTradeTimeStmt = db.prepare<[number], { t: number | null }>(
       'SELECT max(block_time) AS t FROM trades WHERE pool = ?',
     );
@@ -181,10 +187,18 @@ export class TradeStore {
     return this.rangeStmt.all(series, RESOLUTION_SECONDS[resolution], from, to);
   }
 
-  /** The last `count` bars with t < to, oldest first. */
-  countback(series: number, resolution: Resolution, to: number, count: number): BarRow[] {
-    return this.countbackStmt.all(series, RESOLUTION_SECONDS[resolution], to, count).reverse();
+  /** First and last bar time of a series at a resolution; undefined without bars. */
+  extent(series: number, resolution: Resolution): { first: number; last: number } | undefined {
+    const row = this.extentStmt.get(series, RESOLUTION_SECONDS[resolution]);
+    return row && row.first !== null && row.last !== null ? { first: row.first, last: row.last } : undefined;
   }
+
+  /** Start time of the `count`-th bar before `to` (the oldest of the last `count`); undefined without bars. */
+  countbackStart(series: number, resolution: Resolution, to: number, count: number): number | undefined {
+    const res = RESOLUTION_SECONDS[resolution];
+    return (this.countbackStartStmt.get(series, res, to, count - 1) ?? this.countbackOldestStmt.get(series, res, to))?.t;
+  }
+
 
   /** Deletes every bar and folds every stored trade again, in ingest order. Returns the trade count. */
   rebuildBars(onProgress?: (done: number, total: number) => void): number {

@@ -1,14 +1,15 @@
 import { Hono } from 'hono';
 import type { GroupsResponse } from '../../../shared/api/groups';
-import { historyQuerySchema, type HistoryResponse } from '../../../shared/api/history';
+import { historyQuerySchema } from '../../../shared/api/history';
 import { symbolInfoQuerySchema } from '../../../shared/api/symbol-info';
 import { ALL_GROUPS } from '../../../shared/groups';
 import { isPoolId } from '../../../shared/ids';
 import type { Market, Pool } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
-import { VOLUME_SCALE, type TradeStore } from '../../store/trade-store';
+import type { TradeStore } from '../../store/trade-store';
 import { priceError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
+import type { HistoryCache } from '../history-cache';
 import type { SymbolInfoCache } from '../symbol-info-cache';
 
 export interface PriceRoutesOptions extends GuardOptions {
@@ -16,6 +17,7 @@ export interface PriceRoutesOptions extends GuardOptions {
   readonly symbols: SymbolNames;
   readonly trades: TradeStore;
   readonly symbolInfo: SymbolInfoCache;
+  readonly history: HistoryCache;
 }
 
 /** First message of a failed zod parse, for `errmsg`. */
@@ -50,7 +52,7 @@ export function findSymbol(market: Market, symbols: SymbolNames, symbol: string)
 
 /** GET /groups, /symbol_info and /history: the UDF-style price endpoints. */
 export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
-  const { market, symbols, trades, symbolInfo } = options;
+  const { market, symbols, trades, symbolInfo, history } = options;
   const app = new Hono<ServiceEnv>({ strict: false });
   const auth = guard(options, 'price');
 
@@ -87,25 +89,12 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     const query = parsed.data;
     const pool = findSymbol(market, symbols, query.symbol);
     if (!pool) return priceError(c, 404, `Unknown symbol: ${query.symbol}`);
-    const rows =
-      query.countback !== undefined
-        ? trades.countback(pool.id, query.resolution, query.to, query.countback)
-        : trades.range(pool.id, query.resolution, query.from, query.to);
-    const n = rows.length;
-    const body: HistoryResponse = { s: 'ok', t: new Array(n), o: new Array(n), h: new Array(n), l: new Array(n), c: new Array(n), v: new Array(n) };
-    const tvl: number[] | undefined = query.includeTvl ? new Array(n) : undefined;
-    for (let i = 0; i < n; i++) {
-      const row = rows[i] as (typeof rows)[number];
-      body.t[i] = row[0];
-      body.o[i] = row[1];
-      body.h[i] = row[2];
-      body.l[i] = row[3];
-      body.c[i] = row[4];
-      body.v[i] = row[5] / VOLUME_SCALE;
-      if (tvl) tvl[i] = row[6];
-    }
-    if (tvl) body.tvl = tvl;
-    return c.json(body);
+    // countback: the last N bars before `to`, served as the range from the N-th bar's start.
+    const from =
+      query.countback !== undefined ? (trades.countbackStart(pool.id, query.resolution, query.to, query.countback) ?? query.to) : query.from;
+    const body = history.body(pool.id, query.resolution, from, query.to, query.includeTvl);
+    c.header('Content-Type', 'application/json');
+    return c.body(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength));
   });
 
   return app;

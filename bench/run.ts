@@ -1,0 +1,48 @@
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { BenchRow } from './measure';
+import { disposeService, serviceBench } from './service';
+
+/**
+ * npm run bench [-- --out file.json] [--only service,...] [--pools n --days n]: prints a table and
+ * writes the rows as JSON.
+ */
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { out: { type: 'string', default: 'bench-results.json' }, only: { type: 'string' }, pools: { type: 'string' }, days: { type: 'string' } },
+  });
+  const only = values.only?.split(',');
+  const wanted = (suite: string) => !only || only.includes(suite);
+  const log = (line: string) => console.error(`[bench] ${line}`);
+  const rows: BenchRow[] = [];
+
+  if (wanted('service')) {
+    const { rows: serviceRows, runtime, dir } = await serviceBench({
+      ...(values.pools ? { pools: Number(values.pools) } : {}),
+      ...(values.days ? { days: Number(values.days) } : {}),
+      log,
+    });
+    rows.push(...serviceRows);
+    disposeService(runtime, dir);
+  }
+
+  printTable(rows);
+  const failed = rows.filter((r) => r.pass === false);
+  writeFileSync(values.out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`);
+  console.log(`\nWrote ${values.out}. ${failed.length === 0 ? 'Every target met.' : `${failed.length} target(s) missed.`}`);
+}
+
+function printTable(rows: readonly BenchRow[]): void {
+  const cells = rows.map((r) => [r.suite, r.name, `${r.value} ${r.unit}`, r.target ?? '', r.pass === undefined ? '' : r.pass ? 'ok' : 'MISSED', r.note ?? '']);
+  const header = ['suite', 'measure', 'value', 'target', '', 'note'];
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: readonly string[]) => c.map((x, i) => x.padEnd(widths[i] ?? 0)).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const c of cells) console.log(line(c));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});

@@ -1,0 +1,144 @@
+import { LRUCache } from 'lru-cache';
+import { RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
+import { VOLUME_SCALE, type TradeRecord, type TradeStore } from '../store/trade-store';
+
+/**
+ * Serialised /history, assembled from cached chunks. A chunk holds 1,440 buckets of one series and
+ * resolution (a day of 1min bars, five days of 5min bars, ...) as columns and as ready-made JSON
+ * fragments. A request concatenates the fragments of the chunks it covers and serialises only the
+ * partial chunks at its edges, so 30 days of 1min bars cost a few string joins instead of a query and
+ * a JSON.stringify of 150,000 numbers. The ingest path invalidates exactly the chunks a commit touched.
+ */
+
+const BUCKETS_PER_CHUNK = 1440;
+const COLUMNS = 7; // t, o, h, l, c, v (whole units), tvl
+
+interface Chunk {
+  readonly columns: Float64Array[];
+  readonly count: number;
+  /** UTF-8 JSON fragments of the whole chunk, one per column (numbers joined by commas). */
+  readonly joined: Buffer[];
+  readonly bytes: number;
+}
+
+const COMMA = Buffer.from(',');
+const HEADS = ['{"s":"ok","t":[', '],"o":[', '],"h":[', '],"l":[', '],"c":[', '],"v":[', '],"tvl":['].map((h) => Buffer.from(h));
+const TAIL = Buffer.from(']}');
+
+interface Extent {
+  readonly first: number;
+  readonly last: number;
+}
+
+export interface HistoryCacheOptions {
+  /** Memory budget of the cache, bytes. */
+  readonly maxBytes?: number;
+}
+
+const spanOf = (resolution: Resolution) => RESOLUTION_SECONDS[resolution] * BUCKETS_PER_CHUNK;
+
+export class HistoryCache {
+  private readonly chunks: LRUCache<string, Chunk>;
+  /** First and last bar time per series and resolution (undefined: no bars). */
+  private readonly extents = new Map<string, Extent | null>();
+
+  constructor(
+    private readonly trades: TradeStore,
+    options: HistoryCacheOptions = {},
+  ) {
+    this.chunks = new LRUCache({ maxSize: options.maxBytes ?? 128 * 1024 * 1024, sizeCalculation: (chunk) => Math.max(1, chunk.bytes) });
+  }
+
+  /** Forgets what a commit changed: the chunks holding each trade's buckets, for its pool and Aggregate. */
+  invalidate(records: readonly TradeRecord[]): void {
+    if (this.chunks.size === 0 && this.extents.size === 0) return;
+    for (const record of records) {
+      for (const resolution of RESOLUTIONS) {
+        const chunk = Math.floor(record.blockTime / spanOf(resolution));
+        for (const series of [record.pool, record.agg]) {
+          this.chunks.delete(`${series}:${resolution}:${chunk}`);
+          this.extents.delete(`${series}:${resolution}`);
+        }
+      }
+    }
+  }
+
+  private extent(series: number, resolution: Resolution): Extent | null {
+    const key = `${series}:${resolution}`;
+    let extent = this.extents.get(key);
+    if (extent === undefined) {
+      extent = this.trades.extent(series, resolution) ?? null;
+      this.extents.set(key, extent);
+    }
+    return extent;
+  }
+
+  private chunk(series: number, resolution: Resolution, index: number): Chunk {
+    const key = `${series}:${resolution}:${index}`;
+    let chunk = this.chunks.get(key);
+    if (!chunk) {
+      const span = spanOf(resolution);
+      const rows = this.trades.range(series, resolution, index * span, (index + 1) * span);
+      const count = rows.length;
+      const columns = Array.from({ length: COLUMNS }, () => new Float64Array(count));
+      for (let i = 0; i < count; i++) {
+        const row = rows[i] as (typeof rows)[number];
+        for (let c = 0; c < COLUMNS; c++) (columns[c] as Float64Array)[i] = c === 5 ? row[5] / VOLUME_SCALE : (row[c] as number);
+      }
+      const joined = columns.map((column) => Buffer.from(column.join(','), 'latin1'));
+      chunk = { columns, count, joined, bytes: count * COLUMNS * 8 + joined.reduce((n, b) => n + b.byteLength, 0) };
+      this.chunks.set(key, chunk);
+    }
+    return chunk;
+  }
+
+  /** The JSON body (UTF-8) of /history for bars with from <= t < to. */
+  body(series: number, resolution: Resolution, from: number, to: number, includeTvl: boolean): Buffer {
+    const parts: Buffer[][] = Array.from({ length: COLUMNS }, () => []);
+    const extent = this.extent(series, resolution);
+    if (extent !== null && from < to) {
+      const start = Math.max(from, extent.first);
+      const end = Math.min(to, extent.last + 1);
+      const span = spanOf(resolution);
+      for (let index = Math.floor(start / span); start < end && index <= Math.floor((end - 1) / span); index++) {
+        const chunk = this.chunk(series, resolution, index);
+        if (chunk.count === 0) continue;
+        const times = chunk.columns[0] as Float64Array;
+        const whole = (times[0] as number) >= from && (times[chunk.count - 1] as number) < to;
+        if (whole) {
+          for (let c = 0; c < COLUMNS; c++) (parts[c] as Buffer[]).push(chunk.joined[c] as Buffer);
+          continue;
+        }
+        const lo = lowerBound(times, chunk.count, from);
+        const hi = lowerBound(times, chunk.count, to);
+        if (hi <= lo) continue;
+        for (let c = 0; c < COLUMNS; c++) {
+          (parts[c] as Buffer[]).push(Buffer.from((chunk.columns[c] as Float64Array).subarray(lo, hi).join(','), 'latin1'));
+        }
+      }
+    }
+    // Numbers serialise to ASCII, so every fragment is already valid UTF-8 JSON.
+    const pieces: Buffer[] = [];
+    for (let c = 0; c < (includeTvl ? COLUMNS : COLUMNS - 1); c++) {
+      pieces.push(HEADS[c] as Buffer);
+      (parts[c] as Buffer[]).forEach((part, i) => {
+        if (i > 0) pieces.push(COMMA);
+        pieces.push(part);
+      });
+    }
+    pieces.push(TAIL);
+    return Buffer.concat(pieces);
+  }
+}
+
+/** First index in sorted `values[0..n)` whose value is >= target. */
+function lowerBound(values: Float64Array, n: number, target: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((values[mid] as number) < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

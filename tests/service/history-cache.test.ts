@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { historyResponseSchema, type HistoryResponse } from '../../src/shared/api/history';
+import { RESOLUTIONS, type Resolution } from '../../src/shared/resolutions';
+import { VOLUME_SCALE } from '../../src/service/store/trade-store';
+import { API, createTestService, type TestService } from '../support/service';
+
+/**
+ * /history is served from cached, pre-serialised chunks: it must always equal the bars in the store,
+ * whatever the range's edges, and follow every commit.
+ */
+let service: TestService;
+let series: { id: number; poolId: string }[];
+
+beforeAll(() => {
+  service = createTestService({ pools: 200, days: 6 });
+  const market = service.runtime.market;
+  const busiest = [...market.pairs.values()].sort((a, b) => b.aggregate.baseReserve - a.aggregate.baseReserve)[0];
+  if (!busiest) throw new Error('no pairs');
+  series = [busiest.aggregate, ...busiest.pools].map((p) => ({ id: p.id, poolId: p.poolId }));
+});
+
+afterAll(() => service.close());
+
+/** The bars straight from the store, in the wire's shape. */
+function fromStore(id: number, resolution: Resolution, from: number, to: number, includeTvl: boolean): HistoryResponse {
+  const rows = service.runtime.trades.range(id, resolution, from, to);
+  const body: HistoryResponse = {
+    s: 'ok',
+    t: rows.map((r) => r[0]),
+    o: rows.map((r) => r[1]),
+    h: rows.map((r) => r[2]),
+    l: rows.map((r) => r[3]),
+    c: rows.map((r) => r[4]),
+    v: rows.map((r) => r[5] / VOLUME_SCALE),
+  };
+  if (includeTvl) body.tvl = rows.map((r) => r[6]);
+  return body;
+}
+
+async function history(poolId: string, resolution: Resolution, from: number, to: number, includeTvl: boolean) {
+  const response = await service.request(`${API}/history?symbol=${poolId}&resolution=${resolution}&from=${from}&to=${to}&include_tvl=${includeTvl}`);
+  expect(response.headers.get('Content-Type')).toMatch(/^application\/json/);
+  return historyResponseSchema.parse(await response.json());
+}
+
+describe('history served from cached chunks', () => {
+  it('equals the stored bars for ranges cutting through chunks anywhere', async () => {
+    const now = service.clock.seconds();
+    const start = now - 6 * 86_400;
+    const edges = [start - 1000, start + 37, start + 86_400, start + 86_400 * 2 + 59, now - 7_777, now - 61, now, now + 3600];
+    for (const resolution of RESOLUTIONS) {
+      for (const s of series.slice(0, 2)) {
+        for (let i = 0; i < edges.length; i++) {
+          for (let j = i + 1; j < edges.length; j++) {
+            const from = edges[i] ?? 0;
+            const to = edges[j] ?? 0;
+            const includeTvl = (i + j) % 2 === 0;
+            expect(await history(s.poolId, resolution, from, to, includeTvl)).toEqual(fromStore(s.id, resolution, from, to, includeTvl));
+          }
+        }
+      }
+    }
+  });
+
+  it('follows live trades: a cached range shows the new bars after each commit', async () => {
+    const [aggregate] = series;
+    if (!aggregate) throw new Error('no series');
+    const from = service.clock.seconds() - 86_400;
+    const to = () => service.clock.seconds() + 86_400;
+    for (const resolution of RESOLUTIONS) await history(aggregate.poolId, resolution, from, to(), true);
+    const tradesOf = () =>
+      (service.runtime.db.prepare('SELECT count(*) AS n FROM trades WHERE agg = ?').get(aggregate.id) as { n: number }).n;
+    const before = tradesOf();
+    let changes = 0;
+    for (let block = 0; block < 2000 && changes < 8; block++) {
+      service.clock.advanceSeconds(37);
+      const seen = tradesOf();
+      service.runtime.simulator.forceBlock(service.clock.seconds());
+      if (tradesOf() === seen) continue;
+      changes++;
+      for (const resolution of RESOLUTIONS) {
+        expect(await history(aggregate.poolId, resolution, from, to(), true)).toEqual(fromStore(aggregate.id, resolution, from, to(), true));
+      }
+    }
+    expect(tradesOf() - before).toBeGreaterThanOrEqual(8);
+  });
+
+  it('serves countback from the cache: the last N bars before to', async () => {
+    const [aggregate] = series;
+    if (!aggregate) throw new Error('no series');
+    const to = service.clock.seconds() - 3 * 3600 + 17;
+    const response = await service.request(`${API}/history?symbol=${aggregate.poolId}&resolution=5min&to=${to}&countback=50`);
+    const body = historyResponseSchema.parse(await response.json());
+    const all = fromStore(aggregate.id, '5min', 0, to, false);
+    expect(body.t).toEqual(all.t.slice(-50));
+    expect(body.c).toEqual(all.c.slice(-50));
+  });
+});
