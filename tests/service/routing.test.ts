@@ -59,6 +59,27 @@ describe('wrong methods', () => {
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({ s: 'error' });
   });
 
+  it('answer 404, not 405, to a known path with an extra slash, whatever the method', async () => {
+    for (const method of ['GET', 'POST']) {
+      const price = await service.request(`${API}/groups//`, { method });
+      expect(price.status, method).toBe(404);
+      priceErrorSchema.parse(await price.json());
+      const tokens = await service.request(`${API}/tokens/current//`, { method });
+      expect(tokens.status, method).toBe(404);
+      tokenErrorSchema.parse(await tokens.json());
+      const stream = await service.request(`${STREAM_PATH}//`, { method });
+      expect(stream.status, method).toBe(404);
+      tokenErrorSchema.parse(await stream.json());
+    }
+  });
+
+  it('names POST in Allow for the stream path with a trailing slash', async () => {
+    const response = await service.request(`${STREAM_PATH}/`);
+    expect(response.status).toBe(405);
+    expect(response.headers.get('Allow')).toBe('POST, OPTIONS');
+    await response.text();
+  });
+
   it('answers HEAD like GET without a body', async () => {
     const response = await service.request(`${API}/groups`, { method: 'HEAD' });
     expect(response.status).toBe(200);

@@ -124,6 +124,16 @@ describe('GET /symbol_info without group', () => {
     expect(new Set(body.ticker)).toEqual(perGroup);
   });
 
+  it('gives every symbol a name of the documented shape, a matching description and lowercase hex identifiers', async () => {
+    const rows = symbolInfoRows(await symbolInfo());
+    for (const row of rows) {
+      const parsed = ensureDefined(parseSymbolName(row.symbol), row.symbol);
+      expect(parsed.group).toBe(row.exchange);
+      expect(row.description).toBe(`${parsed.base}/${parsed.quote} on ${row.exchange}`);
+      for (const hex of [row.ticker, row.currency, row.baseCurrency]) expect(hex).toBe(hex.toLowerCase());
+    }
+  });
+
   it('lets /history find a pool by its symbol name as well as by its ticker', async () => {
     const body = await symbolInfo('Aggregate');
     const to = service.clock.seconds();
@@ -177,6 +187,13 @@ describe('GET /symbol_info transfer', () => {
     expect(weak.status).toBe(304);
     const star = await service.request(symbolInfoPath('Splash'), { headers: { 'If-None-Match': '*' } });
     expect(star.status).toBe(304);
+  });
+});
+
+describe('GET /symbol_info group names', () => {
+  it('matches the group name without regard to case, answering the canonical name', async () => {
+    expect(await symbolInfo('aggregate')).toEqual(await symbolInfo('Aggregate'));
+    expect(new Set((await symbolInfo('MINSWAPV2'))['exchange-listed'])).toEqual(new Set(['MinswapV2']));
   });
 });
 

@@ -71,13 +71,15 @@ export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
   app.route('/api/v1', api);
 
   app.notFound((c) => {
-    const family = familyOf(c.req.path);
-    const known = KNOWN_PATHS.some((p) => p.test(c.req.path));
+    // The path as sent: the non-strict c.req.path drops one trailing slash, so '/groups//' would look known.
+    const path = sentPath(c.req.url);
+    const family = familyOf(path);
+    const known = KNOWN_PATHS.some((p) => p.test(path));
     if (known) {
-      c.header('Allow', c.req.path.endsWith('/stream') ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS');
-      return familyError(c, family, 405, `Method ${c.req.method} is not allowed on ${c.req.path}`, { loc: ['method'], type: TOKEN_ERROR_TYPES.method });
+      c.header('Allow', family === 'stream' ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS');
+      return familyError(c, family, 405, `Method ${c.req.method} is not allowed on ${path}`, { loc: ['method'], type: TOKEN_ERROR_TYPES.method });
     }
-    return familyError(c, family, 404, `Unknown endpoint: ${c.req.method} ${c.req.path}`, { loc: ['path'], type: TOKEN_ERROR_TYPES.notFound });
+    return familyError(c, family, 404, `Unknown endpoint: ${c.req.method} ${path}`, { loc: ['path'], type: TOKEN_ERROR_TYPES.notFound });
   });
 
   app.onError((error, c) => {
@@ -86,6 +88,16 @@ export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
   });
 
   return app;
+}
+
+/** The request's path, percent-decoded where that is possible. */
+function sentPath(url: string): string {
+  const { pathname } = new URL(url);
+  try {
+    return decodeURI(pathname);
+  } catch {
+    return pathname;
+  }
 }
 
 const KNOWN_PATHS = [
