@@ -9,7 +9,7 @@ import { VOLUME_SCALE } from '../../src/service/store/trade-store';
 import { barsOf, historyPath, type HistoryParams } from '../support/builders';
 import { ensureDefined } from '../support/ensure';
 import { expectClose } from '../support/expect-close';
-import { aggregateStep, busiestPools, poolStep, referenceBars, storedTrades } from '../support/market';
+import { aggregateStep, busiestPools, forceTradesOn, poolStep, referenceBars, storedTrades } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 
 let service: TestService;
@@ -186,5 +186,28 @@ describe('GET /history errors', () => {
     for (const symbol of ['ADA.NOPE_Minswap_Pool1', 'ab'.repeat(28), 'zz', aggregate.poolId.slice(2)]) {
       expect(await historyError({ ...ok(), symbol }, 404)).toContain(symbol);
     }
+  });
+});
+
+describe('GET /history after new trades', () => {
+  it('serves the bars of trades committed after an earlier answer (no stale cache)', async () => {
+    const end = to + 86_400;
+    const query = (resolution: (typeof RESOLUTIONS)[number]) => ({ symbol: aggregate.poolId, resolution, from, to: end, include_tvl: true });
+    const expectFresh = async () => {
+      const trades = storedTrades(service.runtime, { agg: aggregate.id });
+      for (const resolution of RESOLUTIONS) {
+        expect(barsOf(await history(query(resolution))), resolution).toEqual(referenceBars(trades.map(aggregateStep), resolution, VOLUME_SCALE));
+        const last = await history({ symbol: aggregate.poolId, resolution, to: end, countback: 2, include_tvl: true });
+        expect(barsOf(last)).toEqual(referenceBars(trades.map(aggregateStep), resolution, VOLUME_SCALE).slice(-2));
+      }
+    };
+    await expectFresh();
+    // Into the last existing minute (a bar changes), then ten minutes on (a new bar), then a day on (a new chunk).
+    forceTradesOn(service.runtime, [aggregate], service.clock.seconds());
+    await expectFresh();
+    forceTradesOn(service.runtime, [aggregate], service.clock.seconds() + 600);
+    await expectFresh();
+    forceTradesOn(service.runtime, [aggregate], service.clock.seconds() + 86_000);
+    await expectFresh();
   });
 });

@@ -197,6 +197,28 @@ describe('GET /symbol_info group names', () => {
   });
 });
 
+describe('GET /symbol_info on a market that changes', () => {
+  it('lists a new pool at once, numbered after the pair\'s pools in its group, under a new ETag', async () => {
+    const { market, marketStore } = service.runtime;
+    const before = await service.request(symbolInfoPath('Minswap'));
+    const etag = ensureDefined(before.headers.get('ETag'));
+    const known = symbolInfoResponseSchema.parse(await before.json());
+    const existing = ensureDefined(market.pools.get(ensureDefined(known.ticker[0])));
+    const pair = existing.pair;
+    const inGroup = pair.pools.filter((p) => p.group === 'Minswap').length;
+    const poolId = 'ab'.repeat(28);
+    marketStore.insertPool(market, pair, { poolId, group: 'Minswap', baseReserve: existing.baseReserve, quoteReserve: existing.quoteReserve, feeBps: 30, simulated: false });
+
+    const after = await service.request(symbolInfoPath('Minswap'), { headers: { 'If-None-Match': etag } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get('ETag')).not.toBe(etag);
+    const rows = symbolInfoRows(symbolInfoResponseSchema.parse(await after.json()));
+    const row = ensureDefined(rows.find((r) => r.ticker === poolId));
+    expect(parseSymbolName(row.symbol)?.poolNumber).toBe(inGroup + 1);
+    expect(row.symbol.endsWith(`_Minswap_Pool${inGroup + 1}`)).toBe(true);
+  });
+});
+
 describe('GET /symbol_info errors', () => {
   it('answers 404 {"s":"error"} to an unknown group', async () => {
     const response = await service.request(symbolInfoPath('NoSuchDex'));

@@ -122,6 +122,31 @@ describe('GET /tokens/current', () => {
   });
 });
 
+describe('GET /tokens/current on a market that changes', () => {
+  it('answers 404 for a known token without an ADA pool, and describes a new pool without trades by its reserves', async () => {
+    const { market, marketStore } = service.runtime;
+    const token = marketStore.insertToken(market, { unit: `${fakeHex(28, 'b')}41424344`, ticker: 'ABCD', name: 'Test', decimals: 6, logoKind: 0 });
+    const lonely = await tokenError(tokensCurrentPath({ policy: token.unit }), 404);
+    expect(lonely.detail[0]?.msg).toMatch(/ADA pool/);
+
+    const ada = ensureDefined(market.tokens.get(''));
+    const pair = marketStore.ensurePair(market, ada, token);
+    const pool = marketStore.insertPool(market, pair, { poolId: fakeHex(28, 'f'), group: 'Minswap', baseReserve: 5_000e6, quoteReserve: 20_000e6, feeBps: 30, simulated: false });
+    const body = await stats({ policy: token.unit.toUpperCase() });
+    expect(body).toEqual({
+      current_price: 0.25,
+      current_tvl: 10_000,
+      hourly_price_change: 0,
+      hourly_tvl_change: 0,
+      hourly_volume: 0,
+      daily_price_change: 0,
+      daily_tvl_change: 0,
+      daily_volume: 0,
+    });
+    expect(await stats({ pool: pool.poolId })).toEqual(body);
+  });
+});
+
 describe('GET /tokens/current errors', () => {
   it('answers 422 when both policy and pool are given', async () => {
     const body = await tokenError(tokensCurrentPath({ policy: aggregate.pair.quote.unit, pool: aggregate.poolId }), 422);
