@@ -81,6 +81,22 @@ describe('restart and catch-up', () => {
   });
 });
 
+describe('the data directory lock', () => {
+  it('refuses a second runtime on a data directory this process already has open, and frees it on close', () => {
+    const first = createTestService({ days: 0.05 });
+    try {
+      expect(() => createTestService({ days: 0.05, dataDir: first.dataDir })).toThrow(/is in use by process/);
+      // The refused attempt did not release the lock of the open runtime.
+      expect(() => createTestService({ days: 0.05, dataDir: first.dataDir })).toThrow(/is in use by process/);
+      const reopened = first.restart();
+      expect(reopened.runtime.market.pools.size).toBeGreaterThan(0);
+      reopened.close();
+    } finally {
+      first.close();
+    }
+  });
+});
+
 describe('determinism', () => {
   it('gives the same trades, bars and reserves whether the service ran straight to T or restarted halfway', () => {
     // Both histories start at T0 - 1 day; one runs to T0 + 6 h at once, the other stops at T0.

@@ -1,8 +1,11 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** Lock file of a data directory: one process writes a store at a time. */
 export const LOCK_FILE = 'store.lock';
+
+/** Lock files this process holds, with their purpose. */
+const heldHere = new Map<string, string>();
 
 function alive(pid: number): boolean {
   try {
@@ -21,15 +24,24 @@ export function lockDataDir(dataDir: string, purpose: string): () => void {
   if (dataDir === ':memory:') return () => {};
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, LOCK_FILE);
+  // A lock file naming this process is stale (a PID reused after a restart, as in containers) unless
+  // this process holds it right now: that is told apart here.
+  const key = resolve(file);
+  const holder = heldHere.get(key);
+  if (holder !== undefined) {
+    throw new Error(`${dataDir} is in use by process ${process.pid} (${holder}). Stop it first, or use another --data-dir.`);
+  }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx');
       writeSync(fd, JSON.stringify({ pid: process.pid, purpose, since: new Date().toISOString() }));
       closeSync(fd);
+      heldHere.set(key, purpose);
       let released = false;
       return () => {
         if (released) return;
         released = true;
+        heldHere.delete(key);
         rmSync(file, { force: true });
       };
     } catch (error) {
