@@ -57,6 +57,8 @@ export interface TestService {
   request(path: string, init?: TestRequestInit): Promise<Response>;
   /** GET (with the default key) and parse the JSON body; throws on a non-2xx status. */
   getJson(path: string, key?: string): Promise<unknown>;
+  /** Makes the market trade one block at the clock's time (at least one trade); returns the trade count. */
+  trade(): number;
   /** A fresh key of a plan (stored in the key store), for a rate-limit bucket of its own. */
   newKey(plan: PlanName): string;
   /** Closes the runtime and opens a new one on the same data directory and clock. */
@@ -122,6 +124,7 @@ function open(dataDir: string, ownsDir: boolean, clock: TestClock, options: Test
       if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${text}`);
       return JSON.parse(text) as unknown;
     },
+    trade: () => runtime.simulator.forceBlock(clock.seconds()),
     newKey: (plan) => runtime.keyStore.create(plan, 'test').key,
     restart: (next = {}) => {
       runtime.close();
