@@ -193,7 +193,7 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
       limiter,
       hub,
       logos,
-      symbolInfo: new SymbolInfoCache(market, symbols),
+      symbolInfo: new SymbolInfoCache(market, symbols, nowMs),
       history,
       stream: {
         pingSeconds: config.streamPingSeconds,
@@ -223,7 +223,7 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
       internalKey,
       devKey,
       startupTrades,
-      startLive: () => simulator.start(nowSeconds),
+      startLive: () => simulator.start(nowSeconds, (error) => log?.(`market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`)),
       close: () => {
         if (closed) return;
         closed = true;

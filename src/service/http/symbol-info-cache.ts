@@ -11,6 +11,9 @@ export interface CachedBody {
   readonly etag: string;
 }
 
+/** How long a built body is served before pricescales are recomputed from current prices. */
+const REFRESH_MS = 15 * 60_000;
+
 /** TradingView pricescale: a power of ten giving the price about five significant digits. */
 export function pricescaleFor(price: number): number {
   if (!(price > 0) || !Number.isFinite(price)) return 100;
@@ -24,17 +27,22 @@ export function pricescaleFor(price: number): number {
  */
 export class SymbolInfoCache {
   private version = -1;
+  private builtAt = 0;
   private readonly bodies = new Map<string, CachedBody>();
 
   constructor(
     private readonly market: Market,
     private readonly symbols: SymbolNames,
+    private readonly nowMs: () => number = Date.now,
   ) {}
 
   get(group: GroupName | undefined): CachedBody {
-    if (this.version !== this.market.version) {
+    const now = this.nowMs();
+    // Rebuilt when the market's structure changes, and now and then so pricescale follows prices.
+    if (this.version !== this.market.version || now - this.builtAt > REFRESH_MS) {
       this.bodies.clear();
       this.version = this.market.version;
+      this.builtAt = now;
     }
     const key = group ?? '*';
     let body = this.bodies.get(key);

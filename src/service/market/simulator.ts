@@ -174,11 +174,16 @@ export class Simulator {
     return trades;
   }
 
-  /** Trades live: produces each block when the clock reaches it. */
-  start(nowSeconds: () => number): void {
+  /**
+   * Trades live: produces each block when the clock reaches it. A block whose commit fails (disk full,
+   * a locked database) is reported and retried on the next tick from the last saved state.
+   */
+  start(nowSeconds: () => number, onError: (error: unknown) => void = () => {}): void {
     const tick = () => {
       try {
         this.runUntil(nowSeconds(), undefined, 1);
+      } catch (error) {
+        onError(error);
       } finally {
         const delayMs = Math.max(50, (this.nextBlockTime - nowSeconds()) * 1000);
         this.timer = setTimeout(tick, delayMs);

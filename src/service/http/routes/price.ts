@@ -71,12 +71,15 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
       if (group === undefined) return priceError(c, 404, `Unknown group: ${requested} (known: ${ALL_GROUPS.join(', ')})`);
     }
     const body = symbolInfo.get(group);
-    c.header('ETag', body.etag);
+    const gzip = acceptsGzip(c.req.header('Accept-Encoding'));
+    // A strong ETag names one representation: the gzipped body has its own.
+    const etag = gzip ? `${body.etag.slice(0, -1)}-gz"` : body.etag;
+    c.header('ETag', etag);
     c.header('Cache-Control', 'private, max-age=60');
     c.header('Vary', 'Accept-Encoding');
-    if (etagMatches(c.req.header('If-None-Match'), body.etag)) return c.body(null, 304);
+    if (etagMatches(c.req.header('If-None-Match'), etag)) return c.body(null, 304);
     c.header('Content-Type', 'application/json');
-    if (acceptsGzip(c.req.header('Accept-Encoding'))) {
+    if (gzip) {
       c.header('Content-Encoding', 'gzip');
       return c.body(new Uint8Array(body.gzip));
     }
