@@ -1,0 +1,94 @@
+import type { z } from 'zod';
+import { priceErrorSchema, tokenErrorSchema } from '../shared/api/errors';
+
+/** The subset of `fetch` the datafeed uses (the browser's, or a test's in-process one). */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** A settled request: the validated body, or a message fit for the chart's `onError`. */
+export type Outcome<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: string; readonly status?: number };
+
+export type QueryValue = string | number | boolean | undefined;
+
+/** Builds `<base><path>?<query>` (undefined values left out); `base` may be relative, e.g. `/gw/v1`. */
+export function gatewayUrl(base: string, path: string, query: Readonly<Record<string, QueryValue>> = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const search = params.toString();
+  return `${base.replace(/\/+$/, '')}${path}${search === '' ? '' : `?${search}`}`;
+}
+
+/** The server's own words for a failed request, when its body has them. */
+function serverMessage(body: unknown): string | undefined {
+  const price = priceErrorSchema.safeParse(body);
+  if (price.success) return price.data.errmsg;
+  const token = tokenErrorSchema.safeParse(body);
+  if (token.success) return token.data.detail.map((item) => item.msg).join('; ');
+  return undefined;
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'unexpected shape';
+  const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  return `${where}${issue.message}`;
+}
+
+/**
+ * GET requests to the gateway, validated with the wire contract's zod schemas. Never throws: every
+ * failure (network, HTTP status, malformed body) becomes an `Outcome` with a clear message. Identical
+ * requests in flight at the same time share one fetch.
+ */
+export class GatewayClient {
+  private readonly inFlight = new Map<string, Promise<Outcome<unknown>>>();
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly fetchImpl: FetchLike,
+  ) {}
+
+  /** The URL of a gateway path (for EventSource, which does its own request). */
+  url(path: string, query?: Readonly<Record<string, QueryValue>>): string {
+    return gatewayUrl(this.baseUrl, path, query);
+  }
+
+  get<T>(path: string, query: Readonly<Record<string, QueryValue>>, schema: z.ZodType<T>): Promise<Outcome<T>> {
+    const url = this.url(path, query);
+    let pending = this.inFlight.get(url);
+    if (!pending) {
+      pending = this.load(url, path, schema).finally(() => this.inFlight.delete(url));
+      this.inFlight.set(url, pending);
+    }
+    // Same URL, same schema: the shared outcome has type T.
+    return pending as Promise<Outcome<T>>;
+  }
+
+  private async load<T>(url: string, path: string, schema: z.ZodType<T>): Promise<Outcome<T>> {
+    let response: Response;
+    try {
+      response = await this.fetchImpl(url, { headers: { Accept: 'application/json' } });
+    } catch (error) {
+      return { ok: false, error: `The gateway is unreachable (${path}): ${error instanceof Error ? error.message : String(error)}` };
+    }
+    let body: unknown;
+    let parsedJson = true;
+    try {
+      body = await response.json();
+    } catch {
+      parsedJson = false;
+    }
+    if (!response.ok) {
+      const message = parsedJson ? serverMessage(body) : undefined;
+      return { ok: false, status: response.status, error: message ?? `The gateway answered ${response.status} to ${path}` };
+    }
+    if (!parsedJson) return { ok: false, status: response.status, error: `Malformed answer from ${path}: the body is not JSON` };
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      const message = serverMessage(body);
+      if (message !== undefined) return { ok: false, status: response.status, error: message };
+      return { ok: false, status: response.status, error: `Malformed answer from ${path}: ${describeIssue(parsed.error)}` };
+    }
+    return { ok: true, value: parsed.data };
+  }
+}

@@ -1,0 +1,7 @@
+/** The datafeed layer's public surface: the UDF-style adapter and the types it speaks. */
+export { UdfDatafeed, type UdfDatafeedOptions } from './udf-datafeed';
+export type { EventSourceConstructor, EventSourceLike } from './live-connection';
+export type { FetchLike } from './gateway-client';
+export type { SearchRow } from './symbol-search';
+export { SUPPORTED_RESOLUTIONS, toLibraryResolution, toWireResolution } from './resolution-map';
+export type * from './tradingview-types';

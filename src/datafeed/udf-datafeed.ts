@@ -1,0 +1,264 @@
+import { GATEWAY_PREFIX, gatewayInfoSchema } from '../shared/api/gateway';
+import type { Bar as WireBar } from '../shared/bars';
+import { AGGREGATE_GROUP, ALL_GROUPS } from '../shared/groups';
+import { isPoolId } from '../shared/ids';
+import { asSeconds } from '../shared/time';
+import { GatewayClient, type FetchLike } from './gateway-client';
+import { HistoryLoader } from './history-loader';
+import { toLibraryBar, toLibrarySymbolInfo, toSearchResultItem } from './library-format';
+import type { EventSourceConstructor } from './live-connection';
+import { LiveFeed } from './live-feed';
+import { SUPPORTED_RESOLUTIONS, toWireResolution, unsupportedResolutionMessage } from './resolution-map';
+import { SymbolCatalog } from './symbol-catalog';
+import type { SearchRow } from './symbol-search';
+import type {
+  DatafeedConfiguration,
+  DatafeedErrorCallback,
+  HistoryCallback,
+  IBasicDataFeed,
+  LibrarySymbolInfo,
+  OnReadyCallback,
+  PeriodParams,
+  ResolutionString,
+  ResolveCallback,
+  SearchSymbolsCallback,
+  ServerTimeCallback,
+  SubscribeBarsCallback,
+} from './tradingview-types';
+
+export interface UdfDatafeedOptions {
+  /** The gateway's REST and live base (default `/gw/v1`, same origin). */
+  readonly baseUrl?: string;
+  /** Default: the global fetch. */
+  readonly fetch?: FetchLike;
+  /** Default: the global EventSource; without one, subscribeBars delivers no live updates. */
+  readonly EventSource?: EventSourceConstructor;
+  /** Wait after a change of subscriptions before reconnecting the live stream (default 100 ms). */
+  readonly liveDebounceMs?: number;
+  /** How long a group's symbols are reused (default 10 minutes). */
+  readonly symbolCacheMs?: number;
+  /** Results of `searchSymbols` (default 50, the library's convention). */
+  readonly searchLimit?: number;
+  /** How long live events that do not chain to a snapshot are held before being applied (default 1 s). */
+  readonly anchorWaitMs?: number;
+  /** Delay before retrying a failed live sync (default 2 s). */
+  readonly syncRetryMs?: number;
+  /** Problems that have no callback of their own (live errors, throwing callbacks). Default: console.warn. */
+  readonly onWarning?: (message: string) => void;
+  /** Clock in ms (default Date.now). */
+  readonly now?: () => number;
+}
+
+/** Symbol types the datafeed knows (every pair is spot). */
+const SYMBOL_TYPES = [
+  { name: 'All types', value: '' },
+  { name: 'Spot', value: 'spot' },
+];
+
+/**
+ * A TradingView-compatible datafeed (IBasicDataFeed) over the gateway: it never holds an API key and
+ * can be handed to the Charting Library unchanged; our lightweight-charts UI uses it too.
+ *
+ * - Resolutions `1`, `5`, `15`, `60`, `1D` (1min ... 1d); times in the library's units (PeriodParams
+ *   in seconds, bars in milliseconds).
+ * - Live bars (`subscribeBars`) exist for Aggregate symbols only (the stream serves Aggregate pools);
+ *   a subscription to another symbol is accepted and simply never ticks, and opens no connection.
+ * - Bars carry an extra `tvl` field (the library ignores it).
+ */
+export class UdfDatafeed implements IBasicDataFeed {
+  private readonly client: GatewayClient;
+  private readonly catalog: SymbolCatalog;
+  private readonly history: HistoryLoader;
+  private readonly live: LiveFeed | undefined;
+  private readonly passive = new Set<string>();
+  /** Newest bar returned by getBars per `ticker|resolution`: what a new subscription's chart already has. */
+  private readonly newest = new Map<string, WireBar>();
+  private readonly searchLimit: number;
+  private readonly warn: (message: string) => void;
+  private readonly now: () => number;
+  private configuration: Promise<DatafeedConfiguration> | undefined;
+  private warnedNoLive = false;
+
+  constructor(options: UdfDatafeedOptions = {}) {
+    const fetchImpl: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.client = new GatewayClient(options.baseUrl ?? GATEWAY_PREFIX, fetchImpl);
+    this.now = options.now ?? Date.now;
+    this.catalog = new SymbolCatalog(this.client, { ttlMs: options.symbolCacheMs ?? 10 * 60_000, now: this.now });
+    this.history = new HistoryLoader(this.client);
+    this.searchLimit = options.searchLimit ?? 50;
+    this.warn = options.onWarning ?? ((message) => console.warn(`datafeed: ${message}`));
+    const EventSourceImpl =
+      options.EventSource ?? (typeof globalThis.EventSource === 'function' ? (globalThis.EventSource as EventSourceConstructor) : undefined);
+    this.live = EventSourceImpl
+      ? new LiveFeed({
+          connection: {
+            EventSource: EventSourceImpl,
+            url: (pools, lastEventId) => this.client.url('/live', { pools: pools.join(','), lastEventId }),
+            debounceMs: options.liveDebounceMs ?? 100,
+            reopenInitialMs: 1000,
+            reopenMaxMs: 30_000,
+          },
+          history: this.history,
+          anchorWaitMs: options.anchorWaitMs ?? 1000,
+          syncRetryMs: options.syncRetryMs ?? 2000,
+          warn: this.warn,
+          now: this.now,
+        })
+      : undefined;
+  }
+
+  /** Calls the configuration callback asynchronously: resolutions, the groups as exchanges, symbol types. */
+  onReady(callback: OnReadyCallback): void {
+    this.configuration ??= this.catalog.groups().then((outcome) => {
+      if (!outcome.ok) this.warn(`Could not load the groups (${outcome.error}); using the known list`);
+      const groups = outcome.ok ? outcome.value : ALL_GROUPS;
+      return {
+        supported_resolutions: [...SUPPORTED_RESOLUTIONS],
+        exchanges: [
+          { value: '', name: 'All groups', desc: 'Every DEX group and Aggregate' },
+          ...groups.map((group) => ({
+            value: group,
+            name: group,
+            desc: group === AGGREGATE_GROUP ? 'Every DEX combined (summed reserves)' : group,
+          })),
+        ],
+        symbols_types: SYMBOL_TYPES.map((t) => ({ ...t })),
+        supports_marks: false,
+        supports_timescale_marks: false,
+        supports_time: true,
+      };
+    });
+    void this.configuration.then((config) => this.safely(() => callback(config)));
+  }
+
+  /** The server's clock in Unix seconds (from /gw/v1/info; the local clock if the gateway cannot say). */
+  getServerTime(callback: ServerTimeCallback): void {
+    void this.client.get('/info', {}, gatewayInfoSchema).then((outcome) => {
+      if (!outcome.ok) this.warn(`Server time unavailable (${outcome.error}); using the local clock`);
+      const time = outcome.ok ? outcome.value.time : Math.floor(this.now() / 1000);
+      this.safely(() => callback(time));
+    });
+  }
+
+  /**
+   * The library's symbol search: `exchange` '' searches every group. At most `searchLimit` results,
+   * ranked (exact ticker first, then by liquidity). Failures give an empty list (the library's search
+   * has no error callback) and a warning.
+   */
+  searchSymbols(userInput: string, exchange: string, symbolType: string, onResult: SearchSymbolsCallback): void {
+    void this.catalog.search(userInput, exchange, this.searchLimit, symbolType).then((outcome) => {
+      if (!outcome.ok) this.warn(`Symbol search failed: ${outcome.error}`);
+      const items = outcome.ok ? outcome.value.map(toSearchResultItem) : [];
+      this.safely(() => onResult(items));
+    });
+  }
+
+  /**
+   * Ranked search for our own UI: rows with pair, group, pool ID and TVL. `group` undefined or ''
+   * searches every group; `limit` may be large (a virtualized list). Rejects with the server's message.
+   */
+  async search(query: string, group?: string, limit = this.searchLimit): Promise<SearchRow[]> {
+    const outcome = await this.catalog.search(query, group, limit);
+    if (!outcome.ok) throw new Error(outcome.error);
+    return outcome.value;
+  }
+
+  /** Resolves `NAME`, `GROUP:NAME` or a ticker (pool ID). Unknown symbols reach `onError`. */
+  resolveSymbol(symbolName: string, onResolve: ResolveCallback, onError: DatafeedErrorCallback): void {
+    void this.catalog.resolve(symbolName).then((outcome) => {
+      if (outcome.ok) {
+        const info = toLibrarySymbolInfo(outcome.value);
+        this.safely(() => onResolve(info));
+      } else {
+        this.safely(() => onError(outcome.error));
+      }
+    });
+  }
+
+  /**
+   * Bars of [from, to) (seconds), oldest first, with `time` in milliseconds; at least `countBack` bars
+   * while older history exists; `noData: true` when nothing exists before `to`. Errors (including the
+   * server's errmsg) reach `onError`.
+   */
+  getBars(
+    symbolInfo: LibrarySymbolInfo,
+    resolution: ResolutionString,
+    periodParams: PeriodParams,
+    onResult: HistoryCallback,
+    onError: DatafeedErrorCallback,
+  ): void {
+    void this.loadBars(symbolInfo, resolution, periodParams).then((outcome) => {
+      if (outcome.ok) this.safely(() => onResult(outcome.bars, { noData: outcome.noData }));
+      else this.safely(() => onError(outcome.error));
+    });
+  }
+
+  private async loadBars(
+    symbolInfo: LibrarySymbolInfo,
+    resolution: ResolutionString,
+    period: PeriodParams,
+  ): Promise<{ ok: true; bars: ReturnType<typeof toLibraryBar>[]; noData: boolean } | { ok: false; error: string }> {
+    const wire = toWireResolution(resolution);
+    if (wire === undefined) return { ok: false, error: unsupportedResolutionMessage(resolution) };
+    const symbol = symbolInfo.ticker ?? symbolInfo.name;
+    const to = asSeconds(Math.max(0, Math.floor(period.to)));
+    const from = asSeconds(Math.min(to, Math.max(0, Math.floor(period.from))));
+    const countBack = Number.isFinite(period.countBack) ? Math.max(0, Math.floor(period.countBack)) : 0;
+    const outcome = await this.history.bars(symbol, wire, { from, to, countBack });
+    if (!outcome.ok) return outcome;
+    const { bars, noData } = outcome.value;
+    const last = bars.at(-1);
+    const key = `${symbol.toLowerCase()}|${wire}`;
+    const known = this.newest.get(key);
+    if (last && (!known || last.time >= known.time)) this.newest.set(key, last);
+    return { ok: true, bars: bars.map(toLibraryBar), noData };
+  }
+
+  /**
+   * Live bars of an Aggregate symbol at a resolution: the current bar after every trade, a new bar at
+   * each bucket boundary, `onResetCacheNeededCallback` when a resync shows that history changed.
+   * Other symbols have no live updates: the subscription is kept (so unsubscribe works) and never ticks.
+   */
+  subscribeBars(
+    symbolInfo: LibrarySymbolInfo,
+    resolution: ResolutionString,
+    onTick: SubscribeBarsCallback,
+    listenerGuid: string,
+    onResetCacheNeededCallback: () => void,
+  ): void {
+    this.unsubscribeBars(listenerGuid);
+    const wire = toWireResolution(resolution);
+    const poolId = symbolInfo.ticker ?? '';
+    const streams = symbolInfo.listed_exchange === AGGREGATE_GROUP || symbolInfo.exchange === AGGREGATE_GROUP;
+    if (wire === undefined || !streams || !isPoolId(poolId) || !this.live) {
+      if (wire === undefined) this.warn(unsupportedResolutionMessage(resolution));
+      if (!this.live && streams && !this.warnedNoLive) {
+        this.warnedNoLive = true;
+        this.warn('No EventSource available: live updates are off');
+      }
+      this.passive.add(listenerGuid);
+      return;
+    }
+    const known = this.newest.get(`${poolId.toLowerCase()}|${wire}`);
+    this.live.subscribe(listenerGuid, poolId, wire, { onTick, onReset: onResetCacheNeededCallback }, known);
+  }
+
+  unsubscribeBars(listenerGuid: string): void {
+    this.passive.delete(listenerGuid);
+    this.live?.unsubscribe(listenerGuid);
+  }
+
+  /** Closes the live connection and drops every subscription. */
+  close(): void {
+    this.passive.clear();
+    this.live?.close();
+  }
+
+  private safely(call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.warn(`A chart callback threw: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}

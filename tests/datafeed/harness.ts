@@ -1,0 +1,203 @@
+import { TestEventSource } from '../support/event-source';
+import { createTestPlatform, type TestPlatform, type TestPlatformOptions } from '../support/platform';
+import { ensureDefined } from '../support/ensure';
+import { UdfDatafeed, type UdfDatafeedOptions } from '../../src/datafeed/udf-datafeed';
+import type { SearchRow } from '../../src/datafeed/symbol-search';
+import type {
+  DatafeedConfiguration,
+  HistoryMetadata,
+  LibrarySymbolInfo,
+  PeriodParams,
+  ResolutionString,
+  SearchSymbolResultItem,
+  TvlBar,
+} from '../../src/datafeed/tradingview-types';
+import { isAggregate, type Pool } from '../../src/service/market/model';
+import { historyResponseSchema } from '../../src/shared/api/history';
+import { asMillis, asSeconds } from '../../src/shared/time';
+
+/** Test helpers for the datafeed: a platform, a datafeed wired to it, and promise wrappers of the callback API. */
+
+export interface Harness {
+  readonly tp: TestPlatform;
+  readonly datafeed: UdfDatafeed;
+  /** URLs fetched by the datafeed, in order. */
+  readonly fetched: string[];
+  /** EventSources the datafeed opened. */
+  readonly sources: TestEventSource[];
+  readonly warnings: string[];
+  close(): void;
+}
+
+/** A datafeed on an existing platform: fetch and EventSource over the in-process server, calls recorded. */
+export function attachDatafeed(tp: TestPlatform, options: UdfDatafeedOptions = {}): Omit<Harness, 'tp'> {
+  const fetched: string[] = [];
+  const sources: TestEventSource[] = [];
+  const warnings: string[] = [];
+  const fetchImpl = (input: string, init?: RequestInit) => {
+    fetched.push(input);
+    return tp.fetch(input, init);
+  };
+  class PlatformEventSource extends TestEventSource {
+    constructor(url: string) {
+      super(url, tp.fetch);
+      sources.push(this);
+    }
+  }
+  const datafeed = new UdfDatafeed({
+    fetch: fetchImpl,
+    EventSource: PlatformEventSource,
+    liveDebounceMs: 10,
+    onWarning: (message) => warnings.push(message),
+    ...options,
+  });
+  return { datafeed, fetched, sources, warnings, close: () => datafeed.close() };
+}
+
+export function createHarness(platform: TestPlatformOptions = {}, options: UdfDatafeedOptions = {}): Harness {
+  const tp = createTestPlatform(platform);
+  const attached = attachDatafeed(tp, options);
+  return {
+    tp,
+    ...attached,
+    close: () => {
+      attached.close();
+      tp.close();
+    },
+  };
+}
+
+export function onReady(datafeed: UdfDatafeed): Promise<DatafeedConfiguration> {
+  return new Promise((resolve) => datafeed.onReady(resolve));
+}
+
+export function resolveSymbol(datafeed: UdfDatafeed, name: string): Promise<LibrarySymbolInfo> {
+  return new Promise((resolve, reject) => datafeed.resolveSymbol(name, resolve, (reason) => reject(new Error(reason))));
+}
+
+export function searchSymbols(datafeed: UdfDatafeed, input: string, exchange = '', type = ''): Promise<SearchSymbolResultItem[]> {
+  return new Promise((resolve) => datafeed.searchSymbols(input, exchange, type, resolve));
+}
+
+export interface BarsResult {
+  readonly bars: TvlBar[];
+  readonly meta: HistoryMetadata | undefined;
+}
+
+/** getBars as a promise; rejects with the onError reason. `from`/`to` in seconds. */
+export function getBars(
+  datafeed: UdfDatafeed,
+  symbolInfo: LibrarySymbolInfo,
+  resolution: ResolutionString,
+  params: { from: number; to: number; countBack?: number; firstDataRequest?: boolean },
+): Promise<BarsResult> {
+  const period: PeriodParams = {
+    from: asSeconds(params.from),
+    to: asSeconds(params.to),
+    countBack: params.countBack ?? 0,
+    firstDataRequest: params.firstDataRequest ?? false,
+  };
+  return new Promise((resolve, reject) =>
+    datafeed.getBars(symbolInfo, resolution, period, (bars, meta) => resolve({ bars: bars as TvlBar[], meta }), (reason) => reject(new Error(reason))),
+  );
+}
+
+export function search(datafeed: UdfDatafeed, query: string, group?: string, limit?: number): Promise<SearchRow[]> {
+  return datafeed.search(query, group, limit);
+}
+
+/** Aggregate pools, most traded first. */
+export function busiestAggregates(tp: TestPlatform): Pool[] {
+  const runtime = ensureDefined(tp.platform.runtime, 'embedded runtime');
+  const counts = new Map(
+    runtime.db
+      .prepare<[], { agg: number; n: number }>('SELECT agg, count(*) AS n FROM trades GROUP BY agg')
+      .all()
+      .map((r) => [r.agg, r.n]),
+  );
+  return [...runtime.market.pools.values()].filter(isAggregate).sort((a, b) => (counts.get(b.id) ?? 0) - (counts.get(a.id) ?? 0) || a.id - b.id);
+}
+
+/** A DEX (non-Aggregate) pool with trades. */
+export function busiestDexPool(tp: TestPlatform): Pool {
+  const runtime = ensureDefined(tp.platform.runtime, 'embedded runtime');
+  const row = ensureDefined(
+    runtime.db.prepare<[], { pool: number }>('SELECT pool, count(*) AS n FROM trades GROUP BY pool ORDER BY n DESC, pool LIMIT 1').get(),
+    'a traded pool',
+  );
+  return ensureDefined(runtime.market.poolsById.get(row.pool), 'pool');
+}
+
+/** Makes the market trade until one of `pools` (Aggregate pool IDs) traded; returns how many blocks it took. */
+export function tradeUntil(tp: TestPlatform, pools: readonly Pool[], maxBlocks = 500): number {
+  const before = pools.map((p) => `${p.baseReserve}/${p.quoteReserve}`);
+  for (let i = 1; i <= maxBlocks; i++) {
+    tp.trade();
+    if (pools.some((p, k) => `${p.baseReserve}/${p.quoteReserve}` !== before[k])) return i;
+  }
+  throw new Error(`none of ${pools.length} pools traded in ${maxBlocks} blocks`);
+}
+
+/** Collects the bars a subscription emitted: every tick in order, and the last per bar time. */
+export class TickRecorder {
+  readonly ticks: TvlBar[] = [];
+  resets = 0;
+  readonly onTick = (bar: { time: number }) => {
+    this.ticks.push(bar as TvlBar);
+  };
+  readonly onReset = () => {
+    this.resets++;
+  };
+
+  /** The last emitted bar per bucket, oldest first. */
+  bars(): TvlBar[] {
+    const byTime = new Map<number, TvlBar>();
+    for (const tick of this.ticks) byTime.set(tick.time, tick);
+    return [...byTime.values()].sort((a, b) => a.time - b.time);
+  }
+
+  last(): TvlBar | undefined {
+    return this.ticks.at(-1);
+  }
+}
+
+/** /history through the gateway as library bars (ms), for comparing with what the datafeed emitted. */
+export async function historyBars(tp: TestPlatform, poolId: string, resolution: string, from: number, to: number): Promise<TvlBar[]> {
+  const search = new URLSearchParams({ symbol: poolId, resolution, from: String(from), to: String(to), include_tvl: 'true' });
+  const body = historyResponseSchema.parse(await (await tp.fetch(`/gw/v1/history?${search}`)).json());
+  return body.t.map((t, i) => ({
+    time: asMillis(t * 1000),
+    open: body.o[i] ?? Number.NaN,
+    high: body.h[i] ?? Number.NaN,
+    low: body.l[i] ?? Number.NaN,
+    close: body.c[i] ?? Number.NaN,
+    volume: body.v[i] ?? Number.NaN,
+    tvl: body.tvl?.[i] ?? Number.NaN,
+  }));
+}
+
+/** Subscribes a recorder to a symbol at a resolution. */
+export function subscribe(datafeed: UdfDatafeed, symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, listenerGuid: string): TickRecorder {
+  const recorder = new TickRecorder();
+  datafeed.subscribeBars(symbolInfo, resolution, recorder.onTick, listenerGuid, recorder.onReset);
+  return recorder;
+}
+
+/** Lets queued stream frames and timers run. */
+export function settle(ms = 0): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** An advanceable market clock (ms) for createTestPlatform's `nowMs`. */
+export function manualClock(startMs: number): { now: () => number; set(ms: number): void; advanceSeconds(s: number): void } {
+  let now = startMs;
+  return {
+    now: () => now,
+    set: (ms) => {
+      now = ms;
+    },
+    advanceSeconds: (s) => {
+      now += s * 1000;
+    },
+  };
+}
