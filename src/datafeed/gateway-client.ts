@@ -53,6 +53,7 @@ export class GatewayClient {
     return gatewayUrl(this.baseUrl, path, query);
   }
 
+  /** GET `<base><path>?<query>`, the body validated by `schema`; shares a fetch with an identical request in flight. */
   get<T>(path: string, query: Readonly<Record<string, QueryValue>>, schema: z.ZodType<T>): Promise<Outcome<T>> {
     const url = this.url(path, query);
     let pending = this.inFlight.get(url);

@@ -228,7 +228,8 @@ export class UdfDatafeed implements IBasicDataFeed {
   ): void {
     this.unsubscribeBars(listenerGuid);
     const wire = toWireResolution(resolution);
-    const poolId = symbolInfo.ticker ?? '';
+    // The library passes back what resolveSymbol gave (with the ticker); otherwise look the name up.
+    const poolId = symbolInfo.ticker ?? this.catalog.cached().find((c) => c.group === symbolInfo.exchange)?.find(symbolInfo.name)?.ticker ?? '';
     const streams = symbolInfo.listed_exchange === AGGREGATE_GROUP || symbolInfo.exchange === AGGREGATE_GROUP;
     if (wire === undefined || !streams || !isPoolId(poolId) || !this.live) {
       if (wire === undefined) this.warn(unsupportedResolutionMessage(resolution));

@@ -184,6 +184,16 @@ describe('getBars', () => {
     expect(urls[1]).toContain(`from=${params.from}`);
   });
 
+  it('serves DEX (non-Aggregate) symbols the same way', async () => {
+    const dex = busiestDexPool(h.tp);
+    const info = await resolveSymbol(h.datafeed, `${dex.group}:${dex.poolId}`);
+    const from = to - 86_400;
+    const { bars } = await getBars(h.datafeed, info, '60', { from, to, countBack: 1 });
+    const body = await gatewayHistory({ symbol: dex.poolId, resolution: '60min', from, to });
+    expect(bars.length).toBeGreaterThan(0);
+    expect(bars.map((b) => [b.time / 1000, b.close])).toEqual(body.t.map((t, i) => [t, body.c[i]]));
+  });
+
   it("passes the server's errmsg to onError", async () => {
     const bogus: LibrarySymbolInfo = { ...aggregateInfo, ticker: 'deadbeef', name: 'X.Y_Aggregate_Pool9' };
     await expect(getBars(h.datafeed, bogus, '1', { from: to - 3600, to, countBack: 10 })).rejects.toThrow('Unknown symbol: deadbeef');
