@@ -62,8 +62,8 @@ export class LiveConnection {
   private live = false;
   private refusedPools: ReadonlySet<string> | undefined;
   /**
-   * A live connection was lost before any event gave an id to resume from: the gateway cannot replay
-   * what was missed, so the next `connected` is treated as a resync.
+   * A live connection was lost before any frame gave an id to resume from (a gateway that does not
+   * put ids on status frames): it cannot replay what was missed, so the next `connected` resyncs.
    */
   private resyncNext = false;
 
@@ -126,6 +126,8 @@ export class LiveConnection {
     });
     source.addEventListener(LIVE_EVENTS.status, (event) => {
       if (!current()) return;
+      // Status and heartbeat frames carry the newest event id too: resume from there.
+      if (event.lastEventId) this.lastEventId = event.lastEventId;
       const parsed = liveStatusSchema.safeParse(parseData(event));
       if (!parsed.success) return;
       this.live = parsed.data.state === 'connected';
@@ -137,6 +139,9 @@ export class LiveConnection {
       const resync = parsed.data.resync || this.resyncNext;
       this.resyncNext = false;
       this.handlers.onStatus({ state: 'connected', resync });
+    });
+    source.addEventListener(LIVE_EVENTS.heartbeat, (event) => {
+      if (current() && event.lastEventId) this.lastEventId = event.lastEventId;
     });
     source.addEventListener(LIVE_EVENTS.error, (event) => {
       // Connection failures also fire `error` (a plain Event, no data): those go to onerror below.

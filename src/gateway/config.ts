@@ -25,6 +25,10 @@ export interface GatewayConfig {
   readonly upstreamTimeoutMs: number;
   /** Unread bytes a browser's live connection may hold before the gateway drops it. */
   readonly maxBufferedBytes: number;
+  /** EventSource reconnect delay hint (`retry:`), ms. */
+  readonly retryMs: number;
+  /** After a re-subscription, how long the replaced upstream connection stays open for in-flight events, ms. */
+  readonly handoverMs: number;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
@@ -40,6 +44,8 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   backoffMaxMs: 30_000,
   upstreamTimeoutMs: 15_000,
   maxBufferedBytes: 512 * 1024,
+  retryMs: 3000,
+  handoverMs: 1000,
 };
 
 const positiveInt = (name: string) =>
@@ -79,5 +85,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     backoffMaxMs: read('GATEWAY_BACKOFF_MAX_MS', d.backoffMaxMs),
     upstreamTimeoutMs: read('GATEWAY_UPSTREAM_TIMEOUT_MS', d.upstreamTimeoutMs),
     maxBufferedBytes: read('GATEWAY_MAX_BUFFERED_BYTES', d.maxBufferedBytes),
+    retryMs: read('GATEWAY_RETRY_MS', d.retryMs),
+    handoverMs: read('GATEWAY_HANDOVER_MS', d.handoverMs),
   };
 }

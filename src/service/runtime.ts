@@ -239,8 +239,11 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
   }
 }
 
-/** Limits of the embedded gateway's internal key: one stream carries every browser's pools. */
-const INTERNAL_PLAN = { requestsPerMinute: 1_000_000, poolsPerStream: 10_000 };
+/**
+ * Limits of the embedded gateway's internal key: one stream carries every browser's pools, and a
+ * second one may open beside it while the gateway switches subscriptions (make before break).
+ */
+const INTERNAL_PLAN = { requestsPerMinute: 1_000_000, poolsPerStream: 10_000, streamsPerKey: 2 };
 
 /**
  * With no key configured at all, the first start creates a dev key (enterprise plan), saves it in the

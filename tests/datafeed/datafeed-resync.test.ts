@@ -104,12 +104,16 @@ describe('reconnect of the browser connection', () => {
     await expectLastBarsEqualHistory(f);
   }, 15_000);
 
-  it('resyncs when the connection had no event id to resume from', async () => {
+  it('resumes from the status frame\'s id when no trade was seen yet: replayed, no reset', async () => {
     const f = await liveFeed();
+    const fetches = f.fetched.length;
     h.tp.platform.gateway.hub.closeAll();
     tradeUntil(h.tp, [pool]);
-    await vi.waitFor(() => expect(f.m1.resets).toBe(1), { timeout: 8000, interval: 50 });
+    const server = ensureDefined((await historyBars(h.tp, pool.poolId, '1min', nowSeconds() - 3600, nowSeconds() + 60)).at(-1));
+    await vi.waitFor(() => expect(f.m1.last()).toEqual(server), { timeout: 8000, interval: 50 });
     expect(f.sources).toHaveLength(1);
+    expect(f.m1.resets + f.m5.resets).toBe(0);
+    expect(f.fetched.slice(fetches).filter((u) => u.includes('/history?'))).toEqual([]);
     await expectLastBarsEqualHistory(f);
   }, 15_000);
 });

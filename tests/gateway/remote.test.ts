@@ -105,6 +105,8 @@ describe('gateway in front of a remote service over HTTP', () => {
       new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools[1]},${pools[2]}`)),
     ];
     await Promise.all(browsers.map((b) => b.until(() => statuses(b).some((s) => s.state === 'connected'))));
+    // A key of the hosted kind allows one stream: the second browser's pools were added by breaking
+    // before making, so the first browser was told to resync.
     expect(upstream.runtime?.hub.connectionCount).toBe(1);
     const [first, second] = browsers as [SseReader, SseReader];
     await tradeUntil(first, 1);
@@ -122,6 +124,20 @@ describe('gateway in front of a remote service over HTTP', () => {
     await tradeUntil(second, 1);
     expect(trades(second).every((e) => e.pool_id === pools[1] || e.pool_id === pools[2])).toBe(true);
     browsers.forEach((b) => b.cancel());
+  });
+});
+
+describe('a key that allows one stream (like the hosted API)', () => {
+  it('re-subscribes by breaking first, and tells connected browsers to resync', async () => {
+    const first = new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools[0]}`));
+    await first.until(() => statuses(first).some((s) => s.state === 'connected'));
+    const second = new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools[1]}`));
+    await second.until(() => statuses(second).some((s) => s.state === 'connected'));
+    await first.until(() => statuses(first).some((s) => s.state === 'connected' && s.resync));
+    expect(upstream.runtime?.hub.connectionCount).toBe(1);
+    await tradeUntil(second, 1);
+    first.cancel();
+    second.cancel();
   });
 });
 

@@ -26,8 +26,8 @@ export function sseFrame(event: string, data: unknown, id?: string): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-export function statusFrame(status: LiveStatus): string {
-  return sseFrame(LIVE_EVENTS.status, status);
+export function statusFrame(status: LiveStatus, id?: string): string {
+  return sseFrame(LIVE_EVENTS.status, status, id);
 }
 
 export function errorFrame(error: LiveError): string {
@@ -60,6 +60,14 @@ export class LiveHub implements UpstreamListener {
 
   connectionsOf(address: string): number {
     return this.perAddress.get(address) ?? 0;
+  }
+
+  /**
+   * The id of the newest event: status and heartbeat frames carry it too, so a browser that saw no
+   * trade can still resume from where it was with Last-Event-ID.
+   */
+  get lastEventId(): string {
+    return `${this.boot}.${this.nextSeq - 1}`;
   }
 
   get union(): ReadonlySet<string> {
@@ -99,7 +107,7 @@ export class LiveHub implements UpstreamListener {
         client.missedEvents = true;
       }
     }
-    if (this.down) client.write(statusFrame({ state: 'reconnecting', resync: false }));
+    if (this.down) client.write(statusFrame({ state: 'reconnecting', resync: false }, this.lastEventId));
     else if (this.covers(client)) this.markConnected(client);
     if (grew) this.onUnionChange(this.union);
   }
@@ -128,7 +136,7 @@ export class LiveHub implements UpstreamListener {
   }
 
   private markConnected(client: LiveClient): void {
-    client.write(statusFrame({ state: 'connected', resync: client.missedEvents }));
+    client.write(statusFrame({ state: 'connected', resync: client.missedEvents }, this.lastEventId));
     client.connected = true;
     client.missedEvents = false;
   }
@@ -151,7 +159,7 @@ export class LiveHub implements UpstreamListener {
     for (const client of this.clients) {
       if (client.connected) client.missedEvents = true;
       client.connected = false;
-      client.write(statusFrame({ state: 'reconnecting', resync: false }));
+      client.write(statusFrame({ state: 'reconnecting', resync: false }, this.lastEventId));
     }
   }
 

@@ -72,7 +72,7 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
         start(controller) {
           let open = true;
           const heartbeat = setInterval(
-            () => client?.write(sseFrame(LIVE_EVENTS.heartbeat, { time: Math.floor(Date.now() / 1000) })),
+            () => client?.write(sseFrame(LIVE_EVENTS.heartbeat, { time: Math.floor(Date.now() / 1000) }, hub.lastEventId)),
             options.heartbeatSeconds * 1000,
           );
           end = () => {

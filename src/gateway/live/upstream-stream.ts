@@ -7,52 +7,73 @@ export interface UpstreamStreamOptions {
   readonly debounceMs: number;
   readonly backoffInitialMs: number;
   readonly backoffMaxMs: number;
+  /** How long a replaced connection stays open after its successor is live (its in-flight events still count). */
+  readonly handoverMs?: number;
   /** Uniform [0, 1) for jitter (injectable for tests). */
   readonly random?: () => number;
   readonly log?: (line: string) => void;
 }
 
 export interface UpstreamListener {
-  /** A subscription covering `pools` is live; `afterFailure` when it follows a drop or refusal. */
+  /** A subscription covering `pools` is live; `afterFailure` when events may have been missed before it. */
   onLive(pools: ReadonlySet<string>, afterFailure: boolean): void;
   /** The connection dropped or was refused; reconnecting with backoff. */
   onDown(reason: string): void;
   onEvent(event: TradeEvent): void;
 }
 
-type State = 'idle' | 'connecting' | 'live' | 'waiting';
+/** One upstream stream connection. */
+interface Connection {
+  readonly pools: ReadonlySet<string>;
+  readonly abort: AbortController;
+  silence: ReturnType<typeof setTimeout> | undefined;
+  closed: boolean;
+}
+
+/** How long delivered events are remembered to drop the copies a handover delivers twice. */
+const DEDUPE_MS = 15_000;
 
 /**
- * The gateway's ONE upstream stream connection for its key, carrying the union of every browser's
- * pools. A change of the union re-subscribes (debounced; the key allows one connection, so the old
- * one is closed first). A drop, a refusal or 90 s of silence reconnects with exponential backoff and
- * jitter, forever, and the listener hears `onDown` then `onLive(afterFailure = true)`.
+ * The gateway's ONE upstream stream for its key, carrying the union of every browser's pools.
+ *
+ * - A change of the union re-subscribes (debounced) make-before-break: the new connection opens beside
+ *   the old, takes over once live, and the old one stays a moment longer so its in-flight events
+ *   arrive; events delivered twice in the handover are dropped. When the key allows a single
+ *   connection (the hosted API), the new one is refused with `Connection limit exceeded`: the gateway
+ *   then breaks before making, and the new subscription goes live with `afterFailure`, so browsers
+ *   resync.
+ * - A drop, an error event or silence longer than `silenceMs` reconnects with exponential backoff and
+ *   jitter, forever; the listener hears `onDown`, then `onLive(afterFailure = true)`.
  */
 export class UpstreamStream {
   private wanted = new Set<string>();
-  private active = new Set<string>();
-  private state: State = 'idle';
-  private abort: AbortController | undefined;
+  /** The live connection delivering events. */
+  private current: Connection | undefined;
+  /** A connection being opened (first connect, reconnect or re-subscription). */
+  private opening: Connection | undefined;
+  /** A replaced connection finishing its handover. */
+  private retiring: Connection | undefined;
   private debounce: ReturnType<typeof setTimeout> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
-  private silence: ReturnType<typeof setTimeout> | undefined;
   private attempt = 0;
-  private failed = false;
-  private generation = 0;
+  /** Events may have been missed since the last live subscription. */
+  private missed = false;
+  private down = false;
   private closed = false;
+  private readonly delivered = new Map<string, number>();
 
   constructor(
     private readonly options: UpstreamStreamOptions,
     private readonly listener: UpstreamListener,
   ) {}
 
-  /** Whether a subscription is live, and which pools it covers. */
+  /** The pools of the live subscription, or undefined when none is live. */
   get livePools(): ReadonlySet<string> | undefined {
-    return this.state === 'live' ? this.active : undefined;
+    return this.current?.pools;
   }
 
   get isDown(): boolean {
-    return this.failed && this.state !== 'live';
+    return this.down;
   }
 
   /** Sets the union of pools to carry; the connection follows after the debounce. */
@@ -68,50 +89,44 @@ export class UpstreamStream {
   }
 
   private apply(): void {
-    if (this.closed) return;
-    if (this.state === 'waiting') return; // the pending retry will use the new set
+    if (this.closed || this.retry !== undefined) return; // a pending retry uses the latest set
     if (this.wanted.size === 0) {
-      this.disconnect();
-      this.state = 'idle';
-      this.failed = false;
-      this.active = new Set();
+      for (const connection of [this.current, this.opening, this.retiring]) this.end(connection);
+      this.current = this.opening = this.retiring = undefined;
+      this.down = false;
       return;
     }
-    if ((this.state === 'live' || this.state === 'connecting') && sameSet(this.wanted, this.active)) return;
-    this.connect();
+    if (this.opening && sameSet(this.opening.pools, this.wanted)) return;
+    if (!this.opening && this.current && sameSet(this.current.pools, this.wanted)) return;
+    this.end(this.opening);
+    // The key may allow two connections at most: the handover of an earlier switch ends now.
+    this.end(this.retiring);
+    this.retiring = undefined;
+    this.open(new Set(this.wanted));
   }
 
-  private disconnect(): void {
-    this.generation++;
-    this.abort?.abort();
-    this.abort = undefined;
-    if (this.silence !== undefined) clearTimeout(this.silence);
-    this.silence = undefined;
+  private end(connection: Connection | undefined): void {
+    if (!connection || connection.closed) return;
+    connection.closed = true;
+    if (connection.silence !== undefined) clearTimeout(connection.silence);
+    connection.abort.abort();
   }
 
-  private connect(): void {
-    this.disconnect();
-    const generation = this.generation;
-    const pools = new Set(this.wanted);
-    this.active = pools;
-    this.state = 'connecting';
-    const abort = new AbortController();
-    this.abort = abort;
-    void this.run(generation, pools, abort.signal).catch((error: unknown) => {
-      if (generation !== this.generation) return;
-      this.fail(error instanceof Error ? error.message : String(error));
-    });
+  private open(pools: ReadonlySet<string>): void {
+    const connection: Connection = { pools, abort: new AbortController(), silence: undefined, closed: false };
+    this.opening = connection;
+    void this.run(connection).catch((error: unknown) => this.failed(connection, error instanceof Error ? error.message : String(error)));
   }
 
-  private async run(generation: number, pools: Set<string>, signal: AbortSignal): Promise<void> {
-    this.armSilence(generation);
+  private async run(connection: Connection): Promise<void> {
+    this.armSilence(connection);
     const response = await this.options.upstream.fetch('/api/v1/tokens/stream', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-      body: JSON.stringify([...pools].sort()),
-      signal,
+      body: JSON.stringify([...connection.pools].sort()),
+      signal: connection.abort.signal,
     });
-    if (generation !== this.generation) {
+    if (connection.closed) {
       await response.body?.cancel().catch(() => {});
       return;
     }
@@ -120,12 +135,11 @@ export class UpstreamStream {
       throw new Error(`upstream answered ${response.status}: ${text.trim().slice(0, 200)}`);
     }
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+    connection.abort.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
     let buffer = '';
-    let announced = false;
     for (;;) {
       const { done, value } = await reader.read();
-      if (generation !== this.generation) return;
+      if (connection.closed) return;
       if (done) throw new Error('upstream closed the stream');
       buffer += value;
       let newline = buffer.indexOf('\n');
@@ -134,7 +148,7 @@ export class UpstreamStream {
         buffer = buffer.slice(newline + 1);
         newline = buffer.indexOf('\n');
         if (line === '') continue;
-        this.armSilence(generation);
+        this.armSilence(connection);
         const parsed = streamLineSchema.safeParse(safeJson(line));
         if (!parsed.success) {
           this.options.log?.(`gateway: ignoring an unparseable upstream line: ${line.slice(0, 120)}`);
@@ -142,46 +156,104 @@ export class UpstreamStream {
         }
         const message = parsed.data;
         if ('errmsg' in message) throw new Error(`upstream refused: ${message.errmsg}`);
-        if (!announced) {
-          // The first line (a ping or an event) shows the subscription was accepted.
-          announced = true;
-          this.state = 'live';
-          this.attempt = 0;
-          const afterFailure = this.failed;
-          this.failed = false;
-          this.listener.onLive(pools, afterFailure);
-          if (!sameSet(this.wanted, pools)) this.apply();
-        }
-        if ('pool_id' in message) this.listener.onEvent(message);
+        // The first line (a ping or an event) shows the subscription was accepted.
+        if (connection === this.opening) this.live(connection);
+        if ('pool_id' in message) this.deliver(message);
+        if (connection.closed) return;
       }
     }
   }
 
-  private armSilence(generation: number): void {
-    if (this.silence !== undefined) clearTimeout(this.silence);
-    this.silence = setTimeout(() => {
-      if (generation === this.generation) this.fail(`no data from upstream for ${this.options.silenceMs / 1000} s`);
-    }, this.options.silenceMs);
+  private live(connection: Connection): void {
+    const replaced = this.current;
+    this.current = connection;
+    this.opening = undefined;
+    this.attempt = 0;
+    this.down = false;
+    if (replaced) {
+      // Keep the old connection a moment: events already on their way through it still arrive.
+      this.retiring = replaced;
+      setTimeout(() => {
+        if (this.retiring === replaced) this.retiring = undefined;
+        this.end(replaced);
+      }, this.options.handoverMs ?? 1000).unref?.();
+    }
+    const afterFailure = this.missed;
+    this.missed = false;
+    this.listener.onLive(connection.pools, afterFailure);
+    if (!sameSet(this.wanted, connection.pools)) this.apply();
   }
 
-  private fail(reason: string): void {
-    if (this.closed) return;
-    this.disconnect();
-    const wasDown = this.failed;
-    this.failed = true;
-    this.state = 'waiting';
-    if (!wasDown) this.listener.onDown(reason);
-    const random = this.options.random ?? Math.random;
-    const base = Math.min(this.options.backoffMaxMs, this.options.backoffInitialMs * 2 ** this.attempt);
-    const delay = Math.round(base * (0.5 + random() * 0.5));
-    this.attempt++;
-    this.options.log?.(`gateway: upstream stream down (${reason}); retry ${this.attempt} in ${delay} ms`);
+  private deliver(event: TradeEvent): void {
+    const key = `${event.pool_id}|${event.block_time}|${event.previous_price}|${event.current_price}|${event.previous_tvl}|${event.current_tvl}|${event.volume}`;
+    const now = Date.now();
+    if (this.delivered.has(key)) return;
+    this.delivered.set(key, now + DEDUPE_MS);
+    if (this.delivered.size > 2048) for (const [k, until] of this.delivered) if (until < now) this.delivered.delete(k);
+    this.listener.onEvent(event);
+  }
+
+  private armSilence(connection: Connection): void {
+    if (connection.silence !== undefined) clearTimeout(connection.silence);
+    connection.silence = setTimeout(() => this.failed(connection, `no data from upstream for ${this.options.silenceMs / 1000} s`), this.options.silenceMs);
+  }
+
+  /** A connection failed (refused, dropped, silent). */
+  private failed(connection: Connection, reason: string): void {
+    if (this.closed || connection.closed) return;
+    this.end(connection);
+    if (connection === this.retiring) {
+      this.retiring = undefined;
+      return;
+    }
+    if (connection === this.opening) {
+      this.opening = undefined;
+      if (this.current && reason.includes(STREAM_ERRORS.connectionLimit)) {
+        // One connection per key: switch by breaking first; browsers resync once the new one is live.
+        this.options.log?.('gateway: the upstream key allows one stream; re-subscribing without overlap');
+        this.end(this.current);
+        this.end(this.retiring);
+        this.current = this.retiring = undefined;
+        this.missed = true;
+        this.open(new Set(this.wanted));
+        return;
+      }
+      if (this.current) {
+        // The switch failed but the current subscription still runs: try the switch again later.
+        this.scheduleRetry(reason);
+        return;
+      }
+      this.goDown(reason);
+      return;
+    }
+    if (connection === this.current) {
+      this.current = undefined;
+      this.missed = true;
+      if (this.opening) return; // a switch is under way; it will go live with afterFailure
+      this.goDown(reason);
+    }
+  }
+
+  private goDown(reason: string): void {
+    this.missed = true;
+    if (!this.down) {
+      this.down = true;
+      this.listener.onDown(reason);
+    }
     if (reason.includes(STREAM_ERRORS.invalidAuth)) this.options.log?.('gateway: the upstream rejects the gateway key: check UPSTREAM_API_KEY');
+    this.scheduleRetry(reason);
+  }
+
+  private scheduleRetry(reason: string): void {
+    if (this.retry !== undefined) return;
+    const random = this.options.random ?? Math.random;
+    const step = Math.min(this.options.backoffMaxMs, this.options.backoffInitialMs * 2 ** this.attempt);
+    const delay = Math.round(step * (0.5 + random() * 0.5));
+    this.attempt++;
+    this.options.log?.(`gateway: upstream stream: ${reason}; retry ${this.attempt} in ${delay} ms`);
     this.retry = setTimeout(() => {
       this.retry = undefined;
-      this.state = 'idle';
-      if (this.wanted.size === 0) return;
-      this.connect();
+      this.apply();
     }, delay);
   }
 
@@ -189,8 +261,8 @@ export class UpstreamStream {
     this.closed = true;
     if (this.debounce !== undefined) clearTimeout(this.debounce);
     if (this.retry !== undefined) clearTimeout(this.retry);
-    this.disconnect();
-    this.state = 'idle';
+    for (const connection of [this.current, this.opening, this.retiring]) this.end(connection);
+    this.current = this.opening = this.retiring = undefined;
   }
 }
 

@@ -4,6 +4,8 @@ import { z } from 'zod';
 export interface Plan {
   readonly requestsPerMinute: number;
   readonly poolsPerStream: number;
+  /** Concurrent stream connections per key (the spec's limit, 1, unless a plan says otherwise). */
+  readonly streamsPerKey?: number;
 }
 
 export type Plans = Readonly<Record<string, Plan>>;
@@ -18,6 +20,7 @@ export const DEFAULT_PLANS: Plans = {
 const planSchema = z.strictObject({
   requestsPerMinute: z.number().int().positive(),
   poolsPerStream: z.number().int().positive(),
+  streamsPerKey: z.number().int().positive().optional(),
 });
 
 const plansSchema = z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'plan names are lowercase words'), planSchema);

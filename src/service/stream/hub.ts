@@ -12,7 +12,8 @@ export type LineSink = (line: string, event: TradeEvent) => void;
  */
 export class StreamHub {
   private readonly byPool = new Map<string, Set<LineSink>>();
-  private readonly openKeys = new Set<string>();
+  /** Open streams per key. */
+  private readonly openKeys = new Map<string, number>();
   /** How to end each open connection (on shutdown). */
   private readonly enders = new Set<() => void>();
 
@@ -57,15 +58,18 @@ export class StreamHub {
     }
   }
 
-  /** Claims the key's single stream slot; false when the key already has an open stream. */
-  acquire(keyId: string): boolean {
-    if (this.openKeys.has(keyId)) return false;
-    this.openKeys.add(keyId);
+  /** Claims one of the key's stream slots; false when it already has `limit` open streams. */
+  acquire(keyId: string, limit = 1): boolean {
+    const open = this.openKeys.get(keyId) ?? 0;
+    if (open >= limit) return false;
+    this.openKeys.set(keyId, open + 1);
     return true;
   }
 
   release(keyId: string): void {
-    this.openKeys.delete(keyId);
+    const open = (this.openKeys.get(keyId) ?? 0) - 1;
+    if (open > 0) this.openKeys.set(keyId, open);
+    else this.openKeys.delete(keyId);
   }
 
   /** Registers how to end an open connection; returns the function that forgets it. */
@@ -79,7 +83,10 @@ export class StreamHub {
     for (const end of [...this.enders]) end();
   }
 
+  /** Open stream connections, all keys together. */
   get connectionCount(): number {
-    return this.openKeys.size;
+    let count = 0;
+    for (const open of this.openKeys.values()) count += open;
+    return count;
   }
 }

@@ -69,7 +69,7 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
     if (ids.size > plan.poolsPerStream) {
       return refuse(`${STREAM_ERRORS.tooManyPools}: ${ids.size} requested, the ${principal.plan} plan allows ${plan.poolsPerStream} per connection`);
     }
-    if (!hub.acquire(principal.id)) return refuse(STREAM_ERRORS.connectionLimit);
+    if (!hub.acquire(principal.id, plan.streamsPerKey ?? 1)) return refuse(STREAM_ERRORS.connectionLimit);
 
     let cleanup = () => {};
     const body = new ReadableStream<Uint8Array>(
