@@ -1,13 +1,23 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { App } from './app';
+import { AppProviders } from './providers/app-providers';
+import { createAppServices } from './providers/app-services';
+import './styles/app.css';
 
+performance.mark('app:start');
 const root = document.getElementById('root');
 if (root) {
+  // One datafeed for the app, over the browser's fetch and EventSource, through the same-origin gateway.
+  const services = createAppServices({
+    fetch: (input, init) => window.fetch(input, init),
+    ...(typeof window.EventSource === 'function' ? { EventSource: window.EventSource } : {}),
+  });
   createRoot(root).render(
     <StrictMode>
-      <main>
-        <h1>Cardano DEX Charts</h1>
-      </main>
+      <AppProviders services={services}>
+        <App />
+      </AppProviders>
     </StrictMode>,
   );
 }

@@ -1,0 +1,170 @@
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { SearchRow } from '../datafeed';
+import { AGGREGATE_GROUP } from '../shared/groups';
+import { findPairInGroup, provisionalSymbolInfo, resolvedSymbolQueryOptions, UnknownSymbolError } from './api/resolve-symbol';
+import { ErrorState } from './components/error-state';
+import { ToggleButton } from './components/toggle-button';
+import { CompareChart } from './features/compare';
+import { PriceChart, type ChartAppearance, type ChartHandle } from './features/chart';
+import { ExportMenu } from './features/export';
+import { PairSearch } from './features/search';
+import { ChartToggles, ConnectionStatus, deepestPool, DisplayToggles, GroupPicker, liquidityQueryOptions, ResolutionButtons, SimulatedBadge } from './features/shell';
+import { TokenHeader } from './features/token-header';
+import { Watchlist } from './features/watchlist';
+import { useApi, useDatafeed, usePreferences, useSelection } from './providers/app-providers';
+
+/**
+ * The shell: top bar (search, group, connection, display), the pair's header, the chart toolbar, the
+ * chart (or compare mode), the watchlist. It composes the features and owns the flow between them:
+ * the URL's selection is resolved here and handed down.
+ */
+export function App() {
+  const datafeed = useDatafeed();
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const group = useSelection((s) => s.group);
+  const symbol = useSelection((s) => s.symbol);
+  const resolution = useSelection((s) => s.resolution);
+  const select = useSelection((s) => s.select);
+  const theme = usePreferences((s) => s.theme);
+  const showVolume = usePreferences((s) => s.showVolume);
+  const showTvl = usePreferences((s) => s.showTvl);
+  const logScale = usePreferences((s) => s.logScale);
+  const timeZone = usePreferences((s) => s.timeZone);
+  const compare = usePreferences((s) => s.compare);
+  const recent = usePreferences((s) => s.recent);
+  const watchlist = usePreferences((s) => s.watchlist);
+  const addRecent = usePreferences((s) => s.addRecent);
+  const toggleWatch = usePreferences((s) => s.toggleWatch);
+  const [chartHandle, setChartHandle] = useState<ChartHandle | undefined>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+
+  const resolved = useQuery({ ...resolvedSymbolQueryOptions(datafeed, symbol, group), placeholderData: keepPreviousData });
+  const current = resolved.isError ? undefined : resolved.data;
+  const fresh = resolved.isPlaceholderData ? undefined : current;
+  // Without a symbol in the URL, the group's deepest pool (from /liquidity, smaller than the symbol list).
+  const liquidity = useQuery({ ...liquidityQueryOptions(api, group), enabled: symbol === undefined && !fresh });
+  const deepest = liquidity.data ? deepestPool(liquidity.data) : undefined;
+  // The chart starts on a stand-in while the symbol resolves (getBars only needs a name or pool ID).
+  const provisional = useMemo(() => provisionalSymbolInfo(symbol ?? deepest), [symbol, deepest]);
+  const chartInfo = fresh?.info ?? provisional;
+
+  // The URL names the symbol canonically (a ticker or an empty symbol becomes the symbol's name).
+  useEffect(() => {
+    const data = resolved.data;
+    if (!data || resolved.isPlaceholderData) return;
+    if (symbol === data.info.name && group === data.info.exchange) return;
+    queryClient.setQueryData(resolvedSymbolQueryOptions(datafeed, data.info.name, data.info.exchange).queryKey, data);
+    select({ symbol: data.info.name, group: data.info.exchange }, { replace: true });
+  }, [resolved.data, resolved.isPlaceholderData, symbol, group, datafeed, queryClient, select]);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
+
+  const appearance: ChartAppearance = useMemo(() => ({ theme, showVolume, showTvl, logScale, timeZone }), [theme, showVolume, showTvl, logScale, timeZone]);
+
+  const pick = useCallback(
+    (row: SearchRow) => {
+      setNotice(undefined);
+      addRecent({ symbol: row.symbol, group: row.exchange });
+      select({ symbol: row.symbol, group: row.exchange });
+    },
+    [addRecent, select],
+  );
+
+  const changeGroup = async (next: string) => {
+    setNotice(undefined);
+    const row = current?.row;
+    if (!row) {
+      select({ group: next, symbol: undefined });
+      return;
+    }
+    const match = await findPairInGroup(datafeed, row, next).catch(() => undefined);
+    if (match) {
+      select({ group: next, symbol: match.symbol });
+    } else {
+      setNotice(`${row.base}/${row.quote} has no pool on ${next}: showing ${next}’s deepest pair.`);
+      select({ group: next, symbol: undefined });
+    }
+  };
+
+  const watched = current ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange) : false;
+  const title = current ? `${current.row.base}/${current.row.quote} on ${current.row.exchange}` : undefined;
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to the chart
+      </a>
+      <header className="topbar">
+        <div className="topbar__brand">
+          <span className="topbar__logo" aria-hidden="true" />
+          <span className="topbar__name">Cardano DEX Charts</span>
+          <SimulatedBadge />
+        </div>
+        <PairSearch onSelect={pick} recent={recent} />
+        <GroupPicker value={current?.info.exchange ?? group} onChange={(next) => void changeGroup(next)} />
+        <div className="topbar__end">
+          <ConnectionStatus />
+          <DisplayToggles />
+        </div>
+      </header>
+      <div className="layout">
+        <main id="main" className="main" tabIndex={-1}>
+          {notice ? (
+            <p className="notice" role="status" data-testid="notice">
+              {notice}
+            </p>
+          ) : null}
+          {resolved.isError ? (
+            <ErrorState
+              title={resolved.error instanceof UnknownSymbolError ? 'Unknown symbol' : 'The pair could not load'}
+              message={resolved.error.message}
+              testId="symbol-error"
+              {...(resolved.error instanceof UnknownSymbolError ? {} : { onRetry: () => void resolved.refetch() })}
+              action={{ label: 'Show the deepest Aggregate pair', onClick: () => select({ group: AGGREGATE_GROUP, symbol: undefined }) }}
+            />
+          ) : current ? (
+            <TokenHeader
+              info={current.info}
+              row={current.row}
+              actions={
+                <ToggleButton pressed={watched} onToggle={() => toggleWatch({ symbol: current.info.name, group: current.info.exchange })} label={watched ? 'Remove from the watchlist' : 'Add to the watchlist'} testId="watch-toggle">
+                  {watched ? '★' : '☆'}
+                </ToggleButton>
+              }
+            />
+          ) : (
+            <div className="token-header token-header--placeholder" data-testid="header-loading" role="status">
+              Loading the pair…
+            </div>
+          )}
+          {resolved.isError ? null : (
+            <>
+              <div className="toolbar">
+                <ResolutionButtons value={resolution} onChange={(next) => select({ resolution: next })} />
+                <ChartToggles />
+                <ExportMenu source={compare ? undefined : chartHandle} resolution={resolution} />
+              </div>
+              {compare && current ? (
+                <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} />
+              ) : (
+                <PriceChart symbol={chartInfo} resolution={resolution} appearance={appearance} {...(title ? { title } : {})} onHandle={setChartHandle} />
+              )}
+            </>
+          )}
+        </main>
+        <aside className="sidebar" aria-label="Watchlist">
+          <Watchlist
+            items={watchlist}
+            {...(current ? { current: current.info.name } : {})}
+            onSelect={(item) => select({ symbol: item.symbol, group: item.group })}
+            onRemove={(item) => toggleWatch(item)}
+          />
+        </aside>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,103 @@
+import { useEffect, useEffectEvent, useRef, useState, useSyncExternalStore } from 'react';
+import type { LibrarySymbolInfo, ResolutionString, TvlBar } from '../../../../datafeed';
+import { ErrorState } from '../../../components/error-state';
+import { ProgressBar } from '../../../components/progress-bar';
+import { useDatafeed } from '../../../providers/app-providers';
+import { ChartController, type ChartAppearance } from '../lib/chart-controller';
+import { ChartLegend } from './chart-legend';
+
+/** What other features (export) may ask of the chart; handed to the shell through `onHandle`. */
+export interface ChartHandle {
+  readonly symbolName: string;
+  visibleBars(): TvlBar[];
+  screenshot(): HTMLCanvasElement;
+}
+
+export interface PriceChartProps {
+  /** The symbol; undefined while it is being resolved. */
+  readonly symbol: LibrarySymbolInfo | undefined;
+  readonly resolution: ResolutionString;
+  readonly appearance: ChartAppearance;
+  /** Shown in the legend: `ADA/SNEK` ... */
+  readonly title?: string;
+  readonly onHandle?: (handle: ChartHandle | undefined) => void;
+}
+
+/**
+ * The candlestick chart with volume and TVL, its legend, and its loading, empty and error states.
+ * Container: data-testid="price-chart" with data-status, data-bars, data-last-time, data-last-close.
+ */
+export function PriceChart({ symbol, resolution, appearance, title, onHandle }: PriceChartProps) {
+  const datafeed = useDatafeed();
+  const containerRef = useRef<HTMLDivElement>(null);
+  const [controller, setController] = useState<ChartController | undefined>(undefined);
+  // The appearance at creation time; later changes go through setAppearance.
+  const currentAppearance = useEffectEvent(() => appearance);
+
+  useEffect(() => {
+    const container = containerRef.current;
+    if (!container) return undefined;
+    const created = new ChartController(container, datafeed, currentAppearance());
+    setController(created);
+    return () => {
+      created.dispose();
+      setController(undefined);
+    };
+  }, [datafeed]);
+
+  useEffect(() => {
+    if (controller && symbol) controller.setSymbol(symbol, resolution);
+  }, [controller, symbol, resolution]);
+
+  useEffect(() => {
+    controller?.setAppearance(appearance);
+  }, [controller, appearance]);
+
+  useEffect(() => {
+    if (!onHandle) return undefined;
+    if (!controller || !symbol) {
+      onHandle(undefined);
+      return undefined;
+    }
+    onHandle({ symbolName: symbol.name, visibleBars: () => controller.visibleBars(), screenshot: () => controller.screenshot() });
+    return () => onHandle(undefined);
+  }, [controller, symbol, onHandle]);
+
+  return (
+    <section className="chart" aria-label={title ? `Price chart of ${title}` : 'Price chart'}>
+      <div className="chart__canvas" ref={containerRef} data-testid="price-chart" role="img" aria-label={title ? `Candlestick chart of ${title}` : 'Candlestick chart'} />
+      {controller ? <ChartOverlay controller={controller} resolving={!symbol} pricescale={symbol?.pricescale} title={title} /> : null}
+    </section>
+  );
+}
+
+function ChartOverlay({ controller, resolving, pricescale, title }: { controller: ChartController; resolving: boolean; pricescale: number | undefined; title: string | undefined }) {
+  const state = useSyncExternalStore(controller.subscribe, controller.getState, controller.getState);
+  const loading = resolving || state.status === 'loading' || state.status === 'idle';
+  return (
+    <>
+      <ChartLegend controller={controller} pricescale={pricescale} title={title} />
+      {loading ? (
+        <div className="chart__overlay" data-testid="chart-loading">
+          <ProgressBar label={resolving ? 'Finding the symbol…' : 'Loading bars…'} value={resolving ? 1 : 2} max={3} />
+        </div>
+      ) : null}
+      {state.status === 'error' ? (
+        <div className="chart__overlay">
+          <ErrorState title="The chart could not load" message={state.error ?? 'Unknown error'} onRetry={() => controller.retry()} testId="chart-error" />
+        </div>
+      ) : null}
+      {state.status === 'empty' ? (
+        <div className="chart__overlay" data-testid="chart-empty" role="status">
+          <p className="empty-state__title">No trades yet</p>
+          <p className="empty-state__text">This pool has no trades at this resolution. New trades appear here as they happen.</p>
+        </div>
+      ) : null}
+      {state.loadingOlder ? (
+        <div className="chart__older" role="status" data-testid="chart-loading-older">
+          Loading older bars…
+        </div>
+      ) : null}
+    </>
+  );
+}

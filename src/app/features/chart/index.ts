@@ -1,0 +1,2 @@
+export { PriceChart, type ChartHandle, type PriceChartProps } from './components/price-chart';
+export type { ChartAppearance } from './lib/chart-controller';

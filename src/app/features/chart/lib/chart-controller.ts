@@ -1,0 +1,435 @@
+import {
+  CandlestickSeries,
+  ColorType,
+  CrosshairMode,
+  HistogramSeries,
+  LineSeries,
+  PriceScaleMode,
+  createChart,
+  type IChartApi,
+  type ISeriesApi,
+  type MouseEventParams,
+  type Time,
+  type UTCTimestamp,
+} from 'lightweight-charts';
+import type { LibrarySymbolInfo, ResolutionString, TvlBar, UdfDatafeed } from '../../../../datafeed';
+import { AGGREGATE_GROUP } from '../../../../shared/groups';
+import { formatAmount, formatPrice } from '../../../lib/format';
+import { PALETTES } from '../../../lib/palette';
+import { formatDateTime, formatTick, type TimeZoneMode } from '../../../lib/time-format';
+import type { Theme } from '../../../stores/preferences-store';
+import { fetchBars, mergeBars, resolutionSeconds, sameSymbol } from './bars';
+
+export interface ChartAppearance {
+  readonly theme: Theme;
+  readonly showVolume: boolean;
+  readonly showTvl: boolean;
+  readonly logScale: boolean;
+  readonly timeZone: TimeZoneMode;
+}
+
+export type ChartStatus = 'idle' | 'loading' | 'ready' | 'empty' | 'error';
+
+export interface ChartState {
+  readonly status: ChartStatus;
+  readonly error?: string;
+  readonly bars: number;
+  readonly loadingOlder: boolean;
+  /** No bar exists before the oldest one loaded. */
+  readonly exhausted: boolean;
+  /** Live updates are on (an Aggregate symbol). */
+  readonly live: boolean;
+}
+
+/** The bar under the crosshair (or the newest), for the legend. */
+export interface LegendBar extends TvlBar {
+  /** Close against open, percent. */
+  readonly change: number;
+}
+
+/** Bars asked for on the first load and on each scroll into the past. */
+export const PAGE_BARS = 300;
+/** Bars shown at first. */
+const INITIAL_VISIBLE_BARS = 150;
+/** Fewer than this many bars left of the view start loading older ones. */
+const LOAD_OLDER_THRESHOLD = 30;
+/** DEX pools do not stream: their newest bars are refreshed this often. */
+const DEX_REFRESH_MS = 60_000;
+
+const seconds = (bar: TvlBar) => Math.floor(bar.time / 1000) as UTCTimestamp;
+
+/** A pricescale giving about five significant digits of `price` (as the service picks them), at least 100. */
+export function pricescaleFor(price: number | undefined): number {
+  if (price === undefined || !(price > 0) || !Number.isFinite(price)) return 100;
+  return Math.max(100, 10 ** Math.min(16, 4 - Math.floor(Math.log10(price))));
+}
+
+function priceFormatOf(info: LibrarySymbolInfo, newestClose: number | undefined) {
+  const pricescale = info.pricescale > 0 ? info.pricescale : pricescaleFor(newestClose);
+  return { type: 'custom' as const, minMove: (info.minmov > 0 ? info.minmov : 1) / pricescale, formatter: (price: number) => formatPrice(price, pricescale) };
+}
+
+/**
+ * The candlestick chart of one symbol at one resolution (lightweight-charts), fed by the datafeed:
+ * history through getBars (older pages as the user scrolls left, without moving the view), live bars
+ * through subscribeBars for Aggregate symbols. Framework-free; the React component drives it. The
+ * container carries data attributes for tests and tools: data-status, data-bars, data-first-time,
+ * data-last-time (Unix seconds), data-last-close, data-live.
+ */
+export class ChartController {
+  private readonly chart: IChartApi;
+  private readonly candles: ISeriesApi<'Candlestick'>;
+  private readonly volume: ISeriesApi<'Histogram'>;
+  private tvl: ISeriesApi<'Line'> | undefined;
+  private bars: TvlBar[] = [];
+  private info: LibrarySymbolInfo | undefined;
+  private resolution: ResolutionString = '60';
+  private appearance: ChartAppearance;
+  /** Bumped by every load: answers of an older load are dropped. */
+  private generation = 0;
+  private listenerGuid: string | undefined;
+  private refreshTimer: ReturnType<typeof setInterval> | undefined;
+  private state: ChartState = { status: 'idle', bars: 0, loadingOlder: false, exhausted: false, live: false };
+  private legend: LegendBar | undefined;
+  private hovered: LegendBar | undefined;
+  private readonly stateListeners = new Set<() => void>();
+  private readonly legendListeners = new Set<() => void>();
+  private resizeObserver: ResizeObserver | undefined;
+  private static guidSeq = 0;
+
+  constructor(
+    private readonly container: HTMLElement,
+    private readonly datafeed: UdfDatafeed,
+    appearance: ChartAppearance,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.appearance = appearance;
+    const autoSize = typeof ResizeObserver === 'function';
+    this.chart = createChart(container, {
+      autoSize,
+      ...(autoSize ? {} : { width: container.clientWidth || 800, height: container.clientHeight || 420 }),
+      crosshair: { mode: CrosshairMode.Normal },
+      rightPriceScale: { borderVisible: false },
+      timeScale: { borderVisible: false, timeVisible: true, secondsVisible: false, rightOffset: 3 },
+    });
+    this.candles = this.chart.addSeries(CandlestickSeries, { priceLineVisible: true });
+    this.volume = this.chart.addSeries(HistogramSeries, { priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
+    this.chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+    this.chart.timeScale().subscribeVisibleLogicalRangeChange(this.onRangeChange);
+    this.chart.subscribeCrosshairMove(this.onCrosshair);
+    this.applyAppearance();
+    this.publish();
+  }
+
+  // --- subscriptions for React (useSyncExternalStore) ---
+
+  readonly subscribe = (listener: () => void) => {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  };
+
+  readonly getState = (): ChartState => this.state;
+
+  readonly subscribeLegend = (listener: () => void) => {
+    this.legendListeners.add(listener);
+    return () => this.legendListeners.delete(listener);
+  };
+
+  readonly getLegend = (): LegendBar | undefined => this.hovered ?? this.legend;
+
+  // --- commands ---
+
+  /**
+   * Shows `info` at `resolution`. The same symbol again (e.g. once a provisional symbol is resolved)
+   * keeps the bars and only updates the price format and live subscription.
+   */
+  setSymbol(info: LibrarySymbolInfo, resolution: ResolutionString): void {
+    const same = this.info !== undefined && sameSymbol(this.info, info) && this.resolution === resolution && this.state.status !== 'error';
+    this.info = info;
+    this.resolution = resolution;
+    this.candles.applyOptions({ priceFormat: priceFormatOf(info, this.bars.at(-1)?.close) });
+    if (same) {
+      // The resolved symbol may stream where its stand-in could not.
+      this.stopLive();
+      this.startLive(this.generation);
+      return;
+    }
+    void this.load();
+  }
+
+  /** Loads again from scratch (the Retry button, a reset from the datafeed). */
+  retry(): void {
+    void this.load();
+  }
+
+  setAppearance(appearance: ChartAppearance): void {
+    this.appearance = appearance;
+    this.applyAppearance();
+  }
+
+  /** The bars in view, oldest first. */
+  visibleBars(): TvlBar[] {
+    const range = this.chart.timeScale().getVisibleLogicalRange();
+    if (!range) return [...this.bars];
+    const from = Math.max(0, Math.ceil(range.from));
+    const to = Math.min(this.bars.length - 1, Math.floor(range.to));
+    return to < from ? [] : this.bars.slice(from, to + 1);
+  }
+
+  /** The chart as a canvas (for PNG export). */
+  screenshot(): HTMLCanvasElement {
+    return this.chart.takeScreenshot();
+  }
+
+  dispose(): void {
+    this.generation++;
+    this.stopLive();
+    this.resizeObserver?.disconnect();
+    this.chart.timeScale().unsubscribeVisibleLogicalRangeChange(this.onRangeChange);
+    this.chart.unsubscribeCrosshairMove(this.onCrosshair);
+    this.chart.remove();
+    this.stateListeners.clear();
+    this.legendListeners.clear();
+  }
+
+  // --- loading ---
+
+  private async load(): Promise<void> {
+    const info = this.info;
+    if (!info) return;
+    const generation = ++this.generation;
+    this.stopLive();
+    this.bars = [];
+    this.render();
+    this.setState({ status: 'loading', error: undefined, bars: 0, loadingOlder: false, exhausted: false, live: false });
+    const step = resolutionSeconds(this.resolution);
+    const to = Math.floor(this.now() / 1000) + step;
+    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: to - PAGE_BARS * step, to, countBack: PAGE_BARS, firstDataRequest: true });
+    if (generation !== this.generation) return;
+    if (!outcome.ok) {
+      this.setState({ status: 'error', error: outcome.error });
+      return;
+    }
+    this.bars = outcome.bars;
+    // A provisional symbol has no pricescale yet: take one from the prices.
+    const latest = this.info ?? info;
+    if (latest.pricescale <= 0) this.candles.applyOptions({ priceFormat: priceFormatOf(latest, this.bars.at(-1)?.close) });
+    this.render();
+    const n = this.bars.length;
+    if (n > 0) performance.mark('chart:candles', { detail: { symbol: info.name, resolution: this.resolution, bars: n } });
+    if (n > 0) this.chart.timeScale().setVisibleLogicalRange({ from: Math.max(-3, n - INITIAL_VISIBLE_BARS), to: n + 3 });
+    this.setState({ status: n === 0 ? 'empty' : 'ready', bars: n, exhausted: outcome.noData || n === 0 });
+    this.startLive(generation);
+  }
+
+  private loadingOlder = false;
+
+  private async loadOlder(): Promise<void> {
+    const info = this.info;
+    const oldest = this.bars[0];
+    if (!info || !oldest || this.loadingOlder || this.state.exhausted || this.state.status !== 'ready') return;
+    this.loadingOlder = true;
+    const generation = this.generation;
+    this.setState({ loadingOlder: true });
+    const step = resolutionSeconds(this.resolution);
+    const to = seconds(oldest);
+    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: to - PAGE_BARS * step, to, countBack: PAGE_BARS, firstDataRequest: false });
+    this.loadingOlder = false;
+    if (generation !== this.generation) return;
+    if (!outcome.ok) {
+      // Scrolling on will try again.
+      this.setState({ loadingOlder: false });
+      return;
+    }
+    const older = outcome.bars.filter((bar) => bar.time < oldest.time);
+    if (older.length > 0) {
+      const timeScale = this.chart.timeScale();
+      const before = timeScale.getVisibleLogicalRange();
+      this.bars = [...older, ...this.bars];
+      this.render();
+      // Keep the same bars in view: logical indexes moved by the number of bars added.
+      if (before) timeScale.setVisibleLogicalRange({ from: before.from + older.length, to: before.to + older.length });
+    }
+    this.setState({ loadingOlder: false, bars: this.bars.length, exhausted: outcome.noData || older.length === 0 });
+  }
+
+  private readonly onRangeChange = (range: { from: number; to: number } | null) => {
+    if (range && range.from < LOAD_OLDER_THRESHOLD) void this.loadOlder();
+  };
+
+  // --- live ---
+
+  private startLive(generation: number): void {
+    const info = this.info;
+    if (!info || generation !== this.generation || this.state.status === 'error' || this.state.status === 'loading') return;
+    // A stand-in's group is not known yet: wait for the resolved symbol.
+    if (this.listenerGuid !== undefined || this.refreshTimer !== undefined || info.exchange === '') return;
+    const streams = info.exchange === AGGREGATE_GROUP && info.ticker !== undefined;
+    if (streams) {
+      const guid = `chart-${++ChartController.guidSeq}`;
+      this.listenerGuid = guid;
+      this.datafeed.subscribeBars(
+        info,
+        this.resolution,
+        (bar) => {
+          if (generation === this.generation) this.onLiveBar(bar as TvlBar);
+        },
+        guid,
+        () => {
+          if (generation === this.generation) this.retry();
+        },
+      );
+      this.setState({ live: true });
+    } else if (info.ticker !== undefined) {
+      this.refreshTimer = setInterval(() => void this.refreshNewest(generation), DEX_REFRESH_MS);
+    }
+  }
+
+  private stopLive(): void {
+    if (this.listenerGuid !== undefined) this.datafeed.unsubscribeBars(this.listenerGuid);
+    this.listenerGuid = undefined;
+    if (this.refreshTimer !== undefined) clearInterval(this.refreshTimer);
+    this.refreshTimer = undefined;
+    if (this.state.live) this.setState({ live: false });
+  }
+
+  /** A DEX pool's newest bars, merged in. */
+  private async refreshNewest(generation: number): Promise<void> {
+    const info = this.info;
+    const newest = this.bars.at(-1);
+    if (!info || this.state.status !== 'ready' || !newest) return;
+    const step = resolutionSeconds(this.resolution);
+    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: seconds(newest), to: Math.floor(this.now() / 1000) + step, countBack: 0, firstDataRequest: false });
+    if (generation !== this.generation || !outcome.ok) return;
+    for (const bar of outcome.bars) this.onLiveBar(bar);
+  }
+
+  private onLiveBar(bar: TvlBar): void {
+    const last = this.bars.at(-1);
+    if (last && bar.time < last.time) return;
+    const wasEmpty = this.bars.length === 0;
+    this.bars = mergeBars(this.bars, bar);
+    if (wasEmpty) {
+      this.render();
+      this.chart.timeScale().setVisibleLogicalRange({ from: -3, to: INITIAL_VISIBLE_BARS });
+      this.setState({ status: 'ready', bars: this.bars.length });
+      return;
+    }
+    const palette = PALETTES[this.appearance.theme];
+    const time = seconds(bar);
+    this.candles.update({ time, open: bar.open, high: bar.high, low: bar.low, close: bar.close });
+    this.volume.update({ time, value: bar.volume, color: bar.close >= bar.open ? palette.volumeUp : palette.volumeDown });
+    this.tvl?.update({ time, value: bar.tvl });
+    this.legend = legendOf(bar);
+    this.legendChanged();
+    this.writeAttributes();
+    if (this.bars.length !== this.state.bars) this.setState({ bars: this.bars.length });
+  }
+
+  // --- drawing ---
+
+  private render(): void {
+    const palette = PALETTES[this.appearance.theme];
+    this.candles.setData(this.bars.map((b) => ({ time: seconds(b), open: b.open, high: b.high, low: b.low, close: b.close })));
+    this.volume.setData(this.bars.map((b) => ({ time: seconds(b), value: b.volume, color: b.close >= b.open ? palette.volumeUp : palette.volumeDown })));
+    this.tvl?.setData(this.bars.map((b) => ({ time: seconds(b), value: b.tvl })));
+    const last = this.bars.at(-1);
+    this.legend = last ? legendOf(last) : undefined;
+    this.hovered = undefined;
+    this.legendChanged();
+    this.writeAttributes();
+  }
+
+  private applyAppearance(): void {
+    const { theme, showVolume, showTvl, logScale, timeZone } = this.appearance;
+    const palette = PALETTES[theme];
+    this.chart.applyOptions({
+      layout: {
+        background: { type: ColorType.Solid, color: palette.background },
+        textColor: palette.text,
+        panes: { separatorColor: palette.border },
+      },
+      grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
+      crosshair: { vertLine: { color: palette.crosshair, labelBackgroundColor: palette.border }, horzLine: { color: palette.crosshair, labelBackgroundColor: palette.border } },
+      localization: { timeFormatter: (time: Time) => formatDateTime(Number(time), timeZone, true) },
+      timeScale: { tickMarkFormatter: (time: Time, tickType: number) => formatTick(Number(time), tickType, timeZone) },
+    });
+    this.candles.applyOptions({ upColor: palette.up, downColor: palette.down, borderUpColor: palette.up, borderDownColor: palette.down, wickUpColor: palette.up, wickDownColor: palette.down });
+    this.volume.applyOptions({ visible: showVolume });
+    this.chart.priceScale('right').applyOptions({ mode: logScale ? PriceScaleMode.Logarithmic : PriceScaleMode.Normal });
+    if (showTvl && !this.tvl) {
+      this.tvl = this.chart.addSeries(
+        LineSeries,
+        { color: palette.tvl, lineWidth: 2, priceFormat: { type: 'custom', minMove: 0.01, formatter: formatAmount }, title: 'TVL', priceLineVisible: false },
+        1,
+      );
+      this.chart.panes()[1]?.setStretchFactor(0.3);
+      this.tvl.setData(this.bars.map((b) => ({ time: seconds(b), value: b.tvl })));
+    } else if (!showTvl && this.tvl) {
+      this.chart.removeSeries(this.tvl);
+      this.tvl = undefined;
+      if (this.chart.panes().length > 1) this.chart.removePane(1);
+    }
+    this.tvl?.applyOptions({ color: palette.tvl });
+    // Volume colours follow the theme.
+    if (this.bars.length > 0) this.volume.setData(this.bars.map((b) => ({ time: seconds(b), value: b.volume, color: b.close >= b.open ? palette.volumeUp : palette.volumeDown })));
+    this.container.dataset.theme = theme;
+  }
+
+  private readonly onCrosshair = (param: MouseEventParams) => {
+    const time = typeof param.time === 'number' ? param.time * 1000 : undefined;
+    const bar = time === undefined ? undefined : findBar(this.bars, time);
+    const next = bar ? legendOf(bar) : undefined;
+    if (next?.time === this.hovered?.time && next?.close === this.hovered?.close) return;
+    this.hovered = next;
+    this.legendChanged();
+  };
+
+  private legendChanged(): void {
+    for (const listener of [...this.legendListeners]) listener();
+  }
+
+  private writeAttributes(): void {
+    const d = this.container.dataset;
+    const first = this.bars[0];
+    const last = this.bars.at(-1);
+    d.bars = String(this.bars.length);
+    d.firstTime = first ? String(seconds(first)) : '';
+    d.lastTime = last ? String(seconds(last)) : '';
+    d.lastClose = last ? String(last.close) : '';
+    d.symbol = this.info?.name ?? '';
+    d.resolution = this.resolution;
+  }
+
+  private setState(patch: Partial<ChartState>): void {
+    const next = { ...this.state, ...patch };
+    if (patch.error === undefined && 'error' in patch) delete (next as { error?: string }).error;
+    this.state = next;
+    this.publish();
+  }
+
+  private publish(): void {
+    this.container.dataset.status = this.state.status;
+    this.container.dataset.live = String(this.state.live);
+    for (const listener of [...this.stateListeners]) listener();
+  }
+}
+
+function legendOf(bar: TvlBar): LegendBar {
+  return { ...bar, change: bar.open === 0 ? 0 : ((bar.close - bar.open) / bar.open) * 100 };
+}
+
+/** Binary search by time (ms) in bars sorted by time. */
+function findBar(bars: readonly TvlBar[], time: number): TvlBar | undefined {
+  let lo = 0;
+  let hi = bars.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const bar = bars[mid];
+    if (!bar) return undefined;
+    if (bar.time === time) return bar;
+    if (bar.time < time) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}

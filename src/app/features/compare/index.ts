@@ -1,0 +1,1 @@
+export { CompareChart, type CompareChartProps } from './components/compare-chart';

@@ -1,0 +1,1 @@
+export { ExportMenu, type ExportSource } from './components/export-menu';

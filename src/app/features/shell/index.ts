@@ -1,0 +1,7 @@
+export { ChartToggles } from './components/chart-toggles';
+export { ConnectionStatus } from './components/connection-status';
+export { DisplayToggles } from './components/display-toggles';
+export { GroupPicker } from './components/group-picker';
+export { ResolutionButtons } from './components/resolution-buttons';
+export { SimulatedBadge } from './components/simulated-badge';
+export { deepestPool, liquidityQueryOptions } from './api/liquidity';

@@ -1,0 +1,121 @@
+import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import type { LibrarySymbolInfo, SearchRow } from '../../../../datafeed';
+import { assetFingerprint } from '../../../../shared/fingerprint';
+import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../../../shared/ids';
+import { CopyButton } from '../../../components/copy-button';
+import { TokenLogo } from '../../../components/token-logo';
+import { formatAmount, formatPercent, formatPrice, formatSignedAmount, trendOf } from '../../../lib/format';
+import { useApi } from '../../../providers/app-providers';
+import { tokenStatsQueryOptions } from '../../../api/token-stats';
+import { useLiveOverlay } from '../hooks/use-live-overlay';
+import { liveStats } from '../../../lib/live-stats';
+
+export interface TokenHeaderProps {
+  readonly info: LibrarySymbolInfo;
+  readonly row: SearchRow;
+  /** Extra controls at the end (e.g. the watchlist star). */
+  readonly actions?: ReactNode;
+}
+
+/** The pair's token (the quote side): its name, ticker, policy ID and CIP-14 fingerprint. */
+export function tokenIdentity(row: SearchRow): { name: string; ticker: string; policyId: string; fingerprint: string | undefined } {
+  const unit = row.quoteUnit.toLowerCase();
+  if (!isTokenUnit(unit)) return { name: row.quote, ticker: row.quote, policyId: '', fingerprint: undefined };
+  const { policyId, assetName } = splitTokenUnit(unit);
+  return { name: displayAssetName(assetName), ticker: row.quote, policyId, fingerprint: assetFingerprint(policyId, assetName) };
+}
+
+function Stat({ label, value, trend, testId }: { label: string; value: string; trend?: number; testId: string }) {
+  return (
+    <div className="stat">
+      <dt className="stat__label">{label}</dt>
+      <dd className={`stat__value${trend === undefined ? '' : ` trend trend--${trendOf(trend)}`}`} data-testid={testId}>
+        {value}
+      </dd>
+    </div>
+  );
+}
+
+/**
+ * The token header: logo, name, ticker, policy ID (copy), fingerprint, price and its 1 h / 24 h change,
+ * TVL and its change, 1 h / 24 h volume — fetched from /tokens/current, then moved by live events.
+ */
+export function TokenHeader({ info, row, actions }: TokenHeaderProps) {
+  const api = useApi();
+  const live = info.exchange === 'Aggregate';
+  const stats = useQuery(tokenStatsQueryOptions(api, row.ticker, live));
+  const overlay = useLiveOverlay(info);
+  const identity = tokenIdentity(row);
+  const shown = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
+  const base = row.base;
+
+  return (
+    <header className="token-header" data-testid="token-header" aria-label={`${identity.name} (${identity.ticker})`}>
+      <div className="token-header__identity">
+        <TokenLogo unit={row.quoteUnit} ticker={row.quote} size={40} />
+        <div>
+          <h1 className="token-header__name">
+            <span data-testid="header-name">{identity.name}</span> <span className="token-header__ticker" data-testid="header-ticker">{identity.ticker}</span>
+          </h1>
+          <p className="token-header__pair">
+            {row.base}/{row.quote} · {row.exchange}
+          </p>
+          {identity.policyId !== '' ? (
+            <dl className="token-header__ids">
+              <div>
+                <dt>Policy ID</dt>
+                <dd>
+                  <code className="token-header__id" title={identity.policyId} data-testid="header-policy-id">
+                    {identity.policyId}
+                  </code>
+                  <CopyButton text={identity.policyId} label="Copy policy ID" testId="copy-policy-id" />
+                </dd>
+              </div>
+              {identity.fingerprint ? (
+                <div>
+                  <dt>Fingerprint</dt>
+                  <dd>
+                    <code className="token-header__id" data-testid="header-fingerprint">
+                      {identity.fingerprint}
+                    </code>
+                    <CopyButton text={identity.fingerprint} label="Copy fingerprint" testId="copy-fingerprint" />
+                  </dd>
+                </div>
+              ) : null}
+            </dl>
+          ) : null}
+        </div>
+        {actions ? <div className="token-header__actions">{actions}</div> : null}
+      </div>
+      {stats.isError ? (
+        <p className="token-header__error" role="alert" data-testid="header-error">
+          Statistics unavailable: {stats.error.message}{' '}
+          <button type="button" className="button button--small" onClick={() => void stats.refetch()}>
+            Retry
+          </button>
+        </p>
+      ) : shown ? (
+        <dl className="token-header__stats" aria-live="off">
+          <div className="stat stat--price">
+            <dt className="stat__label">Price</dt>
+            <dd className="stat__value stat__value--price" data-testid="header-price" data-value={shown.current_price}>
+              {formatPrice(shown.current_price, info.pricescale)} <span className="stat__unit">{base}</span>
+            </dd>
+          </div>
+          <Stat label="1h" value={formatPercent(shown.hourly_price_change)} trend={shown.hourly_price_change} testId="header-change-1h" />
+          <Stat label="24h" value={formatPercent(shown.daily_price_change)} trend={shown.daily_price_change} testId="header-change-24h" />
+          <Stat label={`TVL (${base})`} value={formatAmount(shown.current_tvl)} testId="header-tvl" />
+          <Stat label="TVL 1h" value={formatSignedAmount(shown.hourly_tvl_change)} trend={shown.hourly_tvl_change} testId="header-tvl-change-1h" />
+          <Stat label="TVL 24h" value={formatSignedAmount(shown.daily_tvl_change)} trend={shown.daily_tvl_change} testId="header-tvl-change" />
+          <Stat label={`Vol 1h (${base})`} value={formatAmount(shown.hourly_volume)} testId="header-volume-1h" />
+          <Stat label={`Vol 24h (${base})`} value={formatAmount(shown.daily_volume)} testId="header-volume-24h" />
+        </dl>
+      ) : (
+        <p className="token-header__loading" role="status" data-testid="header-loading">
+          Loading statistics…
+        </p>
+      )}
+    </header>
+  );
+}

@@ -1,0 +1,1 @@
+export { TokenHeader, tokenIdentity, type TokenHeaderProps } from './components/token-header';

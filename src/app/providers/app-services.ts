@@ -1,0 +1,64 @@
+import { QueryClient } from '@tanstack/react-query';
+import type { StateStorage } from 'zustand/middleware';
+import { UdfDatafeed, type EventSourceConstructor, type FetchLike } from '../../datafeed';
+import { ApiClient } from '../lib/api-client';
+import { createPreferencesStore, type PreferencesStore } from '../stores/preferences-store';
+import { createSelectionStore, type SelectionStore, type UrlHost } from '../stores/selection-store';
+import { LiveStatusMonitor } from './live-status';
+
+/** Everything the app talks to, created once: ONE datafeed, one query client, the stores. */
+export interface AppServices {
+  readonly datafeed: UdfDatafeed;
+  readonly api: ApiClient;
+  readonly queryClient: QueryClient;
+  readonly liveStatus: LiveStatusMonitor;
+  readonly selection: SelectionStore;
+  readonly preferences: PreferencesStore;
+  /** Closes the live connection. */
+  dispose(): void;
+}
+
+export interface AppServicesOptions {
+  /** The browser's fetch (tests: the in-process platform's). */
+  readonly fetch: FetchLike;
+  /** The browser's EventSource (tests: one over the in-process platform); none: no live updates. */
+  readonly EventSource?: EventSourceConstructor;
+  /** Where group, symbol and resolution live. Default: window. */
+  readonly urlHost?: UrlHost;
+  /** Where preferences persist. Default: localStorage. */
+  readonly storage?: StateStorage;
+  /** Gateway base (default `/gw/v1`, same origin). */
+  readonly baseUrl?: string;
+  /** Tests: a QueryClient with `retry: false`. */
+  readonly queryClient?: QueryClient;
+  /** Datafeed problems without a callback of their own (default console.warn). */
+  readonly onWarning?: (message: string) => void;
+  readonly online?: boolean;
+}
+
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: { retry: 1, refetchOnWindowFocus: false, staleTime: 30_000 },
+    },
+  });
+}
+
+export function createAppServices(options: AppServicesOptions): AppServices {
+  const liveStatus = new LiveStatusMonitor(options.online ?? (typeof navigator === 'undefined' ? true : navigator.onLine !== false));
+  const datafeed = new UdfDatafeed({
+    fetch: options.fetch,
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(options.EventSource ? { EventSource: liveStatus.wrap(options.EventSource) } : {}),
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+  });
+  return {
+    datafeed,
+    api: new ApiClient(options.fetch, options.baseUrl),
+    queryClient: options.queryClient ?? createQueryClient(),
+    liveStatus,
+    selection: createSelectionStore(options.urlHost ?? window),
+    preferences: createPreferencesStore(options.storage),
+    dispose: () => datafeed.close(),
+  };
+}

@@ -1,0 +1,96 @@
+import { createJSONStorage, persist, type StateStorage } from 'zustand/middleware';
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { TimeZoneMode } from '../lib/time-format';
+
+/** A remembered symbol (recent picks, watchlist). */
+export interface SymbolRef {
+  readonly symbol: string;
+  readonly group: string;
+}
+
+export type Theme = 'dark' | 'light';
+
+/** UI preferences that persist across reloads (localStorage). */
+export interface Preferences {
+  readonly theme: Theme;
+  readonly showVolume: boolean;
+  readonly showTvl: boolean;
+  readonly logScale: boolean;
+  readonly timeZone: TimeZoneMode;
+  readonly compare: boolean;
+  /** Most recent first. */
+  readonly recent: readonly SymbolRef[];
+  readonly watchlist: readonly SymbolRef[];
+}
+
+export const DEFAULT_PREFERENCES: Preferences = {
+  theme: 'dark',
+  showVolume: true,
+  showTvl: true,
+  logScale: false,
+  timeZone: 'utc',
+  compare: false,
+  recent: [],
+  watchlist: [],
+};
+
+export const MAX_RECENT = 8;
+/** The gateway lets one browser connection follow 50 pools; the chart and header need a few. */
+export const MAX_WATCHLIST = 30;
+
+export type BooleanPreference = 'showVolume' | 'showTvl' | 'logScale' | 'compare';
+
+export interface PreferencesState extends Preferences {
+  toggle(name: BooleanPreference): void;
+  setTheme(theme: Theme): void;
+  setTimeZone(zone: TimeZoneMode): void;
+  /** Puts a pick first in the recent list (deduplicated, at most MAX_RECENT). */
+  addRecent(ref: SymbolRef): void;
+  /** Adds or removes a symbol from the watchlist. */
+  toggleWatch(ref: SymbolRef): void;
+}
+
+export type PreferencesStore = StoreApi<PreferencesState>;
+
+export const PREFERENCES_KEY = 'cardano-dex-charts:preferences';
+
+const sameRef = (a: SymbolRef, b: SymbolRef) => a.symbol === b.symbol && a.group === b.group;
+
+/** Storage that does nothing (no localStorage, e.g. some private modes). */
+const memoryStorage = (): StateStorage => {
+  const values = new Map<string, string>();
+  return { getItem: (k) => values.get(k) ?? null, setItem: (k, v) => void values.set(k, v), removeItem: (k) => void values.delete(k) };
+};
+
+export function createPreferencesStore(storage?: StateStorage): PreferencesStore {
+  return createStore<PreferencesState>()(
+    persist(
+      (set) => ({
+        ...DEFAULT_PREFERENCES,
+        toggle: (name) => set((s) => ({ [name]: !s[name] })),
+        setTheme: (theme) => set({ theme }),
+        setTimeZone: (timeZone) => set({ timeZone }),
+        addRecent: (ref) => set((s) => ({ recent: [ref, ...s.recent.filter((r) => !sameRef(r, ref))].slice(0, MAX_RECENT) })),
+        toggleWatch: (ref) =>
+          set((s) => ({
+            watchlist: s.watchlist.some((r) => sameRef(r, ref)) ? s.watchlist.filter((r) => !sameRef(r, ref)) : [...s.watchlist, ref].slice(-MAX_WATCHLIST),
+          })),
+      }),
+      {
+        name: PREFERENCES_KEY,
+        version: 1,
+        storage: createJSONStorage(() => storage ?? (typeof localStorage === 'undefined' ? memoryStorage() : localStorage)),
+        partialize: (s): Preferences => ({
+          theme: s.theme,
+          showVolume: s.showVolume,
+          showTvl: s.showTvl,
+          logScale: s.logScale,
+          timeZone: s.timeZone,
+          compare: s.compare,
+          recent: s.recent,
+          watchlist: s.watchlist,
+        }),
+      },
+    ),
+  );
+}

@@ -1,0 +1,102 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { ResolutionString } from '../../datafeed';
+import { AGGREGATE_GROUP } from '../../shared/groups';
+
+/**
+ * What the chart shows — group, symbol, resolution — lives in the URL
+ * (`/?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60`), so a view can be shared and back/forward
+ * work. This store mirrors the URL: actions write history entries, popstate reads them back.
+ */
+export interface Selection {
+  readonly group: string;
+  /** Symbol name, pool ID or token ticker as written in the URL; undefined: the group's deepest pair. */
+  readonly symbol: string | undefined;
+  /** Library resolution: 1, 5, 15, 60 or 1D. */
+  readonly resolution: ResolutionString;
+}
+
+export const DEFAULT_RESOLUTION: ResolutionString = '60';
+
+/** The resolution buttons, finest first. */
+export const RESOLUTION_CHOICES: readonly { readonly value: ResolutionString; readonly label: string; readonly name: string }[] = [
+  { value: '1', label: '1m', name: '1 minute' },
+  { value: '5', label: '5m', name: '5 minutes' },
+  { value: '15', label: '15m', name: '15 minutes' },
+  { value: '60', label: '1h', name: '1 hour' },
+  { value: '1D', label: '1D', name: '1 day' },
+];
+
+const RESOLUTION_SPELLINGS: Readonly<Record<string, ResolutionString>> = {
+  '1': '1', '1m': '1', '1min': '1',
+  '5': '5', '5m': '5', '5min': '5',
+  '15': '15', '15m': '15', '15min': '15',
+  '60': '60', '60m': '60', '60min': '60', '1h': '60',
+  '1d': '1D', 'd': '1D', '1440': '1D', '24h': '1D',
+};
+
+/** `60`, `60min`, `1h`, `1D`, `1d`, `D` ... in the library's spelling; undefined when not a resolution we serve. */
+export function normaliseResolution(value: string | null | undefined): ResolutionString | undefined {
+  if (value === null || value === undefined) return undefined;
+  return RESOLUTION_SPELLINGS[value.trim().toLowerCase()];
+}
+
+/** Reads a selection from a query string. */
+export function parseSelection(search: string): Selection {
+  const params = new URLSearchParams(search);
+  const group = params.get('group')?.trim() || AGGREGATE_GROUP;
+  const symbol = params.get('symbol')?.trim() || undefined;
+  const resolution = normaliseResolution(params.get('res') ?? params.get('resolution')) ?? DEFAULT_RESOLUTION;
+  return { group, symbol, resolution };
+}
+
+/** The query string of a selection, keeping unrelated parameters of `base`. */
+export function formatSelection(selection: Selection, base = ''): string {
+  const params = new URLSearchParams(base);
+  params.delete('resolution');
+  params.set('group', selection.group);
+  if (selection.symbol === undefined) params.delete('symbol');
+  else params.set('symbol', selection.symbol);
+  params.set('res', selection.resolution);
+  return `?${params.toString()}`;
+}
+
+export function sameSelection(a: Selection, b: Selection): boolean {
+  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution;
+}
+
+export interface SelectionState extends Selection {
+  /** Changes the selection: a new history entry (`replace`: rewrite the current one, e.g. to canonicalise). */
+  select(next: Partial<Selection>, options?: { replace?: boolean }): void;
+  /** Re-reads the URL (popstate). */
+  syncFromUrl(): void;
+}
+
+export type SelectionStore = StoreApi<SelectionState>;
+
+/** The browser surface the store needs (window in the app, the same in jsdom tests). */
+export interface UrlHost {
+  readonly location: { readonly search: string; readonly pathname: string; readonly hash: string };
+  readonly history: { pushState(data: unknown, unused: string, url?: string): void; replaceState(data: unknown, unused: string, url?: string): void };
+}
+
+export function createSelectionStore(host: UrlHost): SelectionStore {
+  return createStore<SelectionState>()((set, get) => ({
+    ...parseSelection(host.location.search),
+    select: (next, options) => {
+      const current = get();
+      const merged: Selection = {
+        group: next.group ?? current.group,
+        symbol: 'symbol' in next ? next.symbol : current.symbol,
+        resolution: next.resolution ?? current.resolution,
+      };
+      const url = `${host.location.pathname}${formatSelection(merged, host.location.search)}${host.location.hash}`;
+      if (options?.replace) host.history.replaceState(null, '', url);
+      else if (!sameSelection(merged, current)) host.history.pushState(null, '', url);
+      set(merged);
+    },
+    syncFromUrl: () => {
+      const next = parseSelection(host.location.search);
+      if (!sameSelection(next, get())) set(next);
+    },
+  }));
+}

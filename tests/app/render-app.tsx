@@ -1,0 +1,102 @@
+import { QueryClient } from '@tanstack/react-query';
+import { render, type RenderResult } from '@testing-library/react';
+import type { StateStorage } from 'zustand/middleware';
+import { App } from '../../src/app/app';
+import { AppProviders } from '../../src/app/providers/app-providers';
+import { createAppServices, type AppServices } from '../../src/app/providers/app-services';
+import { TestEventSource } from '../support/event-source';
+import type { TestPlatform } from '../support/platform';
+
+/** A fetch fault to inject at the network boundary (the server stays real). */
+export type FetchFault = (url: string) => Response | undefined;
+
+export interface RenderedApp extends RenderResult {
+  readonly services: AppServices;
+  /** Every URL the app fetched, in order. */
+  readonly fetched: string[];
+  /** EventSources the app opened. */
+  readonly sources: TestEventSource[];
+  readonly warnings: string[];
+  /** Set a fault: matching requests get its Response instead of reaching the server. */
+  fault: FetchFault | undefined;
+  close(): void;
+}
+
+/** localStorage stand-in shared across renders of one test (reload = render again with the same storage). */
+export function memoryStorage(): StateStorage & { values: Map<string, string> } {
+  const values = new Map<string, string>();
+  return {
+    values,
+    getItem: (key) => values.get(key) ?? null,
+    setItem: (key, value) => void values.set(key, value),
+    removeItem: (key) => void values.delete(key),
+  };
+}
+
+/**
+ * The real app on the in-process platform (service + gateway): its fetch and EventSource go to the
+ * platform through the providers, exactly where the browser's would go. `url` is the page's URL.
+ */
+export function renderApp(tp: TestPlatform, options: { url?: string; storage?: StateStorage; fault?: FetchFault } = {}): RenderedApp {
+  window.history.replaceState(null, '', options.url ?? '/');
+  const fetched: string[] = [];
+  const sources: TestEventSource[] = [];
+  const warnings: string[] = [];
+  const state: { fault: FetchFault | undefined } = { fault: options.fault };
+  const fetchImpl = async (input: string, init?: RequestInit) => {
+    fetched.push(input);
+    const injected = state.fault?.(input);
+    if (injected) return injected;
+    return tp.fetch(input, init);
+  };
+  class PlatformEventSource extends TestEventSource {
+    constructor(url: string) {
+      super(url, tp.fetch);
+      sources.push(this);
+    }
+  }
+  const services = createAppServices({
+    fetch: fetchImpl,
+    EventSource: PlatformEventSource,
+    queryClient: new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } }),
+    storage: options.storage ?? memoryStorage(),
+    onWarning: (message) => warnings.push(message),
+    online: true,
+  });
+  const result = render(
+    <AppProviders services={services}>
+      <App />
+    </AppProviders>,
+  );
+  const app: RenderedApp = {
+    ...result,
+    services,
+    fetched,
+    sources,
+    warnings,
+    get fault() {
+      return state.fault;
+    },
+    set fault(value) {
+      state.fault = value;
+    },
+    close: () => {
+      result.unmount();
+      services.dispose();
+      services.queryClient.clear();
+    },
+  };
+  return app;
+}
+
+/** The chart container (data-status, data-bars, data-last-time, data-last-close, data-symbol). */
+export function chartElement(container: HTMLElement): HTMLElement {
+  const chart = container.querySelector<HTMLElement>('[data-testid="price-chart"]');
+  if (!chart) throw new Error('no chart on the page');
+  return chart;
+}
+
+/** The page's query parameters. */
+export function urlParams(): URLSearchParams {
+  return new URLSearchParams(window.location.search);
+}
