@@ -31,7 +31,7 @@ function compressZeros(fixed: string): string {
   const match = /^(-?)0\.(0+)(\d+)$/.exec(fixed);
   if (!match) return fixed;
   const [, sign = '', zeros = '', rest = ''] = match;
-  if (zeros.length < SUBSCRIPT_FROM_ZEROS) return fixed;
+  if (zeros.length < SUBSCRIPT_FROM_ZEROS || /^0*$/.test(rest)) return fixed;
   return `${sign}0.0${subscript(zeros.length)}${rest}`;
 }
 

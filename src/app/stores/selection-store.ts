@@ -49,14 +49,13 @@ export function parseSelection(search: string): Selection {
   return { group, symbol, resolution };
 }
 
-/** The query string of a selection, keeping unrelated parameters of `base`. */
+/** The query string of a selection (group, symbol, res first), keeping unrelated parameters of `base`. */
 export function formatSelection(selection: Selection, base = ''): string {
-  const params = new URLSearchParams(base);
-  params.delete('resolution');
+  const params = new URLSearchParams();
   params.set('group', selection.group);
-  if (selection.symbol === undefined) params.delete('symbol');
-  else params.set('symbol', selection.symbol);
+  if (selection.symbol !== undefined) params.set('symbol', selection.symbol);
   params.set('res', selection.resolution);
+  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution'].includes(name)) params.append(name, value);
   return `?${params.toString()}`;
 }
 

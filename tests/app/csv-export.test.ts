@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { barsToCsv, CSV_HEADER, exportFileName } from '../../src/app/features/export/lib/csv';
+
+describe('CSV export', () => {
+  it('writes one header line and one line per bar, times in UTC', () => {
+    const csv = barsToCsv([
+      { time: Date.UTC(2025, 0, 31, 14, 0), open: 0.0048113, high: 0.0048395, low: 0.0048093, close: 0.0048395, volume: 27_663.123456, tvl: 10_380_000.5 },
+      { time: Date.UTC(2025, 0, 31, 15, 0), open: 0.0000001, high: 2e-7, low: 1e-7, close: 1.5e-7, volume: 0, tvl: 12 },
+    ]);
+    const lines = csv.split('\r\n');
+    expect(lines[0]).toBe(CSV_HEADER.join(','));
+    expect(lines[1]).toBe('2025-01-31T14:00:00Z,1738332000,0.0048113,0.0048395,0.0048093,0.0048395,27663.123456,10380000.5');
+    // No exponents: spreadsheets keep every digit.
+    expect(lines[2]).toBe('2025-01-31T15:00:00Z,1738335600,0.0000001,0.0000002,0.0000001,0.00000015,0,12');
+    expect(lines[3]).toBe('');
+    expect(barsToCsv([])).toBe(`${CSV_HEADER.join(',')}\r\n`);
+  });
+
+  it('names files after the symbol, resolution and time, safely', () => {
+    expect(exportFileName('ADA.SNEK_Aggregate_Pool1', '60', Date.UTC(2025, 0, 31, 14, 5), 'csv')).toBe('ADA.SNEK_Aggregate_Pool1-60-20250131T1405Z.csv');
+    expect(exportFileName('A/B:C', '1D', 0, 'png')).toBe('A_B_C-1D-19700101T0000Z.png');
+  });
+});

@@ -1,0 +1,206 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CSV_HEADER } from '../../src/app/features/export/lib/csv';
+import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
+import { tokenLogoSchema, tokenStatsSchema } from '../../src/shared/api/tokens';
+import { ensureDefined } from '../support/ensure';
+import { createTestPlatform, type TestPlatform } from '../support/platform';
+import { chartElement, memoryStorage, renderApp, urlParams, type RenderedApp } from './render-app';
+
+let tp: TestPlatform;
+let app: RenderedApp | undefined;
+
+beforeAll(() => {
+  tp = createTestPlatform();
+});
+afterAll(() => tp.close());
+afterEach(() => {
+  app?.close();
+  app = undefined;
+  vi.unstubAllGlobals();
+});
+
+function open(url: string, storage = memoryStorage()): RenderedApp {
+  app = renderApp(tp, { url, storage });
+  return app;
+}
+
+async function chartReady(container: HTMLElement, symbol?: string): Promise<HTMLElement> {
+  const chart = chartElement(container);
+  await waitFor(
+    () => {
+      expect(chart.dataset.status).toBe('ready');
+      if (symbol !== undefined) expect(chart.dataset.symbol).toBe(symbol);
+    },
+    { timeout: 10_000 },
+  );
+  return chart;
+}
+
+async function symbols(group: string) {
+  return symbolInfoResponseSchema.parse(await (await tp.fetch(`/gw/v1/symbol_info?group=${group}`)).json());
+}
+
+describe('compare mode', () => {
+  it('overlays the pair’s DEX pools against Aggregate in percent', async () => {
+    const user = userEvent.setup();
+    const { container } = open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=60');
+    await chartReady(container);
+    await user.click(screen.getByRole('button', { name: 'Compare DEX pools with Aggregate' }));
+    expect(screen.getByRole('button', { name: 'Compare DEX pools with Aggregate' })).toHaveAttribute('aria-pressed', 'true');
+    const legend = await screen.findByTestId('compare-legend', {}, { timeout: 10_000 });
+    const items = within(legend).getAllByTestId('compare-legend-item');
+    expect(items[0]).toHaveAttribute('data-group', 'Aggregate');
+    expect(items.length).toBeGreaterThan(1);
+    // Every DEX pool of ADA/SNEK is listed (up to the cap).
+    const dexPools = (await Promise.all(['Minswap', 'MinswapV2', 'SundaeSwap', 'SundaeSwapV3', 'WingRiders', 'WingRidersV2', 'Spectrum', 'Splash', 'MuesliSwap', 'VyFi'].map(symbols)))
+      .flatMap((body) => body.symbol)
+      .filter((name) => name.startsWith('ADA.SNEK_'));
+    expect(items.length).toBe(Math.min(8, dexPools.length + 1));
+    await waitFor(() => expect(Number(screen.getByTestId('compare-chart').dataset.series)).toBeGreaterThan(1));
+    expect(within(legend).getAllByText(/%$/).length).toBeGreaterThan(0);
+    expect(screen.queryByTestId('price-chart')).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Compare DEX pools with Aggregate' }));
+    await chartReady(container, 'ADA.SNEK_Aggregate_Pool1');
+  });
+});
+
+describe('watchlist', () => {
+  it('adds the current pair with its price, remembers it across reloads, and picks it', async () => {
+    const user = userEvent.setup();
+    const storage = memoryStorage();
+    const first = open('/?symbol=ADA.DJED_Aggregate_Pool1', storage);
+    await chartReady(first.container);
+    expect(screen.getByTestId('watchlist-empty')).toBeInTheDocument();
+    await user.click(await screen.findByRole('button', { name: 'Add to the watchlist' }));
+    const item = await screen.findByTestId('watchlist-item');
+    expect(item).toHaveAttribute('data-symbol', 'ADA.DJED_Aggregate_Pool1');
+    const body = await symbols('Aggregate');
+    const ticker = ensureDefined(body.ticker[body.symbol.indexOf('ADA.DJED_Aggregate_Pool1')]);
+    const stats = tokenStatsSchema.parse(await (await tp.fetch(`/gw/v1/tokens/current?pool=${ticker}`)).json());
+    await waitFor(() => expect(Number(within(item).getByTestId('watchlist-price').dataset.value)).toBe(stats.current_price), { timeout: 10_000 });
+    first.close();
+
+    const second = open('/?symbol=ADA.SNEK_Aggregate_Pool1', storage);
+    await chartReady(second.container, 'ADA.SNEK_Aggregate_Pool1');
+    const remembered = await screen.findByTestId('watchlist-item');
+    await user.click(within(remembered).getByRole('button', { name: /Show ADA\/DJED on Aggregate/ }));
+    await chartReady(second.container, 'ADA.DJED_Aggregate_Pool1');
+    expect(urlParams().get('symbol')).toBe('ADA.DJED_Aggregate_Pool1');
+    await user.click(within(remembered).getByRole('button', { name: /Remove/ }));
+    expect(screen.queryByTestId('watchlist-item')).not.toBeInTheDocument();
+  });
+});
+
+describe('preferences', () => {
+  it('theme, toggles and time zone persist across reloads; dark and UTC by default', async () => {
+    const user = userEvent.setup();
+    const storage = memoryStorage();
+    const first = open('/?symbol=ADA.SNEK_Aggregate_Pool1', storage);
+    await chartReady(first.container);
+    const theme = screen.getByRole('switch', { name: 'Light theme' });
+    expect(theme).toHaveAttribute('aria-checked', 'false');
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    expect(screen.getByRole('switch', { name: /Local time/ })).toHaveAttribute('aria-checked', 'false');
+    await user.click(theme);
+    await user.click(screen.getByRole('switch', { name: /Local time/ }));
+    await user.click(screen.getByRole('button', { name: 'Volume' }));
+    await user.click(screen.getByRole('button', { name: 'Logarithmic price scale' }));
+    expect(document.documentElement.dataset.theme).toBe('light');
+    expect(chartElement(first.container).dataset.theme).toBe('light');
+    first.close();
+
+    const second = open('/?symbol=ADA.SNEK_Aggregate_Pool1', storage);
+    await chartReady(second.container);
+    expect(screen.getByRole('switch', { name: 'Light theme' })).toHaveAttribute('aria-checked', 'true');
+    expect(screen.getByRole('switch', { name: /Local time/ })).toHaveAttribute('aria-checked', 'true');
+    expect(screen.getByRole('button', { name: 'Volume' })).toHaveAttribute('aria-pressed', 'false');
+    expect(screen.getByRole('button', { name: 'Logarithmic price scale' })).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByRole('button', { name: 'TVL' })).toHaveAttribute('aria-pressed', 'true');
+  });
+});
+
+describe('group picker', () => {
+  it('switches to the same pair on another DEX, or says it has none there', async () => {
+    const user = userEvent.setup();
+    const { container } = open('/?symbol=ADA.SNEK_Aggregate_Pool1');
+    await chartReady(container);
+    const picker = screen.getByRole('combobox', { name: 'Group' });
+    await waitFor(() => expect(within(picker).getAllByRole('option')).toHaveLength(11));
+    // A DEX group with a SNEK pool, and one without (if the market has one).
+    const groups = ['Minswap', 'MinswapV2', 'SundaeSwap', 'SundaeSwapV3', 'WingRiders', 'WingRidersV2', 'Spectrum', 'Splash', 'MuesliSwap', 'VyFi'];
+    const bodies = await Promise.all(groups.map(symbols));
+    const withSnek = groups.find((_, i) => bodies[i]?.symbol.some((s) => s.startsWith('ADA.SNEK_')));
+    const without = groups.find((_, i) => !bodies[i]?.symbol.some((s) => s.startsWith('ADA.SNEK_')));
+    const target = ensureDefined(withSnek, 'a DEX with SNEK');
+    await user.selectOptions(picker, target);
+    await waitFor(() => expect(urlParams().get('group')).toBe(target));
+    await waitFor(() => expect(urlParams().get('symbol')).toMatch(new RegExp(`^ADA\\.SNEK_${target}_Pool\\d$`)));
+    await chartReady(container);
+    expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'idle');
+    if (without) {
+      await user.selectOptions(screen.getByRole('combobox', { name: 'Group' }), without);
+      expect(await screen.findByTestId('notice')).toHaveTextContent(`ADA/SNEK has no pool on ${without}`);
+      await waitFor(() => expect(urlParams().get('symbol')).toMatch(new RegExp(`_${without}_Pool\\d$`)), { timeout: 10_000 });
+    }
+  });
+});
+
+describe('export', () => {
+  it('exports the bars in view as CSV', async () => {
+    const user = userEvent.setup();
+    const blobs: Blob[] = [];
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: (blob: Blob) => (blobs.push(blob), 'blob:test'), revokeObjectURL: () => {} }));
+    const { container } = open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=60');
+    const chart = await chartReady(container);
+    await user.click(screen.getByRole('button', { name: 'CSV' }));
+    const csv = await ensureDefined(blobs[0]).text();
+    const lines = csv.trim().split('\r\n');
+    expect(lines[0]).toBe(CSV_HEADER.join(','));
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.length - 1).toBeLessThanOrEqual(Number(chart.dataset.bars));
+    expect(lines.at(-1)).toContain(`,${chart.dataset.lastTime},`);
+    expect(screen.getByTestId('export-status')).toHaveTextContent(`Exported ${lines.length - 1} bars`);
+    expect(screen.getByRole('button', { name: 'PNG' })).toBeEnabled();
+  });
+});
+
+describe('token logo', () => {
+  it('falls back to an avatar for a token without a logo', async () => {
+    const body = await symbols('Aggregate');
+    let name: string | undefined;
+    for (let i = 0; i < body.symbol.length && name === undefined; i++) {
+      const logo = tokenLogoSchema.parse(await (await tp.fetch(`/gw/v1/tokens/logo/${body.currency[i]}`)).json());
+      if (logo === null) name = body.symbol[i];
+    }
+    const symbol = ensureDefined(name, 'a token without a logo');
+    open(`/?symbol=${symbol}`);
+    await waitFor(() => expect(within(screen.getByTestId('token-header')).getByTestId('token-logo-fallback')).toBeInTheDocument(), { timeout: 10_000 });
+    app?.close();
+    const snek = open('/?symbol=ADA.SNEK_Aggregate_Pool1');
+    await chartReady(snek.container, 'ADA.SNEK_Aggregate_Pool1');
+    await waitFor(() => expect(within(screen.getByTestId('token-header')).getByTestId('token-logo')).toHaveAttribute('src', expect.stringMatching(/^data:image\/png;base64,/)));
+  });
+});
+
+describe('empty state', () => {
+  it('says so when a pair has no trades', async () => {
+    // A pool that never traded (the long tail has some): no bar at any time.
+    const now = Math.floor(Date.now() / 1000) + 86_400;
+    let name: string | undefined;
+    for (const group of ['VyFi', 'MuesliSwap', 'Splash', 'Spectrum', 'WingRiders', 'Minswap']) {
+      const body = await symbols(group);
+      for (let i = body.symbol.length - 1; i >= 0 && name === undefined; i--) {
+        const history = (await (await tp.fetch(`/gw/v1/history?symbol=${body.ticker[i]}&resolution=1d&to=${now}&countback=1`)).json()) as { t: number[] };
+        if (history.t.length === 0) name = body.symbol[i];
+      }
+      if (name !== undefined) break;
+    }
+    const symbol = ensureDefined(name, 'a pool without trades');
+    const { container } = open(`/?symbol=${symbol}&res=60`);
+    const empty = await screen.findByTestId('chart-empty', {}, { timeout: 10_000 });
+    expect(empty).toHaveTextContent('No trades yet');
+    expect(chartElement(container).dataset.bars).toBe('0');
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { pricescaleFor } from '../../src/app/features/chart/lib/chart-controller';
+import { adaptiveDecimals, formatAmount, formatPercent, formatPrice, formatSignedAmount, priceDecimals, trendOf } from '../../src/app/lib/format';
+import { formatDateTime, formatTick } from '../../src/app/lib/time-format';
+
+describe('formatPrice', () => {
+  it('uses the decimals of the pricescale', () => {
+    expect(priceDecimals(10_000_000)).toBe(7);
+    expect(priceDecimals(100)).toBe(2);
+    expect(formatPrice(0.0048395, 10_000_000)).toBe('0.0048395');
+    expect(formatPrice(1.23456, 10_000)).toBe('1.2346');
+    expect(formatPrice(1234.5678, 100)).toBe('1,234.57');
+  });
+
+  it('writes long runs of zeros of tiny prices with a subscript count', () => {
+    expect(formatPrice(0.0000012345, 10_000_000_000)).toBe('0.0₅12345');
+    expect(formatPrice(0.00012345, 100_000_000)).toBe('0.00012345');
+    expect(formatPrice(0.000012345, 1_000_000_000)).toBe('0.0₄12345');
+    expect(formatPrice(-0.0000012345, 10_000_000_000)).toBe('-0.0₅12345');
+  });
+
+  it('keeps zero plain and never prints a tiny price as zero', () => {
+    expect(formatPrice(0, 10_000_000)).toBe('0.0000000');
+    // A pricescale from before the price fell (symbol_info is rebuilt every 15 minutes).
+    expect(formatPrice(0.000001234, 100)).toBe('0.0₅12340');
+  });
+
+  it('falls back to five significant digits without a pricescale', () => {
+    expect(adaptiveDecimals(0.0048395)).toBe(7);
+    expect(formatPrice(0.00483951234)).toBe('0.0048395');
+    expect(formatPrice(12.345678)).toBe('12.346');
+    expect(formatPrice(Number.NaN)).toBe('—');
+  });
+
+  it('matches the service’s pricescale rule when the chart derives one from prices', () => {
+    expect(pricescaleFor(0.0048)).toBe(10_000_000);
+    expect(pricescaleFor(1.5)).toBe(10_000);
+    expect(pricescaleFor(1234)).toBe(100);
+    expect(pricescaleFor(undefined)).toBe(100);
+    expect(pricescaleFor(0)).toBe(100);
+  });
+});
+
+describe('amounts and changes', () => {
+  it('formats amounts compactly', () => {
+    expect(formatAmount(9_523_384.1)).toBe('9.52M');
+    expect(formatAmount(12_345)).toBe('12.35K');
+    expect(formatAmount(742.5)).toBe('742.5');
+    expect(formatAmount(0)).toBe('0');
+    expect(formatAmount(0.00042)).toBe('0.00042000');
+    expect(formatSignedAmount(30_460)).toBe('+30.46K');
+    expect(formatSignedAmount(-59_990)).toBe('−59.99K');
+  });
+
+  it('formats percent changes with a sign and colours them by direction', () => {
+    expect(formatPercent(13.12)).toBe('+13.12%');
+    expect(formatPercent(-0.454)).toBe('−0.45%');
+    expect(formatPercent(0.001)).toBe('0.00%');
+    expect(trendOf(1)).toBe('up');
+    expect(trendOf(-1)).toBe('down');
+    expect(trendOf(0)).toBe('flat');
+  });
+});
+
+describe('times', () => {
+  it('shows UTC or local time', () => {
+    const t = Date.UTC(2025, 0, 31, 14, 5) / 1000;
+    expect(formatDateTime(t, 'utc', true)).toBe('2025-01-31 14:05 UTC');
+    const local = new Date(t * 1000);
+    expect(formatDateTime(t, 'local')).toBe(
+      `${local.getFullYear()}-${String(local.getMonth() + 1).padStart(2, '0')}-${String(local.getDate()).padStart(2, '0')} ${String(local.getHours()).padStart(2, '0')}:${String(local.getMinutes()).padStart(2, '0')}`,
+    );
+    expect(formatTick(t, 3, 'utc')).toBe('14:05');
+    expect(formatTick(t, 2, 'utc')).toBe('31');
+    expect(formatTick(t, 1, 'utc')).toBe('Jan');
+    expect(formatTick(t, 0, 'utc')).toBe('2025');
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { createPreferencesStore, DEFAULT_PREFERENCES, MAX_RECENT, PREFERENCES_KEY } from '../../src/app/stores/preferences-store';
+import { createSelectionStore, formatSelection, normaliseResolution, parseSelection, type UrlHost } from '../../src/app/stores/selection-store';
+import { memoryStorage } from './render-app';
+
+/** A URL host with a history of its own (back/forward by hand). */
+function fakeHost(search: string): UrlHost & { entries: string[]; go(to: number): void } {
+  const entries = [search];
+  let at = 0;
+  const host = {
+    entries,
+    location: { pathname: '/', hash: '', search },
+    history: {
+      pushState: (_data: unknown, _unused: string, url?: string) => {
+        entries.splice(at + 1);
+        entries.push(new URL(url ?? '/', 'http://x').search);
+        at++;
+        host.location.search = entries[at] ?? '';
+      },
+      replaceState: (_data: unknown, _unused: string, url?: string) => {
+        entries[at] = new URL(url ?? '/', 'http://x').search;
+        host.location.search = entries[at] ?? '';
+      },
+    },
+    go: (to: number) => {
+      at = to;
+      host.location.search = entries[at] ?? '';
+    },
+  };
+  return host;
+}
+
+describe('selection in the URL', () => {
+  it('reads group, symbol and resolution with defaults and aliases', () => {
+    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60' });
+    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D' });
+    expect(parseSelection('?res=15min').resolution).toBe('15');
+    expect(parseSelection('?resolution=1h').resolution).toBe('60');
+    expect(parseSelection('?res=7').resolution).toBe('60');
+    expect(['1', '5m', '15', '60min', 'D', '1d'].map(normaliseResolution)).toEqual(['1', '5', '15', '60', '1D', '1D']);
+    expect(normaliseResolution('weekly')).toBeUndefined();
+  });
+
+  it('writes a shareable query string that reads back the same', () => {
+    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60' };
+    const search = formatSelection(selection, '?utm=x');
+    expect(search).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&utm=x');
+    expect(parseSelection(search)).toEqual(selection);
+  });
+
+  it('pushes a history entry per change, replaces on request, and follows popstate', () => {
+    const host = fakeHost('?symbol=snek');
+    const store = createSelectionStore(host);
+    store.getState().select({ symbol: 'ADA.SNEK_Aggregate_Pool1' }, { replace: true });
+    expect(host.entries).toEqual(['?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60']);
+    store.getState().select({ resolution: '5' });
+    store.getState().select({ resolution: '5' });
+    expect(host.entries).toHaveLength(2);
+    host.go(0);
+    store.getState().syncFromUrl();
+    expect(store.getState().resolution).toBe('60');
+    host.go(1);
+    store.getState().syncFromUrl();
+    expect(store.getState().resolution).toBe('5');
+  });
+});
+
+describe('preferences', () => {
+  it('persist across reloads (same storage, new store)', () => {
+    const storage = memoryStorage();
+    const first = createPreferencesStore(storage);
+    expect(first.getState().theme).toBe(DEFAULT_PREFERENCES.theme);
+    first.getState().setTheme('light');
+    first.getState().toggle('showVolume');
+    first.getState().setTimeZone('local');
+    first.getState().toggleWatch({ symbol: 'ADA.MIN_Aggregate_Pool1', group: 'Aggregate' });
+    expect(storage.values.has(PREFERENCES_KEY)).toBe(true);
+    const reloaded = createPreferencesStore(storage);
+    expect(reloaded.getState()).toMatchObject({ theme: 'light', showVolume: false, timeZone: 'local', watchlist: [{ symbol: 'ADA.MIN_Aggregate_Pool1', group: 'Aggregate' }] });
+  });
+
+  it('keeps the latest recent picks first, without duplicates', () => {
+    const store = createPreferencesStore(memoryStorage());
+    for (let i = 0; i < MAX_RECENT + 3; i++) store.getState().addRecent({ symbol: `S${i}`, group: 'Aggregate' });
+    store.getState().addRecent({ symbol: 'S5', group: 'Aggregate' });
+    const recent = store.getState().recent.map((r) => r.symbol);
+    expect(recent).toHaveLength(MAX_RECENT);
+    expect(recent[0]).toBe('S5');
+    expect(new Set(recent).size).toBe(recent.length);
+  });
+});
