@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { appBench } from './app';
 import type { BenchRow } from './measure';
 import { disposeService, serviceBench } from './service';
 
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     rows.push(...serviceRows);
     disposeService(runtime, dir);
   }
+  if (wanted('app')) rows.push(...(await appBench({ log })));
 
   printTable(rows);
   const failed = rows.filter((r) => r.pass === false);

@@ -131,7 +131,7 @@ export function App() {
               info={current.info}
               row={current.row}
               actions={
-                <ToggleButton pressed={watched} onToggle={() => toggleWatch({ symbol: current.info.name, group: current.info.exchange })} label={watched ? 'Remove from the watchlist' : 'Add to the watchlist'} testId="watch-toggle">
+                <ToggleButton pressed={watched} onToggle={() => toggleWatch({ symbol: current.info.name, group: current.info.exchange })} label="Watch this pair" testId="watch-toggle">
                   {watched ? '★' : '☆'}
                 </ToggleButton>
               }

@@ -73,7 +73,7 @@ describe('watchlist', () => {
     const first = open('/?symbol=ADA.DJED_Aggregate_Pool1', storage);
     await chartReady(first.container);
     expect(screen.getByTestId('watchlist-empty')).toBeInTheDocument();
-    await user.click(await screen.findByRole('button', { name: 'Add to the watchlist' }));
+    await user.click(await screen.findByRole('button', { name: 'Watch this pair' }));
     const item = await screen.findByTestId('watchlist-item');
     expect(item).toHaveAttribute('data-symbol', 'ADA.DJED_Aggregate_Pool1');
     const body = await symbols('Aggregate');
@@ -99,12 +99,12 @@ describe('preferences', () => {
     const storage = memoryStorage();
     const first = open('/?symbol=ADA.SNEK_Aggregate_Pool1', storage);
     await chartReady(first.container);
-    const theme = screen.getByRole('switch', { name: 'Light theme' });
-    expect(theme).toHaveAttribute('aria-checked', 'false');
+    expect(screen.getByRole('button', { name: 'Dark' })).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByRole('button', { name: 'Light' })).toHaveAttribute('aria-pressed', 'false');
     expect(document.documentElement.dataset.theme).toBe('dark');
-    expect(screen.getByRole('switch', { name: /Local time/ })).toHaveAttribute('aria-checked', 'false');
-    await user.click(theme);
-    await user.click(screen.getByRole('switch', { name: /Local time/ }));
+    expect(screen.getByRole('button', { name: 'UTC' })).toHaveAttribute('aria-pressed', 'true');
+    await user.click(screen.getByRole('button', { name: 'Light' }));
+    await user.click(screen.getByRole('button', { name: 'Local' }));
     await user.click(screen.getByRole('button', { name: 'Volume' }));
     await user.click(screen.getByRole('button', { name: 'Logarithmic price scale' }));
     expect(document.documentElement.dataset.theme).toBe('light');
@@ -113,8 +113,9 @@ describe('preferences', () => {
 
     const second = open('/?symbol=ADA.SNEK_Aggregate_Pool1', storage);
     await chartReady(second.container);
-    expect(screen.getByRole('switch', { name: 'Light theme' })).toHaveAttribute('aria-checked', 'true');
-    expect(screen.getByRole('switch', { name: /Local time/ })).toHaveAttribute('aria-checked', 'true');
+    expect(screen.getByRole('button', { name: 'Light' })).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByRole('button', { name: 'Local' })).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByTestId('timezone-toggle')).toHaveAttribute('data-timezone', 'local');
     expect(screen.getByRole('button', { name: 'Volume' })).toHaveAttribute('aria-pressed', 'false');
     expect(screen.getByRole('button', { name: 'Logarithmic price scale' })).toHaveAttribute('aria-pressed', 'true');
     expect(screen.getByRole('button', { name: 'TVL' })).toHaveAttribute('aria-pressed', 'true');

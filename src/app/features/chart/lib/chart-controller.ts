@@ -249,13 +249,23 @@ export class ChartController {
       this.render();
       // Keep the same bars in view: logical indexes moved by the number of bars added.
       if (before) timeScale.setVisibleLogicalRange({ from: before.from + older.length, to: before.to + older.length });
+      this.writeVisible(timeScale.getVisibleLogicalRange());
     }
     this.setState({ loadingOlder: false, bars: this.bars.length, exhausted: outcome.noData || older.length === 0 });
   }
 
   private readonly onRangeChange = (range: { from: number; to: number } | null) => {
+    this.writeVisible(range);
     if (range && range.from < LOAD_OLDER_THRESHOLD) void this.loadOlder();
   };
+
+  /** data-visible-from / data-visible-to: the first and last bar in view (Unix s), for tests and tools. */
+  private writeVisible(range: { from: number; to: number } | null): void {
+    const first = range ? this.bars[Math.max(0, Math.ceil(range.from))] : undefined;
+    const last = range ? this.bars[Math.min(this.bars.length - 1, Math.floor(range.to))] : undefined;
+    this.container.dataset.visibleFrom = first ? String(seconds(first)) : '';
+    this.container.dataset.visibleTo = last ? String(seconds(last)) : '';
+  }
 
   // --- live ---
 

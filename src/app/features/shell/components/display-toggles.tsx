@@ -1,37 +1,29 @@
 import { usePreferences } from '../../../providers/app-providers';
 
-/** Theme (dark by default) and the time zone of times shown (UTC or local). */
+/** Theme (dark by default) and the time zone of times shown (UTC by default, or local): two segmented controls. */
 export function DisplayToggles() {
   const theme = usePreferences((s) => s.theme);
   const setTheme = usePreferences((s) => s.setTheme);
   const timeZone = usePreferences((s) => s.timeZone);
   const setTimeZone = usePreferences((s) => s.setTimeZone);
   return (
-    <div className="button-group" role="group" aria-label="Display">
-      <button
-        type="button"
-        className="button"
-        role="switch"
-        aria-checked={theme === 'light'}
-        aria-label="Light theme"
-        onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')}
-        data-testid="theme-toggle"
-        data-theme={theme}
-      >
-        {theme === 'dark' ? 'Dark' : 'Light'}
-      </button>
-      <button
-        type="button"
-        className="button"
-        role="switch"
-        aria-checked={timeZone === 'local'}
-        aria-label="Local time (off: UTC)"
-        onClick={() => setTimeZone(timeZone === 'utc' ? 'local' : 'utc')}
-        data-testid="timezone-toggle"
-        data-timezone={timeZone}
-      >
-        {timeZone === 'utc' ? 'UTC' : 'Local'}
-      </button>
-    </div>
+    <>
+      <div className="button-group segmented" role="group" aria-label="Theme" data-testid="theme-toggle" data-theme={theme}>
+        <button type="button" className="button button--toggle" aria-pressed={theme === 'dark'} onClick={() => setTheme('dark')}>
+          Dark
+        </button>
+        <button type="button" className="button button--toggle" aria-pressed={theme === 'light'} onClick={() => setTheme('light')}>
+          Light
+        </button>
+      </div>
+      <div className="button-group segmented" role="group" aria-label="Time zone" data-testid="timezone-toggle" data-timezone={timeZone}>
+        <button type="button" className="button button--toggle" aria-pressed={timeZone === 'utc'} onClick={() => setTimeZone('utc')}>
+          UTC
+        </button>
+        <button type="button" className="button button--toggle" aria-pressed={timeZone === 'local'} onClick={() => setTimeZone('local')}>
+          Local
+        </button>
+      </div>
+    </>
   );
 }

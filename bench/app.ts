@@ -1,0 +1,263 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { median, percentile, round, type BenchRow } from './measure';
+
+const SUITE = 'app';
+const NAVIGATION_TARGET_MS = 800;
+const SWITCH_TARGET_MS = 150;
+const KEYSTROKE_TARGET_MS = 16;
+const JS_TARGET_KB = 250;
+
+export interface AppBenchOptions {
+  readonly log: (line: string) => void;
+  /** Navigations measured per URL (5). */
+  readonly navigations?: number;
+  /** Symbol switches measured (8). */
+  readonly switches?: number;
+}
+
+/** Search queries typed one key at a time: tickers, pairs, a policy ID and a fingerprint prefix, two words. */
+const TYPED_QUERIES = ['snek', 'min', 'djed', 'ada/ind', 'hosky', '279c909f', 'asset1', 'snek minswap', 'zzq'];
+
+/**
+ * Issue "The charting app": the production build in Debian's Chromium (Playwright) against
+ * `npm run serve` with the default market (17,600 DEX pools). Navigation -> first candles (the app's
+ * `chart:candles` performance mark, relative to the navigation start, cold browser cache), symbol
+ * switch -> new candles (Enter in the search -> the new symbol's `chart:candles` mark), one search
+ * keystroke (the app's `search:keystroke` measure: input event -> results rendered, over every
+ * Aggregate and DEX symbol), and the JS shipped (gzip).
+ */
+export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
+  const { log } = options;
+  const rows: BenchRow[] = [];
+
+  log('app: npm run build...');
+  const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build'], { encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`vite build failed:\n${build.stderr}`);
+  const js = jsGzipBytes('dist/assets');
+  rows.push({
+    suite: SUITE,
+    name: 'JS shipped (gzip, every chunk)',
+    value: round(js.total / 1000, 1),
+    unit: 'kB',
+    target: `<= ${JS_TARGET_KB} kB`,
+    pass: js.total / 1000 <= JS_TARGET_KB,
+    note: `${js.files} file(s), ${round(js.raw / 1000, 0)} kB minified`,
+  });
+
+  const dir = mkdtempSync(join(tmpdir(), 'bench-app-'));
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  let server: ChildProcess | undefined;
+  let browser: Browser | undefined;
+  try {
+    log('app: starting the server with the default market (about 15 s of backfill)...');
+    const started = performance.now();
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/cli/serve.ts', '--port', String(port), '--data-dir', dir], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      detached: true,
+    });
+    await waitForHealth(origin, 180_000);
+    log(`app: server ready in ${round((performance.now() - started) / 1000, 1)} s`);
+
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+
+    // Navigation -> first candles, cold cache (a new context each time), after one unmeasured warm-up.
+    const navigations = options.navigations ?? 5;
+    for (const [label, path] of [
+      ['navigation -> first candles (/, default pair)', '/'],
+      ['navigation -> first candles (shared link)', '/?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60'],
+    ] as const) {
+      await firstCandles(browser, `${origin}${path}`);
+      const times: number[] = [];
+      for (let i = 0; i < navigations; i++) times.push(await firstCandles(browser, `${origin}${path}`));
+      log(`app: ${label}: ${times.map((t) => round(t, 0)).join(', ')} ms`);
+      const value = median(times);
+      rows.push({ suite: SUITE, name: label, value: round(value, 0), unit: 'ms', target: `<= ${NAVIGATION_TARGET_MS} ms`, pass: value <= NAVIGATION_TARGET_MS, note: `median of ${navigations}, max ${round(Math.max(...times), 0)} ms` });
+    }
+
+    // One page for the interactive measures.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/?symbol=ADA.SNEK_Aggregate_Pool1&res=60`);
+    await waitForCandles(page, 'ADA.SNEK_Aggregate_Pool1');
+    await page.getByRole('combobox', { name: 'Search pairs' }).focus();
+    await page.waitForSelector('[data-testid="pair-search"][data-ready="true"]', { timeout: 60_000 });
+    const symbolCount = await page.evaluate(() => document.querySelector('[data-testid="search-status"]')?.textContent ?? '');
+    await page.keyboard.press('Escape');
+
+    // Symbol switch -> new candles: pick the next pair in the search with Enter.
+    const targets = await page.evaluate(async () => {
+      const response = await fetch('/gw/v1/liquidity?group=Aggregate');
+      const body = (await response.json()) as { ticker: string[]; tvl_ada: number[] };
+      return body.ticker.map((t, i) => ({ t, v: body.tvl_ada[i] ?? 0 })).sort((a, b) => b.v - a.v).slice(1, 40).map((x) => x.t);
+    });
+    const switches = options.switches ?? 8;
+    const switchTimes: number[] = [];
+    for (let i = 0; i < switches + 2 && i < targets.length; i++) {
+      const ms = await switchSymbol(page, targets[i] ?? '');
+      if (i >= 2) switchTimes.push(ms);
+    }
+    log(`app: symbol switch -> new candles: ${switchTimes.map((t) => round(t, 0)).join(', ')} ms`);
+    const switchMedian = median(switchTimes);
+    rows.push({
+      suite: SUITE,
+      name: 'symbol switch -> new candles',
+      value: round(switchMedian, 0),
+      unit: 'ms',
+      target: `<= ${SWITCH_TARGET_MS} ms`,
+      pass: switchMedian <= SWITCH_TARGET_MS,
+      note: `median of ${switchTimes.length} (Enter in the search -> candles drawn), max ${round(Math.max(...switchTimes), 0)} ms`,
+    });
+
+    // One search keystroke: input event -> results rendered (the app's own measure).
+    const input = page.getByRole('combobox', { name: 'Search pairs' });
+    await input.focus();
+    const keystrokes: number[] = [];
+    let slowEvents = 0;
+    for (let round_ = 0; round_ < 2; round_++) {
+      for (const query of TYPED_QUERIES) {
+        await input.fill('');
+        await page.evaluate(() => {
+          performance.clearMeasures('search:keystroke');
+          // Event Timing: input events whose handling and next paint took 16 ms or more (the API's floor).
+          const w = window as unknown as { __slow?: number; __observer?: PerformanceObserver };
+          w.__observer?.disconnect();
+          w.__slow = 0;
+          w.__observer = new PerformanceObserver((list) => {
+            w.__slow = (w.__slow ?? 0) + list.getEntries().filter((e) => ['keydown', 'input', 'keypress'].includes(e.name)).length;
+          });
+          w.__observer.observe({ type: 'event', durationThreshold: 16 } as PerformanceObserverInit);
+        });
+        await input.pressSequentially(query, { delay: 30 });
+        await page.waitForTimeout(50);
+        const measured = await page.evaluate(() => performance.getEntriesByName('search:keystroke').map((e) => e.duration));
+        const slow = await page.evaluate(() => (window as unknown as { __slow?: number }).__slow ?? 0);
+        if (round_ > 0) {
+          keystrokes.push(...measured);
+          slowEvents += slow;
+        }
+      }
+    }
+    await context.close();
+    log(`app: ${keystrokes.length} keystrokes, p50 ${round(median(keystrokes), 2)} ms, p95 ${round(percentile(keystrokes, 95), 2)} ms, max ${round(Math.max(...keystrokes), 2)} ms`);
+    const p95 = percentile(keystrokes, 95);
+    rows.push({
+      suite: SUITE,
+      name: 'search keystroke -> results rendered (p95)',
+      value: round(p95, 2),
+      unit: 'ms',
+      target: `<= ${KEYSTROKE_TARGET_MS} ms`,
+      pass: p95 <= KEYSTROKE_TARGET_MS,
+      note: `${symbolCount.replace(/\s+/g, ' ')} searched; median ${round(median(keystrokes), 2)} ms over ${keystrokes.length} keystrokes; ${slowEvents} input event(s) >= 16 ms to next paint (Event Timing)`,
+    });
+  } finally {
+    await browser?.close().catch(() => {});
+    if (server?.pid !== undefined) {
+      try {
+        process.kill(-server.pid, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+/** Milliseconds from the navigation start to the first candles drawn, in a fresh context (cold cache). */
+async function firstCandles(browser: Browser, url: string): Promise<number> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => performance.getEntriesByName('chart:candles').length > 0, undefined, { timeout: 30_000, polling: 20 });
+    return await page.evaluate(() => performance.getEntriesByName('chart:candles')[0]?.startTime ?? Number.NaN);
+  } finally {
+    await context.close();
+  }
+}
+
+async function waitForCandles(page: Page, symbol: string): Promise<void> {
+  await page.waitForFunction(
+    (name) => {
+      const chart = document.querySelector<HTMLElement>('[data-testid="price-chart"]');
+      return chart?.dataset.status === 'ready' && chart.dataset.symbol === name;
+    },
+    symbol,
+    { timeout: 30_000, polling: 20 },
+  );
+}
+
+/** Types a pool ID into the search, presses Enter, and returns Enter -> the new symbol's candles (ms). */
+async function switchSymbol(page: Page, poolId: string): Promise<number> {
+  const input = page.getByRole('combobox', { name: 'Search pairs' });
+  await input.focus();
+  await input.fill(poolId);
+  const option = page.locator('[data-testid="search-option"][aria-selected="true"]');
+  await option.waitFor();
+  const symbol = (await option.getAttribute('data-symbol')) ?? '';
+  await page.evaluate(() => {
+    performance.clearMarks('chart:candles');
+    const w = window as unknown as { __enterAt?: number };
+    w.__enterAt = undefined;
+    document.addEventListener('keydown', (event) => (event.key === 'Enter' ? (w.__enterAt = event.timeStamp) : undefined), { once: true, capture: true });
+  });
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(
+    (name) => performance.getEntriesByName('chart:candles').some((e) => (e as PerformanceMark).detail?.symbol === name),
+    symbol,
+    { timeout: 30_000, polling: 10 },
+  );
+  return page.evaluate((name) => {
+    const mark = performance.getEntriesByName('chart:candles').find((e) => (e as PerformanceMark).detail?.symbol === name);
+    const enterAt = (window as unknown as { __enterAt?: number }).__enterAt;
+    return mark && enterAt !== undefined ? mark.startTime - enterAt : Number.NaN;
+  }, symbol);
+}
+
+/** Sum of the gzip sizes of the built JS (what the browser downloads). */
+function jsGzipBytes(assets: string): { total: number; raw: number; files: number } {
+  let total = 0;
+  let raw = 0;
+  let files = 0;
+  for (const name of readdirSync(assets)) {
+    if (!name.endsWith('.js')) continue;
+    const bytes = readFileSync(join(assets, name));
+    raw += bytes.length;
+    total += gzipSync(bytes, { level: 9 }).length;
+    files++;
+  }
+  return { total, raw, files };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(origin: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${origin}/healthz`)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the server did not come up within ${timeoutMs / 1000} s`);
+}
