@@ -63,6 +63,11 @@ export function App() {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
 
+  const pageTitle = fresh ? `${fresh.row.base}/${fresh.row.quote} on ${fresh.row.exchange} · Cardano DEX Charts` : 'Cardano DEX Charts';
+  useEffect(() => {
+    document.title = pageTitle;
+  }, [pageTitle]);
+
   const appearance: ChartAppearance = useMemo(() => ({ theme, showVolume, showTvl, logScale, timeZone }), [theme, showVolume, showTvl, logScale, timeZone]);
 
   const pick = useCallback(

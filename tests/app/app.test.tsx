@@ -2,6 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { formatPrice } from '../../src/app/lib/format';
+import { historyResponseSchema } from '../../src/shared/api/history';
 import { tokenStatsSchema } from '../../src/shared/api/tokens';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { assetFingerprint } from '../../src/shared/fingerprint';
@@ -173,8 +174,12 @@ describe('the charting app', () => {
     });
     const now = await stats(target.poolId);
     await waitFor(() => expect(Number(chart.dataset.lastClose)).toBe(now.current_price), { timeout: 10_000 });
+    // The last candle is the server's newest 1-minute bar, opened or updated by the trade.
+    const newest = historyResponseSchema.parse(
+      await (await tp.fetch(`/gw/v1/history?symbol=${target.poolId}&resolution=1min&to=${Math.floor(Date.now() / 1000) + 60}&countback=1`)).json(),
+    );
+    expect(Number(chart.dataset.lastTime)).toBe(newest.t[0]);
     expect(Number(chart.dataset.lastTime)).toBeGreaterThanOrEqual(lastBefore);
-    expect(Number(chart.dataset.lastTime)).toBe(Math.floor(Date.now() / 60_000) * 60);
     await waitFor(() => expect(Number(screen.getByTestId('header-price').dataset.value)).toBe(now.current_price), { timeout: 10_000 });
     expect(rendered.sources.length).toBe(1);
   });

@@ -205,3 +205,18 @@ describe('empty state', () => {
     expect(chartElement(container).dataset.bars).toBe('0');
   });
 });
+
+describe('connection status', () => {
+  it('is live on an Aggregate pair and offline when the browser goes offline', async () => {
+    const { container } = open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=1');
+    await chartReady(container);
+    const status = screen.getByTestId('connection-status');
+    await waitFor(() => expect(status).toHaveAttribute('data-state', 'live'), { timeout: 10_000 });
+    expect(status).toHaveTextContent('Live');
+    window.dispatchEvent(new Event('offline'));
+    await waitFor(() => expect(status).toHaveAttribute('data-state', 'offline'));
+    expect(status).toHaveTextContent(/Offline/);
+    window.dispatchEvent(new Event('online'));
+    await waitFor(() => expect(status).toHaveAttribute('data-state', 'live'));
+  });
+});

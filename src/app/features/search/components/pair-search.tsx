@@ -1,5 +1,5 @@
 import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
-import { useId, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { SearchRow } from '../../../../datafeed';
 import { TokenLogo } from '../../../components/token-logo';
 import { formatAmount } from '../../../lib/format';
@@ -74,7 +74,9 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
       observeElementRect(instance, (rect) => cb(rect.height > 0 ? rect : { width: rect.width || 320, height: LIST_HEIGHT })),
   });
 
-  useLayoutEffect(() => {
+  // A passive effect of the list's owner runs after every row's effects (flushed synchronously for an
+  // input event): the measure covers the whole of React's work for the keystroke.
+  useEffect(() => {
     if (!measuring.current) return;
     measuring.current = false;
     try {
@@ -210,7 +212,7 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
               const selected = virtual.index === active;
               return (
                 <div
-                  key={`${row.ticker}-${virtual.index}`}
+                  key={virtual.index}
                   id={`${id}-option-${virtual.index}`}
                   role="option"
                   aria-selected={selected}
