@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pricescaleFor } from '../../src/app/features/chart/lib/chart-controller';
+import { pricescaleFor } from '../../src/app/features/chart/lib/chart-style';
 import { adaptiveDecimals, formatAmount, formatPercent, formatPrice, formatSignedAmount, priceDecimals, trendOf } from '../../src/app/lib/format';
 import { formatDateTime, formatTick } from '../../src/app/lib/time-format';
 

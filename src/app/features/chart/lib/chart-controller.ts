@@ -1,32 +1,24 @@
-import {
-  CandlestickSeries,
-  ColorType,
-  CrosshairMode,
-  HistogramSeries,
-  LineSeries,
-  PriceScaleMode,
-  createChart,
-  type IChartApi,
-  type ISeriesApi,
-  type MouseEventParams,
-  type Time,
-  type UTCTimestamp,
-} from 'lightweight-charts';
+import { CandlestickSeries, CrosshairMode, HistogramSeries, LineSeries, PriceScaleMode, createChart, type IChartApi, type ISeriesApi, type MouseEventParams } from 'lightweight-charts';
 import type { LibrarySymbolInfo, ResolutionString, TvlBar, UdfDatafeed } from '../../../../datafeed';
 import { AGGREGATE_GROUP } from '../../../../shared/groups';
-import { formatAmount, formatPrice } from '../../../lib/format';
+import { formatAmount } from '../../../lib/format';
 import { PALETTES } from '../../../lib/palette';
-import { formatDateTime, formatTick, type TimeZoneMode } from '../../../lib/time-format';
-import type { Theme } from '../../../stores/preferences-store';
 import { fetchBars, mergeBars, resolutionSeconds, sameSymbol } from './bars';
+import {
+  candleColorsOf,
+  candleOf,
+  chartOptionsOf,
+  findBar,
+  legendOf,
+  priceFormatOf,
+  seconds,
+  tvlOf,
+  volumeOf,
+  type ChartAppearance,
+  type LegendBar,
+} from './chart-style';
 
-export interface ChartAppearance {
-  readonly theme: Theme;
-  readonly showVolume: boolean;
-  readonly showTvl: boolean;
-  readonly logScale: boolean;
-  readonly timeZone: TimeZoneMode;
-}
+export type { ChartAppearance, LegendBar } from './chart-style';
 
 export type ChartStatus = 'idle' | 'loading' | 'ready' | 'empty' | 'error';
 
@@ -41,12 +33,6 @@ export interface ChartState {
   readonly live: boolean;
 }
 
-/** The bar under the crosshair (or the newest), for the legend. */
-export interface LegendBar extends TvlBar {
-  /** Close against open, percent. */
-  readonly change: number;
-}
-
 /** Bars asked for on the first load and on each scroll into the past. */
 export const PAGE_BARS = 300;
 /** Bars shown at first. */
@@ -56,25 +42,13 @@ const LOAD_OLDER_THRESHOLD = 30;
 /** DEX pools do not stream: their newest bars are refreshed this often. */
 const DEX_REFRESH_MS = 60_000;
 
-const seconds = (bar: TvlBar) => Math.floor(bar.time / 1000) as UTCTimestamp;
-
-/** A pricescale giving about five significant digits of `price` (as the service picks them), at least 100. */
-export function pricescaleFor(price: number | undefined): number {
-  if (price === undefined || !(price > 0) || !Number.isFinite(price)) return 100;
-  return Math.max(100, 10 ** Math.min(16, 4 - Math.floor(Math.log10(price))));
-}
-
-function priceFormatOf(info: LibrarySymbolInfo, newestClose: number | undefined) {
-  const pricescale = info.pricescale > 0 ? info.pricescale : pricescaleFor(newestClose);
-  return { type: 'custom' as const, minMove: (info.minmov > 0 ? info.minmov : 1) / pricescale, formatter: (price: number) => formatPrice(price, pricescale) };
-}
-
 /**
  * The candlestick chart of one symbol at one resolution (lightweight-charts), fed by the datafeed:
  * history through getBars (older pages as the user scrolls left, without moving the view), live bars
  * through subscribeBars for Aggregate symbols. Framework-free; the React component drives it. The
  * container carries data attributes for tests and tools: data-status, data-bars, data-first-time,
- * data-last-time (Unix seconds), data-last-close, data-live.
+ * data-last-time, data-visible-from, data-visible-to (Unix seconds), data-last-close, data-symbol,
+ * data-resolution, data-live.
  */
 export class ChartController {
   private readonly chart: IChartApi;
@@ -94,7 +68,6 @@ export class ChartController {
   private hovered: LegendBar | undefined;
   private readonly stateListeners = new Set<() => void>();
   private readonly legendListeners = new Set<() => void>();
-  private resizeObserver: ResizeObserver | undefined;
   private static guidSeq = 0;
 
   constructor(
@@ -144,14 +117,17 @@ export class ChartController {
    * keeps the bars and only updates the price format and live subscription.
    */
   setSymbol(info: LibrarySymbolInfo, resolution: ResolutionString): void {
-    const same = this.info !== undefined && sameSymbol(this.info, info) && this.resolution === resolution && this.state.status !== 'error';
+    const previous = this.info;
+    const same = previous !== undefined && sameSymbol(previous, info) && this.resolution === resolution && this.state.status !== 'error';
     this.info = info;
     this.resolution = resolution;
     this.candles.applyOptions({ priceFormat: priceFormatOf(info, this.bars.at(-1)?.close) });
     if (same) {
       // The resolved symbol may stream where its stand-in could not.
-      this.stopLive();
-      this.startLive(this.generation);
+      if (previous.exchange !== info.exchange || previous.ticker !== info.ticker) {
+        this.stopLive();
+        this.startLive(this.generation);
+      }
       return;
     }
     void this.load();
@@ -184,7 +160,6 @@ export class ChartController {
   dispose(): void {
     this.generation++;
     this.stopLive();
-    this.resizeObserver?.disconnect();
     this.chart.timeScale().unsubscribeVisibleLogicalRangeChange(this.onRangeChange);
     this.chart.unsubscribeCrosshairMove(this.onCrosshair);
     this.chart.remove();
@@ -325,11 +300,9 @@ export class ChartController {
       this.setState({ status: 'ready', bars: this.bars.length });
       return;
     }
-    const palette = PALETTES[this.appearance.theme];
-    const time = seconds(bar);
-    this.candles.update({ time, open: bar.open, high: bar.high, low: bar.low, close: bar.close });
-    this.volume.update({ time, value: bar.volume, color: bar.close >= bar.open ? palette.volumeUp : palette.volumeDown });
-    this.tvl?.update({ time, value: bar.tvl });
+    this.candles.update(candleOf(bar));
+    this.volume.update(volumeOf(bar, PALETTES[this.appearance.theme]));
+    this.tvl?.update(tvlOf(bar));
     this.legend = legendOf(bar);
     this.legendChanged();
     this.writeAttributes();
@@ -340,9 +313,9 @@ export class ChartController {
 
   private render(): void {
     const palette = PALETTES[this.appearance.theme];
-    this.candles.setData(this.bars.map((b) => ({ time: seconds(b), open: b.open, high: b.high, low: b.low, close: b.close })));
-    this.volume.setData(this.bars.map((b) => ({ time: seconds(b), value: b.volume, color: b.close >= b.open ? palette.volumeUp : palette.volumeDown })));
-    this.tvl?.setData(this.bars.map((b) => ({ time: seconds(b), value: b.tvl })));
+    this.candles.setData(this.bars.map(candleOf));
+    this.volume.setData(this.bars.map((b) => volumeOf(b, palette)));
+    this.tvl?.setData(this.bars.map(tvlOf));
     const last = this.bars.at(-1);
     this.legend = last ? legendOf(last) : undefined;
     this.hovered = undefined;
@@ -353,18 +326,8 @@ export class ChartController {
   private applyAppearance(): void {
     const { theme, showVolume, showTvl, logScale, timeZone } = this.appearance;
     const palette = PALETTES[theme];
-    this.chart.applyOptions({
-      layout: {
-        background: { type: ColorType.Solid, color: palette.background },
-        textColor: palette.text,
-        panes: { separatorColor: palette.border },
-      },
-      grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
-      crosshair: { vertLine: { color: palette.crosshair, labelBackgroundColor: palette.border }, horzLine: { color: palette.crosshair, labelBackgroundColor: palette.border } },
-      localization: { timeFormatter: (time: Time) => formatDateTime(Number(time), timeZone, true) },
-      timeScale: { tickMarkFormatter: (time: Time, tickType: number) => formatTick(Number(time), tickType, timeZone) },
-    });
-    this.candles.applyOptions({ upColor: palette.up, downColor: palette.down, borderUpColor: palette.up, borderDownColor: palette.down, wickUpColor: palette.up, wickDownColor: palette.down });
+    this.chart.applyOptions(chartOptionsOf(palette, timeZone));
+    this.candles.applyOptions(candleColorsOf(palette));
     this.volume.applyOptions({ visible: showVolume });
     this.chart.priceScale('right').applyOptions({ mode: logScale ? PriceScaleMode.Logarithmic : PriceScaleMode.Normal });
     if (showTvl && !this.tvl) {
@@ -374,7 +337,7 @@ export class ChartController {
         1,
       );
       this.chart.panes()[1]?.setStretchFactor(0.3);
-      this.tvl.setData(this.bars.map((b) => ({ time: seconds(b), value: b.tvl })));
+      this.tvl.setData(this.bars.map(tvlOf));
     } else if (!showTvl && this.tvl) {
       this.chart.removeSeries(this.tvl);
       this.tvl = undefined;
@@ -382,7 +345,7 @@ export class ChartController {
     }
     this.tvl?.applyOptions({ color: palette.tvl });
     // Volume colours follow the theme.
-    if (this.bars.length > 0) this.volume.setData(this.bars.map((b) => ({ time: seconds(b), value: b.volume, color: b.close >= b.open ? palette.volumeUp : palette.volumeDown })));
+    if (this.bars.length > 0) this.volume.setData(this.bars.map((b) => volumeOf(b, palette)));
     this.container.dataset.theme = theme;
   }
 
@@ -423,23 +386,4 @@ export class ChartController {
     this.container.dataset.live = String(this.state.live);
     for (const listener of [...this.stateListeners]) listener();
   }
-}
-
-function legendOf(bar: TvlBar): LegendBar {
-  return { ...bar, change: bar.open === 0 ? 0 : ((bar.close - bar.open) / bar.open) * 100 };
-}
-
-/** Binary search by time (ms) in bars sorted by time. */
-function findBar(bars: readonly TvlBar[], time: number): TvlBar | undefined {
-  let lo = 0;
-  let hi = bars.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const bar = bars[mid];
-    if (!bar) return undefined;
-    if (bar.time === time) return bar;
-    if (bar.time < time) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
 }

@@ -1,0 +1,81 @@
+import { ColorType, type ChartOptions, type DeepPartial, type Time, type UTCTimestamp } from 'lightweight-charts';
+import type { LibrarySymbolInfo, TvlBar } from '../../../../datafeed';
+import { formatPrice } from '../../../lib/format';
+import type { Palette } from '../../../lib/palette';
+import { formatDateTime, formatTick, type TimeZoneMode } from '../../../lib/time-format';
+import type { Theme } from '../../../stores/preferences-store';
+
+/** How the chart looks (persisted preferences). */
+export interface ChartAppearance {
+  readonly theme: Theme;
+  readonly showVolume: boolean;
+  readonly showTvl: boolean;
+  readonly logScale: boolean;
+  readonly timeZone: TimeZoneMode;
+}
+
+/** The bar under the crosshair (or the newest), for the legend. */
+export interface LegendBar extends TvlBar {
+  /** Close against open, percent. */
+  readonly change: number;
+}
+
+/** A bar's start as lightweight-charts wants it (Unix seconds). */
+export const seconds = (bar: TvlBar) => Math.floor(bar.time / 1000) as UTCTimestamp;
+
+/** A pricescale giving about five significant digits of `price` (as the service picks them), at least 100. */
+export function pricescaleFor(price: number | undefined): number {
+  if (price === undefined || !(price > 0) || !Number.isFinite(price)) return 100;
+  return Math.max(100, 10 ** Math.min(16, 4 - Math.floor(Math.log10(price))));
+}
+
+/** The candles' price format from the symbol's pricescale (derived from the prices while it is unknown). */
+export function priceFormatOf(info: LibrarySymbolInfo, newestClose: number | undefined) {
+  const pricescale = info.pricescale > 0 ? info.pricescale : pricescaleFor(newestClose);
+  return { type: 'custom' as const, minMove: (info.minmov > 0 ? info.minmov : 1) / pricescale, formatter: (price: number) => formatPrice(price, pricescale) };
+}
+
+/** Chart-wide options of a theme and time zone. */
+export function chartOptionsOf(palette: Palette, timeZone: TimeZoneMode): DeepPartial<ChartOptions> {
+  return {
+    layout: {
+      background: { type: ColorType.Solid, color: palette.background },
+      textColor: palette.text,
+      panes: { separatorColor: palette.border },
+    },
+    grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
+    crosshair: { vertLine: { color: palette.crosshair, labelBackgroundColor: palette.border }, horzLine: { color: palette.crosshair, labelBackgroundColor: palette.border } },
+    localization: { timeFormatter: (time: Time) => formatDateTime(Number(time), timeZone, true) },
+    timeScale: { tickMarkFormatter: (time: Time, tickType: number) => formatTick(Number(time), tickType, timeZone) },
+  };
+}
+
+export function candleColorsOf(palette: Palette) {
+  return { upColor: palette.up, downColor: palette.down, borderUpColor: palette.up, borderDownColor: palette.down, wickUpColor: palette.up, wickDownColor: palette.down };
+}
+
+export const candleOf = (b: TvlBar) => ({ time: seconds(b), open: b.open, high: b.high, low: b.low, close: b.close });
+
+/** A volume column, coloured by the bar's direction. */
+export const volumeOf = (b: TvlBar, palette: Palette) => ({ time: seconds(b), value: b.volume, color: b.close >= b.open ? palette.volumeUp : palette.volumeDown });
+
+export const tvlOf = (b: TvlBar) => ({ time: seconds(b), value: b.tvl });
+
+export function legendOf(bar: TvlBar): LegendBar {
+  return { ...bar, change: bar.open === 0 ? 0 : ((bar.close - bar.open) / bar.open) * 100 };
+}
+
+/** Binary search by time (ms) in bars sorted by time. */
+export function findBar(bars: readonly TvlBar[], time: number): TvlBar | undefined {
+  let lo = 0;
+  let hi = bars.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const bar = bars[mid];
+    if (!bar) return undefined;
+    if (bar.time === time) return bar;
+    if (bar.time < time) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
