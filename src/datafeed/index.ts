@@ -2,6 +2,6 @@
 export { UdfDatafeed, type UdfDatafeedOptions } from './udf-datafeed';
 export type { EventSourceConstructor, EventSourceLike } from './live-connection';
 export type { FetchLike } from './gateway-client';
-export type { SearchRow } from './symbol-search';
+export type { SearchOptions, SearchRow, SymbolSearchIndex } from './symbol-search';
 export { SUPPORTED_RESOLUTIONS, toLibraryResolution, toWireResolution } from './resolution-map';
 export type * from './tradingview-types';

@@ -156,19 +156,21 @@ export class SymbolCatalog {
     return { ok: true, value: parts };
   }
 
-  /** Ranked search in one group, or in every group when `group` is undefined or ''. */
-  async search(query: string, group: string | undefined, limit: number, type?: string): Promise<Outcome<SearchRow[]>> {
-    let index: SymbolSearchIndex;
+  /** The search index of one group, or of every group when `group` is undefined or ''. */
+  async index(group: string | undefined): Promise<Outcome<SymbolSearchIndex>> {
     if (group === undefined || group === '') {
       const all = await this.all();
-      if (!all.ok) return all;
-      index = this.combinedIndex(all.value);
-    } else {
-      const one = await this.group(group);
-      if (!one.ok) return one;
-      index = one.value.index;
+      return all.ok ? { ok: true, value: this.combinedIndex(all.value) } : all;
     }
-    return { ok: true, value: index.search(query, { limit, ...(type === undefined ? {} : { type }) }) };
+    const one = await this.group(group);
+    return one.ok ? { ok: true, value: one.value.index } : one;
+  }
+
+  /** Ranked search in one group, or in every group when `group` is undefined or ''. */
+  async search(query: string, group: string | undefined, limit: number, type?: string): Promise<Outcome<SearchRow[]>> {
+    const index = await this.index(group);
+    if (!index.ok) return index;
+    return { ok: true, value: index.value.search(query, { limit, ...(type === undefined ? {} : { type }) }) };
   }
 
   private combinedIndex(parts: readonly GroupCatalog[]): SymbolSearchIndex {

@@ -23,63 +23,6 @@ export interface SearchRow {
   readonly tvlAda?: number;
 }
 
-interface IndexEntry {
-  readonly row: SearchRow;
-  /** Keys that make an exact match: tickers, symbol name, pool ID, units, policy IDs, fingerprints. */
-  readonly exact: readonly string[];
-  /** Keys a query may be the start of: tickers and symbol name. */
-  readonly prefix: readonly string[];
-  /** Everything searchable, lowercase, one string: one `includes` per symbol and keystroke. */
-  readonly text: string;
-  /** The group, lowercase: a word of a several-word query may name it. */
-  readonly group: string;
-}
-
-const fingerprints = new Map<string, string>();
-
-/** CIP-14 fingerprint of a token unit, memoised across groups ('' for ADA or a malformed unit). */
-function fingerprintOf(unit: string): string {
-  if (unit === '' || !isTokenUnit(unit)) return '';
-  let value = fingerprints.get(unit);
-  if (value === undefined) {
-    const { policyId, assetName } = splitTokenUnit(unit.toLowerCase());
-    value = assetFingerprint(policyId, assetName);
-    fingerprints.set(unit, value);
-  }
-  return value;
-}
-
-function entryOf(row: SearchRow): IndexEntry {
-  const lower = (value: string) => value.toLowerCase();
-  const base = lower(row.base);
-  const quote = lower(row.quote);
-  const symbol = lower(row.symbol);
-  const ids: string[] = [lower(row.ticker)];
-  for (const unit of [row.quoteUnit, row.baseUnit]) {
-    if (unit === '') continue;
-    ids.push(lower(unit), lower(splitTokenUnit(unit).policyId));
-    const fingerprint = fingerprintOf(unit);
-    if (fingerprint !== '') ids.push(fingerprint);
-  }
-  return {
-    row,
-    exact: [quote, base, symbol, `${base}.${quote}`, ...ids],
-    prefix: [quote, base, symbol],
-    text: [symbol, lower(row.description), ...ids].join('\n'),
-    group: lower(row.exchange),
-  };
-}
-
-/** Lowercase, trimmed, `/` read as the pair separator `.`, whitespace collapsed. */
-export function normalizeQuery(query: string): string {
-  return query.trim().toLowerCase().replace(/\//g, '.').replace(/\s+/g, ' ');
-}
-
-/** Ranking key: higher first; symbols without known liquidity last. */
-function liquidityOf(row: SearchRow): number {
-  return row.tvlAda ?? row.tvl ?? -1;
-}
-
 export interface SearchOptions {
   /** Most rows to return. */
   readonly limit: number;
@@ -88,54 +31,243 @@ export interface SearchOptions {
 }
 
 /**
- * A search index over a set of symbols, built once: every key lowercased, fingerprints computed, and
- * the symbols kept in liquidity order, so a query is one linear pass with no sort. Ranking: exact
- * matches first (a token ticker, the symbol name, pool ID, token unit, policy ID or fingerprint equals
- * the query), then matches at the start of a ticker or the symbol name, then matches anywhere (name,
- * description, pool ID, units, fingerprints); within each tier by liquidity (TVL in ADA), then name.
- * A query of several words matches symbols that contain every word (a word may also name the group,
- * e.g. `snek minswap`), ranked by the weakest word's tier.
+ * A search index over a set of symbols, built once, answering a keystroke with lookups rather than a
+ * pass over every symbol: exact keys in a map, ticker and name prefixes in a sorted array, "anywhere"
+ * as `indexOf` over one string holding every symbol's searchable text.
+ *
+ * Ranking: exact matches first (a token ticker, the symbol name, pool ID, token unit, policy ID or
+ * fingerprint equals the query), then matches at the start of a ticker or the symbol name, then
+ * matches anywhere (name, description, pool ID, units, fingerprints); within each tier by liquidity
+ * (TVL in ADA), then name. A query of several words matches symbols that contain every word (a word
+ * may also name the group, e.g. `snek minswap`), ranked by the weakest word's tier.
  */
 export class SymbolSearchIndex {
-  private readonly entries: readonly IndexEntry[];
+  readonly rows: readonly SearchRow[];
+  private readonly exact = new Map<string, number[]>();
+  /** Prefix keys (tickers, symbol name) sorted, with the row of each. */
+  private readonly prefixKeys: string[] = [];
+  private readonly prefixRows: Int32Array;
+  /** Every row's searchable text, separated by NUL, in row order; `offsets[i]` is where row i starts. */
+  private readonly haystack: string;
+  private readonly offsets: Int32Array;
+  private readonly texts: string[];
+  private readonly groups: string[];
+  private readonly byName = new Map<string, number>();
+  /** Per-row marks of the current query (a counter, so nothing needs clearing). */
+  private readonly marks: Int32Array;
+  private stamp = 0;
 
   constructor(rows: readonly SearchRow[]) {
-    this.entries = rows
-      .map(entryOf)
-      .sort((a, b) => liquidityOf(b.row) - liquidityOf(a.row) || (a.row.symbol < b.row.symbol ? -1 : a.row.symbol > b.row.symbol ? 1 : 0));
+    const sorted = [...rows].sort((a, b) => liquidityOf(b) - liquidityOf(a) || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
+    this.rows = sorted;
+    const n = sorted.length;
+    this.marks = new Int32Array(n);
+    this.texts = new Array<string>(n);
+    this.groups = new Array<string>(n);
+    const prefix: { key: string; row: number }[] = [];
+    const offsets = new Int32Array(n + 1);
+    let length = 0;
+    sorted.forEach((row, i) => {
+      const base = row.base.toLowerCase();
+      const quote = row.quote.toLowerCase();
+      const symbol = row.symbol.toLowerCase();
+      const ids: string[] = [row.ticker.toLowerCase()];
+      for (const unit of [row.quoteUnit, row.baseUnit]) {
+        if (unit === '') continue;
+        const lowerUnit = unit.toLowerCase();
+        ids.push(lowerUnit, splitTokenUnit(lowerUnit).policyId);
+        const fingerprint = fingerprintOf(lowerUnit);
+        if (fingerprint !== '') ids.push(fingerprint);
+      }
+      for (const key of new Set([quote, base, symbol, `${base}.${quote}`, ...ids])) {
+        const list = this.exact.get(key);
+        if (list) list.push(i);
+        else this.exact.set(key, [i]);
+      }
+      for (const key of new Set([quote, base, symbol])) prefix.push({ key, row: i });
+      const text = [symbol, row.description.toLowerCase(), ...ids].join('\n');
+      this.texts[i] = text;
+      this.groups[i] = row.exchange.toLowerCase();
+      offsets[i] = length;
+      length += text.length + 1;
+      if (!this.byName.has(symbol)) this.byName.set(symbol, i);
+    });
+    offsets[n] = length;
+    this.offsets = offsets;
+    this.haystack = this.texts.join('\u0000') + '\u0000';
+    prefix.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.row - b.row));
+    this.prefixKeys = prefix.map((p) => p.key);
+    this.prefixRows = Int32Array.from(prefix.map((p) => p.row));
   }
 
   get size(): number {
-    return this.entries.length;
+    return this.rows.length;
   }
 
+  /** A row by symbol name (any case). */
+  find(symbol: string): SearchRow | undefined {
+    const i = this.byName.get(symbol.toLowerCase());
+    return i === undefined ? undefined : this.rows[i];
+  }
+
+  /** At most `limit` rows for `query`, best first (every symbol is `spot`: another type matches none). */
   search(query: string, options: SearchOptions): SearchRow[] {
-    const limit = Math.max(0, Math.floor(options.limit));
+    const max = Math.max(0, Math.floor(options.limit));
+    if (max === 0) return [];
     const type = options.type ?? '';
+    if (type !== '' && !this.rows.every((row) => row.type === type)) {
+      return new SymbolSearchIndex(this.rows.filter((row) => row.type === type)).search(query, { limit: max });
+    }
     const q = normalizeQuery(query);
-    if (limit === 0) return [];
+    if (q === '') return this.rows.slice(0, max);
+    const terms = q.split(' ');
+    return terms.length === 1 ? this.searchOne(q, max) : this.searchMany(terms, max);
+  }
+
+  private searchOne(q: string, limit: number): SearchRow[] {
+    const stamp = this.nextStamp();
+    const exact = this.exact.get(q) ?? [];
+    for (const i of exact) this.marks[i] = stamp;
+    const result: SearchRow[] = exact.map((i) => this.row(i));
+    if (result.length >= limit) return result.slice(0, limit);
+
+    // Prefix tier: rows with a ticker or name starting with q, in row (liquidity) order.
+    const prefixStamp = this.nextStamp();
+    let prefixCount = 0;
+    for (let k = lowerBound(this.prefixKeys, q); k < this.prefixKeys.length && (this.prefixKeys[k] ?? '').startsWith(q); k++) {
+      const i = this.prefixRows[k] ?? 0;
+      if (this.marks[i] !== stamp && this.marks[i] !== prefixStamp) {
+        this.marks[i] = prefixStamp;
+        prefixCount++;
+      }
+    }
+    if (prefixCount > 0) {
+      let taken = 0;
+      for (let i = 0; i < this.rows.length && taken < limit && taken < prefixCount; i++) {
+        if (this.marks[i] === prefixStamp) {
+          result.push(this.row(i));
+          taken++;
+        }
+      }
+    }
+    if (result.length >= limit) return result.slice(0, limit);
+
+    // Anywhere tier: one indexOf pass over the haystack, skipping to the next row after each hit.
+    const wanted = limit - result.length;
+    let found = 0;
+    let from = 0;
+    while (found < wanted) {
+      const at = this.haystack.indexOf(q, from);
+      if (at < 0) break;
+      const i = this.rowAt(at);
+      if (this.marks[i] !== stamp && this.marks[i] !== prefixStamp) {
+        result.push(this.row(i));
+        found++;
+      }
+      from = this.offsets[i + 1] ?? this.haystack.length;
+    }
+    return result;
+  }
+
+  private searchMany(terms: readonly string[], limit: number): SearchRow[] {
     const exact: SearchRow[] = [];
     const prefix: SearchRow[] = [];
     const anywhere: SearchRow[] = [];
-    const terms = q === '' ? [] : q.split(' ');
-    for (const entry of this.entries) {
-      if (type !== '' && entry.row.type !== type) continue;
-      if (terms.length === 0) {
-        // No query: the most liquid symbols.
-        anywhere.push(entry.row);
-        if (anywhere.length >= limit) break;
-      } else if (terms.length === 1) {
-        if (entry.exact.includes(q)) exact.push(entry.row);
-        else if (prefix.length < limit && entry.prefix.some((key) => key.startsWith(q))) prefix.push(entry.row);
-        else if (anywhere.length < limit && entry.text.includes(q)) anywhere.push(entry.row);
-      } else if (terms.every((term) => entry.text.includes(term))) {
-        if (terms.every((term) => term === entry.group || entry.exact.includes(term))) exact.push(entry.row);
-        else if (terms.every((term) => entry.group.startsWith(term) || entry.prefix.some((key) => key.startsWith(term)))) {
-          if (prefix.length < limit) prefix.push(entry.row);
-        } else if (anywhere.length < limit) anywhere.push(entry.row);
-      }
+    // Candidates: rows containing the longest word (one indexOf pass), then the other words checked.
+    const longest = terms.reduce((a, b) => (b.length > a.length ? b : a));
+    let from = 0;
+    for (;;) {
+      const at = this.haystack.indexOf(longest, from);
+      if (at < 0) break;
+      const i = this.rowAt(at);
+      from = this.offsets[i + 1] ?? this.haystack.length;
+      const text = this.texts[i] ?? '';
+      if (!terms.every((term) => text.includes(term))) continue;
+      const row = this.row(i);
+      const group = this.groups[i] ?? '';
+      const keys = this.keysOf(row);
+      if (terms.every((term) => term === group || keys.exact.includes(term))) exact.push(row);
+      else if (terms.every((term) => group.startsWith(term) || keys.prefix.some((key) => key.startsWith(term)))) {
+        if (prefix.length < limit) prefix.push(row);
+      } else if (anywhere.length < limit) anywhere.push(row);
     }
     const ranked = exact.length >= limit ? exact : [...exact, ...prefix, ...anywhere];
     return ranked.slice(0, limit);
   }
+
+  private keysOf(row: SearchRow): { exact: string[]; prefix: string[] } {
+    const base = row.base.toLowerCase();
+    const quote = row.quote.toLowerCase();
+    const symbol = row.symbol.toLowerCase();
+    const exact = [quote, base, symbol, `${base}.${quote}`, row.ticker.toLowerCase()];
+    for (const unit of [row.quoteUnit, row.baseUnit]) {
+      if (unit === '') continue;
+      const lowerUnit = unit.toLowerCase();
+      exact.push(lowerUnit, splitTokenUnit(lowerUnit).policyId);
+      const fingerprint = fingerprintOf(lowerUnit);
+      if (fingerprint !== '') exact.push(fingerprint);
+    }
+    return { exact, prefix: [quote, base, symbol] };
+  }
+
+  private row(i: number): SearchRow {
+    const row = this.rows[i];
+    if (!row) throw new RangeError(`no row ${i}`);
+    return row;
+  }
+
+  /** The row whose text contains haystack position `at` (binary search over the offsets). */
+  private rowAt(at: number): number {
+    let lo = 0;
+    let hi = this.rows.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.offsets[mid] ?? 0) <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  private nextStamp(): number {
+    this.stamp++;
+    if (this.stamp >= 0x7fffffff) {
+      this.marks.fill(0);
+      this.stamp = 1;
+    }
+    return this.stamp;
+  }
+}
+
+/** Lowercase, trimmed, `/` read as the pair separator `.`, whitespace collapsed (as the datafeed reads queries). */
+export function normalizeQuery(query: string): string {
+  return query.trim().toLowerCase().replace(/\//g, '.').replace(/\s+/g, ' ');
+}
+
+function liquidityOf(row: SearchRow): number {
+  return row.tvlAda ?? row.tvl ?? -1;
+}
+
+const fingerprints = new Map<string, string>();
+
+function fingerprintOf(unit: string): string {
+  if (unit === '' || !isTokenUnit(unit)) return '';
+  let value = fingerprints.get(unit);
+  if (value === undefined) {
+    const { policyId, assetName } = splitTokenUnit(unit);
+    value = assetFingerprint(policyId, assetName);
+    fingerprints.set(unit, value);
+  }
+  return value;
+}
+
+/** First index whose key is >= `key` in a sorted array. */
+function lowerBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((keys[mid] ?? '') < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -10,7 +10,7 @@ import type { EventSourceConstructor } from './live-connection';
 import { LiveFeed } from './live-feed';
 import { SUPPORTED_RESOLUTIONS, toWireResolution, unsupportedResolutionMessage } from './resolution-map';
 import { SymbolCatalog } from './symbol-catalog';
-import type { SearchRow } from './symbol-search';
+import type { SearchRow, SymbolSearchIndex } from './symbol-search';
 import type {
   DatafeedConfiguration,
   DatafeedErrorCallback,
@@ -159,6 +159,16 @@ export class UdfDatafeed implements IBasicDataFeed {
    */
   async search(query: string, group?: string, limit = this.searchLimit): Promise<SearchRow[]> {
     const outcome = await this.catalog.search(query, group, limit);
+    if (!outcome.ok) throw new Error(outcome.error);
+    return outcome.value;
+  }
+
+  /**
+   * The search index itself (of one group, or of every group when `group` is undefined or ''), for a
+   * UI that searches on every keystroke without a promise per query. Rejects with the server's message.
+   */
+  async searchIndex(group?: string): Promise<SymbolSearchIndex> {
+    const outcome = await this.catalog.index(group);
     if (!outcome.ok) throw new Error(outcome.error);
     return outcome.value;
   }

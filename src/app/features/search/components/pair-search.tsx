@@ -51,7 +51,7 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
   const items: ListItem[] = useMemo(() => {
     const idx = index.data;
     if (!idx) return [];
-    const rows = idx.search(query, SEARCH_LIMIT);
+    const rows = idx.search(query, { limit: SEARCH_LIMIT });
     if (query.trim() !== '') return rows.map((row) => ({ row, recent: false }));
     const recentRows = recent.flatMap((r) => {
       const row = idx.find(r.symbol);
