@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { PriceError } from '../shared/api/errors';
-import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo, type GatewayLiquidity } from '../shared/api/gateway';
+import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo, type GatewayLiquidity, type GatewayTokenInfo } from '../shared/api/gateway';
 import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
 import type { GatewayConfig } from './config';
 import { LiveHub } from './live/live-hub';
@@ -19,6 +19,8 @@ export interface GatewayOptions {
   readonly clientAddress?: (c: Context) => string;
   /** TVL per symbol of a group (embedded market only); undefined for an unknown or missing group. */
   readonly liquidity?: (group: string | undefined) => GatewayLiquidity | undefined;
+  /** A token's metadata (embedded market only); undefined for an unknown token. */
+  readonly tokenInfo?: (unit: string) => GatewayTokenInfo | undefined;
 }
 
 export interface Gateway {
@@ -105,6 +107,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     c.header('Cache-Control', 'private, max-age=30');
     return c.json(answer);
+  });
+  app.get('/token-info/:unit', (c) => {
+    const unit = c.req.param('unit').toLowerCase();
+    const info = options.tokenInfo?.(unit);
+    if (!info) {
+      const body: PriceError = { s: 'error', errmsg: options.tokenInfo ? `Unknown token: ${unit}` : 'Token metadata is only known for the embedded market' };
+      return c.json(body, 404);
+    }
+    c.header('Cache-Control', 'private, max-age=3600');
+    return c.json(info);
   });
   app.route(
     '/',

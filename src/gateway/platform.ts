@@ -60,7 +60,15 @@ export function createPlatform(options: PlatformOptions): Platform {
       upstream,
       simulated: runtime !== undefined,
       ...(log ? { log } : {}),
-      ...(runtime ? { liquidity: (group: string | undefined) => marketLiquidity(runtime.market, group) } : {}),
+      ...(runtime
+        ? {
+            liquidity: (group: string | undefined) => marketLiquidity(runtime.market, group),
+            tokenInfo: (unit: string) => {
+              const token = runtime.market.tokens.get(unit);
+              return token && { unit: token.unit, ticker: token.ticker, name: token.name, decimals: token.decimals };
+            },
+          }
+        : {}),
     });
 
     const app = new Hono({ strict: false });

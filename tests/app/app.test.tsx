@@ -149,7 +149,9 @@ describe('the charting app', () => {
     const price = await screen.findByTestId('header-price');
     const expected = await stats(snek.ticker);
     expect(price).toHaveTextContent(`${formatPrice(expected.current_price, snek.pricescale)} ADA`);
-    expect(screen.getByTestId('header-name')).toHaveTextContent('SNEK');
+    // The registry's name (from the gateway's token metadata), not the decoded asset name.
+    await waitFor(() => expect(screen.getByTestId('header-name')).toHaveTextContent(/^Snek$/));
+    expect(screen.getByTestId('header-ticker')).toHaveTextContent(/^SNEK$/);
     for (const id of ['header-change-1h', 'header-change-24h', 'header-tvl', 'header-tvl-change', 'header-volume-1h', 'header-volume-24h']) {
       expect(screen.getByTestId(id).textContent).toMatch(/\d/);
     }

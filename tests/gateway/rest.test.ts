@@ -8,7 +8,7 @@ import { marketLiquidity } from '../../src/gateway/liquidity';
 import { embeddedUpstream, type Upstream } from '../../src/gateway/upstream';
 import { parseServiceConfig } from '../../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
-import { gatewayInfoSchema, gatewayLiquiditySchema } from '../../src/shared/api/gateway';
+import { gatewayInfoSchema, gatewayLiquiditySchema, gatewayTokenInfoSchema } from '../../src/shared/api/gateway';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 
@@ -30,6 +30,10 @@ beforeAll(() => {
     upstream,
     simulated: true,
     liquidity: (group) => marketLiquidity(runtime.market, group),
+    tokenInfo: (unit) => {
+      const token = runtime.market.tokens.get(unit);
+      return token && { unit: token.unit, ticker: token.ticker, name: token.name, decimals: token.decimals };
+    },
   });
 });
 
@@ -129,6 +133,13 @@ describe('gateway REST forwarding', () => {
 });
 
 describe('gateway info and liquidity', () => {
+  it('gives a token\'s metadata, which no spec endpoint carries', async () => {
+    const wmt = '1d7f33bd23d85e1a25d87d86fac4f199c3197a2f7afeb662a0f34e1e776f726c646d6f62696c65746f6b656e';
+    const info = gatewayTokenInfoSchema.parse(await (await get(`/token-info/${wmt.toUpperCase()}`)).json());
+    expect(info).toEqual({ unit: wmt, ticker: 'WMT', name: 'World Mobile Token', decimals: 6 });
+    expect((await get(`/token-info/${'ab'.repeat(30)}`)).status).toBe(404);
+  });
+
   it('describes the source without any key', async () => {
     const info = gatewayInfoSchema.parse(await (await get('/info')).json());
     expect(info).toMatchObject({ source: 'embedded', simulated: true });

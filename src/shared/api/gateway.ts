@@ -70,3 +70,16 @@ export const gatewayLiquiditySchema = z
   })
   .refine((b) => b.tvl.length === b.ticker.length && b.tvl_ada.length === b.ticker.length, 'arrays must have the same length');
 export type GatewayLiquidity = z.infer<typeof gatewayLiquiditySchema>;
+
+/**
+ * GET /gw/v1/token-info/<unit>: a token's registry metadata (name, ticker, decimals), which no spec
+ * endpoint carries. Known for the embedded market only; a remote upstream answers 404 and clients fall
+ * back to the decoded asset name.
+ */
+export const gatewayTokenInfoSchema = z.strictObject({
+  unit: z.string(),
+  ticker: z.string(),
+  name: z.string(),
+  decimals: z.number().int().min(0),
+});
+export type GatewayTokenInfo = z.infer<typeof gatewayTokenInfoSchema>;

@@ -7,6 +7,7 @@ import { CopyButton } from '../../../components/copy-button';
 import { TokenLogo } from '../../../components/token-logo';
 import { formatAmount, formatPercent, formatPrice, formatSignedAmount, trendOf } from '../../../lib/format';
 import { useApi } from '../../../providers/app-providers';
+import { tokenInfoQueryOptions } from '../../../api/token-info';
 import { tokenStatsQueryOptions } from '../../../api/token-stats';
 import { useLiveOverlay } from '../hooks/use-live-overlay';
 import { liveStats } from '../../../lib/live-stats';
@@ -18,12 +19,15 @@ export interface TokenHeaderProps {
   readonly actions?: ReactNode;
 }
 
-/** The pair's token (the quote side): its name, ticker, policy ID and CIP-14 fingerprint. */
-export function tokenIdentity(row: SearchRow): { name: string; ticker: string; policyId: string; fingerprint: string | undefined } {
+/**
+ * The pair's token (the quote side): its name (the registry's when known, else the decoded asset
+ * name), ticker, policy ID and CIP-14 fingerprint.
+ */
+export function tokenIdentity(row: SearchRow, registryName?: string): { name: string; ticker: string; policyId: string; fingerprint: string | undefined } {
   const unit = row.quoteUnit.toLowerCase();
-  if (!isTokenUnit(unit)) return { name: row.quote, ticker: row.quote, policyId: '', fingerprint: undefined };
+  if (!isTokenUnit(unit)) return { name: registryName ?? row.quote, ticker: row.quote, policyId: '', fingerprint: undefined };
   const { policyId, assetName } = splitTokenUnit(unit);
-  return { name: displayAssetName(assetName), ticker: row.quote, policyId, fingerprint: assetFingerprint(policyId, assetName) };
+  return { name: registryName ?? displayAssetName(assetName), ticker: row.quote, policyId, fingerprint: assetFingerprint(policyId, assetName) };
 }
 
 function Stat({ label, value, trend, testId }: { label: string; value: string; trend?: number; testId: string }) {
@@ -46,7 +50,8 @@ export function TokenHeader({ info, row, actions }: TokenHeaderProps) {
   const live = info.exchange === 'Aggregate';
   const stats = useQuery(tokenStatsQueryOptions(api, row.ticker, live));
   const overlay = useLiveOverlay(info);
-  const identity = tokenIdentity(row);
+  const tokenInfo = useQuery({ ...tokenInfoQueryOptions(api, row.quoteUnit), enabled: row.quoteUnit !== '' });
+  const identity = tokenIdentity(row, tokenInfo.data?.name);
   const shown = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
   const base = row.base;
 

@@ -1,0 +1,17 @@
+import { queryOptions } from '@tanstack/react-query';
+import { gatewayTokenInfoSchema, type GatewayTokenInfo } from '../../shared/api/gateway';
+import type { ApiClient } from '../lib/api-client';
+
+/**
+ * GET /gw/v1/token-info/<unit>: the token's registry name, ticker and decimals. Only the embedded
+ * market knows them (a remote upstream answers 404): callers fall back to the decoded asset name.
+ */
+export function tokenInfoQueryOptions(api: ApiClient, unit: string) {
+  return queryOptions({
+    queryKey: ['token-info', unit],
+    queryFn: ({ signal }): Promise<GatewayTokenInfo> => api.get(`/token-info/${encodeURIComponent(unit)}`, {}, gatewayTokenInfoSchema, signal),
+    staleTime: Infinity,
+    gcTime: 30 * 60_000,
+    retry: false,
+  });
+}
