@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { LIVE_EVENTS } from '../../shared/api/gateway';
 import { isPoolId } from '../../shared/ids';
+import { CoalescingWriter } from '../../service/stream/coalescing-writer';
 import { errorFrame, sseFrame, type LiveClient, type LiveHub } from './live-hub';
 
 export interface LiveRouteOptions {
@@ -71,6 +72,8 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
       {
         start(controller) {
           let open = true;
+          // One chunk per upstream chunk for this browser, however many of its pools traded.
+          const out = new CoalescingWriter(controller);
           const heartbeat = setInterval(
             () => client?.write(sseFrame(LIVE_EVENTS.heartbeat, { time: Math.floor(Date.now() / 1000) }, hub.lastEventId)),
             options.heartbeatSeconds * 1000,
@@ -78,6 +81,7 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
           end = () => {
             if (!open) return;
             open = false;
+            out.discard();
             clearInterval(heartbeat);
             if (client) hub.remove(client);
           };
@@ -88,18 +92,20 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
             missedEvents: false,
             write(frame) {
               if (!open) return false;
-              if ((controller.desiredSize ?? 0) <= 0) {
+              if (out.room <= 0) {
                 // The browser stopped reading: drop it rather than buffer without bound.
+                out.flush();
                 controller.enqueue(encoder.encode(errorFrame({ errmsg: 'Dropped: the connection is not reading fast enough', retry: true })));
                 end();
                 controller.close();
                 return false;
               }
-              controller.enqueue(encoder.encode(frame));
+              out.write(frame);
               return true;
             },
             close() {
               if (!open) return;
+              out.flush();
               end();
               controller.close();
             },

@@ -3,6 +3,7 @@ import { STREAM_ERRORS, streamRequestSchema } from '../../../shared/api/stream';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { isPoolId } from '../../../shared/ids';
 import type { Market } from '../../market/model';
+import { CoalescingWriter } from '../../stream/coalescing-writer';
 import type { StreamHub } from '../../stream/hub';
 import { streamError, streamErrorLine } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
@@ -76,27 +77,32 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
       {
         start(controller) {
           let closed = false;
+          // One chunk per commit for this connection, however many of its pools traded.
+          const out = new CoalescingWriter(controller);
           const send = (line: string) => {
             if (closed) return;
-            // The queue holds what the client has not read yet; past the bound, drop the client.
-            if ((controller.desiredSize ?? 0) <= 0) {
+            // What the client has not read yet (queued or pending); past the bound, drop the client.
+            if (out.room <= 0) {
+              out.flush();
               controller.enqueue(encoder.encode(streamErrorLine(STREAM_ERRORS.slowConsumer)));
               cleanup();
               controller.close();
               return;
             }
-            controller.enqueue(encoder.encode(line));
+            out.write(line);
           };
           const unsubscribe = hub.subscribe(ids, (line) => send(line));
           const ping = setInterval(() => send(PING), stream.pingSeconds * 1000);
           const untrack = hub.track(() => {
             if (closed) return;
+            out.flush();
             cleanup();
             controller.close();
           });
           cleanup = () => {
             if (closed) return;
             closed = true;
+            out.discard();
             clearInterval(ping);
             unsubscribe();
             untrack();
