@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { appBench } from './app';
 import type { BenchRow } from './measure';
 import { disposeService, serviceBench } from './service';
+import { streamBench } from './stream';
 
 /**
  * npm run bench [-- --out file.json] [--only service,...] [--pools n --days n]: prints a table and
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
     rows.push(...serviceRows);
     disposeService(runtime, dir);
   }
+  if (wanted('stream')) rows.push(...(await streamBench({ log })));
   if (wanted('app')) rows.push(...(await appBench({ log })));
 
   printTable(rows);

@@ -1,0 +1,309 @@
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { serve } from '@hono/node-server';
+import { DEFAULT_GATEWAY_CONFIG } from '../src/gateway/config';
+import { createPlatform, type Platform } from '../src/gateway/platform';
+import { parseServiceConfig } from '../src/service/config';
+import type { ServiceRuntime } from '../src/service/runtime';
+import { round, type BenchRow } from './measure';
+import { FloorServer } from './stream-floor';
+import { analyse, sortedPercentile, stampCommits, type Analysis, type Commit } from './stream-measure';
+import { ClientProcess, sharedNow, type ClientSpec, type StreamMode } from './stream-protocol';
+
+const SUITE = 'stream';
+
+export interface StreamBenchOptions {
+  readonly log: (line: string) => void;
+  /** Connections per mode (1,000). */
+  readonly clients?: number;
+  /** Seconds of forced blocks measured per mode (10). */
+  readonly seconds?: number;
+}
+
+const POOLS_PER_CLIENT = 50;
+/** The busiest Aggregate pools, over which each client's 50 pools are a rotating window. */
+const BUSY_POOLS = 200;
+const BLOCK_EVERY_MS = 150;
+const WARMUP_CLIENTS = 50;
+/** Blocks forced with every connection open before memory and latency are measured (3 s). */
+const STEADY_BLOCKS = 20;
+const OPEN_CONCURRENCY = 100;
+const LATENCY_TARGET_MS = 20;
+const MEMORY_TARGET_KB = 50;
+
+type Memory = NodeJS.MemoryUsage;
+
+/**
+ * Issue "Live: the trade stream, and a gateway that keeps the API key on the server": ingest -> client
+ * latency and server memory per connection, with 1,000 direct stream connections (distinct keys) and
+ * with 1,000 gateway EventSource clients, 50 pools each; then the same clients against a bare TCP
+ * server sending the same bytes (the floor this machine allows).
+ *
+ * The server (embedded service + gateway, on @hono/node-server over loopback) runs in this process;
+ * the clients run in a child process (bench/stream-clients.ts). Both read the same clock
+ * (`performance.timeOrigin + performance.now()`). Latency runs from the end of the commit's
+ * transaction (the first commit listener) to the client's receipt of the chunk completing the event.
+ */
+export async function streamBench(options: StreamBenchOptions): Promise<BenchRow[]> {
+  const { log } = options;
+  const clientCount = options.clients ?? 1000;
+  const seconds = options.seconds ?? 10;
+  checkFileLimit(clientCount);
+  const gc = exposeGc();
+
+  const dir = mkdtempSync(join(tmpdir(), 'bench-stream-'));
+  const key = (prefix: string, i: number) => `bench-stream-${prefix}-${String(i).padStart(5, '0')}`;
+  const directKeys = Array.from({ length: clientCount }, (_, i) => key('key', i));
+  const warmupKeys = Array.from({ length: WARMUP_CLIENTS }, (_, i) => key('warmup', i));
+  let platform: Platform | undefined;
+  let server: ReturnType<typeof serve> | undefined;
+  let floor: FloorServer | undefined;
+  let child: ChildProcess | undefined;
+  const cleanups: (() => void)[] = [];
+  try {
+    log('stream: market of 2000 pools, 1 day, 20 trades per block...');
+    const service = parseServiceConfig(
+      { 'data-dir': dir, pools: '2000', days: '1', 'trades-per-block': '20' },
+      { TOKEN_API_KEYS: [...directKeys, ...warmupKeys].map((k) => `${k}:pro`).join(',') },
+    );
+    platform = createPlatform({
+      service,
+      gateway: { ...DEFAULT_GATEWAY_CONFIG, maxConnectionsPerAddress: clientCount + WARMUP_CLIENTS, upstreamMaxPools: Math.max(1000, BUSY_POOLS) },
+    });
+    const { gateway, runtime } = platform;
+    if (!runtime) throw new Error('no embedded service');
+    const listening = serve({ fetch: platform.app.fetch, port: 0, hostname: '127.0.0.1' });
+    server = listening;
+    if (!listening.listening) await once(listening, 'listening');
+    const port = (listening.address() as AddressInfo).port;
+    const floorServer = new FloorServer(runtime.market);
+    floor = floorServer;
+    const floorPort = await floorServer.listen();
+
+    const busy = busiestAggregates(runtime, BUSY_POOLS);
+    const specs = (keys: readonly string[] | undefined, count: number): ClientSpec[] =>
+      Array.from({ length: count }, (_, i) => ({
+        pools: Array.from({ length: POOLS_PER_CLIENT }, (_, j) => busy[(i + j) % busy.length] ?? ''),
+        ...(keys ? { key: keys[i] ?? '' } : {}),
+      }));
+
+    let commits: Commit[] | undefined;
+    cleanups.push(stampCommits(runtime.ingestor, (commit) => commits?.push(commit)));
+
+    child = fork(fileURLToPath(new URL('./stream-clients.ts', import.meta.url)), [], {
+      cwd: dirname(dirname(fileURLToPath(import.meta.url))),
+      execArgv: ['--import', 'tsx'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const clients = new ClientProcess(child);
+    const offset = await clockOffset(clients);
+
+    const held: Record<StreamMode, () => number> = {
+      direct: () => runtime.hub.connectionCount,
+      gateway: () => gateway.hub.size,
+      floor: () => floorServer.size,
+    };
+    const released = async () => {
+      const deadline = performance.now() + 10_000;
+      while (held.direct() + held.gateway() + held.floor() > 0) {
+        if (performance.now() > deadline) throw new Error(`connections still open: ${held.direct()} streams, ${held.gateway()} gateway clients, ${held.floor()} floor sockets`);
+        await sleep(50);
+      }
+    };
+
+    const rows: BenchRow[] = [];
+    for (const mode of ['direct', 'gateway', 'floor'] as const) {
+      const target = { mode, port: mode === 'floor' ? floorPort : port, concurrency: OPEN_CONCURRENCY };
+      if (mode === 'floor') cleanups.push(runtime.ingestor.onCommit((records) => floorServer.publish(records)));
+
+      // The first connections pay for code compiled once: keep that out of the per-connection memory.
+      log(`stream ${mode}: warm-up with ${WARMUP_CLIENTS} connections...`);
+      await clients.ask({ type: 'open', ...target, clients: specs(mode === 'direct' ? warmupKeys : undefined, WARMUP_CLIENTS) }, 'opened', 60_000);
+      await forceBlocks(runtime, 5);
+      await waitQuiet(clients);
+      await clients.ask({ type: 'close' }, 'closed', 10_000);
+      await released();
+
+      const before = await settledMemory(gc);
+      log(`stream ${mode}: opening ${clientCount} connections...`);
+      const all = specs(mode === 'direct' ? directKeys : undefined, clientCount);
+      const opened = await clients.ask({ type: 'open', ...target, clients: all }, 'opened', 120_000);
+      if (held[mode]() !== clientCount) throw new Error(`${mode}: the server holds ${held[mode]()} connections, expected ${clientCount}`);
+      // Steady state before measuring: caches, JIT and buffers settled with every connection open.
+      await forceBlocks(runtime, STEADY_BLOCKS);
+      await waitQuiet(clients);
+      const after = await settledMemory(gc);
+
+      log(`stream ${mode}: ${seconds} s of blocks every ${BLOCK_EVERY_MS} ms...`);
+      await clients.ask({ type: 'record' }, 'recording', 10_000);
+      commits = [];
+      const blocks = Math.round((seconds * 1000) / BLOCK_EVERY_MS);
+      await forceBlocks(runtime, blocks);
+      const measured = commits;
+      commits = undefined;
+      const load = loadavg()[0] ?? 0;
+      await waitQuiet(clients);
+      const collected = await clients.ask({ type: 'collect' }, 'collected', 60_000);
+      const result = analyse(measured, collected, all, runtime.market);
+      log(`stream ${mode}: ${result.deliveries} deliveries of ${result.events} events; closing...`);
+      await clients.ask({ type: 'close' }, 'closed', 10_000);
+      await released();
+
+      rows.push(...latencyRows(mode, result, blocks, clientCount, load));
+      if (mode !== 'floor') rows.push(...memoryRows(mode, before, after, clientCount, opened.ms));
+    }
+    rows.push({ suite: SUITE, name: 'client process clock offset (IPC round-trip estimate)', value: round(offset, 3), unit: 'ms', note: 'both sides read performance.timeOrigin + performance.now()' });
+    return rows;
+  } finally {
+    for (const cleanup of cleanups) cleanup();
+    if (child && child.exitCode === null && child.signalCode === null) {
+      // Closing the IPC channel makes the client process exit by itself; kill it if it does not.
+      const exited = once(child, 'exit');
+      if (child.connected) child.disconnect();
+      if ((await Promise.race([exited.then(() => true), sleep(2000).then(() => false)])) === false) child.kill('SIGKILL');
+    }
+    floor?.close();
+    platform?.close();
+    if (server) {
+      if (server instanceof Server) server.closeAllConnections();
+      server.close();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const LABELS: Record<StreamMode, string> = {
+  direct: 'direct (POST /api/v1/tokens/stream, a key each)',
+  gateway: 'gateway (SSE GET /gw/v1/live)',
+  floor: 'floor (bare TCP server, same clients, same bytes)',
+};
+
+function latencyRows(mode: StreamMode, result: Analysis, blocks: number, clients: number, load: number): BenchRow[] {
+  const at = (p: number) => sortedPercentile(result.latencies, p);
+  const p99 = at(99);
+  const exact = result.lost === 0 && result.anomalies.length === 0 && result.events > 0;
+  const withTarget = mode !== 'floor';
+  return [
+    {
+      suite: SUITE,
+      name: `${LABELS[mode]}, ${clients} clients x ${POOLS_PER_CLIENT} pools: ingest -> client latency p50`,
+      value: round(at(50)),
+      unit: 'ms',
+      note: `1-min load average ${round(load, 2)} on ${cpus().length} cores, this benchmark included`,
+    },
+    { suite: SUITE, name: `${mode}: ingest -> client latency p99`, value: round(p99), unit: 'ms', ...(withTarget ? { target: `<= ${LATENCY_TARGET_MS} ms`, pass: exact && p99 <= LATENCY_TARGET_MS } : {}) },
+    {
+      suite: SUITE,
+      name: `${mode}: ingest -> client latency max`,
+      value: round(at(100)),
+      unit: 'ms',
+      note: `server busy per block, commit to every socket written: median ${round(sortedPercentile(result.serverMs, 50))} ms, max ${round(sortedPercentile(result.serverMs, 100))} ms`,
+    },
+    {
+      suite: SUITE,
+      name: `${mode}: deliveries (every client, every event of its pools)`,
+      value: result.deliveries,
+      unit: 'events',
+      target: 'none lost',
+      pass: exact,
+      note: `${result.events} events in ${blocks} blocks, ${result.expected} expected, ${result.lost} lost${result.anomalies.length > 0 ? `; ${result.anomalies.slice(0, 3).join('; ')}` : ''}`,
+    },
+  ];
+}
+
+function memoryRows(mode: StreamMode, before: Memory, after: Memory, clients: number, openMs: number): BenchRow[] {
+  const js = (m: Memory) => m.heapUsed + m.external;
+  const jsKb = (js(after) - js(before)) / clients / 1024;
+  const rssKb = (after.rss - before.rss) / clients / 1024;
+  // The larger of the two: the heap figure is what the connections hold, RSS what the process grew by.
+  const kb = Math.max(jsKb, rssKb);
+  return [
+    {
+      suite: SUITE,
+      name: `${mode}: server memory per connection`,
+      value: round(kb, 1),
+      unit: 'KB',
+      target: `<= ${MEMORY_TARGET_KB} KB`,
+      pass: kb <= MEMORY_TARGET_KB,
+      note: `larger of heap+external ${round(jsKb, 1)} KB and RSS ${round(rssKb, 1)} KB (after GC, ${clients} open vs none)`,
+    },
+    { suite: SUITE, name: `${mode}: open ${clients} connections (until each has its first line)`, value: round(openMs / 1000, 2), unit: 's' },
+  ];
+}
+
+/** The Aggregate pools with the most trades in the backfill. */
+function busiestAggregates(runtime: ServiceRuntime, count: number): string[] {
+  const rows = runtime.db.prepare<[number], { agg: number }>('SELECT agg FROM trades GROUP BY agg ORDER BY count(*) DESC LIMIT ?').all(count);
+  const ids = rows.map((r) => runtime.market.poolsById.get(r.agg)?.poolId).filter((id): id is string => id !== undefined);
+  if (ids.length < POOLS_PER_CLIENT) throw new Error(`only ${ids.length} Aggregate pools traded`);
+  return ids;
+}
+
+/** Forces `count` blocks, one every BLOCK_EVERY_MS on a fixed schedule. */
+async function forceBlocks(runtime: ServiceRuntime, count: number): Promise<void> {
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    const wait = start + i * BLOCK_EVERY_MS - performance.now();
+    if (wait > 0) await sleep(wait);
+    runtime.simulator.forceBlock(Date.now() / 1000);
+  }
+}
+
+/** Waits until no chunk has reached any client for 500 ms. */
+async function waitQuiet(clients: ClientProcess): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  for (;;) {
+    const { ms } = await clients.ask({ type: 'quiet' }, 'quiet', 10_000);
+    if (ms >= 500) return;
+    if (performance.now() > deadline) throw new Error('the clients kept receiving for 20 s after the last block');
+    await sleep(Math.max(50, 500 - ms));
+  }
+}
+
+/** Offset of the client process's clock from ours, from the IPC round trip with the least delay. */
+async function clockOffset(clients: ClientProcess): Promise<number> {
+  let best = { rtt: Infinity, offset: 0 };
+  for (let i = 0; i < 20; i++) {
+    const sent = sharedNow();
+    const { time } = await clients.ask({ type: 'clock' }, 'clock', 5000);
+    const back = sharedNow();
+    if (back - sent < best.rtt) best = { rtt: back - sent, offset: time - (sent + back) / 2 };
+  }
+  return best.offset;
+}
+
+async function settledMemory(gc: () => void): Promise<Memory> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await sleep(100);
+  }
+  return process.memoryUsage();
+}
+
+/** global.gc, exposed at run time when Node was not started with --expose-gc. */
+function exposeGc(): () => void {
+  const existing = (globalThis as { gc?: () => void }).gc;
+  if (existing) return existing;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+function checkFileLimit(clients: number): void {
+  const out = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim();
+  const limit = out === 'unlimited' ? Infinity : Number(out);
+  const needed = clients + WARMUP_CLIENTS + 200;
+  if (Number.isFinite(limit) && limit < needed) {
+    throw new Error(`the stream benchmark opens ${clients} sockets in each of two processes: raise the open-file limit (ulimit -n ${needed}; it is ${out})`);
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
