@@ -5,6 +5,7 @@ import { defineConfig, type Plugin, type PreviewServer, type ViteDevServer } fro
 import { createPlatform, type Platform } from './src/gateway/platform';
 import { progressReporter } from './src/gateway/progress';
 import { readSettings } from './src/gateway/settings';
+import { NODE_SERVER_OPTIONS } from './src/service/stream/response-sink';
 
 /** Paths the platform answers; everything else is Vite's (the SPA and its modules). */
 const PLATFORM_PATHS = /^\/(api|gw|healthz|__test__)(\/|$|\?)/;
@@ -24,7 +25,7 @@ function tokenPriceService(): Plugin {
     platform = createPlatform({ ...options, hooks: { log: (line) => server.config.logger.info(line), onProgress: progress.onProgress } });
     progress.stop();
     platform.startLive();
-    const listener = getRequestListener(platform.app.fetch);
+    const listener = getRequestListener(platform.app.fetch, NODE_SERVER_OPTIONS);
     // No path argument: with one, connect strips the prefix and Hono would not see /api/v1.
     server.middlewares.use((req, res, next) => {
       if (req.url && PLATFORM_PATHS.test(req.url)) void listener(req, res);

@@ -13,6 +13,7 @@ import { DEFAULT_GATEWAY_CONFIG } from '../src/gateway/config';
 import { createPlatform, type Platform } from '../src/gateway/platform';
 import { parseServiceConfig } from '../src/service/config';
 import type { ServiceRuntime } from '../src/service/runtime';
+import { NODE_SERVER_OPTIONS } from '../src/service/stream/response-sink';
 import { round, type BenchRow } from './measure';
 import { FloorServer } from './stream-floor';
 import { analyse, sortedPercentile, stampCommits, type Analysis, type Commit } from './stream-measure';
@@ -80,7 +81,7 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     });
     const { gateway, runtime } = platform;
     if (!runtime) throw new Error('no embedded service');
-    const listening = serve({ fetch: platform.app.fetch, port: 0, hostname: '127.0.0.1' });
+    const listening = serve({ fetch: platform.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS });
     server = listening;
     if (!listening.listening) await once(listening, 'listening');
     const port = (listening.address() as AddressInfo).port;

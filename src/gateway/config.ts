@@ -29,6 +29,8 @@ export interface GatewayConfig {
   readonly retryMs: number;
   /** After a re-subscription, how long the replaced upstream connection stays open for in-flight events, ms. */
   readonly handoverMs: number;
+  /** How long the upstream subscription stays after the last browser leaves, ms. */
+  readonly idleLingerMs: number;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
@@ -46,6 +48,7 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   maxBufferedBytes: 512 * 1024,
   retryMs: 3000,
   handoverMs: 1000,
+  idleLingerMs: 30_000,
 };
 
 const positiveInt = (name: string) =>
@@ -87,5 +90,6 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     maxBufferedBytes: read('GATEWAY_MAX_BUFFERED_BYTES', d.maxBufferedBytes),
     retryMs: read('GATEWAY_RETRY_MS', d.retryMs),
     handoverMs: read('GATEWAY_HANDOVER_MS', d.handoverMs),
+    idleLingerMs: read('GATEWAY_IDLE_LINGER_MS', d.idleLingerMs),
   };
 }

@@ -51,6 +51,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       backoffInitialMs: config.backoffInitialMs,
       backoffMaxMs: config.backoffMaxMs,
       handoverMs: config.handoverMs,
+      idleLingerMs: config.idleLingerMs,
       ...(log ? { log } : {}),
     },
     hub,

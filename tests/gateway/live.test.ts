@@ -125,6 +125,23 @@ describe('gateway live multiplexing', () => {
     watcher.cancel();
   });
 
+  it('tells a browser joining after the last one left that it is live only once the upstream carries its pools', async () => {
+    const pool = aggregates[2] ?? '';
+    const leaving = await open([pool]);
+    await leaving.until(() => statuses(leaving).some((s) => s.state === 'connected'));
+    leaving.cancel();
+    await eventually(() => t.platform.gateway.hub.size === 0 && t.platform.gateway.upstreamStream.livePools === undefined);
+    const joining = await open([pool]);
+    let liveWhenTold: boolean | undefined;
+    await joining.until(() => {
+      const told = statuses(joining).some((s) => s.state === 'connected');
+      if (told && liveWhenTold === undefined) liveWhenTold = t.platform.gateway.upstreamStream.livePools?.has(pool) ?? false;
+      return told;
+    });
+    expect(liveWhenTold).toBe(true);
+    joining.cancel();
+  });
+
   it('gives status and heartbeat frames the latest event id, for resuming', async () => {
     const reader = await open([aggregates[0] ?? '']);
     await reader.until((f) => f.some((x) => x.event === 'heartbeat'));
@@ -192,5 +209,52 @@ describe('gateway live multiplexing', () => {
     }
     expect(t.platform.gateway.hub.size).toBe(before - 1);
     await response.body?.cancel();
+  });
+});
+
+describe('browsers coming back', () => {
+  it('replays everything to a browser back within the linger: the subscription stayed up', async () => {
+    const pool = aggregates[0] ?? '';
+    const first = await open([pool]);
+    await first.until(() => statuses(first).some((s) => s.state === 'connected'));
+    await tradeUntil(first, 1);
+    const lastSeen = first.frames.filter((f) => f.event === 'trade').at(-1)?.id ?? '';
+    first.cancel();
+    await eventually(() => t.platform.gateway.hub.size === 0);
+    // Nobody is connected, but the upstream lingers: these trades reach the gateway's ring.
+    const runtime = t.platform.runtime;
+    if (!runtime) throw new Error('no runtime');
+    const aggregateId = runtime.market.pools.get(pool)?.id ?? -1;
+    const count = () => (runtime.db.prepare('SELECT count(*) AS n FROM trades WHERE agg = ?').get(aggregateId) as { n: number }).n;
+    const before = count();
+    for (let i = 0; i < 400 && count() < before + 2; i++) t.trade();
+    expect(t.platform.gateway.upstreamStream.livePools?.has(pool)).toBe(true);
+    const back = await open([pool], { 'Last-Event-ID': lastSeen });
+    await back.until(() => trades(back).length >= count() - before && statuses(back).length > 0);
+    expect(statuses(back)[0]).toEqual({ state: 'connected', resync: false });
+    back.cancel();
+  });
+});
+
+describe('browsers coming back after the gateway stopped following their pools', () => {
+  let quick: TestPlatform;
+  beforeAll(() => {
+    quick = createTestPlatform({ pools: 120, days: 1, gateway: { idleLingerMs: 1 } });
+  });
+  afterAll(() => quick.close());
+
+  it('are told to resync: the gateway itself missed events', async () => {
+    const market = quick.platform.runtime?.market;
+    const pool = [...(market?.pairs.values() ?? [])].sort((a, b) => b.aggregate.baseReserve - a.aggregate.baseReserve)[0]?.aggregate.poolId ?? '';
+    const first = new SseReader(await quick.fetch(`/gw/v1/live?pools=${pool}`));
+    await first.until(() => statuses(first).some((s) => s.state === 'connected'));
+    const lastSeen = first.frames.find((f) => f.event === 'status')?.id ?? '';
+    first.cancel();
+    await eventually(() => quick.platform.gateway.upstreamStream.livePools === undefined);
+    for (let i = 0; i < 20; i++) quick.trade();
+    const back = new SseReader(await quick.fetch(`/gw/v1/live?pools=${pool}`, { headers: { 'Last-Event-ID': lastSeen } }));
+    await back.until(() => statuses(back).length > 0);
+    expect(statuses(back)[0]).toEqual({ state: 'connected', resync: true });
+    back.cancel();
   });
 });

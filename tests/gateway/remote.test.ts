@@ -9,6 +9,7 @@ import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { remoteUpstream } from '../../src/gateway/upstream';
 import { parseServiceConfig } from '../../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
+import { NODE_SERVER_OPTIONS } from '../../src/service/stream/response-sink';
 import { liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import type { TradeEvent } from '../../src/shared/api/stream';
@@ -31,7 +32,7 @@ class LoopbackService {
     );
     this.runtime = runtime;
     await new Promise<void>((resolve) => {
-      this.server = serve({ fetch: runtime.app.fetch, port: this.port, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      this.server = serve({ fetch: runtime.app.fetch, port: this.port, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, (info: AddressInfo) => {
         this.port = info.port;
         resolve();
       });
@@ -127,10 +128,39 @@ describe('gateway in front of a remote service over HTTP', () => {
   });
 });
 
+describe('the gateway itself over HTTP', () => {
+  it('streams SSE to a browser over a real socket, and frees the browser\'s slot when it leaves', async () => {
+    const front = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: gateway.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () => resolve(s));
+    });
+    try {
+      const port = (front.address() as AddressInfo).port;
+      const abort = new AbortController();
+      const response = await fetch(`http://127.0.0.1:${port}/gw/v1/live?pools=${pools[0]}`, { signal: abort.signal });
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const browser = new SseReader(response);
+      await browser.until(() => statuses(browser).some((st) => st.state === 'connected'));
+      expect(browser.retry).toBe(DEFAULT_GATEWAY_CONFIG.retryMs);
+      await tradeUntil(browser, 2);
+      expect(trades(browser).every((e) => e.pool_id === pools[0])).toBe(true);
+      const before = gateway.hub.size;
+      abort.abort();
+      const started = Date.now();
+      while (gateway.hub.size >= before && Date.now() - started < 3000) await new Promise((r) => setTimeout(r, 10));
+      expect(gateway.hub.size).toBe(before - 1);
+    } finally {
+      if ('closeAllConnections' in front) front.closeAllConnections();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+    }
+  });
+});
+
 describe('a key that allows one stream (like the hosted API)', () => {
   it('re-subscribes by breaking first, and tells connected browsers to resync', async () => {
     const first = new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools[0]}`));
     await first.until(() => statuses(first).some((s) => s.state === 'connected'));
+    // `connected` means the upstream carries the browser's pools: the second browser forces a switch.
+    expect([...(gateway.upstreamStream.livePools ?? [])]).toEqual([pools[0]]);
     const second = new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools[1]}`));
     await second.until(() => statuses(second).some((s) => s.state === 'connected'));
     await first.until(() => statuses(first).some((s) => s.state === 'connected' && s.resync));

@@ -16,12 +16,16 @@ function refusingUpstream(log: { at: number; body: string }[]): Upstream {
   };
 }
 
-function listener(): UpstreamListener & { down: number; live: number } {
+function listener(): UpstreamListener & { down: number; live: number; idle: number } {
   return {
     down: 0,
     live: 0,
+    idle: 0,
     onDown() {
       this.down++;
+    },
+    onIdle() {
+      this.idle++;
     },
     onLive() {
       this.live++;
@@ -83,15 +87,17 @@ describe('upstream reconnect policy', () => {
 
   it('stops and does not reconnect when no pool is wanted any more', async () => {
     const attempts: { at: number; body: string }[] = [];
-    const stream = new UpstreamStream(
+    const events = listener();
+    const quiet = new UpstreamStream(
       { upstream: refusingUpstream(attempts), silenceMs: 90_000, debounceMs: 0, backoffInitialMs: 100, backoffMaxMs: 100, random: () => 0 },
-      listener(),
+      events,
     );
-    stream.setPools(['aa']);
+    quiet.setPools(['aa']);
     await vi.advanceTimersByTimeAsync(10);
-    stream.setPools([]);
+    quiet.setPools([]);
     await vi.advanceTimersByTimeAsync(5000);
     expect(attempts.length).toBe(1);
-    stream.close();
+    expect(events.idle).toBe(1);
+    quiet.close();
   });
 });

@@ -41,7 +41,7 @@ export function createTestPlatform(options: TestPlatformOptions = {}): TestPlatf
   const platform = createPlatform({
     service,
     // Short debounce and reconnect hint: tests need not wait seconds for a browser to come back.
-    gateway: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, retryMs: 250, handoverMs: 100, ...options.gateway },
+    gateway: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, retryMs: 250, handoverMs: 100, idleLingerMs: 1500, ...options.gateway },
     hooks: options.nowMs ? { nowMs: options.nowMs } : {},
   });
   const fetchImpl = async (input: string, init?: RequestInit) => platform.app.fetch(new Request(new URL(input, 'http://platform.test'), init));

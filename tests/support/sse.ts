@@ -53,7 +53,7 @@ export class SseReader {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out; frames so far: ${JSON.stringify(this.frames.map((f) => f.event))}`));
+        reject(new Error(`timed out; frames so far: ${JSON.stringify(this.frames.map((f) => [f.event, f.data]))}`));
       }, timeoutMs);
       const check = () => {
         if (predicate(this.frames) || this.ended) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import { DEV_KEY_FILE } from '../../service/runtime';
+import { NODE_SERVER_OPTIONS } from '../../service/stream/response-sink';
 import { createPlatform } from '../platform';
 import { progressReporter } from '../progress';
 import { readSettings } from '../settings';
@@ -71,7 +72,7 @@ function main(): void {
     );
   }
   platform.startLive();
-  const httpServer = serve({ fetch: platform.app.fetch, port: server.port, hostname: server.host }, (info) => {
+  const httpServer = serve({ fetch: platform.app.fetch, port: server.port, hostname: server.host, ...NODE_SERVER_OPTIONS }, (info) => {
     console.log(`Listening on http://${server.host === '0.0.0.0' ? 'localhost' : server.host}:${info.port}`);
     if (runtime && options.service.dataDir !== ':memory:' && existsSync(join(options.service.dataDir, DEV_KEY_FILE))) {
       console.log(`API key for curl: $(cat ${join(options.service.dataDir, DEV_KEY_FILE)})`);

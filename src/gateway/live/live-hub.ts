@@ -51,6 +51,8 @@ export class LiveHub implements UpstreamListener {
   private readonly boot = Date.now().toString(36);
   private livePools: ReadonlySet<string> | undefined;
   private down = false;
+  /** Sequence numbers after which events may be missing (the upstream went idle or down there). */
+  private readonly gaps: number[] = [];
 
   constructor(private readonly onUnionChange: (pools: ReadonlySet<string>) => void) {}
 
@@ -103,6 +105,8 @@ export class LiveHub implements UpstreamListener {
       const oldest = this.ring[0]?.seq ?? this.nextSeq;
       if (boot === this.boot && Number.isSafeInteger(seq) && seq + 1 >= oldest) {
         for (const stored of this.ring) if (stored.seq > seq && client.pools.has(stored.poolId)) client.write(stored.frame);
+        // The ring has all the gateway received since then, but the gateway itself may have missed some.
+        if (this.gaps.some((gap) => gap >= seq)) client.missedEvents = true;
       } else {
         client.missedEvents = true;
       }
@@ -153,9 +157,21 @@ export class LiveHub implements UpstreamListener {
     }
   }
 
+  private markGap(): void {
+    this.gaps.push(this.nextSeq - 1);
+    if (this.gaps.length > 64) this.gaps.shift();
+  }
+
+  onIdle(): void {
+    this.livePools = undefined;
+    this.down = false;
+    this.markGap();
+  }
+
   onDown(): void {
     this.livePools = undefined;
     this.down = true;
+    this.markGap();
     for (const client of this.clients) {
       if (client.connected) client.missedEvents = true;
       client.connected = false;

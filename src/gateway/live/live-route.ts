@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { LIVE_EVENTS } from '../../shared/api/gateway';
 import { isPoolId } from '../../shared/ids';
-import { CoalescingWriter } from '../../service/stream/coalescing-writer';
+import { openStream } from '../../service/stream/response-sink';
 import { errorFrame, sseFrame, type LiveClient, type LiveHub } from './live-hub';
 
 export interface LiveRouteOptions {
@@ -19,7 +19,6 @@ export interface LiveRouteOptions {
   readonly retryMs?: number;
 }
 
-const encoder = new TextEncoder();
 
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -66,61 +65,34 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
     }
 
     const lastEventId = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
-    let client: LiveClient | undefined;
-    let end = () => {};
-    const body = new ReadableStream<Uint8Array>(
-      {
-        start(controller) {
-          let open = true;
-          // One chunk per upstream chunk for this browser, however many of its pools traded.
-          const out = new CoalescingWriter(controller);
-          const heartbeat = setInterval(
-            () => client?.write(sseFrame(LIVE_EVENTS.heartbeat, { time: Math.floor(Date.now() / 1000) }, hub.lastEventId)),
-            options.heartbeatSeconds * 1000,
-          );
-          end = () => {
-            if (!open) return;
-            open = false;
-            out.discard();
-            clearInterval(heartbeat);
-            if (client) hub.remove(client);
-          };
-          client = {
-            pools,
-            address,
-            connected: false,
-            missedEvents: false,
-            write(frame) {
-              if (!open) return false;
-              if (out.room <= 0) {
-                // The browser stopped reading: drop it rather than buffer without bound.
-                out.flush();
-                controller.enqueue(encoder.encode(errorFrame({ errmsg: 'Dropped: the connection is not reading fast enough', retry: true })));
-                end();
-                controller.close();
-                return false;
-              }
-              out.write(frame);
-              return true;
-            },
-            close() {
-              if (!open) return;
-              out.flush();
-              end();
-              controller.close();
-            },
-          };
-          controller.enqueue(encoder.encode(`retry: ${options.retryMs ?? 3000}\n\n`));
-          c.req.raw.signal.addEventListener('abort', end, { once: true });
-          hub.add(client, lastEventId);
-        },
-        cancel() {
-          end();
-        },
-      },
-      new ByteLengthQueuingStrategy({ highWaterMark: options.maxBufferedBytes }),
-    );
-    return c.body(body, 200, SSE_HEADERS);
+    let ended = false;
+    // onClose runs later (the stream's end, never during openStream), when everything below exists.
+    const cleanup = () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(heartbeat);
+      hub.remove(client);
+    };
+    const { response, sink } = openStream(c, {
+      headers: SSE_HEADERS,
+      maxUnreadBytes: options.maxBufferedBytes,
+      slowConsumerLine: errorFrame({ errmsg: 'Dropped: the connection is not reading fast enough', retry: true }),
+      onClose: () => cleanup(),
+    });
+    const client: LiveClient = {
+      pools,
+      address,
+      connected: false,
+      missedEvents: false,
+      write: (frame) => sink.write(frame),
+      close: () => sink.end(),
+    };
+    sink.write(`retry: ${options.retryMs ?? 3000}\n\n`);
+    const heartbeat = setInterval(() => sink.write(sseFrame(LIVE_EVENTS.heartbeat, { time: Math.floor(Date.now() / 1000) }, hub.lastEventId)), options.heartbeatSeconds * 1000);
+    hub.add(client, lastEventId);
+    // The browser may already be gone (closed while we set up).
+    if (!sink.open) cleanup();
+    return response;
   });
 
   return app;

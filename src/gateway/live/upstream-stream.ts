@@ -9,6 +9,8 @@ export interface UpstreamStreamOptions {
   readonly backoffMaxMs: number;
   /** How long a replaced connection stays open after its successor is live (its in-flight events still count). */
   readonly handoverMs?: number;
+  /** How long the connection stays up after the last pool is dropped (browsers reloading come back). */
+  readonly idleLingerMs?: number;
   /** Uniform [0, 1) for jitter (injectable for tests). */
   readonly random?: () => number;
   readonly log?: (line: string) => void;
@@ -19,6 +21,8 @@ export interface UpstreamListener {
   onLive(pools: ReadonlySet<string>, afterFailure: boolean): void;
   /** The connection dropped or was refused; reconnecting with backoff. */
   onDown(reason: string): void;
+  /** No pool is wanted any more (after the linger): the upstream connection was closed on purpose. */
+  onIdle(): void;
   onEvent(event: TradeEvent): void;
 }
 
@@ -36,6 +40,8 @@ const DEDUPE_MS = 15_000;
 /**
  * The gateway's ONE upstream stream for its key, carrying the union of every browser's pools.
  *
+ * - When the last browser leaves, the subscription lingers (`idleLingerMs`) before it closes, so a
+ *   browser that reloads or reconnects finds its events complete.
  * - A change of the union re-subscribes (debounced) make-before-break: the new connection opens beside
  *   the old, takes over once live, and the old one stays a moment longer so its in-flight events
  *   arrive; events delivered twice in the handover are dropped. When the key allows a single
@@ -55,6 +61,7 @@ export class UpstreamStream {
   private retiring: Connection | undefined;
   private debounce: ReturnType<typeof setTimeout> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
+  private linger: ReturnType<typeof setTimeout> | undefined;
   private attempt = 0;
   /** Events may have been missed since the last live subscription. */
   private missed = false;
@@ -89,13 +96,23 @@ export class UpstreamStream {
   }
 
   private apply(): void {
-    if (this.closed || this.retry !== undefined) return; // a pending retry uses the latest set
+    if (this.closed) return;
     if (this.wanted.size === 0) {
-      for (const connection of [this.current, this.opening, this.retiring]) this.end(connection);
-      this.current = this.opening = this.retiring = undefined;
-      this.down = false;
+      // Keep the subscription a while: a browser reloading or reconnecting finds it still live.
+      if (this.current && !this.retry && (this.options.idleLingerMs ?? 0) > 0) {
+        this.linger ??= setTimeout(() => {
+          this.linger = undefined;
+          if (this.wanted.size === 0) this.idle();
+        }, this.options.idleLingerMs);
+        this.linger.unref?.();
+        return;
+      }
+      this.idle();
       return;
     }
+    if (this.linger !== undefined) clearTimeout(this.linger);
+    this.linger = undefined;
+    if (this.retry !== undefined) return; // a pending retry uses the latest set
     if (this.opening && sameSet(this.opening.pools, this.wanted)) return;
     if (!this.opening && this.current && sameSet(this.current.pools, this.wanted)) return;
     this.end(this.opening);
@@ -103,6 +120,19 @@ export class UpstreamStream {
     this.end(this.retiring);
     this.retiring = undefined;
     this.open(new Set(this.wanted));
+  }
+
+  /** No pool wanted: close everything and say so. */
+  private idle(): void {
+    if (this.retry !== undefined) clearTimeout(this.retry);
+    this.retry = undefined;
+    this.attempt = 0;
+    for (const connection of [this.current, this.opening, this.retiring]) this.end(connection);
+    this.current = this.opening = this.retiring = undefined;
+    this.down = false;
+    // Nobody is connected to miss anything: the next subscription starts clean.
+    this.missed = false;
+    this.listener.onIdle();
   }
 
   private end(connection: Connection | undefined): void {
@@ -261,6 +291,7 @@ export class UpstreamStream {
     this.closed = true;
     if (this.debounce !== undefined) clearTimeout(this.debounce);
     if (this.retry !== undefined) clearTimeout(this.retry);
+    if (this.linger !== undefined) clearTimeout(this.linger);
     for (const connection of [this.current, this.opening, this.retiring]) this.end(connection);
     this.current = this.opening = this.retiring = undefined;
   }

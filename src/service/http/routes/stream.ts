@@ -3,8 +3,8 @@ import { STREAM_ERRORS, streamRequestSchema } from '../../../shared/api/stream';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { isPoolId } from '../../../shared/ids';
 import type { Market } from '../../market/model';
-import { CoalescingWriter } from '../../stream/coalescing-writer';
 import type { StreamHub } from '../../stream/hub';
+import { openStream } from '../../stream/response-sink';
 import { streamError, streamErrorLine } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 
@@ -24,7 +24,12 @@ export interface StreamRoutesOptions extends GuardOptions {
 }
 
 const PING = `${JSON.stringify({ s: 'ok' })}\n`;
-const encoder = new TextEncoder();
+
+const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+};
 
 /**
  * POST /tokens/stream: newline-delimited JSON over text/event-stream (no `data:` framing, as the
@@ -72,56 +77,29 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
     }
     if (!hub.acquire(principal.id, plan.streamsPerKey ?? 1)) return refuse(STREAM_ERRORS.connectionLimit);
 
-    let cleanup = () => {};
-    const body = new ReadableStream<Uint8Array>(
-      {
-        start(controller) {
-          let closed = false;
-          // One chunk per commit for this connection, however many of its pools traded.
-          const out = new CoalescingWriter(controller);
-          const send = (line: string) => {
-            if (closed) return;
-            // What the client has not read yet (queued or pending); past the bound, drop the client.
-            if (out.room <= 0) {
-              out.flush();
-              controller.enqueue(encoder.encode(streamErrorLine(STREAM_ERRORS.slowConsumer)));
-              cleanup();
-              controller.close();
-              return;
-            }
-            out.write(line);
-          };
-          const unsubscribe = hub.subscribe(ids, (line) => send(line));
-          const ping = setInterval(() => send(PING), stream.pingSeconds * 1000);
-          const untrack = hub.track(() => {
-            if (closed) return;
-            out.flush();
-            cleanup();
-            controller.close();
-          });
-          cleanup = () => {
-            if (closed) return;
-            closed = true;
-            out.discard();
-            clearInterval(ping);
-            unsubscribe();
-            untrack();
-            hub.release(principal.id);
-          };
-          c.req.raw.signal.addEventListener('abort', () => cleanup(), { once: true });
-          send(PING);
-        },
-        cancel() {
-          cleanup();
-        },
-      },
-      new ByteLengthQueuingStrategy({ highWaterMark: stream.maxBufferedBytes }),
-    );
-    return c.body(body, 200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      'X-Accel-Buffering': 'no',
+    let released = false;
+    // onClose runs later (the stream's end, never during openStream), when everything below exists.
+    const cleanup = () => {
+      if (released) return;
+      released = true;
+      clearInterval(ping);
+      unsubscribe();
+      untrack();
+      hub.release(principal.id);
+    };
+    const { response, sink } = openStream(c, {
+      headers: STREAM_HEADERS,
+      maxUnreadBytes: stream.maxBufferedBytes,
+      slowConsumerLine: streamErrorLine(STREAM_ERRORS.slowConsumer),
+      onClose: () => cleanup(),
     });
+    const unsubscribe = hub.subscribe(ids, (line) => sink.write(line));
+    const ping = setInterval(() => sink.write(PING), stream.pingSeconds * 1000);
+    const untrack = hub.track(() => sink.end());
+    sink.write(PING);
+    // The client may already be gone (closed while we subscribed).
+    if (!sink.open) cleanup();
+    return response;
   });
 
   return app;

@@ -1,0 +1,166 @@
+import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { Context } from 'hono';
+import { CoalescingWriter } from './coalescing-writer';
+
+/**
+ * A long-lived streaming response (the service's stream, the gateway's SSE) with one rule for slow
+ * clients: text is coalesced per synchronous run (one chunk per commit per connection), and once the
+ * bytes the client has not taken reach `maxUnreadBytes`, the stream sends its last words and ends.
+ *
+ * Served by @hono/node-server, it writes to the Node response directly (no web-stream piping per
+ * socket: with a thousand connections that is most of a commit's fan-out time); in-process (tests,
+ * the embedded gateway's upstream) it is a web ReadableStream.
+ */
+export interface StreamSink {
+  /** Queues text; false when the stream has ended (closed, dropped, or the client went away). */
+  write(text: string): boolean;
+  /** Sends what is queued, then ends the stream. */
+  end(): void;
+  readonly open: boolean;
+}
+
+export interface OpenStreamOptions {
+  readonly headers: Readonly<Record<string, string>>;
+  /** Unread bytes past which the client is dropped. */
+  readonly maxUnreadBytes: number;
+  /** Sent (when it can be) before a slow client is dropped. */
+  readonly slowConsumerLine: string;
+  /** Called once when the stream ends, whatever the cause (client gone, dropped, ended). */
+  readonly onClose: () => void;
+}
+
+const encoder = new TextEncoder();
+const resolved = Promise.resolve();
+
+/**
+ * Options for @hono/node-server (`serve`, `getRequestListener`) under which streams write to the Node
+ * response directly. With node-server's global Response override, the already-sent marker a handler
+ * returns does not survive middleware that touches the response (CORS does), so it stays off.
+ */
+export const NODE_SERVER_OPTIONS = { overrideGlobalObjects: false } as const;
+
+/** Whether the global Response is node-server's override (its instances carry a private cache symbol). */
+function responseOverridden(): boolean {
+  return Object.getOwnPropertySymbols(new Response(null)).length > 0;
+}
+
+/** Opens a streaming response on `c`; return `response` from the handler, then write through `sink`. */
+export function openStream(c: Context, options: OpenStreamOptions): { response: Response; sink: StreamSink } {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing && !outgoing.headersSent && !responseOverridden()) return nodeStream(c, outgoing, options);
+  return webStream(c, options);
+}
+
+/** Headers already set on the context (CORS, rate limits) plus the stream's own. */
+function headersOf(c: Context, own: Readonly<Record<string, string>>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  c.res.headers.forEach((value, name) => {
+    if (name !== 'content-type' && name !== 'content-length') headers[name] = value;
+  });
+  return { ...headers, ...own };
+}
+
+function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOptions): { response: Response; sink: StreamSink } {
+  let open = true;
+  let pending: string[] = [];
+  let pendingBytes = 0;
+  let scheduled = false;
+  const close = () => {
+    if (!open) return;
+    open = false;
+    pending = [];
+    pendingBytes = 0;
+    options.onClose();
+  };
+  const flush = () => {
+    scheduled = false;
+    if (!open || pending.length === 0) return;
+    const text = pending.length === 1 ? (pending[0] ?? '') : pending.join('');
+    pending = [];
+    pendingBytes = 0;
+    outgoing.write(text);
+  };
+  const sink: StreamSink = {
+    get open() {
+      return open;
+    },
+    write(text) {
+      if (!open) return false;
+      if (outgoing.writableLength + pendingBytes >= options.maxUnreadBytes) {
+        // The client stopped reading: drop it rather than buffer without bound.
+        flush();
+        outgoing.end(options.slowConsumerLine);
+        close();
+        return false;
+      }
+      pending.push(text);
+      pendingBytes += Buffer.byteLength(text);
+      if (!scheduled) {
+        scheduled = true;
+        void resolved.then(flush);
+      }
+      return true;
+    },
+    end() {
+      if (!open) return;
+      flush();
+      outgoing.end();
+      close();
+    },
+  };
+  outgoing.writeHead(200, headersOf(c, options.headers));
+  outgoing.flushHeaders();
+  outgoing.once('close', close);
+  return { response: RESPONSE_ALREADY_SENT, sink };
+}
+
+function webStream(c: Context, options: OpenStreamOptions): { response: Response; sink: StreamSink } {
+  let open = true;
+  let out: CoalescingWriter | undefined;
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const close = () => {
+    if (!open) return;
+    open = false;
+    out?.discard();
+    options.onClose();
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(streamController) {
+        controller = streamController;
+        out = new CoalescingWriter(streamController);
+      },
+      cancel() {
+        close();
+      },
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: options.maxUnreadBytes }),
+  );
+  c.req.raw.signal.addEventListener('abort', close, { once: true });
+  const sink: StreamSink = {
+    get open() {
+      return open;
+    },
+    write(text) {
+      if (!open || !out || !controller) return false;
+      // What the client has not read yet (queued or pending); past the bound, drop the client.
+      if (out.room <= 0) {
+        out.flush();
+        controller.enqueue(encoder.encode(options.slowConsumerLine));
+        controller.close();
+        close();
+        return false;
+      }
+      out.write(text);
+      return true;
+    },
+    end() {
+      if (!open || !out || !controller) return;
+      out.flush();
+      controller.close();
+      close();
+    },
+  };
+  return { response: c.body(body, 200, { ...options.headers }), sink };
+}

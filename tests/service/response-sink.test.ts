@@ -1,0 +1,102 @@
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { afterEach, describe, expect, it } from 'vitest';
+import { NODE_SERVER_OPTIONS, openStream, type StreamSink } from '../../src/service/stream/response-sink';
+
+/** A server with one streaming route behind CORS (which touches the response before the handler). */
+async function streamingServer(maxUnreadBytes: number) {
+  const opened: { sink: StreamSink; closed: boolean }[] = [];
+  const app = new Hono();
+  app.use('*', cors({ origin: '*' }));
+  app.get('/stream', (c) => {
+    c.header('X-Limit', '42');
+    const entry = { sink: undefined as unknown as StreamSink, closed: false };
+    const { response, sink } = openStream(c, {
+      headers: { 'Content-Type': 'text/event-stream' },
+      maxUnreadBytes,
+      slowConsumerLine: 'too slow\n',
+      onClose: () => {
+        entry.closed = true;
+      },
+    });
+    entry.sink = sink;
+    opened.push(entry);
+    sink.write('hello\n');
+    return response;
+  });
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  return { server, port, opened };
+}
+
+let server: ServerType | undefined;
+afterEach(async () => {
+  if (server && 'closeAllConnections' in server) server.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+const until = async (check: () => boolean, timeoutMs = 5000) => {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('streaming responses written to the Node response', () => {
+  it('keeps the headers set before the handler, streams coalesced writes, and ends cleanly', async () => {
+    const s = await streamingServer(1 << 20);
+    server = s.server;
+    const response = await fetch(`http://127.0.0.1:${s.port}/stream`);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('x-limit')).toBe('42');
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const entry = s.opened[0];
+    if (!entry) throw new Error('no stream');
+    for (let i = 0; i < 100; i++) entry.sink.write(`line ${i}\n`);
+    entry.sink.end();
+    const text = await response.text();
+    expect(text.split('\n').filter(Boolean)).toEqual(['hello', ...Array.from({ length: 100 }, (_, i) => `line ${i}`)]);
+    expect(entry.closed).toBe(true);
+    expect(entry.sink.write('late\n')).toBe(false);
+  });
+
+  it('tells the route at once when the client goes away', async () => {
+    const s = await streamingServer(1 << 20);
+    server = s.server;
+    const abort = new AbortController();
+    const response = await fetch(`http://127.0.0.1:${s.port}/stream`, { signal: abort.signal });
+    expect(response.status).toBe(200);
+    abort.abort();
+    await until(() => s.opened[0]?.closed === true);
+    expect(s.opened[0]?.sink.open).toBe(false);
+  });
+
+  it('drops a client that never reads once the unread bytes pass the bound, without growing further', async () => {
+    const s = await streamingServer(64 * 1024);
+    server = s.server;
+    const socket = connect(s.port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(`GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    socket.pause(); // never read: the kernel buffers fill, then Node's
+    await until(() => s.opened.length === 1);
+    const entry = s.opened[0];
+    if (!entry) throw new Error('no stream');
+    const chunk = 'x'.repeat(1023) + '\n';
+    let written = 0;
+    while (entry.sink.write(chunk)) {
+      written += chunk.length;
+      if (written > 256 * 1024 * 1024) throw new Error('never dropped');
+      if (written % (256 * 1024) === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(entry.closed).toBe(true);
+    expect(entry.sink.open).toBe(false);
+    socket.destroy();
+  });
+});
