@@ -77,7 +77,8 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     );
     platform = createPlatform({
       service,
-      gateway: { ...DEFAULT_GATEWAY_CONFIG, maxConnectionsPerAddress: clientCount + WARMUP_CLIENTS, upstreamMaxPools: Math.max(1000, BUSY_POOLS) },
+      // No linger: each phase measures its own connections, and cleanup checks none is left.
+      gateway: { ...DEFAULT_GATEWAY_CONFIG, maxConnectionsPerAddress: clientCount + WARMUP_CLIENTS, upstreamMaxPools: Math.max(1000, BUSY_POOLS), idleLingerMs: 0 },
     });
     const { gateway, runtime } = platform;
     if (!runtime) throw new Error('no embedded service');
