@@ -123,6 +123,8 @@ export class ChartController {
     this.resolution = resolution;
     this.candles.applyOptions({ priceFormat: priceFormatOf(info, this.bars.at(-1)?.close) });
     if (same) {
+      // data-symbol names the resolved symbol, not its stand-in (a pool ID), without waiting for a live bar.
+      this.writeAttributes();
       // The resolved symbol may stream where its stand-in could not.
       if (previous.exchange !== info.exchange || previous.ticker !== info.ticker) {
         this.stopLive();
