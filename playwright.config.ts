@@ -1,4 +1,12 @@
 import { defineConfig, devices } from '@playwright/test';
+import { E2E_API_KEYS, E2E_DATA_DIR } from './e2e/support/keys';
+
+/**
+ * Browser tests (docs/e2e.md): one spec per user flow in e2e/, on Debian's Chromium, against the
+ * production build served by `npm run serve`'s CLI with a small seeded market and the test-only market
+ * control (`--test-controls`), plus one smoke run against `vite` (npm run dev). Flows that stop or
+ * restart the server start their own (e2e/support/server-process.ts).
+ */
 
 /** Small seeded market for browser tests: fast to backfill, still realistic. */
 const MARKET = '--pools 400 --days 3 --seed 7';
@@ -20,7 +28,11 @@ export default defineConfig({
   workers: 1,
   retries: process.env.CI ? 1 : 0,
   timeout: 30_000,
+  // The whole suite takes about a minute on 2 cores; a hang must not hold CI.
+  globalTimeout: 10 * 60_000,
   expect: { timeout: 5_000 },
+  // test-results/ (traces, screenshots and server logs of failures, kept files such as the first
+  // visit's screenshot) and playwright-report/ are the artifacts to keep.
   reporter: [['list'], ['html', { open: 'never' }]],
   use: {
     trace: 'retain-on-failure',
@@ -33,14 +45,18 @@ export default defineConfig({
   webServer: [
     {
       // The production build served by npm run serve (npm test builds first).
-      command: `rm -rf .data-e2e && node --import tsx src/gateway/cli/serve.ts --port ${PROD_PORT} --data-dir .data-e2e ${MARKET} --test-controls`,
+      command: `rm -rf ${E2E_DATA_DIR} && node --import tsx src/gateway/cli/serve.ts --port ${PROD_PORT} --data-dir ${E2E_DATA_DIR} ${MARKET} --test-controls`,
       url: `http://127.0.0.1:${PROD_PORT}/healthz`,
+      // A real key the browser must never see (flow 09-security). Test controls are refused under
+      // NODE_ENV=production: this server is a test server whatever the environment says.
+      env: { TOKEN_API_KEYS: E2E_API_KEYS, NODE_ENV: 'test' },
       reuseExistingServer: false,
       timeout: 120_000,
       stdout: 'ignore',
       stderr: 'pipe',
     },
     {
+      // npm run dev: Vite with the service and gateway mounted (project `dev`, one smoke test).
       command: `rm -rf .data-e2e-dev && node_modules/.bin/vite --configLoader runner --port ${DEV_PORT} --strictPort --host 127.0.0.1`,
       url: `http://127.0.0.1:${DEV_PORT}/healthz`,
       env: { DATA_DIR: '.data-e2e-dev', POOLS: '300', DAYS: '2', SEED: '7' },
