@@ -14,7 +14,7 @@ async function expectChartError(page: Page, message: RegExp): Promise<void> {
   await expect(alert.getByRole('button', { name: 'Retry' })).toBeVisible();
 }
 
-test('errors: an unknown symbol in the URL shows a clear message and a way back to a chart', async ({ page, request }) => {
+test('errors: an unknown symbol in the URL shows a clear message, a retry and a way back to a chart', async ({ page, request }) => {
   const deepest = await deepestPool(request, 'Aggregate');
   await page.goto('/?group=Aggregate&symbol=ADA.NOPE_Aggregate_Pool1&res=60');
   const alert = page.getByRole('alert').filter({ has: page.getByTestId('symbol-error-message') });
@@ -24,6 +24,12 @@ test('errors: an unknown symbol in the URL shows a clear message and a way back 
   // No chart, no header, no toolbar for a symbol that does not exist.
   await expect(page.getByTestId('price-chart')).toHaveCount(0);
   await expect(page.getByTestId('token-header')).toHaveCount(0);
+
+  // Retry looks again with fresh symbol lists (a pool may have appeared): still unknown, said again.
+  const refetched = page.waitForRequest((r) => r.url().includes('/gw/v1/symbol_info?group=Aggregate'));
+  await alert.getByRole('button', { name: 'Retry' }).click();
+  await refetched;
+  await expect(page.getByTestId('symbol-error-message')).toHaveText('Unknown symbol: ADA.NOPE_Aggregate_Pool1');
 
   // The way out: the deepest Aggregate pair.
   await alert.getByRole('button', { name: 'Show the deepest Aggregate pair' }).click();

@@ -128,7 +128,14 @@ export function App() {
               title={resolved.error instanceof UnknownSymbolError ? 'Unknown symbol' : 'The pair could not load'}
               message={resolved.error.message}
               testId="symbol-error"
-              {...(resolved.error instanceof UnknownSymbolError ? {} : { onRetry: () => void resolved.refetch() })}
+              onRetry={() => {
+                // An unknown symbol may exist by now: look again with fresh symbol lists.
+                if (resolved.error instanceof UnknownSymbolError) {
+                  datafeed.refreshSymbols();
+                  void queryClient.invalidateQueries({ queryKey: ['search-index'] });
+                }
+                void resolved.refetch();
+              }}
               action={{ label: 'Show the deepest Aggregate pair', onClick: () => select({ group: AGGREGATE_GROUP, symbol: undefined }) }}
             />
           ) : current ? (

@@ -110,6 +110,12 @@ export class SymbolCatalog {
     return known.find((name) => name.toLowerCase() === group.toLowerCase()) ?? group;
   }
 
+  /** Drops every cached symbol list: the next lookup asks the gateway again (e.g. a retry). */
+  forget(): void {
+    this.loaded.clear();
+    this.combined = undefined;
+  }
+
   /** Groups already in memory. */
   cached(): GroupCatalog[] {
     return [...this.loaded.values()];

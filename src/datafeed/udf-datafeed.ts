@@ -173,6 +173,14 @@ export class UdfDatafeed implements IBasicDataFeed {
     return outcome.value;
   }
 
+  /**
+   * Forgets the cached symbol lists, so the next search or resolve sees symbols added since (a
+   * "Retry" after an unknown symbol). The gateway may still answer from its own short cache (60 s).
+   */
+  refreshSymbols(): void {
+    this.catalog.forget();
+  }
+
   /** Resolves `NAME`, `GROUP:NAME` or a ticker (pool ID). Unknown symbols reach `onError`. */
   resolveSymbol(symbolName: string, onResolve: ResolveCallback, onError: DatafeedErrorCallback): void {
     void this.catalog.resolve(symbolName).then((outcome) => {

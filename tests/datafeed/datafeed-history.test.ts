@@ -8,6 +8,7 @@ import type { Pool } from '../../src/service/market/model';
 import { RESOLUTION_SECONDS, RESOLUTIONS } from '../../src/shared/resolutions';
 import { asSeconds } from '../../src/shared/time';
 import { ensureDefined } from '../support/ensure';
+import { createTestPlatform } from '../support/platform';
 import { busiestAggregates, busiestDexPool, createHarness, getBars, onReady, resolveSymbol, type Harness } from './harness';
 
 let h: Harness;
@@ -227,5 +228,34 @@ describe('getBars', () => {
       );
     });
     expect(warnings).toEqual(['A chart callback threw: chart bug']);
+  });
+});
+
+describe('refreshing symbol lists', () => {
+  it('asks the gateway again after refreshSymbols (a retry after an unknown symbol)', async () => {
+    const tp = createTestPlatform({ pools: 60, days: 1 });
+    const requests: string[] = [];
+    const datafeed = new UdfDatafeed({
+      fetch: (input, init) => {
+        requests.push(String(input));
+        return tp.fetch(String(input), init);
+      },
+      onWarning: () => {},
+    });
+    try {
+      const resolve = (name: string) =>
+        new Promise<string>((done) => datafeed.resolveSymbol(name, (info) => done(info.name), (reason) => done(reason)));
+      expect(await resolve('ADA.NOPE_Aggregate_Pool1')).toMatch(/^Unknown symbol/);
+      const loads = () => requests.filter((u) => u.includes('/symbol_info?group=Aggregate')).length;
+      const before = loads();
+      await resolve('ADA.NOPE_Aggregate_Pool1');
+      expect(loads()).toBe(before);
+      datafeed.refreshSymbols();
+      expect(await resolve('ADA.NOPE_Aggregate_Pool1')).toMatch(/^Unknown symbol/);
+      expect(loads()).toBe(before + 1);
+    } finally {
+      datafeed.close();
+      tp.close();
+    }
   });
 });
