@@ -10,7 +10,7 @@ import { splitTokenUnit } from '../../src/shared/ids';
 import { busiestAggregates, tradeUntil } from '../datafeed/harness';
 import { ensureDefined } from '../support/ensure';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
-import { chartElement, renderApp, urlParams, type FetchFault, type RenderedApp } from './render-app';
+import { chartElement, chartReady, type FetchFault, renderApp, type RenderedApp, urlParams } from './render-app';
 
 let tp: TestPlatform;
 let app: RenderedApp | undefined;
@@ -27,18 +27,6 @@ afterEach(() => {
 function open(url = '/', fault?: FetchFault): RenderedApp {
   app = renderApp(tp, { url, ...(fault ? { fault } : {}) });
   return app;
-}
-
-async function chartReady(container: HTMLElement, symbol?: string): Promise<HTMLElement> {
-  const chart = chartElement(container);
-  await waitFor(
-    () => {
-      expect(chart.dataset.status).toBe('ready');
-      if (symbol !== undefined) expect(chart.dataset.symbol).toBe(symbol);
-    },
-    { timeout: 10_000 },
-  );
-  return chart;
 }
 
 async function stats(pool: string) {

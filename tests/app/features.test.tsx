@@ -6,7 +6,7 @@ import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { tokenLogoSchema, tokenStatsSchema } from '../../src/shared/api/tokens';
 import { ensureDefined } from '../support/ensure';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
-import { chartElement, memoryStorage, renderApp, urlParams, type RenderedApp } from './render-app';
+import { chartElement, chartReady, memoryStorage, renderApp, type RenderedApp, urlParams } from './render-app';
 
 let tp: TestPlatform;
 let app: RenderedApp | undefined;
@@ -24,18 +24,6 @@ afterEach(() => {
 function open(url: string, storage = memoryStorage()): RenderedApp {
   app = renderApp(tp, { url, storage });
   return app;
-}
-
-async function chartReady(container: HTMLElement, symbol?: string): Promise<HTMLElement> {
-  const chart = chartElement(container);
-  await waitFor(
-    () => {
-      expect(chart.dataset.status).toBe('ready');
-      if (symbol !== undefined) expect(chart.dataset.symbol).toBe(symbol);
-    },
-    { timeout: 10_000 },
-  );
-  return chart;
 }
 
 async function symbols(group: string) {

@@ -1,5 +1,6 @@
 import { QueryClient } from '@tanstack/react-query';
-import { render, type RenderResult } from '@testing-library/react';
+import { render, waitFor, type RenderResult } from '@testing-library/react';
+import { expect } from 'vitest';
 import type { StateStorage } from 'zustand/middleware';
 import { App } from '../../src/app/app';
 import { AppProviders } from '../../src/app/providers/app-providers';
@@ -97,6 +98,19 @@ export function chartElement(container: HTMLElement): HTMLElement {
 }
 
 /** The page's query parameters. */
+/** Waits until the chart has drawn its bars (of `symbol`, when given); returns the chart element. */
+export async function chartReady(container: HTMLElement, symbol?: string): Promise<HTMLElement> {
+  const chart = chartElement(container);
+  await waitFor(
+    () => {
+      expect(chart.dataset.status).toBe('ready');
+      if (symbol !== undefined) expect(chart.dataset.symbol).toBe(symbol);
+    },
+    { timeout: 10_000 },
+  );
+  return chart;
+}
+
 export function urlParams(): URLSearchParams {
   return new URLSearchParams(window.location.search);
 }
