@@ -34,9 +34,6 @@ interface Connection {
   closed: boolean;
 }
 
-/** How long delivered events are remembered to drop the copies a handover delivers twice. */
-const DEDUPE_MS = 15_000;
-
 /**
  * The gateway's ONE upstream stream for its key, carrying the union of every browser's pools.
  *
@@ -67,7 +64,8 @@ export class UpstreamStream {
   private missed = false;
   private down = false;
   private closed = false;
-  private readonly delivered = new Map<string, number>();
+  /** Events delivered during the current switch (to drop their second copies). */
+  private readonly delivered = new Set<string>();
 
   constructor(
     private readonly options: UpstreamStreamOptions,
@@ -215,11 +213,14 @@ export class UpstreamStream {
   }
 
   private deliver(event: TradeEvent): void {
-    const key = `${event.pool_id}|${event.block_time}|${event.previous_price}|${event.current_price}|${event.previous_tvl}|${event.current_tvl}|${event.volume}`;
-    const now = Date.now();
-    if (this.delivered.has(key)) return;
-    this.delivered.set(key, now + DEDUPE_MS);
-    if (this.delivered.size > 2048) for (const [k, until] of this.delivered) if (until < now) this.delivered.delete(k);
+    // Copies arrive twice only while two connections overlap (a switch): remember events just then.
+    if (this.opening || this.retiring) {
+      const key = `${event.pool_id}|${event.block_time}|${event.previous_price}|${event.current_price}|${event.previous_tvl}|${event.current_tvl}|${event.volume}`;
+      if (this.delivered.has(key)) return;
+      this.delivered.add(key);
+    } else if (this.delivered.size > 0) {
+      this.delivered.clear();
+    }
     this.listener.onEvent(event);
   }
 
