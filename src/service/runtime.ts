@@ -108,6 +108,8 @@ export function openMarket(dataDir: string, purpose: string): MarketHandle {
     const trades = new TradeStore(db);
     const market = marketStore.load();
     const ingestor = new Ingestor(db, trades, marketStore);
+    // A backfill cut short (a crash before its bar pass) left trades without bars: rebuild them first.
+    if (trades.barsStale) trades.rebuildBars();
     const opened = db;
     return {
       db: opened,
@@ -157,7 +159,9 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
     const phase = simulator.started ? 'catch-up' : 'backfill';
     if (!simulator.started) simulator.startAt(nowSeconds() - Math.round(config.days * 86_400));
     setBulkMode(db, true);
-    const startupTrades = simulator.runUntil(nowSeconds(), (p) => hooks.onProgress?.({ ...p, phase }));
+    const run = () => simulator.runUntil(nowSeconds(), (p) => hooks.onProgress?.({ ...p, phase }));
+    // The first backfill is a bulk load: trades first, then every bar in one ordered pass.
+    const startupTrades = phase === 'backfill' ? ingestor.withDeferredBars(run) : run();
     setBulkMode(db, false);
     db.pragma('wal_checkpoint(TRUNCATE)');
 

@@ -289,7 +289,7 @@ export class Simulator {
       return;
     }
     if (!(newX > 0 && newY > 0) || !Number.isFinite(newX) || !Number.isFinite(newY)) return;
-    this.ingestor.swap(pool, newX, newY, blockTime, volumeRaw / baseScale, eventId);
+    this.ingestor.swap(pool, newX, newY, blockTime, volumeRaw / baseScale, eventId, { newId: true });
   }
 
   private save(): void {

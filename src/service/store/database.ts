@@ -41,6 +41,7 @@ export function setBulkMode(db: Db, bulk: boolean): void {
   db.pragma(`synchronous = ${bulk ? 'NORMAL' : 'FULL'}`);
   // A bigger page cache while the bars table grows by millions of rows; back to normal afterwards.
   db.pragma(`cache_size = ${bulk ? -262_144 : -65_536}`);
+  db.pragma(`wal_autocheckpoint = ${bulk ? 0 : 1000}`);
 }
 
 /** Applies every migration newer than the database's `user_version`, each in its own transaction. */

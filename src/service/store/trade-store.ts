@@ -1,4 +1,5 @@
-import { applyEvent, type Bar, type BarEvent } from '../../shared/bars';
+import { applyEvent, barsFromEvents, rollupBars, type Bar, type BarEvent } from '../../shared/bars';
+import { AGGREGATE_GROUP } from '../../shared/groups';
 import { RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
 import type { Db } from './database';
 
@@ -8,6 +9,9 @@ import type { Db } from './database';
  */
 
 export const VOLUME_SCALE = 1_000_000;
+
+/** Meta key present while the bars lag the trades (see `TradeStore.barsStale`). */
+const BARS_STALE = 'bars_stale';
 
 /** One stored trade: the state change of its pool and of its pair's Aggregate pool. */
 export interface TradeRecord {
@@ -91,6 +95,9 @@ export class TradeStore {
   private readonly extentStmt;
   private readonly countbackStartStmt;
   private readonly countbackOldestStmt;
+  private readonly barsStaleStmt;
+  private readonly markStaleStmt;
+  private readonly clearStaleStmt;
 
   private readonly poolStats;
   private readonly aggStats;
@@ -137,6 +144,9 @@ export class TradeStore {
     this.countbackOldestStmt = db.prepare<[number, number, number], { t: number }>(
       'SELECT t FROM bars WHERE series = ? AND res = ? AND t < ? ORDER BY t LIMIT 1',
     );
+    this.barsStaleStmt = db.prepare(`SELECT 1 FROM meta WHERE key = '${BARS_STALE}'`);
+    this.markStaleStmt = db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('${BARS_STALE}', '1')`);
+    this.clearStaleStmt = db.prepare(`DELETE FROM meta WHERE key = '${BARS_STALE}'`);
     this.lastTradeTimeStmt = db.prepare<[number], { t: number | null }>(
       'SELECT max(block_time) AS t FROM trades WHERE pool = ?',
     );
@@ -200,66 +210,95 @@ export class TradeStore {
   }
 
 
-  /** Deletes every bar and folds every stored trade again, in ingest order. Returns the trade count. */
+  /**
+   * Deletes every bar and folds every stored trade again, in ingest order, and clears the stale mark
+   * (one transaction). Series by series in key order, so the bars table is written front to back
+   * (dense pages, no page rewritten twice) and memory holds one series at a time. Returns the trade count.
+   */
   rebuildBars(onProgress?: (done: number, total: number) => void): number {
     const total = (this.db.prepare('SELECT count(*) AS n FROM trades').get() as { n: number }).n;
-    const select = this.db.prepare<[number, number], TradeRecordRow>(
-      `SELECT seq, event_id, pool, agg, block_time, prev_price, price, prev_tvl, tvl, volume,
-              agg_prev_price, agg_price, agg_prev_tvl, agg_tvl FROM trades WHERE seq > ? ORDER BY seq LIMIT ?`,
-    );
-    const chunk = 50_000;
+    const series = this.db.prepare<[string], { id: number; agg: number }>('SELECT id, grp = ? AS agg FROM pools ORDER BY id');
+    const eventsOf = (column: 'pool' | 'agg', prefix: '' | 'agg_') =>
+      this.db
+        .prepare<[number], [number, number, number, number, number]>(
+          `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${column} = ? ORDER BY seq`,
+        )
+        .raw(true);
+    const poolEvents = eventsOf('pool', '');
+    const aggEvents = eventsOf('agg', 'agg_');
     let done = 0;
-    let after = 0;
+    let reported = 0;
     this.db.transaction(() => {
       this.db.exec('DELETE FROM bars');
-      const batch = new BarBatch();
-      for (;;) {
-        const rows = select.all(after, chunk);
-        if (rows.length === 0) break;
-        for (const row of rows) batch.add(fromRow(row));
-        // Upserts merge partial bars across chunks exactly as live ingest does across blocks.
-        this.write([], batch);
-        batch.clear();
-        after = rows.at(-1)?.seq ?? after;
-        done += rows.length;
-        onProgress?.(done, total);
+      const writer = new BarAppender(this.db);
+      for (const { id, agg } of series.all(AGGREGATE_GROUP)) {
+        const rows = (agg ? aggEvents : poolEvents).all(id);
+        if (rows.length === 0) continue;
+        const events = rows.map(([block_time, previous_price, current_price, current_tvl, volume]) => ({ block_time, previous_price, current_price, current_tvl, volume }));
+        // Fold the events once, into 1min bars; each coarser resolution is the rollup of the one before.
+        let bars = barsFromEvents(events, RESOLUTIONS[0] as Resolution);
+        for (const resolution of RESOLUTIONS) {
+          if (resolution !== RESOLUTIONS[0]) bars = rollupBars(bars, resolution);
+          for (const bar of bars) writer.add(id, RESOLUTION_SECONDS[resolution], bar);
+        }
+        // A DEX pool's trades are also its Aggregate's: each trade counts once, as its pool's.
+        if (!agg) done += rows.length;
+        if (done - reported >= 50_000) {
+          reported = done;
+          onProgress?.(done, total);
+        }
       }
+      writer.flush();
+      this.setBarsStale(false);
     })();
+    onProgress?.(done, total);
     return done;
+  }
+
+  /**
+   * Whether the stored bars lag the trades: set while a backfill writes trades alone (bars come in one
+   * pass at its end), so a store left mid-backfill by a crash is known and rebuilt when next opened.
+   */
+  get barsStale(): boolean {
+    return this.barsStaleStmt.get() !== undefined;
+  }
+
+  /** Marks the bars stale or current. Call inside the transaction that makes them so. */
+  setBarsStale(stale: boolean): void {
+    if (stale) this.markStaleStmt.run();
+    else this.clearStaleStmt.run();
   }
 }
 
-interface TradeRecordRow {
-  seq: number;
-  event_id: string;
-  pool: number;
-  agg: number;
-  block_time: number;
-  prev_price: number;
-  price: number;
-  prev_tvl: number;
-  tvl: number;
-  volume: number;
-  agg_prev_price: number;
-  agg_price: number;
-  agg_prev_tvl: number;
-  agg_tvl: number;
-}
+/** Rows per statement of `BarAppender`: binding many rows per call costs far less than a call per row. */
+const APPEND_ROWS = 64;
 
-function fromRow(row: TradeRecordRow): TradeRecord {
-  return {
-    eventId: row.event_id,
-    pool: row.pool,
-    agg: row.agg,
-    blockTime: row.block_time,
-    prevPrice: row.prev_price,
-    price: row.price,
-    prevTvl: row.prev_tvl,
-    tvl: row.tvl,
-    volume: row.volume,
-    aggPrevPrice: row.agg_prev_price,
-    aggPrice: row.agg_price,
-    aggPrevTvl: row.agg_prev_tvl,
-    aggTvl: row.agg_tvl,
-  };
+/**
+ * Inserts new bars (into a table that holds none of their keys), many rows per statement. Rows added
+ * in key order append to the table's B-tree front to back.
+ */
+class BarAppender {
+  private readonly many;
+  private readonly one;
+  private readonly args: (number | bigint)[] = [];
+
+  constructor(db: Db) {
+    const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
+    const sql = (rows: number) => `INSERT INTO bars (series, res, t, o, h, l, c, v, tvl) VALUES ${Array(rows).fill(row).join(', ')}`;
+    this.many = db.prepare(sql(APPEND_ROWS));
+    this.one = db.prepare(sql(1));
+  }
+
+  add(series: number, res: number, bar: Bar): void {
+    this.args.push(series, res, bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
+    if (this.args.length === APPEND_ROWS * 9) {
+      this.many.run(this.args);
+      this.args.length = 0;
+    }
+  }
+
+  flush(): void {
+    for (let i = 0; i < this.args.length; i += 9) this.one.run(this.args.slice(i, i + 9));
+    this.args.length = 0;
+  }
 }
