@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { compress } from 'hono/compress';
 import { GATEWAY_PREFIX } from '../shared/api/gateway';
 import { requestLogger } from '../service/http/app';
@@ -74,7 +74,11 @@ export function createPlatform(options: PlatformOptions): Platform {
     const app = new Hono({ strict: false });
     if (log) app.use('*', requestLogger(log));
     if (runtime) {
-      app.route('/', runtime.app);
+      // Handed over whole (not app.route, which drops the service's own 404/405 answers in its error shapes).
+      const service = (c: Context) => runtime.app.fetch(c.req.raw, c.env);
+      app.all('/api/v1/*', service);
+      app.all('/api/v1', service);
+      app.all('/healthz', service);
       if (options.testControls) {
         log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
         app.post('/__test__/block', (c) => {

@@ -90,6 +90,9 @@ describe('GET /history bars', () => {
     const withTvl = await history({ ...base, include_tvl: true });
     expect(ensureDefined(withTvl.tvl).length).toBe(withTvl.t.length);
     expect(ensureDefined((await history({ ...base, include_tvl: '1' })).tvl)).toEqual(withTvl.tvl);
+    // As a FastAPI service parses booleans: any letter case, yes/no, on/off.
+    for (const spelling of ['TRUE', 'True', 'yes', 'on', 'Y']) expect(ensureDefined((await history({ ...base, include_tvl: spelling })).tvl)).toEqual(withTvl.tvl);
+    for (const spelling of ['FALSE', 'no', 'off', '0']) expect(await history({ ...base, include_tvl: spelling })).not.toHaveProperty('tvl');
     // TVL is in base units: twice the base reserve, so the last bar's tvl is the pool's TVL now.
     expect(withTvl.tvl?.at(-1)).toBe((2 * aggregate.baseReserve) / 10 ** aggregate.pair.base.decimals);
   });
@@ -168,7 +171,8 @@ describe('GET /history errors', () => {
       { ...ok(), countback: 'ten' },
       { ...ok(), countback: 100_001 },
       { ...ok(), countback: '2.5' },
-      { ...ok(), include_tvl: 'yes' },
+      { ...ok(), include_tvl: 'maybe' },
+      { ...ok(), include_tvl: '2' },
       { ...ok(), include_tvl: '' },
     ];
     for (const params of cases) expect(await historyError(params, 400)).not.toBe('');

@@ -64,7 +64,7 @@ export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
   app.get('/healthz', (c) => c.json(options.health()));
 
   const api = new Hono<ServiceEnv>({ strict: false });
-  api.use('*', cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type'], exposeHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'] }));
+  api.use('*', cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'], allowHeaders: ['Authorization', 'Content-Type'], exposeHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'] }));
   api.route('/', priceRoutes(options));
   api.route('/tokens', tokenRoutes(options));
   api.route('/tokens', streamRoutes(options));

@@ -13,9 +13,15 @@ const finiteNumber = (name: string) =>
     .transform((value) => Math.floor(Number(value)))
     .refine((value) => Number.isSafeInteger(value) && value >= 0, `${name} must be a non-negative Unix timestamp in seconds`);
 
+/** Spellings of a boolean query value, as FastAPI-style services take them (any letter case). */
+const TRUE_WORDS = ['true', '1', 'yes', 'on', 't', 'y'];
+const FALSE_WORDS = ['false', '0', 'no', 'off', 'f', 'n'];
+
 const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'True', 'False'], { error: 'include_tvl must be true or false' })
-  .transform((value) => value === 'true' || value === '1' || value === 'True');
+  .string()
+  .transform((value) => value.trim().toLowerCase())
+  .refine((value) => TRUE_WORDS.includes(value) || FALSE_WORDS.includes(value), { error: 'include_tvl must be true or false' })
+  .transform((value) => TRUE_WORDS.includes(value));
 
 /** Query of GET /history, as strings on the wire. */
 export const historyQuerySchema = z
