@@ -188,6 +188,7 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
       tokens: market.tokens.size,
       streams: hub.connectionCount,
       blockHeight: simulator.blockHeight,
+      lastBlockTime: simulator.lastBlockAt,
     });
     const app = createServiceApp({
       market,

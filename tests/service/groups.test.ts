@@ -48,4 +48,11 @@ describe('GET /healthz', () => {
     const after = ((await (await service.request('/healthz', { key: null })).json()) as { blockHeight: number }).blockHeight;
     expect(after).toBe(before + 1);
   });
+
+  it('reports when the last block was made', async () => {
+    service.clock.advanceSeconds(5);
+    service.trade();
+    const body = (await (await service.request('/healthz', { key: null })).json()) as { lastBlockTime: number };
+    expect(body.lastBlockTime).toBe(service.clock.seconds());
+  });
 });

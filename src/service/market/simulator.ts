@@ -138,6 +138,11 @@ export class Simulator {
     return this.height;
   }
 
+  /** Time of the last block produced (Unix seconds; 0 before the first). */
+  get lastBlockAt(): number {
+    return this.lastBlockTime;
+  }
+
   /** Time of the next block (Unix seconds). */
   get nextBlockAt(): number {
     return this.nextBlockTime;

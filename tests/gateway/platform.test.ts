@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
+import { createPlatform, type Platform } from '../../src/gateway/platform';
+import { parseServiceConfig } from '../../src/service/config';
+import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
+
+/** The composed server (`npm run serve`, the Vite plugin): the service's contract must hold through it. */
+
+const KEY = 'platform-test-key-0001';
+let platform: Platform;
+let dir: string;
+const lines: string[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'platform-routing-'));
+  platform = createPlatform({
+    service: parseServiceConfig({ 'data-dir': dir, pools: '200', days: '1', seed: '7' }, { TOKEN_API_KEYS: `${KEY}:pro` }),
+    gateway: DEFAULT_GATEWAY_CONFIG,
+    staticDir: join(dir, 'no-build'),
+    hooks: { log: (line) => lines.push(line) },
+  });
+});
+afterAll(() => {
+  platform.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const request = (path: string, init: RequestInit = {}) =>
+  Promise.resolve(platform.app.request(path, { ...init, headers: { Authorization: `Bearer ${KEY}`, ...init.headers } }));
+
+describe('the composed server', () => {
+  it('answers unknown paths under /api/v1 with 404 in the family’s error shape', async () => {
+    for (const path of ['/api/v1/nope', '/api/v1', '/api/v1/groups/x', '/api/v1/tokens/logo/']) {
+      const response = await request(path);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type'), path).toMatch(/application\/json/);
+      const body: unknown = await response.json();
+      if (path.startsWith('/api/v1/tokens')) expect(tokenErrorSchema.parse(body).detail.length).toBeGreaterThan(0);
+      else expect(priceErrorSchema.parse(body).errmsg).toContain('Unknown endpoint');
+    }
+  });
+
+  it('answers a wrong method with 405, Allow and the family’s error shape', async () => {
+    const post = await request('/api/v1/groups', { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(priceErrorSchema.parse(await post.json()).errmsg).toMatch(/POST/);
+    const del = await request('/api/v1/tokens/current', { method: 'DELETE' });
+    expect(del.status).toBe(405);
+    expect(tokenErrorSchema.parse(await del.json()).detail[0]?.loc).toEqual(['method']);
+    const get = await request('/api/v1/tokens/stream');
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST, OPTIONS');
+  });
+
+  it('serves the API and /healthz as the service does', async () => {
+    expect((await request('/api/v1/groups')).status).toBe(200);
+    expect((await request('/api/v1/groups', { headers: { Authorization: 'Bearer wrong-key-123' } })).status).toBe(401);
+    const health = await platform.app.request('/healthz');
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok' });
+  });
+
+  it('logs one line per request with method, path, status and duration, and never the key', async () => {
+    lines.length = 0;
+    await request('/api/v1/groups');
+    await request('/api/v1/history?symbol=nope&resolution=1min&from=0&to=10');
+    await request('/gw/v1/groups');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^GET \/api\/v1\/groups 200 \d+\.\dms$/);
+    expect(lines[1]).toMatch(/^GET \/api\/v1\/history\?symbol=nope&resolution=1min&from=0&to=10 404 \d+\.\dms$/);
+    expect(lines[2]).toMatch(/^GET \/gw\/v1\/groups 200 /);
+    for (const line of lines) expect(line).not.toContain(KEY);
+  });
+});
