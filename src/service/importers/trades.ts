@@ -254,6 +254,11 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     const pool = market.pools.get(poolId);
     if (!pool) throw new LineRejected(`unknown pool ${poolId}: declare it with a pool line first`);
     if (isAggregate(pool)) throw new LineRejected(`pool ${poolId} is an Aggregate pool; trades are recorded on DEX pools`);
+    // The simulator trades its pools up to the present: an imported trade there would interleave with
+    // simulated ones out of time order (and one dated later would stand before them in the bars).
+    if (pool.simulated) {
+      throw new LineRejected(`pool ${poolId} belongs to the simulated market; import real trades onto pools declared with a pool line`);
+    }
     for (const [field, value] of [
       ['previous_price', line.previous_price],
       ['current_price', line.current_price],

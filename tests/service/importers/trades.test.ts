@@ -6,6 +6,8 @@ import { importTrades, type ImportTradesOptions } from '../../../src/service/imp
 import type { Pool } from '../../../src/service/market/model';
 import { openMarket, type MarketHandle } from '../../../src/service/runtime';
 import { VOLUME_SCALE } from '../../../src/service/store/trade-store';
+import { busiestPools } from '../../support/market';
+import { createTestService } from '../../support/service';
 
 const QUOTE = `${'9'.repeat(56)}${Buffer.from('QTK').toString('hex')}`;
 const POOL_A = 'aa01';
@@ -236,6 +238,24 @@ describe('trades importer', () => {
     expect(later.trades).toBe(1);
     expect(later.errors).toEqual([{ line: 1, reason: expect.stringContaining('older than the latest trade of the pair') }]);
     expect(handle.trades.lastTradeTime(pool(POOL_A).id)).toBe(DAY + 130);
+  });
+
+  it('rejects trades on pools of the simulated market, which trades them up to the present', async () => {
+    handle.close();
+    const simulated = createTestService({ days: 1, dataDir: join(root, 'simulated') });
+    const target = busiestPools(simulated.runtime).dexPool;
+    const now = simulated.clock.seconds();
+    simulated.close();
+    handle = openMarket(join(root, 'simulated'), 'test');
+    const trades = handle.db.prepare('SELECT count(*) AS n FROM trades').get();
+    const bars = handle.db.prepare('SELECT count(*) AS n, sum(v) AS v FROM bars').get();
+    const report = await run([
+      { id: 'future', block_time: now + 600, pool_id: target.poolId, previous_price: 1, current_price: 1.1, previous_tvl: 1000, current_tvl: 1010, volume: 5 },
+    ]);
+    expect(report.trades).toBe(0);
+    expect(report.errors).toEqual([{ line: 1, reason: expect.stringContaining('simulated market') }]);
+    expect(handle.db.prepare('SELECT count(*) AS n FROM trades').get()).toEqual(trades);
+    expect(handle.db.prepare('SELECT count(*) AS n, sum(v) AS v FROM bars').get()).toEqual(bars);
   });
 
   it('counts a repeated id inside one file as a duplicate, not an error', async () => {
