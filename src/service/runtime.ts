@@ -15,7 +15,7 @@ import { lockDataDir } from './store/lock';
 import { LOGO_GENERATED, LOGO_NONE, type Market } from './market/model';
 import { Simulator, type SimulatorProgress } from './market/simulator';
 import { SymbolNames } from './market/symbols';
-import { openDatabase, setBulkMode, type Db } from './store/database';
+import { DATABASE_FILE, openDatabase, setBulkMode, type Db } from './store/database';
 import { MarketStore } from './store/market-store';
 import { TradeStore } from './store/trade-store';
 import { StreamHub } from './stream/hub';
@@ -98,11 +98,27 @@ export interface MarketHandle {
   close(): void;
 }
 
-/** Opens a data directory's store for one writer (the server, or a CLI such as an importer). */
-export function openMarket(dataDir: string, purpose: string): MarketHandle {
+/**
+ * Fails unless the data directory holds a store: commands that only read or fix one (keys list and
+ * revoke, rebuild-bars) must not create an empty store where a typo pointed them.
+ */
+export function requireStore(dataDir: string): void {
+  if (dataDir !== ':memory:' && !existsSync(join(dataDir, DATABASE_FILE))) {
+    throw new Error(`no store in ${dataDir} (no ${DATABASE_FILE}): check --data-dir or DATA_DIR, or start the server once to create it`);
+  }
+}
+
+/**
+ * Opens a data directory's store for one writer (the server, or a CLI such as an importer); with
+ * `existing`, only a store that is already there.
+ */
+export function openMarket(dataDir: string, purpose: string, options: { readonly existing?: boolean } = {}): MarketHandle {
+  // A missing directory is reported before the lock would create it; a held one reports its holder.
+  if (options.existing && !existsSync(dataDir)) requireStore(dataDir);
   const release = lockDataDir(dataDir, purpose);
   let db: Db | undefined;
   try {
+    if (options.existing) requireStore(dataDir);
     db = openDatabase({ dataDir });
     const marketStore = new MarketStore(db);
     const trades = new TradeStore(db);

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { KeyStore, type StoredKey } from '../auth/keys';
 import { parsePlans } from '../auth/plans';
 import { openDatabase } from '../store/database';
+import { requireStore } from '../runtime';
 import { resolveDataDir, runCli, UsageError } from './cli-support';
 
 /**
@@ -73,7 +74,10 @@ await runCli(USAGE, () => {
     throw new Error(`unknown plan "${plan}" (known plans: ${Object.keys(plans).join(', ')})`);
   }
 
-  const db = openDatabase({ dataDir: resolveDataDir(values['data-dir']) });
+  const dataDir = resolveDataDir(values['data-dir']);
+  // Keys may be created before the first start; listing or revoking needs an existing store.
+  if (command !== 'create') requireStore(dataDir);
+  const db = openDatabase({ dataDir });
   try {
     const store = new KeyStore(db);
     if (command === 'create') {

@@ -25,7 +25,7 @@ await runCli(USAGE, () => {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0] ?? ''}`);
 
-  const handle = openMarket(resolveDataDir(values['data-dir']), 'rebuild-bars');
+  const handle = openMarket(resolveDataDir(values['data-dir']), 'rebuild-bars', { existing: true });
   const bar = new SingleBar(
     { format: 'rebuilding bars [{bar}] {percentage}% | {value}/{total} trades', stream: process.stderr, noTTYOutput: false },
     undefined,

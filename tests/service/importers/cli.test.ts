@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -197,6 +197,17 @@ describe('import-trades and rebuild-bars CLIs', () => {
 
     const again = await cli('import-trades', [file, '--data-dir', dataDir]);
     expect(again.stdout).toContain('0 trade(s) ingested, 2 duplicate(s) skipped');
+  });
+
+  it('refuses to list, revoke or rebuild where there is no store, and creates none there', async () => {
+    const missing = join(root, 'typo');
+    expectOneLineError(await cli('keys', ['list', '--data-dir', missing]), 1, `no store in ${missing}`);
+    expectOneLineError(await cli('keys', ['revoke', '1'], { DATA_DIR: missing }), 1, 'no store in');
+    expectOneLineError(await cli('rebuild-bars', ['--data-dir', missing]), 1, 'no store in');
+    expect(existsSync(missing)).toBe(false);
+    // Keys may be made before the first start: create makes the store.
+    expect((await cli('keys', ['create', '--data-dir', missing])).code).toBe(0);
+    expect((await cli('keys', ['list', '--data-dir', missing])).code).toBe(0);
   });
 
   it('fails with one line for a missing file and with usage for extra arguments', async () => {
