@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
@@ -26,7 +27,24 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
 Environment: TOKEN_API_KEYS (key:plan,...), TOKEN_API_PLANS (JSON), STREAM_PING_SECONDS,
 UPSTREAM_URL + UPSTREAM_API_KEY (gateway in front of a remote service), GATEWAY_* limits (README).`;
 
-function main(): void {
+/** Why the port cannot be listened on, in one line (undefined when it can). */
+function portProblem(error: NodeJS.ErrnoException, host: string, port: number): string {
+  if (error.code === 'EADDRINUSE') return `Port ${port} on ${host} is in use (another server?): stop it or choose another --port.`;
+  if (error.code === 'EACCES') return `Port ${port} on ${host} needs privileges this process lacks: choose a port above 1023.`;
+  if (error.code === 'EADDRNOTAVAIL') return `${host} is not an address of this machine: check --host.`;
+  return `Cannot listen on ${host}:${port}: ${error.message}`;
+}
+
+/** Fails fast, before a backfill of several seconds, when the port is taken. */
+function checkPort(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(new Error(portProblem(error, host, port))));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+async function main(): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -57,6 +75,7 @@ function main(): void {
   if (!existsSync(join(staticDir, 'index.html'))) {
     console.warn(`No built app in ${staticDir}/ (run npm run build, or npm start): serving the API and gateway only.`);
   }
+  await checkPort(server.host, server.port);
   const progress = progressReporter();
   const started = performance.now();
   const platform = createPlatform({
@@ -78,6 +97,11 @@ function main(): void {
       console.log(`API key for curl: $(cat ${join(options.service.dataDir, DEV_KEY_FILE)})`);
     }
   });
+  httpServer.once('error', (error: NodeJS.ErrnoException) => {
+    console.error(portProblem(error, server.host, server.port));
+    platform.close();
+    process.exit(1);
+  });
   const shutdown = () => {
     console.log('Shutting down...');
     platform.close();
@@ -88,9 +112,7 @@ function main(): void {
   process.once('SIGTERM', shutdown);
 }
 
-try {
-  main();
-} catch (error) {
+main().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);
-}
+});
