@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
+import { hashKey } from '../../src/service/auth/keys';
 import { STREAM_ERRORS } from '../../src/shared/api/stream';
 import { historyPath, logoPath, streamInit, STREAM_PATH, symbolInfoPath, tokensCurrentPath } from '../support/builders';
 import { busiestPools } from '../support/market';
@@ -93,5 +94,17 @@ describe('keys from the key store', () => {
     service.runtime.keyStore.revoke(key.slice(0, 12));
     expect((await service.request(`${API}/groups`, { key })).status).toBe(401);
     expect((await service.request(tokenRoutes[0] ?? '', { key })).status).toBe(401);
+  });
+
+  it('tells apart stored keys that share their clear prefix, and refuses a guess with that prefix', async () => {
+    const prefix = 'cdx_SharedPf';
+    const first = `${prefix}${'a'.repeat(31)}`;
+    const second = `${prefix}${'b'.repeat(31)}`;
+    const insert = service.runtime.db.prepare('INSERT INTO api_keys (hash, prefix, plan, label, created_at) VALUES (?, ?, ?, ?, 0)');
+    insert.run(hashKey(first), prefix, 'free', 'first');
+    insert.run(hashKey(second), prefix, 'pro', 'second');
+    expect((await service.request(`${API}/groups`, { key: first })).headers.get('RateLimit-Limit')).toBe('60');
+    expect((await service.request(`${API}/groups`, { key: second })).headers.get('RateLimit-Limit')).toBe('600');
+    expect((await service.request(`${API}/groups`, { key: `${prefix}${'c'.repeat(31)}` })).status).toBe(401);
   });
 });

@@ -4,8 +4,10 @@ import type { Plan, Plans } from './plans';
 
 /**
  * API keys. Keys come from TOKEN_API_KEYS (`key:plan,...`) and from the SQLite key store managed by
- * `npm run keys`. Only SHA-256 hashes are kept. A presented key is hashed and the stored hash compared
- * with `timingSafeEqual`; keys are 256-bit random, so the hash lookup itself reveals nothing useful.
+ * `npm run keys`. Only SHA-256 hashes are kept. A presented key is hashed and compared in constant time
+ * (`timingSafeEqual`) with every in-memory key's hash, and with the hashes of the stored keys that share
+ * its prefix (the first 12 characters, which `keys list` shows anyway): nothing is looked up by a
+ * secret value, so response times tell nothing about how close a guess came.
  */
 
 export interface Principal {
@@ -32,10 +34,20 @@ export function generateKey(): string {
   return `cdx_${randomBytes(32).toString('base64url')}`;
 }
 
+/** Characters of a key kept in clear (the store's lookup column and `keys list`'s prefix). */
+const PREFIX_LENGTH = 12;
+
 function sameHash(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** The plan of the candidate whose hash equals `hash`, comparing with every candidate (no early exit). */
+function matchHash(candidates: Iterable<{ readonly hash: string; readonly plan: string }>, hash: string): string | undefined {
+  let plan: string | undefined;
+  for (const candidate of candidates) if (sameHash(candidate.hash, hash) && plan === undefined) plan = candidate.plan;
+  return plan;
 }
 
 /** Parses TOKEN_API_KEYS: comma-separated `key:plan` (plan defaults to free). */
@@ -62,7 +74,7 @@ export class KeyStore {
 
   constructor(private readonly db: Db) {
     this.findStmt = db.prepare<[string], { hash: string; plan: string }>(
-      'SELECT hash, plan FROM api_keys WHERE hash = ? AND revoked_at IS NULL',
+      'SELECT hash, plan FROM api_keys WHERE prefix = ? AND revoked_at IS NULL',
     );
   }
 
@@ -70,10 +82,10 @@ export class KeyStore {
     const key = generateKey();
     const info = this.db
       .prepare('INSERT INTO api_keys (hash, prefix, plan, label, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(hashKey(key), key.slice(0, 12), plan, label, now);
+      .run(hashKey(key), key.slice(0, PREFIX_LENGTH), plan, label, now);
     return {
       key,
-      stored: { id: Number(info.lastInsertRowid), prefix: key.slice(0, 12), plan, label, createdAt: now, revokedAt: null },
+      stored: { id: Number(info.lastInsertRowid), prefix: key.slice(0, PREFIX_LENGTH), plan, label, createdAt: now, revokedAt: null },
     };
   }
 
@@ -99,29 +111,30 @@ export class KeyStore {
     return (this.db.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number }).n;
   }
 
-  /** The active stored key with this hash. */
-  find(hash: string): { hash: string; plan: string } | undefined {
-    return this.findStmt.get(hash);
+  /** The active stored keys whose clear prefix is that of `key` (candidates to compare hashes with). */
+  candidates(key: string): { hash: string; plan: string }[] {
+    return this.findStmt.all(key.slice(0, PREFIX_LENGTH));
   }
 }
 
 /** Resolves presented keys to principals, over the environment's keys and the key store. */
 export class KeyRing {
-  private readonly envKeys = new Map<string, string>();
+  /** Hashes of the keys held in memory: configured ones, then this process's internal ones. */
+  private readonly memoryKeys: { readonly hash: string; readonly plan: string }[] = [];
+  private readonly configured: number;
 
   constructor(
     private readonly store: KeyStore,
     envKeys: readonly { key: string; plan: string }[],
     private readonly plans: Plans,
   ) {
-    for (const { key, plan } of envKeys) this.envKeys.set(hashKey(key), plan);
+    for (const { key, plan } of envKeys) this.memoryKeys.push({ hash: hashKey(key), plan });
+    this.configured = new Set(this.memoryKeys.map((k) => k.hash)).size;
   }
-
-  private readonly internal = new Map<string, string>();
 
   /** Keys configured or stored (not counting internal ones). */
   get size(): number {
-    return this.envKeys.size + this.store.count();
+    return this.configured + this.store.count();
   }
 
   /**
@@ -130,7 +143,7 @@ export class KeyRing {
    */
   addInternal(key: string, planName: string, plan: Plan): void {
     this.internalPlans.set(planName, plan);
-    this.internal.set(hashKey(key), planName);
+    this.memoryKeys.push({ hash: hashKey(key), plan: planName });
   }
 
   private readonly internalPlans = new Map<string, Plan>();
@@ -138,11 +151,10 @@ export class KeyRing {
   authenticate(key: string): Principal | undefined {
     if (key.length === 0 || key.length > 512) return undefined;
     const hash = hashKey(key);
-    const memoryPlan = this.envKeys.get(hash) ?? this.internal.get(hash);
-    const found = memoryPlan !== undefined ? { hash, plan: memoryPlan } : this.store.find(hash);
-    if (!found || !sameHash(found.hash, hash)) return undefined;
-    if (!Object.hasOwn(this.plans, found.plan) && !this.internalPlans.has(found.plan)) return undefined;
-    return { id: hash, plan: found.plan };
+    const plan = matchHash(this.memoryKeys, hash) ?? matchHash(this.store.candidates(key), hash);
+    if (plan === undefined) return undefined;
+    if (!Object.hasOwn(this.plans, plan) && !this.internalPlans.has(plan)) return undefined;
+    return { id: hash, plan };
   }
 
   plan(name: string): Plan {

@@ -99,4 +99,8 @@ export const MIGRATIONS: readonly string[] = [
     fair            BLOB NOT NULL
   );
   `,
+  // 2: stored keys are found by their clear prefix, then compared by hash in constant time.
+  `
+  CREATE INDEX api_keys_prefix ON api_keys (prefix);
+  `,
 ];
