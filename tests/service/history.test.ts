@@ -191,6 +191,11 @@ describe('GET /history errors', () => {
       expect(await historyError({ ...ok(), symbol }, 404)).toContain(symbol);
     }
   });
+
+  it('repeats only the start of a very long unknown symbol in errmsg', async () => {
+    const errmsg = await historyError({ ...ok(), symbol: 'a'.repeat(3000) }, 404);
+    expect(errmsg).toBe(`Unknown symbol: ${'a'.repeat(100)}… (3000 characters)`);
+  });
 });
 
 describe('GET /history after new trades', () => {

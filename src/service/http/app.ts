@@ -8,7 +8,7 @@ import type { Market } from '../market/model';
 import type { SymbolNames } from '../market/symbols';
 import type { TradeStore } from '../store/trade-store';
 import type { StreamHub } from '../stream/hub';
-import { familyError, familyOf } from './errors';
+import { echo, familyError, familyOf } from './errors';
 import type { ServiceEnv } from './guard';
 import { priceRoutes } from './routes/price';
 import { streamRoutes, type StreamOptions } from './routes/stream';
@@ -77,9 +77,9 @@ export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
     const known = KNOWN_PATHS.some((p) => p.test(path));
     if (known) {
       c.header('Allow', family === 'stream' ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS');
-      return familyError(c, family, 405, `Method ${c.req.method} is not allowed on ${path}`, { loc: ['method'], type: TOKEN_ERROR_TYPES.method });
+      return familyError(c, family, 405, `Method ${echo(c.req.method)} is not allowed on ${echo(path)}`, { loc: ['method'], type: TOKEN_ERROR_TYPES.method });
     }
-    return familyError(c, family, 404, `Unknown endpoint: ${c.req.method} ${path}`, { loc: ['path'], type: TOKEN_ERROR_TYPES.notFound });
+    return familyError(c, family, 404, `Unknown endpoint: ${echo(c.req.method)} ${echo(path)}`, { loc: ['path'], type: TOKEN_ERROR_TYPES.notFound });
   });
 
   app.onError((error, c) => {

@@ -39,3 +39,11 @@ export function familyError(c: Context, family: Family, status: ContentfulStatus
   if (family === 'stream') return streamError(c, status, message);
   return priceError(c, status, message);
 }
+
+/** Longest piece of client input an error message repeats. */
+const ECHO_LIMIT = 100;
+
+/** Client input as an error message repeats it: whole when short, else its start and an ellipsis. */
+export function echo(value: string): string {
+  return value.length <= ECHO_LIMIT ? value : `${value.slice(0, ECHO_LIMIT)}… (${value.length} characters)`;
+}

@@ -7,7 +7,7 @@ import { isPoolId } from '../../../shared/ids';
 import type { Market, Pool } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
 import type { TradeStore } from '../../store/trade-store';
-import { priceError } from '../errors';
+import { echo, priceError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 import type { HistoryCache } from '../history-cache';
 import type { SymbolInfoCache } from '../symbol-info-cache';
@@ -68,7 +68,7 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     let group;
     if (requested !== undefined) {
       group = ALL_GROUPS.find((g) => g.toLowerCase() === requested.toLowerCase());
-      if (group === undefined) return priceError(c, 404, `Unknown group: ${requested} (known: ${ALL_GROUPS.join(', ')})`);
+      if (group === undefined) return priceError(c, 404, `Unknown group: ${echo(requested)} (known: ${ALL_GROUPS.join(', ')})`);
     }
     const body = symbolInfo.get(group);
     const gzip = acceptsGzip(c.req.header('Accept-Encoding'));
@@ -91,7 +91,7 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     if (!parsed.success) return priceError(c, 400, firstIssue(parsed.error));
     const query = parsed.data;
     const pool = findSymbol(market, symbols, query.symbol);
-    if (!pool) return priceError(c, 404, `Unknown symbol: ${query.symbol}`);
+    if (!pool) return priceError(c, 404, `Unknown symbol: ${echo(query.symbol)}`);
     // countback: the last N bars before `to`, served as the range from the N-th bar's start.
     const from =
       query.countback !== undefined ? (trades.countbackStart(pool.id, query.resolution, query.to, query.countback) ?? query.to) : query.from;
