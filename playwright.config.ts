@@ -1,10 +1,11 @@
 import { defineConfig, devices } from '@playwright/test';
-import { E2E_API_KEYS, E2E_DATA_DIR } from './e2e/support/keys';
+import { E2E_API_KEYS, E2E_DATA_DIR, PREVIEW_DATA_DIR } from './e2e/support/keys';
 
 /**
  * Browser tests (docs/e2e.md): one spec per user flow in e2e/, on Debian's Chromium, against the
  * production build served by `npm run serve`'s CLI with a small seeded market and the test-only market
- * control (`--test-controls`), plus one smoke run against `vite` (npm run dev). Flows that stop or
+ * control (`--test-controls`), plus one smoke run against `vite` (npm run dev) and one against `vite
+ * preview` (npm run preview). Flows that stop or
  * restart the server start their own (e2e/support/server-process.ts).
  */
 
@@ -12,6 +13,7 @@ import { E2E_API_KEYS, E2E_DATA_DIR } from './e2e/support/keys';
 const MARKET = '--pools 400 --days 3 --seed 7';
 const PROD_PORT = 4173;
 const DEV_PORT = 5174;
+const PREVIEW_PORT = 4175;
 
 const chromium = {
   ...devices['Desktop Chrome'],
@@ -39,8 +41,9 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   projects: [
-    { name: 'prod', use: { ...chromium, baseURL: `http://127.0.0.1:${PROD_PORT}` }, testIgnore: /dev-smoke/ },
+    { name: 'prod', use: { ...chromium, baseURL: `http://127.0.0.1:${PROD_PORT}` }, testIgnore: /(dev|preview)-smoke/ },
     { name: 'dev', use: { ...chromium, baseURL: `http://127.0.0.1:${DEV_PORT}` }, testMatch: /dev-smoke/ },
+    { name: 'preview', use: { ...chromium, baseURL: `http://127.0.0.1:${PREVIEW_PORT}` }, testMatch: /preview-smoke/ },
   ],
   webServer: [
     {
@@ -60,6 +63,17 @@ export default defineConfig({
       command: `rm -rf .data-e2e-dev && node_modules/.bin/vite --configLoader runner --port ${DEV_PORT} --strictPort --host 127.0.0.1`,
       url: `http://127.0.0.1:${DEV_PORT}/healthz`,
       env: { DATA_DIR: '.data-e2e-dev', POOLS: '300', DAYS: '2', SEED: '7' },
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      // npm run preview: the last build in Vite's preview server, the same plugin mounting the platform;
+      // no key configured, so the first start makes the dev key (project `preview`, one smoke test).
+      command: `rm -rf ${PREVIEW_DATA_DIR} && node_modules/.bin/vite preview --configLoader runner --port ${PREVIEW_PORT} --strictPort --host 127.0.0.1`,
+      url: `http://127.0.0.1:${PREVIEW_PORT}/healthz`,
+      env: { DATA_DIR: PREVIEW_DATA_DIR, POOLS: '200', DAYS: '1', SEED: '7', TOKEN_API_KEYS: '' },
       reuseExistingServer: false,
       timeout: 120_000,
       stdout: 'ignore',

@@ -10,6 +10,9 @@ export const E2E_API_KEYS = `${E2E_API_KEY}:pro`;
 /** The e2e server's data directory (playwright.config.ts). */
 export const E2E_DATA_DIR = '.data-e2e';
 
+/** The `vite preview` server's data directory (no key configured: it makes a dev key there). */
+export const PREVIEW_DATA_DIR = '.data-e2e-preview';
+
 /** Keys this implementation generates (the dev key, the gateway's internal key) all look like this. */
 export const GENERATED_KEY = /cdx_[A-Za-z0-9_-]{8,}/;
 
