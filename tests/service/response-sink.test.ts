@@ -67,6 +67,41 @@ describe('streaming responses written to the Node response', () => {
     expect(entry.sink.write('late\n')).toBe(false);
   });
 
+  it('frames chunks by bytes, not characters: text beyond ASCII arrives intact', async () => {
+    const s = await streamingServer(1 << 20);
+    server = s.server;
+    const response = await fetch(`http://127.0.0.1:${s.port}/stream`);
+    const entry = s.opened[0];
+    if (!entry) throw new Error('no stream');
+    const lines = ['prix: 0,0037 ₳', 'naïve café', 'emoji 😀 and 漢字'];
+    for (const line of lines) entry.sink.write(`${line}\n`);
+    await new Promise((r) => setTimeout(r, 10));
+    entry.sink.write('last\n');
+    entry.sink.end();
+    expect((await response.text()).split('\n').filter(Boolean)).toEqual(['hello', ...lines, 'last']);
+  });
+
+  it('sends an HTTP/1.0 client a body delimited by the connection close, without chunk framing', async () => {
+    const s = await streamingServer(1 << 20);
+    server = s.server;
+    const socket = connect(s.port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write('GET /stream HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n');
+    let received = '';
+    socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
+    await until(() => s.opened.length === 1);
+    const entry = s.opened[0];
+    if (!entry) throw new Error('no stream');
+    entry.sink.write('one\n');
+    entry.sink.write('two\n');
+    await new Promise((r) => setTimeout(r, 10));
+    entry.sink.end();
+    await once(socket, 'close');
+    const [head = '', body] = received.split('\r\n\r\n');
+    expect(head).not.toMatch(/transfer-encoding/i);
+    expect(body).toBe('hello\none\ntwo\n');
+  });
+
   it('tells the route at once when the client goes away', async () => {
     const s = await streamingServer(1 << 20);
     server = s.server;
