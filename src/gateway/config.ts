@@ -72,6 +72,10 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
       throw new Error(`UPSTREAM_URL must be an http(s) URL such as https://api.example.com (got "${upstreamUrl}")`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('UPSTREAM_URL must use http or https');
+    // fetch refuses credentials in a URL, and a query or fragment would end up inside every request path.
+    if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || /[?#]/.test(upstreamUrl)) {
+      throw new Error('UPSTREAM_URL must be an origin with an optional path, without credentials, query or fragment (the key goes in UPSTREAM_API_KEY)');
+    }
     if (!env.UPSTREAM_API_KEY) throw new Error('UPSTREAM_API_KEY is required with UPSTREAM_URL');
   }
   const d = DEFAULT_GATEWAY_CONFIG;

@@ -7,7 +7,7 @@ import { LiveHub } from './live/live-hub';
 import { liveRoutes } from './live/live-route';
 import { UpstreamStream } from './live/upstream-stream';
 import { restRoutes } from './rest';
-import type { Upstream } from './upstream';
+import { publicUpstreamUrl, type Upstream } from './upstream';
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
@@ -33,6 +33,9 @@ export interface Gateway {
 
 const AGGREGATE_TTL_MS = 60_000;
 
+/** The gateway's own GET routes below (relative to /gw/v1): other methods there are a 405, not a 404. */
+const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/token-info\/[^/]+$/, /^\/live\/?$/];
+
 /** Socket address of a request served by @hono/node-server (or 'local' in-process). */
 function socketAddress(c: Context): string {
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
@@ -42,7 +45,7 @@ function socketAddress(c: Context): string {
 /** The browser-facing gateway: REST forwarding with the key added, the live SSE multiplexer, /info. */
 export function createGateway(options: GatewayOptions): Gateway {
   const { config, upstream, log } = options;
-  const hub = new LiveHub((pools) => upstreamStream.setPools(pools));
+  const hub = new LiveHub((pools) => upstreamStream.setPools(pools), { upstreamMaxPools: config.upstreamMaxPools });
   const upstreamStream = new UpstreamStream(
     {
       upstream,
@@ -76,11 +79,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     return loading;
   };
 
+  const shownUpstream = upstream.origin === undefined ? undefined : publicUpstreamUrl(upstream.origin);
   const info = (): GatewayInfo =>
     gatewayInfoSchema.parse({
       source: upstream.kind,
       simulated: options.simulated,
-      ...(upstream.origin ? { upstream: upstream.origin } : {}),
+      ...(shownUpstream ? { upstream: shownUpstream } : {}),
       heartbeatSeconds: config.heartbeatSeconds,
       maxPoolsPerConnection: config.maxPoolsPerConnection,
       time: Math.floor(Date.now() / 1000),
@@ -125,7 +129,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       hub,
       maxPoolsPerConnection: config.maxPoolsPerConnection,
       maxConnectionsPerAddress: config.maxConnectionsPerAddress,
-      upstreamMaxPools: config.upstreamMaxPools,
       heartbeatSeconds: config.heartbeatSeconds,
       maxBufferedBytes: config.maxBufferedBytes,
       retryMs: config.retryMs,
@@ -133,7 +136,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       clientAddress: options.clientAddress ?? socketAddress,
     }),
   );
-  app.route('/', restRoutes({ upstream, timeoutMs: config.upstreamTimeoutMs }));
+  app.route('/', restRoutes({ upstream, timeoutMs: config.upstreamTimeoutMs, ownPaths: OWN_PATHS }));
 
   return {
     app,

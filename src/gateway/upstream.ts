@@ -4,7 +4,7 @@
  */
 export interface Upstream {
   readonly kind: 'embedded' | 'remote';
-  /** Origin of a remote upstream (for /gw/v1/info; never includes the key). */
+  /** Origin (and path) of a remote upstream; /gw/v1/info shows it through publicUpstreamUrl. */
   readonly origin?: string;
   /** Fetches an upstream path (`/api/v1/...` with query) with the Authorization header added. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
@@ -26,11 +26,24 @@ export function embeddedUpstream(appFetch: FetchLike, key: string): Upstream {
   };
 }
 
-/** A remote service (our own on another host, or the hosted API) over HTTP. */
+/**
+ * A remote service (our own on another host, or the hosted API) over HTTP. Redirects are never followed
+ * (`redirect: 'manual'`, whatever the caller asks): the key would go along to wherever they point.
+ */
 export function remoteUpstream(origin: string, key: string, fetchImpl: typeof fetch = fetch): Upstream {
   return {
     kind: 'remote',
     origin,
-    fetch: (path, init) => fetchImpl(`${origin}${path}`, { ...init, headers: withKey(init, key) }),
+    fetch: (path, init) => fetchImpl(`${origin}${path}`, { ...init, redirect: 'manual', headers: withKey(init, key) }),
   };
+}
+
+/** The upstream URL as browsers may see it (/gw/v1/info): origin and path, never credentials, query or fragment. */
+export function publicUpstreamUrl(origin: string): string | undefined {
+  try {
+    const url = new URL(origin);
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return undefined;
+  }
 }

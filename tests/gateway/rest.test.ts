@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { marketLiquidity } from '../../src/gateway/liquidity';
-import { embeddedUpstream, type Upstream } from '../../src/gateway/upstream';
+import { embeddedUpstream, remoteUpstream, type Upstream } from '../../src/gateway/upstream';
 import { parseServiceConfig } from '../../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
+import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
 import { gatewayInfoSchema, gatewayLiquiditySchema, gatewayTokenInfoSchema } from '../../src/shared/api/gateway';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
@@ -107,8 +108,85 @@ describe('gateway REST forwarding', () => {
     expect(response.headers.get('Content-Encoding')).toBe('gzip');
     const etag = response.headers.get('ETag');
     expect(etag).toBeTruthy();
-    const again = await get('/symbol_info?group=Aggregate', { headers: { 'If-None-Match': etag ?? '' } });
+    const again = await get('/symbol_info?group=Aggregate', { headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': etag ?? '' } });
     expect(again.status).toBe(304);
+  });
+
+  it('gives the gzipped answer an ETag of its own and answers 304 to weak tags, lists and *, as the service does', async () => {
+    const path = '/symbol_info?group=Aggregate';
+    const identity = await get(path);
+    const gzipped = await get(path, { headers: { 'Accept-Encoding': 'gzip' } });
+    const etag = identity.headers.get('ETag') ?? '';
+    expect(identity.headers.get('Content-Encoding')).toBeNull();
+    expect(gzipped.headers.get('Content-Encoding')).toBe('gzip');
+    // The same tags as the service's own answers, per representation.
+    const serviceGzip = await runtime.app.request(`/api/v1${path}`, { headers: { Authorization: `Bearer ${runtime.internalKey}`, 'Accept-Encoding': 'gzip' } });
+    expect(etag).toBe((await direct(path)).headers.get('ETag'));
+    expect(gzipped.headers.get('ETag')).toBe(serviceGzip.headers.get('ETag'));
+    expect(gzipped.headers.get('ETag')).toBe(`${etag.slice(0, -1)}-gz"`);
+    // gzip;q=0 refuses gzip.
+    expect((await get(path, { headers: { 'Accept-Encoding': 'gzip;q=0' } })).headers.get('Content-Encoding')).toBeNull();
+
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const response = await get(path, { headers: { 'If-None-Match': ifNoneMatch } });
+      expect(response.status, ifNoneMatch).toBe(304);
+      expect(response.headers.get('ETag')).toBe(etag);
+    }
+    const gz = gzipped.headers.get('ETag') ?? '';
+    expect((await get(path, { headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': `W/${gz}` } })).status).toBe(304);
+    // A tag of the other representation does not match.
+    expect((await get(path, { headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': etag } })).status).toBe(200);
+    expect((await get(path, { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
+  });
+
+  it('does not repeat the rate-limit headers of the fetch it cached', async () => {
+    const first = await get('/symbol_info?group=WingRiders');
+    expect(first.headers.get('RateLimit-Limit')).not.toBeNull();
+    const cached = await get('/symbol_info?group=WingRiders');
+    expect(cached.status).toBe(200);
+    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']) expect(cached.headers.get(name), name).toBeNull();
+    expect(cached.headers.get('ETag')).toBe(first.headers.get('ETag'));
+  });
+
+  it('forwards only the service\'s GET endpoints, never a path with encoded separators or dot segments', async () => {
+    calls.length = 0;
+    const unit = [...runtime.market.tokens.values()].find((t) => t.unit !== '')?.unit ?? '';
+    const malformed = [
+      '/..%2f..%2fadmin',
+      '/..%2F..%2Fadmin',
+      '/groups%2f..%2f..%2fadmin',
+      '/history%5c..%5cadmin',
+      '/tokens/logo/..%2f..%2fgroups',
+      `/tokens/logo/${unit}%2f..`,
+      '/tokens/logo/%2e%2e%2fgroups',
+      '/tokens/logo/a.%2E',
+      '/symbol_info%2E',
+    ];
+    for (const path of malformed) {
+      const response = await get(path);
+      expect(response.status, path).toBe(400);
+      const body: unknown = await response.json();
+      if (path.startsWith('/tokens')) expect(tokenErrorSchema.parse(body).detail[0]?.loc, path).toEqual(['path']);
+      else expect(priceErrorSchema.parse(body).errmsg, path).toMatch(/not forwarded/);
+    }
+    const unknown = ['/admin', '/', '/tokens/stream', '/tokens', '/api/v1/groups', '/groups/x', '/tokens/logo/', `/tokens/logo/${unit}/x`, '/history//'];
+    for (const path of unknown) {
+      const response = await get(path);
+      expect(response.status, path).toBe(404);
+      const body: unknown = await response.json();
+      if (path.startsWith('/tokens')) expect(tokenErrorSchema.parse(body).detail[0]?.type, path).toBe('not_found');
+      else expect(priceErrorSchema.parse(body).errmsg, path).toMatch(/Unknown endpoint/);
+    }
+    expect((await get('/admin', { method: 'POST' })).status).toBe(404);
+    expect(calls).toEqual([]);
+
+    // The endpoints themselves (a trailing slash as the service takes it), and the gateway's own routes.
+    for (const path of ['/groups/', '/symbol_info/?group=Minswap', `/tokens/logo/${unit}`, `/tokens/current?policy=${unit}`, '/history?symbol=nope&resolution=1d&from=0&to=1']) {
+      expect([200, 404], path).toContain((await get(path)).status);
+    }
+    expect(calls.length).toBeGreaterThanOrEqual(4);
+    expect((await get('/info')).status).toBe(200);
+    expect((await get('/info', { method: 'POST' })).status).toBe(405);
   });
 
   it('refuses methods other than GET/HEAD', async () => {
@@ -138,6 +216,17 @@ describe('gateway info and liquidity', () => {
     const info = gatewayTokenInfoSchema.parse(await (await get(`/token-info/${wmt.toUpperCase()}`)).json());
     expect(info).toEqual({ unit: wmt, ticker: 'WMT', name: 'World Mobile Token', decimals: 6 });
     expect((await get(`/token-info/${'ab'.repeat(30)}`)).status).toBe(404);
+  });
+
+  it('never shows credentials, a query or a fragment of the upstream URL', async () => {
+    const remote = createGateway({
+      config: DEFAULT_GATEWAY_CONFIG,
+      upstream: remoteUpstream('https://user:secret@api.example.com:8443/base/?token=abc#frag', 'the-key-0001'),
+      simulated: false,
+    });
+    const info = gatewayInfoSchema.parse(await (await remote.app.request('/gw/v1/info')).json());
+    expect(info.upstream).toBe('https://api.example.com:8443/base');
+    remote.close();
   });
 
   it('describes the source without any key', async () => {

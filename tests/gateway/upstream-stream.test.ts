@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LiveHub, type LiveClient } from '../../src/gateway/live/live-hub';
 import { UpstreamStream, type UpstreamListener } from '../../src/gateway/live/upstream-stream';
 import type { Upstream } from '../../src/gateway/upstream';
+import { liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
 
 /**
  * The reconnect policy on its own, with fake timers: an upstream that refuses every connection
@@ -30,6 +32,9 @@ function listener(): UpstreamListener & { down: number; live: number; idle: numb
     onLive() {
       this.live++;
     },
+    onInterrupted() {},
+    onPoolLimit() {},
+    onSwitchFailed() {},
     onEvent() {},
   };
 }
@@ -99,5 +104,99 @@ describe('upstream reconnect policy', () => {
     expect(attempts.length).toBe(1);
     expect(events.idle).toBe(1);
     quiet.close();
+  });
+});
+
+/** One upstream stream connection the test writes to (what the service would send). */
+interface ScriptedStream {
+  readonly body: string;
+  send(line: unknown): void;
+  /** The upstream closes the stream (a drop). */
+  drop(): void;
+}
+
+/** An upstream whose stream connections the test drives line by line, to drop one mid-switch. */
+function scriptedUpstream(streams: ScriptedStream[]): Upstream {
+  const encoder = new TextEncoder();
+  return {
+    kind: 'remote',
+    fetch: async (_path, init) => {
+      let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+      const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+      init?.signal?.addEventListener('abort', () => {
+        try {
+          controller?.error(new Error('aborted'));
+        } catch {
+          // already closed
+        }
+      });
+      streams.push({
+        body: String(init?.body),
+        send: (line) => controller?.enqueue(encoder.encode(`${JSON.stringify(line)}\n`)),
+        drop: () => controller?.close(),
+      });
+      return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+    },
+  };
+}
+
+function recordingClient(pools: string[]): LiveClient & { readonly frames: string[] } {
+  const frames: string[] = [];
+  return { pools: new Set(pools), address: 'test', connected: false, missedEvents: false, frames, write: (frame) => frames.push(frame) > 0, close: () => {} };
+}
+
+const statusesOf = (client: { frames: string[] }): LiveStatus[] =>
+  client.frames.filter((f) => f.includes('event: status\n')).map((f) => liveStatusSchema.parse(JSON.parse(/data: (.*)\n/.exec(f)?.[1] ?? 'null')));
+
+const trade = (pool: string, n: number) => ({ block_time: 1_700_000_000 + n, pool_id: pool, current_price: n + 1, previous_price: n, current_tvl: 10, previous_tvl: 10, volume: 1 });
+
+describe('the current upstream connection dropping while a switch is under way', () => {
+  beforeEach(() => vi.useFakeTimers({ now: 0 }));
+  afterEach(() => vi.useRealTimers());
+
+  it('marks a gap: a browser resuming from before the drop is told to resync, and nobody is told "connected" in between', async () => {
+    const streams: ScriptedStream[] = [];
+    const hub: LiveHub = new LiveHub((pools) => stream.setPools(pools));
+    const stream = new UpstreamStream(
+      { upstream: scriptedUpstream(streams), silenceMs: 90_000, debounceMs: 10, backoffInitialMs: 1000, backoffMaxMs: 1000, handoverMs: 50, idleLingerMs: 5000 },
+      hub,
+    );
+    const z = recordingClient(['aa']);
+    hub.add(z);
+    await vi.advanceTimersByTimeAsync(10);
+    streams[0]?.send({ s: 'ok' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(statusesOf(z)).toEqual([{ state: 'connected', resync: false }]);
+
+    // X watches aa, sees an event, and leaves (Z keeps aa in the union).
+    const x = recordingClient(['aa']);
+    hub.add(x);
+    streams[0]?.send(trade('aa', 1));
+    await vi.advanceTimersByTimeAsync(0);
+    const seen = /id: (\S+)\n/.exec(x.frames.find((f) => f.includes('event: trade')) ?? '')?.[1] ?? '';
+    expect(seen).not.toBe('');
+    hub.remove(x);
+
+    // Y joins bb: a switch opens a second connection; the first drops before the second is live.
+    const y = recordingClient(['bb']);
+    hub.add(y);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(streams.map((s) => s.body)).toEqual(['["aa"]', '["aa","bb"]']);
+    streams[0]?.drop();
+    await vi.advanceTimersByTimeAsync(0);
+    const meanwhile = recordingClient(['aa']);
+    hub.add(meanwhile);
+    expect(statusesOf(meanwhile)).toEqual([]);
+
+    streams[1]?.send({ s: 'ok' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(statusesOf(y)).toEqual([{ state: 'connected', resync: false }]);
+    expect(statusesOf(z).at(-1)).toEqual({ state: 'connected', resync: true });
+    expect(statusesOf(meanwhile)).toEqual([{ state: 'connected', resync: false }]);
+
+    const back = recordingClient(['aa']);
+    hub.add(back, seen);
+    expect(statusesOf(back)).toEqual([{ state: 'connected', resync: true }]);
+    stream.close();
   });
 });

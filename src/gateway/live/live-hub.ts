@@ -36,6 +36,11 @@ export function errorFrame(error: LiveError): string {
 
 const RING_SIZE = 10_000;
 
+export interface LiveHubOptions {
+  /** Pools the upstream subscription may carry (GATEWAY_UPSTREAM_MAX_POOLS); lowered when the upstream reveals its plan's limit. */
+  readonly upstreamMaxPools?: number;
+}
+
 /**
  * Fans upstream trade events out to browser connections (each gets only its pools), keeps the union
  * of pools for the upstream connection, tells browsers the upstream status, and keeps the last
@@ -51,10 +56,19 @@ export class LiveHub implements UpstreamListener {
   private readonly boot = Date.now().toString(36);
   private livePools: ReadonlySet<string> | undefined;
   private down = false;
-  /** Sequence numbers after which events may be missing (the upstream went idle or down there). */
+  /** Sequence numbers after which events may be missing (the upstream went idle, down or was interrupted there). */
   private readonly gaps: number[] = [];
+  /** The upstream plan's pool limit, once a refusal revealed it. */
+  private planMaxPools: number | undefined;
+  /** A switch to the wanted pools is failing (retried with backoff) while the current one runs. */
+  private switchFailing = false;
+  /** Browsers waiting for a failing switch that were told `reconnecting`. */
+  private readonly toldWaiting = new WeakSet<LiveClient>();
 
-  constructor(private readonly onUnionChange: (pools: ReadonlySet<string>) => void) {}
+  constructor(
+    private readonly onUnionChange: (pools: ReadonlySet<string>) => void,
+    private readonly options: LiveHubOptions = {},
+  ) {}
 
   get size(): number {
     return this.clients.size;
@@ -76,11 +90,29 @@ export class LiveHub implements UpstreamListener {
     return new Set(this.byPool.keys());
   }
 
+  /** Pools the upstream subscription may carry: the configured maximum, or the upstream plan's limit once known. */
+  get maxPools(): number {
+    return Math.min(this.options.upstreamMaxPools ?? Number.POSITIVE_INFINITY, this.planMaxPools ?? Number.POSITIVE_INFINITY);
+  }
+
   /** Whether adding these pools keeps the union within `max`. */
-  fits(pools: ReadonlySet<string>, max: number): boolean {
+  fits(pools: ReadonlySet<string>, max = this.maxPools): boolean {
     let added = 0;
     for (const p of pools) if (!this.byPool.has(p)) added++;
     return this.byPool.size + added <= max;
+  }
+
+  /** Why a browser asking for `pools` cannot be served within the upstream's pool limit, if so. */
+  refusal(pools: ReadonlySet<string>): LiveError | undefined {
+    const max = this.maxPools;
+    return this.fits(pools, max) ? undefined : this.limitError(pools, max, this.byPool.size);
+  }
+
+  private limitError(pools: ReadonlySet<string>, max: number, followed: number): LiveError {
+    const rule = this.planMaxPools === max ? `the gateway's upstream plan allows ${max} pools per stream` : `the gateway follows at most ${max} pools`;
+    // More than the whole upstream subscription may carry: asking again cannot help.
+    if (pools.size > max) return { errmsg: `Too many pools for the gateway: ${pools.size} requested, ${rule}`, retry: false };
+    return { errmsg: `The gateway is at its limit: ${rule}, and other browsers follow ${followed}; try again later`, retry: true };
   }
 
   /**
@@ -113,7 +145,15 @@ export class LiveHub implements UpstreamListener {
     }
     if (this.down) client.write(statusFrame({ state: 'reconnecting', resync: false }, this.lastEventId));
     else if (this.covers(client)) this.markConnected(client);
+    else if (this.switchFailing) this.tellWaiting(client);
     if (grew) this.onUnionChange(this.union);
+  }
+
+  /** Sends a browser an error event, then drops it (its pools leave the union). */
+  private refuse(client: LiveClient, error: LiveError): void {
+    client.write(errorFrame(error));
+    this.remove(client);
+    client.close();
   }
 
   remove(client: LiveClient): void {
@@ -130,7 +170,10 @@ export class LiveHub implements UpstreamListener {
         shrank = true;
       }
     }
-    if (shrank) this.onUnionChange(this.union);
+    if (!shrank) return;
+    // The browsers a failing switch was for may all have left: what remains is live already.
+    if (this.switchFailing && this.livePools && [...this.byPool.keys()].every((pool) => this.livePools?.has(pool))) this.switchFailing = false;
+    this.onUnionChange(this.union);
   }
 
   private covers(client: LiveClient): boolean {
@@ -143,11 +186,22 @@ export class LiveHub implements UpstreamListener {
     client.write(statusFrame({ state: 'connected', resync: client.missedEvents }, this.lastEventId));
     client.connected = true;
     client.missedEvents = false;
+    this.toldWaiting.delete(client);
+  }
+
+  /** A browser whose pools the upstream does not carry yet, while the switch to them is failing. */
+  private tellWaiting(client: LiveClient): void {
+    if (this.toldWaiting.has(client)) return;
+    this.toldWaiting.add(client);
+    client.write(statusFrame({ state: 'reconnecting', resync: false }, this.lastEventId));
   }
 
   onLive(pools: ReadonlySet<string>, afterFailure: boolean): void {
     this.livePools = pools;
     this.down = false;
+    this.switchFailing = false;
+    // Events may have been missed before this subscription: a browser resuming from before it resyncs.
+    if (afterFailure) this.markGap();
     for (const client of this.clients) {
       if (afterFailure && client.connected) {
         client.connected = false;
@@ -158,19 +212,56 @@ export class LiveHub implements UpstreamListener {
   }
 
   private markGap(): void {
-    this.gaps.push(this.nextSeq - 1);
+    const at = this.nextSeq - 1;
+    if (this.gaps.at(-1) === at) return;
+    this.gaps.push(at);
     if (this.gaps.length > 64) this.gaps.shift();
   }
 
   onIdle(): void {
     this.livePools = undefined;
     this.down = false;
+    this.switchFailing = false;
     this.markGap();
+  }
+
+  onInterrupted(): void {
+    // Nothing is live until the next subscription is: browsers joining now wait for it.
+    this.livePools = undefined;
+    this.markGap();
+    for (const client of this.clients) {
+      if (client.connected) client.missedEvents = true;
+      client.connected = false;
+    }
+  }
+
+  onPoolLimit(limit: number): void {
+    this.planMaxPools = limit;
+    // Keep the browsers that are live first, then the others in the order they came, while they fit.
+    const ordered = [...this.clients].sort((a, b) => Number(b.connected) - Number(a.connected));
+    const kept = new Set<string>();
+    const dropped: LiveClient[] = [];
+    for (const client of ordered) {
+      let added = 0;
+      for (const pool of client.pools) if (!kept.has(pool)) added++;
+      if (kept.size + added > limit) {
+        dropped.push(client);
+        continue;
+      }
+      for (const pool of client.pools) kept.add(pool);
+    }
+    for (const client of dropped) this.refuse(client, this.limitError(client.pools, this.maxPools, kept.size));
+  }
+
+  onSwitchFailed(): void {
+    this.switchFailing = true;
+    for (const client of this.clients) if (!client.connected) this.tellWaiting(client);
   }
 
   onDown(): void {
     this.livePools = undefined;
     this.down = true;
+    this.switchFailing = false;
     this.markGap();
     for (const client of this.clients) {
       if (client.connected) client.missedEvents = true;

@@ -8,7 +8,6 @@ export interface LiveRouteOptions {
   readonly hub: LiveHub;
   readonly maxPoolsPerConnection: number;
   readonly maxConnectionsPerAddress: number;
-  readonly upstreamMaxPools: number;
   readonly heartbeatSeconds: number;
   /** Unread bytes a browser connection may hold before it is dropped. */
   readonly maxBufferedBytes: number;
@@ -18,7 +17,6 @@ export interface LiveRouteOptions {
   /** Reconnect delay hint for EventSource, ms. */
   readonly retryMs?: number;
 }
-
 
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -60,9 +58,8 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
     if (hub.connectionsOf(address) >= options.maxConnectionsPerAddress) {
       return refuse(`Too many live connections from ${address} (at most ${options.maxConnectionsPerAddress})`, false);
     }
-    if (!hub.fits(pools, options.upstreamMaxPools)) {
-      return refuse(`The gateway follows its maximum of ${options.upstreamMaxPools} pools; try again later`, true);
-    }
+    const overLimit = hub.refusal(pools);
+    if (overLimit) return refuse(overLimit.errmsg, overLimit.retry);
 
     const lastEventId = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
     let ended = false;

@@ -23,6 +23,20 @@ export interface UpstreamListener {
   onDown(reason: string): void;
   /** No pool is wanted any more (after the linger): the upstream connection was closed on purpose. */
   onIdle(): void;
+  /**
+   * The live subscription ended before its successor is live (a switch that breaks before making, or
+   * the current connection dropping mid-switch): no pool is covered, and events may be missed, until
+   * the next `onLive`.
+   */
+  onInterrupted(): void;
+  /**
+   * The upstream refused a subscription as more pools than its plan allows; `limit` is what it allows
+   * (stated in the refusal, or one less than was asked). The listener must shrink the wanted pools to
+   * `limit` at most (`setPools`); the stream then subscribes within it.
+   */
+  onPoolLimit(limit: number): void;
+  /** A switch to the wanted pools failed while the current subscription keeps running; retried with backoff. */
+  onSwitchFailed(reason: string): void;
   onEvent(event: TradeEvent): void;
 }
 
@@ -43,8 +57,12 @@ interface Connection {
  *   the old, takes over once live, and the old one stays a moment longer so its in-flight events
  *   arrive; events delivered twice in the handover are dropped. When the key allows a single
  *   connection (the hosted API), the new one is refused with `Connection limit exceeded`: the gateway
- *   then breaks before making, and the new subscription goes live with `afterFailure`, so browsers
- *   resync.
+ *   then breaks before making (the listener hears `onInterrupted`), and the new subscription goes live
+ *   with `afterFailure`, so browsers resync. The same when the current connection drops mid-switch.
+ * - A refusal for more pools than the upstream plan allows tells the listener the plan's limit
+ *   (`onPoolLimit`); it drops browsers until the union fits, and the stream subscribes within it.
+ *   Any other refused switch is retried with backoff while the current subscription keeps running
+ *   (`onSwitchFailed`).
  * - A drop, an error event or silence longer than `silenceMs` reconnects with exponential backoff and
  *   jitter, forever; the listener hears `onDown`, then `onLive(afterFailure = true)`.
  */
@@ -239,6 +257,18 @@ export class UpstreamStream {
     }
     if (connection === this.opening) {
       this.opening = undefined;
+      const limit = planLimit(reason, connection.pools.size);
+      if (limit !== undefined) {
+        this.options.log?.(
+          `gateway: the upstream plan allows ${limit} pools per stream (${connection.pools.size} were asked); following at most ${limit} (set GATEWAY_UPSTREAM_MAX_POOLS=${limit})`,
+        );
+        // The listener drops browsers until the union fits; setPools then re-subscribes (debounced).
+        this.listener.onPoolLimit(limit);
+        if (this.wanted.size <= limit) {
+          if (this.debounce === undefined) this.apply();
+          return;
+        }
+      }
       if (this.current && reason.includes(STREAM_ERRORS.connectionLimit)) {
         // One connection per key: switch by breaking first; browsers resync once the new one is live.
         this.options.log?.('gateway: the upstream key allows one stream; re-subscribing without overlap');
@@ -246,11 +276,13 @@ export class UpstreamStream {
         this.end(this.retiring);
         this.current = this.retiring = undefined;
         this.missed = true;
+        this.listener.onInterrupted();
         this.open(new Set(this.wanted));
         return;
       }
       if (this.current) {
         // The switch failed but the current subscription still runs: try the switch again later.
+        this.listener.onSwitchFailed(reason);
         this.scheduleRetry(reason);
         return;
       }
@@ -260,7 +292,11 @@ export class UpstreamStream {
     if (connection === this.current) {
       this.current = undefined;
       this.missed = true;
-      if (this.opening) return; // a switch is under way; it will go live with afterFailure
+      if (this.opening) {
+        // A switch is under way and will go live with afterFailure; until then nothing is covered.
+        this.listener.onInterrupted();
+        return;
+      }
       this.goDown(reason);
     }
   }
@@ -302,6 +338,18 @@ function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   if (a.size !== b.size) return false;
   for (const x of a) if (!b.has(x)) return false;
   return true;
+}
+
+/**
+ * The pool limit a refusal reveals: our service says `Too many pools for this plan: 119 requested, the
+ * pro plan allows 100 per connection`. Without a stated number, one less than was asked (each refusal
+ * then lowers it until a subscription passes). Undefined when the refusal is about something else.
+ */
+export function planLimit(reason: string, requested: number): number | undefined {
+  if (!reason.includes(STREAM_ERRORS.tooManyPools)) return undefined;
+  const stated = Number(/\ballows (\d+)/.exec(reason)?.[1] ?? Number.NaN);
+  const limit = Number.isSafeInteger(stated) && stated < requested ? stated : requested - 1;
+  return limit >= 1 ? limit : undefined;
 }
 
 function safeJson(line: string): unknown {

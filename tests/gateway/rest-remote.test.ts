@@ -1,0 +1,142 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
+import { createGateway, type Gateway } from '../../src/gateway/gateway';
+import { remoteUpstream } from '../../src/gateway/upstream';
+import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
+import { liveErrorSchema } from '../../src/shared/api/gateway';
+import { createTestService, type TestService } from '../support/service';
+import { SseReader } from '../support/sse';
+import { serveLoopback, type Loopback } from './support/loopback';
+
+/** REST forwarding to a remote upstream over loopback HTTP: a real service, and a misbehaving third party. */
+
+describe('a remote service answering gzip', () => {
+  let service: TestService;
+  let loopback: Loopback;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    service = createTestService();
+    loopback = await serveLoopback(service.app.fetch);
+    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(loopback.origin, service.key), simulated: false });
+  });
+  afterAll(async () => {
+    gateway.close();
+    await loopback.close();
+    service.close();
+  });
+
+  it('gives each representation the tag the service gives it, whatever encoding the gateway fetched', async () => {
+    const path = '/symbol_info?group=Aggregate';
+    const serviceIdentity = (await service.request(`/api/v1${path}`)).headers.get('ETag') ?? '';
+    const serviceGzip = (await service.request(`/api/v1${path}`, { headers: { 'Accept-Encoding': 'gzip' } })).headers.get('ETag');
+    expect(serviceIdentity).toMatch(/^"[^"]+"$/);
+    const identity = await gateway.app.request(`/gw/v1${path}`);
+    expect(identity.headers.get('Content-Encoding')).toBeNull();
+    expect(identity.headers.get('ETag')).toBe(serviceIdentity);
+    expect(((await identity.json()) as { s: string }).s).toBe('ok');
+    const gzipped = await gateway.app.request(`/gw/v1${path}`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gzipped.headers.get('Content-Encoding')).toBe('gzip');
+    expect(gzipped.headers.get('ETag')).toBe(serviceGzip);
+    expect((await gateway.app.request(`/gw/v1${path}`, { headers: { 'If-None-Match': `W/${serviceIdentity}` } })).status).toBe(304);
+  });
+});
+
+describe('an upstream that redirects', () => {
+  let fake: Loopback;
+  let gateway: Gateway;
+  const seen: { path: string; authorization: string | null }[] = [];
+  beforeAll(async () => {
+    fake = await serveLoopback((request) => {
+      const url = new URL(request.url);
+      seen.push({ path: url.pathname + url.search, authorization: request.headers.get('Authorization') });
+      if (url.pathname === '/api/v1/secret') return new Response('{"secret":true}', { headers: { 'Content-Type': 'application/json' } });
+      // Same-origin redirects: following one would carry the key to any path.
+      return new Response(null, { status: url.pathname.startsWith('/api/v1/tokens') ? 307 : 302, headers: { Location: '/api/v1/secret' } });
+    });
+    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(fake.origin, 'redirect-test-key-1'), simulated: false });
+  });
+  afterAll(async () => {
+    gateway.close();
+    await fake.close();
+  });
+
+  it('is never followed: the browser gets a 502 in the family\'s error shape', async () => {
+    seen.length = 0;
+    const groups = await gateway.app.request('/gw/v1/groups');
+    expect(groups.status).toBe(502);
+    expect(priceErrorSchema.parse(await groups.json()).errmsg).toMatch(/redirect \(302\).*not followed/);
+    expect(groups.headers.get('Location')).toBeNull();
+    const current = await gateway.app.request(`/gw/v1/tokens/current?pool=${'ab'.repeat(28)}`);
+    expect(current.status).toBe(502);
+    expect(tokenErrorSchema.parse(await current.json()).detail[0]?.msg).toMatch(/redirect \(307\)/);
+
+    // Nor for the live stream's lookups.
+    const live = new SseReader(await gateway.app.request(`/gw/v1/live?pools=${'ab'.repeat(28)}`));
+    await live.end();
+    expect(live.events('error').map((e) => liveErrorSchema.parse(e))[0]?.retry).toBe(true);
+
+    expect(seen.map((s) => s.path)).not.toContain('/api/v1/secret');
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen.every((s) => s.authorization === 'Bearer redirect-test-key-1')).toBe(true);
+  });
+});
+
+/** GET with the path exactly as given (no client-side normalisation). */
+function rawGet(origin: string, path: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('raw paths over a real socket', () => {
+  let upstream: Loopback;
+  let front: Loopback;
+  let gateway: Gateway;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    upstream = await serveLoopback((request) => {
+      const url = new URL(request.url);
+      seen.push(url.pathname);
+      return Response.json({ s: 'ok', d: { groups: [] } });
+    });
+    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(upstream.origin, 'raw-path-test-key-1'), simulated: false });
+    front = await serveLoopback(gateway.app.fetch);
+  });
+  afterAll(async () => {
+    await front.close();
+    gateway.close();
+    await upstream.close();
+  });
+
+  it('reach the upstream only as one of the service\'s endpoints', async () => {
+    const attempts = [
+      '/gw/v1/..%2f..%2fadmin',
+      '/gw/v1/..%2F..%2Fadmin',
+      '/gw/v1/%2e%2e/%2e%2e/admin',
+      '/gw/v1/.%2e/.%2e/api/v1/admin',
+      '/gw/v1/groups/../../admin',
+      '/gw/v1/groups/..%5c..%5cadmin',
+      '/gw/v1/tokens/logo/..%2f..%2fadmin',
+      '/gw/v1/tokens/logo/%2E%2E',
+      '/gw/v1//groups',
+    ];
+    for (const path of attempts) {
+      const { status } = await rawGet(front.origin, path);
+      expect([400, 404], path).toContain(status);
+    }
+    expect(seen).toEqual([]);
+    // Dot segments the URL parser resolves within /gw/v1 are just the path they name.
+    expect((await rawGet(front.origin, '/gw/v1/groups')).status).toBe(200);
+    expect((await rawGet(front.origin, '/gw/v1/./x/%2e%2e/groups')).status).toBe(200);
+    expect(seen).toEqual(['/api/v1/groups']); // the second from the gateway's cache
+  });
+});

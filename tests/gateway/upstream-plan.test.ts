@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../../src/gateway/config';
+import { createGateway, type Gateway } from '../../src/gateway/gateway';
+import { remoteUpstream } from '../../src/gateway/upstream';
+import { liveErrorSchema, liveStatusSchema, type LiveError, type LiveStatus } from '../../src/shared/api/gateway';
+import type { TradeEvent } from '../../src/shared/api/stream';
+import { aggregatesByActivity } from '../support/market';
+import { createTestService, type TestService } from '../support/service';
+import { SseReader } from '../support/sse';
+import { serveLoopback, type Loopback } from './support/loopback';
+
+/**
+ * The gateway in front of a real service over loopback HTTP, with keys of the hosted kind: one stream
+ * per key and a plan's pool limit per stream (pro: 100 pools; free: 10; TINY: 3 requests a minute).
+ */
+const TINY = { requestsPerMinute: 3, poolsPerStream: 100 };
+
+let service: TestService;
+let loopback: Loopback;
+/** Every Aggregate pool (119 in the test market), busiest first. */
+let aggregates: string[];
+
+beforeAll(async () => {
+  service = createTestService({ env: { TOKEN_API_PLANS: JSON.stringify({ tiny: TINY }) } });
+  loopback = await serveLoopback(service.app.fetch);
+  aggregates = aggregatesByActivity(service.runtime).map((p) => p.poolId);
+});
+
+afterAll(async () => {
+  await loopback.close();
+  service.close();
+});
+
+function gatewayFor(key: string, logs: string[] = [], config: Partial<GatewayConfig> = {}): Gateway {
+  return createGateway({
+    config: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, backoffInitialMs: 50, backoffMaxMs: 400, ...config },
+    upstream: remoteUpstream(loopback.origin, key),
+    simulated: false,
+    log: (line) => logs.push(line),
+  });
+}
+
+const open = async (gateway: Gateway, pools: readonly string[], lastEventId?: string) =>
+  new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools.join(',')}`, lastEventId ? { headers: { 'Last-Event-ID': lastEventId } } : undefined));
+const statuses = (r: SseReader): LiveStatus[] => r.events('status').map((s) => liveStatusSchema.parse(s));
+const errors = (r: SseReader): LiveError[] => r.events('error').map((e) => liveErrorSchema.parse(e));
+const trades = (r: SseReader) => r.events<TradeEvent>('trade');
+const connected = (r: SseReader, count = 1) => r.until(() => statuses(r).filter((s) => s.state === 'connected').length >= count, 10_000);
+
+async function tradeUntil(reader: SseReader, count = 1): Promise<void> {
+  const target = trades(reader).length + count;
+  for (let i = 0; i < 400 && trades(reader).length < target; i++) {
+    service.trade();
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  await reader.until(() => trades(reader).length >= target);
+}
+
+/** Waits for a condition that settles asynchronously. */
+async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('an upstream plan that allows fewer pools than the gateway is configured for', () => {
+  it('refuses the browser that does not fit with a retryable error, learns the limit, and keeps the others live', async () => {
+    expect(aggregates.length).toBe(119);
+    const logs: string[] = [];
+    const gateway = gatewayFor(service.newKey('pro'), logs);
+    const readers: SseReader[] = [];
+    try {
+      const first = await open(gateway, aggregates.slice(0, 50));
+      readers.push(first);
+      await connected(first);
+      const second = await open(gateway, aggregates.slice(50, 100));
+      readers.push(second);
+      await connected(second);
+
+      // 119 pools in all: the pro plan allows 100 per stream.
+      const third = await open(gateway, aggregates.slice(100, 119));
+      readers.push(third);
+      await third.end(10_000);
+      expect(errors(third)).toEqual([{ errmsg: expect.stringMatching(/upstream plan allows 100 pools per stream/), retry: true }]);
+      expect(statuses(third).filter((s) => s.state === 'connected')).toEqual([]);
+      expect(logs.some((l) => l.includes('allows 100 pools per stream'))).toBe(true);
+
+      // The browsers it covers keep their events, on one upstream connection.
+      await tradeUntil(first);
+      await tradeUntil(second);
+      await eventually(() => [...(gateway.upstreamStream.livePools ?? [])].length === 100 && !gateway.hub.union.has(aggregates[110] ?? ''));
+
+      // The limit is learned: the same request is refused at once, and one that fits is served.
+      const again = await open(gateway, aggregates.slice(100, 119));
+      readers.push(again);
+      await again.end();
+      expect(errors(again)).toEqual([{ errmsg: expect.stringMatching(/100 pools/), retry: true }]);
+      const subset = await open(gateway, aggregates.slice(10, 20));
+      readers.push(subset);
+      await connected(subset);
+      expect(service.runtime.hub.connectionCount).toBe(1);
+    } finally {
+      readers.forEach((r) => r.cancel());
+      gateway.close();
+    }
+  });
+
+  it('tells a browser that alone asks more than the plan allows not to retry, and serves the next one', async () => {
+    const gateway = gatewayFor(service.newKey('free'), [], { maxPoolsPerConnection: 50 });
+    const readers: SseReader[] = [];
+    try {
+      // The free plan allows 10 pools per stream.
+      const greedy = await open(gateway, aggregates.slice(0, 12));
+      readers.push(greedy);
+      await greedy.end(10_000);
+      expect(errors(greedy)).toEqual([{ errmsg: expect.stringMatching(/12 requested.*allows 10 pools per stream/), retry: false }]);
+      const modest = await open(gateway, aggregates.slice(0, 8));
+      readers.push(modest);
+      await connected(modest);
+      await tradeUntil(modest);
+    } finally {
+      readers.forEach((r) => r.cancel());
+      gateway.close();
+    }
+  });
+});
+
+describe('a re-subscription the upstream refuses for another reason', () => {
+  it('tells the browsers it would cover that they are not live yet, and connects them once it succeeds', async () => {
+    const key = service.runtime.keyStore.create('tiny', 'test').key;
+    const gateway = gatewayFor(key);
+    const readers: SseReader[] = [];
+    try {
+      const first = await open(gateway, aggregates.slice(0, 1));
+      readers.push(first);
+      await connected(first);
+      // Spend the key's last request: the switch below is rate limited (429).
+      for (let i = 0; i < 3; i++) await service.request('/api/v1/groups', { key });
+      expect((await service.request('/api/v1/groups', { key })).status).toBe(429);
+
+      const waiting = await open(gateway, aggregates.slice(1, 2));
+      readers.push(waiting);
+      await waiting.until(() => statuses(waiting).length > 0, 10_000);
+      expect(statuses(waiting)[0]).toEqual({ state: 'reconnecting', resync: false });
+
+      // The bucket refills: the retry goes through (breaking first, as the key allows one stream).
+      service.clock.advance(60_000);
+      await connected(waiting);
+      expect(statuses(waiting).at(-1)).toEqual({ state: 'connected', resync: false });
+      await connected(first, 2);
+      expect(statuses(first).at(-1)).toEqual({ state: 'connected', resync: true });
+    } finally {
+      readers.forEach((r) => r.cancel());
+      gateway.close();
+    }
+  });
+});
+
+describe('resuming across a re-subscription without overlap (a key allowing one stream)', () => {
+  it('tells a browser resuming from before the switch to resync', async () => {
+    const gateway = gatewayFor(service.newKey('pro'));
+    const [p, q] = aggregates as [string, string];
+    const readers: SseReader[] = [];
+    try {
+      const z = await open(gateway, [p]);
+      readers.push(z);
+      await connected(z);
+      const x = await open(gateway, [p]);
+      readers.push(x);
+      await connected(x);
+      await tradeUntil(x);
+      const seen = x.frames.filter((f) => f.event === 'trade').at(-1)?.id ?? '';
+      expect(seen).not.toBe('');
+      x.cancel();
+      await eventually(() => gateway.hub.size === 1);
+
+      // Y forces a switch: the old connection closes before the new one opens.
+      const y = await open(gateway, [q]);
+      readers.push(y);
+      await connected(y);
+      await connected(z, 2);
+      expect(statuses(z).at(-1)).toEqual({ state: 'connected', resync: true });
+
+      const back = await open(gateway, [p], seen);
+      readers.push(back);
+      await back.until(() => statuses(back).length > 0);
+      expect(statuses(back)[0]).toEqual({ state: 'connected', resync: true });
+    } finally {
+      readers.forEach((r) => r.cancel());
+      gateway.close();
+    }
+  });
+});
