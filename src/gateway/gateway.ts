@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { PriceError } from '../shared/api/errors';
-import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo, type GatewayLiquidity, type GatewayTokenInfo } from '../shared/api/gateway';
+import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo, type GatewayLiquidity, type GatewayTokenInfo, type GatewayTokenNames } from '../shared/api/gateway';
 import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
 import type { GatewayConfig } from './config';
 import { LiveHub } from './live/live-hub';
@@ -21,6 +21,8 @@ export interface GatewayOptions {
   readonly liquidity?: (group: string | undefined) => GatewayLiquidity | undefined;
   /** A token's metadata (embedded market only); undefined for an unknown token. */
   readonly tokenInfo?: (unit: string) => GatewayTokenInfo | undefined;
+  /** Every token's name at once (embedded market only), for search. */
+  readonly tokenNames?: () => GatewayTokenNames;
 }
 
 export interface Gateway {
@@ -34,7 +36,7 @@ export interface Gateway {
 const AGGREGATE_TTL_MS = 60_000;
 
 /** The gateway's own GET routes below (relative to /gw/v1): other methods there are a 405, not a 404. */
-const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/token-info\/[^/]+$/, /^\/live\/?$/];
+const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/token-info(\/[^/]+)?\/?$/, /^\/live\/?$/];
 
 /** Socket address of a request served by @hono/node-server (or 'local' in-process). */
 function socketAddress(c: Context): string {
@@ -112,6 +114,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     c.header('Cache-Control', 'private, max-age=30');
     return c.json(answer);
+  });
+  app.get('/token-info', (c) => {
+    if (!options.tokenNames) {
+      const body: PriceError = { s: 'error', errmsg: 'Token metadata is only known for the embedded market' };
+      return c.json(body, 404);
+    }
+    c.header('Cache-Control', 'private, max-age=3600');
+    return c.json(options.tokenNames());
   });
   app.get('/token-info/:unit', (c) => {
     const unit = c.req.param('unit').toLowerCase();

@@ -1,4 +1,4 @@
-import type { GatewayLiquidity } from '../shared/api/gateway';
+import type { GatewayLiquidity, GatewayTokenNames } from '../shared/api/gateway';
 import { ALL_GROUPS } from '../shared/groups';
 import { poolPrice, poolTvl, pairKey, type Market } from '../service/market/model';
 
@@ -22,6 +22,18 @@ export function marketLiquidity(market: Market, group: string | undefined): Gate
     body.ticker.push(pool.poolId);
     body.tvl.push(tvl);
     body.tvl_ada.push(tvl * adaPerBase);
+  }
+  return body;
+}
+
+/** Every token of the embedded market but ADA, with its ticker and name, in store order. */
+export function marketTokenNames(market: Market): GatewayTokenNames {
+  const body: GatewayTokenNames = { s: 'ok', unit: [], ticker: [], name: [] };
+  for (const token of market.tokens.values()) {
+    if (token.unit === '') continue;
+    body.unit.push(token.unit);
+    body.ticker.push(token.ticker);
+    body.name.push(token.name);
   }
   return body;
 }

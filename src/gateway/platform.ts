@@ -9,7 +9,7 @@ import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '..
 import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from './config';
 import { createGateway, type Gateway } from './gateway';
-import { marketLiquidity } from './liquidity';
+import { marketLiquidity, marketTokenNames } from './liquidity';
 import { embeddedUpstream, remoteUpstream } from './upstream';
 
 export interface PlatformOptions {
@@ -67,6 +67,8 @@ export function createPlatform(options: PlatformOptions): Platform {
               const token = runtime.market.tokens.get(unit);
               return token && { unit: token.unit, ticker: token.ticker, name: token.name, decimals: token.decimals };
             },
+            // Tokens are fixed while the server runs (importers need the store to themselves).
+            tokenNames: memo(() => marketTokenNames(runtime.market)),
           }
         : {}),
     });
@@ -123,4 +125,10 @@ export function createPlatform(options: PlatformOptions): Platform {
     runtime?.close();
     throw error;
   }
+}
+
+/** `make`, called once, on first use. */
+function memo<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }

@@ -6,6 +6,7 @@ import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/gateway/platform';
 import { parseServiceConfig } from '../../src/service/config';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
+import { gatewayTokenNamesSchema } from '../../src/shared/api/gateway';
 
 /** The composed server (`npm run serve`, the Vite plugin): the service's contract must hold through it. */
 
@@ -62,6 +63,19 @@ describe('the composed server', () => {
     const health = await platform.app.request('/healthz');
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok' });
+  });
+
+  it('gives every token\'s name at once on /gw/v1/token-info, for search', async () => {
+    const response = await platform.app.request('/gw/v1/token-info');
+    expect(response.status).toBe(200);
+    const body = gatewayTokenNamesSchema.parse(await response.json());
+    const market = platform.runtime?.market;
+    expect(body.unit).toHaveLength((market?.tokens.size ?? 0) - 1);
+    expect(body.unit).not.toContain('');
+    const wmt = body.ticker.indexOf('WMT');
+    expect(body.name[wmt]).toBe('World Mobile Token');
+    expect(body.unit[wmt]).toBe(market?.tokens.get(body.unit[wmt] ?? '')?.unit);
+    expect((await platform.app.request('/gw/v1/token-info', { method: 'POST' })).status).toBe(405);
   });
 
   it('logs one line per request with method, path, status and duration, and never the key', async () => {

@@ -83,3 +83,19 @@ export const gatewayTokenInfoSchema = z.strictObject({
   decimals: z.number().int().min(0),
 });
 export type GatewayTokenInfo = z.infer<typeof gatewayTokenInfoSchema>;
+
+/**
+ * GET /gw/v1/token-info (no unit): every token the gateway knows (the embedded market's, ADA excepted),
+ * columnar like /symbol_info: what search needs to match token names. A remote upstream knows no
+ * names: 404 there.
+ */
+export const gatewayTokenNamesSchema = z
+  .strictObject({
+    s: z.literal('ok'),
+    unit: z.array(z.string()),
+    ticker: z.array(z.string()),
+    name: z.array(z.string()),
+  })
+  .refine((b) => b.ticker.length === b.unit.length && b.name.length === b.unit.length, 'unit, ticker and name must have the same length');
+export type GatewayTokenNames = z.infer<typeof gatewayTokenNamesSchema>;
+
