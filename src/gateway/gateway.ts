@@ -21,6 +21,8 @@ export interface GatewayOptions {
   readonly liquidity?: (group: string | undefined) => GatewayLiquidity | undefined;
   /** A token's metadata (embedded market only); undefined for an unknown token. */
   readonly tokenInfo?: (unit: string) => GatewayTokenInfo | undefined;
+  /** The deepest pool ID of each group (embedded market only), for /info. */
+  readonly deepest?: () => Record<string, string>;
   /** Every token's name at once (embedded market only), for search. */
   readonly tokenNames?: () => GatewayTokenNames;
 }
@@ -90,6 +92,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       heartbeatSeconds: config.heartbeatSeconds,
       maxPoolsPerConnection: config.maxPoolsPerConnection,
       time: Math.floor(Date.now() / 1000),
+      ...(options.deepest ? { deepest: options.deepest() } : {}),
     });
 
   const app = new Hono({ strict: false }).basePath(GATEWAY_PREFIX);

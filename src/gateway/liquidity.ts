@@ -1,6 +1,6 @@
 import type { GatewayLiquidity, GatewayTokenNames } from '../shared/api/gateway';
 import { ALL_GROUPS } from '../shared/groups';
-import { poolPrice, poolTvl, pairKey, type Market } from '../service/market/model';
+import { poolPrice, poolTvl, pairKey, type Market, type Pool } from '../service/market/model';
 
 /**
  * TVL of every symbol of a group in the embedded market, in base units and valued in ADA (a token/token
@@ -13,17 +13,30 @@ export function marketLiquidity(market: Market, group: string | undefined): Gate
   const pools = [...market.poolsById.values()].filter((p) => p.group === canonical).sort((a, b) => a.id - b.id);
   for (const pool of pools) {
     const tvl = poolTvl(pool);
-    const base = pool.pair.base;
-    let adaPerBase = 1;
-    if (base.unit !== '') {
-      const adaPair = market.pairs.get(pairKey('', base.unit));
-      adaPerBase = adaPair ? poolPrice(adaPair.aggregate) : 0;
-    }
     body.ticker.push(pool.poolId);
     body.tvl.push(tvl);
-    body.tvl_ada.push(tvl * adaPerBase);
+    body.tvl_ada.push(tvl * adaPerBase(market, pool));
   }
   return body;
+}
+
+/** ADA per whole unit of a pool's base token: 1 for ADA, the base's Aggregate price against ADA, else 0. */
+function adaPerBase(market: Market, pool: Pool): number {
+  const base = pool.pair.base;
+  if (base.unit === '') return 1;
+  const adaPair = market.pairs.get(pairKey('', base.unit));
+  return adaPair ? poolPrice(adaPair.aggregate) : 0;
+}
+
+/** The pool ID of each group's deepest pool (TVL valued in ADA, as /gw/v1/liquidity ranks them). */
+export function marketDeepest(market: Market): Record<string, string> {
+  const best = new Map<string, { poolId: string; tvl: number }>();
+  for (const pool of market.poolsById.values()) {
+    const tvl = poolTvl(pool) * adaPerBase(market, pool);
+    const current = best.get(pool.group);
+    if (!current || tvl > current.tvl) best.set(pool.group, { poolId: pool.poolId, tvl });
+  }
+  return Object.fromEntries([...best].map(([group, { poolId }]) => [group, poolId]));
 }
 
 /** Every token of the embedded market but ADA, with its ticker and name, in store order. */

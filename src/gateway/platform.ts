@@ -9,7 +9,7 @@ import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '..
 import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from './config';
 import { createGateway, type Gateway } from './gateway';
-import { marketLiquidity, marketTokenNames } from './liquidity';
+import { marketDeepest, marketLiquidity, marketTokenNames } from './liquidity';
 import { embeddedUpstream, remoteUpstream } from './upstream';
 
 export interface PlatformOptions {
@@ -69,6 +69,8 @@ export function createPlatform(options: PlatformOptions): Platform {
             },
             // Tokens are fixed while the server runs (importers need the store to themselves).
             tokenNames: memo(() => marketTokenNames(runtime.market)),
+            // Depth moves slowly: a minute-old answer is fine for picking a default pair.
+            deepest: every(60_000, () => marketDeepest(runtime.market)),
           }
         : {}),
     });
@@ -131,4 +133,14 @@ export function createPlatform(options: PlatformOptions): Platform {
 function memo<T>(make: () => T): () => T {
   let made: { value: T } | undefined;
   return () => (made ??= { value: make() }).value;
+}
+
+/** `make`, called again only when its last answer is older than `ms`. */
+function every<T>(ms: number, make: () => T): () => T {
+  let made: { value: T; at: number } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!made || now - made.at > ms) made = { value: make(), at: now };
+    return made.value;
+  };
 }

@@ -6,7 +6,7 @@ import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/gateway/platform';
 import { parseServiceConfig } from '../../src/service/config';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
-import { gatewayTokenNamesSchema } from '../../src/shared/api/gateway';
+import { gatewayInfoSchema, gatewayLiquiditySchema, gatewayTokenNamesSchema } from '../../src/shared/api/gateway';
 
 /** The composed server (`npm run serve`, the Vite plugin): the service's contract must hold through it. */
 
@@ -76,6 +76,15 @@ describe('the composed server', () => {
     expect(body.name[wmt]).toBe('World Mobile Token');
     expect(body.unit[wmt]).toBe(market?.tokens.get(body.unit[wmt] ?? '')?.unit);
     expect((await platform.app.request('/gw/v1/token-info', { method: 'POST' })).status).toBe(405);
+  });
+
+  it('names each group\'s deepest pool on /gw/v1/info, as /gw/v1/liquidity ranks them', async () => {
+    const info = gatewayInfoSchema.parse(await (await platform.app.request('/gw/v1/info')).json());
+    for (const group of ['Aggregate', 'MinswapV2']) {
+      const liquidity = gatewayLiquiditySchema.parse(await (await platform.app.request(`/gw/v1/liquidity?group=${group}`)).json());
+      const top = liquidity.tvl_ada.indexOf(Math.max(...liquidity.tvl_ada));
+      expect(info.deepest?.[group], group).toBe(liquidity.ticker[top]);
+    }
   });
 
   it('logs one line per request with method, path, status and duration, and never the key', async () => {

@@ -20,6 +20,11 @@ export const gatewayInfoSchema = z.strictObject({
   maxPoolsPerConnection: z.number().int().positive(),
   /** The server's clock, Unix seconds (for the datafeed's getServerTime). */
   time: z.number().int(),
+  /**
+   * The deepest pool of each group (by TVL valued in ADA), as its pool ID: what the app opens when the
+   * URL names no symbol, without waiting for the group's whole symbol list. Embedded market only.
+   */
+  deepest: z.record(z.string(), z.string()).optional(),
 });
 export type GatewayInfo = z.infer<typeof gatewayInfoSchema>;
 
