@@ -5,9 +5,9 @@ import { AGGREGATE_GROUP } from '../shared/groups';
 import { findPairInGroup, provisionalSymbolInfo, resolvedSymbolQueryOptions, UnknownSymbolError } from './api/resolve-symbol';
 import { ErrorState } from './components/error-state';
 import { ToggleButton } from './components/toggle-button';
-import { CompareChart } from './features/compare';
+import { CompareChart, type CompareHandle } from './features/compare';
 import { PriceChart, type ChartAppearance, type ChartHandle } from './features/chart';
-import { ExportMenu } from './features/export';
+import { ExportMenu, type ExportSource } from './features/export';
 import { PairSearch } from './features/search';
 import { ChartToggles, ConnectionStatus, deepestPool, DisplayToggles, GroupPicker, liquidityQueryOptions, ResolutionButtons, SimulatedBadge } from './features/shell';
 import { TokenHeader } from './features/token-header';
@@ -38,6 +38,7 @@ export function App() {
   const addRecent = usePreferences((s) => s.addRecent);
   const toggleWatch = usePreferences((s) => s.toggleWatch);
   const [chartHandle, setChartHandle] = useState<ChartHandle | undefined>(undefined);
+  const [compareHandle, setCompareHandle] = useState<CompareHandle | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
 
   const resolved = useQuery({ ...resolvedSymbolQueryOptions(datafeed, symbol, group), placeholderData: keepPreviousData });
@@ -97,6 +98,28 @@ export function App() {
 
   const watched = current ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange) : false;
   const title = current ? `${current.row.base}/${current.row.quote} on ${current.row.exchange}` : undefined;
+  const pair = current?.row;
+  const exportSource = useMemo((): ExportSource | undefined => {
+    if (compare) {
+      if (!compareHandle || !pair) return undefined;
+      return {
+        kind: 'series',
+        fileStem: `${pair.base}.${pair.quote}-compare`,
+        title: `${pair.base}/${pair.quote}: Aggregate and DEX pools, % change`,
+        visibleSeries: () => compareHandle.visibleLines().map((line) => ({ header: `${line.symbol} (%)`, points: line.points })),
+        legend: () => compareHandle.visibleLines().map((line) => ({ label: line.group, color: line.color })),
+        screenshot: () => compareHandle.screenshot(),
+      };
+    }
+    if (!chartHandle) return undefined;
+    return {
+      kind: 'bars',
+      fileStem: chartHandle.symbolName,
+      title: title ?? chartHandle.symbolName,
+      visibleBars: () => chartHandle.visibleBars(),
+      screenshot: () => chartHandle.screenshot(),
+    };
+  }, [compare, compareHandle, chartHandle, pair, title]);
 
   return (
     <div className="app">
@@ -158,25 +181,32 @@ export function App() {
               <div className="toolbar">
                 <ResolutionButtons value={resolution} onChange={(next) => select({ resolution: next })} />
                 <ChartToggles />
-                <ExportMenu source={compare ? undefined : chartHandle} resolution={resolution} />
+                <ExportMenu source={exportSource} resolution={resolution} />
               </div>
               {compare && current ? (
-                <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} />
+                <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} onHandle={setCompareHandle} />
               ) : (
                 <PriceChart symbol={chartInfo} resolution={resolution} appearance={appearance} {...(title ? { title } : {})} onHandle={setChartHandle} />
               )}
             </>
           )}
         </main>
-        <aside className="sidebar" aria-label="Watchlist">
+        {/* Not a landmark of its own: the watchlist inside is the region "Watchlist". */}
+        <div className="sidebar">
           <Watchlist
             items={watchlist}
             {...(current ? { current: current.info.name } : {})}
             onSelect={(item) => select({ symbol: item.symbol, group: item.group })}
             onRemove={(item) => toggleWatch(item)}
           />
-        </aside>
+        </div>
       </div>
+      <footer className="footer">
+        {/* lightweight-charts' licence: its NOTICE and a link to TradingView, shown to users (the chart's own logo is off). */}
+        <p>
+          <a href="https://www.tradingview.com/">Charts by TradingView</a>: TradingView Lightweight Charts, Copyright © 2023 TradingView, Inc.
+        </p>
+      </footer>
     </div>
   );
 }

@@ -49,7 +49,11 @@ function parseData(event: MessageEvent): unknown {
  * The datafeed's ONE EventSource on /gw/v1/live, carrying every subscribed pool. A change of the pool
  * set opens a new EventSource (after a debounce) with `lastEventId` so the gateway replays what the
  * switch would miss; an empty set closes it. Reconnects after drops are the EventSource's own (it
- * sends Last-Event-ID); a refusal with `retry: false` closes it until the pool set changes.
+ * sends Last-Event-ID); a refusal with `retry: false` closes it until the pool set changes. When the
+ * browser gives up on a connection (an HTTP error such as a proxy's 503 closes an EventSource for
+ * good) a new one is opened with backoff; the failed one stays current, closed, until its replacement
+ * has opened, so that whoever watches the EventSources (the app's connection status) sees one
+ * connection being retried, not one ending.
  */
 export class LiveConnection {
   private source: EventSourceLike | undefined;
@@ -58,6 +62,8 @@ export class LiveConnection {
   private debounce: ReturnType<typeof setTimeout> | undefined;
   private reopen: ReturnType<typeof setTimeout> | undefined;
   private attempt = 0;
+  /** The browser gave up on `source` (readyState CLOSED): a reopen is scheduled. */
+  private gaveUp = false;
   private lastEventId: string | undefined;
   private live = false;
   private refusedPools: ReadonlySet<string> | undefined;
@@ -79,7 +85,7 @@ export class LiveConnection {
 
   /** Whether an EventSource is open (or opening). */
   get isOpen(): boolean {
-    return this.source !== undefined;
+    return this.source !== undefined && !this.gaveUp;
   }
 
   /** Sets the pools to follow; the connection follows after the debounce. */
@@ -100,7 +106,7 @@ export class LiveConnection {
       this.closeSource();
       return;
     }
-    if (this.source && sameSet(this.wanted, this.sourcePools)) return;
+    if (this.source && !this.gaveUp && sameSet(this.wanted, this.sourcePools)) return;
     // The same set was refused for good: wait for a change rather than be refused again.
     if (this.refusedPools && sameSet(this.wanted, this.refusedPools)) return;
     this.open();
@@ -108,14 +114,18 @@ export class LiveConnection {
 
   private open(): void {
     this.noteLoss();
-    this.closeSource();
+    // A source the browser gave up on is closed only once its replacement exists (see the class notes).
+    const replaced = this.gaveUp ? this.source : undefined;
+    if (replaced) this.cancelReopen();
+    else this.closeSource();
+    this.gaveUp = false;
     this.refusedPools = undefined;
     const pools = [...this.wanted].sort();
     const source = new this.options.EventSource(this.options.url(pools, this.lastEventId));
     this.source = source;
     this.sourcePools = new Set(pools);
     this.live = false;
-    const current = () => this.source === source;
+    const current = () => this.source === source && !this.gaveUp;
 
     source.addEventListener(LIVE_EVENTS.trade, (event) => {
       if (!current()) return;
@@ -162,24 +172,31 @@ export class LiveConnection {
       this.live = false;
       // The EventSource reconnects by itself unless it gave up (CLOSED): then reopen with backoff.
       if (source.readyState === CLOSED) {
-        this.closeSource();
+        this.gaveUp = true;
+        this.cancelReopen();
         const delay = Math.min(this.options.reopenMaxMs, this.options.reopenInitialMs * 2 ** this.attempt);
         this.attempt++;
         this.reopen = setTimeout(() => {
           this.reopen = undefined;
-          if (!this.source) this.apply();
+          this.apply();
         }, delay);
       }
     };
+    replaced?.close();
   }
 
   private noteLoss(): void {
     if (this.live && this.lastEventId === undefined) this.resyncNext = true;
   }
 
-  private closeSource(): void {
+  private cancelReopen(): void {
     if (this.reopen !== undefined) clearTimeout(this.reopen);
     this.reopen = undefined;
+  }
+
+  private closeSource(): void {
+    this.cancelReopen();
+    this.gaveUp = false;
     this.source?.close();
     this.source = undefined;
     this.sourcePools = new Set();

@@ -6,6 +6,7 @@ import { ADA_TICKER, isPoolId } from '../shared/ids';
 import { parseSymbolName } from '../shared/symbols';
 import type { GatewayClient, Outcome } from './gateway-client';
 import { SymbolSearchIndex, type SearchRow } from './symbol-search';
+import type { TokenNameSource, TokenNames } from './token-names';
 
 /** A symbol with everything `resolveSymbol` and search need. */
 export interface CatalogSymbol extends SearchRow {
@@ -44,9 +45,11 @@ export class GroupCatalog {
   }
 }
 
-function symbolOf(row: SymbolInfoRow, group: string, liquidity: ReadonlyMap<string, { tvl: number; tvlAda: number }>): CatalogSymbol {
+function symbolOf(row: SymbolInfoRow, group: string, liquidity: ReadonlyMap<string, { tvl: number; tvlAda: number }>, names: TokenNames): CatalogSymbol {
   const parsed = parseSymbolName(row.symbol);
   const tvl = liquidity.get(row.ticker.toLowerCase());
+  const baseName = row.baseCurrency === '' ? undefined : names.get(row.baseCurrency.toLowerCase());
+  const quoteName = names.get(row.currency.toLowerCase());
   return {
     symbol: row.symbol,
     ticker: row.ticker,
@@ -57,6 +60,8 @@ function symbolOf(row: SymbolInfoRow, group: string, liquidity: ReadonlyMap<stri
     quote: parsed?.quote ?? row.currency.slice(0, 8),
     baseUnit: row.baseCurrency,
     quoteUnit: row.currency,
+    ...(baseName === undefined ? {} : { baseName }),
+    ...(quoteName === undefined ? {} : { quoteName }),
     ...(tvl ? { tvl: tvl.tvl, tvlAda: tvl.tvlAda } : {}),
     pricescale: row.pricescale,
     minmov: row.minmovement,
@@ -70,17 +75,20 @@ export interface SymbolCatalogOptions {
   /** How long a group's symbols are reused before they are fetched again. */
   readonly ttlMs: number;
   readonly now?: () => number;
+  /** Token names for search (one call for every token); none: search without names. */
+  readonly tokenNames?: TokenNameSource;
 }
 
 /**
- * The groups and their symbols (symbol_info + liquidity), fetched on demand and cached per group with
- * at most one request in flight per group.
+ * The groups and their symbols (symbol_info + liquidity, and token names for search), fetched on
+ * demand and cached per group with at most one request in flight per group.
  */
 export class SymbolCatalog {
   private groupNames: Promise<Outcome<readonly string[]>> | undefined;
   private readonly loaded = new Map<string, GroupCatalog>();
   private readonly loading = new Map<string, Promise<Outcome<GroupCatalog>>>();
   private combined: { readonly parts: readonly GroupCatalog[]; readonly index: SymbolSearchIndex } | undefined;
+  private tokenNames: { readonly at: number; readonly names: Promise<TokenNames> } | undefined;
 
   constructor(
     private readonly client: GatewayClient,
@@ -114,6 +122,29 @@ export class SymbolCatalog {
   forget(): void {
     this.loaded.clear();
     this.combined = undefined;
+    this.tokenNames = undefined;
+  }
+
+  /**
+   * Token names for search, asked once for every group and kept as long as a group's symbols. Names
+   * are optional: without them (a gateway that has none answers 404, kept as "none" for as long) search
+   * matches tickers and IDs only; any other failure is asked again by the next group load.
+   */
+  private names(): Promise<TokenNames> {
+    const source = this.options.tokenNames;
+    if (!source) return Promise.resolve(new Map());
+    const cached = this.tokenNames;
+    if (cached && this.now() - cached.at < this.options.ttlMs) return cached.names;
+    const entry = {
+      at: this.now(),
+      names: source.names().then((outcome) => {
+        if (outcome.ok) return outcome.value;
+        if (outcome.status !== 404 && this.tokenNames === entry) this.tokenNames = undefined;
+        return new Map<string, string>();
+      }),
+    };
+    this.tokenNames = entry;
+    return entry.names;
   }
 
   /** Groups already in memory. */
@@ -135,9 +166,10 @@ export class SymbolCatalog {
   }
 
   private async load(group: string): Promise<Outcome<GroupCatalog>> {
-    const [info, liquidity] = await Promise.all([
+    const [info, liquidity, names] = await Promise.all([
       this.client.get('/symbol_info', { group }, symbolInfoResponseSchema),
       this.client.get('/liquidity', { group }, gatewayLiquiditySchema),
+      this.names(),
     ]);
     if (!info.ok) return info;
     // Liquidity is optional (a remote upstream has none): rank without it.
@@ -146,7 +178,7 @@ export class SymbolCatalog {
       const { ticker, tvl: values, tvl_ada: ada } = liquidity.value;
       ticker.forEach((id, i) => tvl.set(id.toLowerCase(), { tvl: values[i] ?? 0, tvlAda: ada[i] ?? 0 }));
     }
-    const catalog = new GroupCatalog(group, symbolInfoRows(info.value).map((row) => symbolOf(row, group, tvl)), this.now());
+    const catalog = new GroupCatalog(group, symbolInfoRows(info.value).map((row) => symbolOf(row, group, tvl, names)), this.now());
     this.loaded.set(group, catalog);
     return { ok: true, value: catalog };
   }

@@ -17,6 +17,9 @@ export interface SearchRow {
   /** Token units (policy ID + asset name hex; '' for ADA). */
   readonly baseUnit: string;
   readonly quoteUnit: string;
+  /** Registry names of the pair's tokens (`World Mobile Token`), when the gateway knows them. */
+  readonly baseName?: string;
+  readonly quoteName?: string;
   /** TVL in base units, when the gateway knows it (embedded market). */
   readonly tvl?: number;
   /** TVL valued in ADA (comparable across pairs): the ranking key. */
@@ -37,7 +40,8 @@ export interface SearchOptions {
  *
  * Ranking: exact matches first (a token ticker, the symbol name, pool ID, token unit, policy ID or
  * fingerprint equals the query), then matches at the start of a ticker or the symbol name, then
- * matches anywhere (name, description, pool ID, units, fingerprints); within each tier by liquidity
+ * matches anywhere (symbol name, description, token names, pool ID, units, fingerprints): a token
+ * name ranks like the description. Within each tier by liquidity
  * (TVL in ADA), then name. A query of several words matches symbols that contain every word (a word
  * may also name the group, e.g. `snek minswap`), ranked by the weakest word's tier.
  */
@@ -85,7 +89,7 @@ export class SymbolSearchIndex {
         else this.exact.set(key, [i]);
       }
       for (const key of new Set([quote, base, symbol])) prefix.push({ key, row: i });
-      const text = [symbol, row.description.toLowerCase(), ...ids].join('\n');
+      const text = [symbol, row.description.toLowerCase(), ...namesOf(row), ...ids].join('\n');
       this.texts[i] = text;
       this.groups[i] = row.exchange.toLowerCase();
       offsets[i] = length;
@@ -241,6 +245,14 @@ export class SymbolSearchIndex {
 /** Lowercase, trimmed, `/` read as the pair separator `.`, whitespace collapsed (as the datafeed reads queries). */
 export function normalizeQuery(query: string): string {
   return query.trim().toLowerCase().replace(/\//g, '.').replace(/\s+/g, ' ');
+}
+
+/** The tokens' names, lowercase (quote first, as the ids). */
+function namesOf(row: SearchRow): string[] {
+  const names: string[] = [];
+  if (row.quoteName) names.push(row.quoteName.toLowerCase());
+  if (row.baseName) names.push(row.baseName.toLowerCase());
+  return names;
 }
 
 function liquidityOf(row: SearchRow): number {

@@ -11,6 +11,7 @@ import { LiveFeed } from './live-feed';
 import { SUPPORTED_RESOLUTIONS, toWireResolution, unsupportedResolutionMessage } from './resolution-map';
 import { SymbolCatalog } from './symbol-catalog';
 import type { SearchRow, SymbolSearchIndex } from './symbol-search';
+import { gatewayTokenNames, type TokenNameSource } from './token-names';
 import type {
   DatafeedConfiguration,
   DatafeedErrorCallback,
@@ -37,6 +38,11 @@ export interface UdfDatafeedOptions {
   readonly liveDebounceMs?: number;
   /** How long a group's symbols are reused (default 10 minutes). */
   readonly symbolCacheMs?: number;
+  /**
+   * Token names for search (`World Mobile` finds WMT). Default: the gateway's batch of every token's
+   * metadata (GET `<baseUrl>/token-info`); search works without names where the gateway has none.
+   */
+  readonly tokenNames?: TokenNameSource;
   /** Results of `searchSymbols` (default 50, the library's convention). */
   readonly searchLimit?: number;
   /** How long live events that do not chain to a snapshot are held before being applied (default 1 s). */
@@ -71,7 +77,11 @@ export class UdfDatafeed implements IBasicDataFeed {
   private readonly history: HistoryLoader;
   private readonly live: LiveFeed | undefined;
   private readonly passive = new Set<string>();
-  /** Newest bar returned by getBars per `ticker|resolution`: what a new subscription's chart already has. */
+  /**
+   * Newest bar returned by getBars per `identity|resolution`, filed under the symbol's ticker (pool ID)
+   * AND its name: a chart may draw from a stand-in that has only the name (a deep link, before the
+   * symbol resolved) and subscribe with the resolved symbol. What a new subscription's chart has.
+   */
   private readonly newest = new Map<string, WireBar>();
   private readonly searchLimit: number;
   private readonly warn: (message: string) => void;
@@ -83,7 +93,11 @@ export class UdfDatafeed implements IBasicDataFeed {
     const fetchImpl: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.client = new GatewayClient(options.baseUrl ?? GATEWAY_PREFIX, fetchImpl);
     this.now = options.now ?? Date.now;
-    this.catalog = new SymbolCatalog(this.client, { ttlMs: options.symbolCacheMs ?? 10 * 60_000, now: this.now });
+    this.catalog = new SymbolCatalog(this.client, {
+      ttlMs: options.symbolCacheMs ?? 10 * 60_000,
+      now: this.now,
+      tokenNames: options.tokenNames ?? gatewayTokenNames(this.client),
+    });
     this.history = new HistoryLoader(this.client);
     this.searchLimit = options.searchLimit ?? 50;
     this.warn = options.onWarning ?? ((message) => console.warn(`datafeed: ${message}`));
@@ -226,9 +240,12 @@ export class UdfDatafeed implements IBasicDataFeed {
     if (!outcome.ok) return outcome;
     const { bars, noData } = outcome.value;
     const last = bars.at(-1);
-    const key = `${symbol.toLowerCase()}|${wire}`;
-    const known = this.newest.get(key);
-    if (last && (!known || last.time >= known.time)) this.newest.set(key, last);
+    if (last) {
+      for (const key of newestKeys(symbolInfo, wire)) {
+        const known = this.newest.get(key);
+        if (!known || last.time >= known.time) this.newest.set(key, last);
+      }
+    }
     return { ok: true, bars: bars.map(toLibraryBar), noData };
   }
 
@@ -258,7 +275,12 @@ export class UdfDatafeed implements IBasicDataFeed {
       this.passive.add(listenerGuid);
       return;
     }
-    const known = this.newest.get(`${poolId.toLowerCase()}|${wire}`);
+    // The newest bar the chart got, whichever identity its getBars used (a stand-in has only the name).
+    let known: WireBar | undefined;
+    for (const key of newestKeys({ ticker: poolId, name: symbolInfo.name }, wire)) {
+      const bar = this.newest.get(key);
+      if (bar && (!known || bar.time > known.time)) known = bar;
+    }
     this.live.subscribe(listenerGuid, poolId, wire, { onTick, onReset: onResetCacheNeededCallback }, known);
   }
 
@@ -280,4 +302,10 @@ export class UdfDatafeed implements IBasicDataFeed {
       this.warn(`A chart callback threw: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+/** Keys of the `newest` map for a symbol: its ticker (pool ID) and its name, any case. */
+function newestKeys(symbol: { readonly ticker?: string | undefined; readonly name: string }, wire: string): string[] {
+  const ids = [symbol.ticker, symbol.name].filter((id): id is string => id !== undefined && id !== '');
+  return [...new Set(ids.map((id) => `${id.toLowerCase()}|${wire}`))];
 }

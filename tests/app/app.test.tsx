@@ -83,6 +83,24 @@ describe('the charting app', () => {
     expect(recent).toHaveAccessibleName(/recent/);
   });
 
+  it('search matches token names (the gateway’s GET /gw/v1/token-info)', async () => {
+    const user = userEvent.setup();
+    const { container } = open('/?symbol=ADA.SNEK_Aggregate_Pool1');
+    await chartReady(container);
+    const input = screen.getByRole('combobox', { name: 'Search pairs' });
+    await user.click(input);
+    await waitFor(() => expect(screen.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true'), { timeout: 10_000 });
+    await user.type(input, 'World Mobile');
+    let options = await within(screen.getByRole('listbox')).findAllByRole('option');
+    expect(options[0]).toHaveAttribute('data-symbol', 'ADA.WMT_Aggregate_Pool1');
+    expect(options[0]).toHaveTextContent('World Mobile Token');
+    expect(options.every((o) => /\.WMT_|^WMT\./.test(o.getAttribute('data-symbol') ?? ''))).toBe(true);
+    await user.clear(input);
+    await user.type(input, 'liqwid');
+    options = await within(screen.getByRole('listbox')).findAllByRole('option');
+    expect(options[0]).toHaveAttribute('data-symbol', 'ADA.LQ_Aggregate_Pool1');
+  });
+
   it('search matches a policy ID and a CIP-14 fingerprint; a click picks a DEX pool', async () => {
     const user = userEvent.setup();
     const rendered = open('/?symbol=ADA.SNEK_Aggregate_Pool1');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barsToCsv, CSV_HEADER, exportFileName } from '../../src/app/features/export/lib/csv';
+import { barsToCsv, CSV_HEADER, exportFileName, seriesToCsv } from '../../src/app/features/export/lib/csv';
 
 describe('CSV export', () => {
   it('writes one header line and one line per bar, times in UTC', () => {
@@ -19,5 +19,22 @@ describe('CSV export', () => {
   it('names files after the symbol, resolution and time, safely', () => {
     expect(exportFileName('ADA.SNEK_Aggregate_Pool1', '60', Date.UTC(2025, 0, 31, 14, 5), 'csv')).toBe('ADA.SNEK_Aggregate_Pool1-60-20250131T1405Z.csv');
     expect(exportFileName('A/B:C', '1D', 0, 'png')).toBe('A_B_C-1D-19700101T0000Z.png');
+  });
+
+  it('writes compared series side by side: one column per pool, a line per time any of them has', () => {
+    const t = Date.UTC(2025, 0, 31, 14, 0) / 1000;
+    const csv = seriesToCsv([
+      { header: 'ADA.SNEK_Aggregate_Pool1 (%)', points: [{ time: t, value: 0 }, { time: t + 3600, value: 1.5 }] },
+      { header: 'ADA.SNEK_Minswap_Pool1 (%)', points: [{ time: t, value: 0 }, { time: t + 7200, value: -2.25e-7 }] },
+      { header: 'odd, "name"', points: [] },
+    ]);
+    expect(csv.split('\r\n')).toEqual([
+      'time_utc,unix_time,ADA.SNEK_Aggregate_Pool1 (%),ADA.SNEK_Minswap_Pool1 (%),"odd, ""name"""',
+      '2025-01-31T14:00:00Z,1738332000,0,0,',
+      '2025-01-31T15:00:00Z,1738335600,1.5,,',
+      '2025-01-31T16:00:00Z,1738339200,,-0.000000225,',
+      '',
+    ]);
+    expect(seriesToCsv([])).toBe('time_utc,unix_time\r\n');
   });
 });

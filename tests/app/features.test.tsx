@@ -2,6 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CSV_HEADER } from '../../src/app/features/export/lib/csv';
+import { formatPercent } from '../../src/app/lib/format';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { tokenLogoSchema, tokenStatsSchema } from '../../src/shared/api/tokens';
 import { ensureDefined } from '../support/ensure';
@@ -155,6 +156,93 @@ describe('export', () => {
   });
 });
 
+/** Downloads the app makes (blob URLs and file names), and the canvases turned into PNGs. */
+function captureDownloads(): { blobs: Blob[]; names: string[]; canvases: () => HTMLCanvasElement[] } {
+  const blobs: Blob[] = [];
+  const names: string[] = [];
+  vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: (blob: Blob) => (blobs.push(blob), 'blob:test'), revokeObjectURL: () => {} }));
+  vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+    names.push(this.download);
+  });
+  const toBlob = vi.mocked(HTMLCanvasElement.prototype.toBlob);
+  toBlob.mockClear();
+  return { blobs, names, canvases: () => toBlob.mock.contexts as HTMLCanvasElement[] };
+}
+
+interface CanvasEvent {
+  readonly type: string;
+  readonly props: { readonly text?: string; readonly dy?: number; readonly img?: HTMLCanvasElement };
+}
+
+/** What was drawn on a (mocked) canvas. */
+function canvasEvents(canvas: HTMLCanvasElement): CanvasEvent[] {
+  return (canvas.getContext('2d') as unknown as { __getEvents(): CanvasEvent[] }).__getEvents();
+}
+
+function drawnText(canvas: HTMLCanvasElement): string {
+  return canvasEvents(canvas)
+    .flatMap((e) => (e.type === 'fillText' && e.props.text !== undefined ? [e.props.text] : []))
+    .join(' | ');
+}
+
+describe('export with a title strip and in compare mode', () => {
+  it('the PNG carries the pair, group and resolution above the chart', async () => {
+    const user = userEvent.setup();
+    const downloads = captureDownloads();
+    const { container } = open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=60');
+    await chartReady(container);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'PNG' })).toBeEnabled());
+    await user.click(screen.getByRole('button', { name: 'PNG' }));
+    await waitFor(() => expect(screen.getByTestId('export-status')).toHaveTextContent('Exported the chart image'));
+    expect(downloads.names.at(-1)).toMatch(/^ADA\.SNEK_Aggregate_Pool1-60-\d{8}T\d{4}Z\.png$/);
+    const canvas = ensureDefined(downloads.canvases().at(-1));
+    expect(drawnText(canvas)).toContain('ADA/SNEK on Aggregate · 1 hour');
+    // The chart's screenshot sits below the strip, on a canvas taller than it by the strip.
+    const shot = ensureDefined(canvasEvents(canvas).find((e) => e.type === 'drawImage'));
+    expect(shot.props.dy).toBeGreaterThan(0);
+    expect(canvas.height).toBe((shot.props.img?.height ?? 0) + (shot.props.dy ?? 0));
+  });
+
+  it('exports the compared lines as CSV (one column per pool) and the compare chart as PNG', async () => {
+    const user = userEvent.setup();
+    const downloads = captureDownloads();
+    const { container } = open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=60');
+    await chartReady(container);
+    await user.click(screen.getByRole('button', { name: 'Compare DEX pools with Aggregate' }));
+    const legend = await screen.findByTestId('compare-legend', {}, { timeout: 10_000 });
+    await waitFor(() => expect(Number(screen.getByTestId('compare-chart').dataset.series)).toBeGreaterThan(1));
+    const csvButton = screen.getByRole('button', { name: 'CSV' });
+    await waitFor(() => expect(csvButton).toBeEnabled());
+    await user.click(csvButton);
+    expect(downloads.names.at(-1)).toMatch(/^ADA\.SNEK-compare-60-\d{8}T\d{4}Z\.csv$/);
+    const lines = (await ensureDefined(downloads.blobs.at(-1)).text()).trim().split('\r\n').map((line) => line.split(','));
+    const [header = [], ...rows] = lines;
+    const drawnItems = within(legend)
+      .getAllByTestId('compare-legend-item')
+      .filter((item) => /%$/.test(item.textContent ?? ''));
+    expect(header.slice(0, 2)).toEqual(['time_utc', 'unix_time']);
+    expect(header).toHaveLength(2 + Number(screen.getByTestId('compare-chart').dataset.series));
+    expect(header[2]).toBe('ADA.SNEK_Aggregate_Pool1 (%)');
+    expect(header.slice(2).every((h) => /^ADA\.SNEK_\w+_Pool\d+ \(%\)$/.test(h))).toBe(true);
+    expect(rows.length).toBeGreaterThan(1);
+    // Times ascend; each column ends on the value its legend shows.
+    const times = rows.map((r) => Number(r[1]));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    drawnItems.forEach((item, i) => {
+      const column = rows.map((r) => r[2 + i] ?? '').filter((v) => v !== '');
+      expect(formatPercent(Number(column.at(-1)))).toBe(within(item).getByText(/%$/).textContent);
+    });
+    expect(screen.getByTestId('export-status')).toHaveTextContent(`Exported ${rows.length} rows of ${header.length - 2} pools`);
+
+    await user.click(screen.getByRole('button', { name: 'PNG' }));
+    await waitFor(() => expect(screen.getByTestId('export-status')).toHaveTextContent('Exported the chart image'));
+    expect(downloads.names.at(-1)).toMatch(/^ADA\.SNEK-compare-60-\d{8}T\d{4}Z\.png$/);
+    const text = drawnText(ensureDefined(downloads.canvases().at(-1)));
+    expect(text).toContain('ADA/SNEK: Aggregate and DEX pools, % change · 1 hour');
+    expect(text).toContain('Minswap');
+  });
+});
+
 describe('token logo', () => {
   it('falls back to an avatar for a token without a logo', async () => {
     const body = await symbols('Aggregate');
@@ -206,5 +294,26 @@ describe('connection status', () => {
     expect(status).toHaveTextContent(/Offline/);
     window.dispatchEvent(new Event('online'));
     await waitFor(() => expect(status).toHaveAttribute('data-state', 'live'));
+  });
+
+  it('shows reconnecting, not "History only", while the live endpoint answers an HTTP error, then live', async () => {
+    // A proxy's 503 (or Vite's dev proxy with the gateway down): the browser closes the EventSource.
+    const outage = (url: string) => (url.includes('/live?') ? new Response('Service Unavailable', { status: 503, headers: { 'Content-Type': 'text/plain' } }) : undefined);
+    const rendered = renderApp(tp, { url: '/?symbol=ADA.SNEK_Aggregate_Pool1&res=1', fault: outage });
+    app = rendered;
+    const states: string[] = [];
+    rendered.services.liveStatus.subscribe(() => states.push(rendered.services.liveStatus.getSnapshot().state));
+    await chartReady(rendered.container);
+    const status = screen.getByTestId('connection-status');
+    await waitFor(() => expect(status).toHaveAttribute('data-state', 'reconnecting'), { timeout: 10_000 });
+    // The datafeed retries with backoff (1 s, 2 s, ...): still reconnecting after the first retry failed.
+    await waitFor(() => expect(rendered.sources.length).toBeGreaterThanOrEqual(2), { timeout: 5000 });
+    await waitFor(() => expect(ensureDefined(rendered.sources.at(-1)).readyState).toBe(2));
+    expect(status).toHaveAttribute('data-state', 'reconnecting');
+    expect(status).toHaveTextContent('Reconnecting');
+    rendered.fault = undefined;
+    await waitFor(() => expect(status).toHaveAttribute('data-state', 'live'), { timeout: 10_000 });
+    const outageStates = states.slice(states.indexOf('reconnecting'));
+    expect(outageStates.filter((s) => s !== 'reconnecting' && s !== 'live')).toEqual([]);
   });
 });

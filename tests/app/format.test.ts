@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pricescaleFor } from '../../src/app/features/chart/lib/chart-style';
-import { adaptiveDecimals, formatAmount, formatPercent, formatPrice, formatSignedAmount, priceDecimals, trendOf } from '../../src/app/lib/format';
+import fc from 'fast-check';
+import { adaptiveDecimals, formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, priceDecimals, trendOf } from '../../src/app/lib/format';
 import { formatDateTime, formatTick } from '../../src/app/lib/time-format';
 
 describe('formatPrice', () => {
@@ -30,6 +31,12 @@ describe('formatPrice', () => {
     expect(formatPrice(0.00483951234)).toBe('0.0048395');
     expect(formatPrice(12.345678)).toBe('12.346');
     expect(formatPrice(Number.NaN)).toBe('—');
+  });
+
+  it('treats a pricescale of 0 (not known yet) as none: significant digits, never "0"', () => {
+    expect(formatPrice(0.0033708, 0)).toBe('0.0033708');
+    expect(formatPrice(0.0033708, 0)).toBe(formatPrice(0.0033708));
+    expect(formatPrice(1234.5678, 0)).toBe(formatPrice(1234.5678));
   });
 
   it('matches the service’s pricescale rule when the chart derives one from prices', () => {
@@ -74,5 +81,20 @@ describe('times', () => {
     expect(formatTick(t, 2, 'utc')).toBe('31');
     expect(formatTick(t, 1, 'utc')).toBe('Jan');
     expect(formatTick(t, 0, 'utc')).toBe('2025');
+  });
+});
+
+describe('percentTrend', () => {
+  it('colours a percent change as it is written: 0.00% is flat, +x up, −x down', () => {
+    expect(formatPercent(0.004)).toBe('0.00%');
+    expect(percentTrend(0.004)).toBe('flat');
+    expect(percentTrend(-0.004)).toBe('flat');
+    expect(trendOf(0.004)).toBe('up');
+    fc.assert(
+      fc.property(fc.double({ min: -1000, max: 1000, noNaN: true }), (value) => {
+        const text = formatPercent(value);
+        expect(percentTrend(value)).toBe(text.startsWith('+') ? 'up' : text.startsWith('−') ? 'down' : 'flat');
+      }),
+    );
   });
 });

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EventSourceLike } from '../../src/datafeed';
+import { LiveConnection } from '../../src/datafeed/live-connection';
 import { applyLiveBar, EMPTY_OVERLAY, liveStats } from '../../src/app/lib/live-stats';
 import { LiveStatusMonitor } from '../../src/app/providers/live-status';
 
@@ -28,6 +29,10 @@ class ScriptedSource implements EventSourceLike {
     this.onerror?.(new Event('error'));
   }
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('LiveStatusMonitor', () => {
   it('follows the gateway’s status events, connection errors, refusals and the browser’s online state', () => {
@@ -64,6 +69,52 @@ describe('LiveStatusMonitor', () => {
     expect(monitor.getSnapshot().state).toBe('connecting');
     next.close();
     expect(monitor.getSnapshot().state).toBe('idle');
+  });
+
+  it('stays reconnecting while the datafeed reopens a connection the browser gave up on (an HTTP error), until live', () => {
+    vi.useFakeTimers();
+    const monitor = new LiveStatusMonitor(true);
+    const seen: string[] = [];
+    monitor.subscribe(() => seen.push(monitor.getSnapshot().state));
+    const warnings: string[] = [];
+    const connection = new LiveConnection(
+      { EventSource: monitor.wrap(ScriptedSource), url: (pools) => `/gw/v1/live?pools=${pools.join(',')}`, debounceMs: 10, reopenInitialMs: 1000, reopenMaxMs: 30_000 },
+      { onTrade: () => {}, onStatus: () => {}, onError: (message) => warnings.push(message) },
+    );
+    connection.setPools(['ab']);
+    vi.advanceTimersByTime(10);
+    const first = ScriptedSource.last;
+    expect(monitor.getSnapshot().state).toBe('connecting');
+    // A 503 (a proxy, or Vite's dev proxy with the gateway down): the browser closes the EventSource.
+    first?.fail(2);
+    expect(monitor.getSnapshot().state).toBe('reconnecting');
+    // Backoff: 1 s, then 2 s, then 4 s; each new EventSource fails the same way.
+    for (const delay of [1000, 2000, 4000]) {
+      vi.advanceTimersByTime(delay - 1);
+      expect(monitor.getSnapshot().state).toBe('reconnecting');
+      vi.advanceTimersByTime(1);
+      const next = ScriptedSource.last;
+      expect(next).not.toBe(first);
+      expect(monitor.getSnapshot().state).toBe('reconnecting');
+      if (delay < 4000) next?.fail(2);
+    }
+    // The gateway is back.
+    ScriptedSource.last?.emit('status', { state: 'connected', resync: false });
+    expect(monitor.getSnapshot().state).toBe('live');
+    // Never "History only" (idle) or "Connecting" during the outage.
+    expect(seen).toEqual(['connecting', 'reconnecting', 'live']);
+
+    // Another outage, then nothing to follow any more (a DEX pair): idle, even while a retry was pending.
+    ScriptedSource.last?.fail(2);
+    expect(monitor.getSnapshot().state).toBe('reconnecting');
+    connection.setPools([]);
+    vi.advanceTimersByTime(10);
+    expect(monitor.getSnapshot().state).toBe('idle');
+    const sources = ScriptedSource.last;
+    vi.advanceTimersByTime(60_000);
+    expect(ScriptedSource.last).toBe(sources);
+    connection.close();
+    expect(warnings).toEqual([]);
   });
 
   it('notifies subscribers only on changes', () => {

@@ -50,9 +50,11 @@ export function renderApp(tp: TestPlatform, options: { url?: string; storage?: S
     if (injected) return injected;
     return tp.fetch(input, init);
   };
+  // The live stream crosses the same network boundary: a fault applies to it too.
+  const streamFetch = async (input: string, init?: RequestInit) => state.fault?.(input) ?? tp.fetch(input, init);
   class PlatformEventSource extends TestEventSource {
     constructor(url: string) {
-      super(url, tp.fetch);
+      super(url, streamFetch);
       sources.push(this);
     }
   }

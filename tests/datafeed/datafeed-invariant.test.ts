@@ -6,6 +6,7 @@ import { ensureDefined } from '../support/ensure';
 import {
   busiestAggregates,
   createHarness,
+  getBars,
   historyBars,
   manualClock,
   resolveSymbol,
@@ -97,5 +98,42 @@ describe('live bars', () => {
     const days = ensureDefined(recorders.get('0-1D')).recorder.bars();
     expect(days.map((b) => new Date(b.time).toISOString().slice(0, 10))).toEqual(['2025-01-15', '2025-01-16']);
     expect(h.tp.platform.gateway.hub.size).toBe(1);
+  });
+});
+
+describe('a chart drawn before its symbol resolved (a deep link by symbol name)', () => {
+  it('keeps the trades of the chart’s last bar when a bucket rolls over before the subscription syncs', async () => {
+    const start = Date.UTC(2025, 0, 20, 12, 0, 0);
+    const own = manualClock(start);
+    const d = createHarness({ nowMs: own.now });
+    try {
+      const pool = ensureDefined(busiestAggregates(d.tp)[0]);
+      const resolved = await resolveSymbol(d.datafeed, pool.poolId);
+      // The app's stand-in: the name from the URL, no ticker yet.
+      const provisional: LibrarySymbolInfo = Object.fromEntries(Object.entries(resolved).filter(([key]) => key !== 'ticker')) as unknown as LibrarySymbolInfo;
+      expect(provisional.ticker).toBeUndefined();
+      const now = () => Math.floor(own.now() / 1000);
+
+      own.set(start + 10_000);
+      tradeUntil(d.tp, [pool]);
+      const first = await getBars(d.datafeed, provisional, '1', { from: now() - 3600, to: now() + 60, countBack: 50, firstDataRequest: true });
+      const chartLast = ensureDefined(first.bars.at(-1));
+      expect(chartLast.time).toBe(start);
+      // More trades in that minute, then the next minute begins: all before the subscription syncs.
+      own.set(start + 30_000);
+      tradeUntil(d.tp, [pool]);
+      own.set(start + 70_000);
+      tradeUntil(d.tp, [pool]);
+
+      const ticks = subscribe(d.datafeed, resolved, '1', 'deep-link');
+      const server = await historyBars(d.tp, pool.poolId, '1min', start / 1000, now() + 60);
+      expect(server).toHaveLength(2);
+      expect(ensureDefined(server[0])).not.toEqual(chartLast);
+      // The chart gets the finished minute (with the trades it had not seen) and the new one.
+      await vi.waitFor(() => expect(ticks.bars()).toEqual(server));
+      d.datafeed.unsubscribeBars('deep-link');
+    } finally {
+      d.close();
+    }
   });
 });

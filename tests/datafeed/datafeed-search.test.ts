@@ -98,6 +98,43 @@ describe('searchSymbols', () => {
     expect(rows.slice(0, exact.length)).toEqual(exact);
   });
 
+  it('finds pairs by token name (the gateway’s batch of every token’s name), ranked by liquidity', async () => {
+    const fresh = attachDatafeed(h.tp);
+    const wmt = await search(fresh.datafeed, 'World Mobile', undefined, 100);
+    expect(wmt.length).toBeGreaterThan(1);
+    for (const row of wmt) expect([row.base, row.quote]).toContain('WMT');
+    expect(ensureDefined(wmt[0]).symbol).toBe('ADA.WMT_Aggregate_Pool1');
+    expect(ensureDefined(wmt[0]).quoteName).toBe('World Mobile Token');
+    expectByLiquidity(wmt);
+    const lq = await search(fresh.datafeed, 'liqwid', undefined, 100);
+    expect(lq.length).toBeGreaterThan(0);
+    for (const row of lq) expect([row.base, row.quote]).toContain('LQ');
+    expectByLiquidity(lq);
+    // A ticker that equals the query still comes first: names rank like the description.
+    const lqFirst = await search(fresh.datafeed, 'lq', undefined, 100);
+    expect(lqFirst.slice(0, lq.length).every((r) => r.base === 'LQ' || r.quote === 'LQ')).toBe(true);
+    const library = await searchSymbols(fresh.datafeed, 'world mobile', 'Aggregate');
+    expect(library.map((i) => i.symbol)).toEqual(['ADA.WMT_Aggregate_Pool1']);
+    // One request for every token, whatever the number of groups and searches.
+    expect(fresh.fetched.filter((url) => url.includes('/token-info'))).toEqual(['/gw/v1/token-info']);
+    fresh.close();
+  });
+
+  it('searches without names where the gateway has none (a remote upstream answers 404), asking once', async () => {
+    const fetched: string[] = [];
+    const datafeed = new UdfDatafeed({
+      fetch: async (input, init) => {
+        fetched.push(input);
+        if (new URL(input, 'http://x').pathname === '/gw/v1/token-info') return Response.json({ s: 'error', errmsg: 'Token metadata is only known for the embedded market' }, { status: 404 });
+        return h.tp.fetch(input, init);
+      },
+    });
+    expect(await search(datafeed, 'World Mobile', undefined, 100)).toEqual([]);
+    expect(ensureDefined((await search(datafeed, 'WMT', 'Aggregate'))[0]).symbol).toBe('ADA.WMT_Aggregate_Pool1');
+    expect(fetched.filter((url) => url.includes('/token-info'))).toHaveLength(1);
+    datafeed.close();
+  });
+
   it('gives an empty list (and a warning) when symbol_info fails', async () => {
     const warnings: string[] = [];
     const datafeed = new UdfDatafeed({ fetch: () => Promise.reject(new TypeError('offline')), onWarning: (m) => warnings.push(m) });

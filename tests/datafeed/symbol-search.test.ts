@@ -98,6 +98,22 @@ describe('SymbolSearchIndex over 17,000 symbols', () => {
     expect(normalizeQuery('  ADA/Snek   on  ')).toBe('ada.snek on');
   });
 
+  it('matches token names anywhere, ranked like the description: after exact and prefix ticker matches', () => {
+    const named = rows.map((r) => (r.quote === 'TK500' ? { ...r, quoteName: 'Snek Fan Club', tvlAda: 1_000_000 + (r.tvlAda ?? 0) } : r.quote === 'SNEK' ? { ...r, quoteName: 'Snek' } : r));
+    const withNames = new SymbolSearchIndex(named);
+    const found = withNames.search('snek', { limit: 20_000 });
+    const exactCount = named.filter((r) => r.base === 'SNEK' || r.quote === 'SNEK').length;
+    const prefixCount = named.filter((r) => r.quote === 'SNEKX' && r.base !== 'SNEK').length;
+    const tier = found.slice(exactCount + prefixCount);
+    const byName = named.filter((r) => r.quote === 'TK500' && r.base !== 'SNEK');
+    // In the "anywhere" tier with BIGSNEK, and first there (the most liquid).
+    expect(tier.slice(0, byName.length)).toEqual([...byName].sort((a, b) => liquidity(b) - liquidity(a)));
+    expect(new Set(tier.slice(byName.length).map((r) => r.quote))).toEqual(new Set(['BIGSNEK']));
+    expect(withNames.search('fan club', { limit: 50 }).map((r) => r.quote)).toEqual(byName.map(() => 'TK500'));
+    expect(withNames.search('snek fan vyfi', { limit: 50 }).map((r) => r.symbol)).toEqual(['ADA.TK500_VyFi_Pool1']);
+    expect(index.search('fan club', { limit: 50 })).toEqual([]);
+  });
+
   it('lists the most liquid symbols for an empty query', () => {
     const top = index.search('   ', { limit: 25 });
     expect(top).toHaveLength(25);

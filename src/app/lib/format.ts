@@ -43,11 +43,12 @@ function groupThousands(fixed: string): string {
 
 /**
  * A price with the decimals of its symbol's pricescale (about five significant digits); without a
- * pricescale, five significant digits. Tiny prices get a subscript zero count: 0.0₅12345.
+ * pricescale (or with 0, "not known yet": a symbol still being resolved), five significant digits.
+ * Tiny prices get a subscript zero count: 0.0₅12345.
  */
 export function formatPrice(value: number, pricescale?: number): string {
   if (!Number.isFinite(value)) return DASH;
-  const decimals = pricescale === undefined ? adaptiveDecimals(value) : priceDecimals(pricescale);
+  const decimals = pricescale === undefined || !(pricescale > 0) ? adaptiveDecimals(value) : priceDecimals(pricescale);
   let fixed = value.toFixed(decimals);
   // A price far below its (stale) pricescale would read 0.0000: fall back to significant digits.
   if (value !== 0 && Number(fixed) === 0) fixed = value.toFixed(adaptiveDecimals(value));
@@ -76,18 +77,29 @@ export function formatSignedAmount(value: number): string {
   return text;
 }
 
+/** A percent change as written (two decimals): what its sign and colour follow. */
+function roundedPercent(value: number): number {
+  return Math.sign(value) * Number(Math.abs(value).toFixed(2));
+}
+
 /** A percent change: +13.12%, −0.45%, 0.00%. */
 export function formatPercent(value: number): string {
   if (!Number.isFinite(value)) return DASH;
+  const rounded = roundedPercent(value);
+  if (rounded === 0) return '0.00%';
   const text = `${Math.abs(value).toFixed(2)}%`;
-  if (Number(Math.abs(value).toFixed(2)) === 0) return '0.00%';
-  return value > 0 ? `+${text}` : `−${text}`;
+  return rounded > 0 ? `+${text}` : `−${text}`;
 }
 
 export type Trend = 'up' | 'down' | 'flat';
 
-/** The direction of a change, for colouring. */
+/** The direction of a change, for colouring (of an amount written in full: formatSignedAmount). */
 export function trendOf(value: number): Trend {
   if (!Number.isFinite(value) || value === 0) return 'flat';
   return value > 0 ? 'up' : 'down';
+}
+
+/** The direction of a percent change as formatPercent writes it: one that rounds to 0.00% is flat. */
+export function percentTrend(value: number): Trend {
+  return Number.isFinite(value) ? trendOf(roundedPercent(value)) : 'flat';
 }

@@ -120,8 +120,11 @@ export class LiveStatusMonitor {
   }
 
   private opened(source: EventSourceLike): void {
+    // Opened while the previous one is still current: the datafeed's reopen of a connection the
+    // browser gave up on (it closes the failed one afterwards). Still reconnecting, not a new start.
+    const retry = this.current !== undefined && this.sourceState.state === 'reconnecting';
     this.current = source;
-    this.sourceState = { state: 'connecting' };
+    if (!retry) this.sourceState = { state: 'connecting' };
     this.publish();
   }
 

@@ -1,6 +1,7 @@
 import { CandlestickSeries, CrosshairMode, HistogramSeries, LineSeries, PriceScaleMode, createChart, type IChartApi, type ISeriesApi, type MouseEventParams } from 'lightweight-charts';
 import type { LibrarySymbolInfo, ResolutionString, TvlBar, UdfDatafeed } from '../../../../datafeed';
 import { AGGREGATE_GROUP } from '../../../../shared/groups';
+import { ChartTimes } from '../../../lib/chart-time';
 import { formatAmount } from '../../../lib/format';
 import { PALETTES } from '../../../lib/palette';
 import { fetchBars, mergeBars, resolutionSeconds, sameSymbol } from './bars';
@@ -10,8 +11,10 @@ import {
   chartOptionsOf,
   findBar,
   legendOf,
+  NO_ATTRIBUTION_LOGO,
   priceFormatOf,
   seconds,
+  TVL_PRICE_SCALE,
   tvlOf,
   volumeOf,
   type ChartAppearance,
@@ -56,6 +59,9 @@ export class ChartController {
   private readonly volume: ISeriesApi<'Histogram'>;
   private tvl: ISeriesApi<'Line'> | undefined;
   private bars: TvlBar[] = [];
+  /** The bars' times as the chart sees them (moved in Local mode, see lib/chart-time.ts), by index. */
+  private display: number[] = [];
+  private readonly times = new ChartTimes();
   private info: LibrarySymbolInfo | undefined;
   private resolution: ResolutionString = '60';
   private appearance: ChartAppearance;
@@ -79,6 +85,7 @@ export class ChartController {
     this.appearance = appearance;
     const autoSize = typeof ResizeObserver === 'function';
     this.chart = createChart(container, {
+      ...NO_ATTRIBUTION_LOGO,
       autoSize,
       ...(autoSize ? {} : { width: container.clientWidth || 800, height: container.clientHeight || 420 }),
       crosshair: { mode: CrosshairMode.Normal },
@@ -121,6 +128,7 @@ export class ChartController {
     const same = previous !== undefined && sameSymbol(previous, info) && this.resolution === resolution && this.state.status !== 'error';
     this.info = info;
     this.resolution = resolution;
+    this.configureTimes();
     this.candles.applyOptions({ priceFormat: priceFormatOf(info, this.bars.at(-1)?.close) });
     if (same) {
       // data-symbol names the resolved symbol, not its stand-in (a pool ID), without waiting for a live bar.
@@ -231,6 +239,11 @@ export class ChartController {
     this.setState({ loadingOlder: false, bars: this.bars.length, exhausted: outcome.noData || older.length === 0 });
   }
 
+  /** Display times follow the zone and the resolution (daily bars stay UTC days); true when they changed. */
+  private configureTimes(): boolean {
+    return this.times.configure(this.appearance.timeZone, resolutionSeconds(this.resolution) >= 86_400);
+  }
+
   private readonly onRangeChange = (range: { from: number; to: number } | null) => {
     this.writeVisible(range);
     if (range && range.from < LOAD_OLDER_THRESHOLD) void this.loadOlder();
@@ -295,16 +308,19 @@ export class ChartController {
     const last = this.bars.at(-1);
     if (last && bar.time < last.time) return;
     const wasEmpty = this.bars.length === 0;
+    const appended = !last || bar.time > last.time;
     this.bars = mergeBars(this.bars, bar);
+    const time = this.times.next(seconds(bar));
+    if (appended) this.display.push(time);
     if (wasEmpty) {
       this.render();
       this.chart.timeScale().setVisibleLogicalRange({ from: -3, to: INITIAL_VISIBLE_BARS });
       this.setState({ status: 'ready', bars: this.bars.length });
       return;
     }
-    this.candles.update(candleOf(bar));
-    this.volume.update(volumeOf(bar, PALETTES[this.appearance.theme]));
-    this.tvl?.update(tvlOf(bar));
+    this.candles.update(candleOf(bar, time));
+    this.volume.update(volumeOf(bar, PALETTES[this.appearance.theme], time));
+    this.tvl?.update(tvlOf(bar, time));
     this.legend = legendOf(bar);
     this.legendChanged();
     this.writeAttributes();
@@ -315,9 +331,10 @@ export class ChartController {
 
   private render(): void {
     const palette = PALETTES[this.appearance.theme];
-    this.candles.setData(this.bars.map(candleOf));
-    this.volume.setData(this.bars.map((b) => volumeOf(b, palette)));
-    this.tvl?.setData(this.bars.map(tvlOf));
+    this.display = this.times.reset(this.bars.map(seconds));
+    this.candles.setData(this.bars.map((b, i) => candleOf(b, this.timeAt(i))));
+    this.volume.setData(this.bars.map((b, i) => volumeOf(b, palette, this.timeAt(i))));
+    this.tvl?.setData(this.bars.map((b, i) => tvlOf(b, this.timeAt(i))));
     const last = this.bars.at(-1);
     this.legend = last ? legendOf(last) : undefined;
     this.hovered = undefined;
@@ -325,10 +342,17 @@ export class ChartController {
     this.writeAttributes();
   }
 
+  /** The display time of bar `i`. */
+  private timeAt(i: number): number {
+    const bar = this.bars[i];
+    return this.display[i] ?? (bar ? seconds(bar) : 0);
+  }
+
   private applyAppearance(): void {
-    const { theme, showVolume, showTvl, logScale, timeZone } = this.appearance;
+    const { theme, showVolume, showTvl, logScale } = this.appearance;
     const palette = PALETTES[theme];
-    this.chart.applyOptions(chartOptionsOf(palette, timeZone));
+    const retime = this.configureTimes();
+    this.chart.applyOptions(chartOptionsOf(palette, this.times));
     this.candles.applyOptions(candleColorsOf(palette));
     this.volume.applyOptions({ visible: showVolume });
     this.chart.priceScale('right').applyOptions({ mode: logScale ? PriceScaleMode.Logarithmic : PriceScaleMode.Normal });
@@ -339,20 +363,22 @@ export class ChartController {
         1,
       );
       this.chart.panes()[1]?.setStretchFactor(0.3);
-      this.tvl.setData(this.bars.map(tvlOf));
+      this.tvl.priceScale().applyOptions(TVL_PRICE_SCALE);
+      this.tvl.setData(this.bars.map((b, i) => tvlOf(b, this.timeAt(i))));
     } else if (!showTvl && this.tvl) {
       this.chart.removeSeries(this.tvl);
       this.tvl = undefined;
       if (this.chart.panes().length > 1) this.chart.removePane(1);
     }
     this.tvl?.applyOptions({ color: palette.tvl });
-    // Volume colours follow the theme.
-    if (this.bars.length > 0) this.volume.setData(this.bars.map((b) => volumeOf(b, palette)));
+    // Local time switched on or off: every time moves. Otherwise volume colours follow the theme.
+    if (retime) this.render();
+    else if (this.bars.length > 0) this.volume.setData(this.bars.map((b, i) => volumeOf(b, palette, this.timeAt(i))));
     this.container.dataset.theme = theme;
   }
 
   private readonly onCrosshair = (param: MouseEventParams) => {
-    const time = typeof param.time === 'number' ? param.time * 1000 : undefined;
+    const time = typeof param.time === 'number' ? this.times.actual(param.time) * 1000 : undefined;
     const bar = time === undefined ? undefined : findBar(this.bars, time);
     const next = bar ? legendOf(bar) : undefined;
     if (next?.time === this.hovered?.time && next?.close === this.hovered?.close) return;

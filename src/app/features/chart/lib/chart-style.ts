@@ -1,8 +1,9 @@
 import { ColorType, type ChartOptions, type DeepPartial, type Time, type UTCTimestamp } from 'lightweight-charts';
 import type { LibrarySymbolInfo, TvlBar } from '../../../../datafeed';
+import type { ChartTimes } from '../../../lib/chart-time';
 import { formatPrice } from '../../../lib/format';
 import type { Palette } from '../../../lib/palette';
-import { formatDateTime, formatTick, type TimeZoneMode } from '../../../lib/time-format';
+import type { TimeZoneMode } from '../../../lib/time-format';
 import type { Theme } from '../../../stores/preferences-store';
 
 /** How the chart looks (persisted preferences). */
@@ -35,8 +36,18 @@ export function priceFormatOf(info: LibrarySymbolInfo, newestClose: number | und
   return { type: 'custom' as const, minMove: (info.minmov > 0 ? info.minmov : 1) / pricescale, formatter: (price: number) => formatPrice(price, pricescale) };
 }
 
-/** Chart-wide options of a theme and time zone. */
-export function chartOptionsOf(palette: Palette, timeZone: TimeZoneMode): DeepPartial<ChartOptions> {
+/**
+ * lightweight-charts' TradingView logo is a link inside the chart, which is an image to assistive
+ * technology (role="img"): a focusable thing with no name there. The licence's attribution (its
+ * NOTICE and a link to https://www.tradingview.com/) is in the page's footer instead (app.tsx).
+ */
+export const NO_ATTRIBUTION_LOGO = { layout: { attributionLogo: false } } as const;
+
+/** The TVL pane is short: margins keep its axis labels off the pane's edges (whole labels only, too). */
+export const TVL_PRICE_SCALE = { scaleMargins: { top: 0.25, bottom: 0.2 }, entireTextOnly: true } as const;
+
+/** Chart-wide options of a theme; time labels from `times` (its zone, true times of display times). */
+export function chartOptionsOf(palette: Palette, times: ChartTimes): DeepPartial<ChartOptions> {
   return {
     layout: {
       background: { type: ColorType.Solid, color: palette.background },
@@ -45,8 +56,8 @@ export function chartOptionsOf(palette: Palette, timeZone: TimeZoneMode): DeepPa
     },
     grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
     crosshair: { vertLine: { color: palette.crosshair, labelBackgroundColor: palette.border }, horzLine: { color: palette.crosshair, labelBackgroundColor: palette.border } },
-    localization: { timeFormatter: (time: Time) => formatDateTime(Number(time), timeZone, true) },
-    timeScale: { tickMarkFormatter: (time: Time, tickType: number) => formatTick(Number(time), tickType, timeZone) },
+    localization: { timeFormatter: (time: Time) => times.label(Number(time)) },
+    timeScale: { tickMarkFormatter: (time: Time, tickType: number) => times.tick(Number(time), tickType) },
   };
 }
 
@@ -54,12 +65,17 @@ export function candleColorsOf(palette: Palette) {
   return { upColor: palette.up, downColor: palette.down, borderUpColor: palette.up, borderDownColor: palette.down, wickUpColor: palette.up, wickDownColor: palette.down };
 }
 
-export const candleOf = (b: TvlBar) => ({ time: seconds(b), open: b.open, high: b.high, low: b.low, close: b.close });
+/** A candle at `time`: the bar's display time (lib/chart-time.ts), its start in UTC by default. */
+export const candleOf = (b: TvlBar, time: number = seconds(b)) => ({ time: time as UTCTimestamp, open: b.open, high: b.high, low: b.low, close: b.close });
 
 /** A volume column, coloured by the bar's direction. */
-export const volumeOf = (b: TvlBar, palette: Palette) => ({ time: seconds(b), value: b.volume, color: b.close >= b.open ? palette.volumeUp : palette.volumeDown });
+export const volumeOf = (b: TvlBar, palette: Palette, time: number = seconds(b)) => ({
+  time: time as UTCTimestamp,
+  value: b.volume,
+  color: b.close >= b.open ? palette.volumeUp : palette.volumeDown,
+});
 
-export const tvlOf = (b: TvlBar) => ({ time: seconds(b), value: b.tvl });
+export const tvlOf = (b: TvlBar, time: number = seconds(b)) => ({ time: time as UTCTimestamp, value: b.tvl });
 
 export function legendOf(bar: TvlBar): LegendBar {
   return { ...bar, change: bar.open === 0 ? 0 : ((bar.close - bar.open) / bar.open) * 100 };

@@ -1,34 +1,54 @@
 import { useQuery } from '@tanstack/react-query';
 import { ColorType, LineSeries, createChart, type IChartApi, type ISeriesApi, type Time, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { ResolutionString, SearchRow } from '../../../../datafeed';
+import { toWireResolution, type ResolutionString, type SearchRow } from '../../../../datafeed';
 import { ErrorState } from '../../../components/error-state';
-import { formatPercent, trendOf } from '../../../lib/format';
+import { formatPercent, percentTrend } from '../../../lib/format';
 import { PALETTES } from '../../../lib/palette';
-import { formatDateTime, formatTick, type TimeZoneMode } from '../../../lib/time-format';
+import { ChartTimes } from '../../../lib/chart-time';
+import type { TimeZoneMode } from '../../../lib/time-format';
 import { useDatafeed } from '../../../providers/app-providers';
 import type { Theme } from '../../../stores/preferences-store';
 import { compareSeriesQueryOptions } from '../api/compare-series';
 import { normaliseSeries } from '../lib/normalise';
+
+/** A compared line as drawn: its pool, colour and points (Unix seconds, percent change). */
+export interface CompareLine {
+  readonly symbol: string;
+  readonly group: string;
+  readonly color: string;
+  readonly points: readonly { readonly time: number; readonly value: number }[];
+}
+
+/** What other features (export) may ask of the compare chart; handed to the shell through `onHandle`. */
+export interface CompareHandle {
+  /** The lines drawn, each cut to the time range in view. */
+  visibleLines(): CompareLine[];
+  screenshot(): HTMLCanvasElement;
+}
 
 export interface CompareChartProps {
   readonly row: SearchRow;
   readonly resolution: ResolutionString;
   readonly theme: Theme;
   readonly timeZone: TimeZoneMode;
+  readonly onHandle?: (handle: CompareHandle | undefined) => void;
 }
 
 /**
  * Compare mode: the pair's price on Aggregate and on each DEX pool, as percent change from a common
  * start, one line each. data-testid="compare-chart" with data-series (lines drawn).
  */
-export function CompareChart({ row, resolution, theme, timeZone }: CompareChartProps) {
+export function CompareChart({ row, resolution, theme, timeZone, onHandle }: CompareChartProps) {
   const datafeed = useDatafeed();
   const query = useQuery(compareSeriesQueryOptions(datafeed, row, resolution));
   const containerRef = useRef<HTMLDivElement>(null);
   const [chart, setChart] = useState<IChartApi | undefined>(undefined);
   const seriesRef = useRef<ISeriesApi<'Line'>[]>([]);
+  // Times as the chart sees them: moved in Local mode so that day marks fall on local midnight.
+  const timesRef = useRef(new ChartTimes());
   const palette = PALETTES[theme];
+  const daily = toWireResolution(resolution) === '1d';
 
   const normalised = useMemo(() => {
     const pools = query.data ?? [];
@@ -43,6 +63,8 @@ export function CompareChart({ row, resolution, theme, timeZone }: CompareChartP
     if (!container) return undefined;
     const autoSize = typeof ResizeObserver === 'function';
     const created = createChart(container, {
+      // The licence's attribution is in the page's footer (see chart-style.ts).
+      layout: { attributionLogo: false },
       autoSize,
       ...(autoSize ? {} : { width: container.clientWidth || 800, height: container.clientHeight || 420 }),
       rightPriceScale: { borderVisible: false },
@@ -57,17 +79,24 @@ export function CompareChart({ row, resolution, theme, timeZone }: CompareChartP
   }, []);
 
   useEffect(() => {
+    const times = timesRef.current;
     chart?.applyOptions({
       layout: { background: { type: ColorType.Solid, color: palette.background }, textColor: palette.text },
       grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
-      localization: { timeFormatter: (time: Time) => formatDateTime(Number(time), timeZone, true) },
-      timeScale: { tickMarkFormatter: (time: Time, tickType: number) => formatTick(Number(time), tickType, timeZone) },
+      localization: { timeFormatter: (time: Time) => times.label(Number(time)) },
+      timeScale: { tickMarkFormatter: (time: Time, tickType: number) => times.tick(Number(time), tickType) },
     });
-  }, [chart, palette, timeZone]);
+  }, [chart, palette, timeZone, daily]);
 
   useEffect(() => {
     if (!chart) return;
     for (const series of seriesRef.current) chart.removeSeries(series);
+    // Every line's times on one scale: display times of their union (true times stay in `normalised`).
+    const times = timesRef.current;
+    times.configure(timeZone, daily);
+    const union = [...new Set(normalised.flatMap((s) => s.points.map((p) => p.time)))].sort((a, b) => a - b);
+    const shown = times.reset(union);
+    const displayOf = new Map(union.map((time, i) => [time, shown[i] ?? time]));
     seriesRef.current = normalised.map((s, i) => {
       const line = chart.addSeries(LineSeries, {
         color: palette.series[i % palette.series.length] ?? palette.tvl,
@@ -76,13 +105,35 @@ export function CompareChart({ row, resolution, theme, timeZone }: CompareChartP
         priceFormat: { type: 'custom', minMove: 0.01, formatter: (value: number) => formatPercent(value) },
         priceLineVisible: false,
       });
-      line.setData(s.points.map((p) => ({ time: p.time as UTCTimestamp, value: p.value })));
+      line.setData(s.points.map((p) => ({ time: (displayOf.get(p.time) ?? p.time) as UTCTimestamp, value: p.value })));
       return line;
     });
     if (normalised.some((s) => s.points.length > 0)) chart.timeScale().fitContent();
-  }, [chart, normalised, palette]);
+  }, [chart, normalised, palette, timeZone, daily]);
 
-  const drawn = normalised.filter((s) => s.points.length > 0).length;
+  // The lines as drawn, for the export handle (read when the user exports, not on every render).
+  const lines = useMemo(
+    () =>
+      normalised.flatMap((s, i) =>
+        s.pool && s.points.length > 0 ? [{ symbol: s.pool.row.symbol, group: s.pool.row.exchange, color: palette.series[i % palette.series.length] ?? palette.tvl, points: s.points }] : [],
+      ),
+    [normalised, palette],
+  );
+  const linesRef = useRef(lines);
+  useEffect(() => {
+    linesRef.current = lines;
+  }, [lines]);
+
+  useEffect(() => {
+    if (!onHandle || !chart) return undefined;
+    onHandle({
+      visibleLines: () => visibleLines(linesRef.current, chart.timeScale().getVisibleLogicalRange()),
+      screenshot: () => chart.takeScreenshot(),
+    });
+    return () => onHandle(undefined);
+  }, [chart, onHandle]);
+
+  const drawn = lines.length;
   return (
     <section className="chart" aria-label={`Compare ${row.base}/${row.quote} across DEX pools`}>
       <div className="chart__canvas" ref={containerRef} data-testid="compare-chart" data-series={drawn} data-status={query.status} role="img" aria-label={`Percent change of ${row.base}/${row.quote} on each pool`} />
@@ -97,7 +148,7 @@ export function CompareChart({ row, resolution, theme, timeZone }: CompareChartP
               ) : s.last === undefined ? (
                 <span className="compare-legend__muted">no trades</span>
               ) : (
-                <span className={`trend trend--${trendOf(s.last)}`}>{formatPercent(s.last)}</span>
+                <span className={`trend trend--${percentTrend(s.last)}`}>{formatPercent(s.last)}</span>
               )}
             </li>
           ))}
@@ -120,4 +171,17 @@ export function CompareChart({ row, resolution, theme, timeZone }: CompareChartP
       ) : null}
     </section>
   );
+}
+
+/**
+ * The lines cut to the logical range in view. The time scale's logical indexes count the union of
+ * every line's times (lightweight-charts merges the series' times into one scale).
+ */
+function visibleLines(lines: readonly CompareLine[], range: { from: number; to: number } | null): CompareLine[] {
+  if (!range) return [...lines];
+  const times = [...new Set(lines.flatMap((l) => l.points.map((p) => p.time)))].sort((a, b) => a - b);
+  const first = times[Math.max(0, Math.ceil(range.from))];
+  const last = times[Math.min(times.length - 1, Math.floor(range.to))];
+  if (first === undefined || last === undefined || last < first) return [];
+  return lines.map((line) => ({ ...line, points: line.points.filter((p) => p.time >= first && p.time <= last) }));
 }

@@ -1,12 +1,35 @@
 import { useState } from 'react';
-import { barsToCsv, exportFileName, type ExportBar } from '../lib/csv';
+import { formatDateTime } from '../../../lib/time-format';
+import { PALETTES } from '../../../lib/palette';
+import { usePreferences } from '../../../providers/app-providers';
+import { RESOLUTION_CHOICES } from '../../../stores/selection-store';
+import { barsToCsv, exportFileName, seriesToCsv, type ExportBar, type ExportSeries } from '../lib/csv';
+import { withTitleStrip } from '../lib/png';
 
-/** What the chart gives the export buttons. */
-export interface ExportSource {
-  readonly symbolName: string;
-  visibleBars(): readonly ExportBar[];
+interface ExportCommon {
+  /** File names start with it: the symbol name, or `ADA.SNEK-compare` in compare mode. */
+  readonly fileStem: string;
+  /** The image's title: the pair and group (`ADA/SNEK on Aggregate`); the resolution is added. */
+  readonly title: string;
+  /** The chart as a canvas (lightweight-charts' screenshot). */
   screenshot(): HTMLCanvasElement;
 }
+
+/** The candlestick chart: its bars in view. */
+export interface BarsExportSource extends ExportCommon {
+  readonly kind: 'bars';
+  visibleBars(): readonly ExportBar[];
+}
+
+/** Compare mode: each line's points in view, and the lines' colours for the image's legend. */
+export interface SeriesExportSource extends ExportCommon {
+  readonly kind: 'series';
+  visibleSeries(): readonly ExportSeries[];
+  legend(): readonly { readonly label: string; readonly color: string }[];
+}
+
+/** What a chart gives the export buttons. */
+export type ExportSource = BarsExportSource | SeriesExportSource;
 
 function download(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob);
@@ -19,28 +42,56 @@ function download(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-/** Export the bars in view as CSV and the chart as PNG. */
+/** The CSV of what is in view, with the status line; undefined when nothing is in view. */
+function csvOf(source: ExportSource): { text: string; message: string } | undefined {
+  if (source.kind === 'bars') {
+    const bars = source.visibleBars();
+    return bars.length === 0 ? undefined : { text: barsToCsv(bars), message: `Exported ${bars.length} bars` };
+  }
+  const series = source.visibleSeries().filter((s) => s.points.length > 0);
+  const rows = new Set(series.flatMap((s) => s.points.map((p) => p.time))).size;
+  return rows === 0 ? undefined : { text: seriesToCsv(series), message: `Exported ${rows} rows of ${series.length} pools` };
+}
+
+/**
+ * Export what the chart shows: CSV of the bars in view (compare mode: each line's points in view, one
+ * column per pool), PNG of the chart under a strip naming the pair, group and resolution.
+ */
 export function ExportMenu({ source, resolution }: { source: ExportSource | undefined; resolution: string }) {
   const [message, setMessage] = useState('');
+  const theme = usePreferences((s) => s.theme);
+  const timeZone = usePreferences((s) => s.timeZone);
   const exportCsv = () => {
     if (!source) return;
-    const bars = source.visibleBars();
-    if (bars.length === 0) {
-      setMessage('No bars in view to export');
+    const csv = csvOf(source);
+    if (!csv) {
+      setMessage(source.kind === 'bars' ? 'No bars in view to export' : 'No compared lines in view to export');
       return;
     }
-    download(new Blob([barsToCsv(bars)], { type: 'text/csv' }), exportFileName(source.symbolName, resolution, Date.now(), 'csv'));
-    setMessage(`Exported ${bars.length} bars`);
+    download(new Blob([csv.text], { type: 'text/csv' }), exportFileName(source.fileStem, resolution, Date.now(), 'csv'));
+    setMessage(csv.message);
   };
   const exportPng = () => {
     if (!source) return;
-    const canvas = source.screenshot();
+    const palette = PALETTES[theme];
+    const resolutionName = RESOLUTION_CHOICES.find((c) => c.value === resolution)?.name ?? resolution;
+    const now = Date.now();
+    const canvas = withTitleStrip(
+      source.screenshot(),
+      {
+        title: `${source.title} · ${resolutionName}`,
+        note: `Cardano DEX Charts · ${formatDateTime(Math.floor(now / 1000), timeZone, true)}`,
+        ...(source.kind === 'series' ? { legend: source.legend() } : {}),
+      },
+      { background: palette.background, text: palette.text, muted: palette.crosshair },
+      window.devicePixelRatio > 0 ? window.devicePixelRatio : 1,
+    );
     canvas.toBlob((blob) => {
       if (!blob) {
         setMessage('The chart image could not be made');
         return;
       }
-      download(blob, exportFileName(source.symbolName, resolution, Date.now(), 'png'));
+      download(blob, exportFileName(source.fileStem, resolution, now, 'png'));
       setMessage('Exported the chart image');
     }, 'image/png');
   };

@@ -19,13 +19,40 @@ function number(value: number): string {
   return /e/i.test(text) ? value.toFixed(20).replace(/\.?0+$/, '') : text;
 }
 
+/** A field as RFC 4180 wants it: quoted (quotes doubled) when it holds a comma, quote or line break. */
+function field(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+
+/** A compared line to export: its column header and its points (Unix seconds, ascending). */
+export interface ExportSeries {
+  readonly header: string;
+  readonly points: readonly { readonly time: number; readonly value: number }[];
+}
+
+/**
+ * Compared lines as CSV, wide: `time_utc,unix_time`, then one column per line; one line per time any
+ * of them has (ascending), a cell left empty where a line has no point at that time.
+ */
+export function seriesToCsv(series: readonly ExportSeries[]): string {
+  const lines = [['time_utc', 'unix_time', ...series.map((s) => field(s.header))].join(',')];
+  const columns = series.map((s) => new Map(s.points.map((p) => [p.time, p.value])));
+  const times = [...new Set(series.flatMap((s) => s.points.map((p) => p.time)))].sort((a, b) => a - b);
+  for (const time of times) {
+    lines.push([isoTime(time), String(time), ...columns.map((column) => number(column.get(time) ?? Number.NaN))].join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
 /** Bars as CSV (RFC 4180, CRLF line ends): one header line, one line per bar, times in UTC ISO 8601. */
 export function barsToCsv(bars: readonly ExportBar[]): string {
   const lines = [CSV_HEADER.join(',')];
   for (const bar of bars) {
     const seconds = Math.floor(bar.time / 1000);
     lines.push(
-      [new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'), String(seconds), number(bar.open), number(bar.high), number(bar.low), number(bar.close), number(bar.volume), number(bar.tvl)].join(','),
+      [isoTime(seconds), String(seconds), number(bar.open), number(bar.high), number(bar.low), number(bar.close), number(bar.volume), number(bar.tvl)].join(','),
     );
   }
   return `${lines.join('\r\n')}\r\n`;

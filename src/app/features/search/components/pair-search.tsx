@@ -233,6 +233,7 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
                   <span className="search__pair">
                     {row.base}/{row.quote}
                     {item.recent ? <span className="search__recent">Recent</span> : null}
+                    {row.quoteName ? <span className="search__name">{row.quoteName}</span> : null}
                   </span>
                   <span className="search__dex">{row.exchange}</span>
                   <span className="search__tvl">{row.tvl !== undefined ? `${formatAmount(row.tvl)} ${row.base}` : '—'}</span>

@@ -5,7 +5,7 @@ import { assetFingerprint } from '../../../../shared/fingerprint';
 import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../../../shared/ids';
 import { CopyButton } from '../../../components/copy-button';
 import { TokenLogo } from '../../../components/token-logo';
-import { formatAmount, formatPercent, formatPrice, formatSignedAmount, trendOf } from '../../../lib/format';
+import { formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, trendOf, type Trend } from '../../../lib/format';
 import { useApi } from '../../../providers/app-providers';
 import { tokenInfoQueryOptions } from '../../../api/token-info';
 import { tokenStatsQueryOptions } from '../../../api/token-stats';
@@ -30,11 +30,12 @@ export function tokenIdentity(row: SearchRow, registryName?: string): { name: st
   return { name: registryName ?? displayAssetName(assetName), ticker: row.quote, policyId, fingerprint: assetFingerprint(policyId, assetName) };
 }
 
-function Stat({ label, value, trend, testId }: { label: string; value: string; trend?: number; testId: string }) {
+/** A statistic; `trend` colours it (the direction of the value as written). */
+function Stat({ label, value, trend, testId }: { label: string; value: string; trend?: Trend; testId: string }) {
   return (
     <div className="stat">
       <dt className="stat__label">{label}</dt>
-      <dd className={`stat__value${trend === undefined ? '' : ` trend trend--${trendOf(trend)}`}`} data-testid={testId}>
+      <dd className={`stat__value${trend === undefined ? '' : ` trend trend--${trend}`}`} data-testid={testId}>
         {value}
       </dd>
     </div>
@@ -56,7 +57,8 @@ export function TokenHeader({ info, row, actions }: TokenHeaderProps) {
   const base = row.base;
 
   return (
-    <header className="token-header" data-testid="token-header" aria-label={`${identity.name} (${identity.ticker})`}>
+    // A section with a name is a region landmark: its name is announced (a <header> inside <main> has no role that takes one).
+    <section className="token-header" data-testid="token-header" aria-label={`${identity.name} (${identity.ticker})`}>
       <div className="token-header__identity">
         <TokenLogo unit={row.quoteUnit} ticker={row.quote} size={40} />
         <div>
@@ -108,11 +110,11 @@ export function TokenHeader({ info, row, actions }: TokenHeaderProps) {
               {formatPrice(shown.current_price, info.pricescale)} <span className="stat__unit">{base}</span>
             </dd>
           </div>
-          <Stat label="1h" value={formatPercent(shown.hourly_price_change)} trend={shown.hourly_price_change} testId="header-change-1h" />
-          <Stat label="24h" value={formatPercent(shown.daily_price_change)} trend={shown.daily_price_change} testId="header-change-24h" />
+          <Stat label="1h" value={formatPercent(shown.hourly_price_change)} trend={percentTrend(shown.hourly_price_change)} testId="header-change-1h" />
+          <Stat label="24h" value={formatPercent(shown.daily_price_change)} trend={percentTrend(shown.daily_price_change)} testId="header-change-24h" />
           <Stat label={`TVL (${base})`} value={formatAmount(shown.current_tvl)} testId="header-tvl" />
-          <Stat label="TVL 1h" value={formatSignedAmount(shown.hourly_tvl_change)} trend={shown.hourly_tvl_change} testId="header-tvl-change-1h" />
-          <Stat label="TVL 24h" value={formatSignedAmount(shown.daily_tvl_change)} trend={shown.daily_tvl_change} testId="header-tvl-change" />
+          <Stat label="TVL 1h" value={formatSignedAmount(shown.hourly_tvl_change)} trend={trendOf(shown.hourly_tvl_change)} testId="header-tvl-change-1h" />
+          <Stat label="TVL 24h" value={formatSignedAmount(shown.daily_tvl_change)} trend={trendOf(shown.daily_tvl_change)} testId="header-tvl-change" />
           <Stat label={`Vol 1h (${base})`} value={formatAmount(shown.hourly_volume)} testId="header-volume-1h" />
           <Stat label={`Vol 24h (${base})`} value={formatAmount(shown.daily_volume)} testId="header-volume-24h" />
         </dl>
@@ -121,6 +123,6 @@ export function TokenHeader({ info, row, actions }: TokenHeaderProps) {
           Loading statistics…
         </p>
       )}
-    </header>
+    </section>
   );
 }

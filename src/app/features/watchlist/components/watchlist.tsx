@@ -4,7 +4,7 @@ import { resolvedSymbolQueryOptions } from '../../../api/resolve-symbol';
 import { tokenStatsQueryOptions } from '../../../api/token-stats';
 import { TokenLogo } from '../../../components/token-logo';
 import { isLiveSymbol, useLiveBars } from '../../../hooks/use-live-bars';
-import { formatPercent, formatPrice, trendOf } from '../../../lib/format';
+import { formatPercent, formatPrice, percentTrend } from '../../../lib/format';
 import { liveStats } from '../../../lib/live-stats';
 import { useApi, useDatafeed } from '../../../providers/app-providers';
 
@@ -70,7 +70,7 @@ function WatchRow({ item, current, onSelect, onRemove }: { item: WatchedSymbol; 
             <span data-testid="watchlist-price" data-value={shown.current_price}>
               {formatPrice(shown.current_price, info.pricescale)}
             </span>
-            <span className={`trend trend--${trendOf(shown.daily_price_change)}`}>{formatPercent(shown.daily_price_change)}</span>
+            <span className={`trend trend--${percentTrend(shown.daily_price_change)}`}>{formatPercent(shown.daily_price_change)}</span>
           </span>
         ) : (
           <span className="watchlist__price watchlist__muted">…</span>
