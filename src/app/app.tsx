@@ -9,7 +9,7 @@ import { CompareChart, type CompareHandle } from './features/compare';
 import { PriceChart, type ChartAppearance, type ChartHandle } from './features/chart';
 import { ExportMenu, type ExportSource } from './features/export';
 import { PairSearch } from './features/search';
-import { ChartToggles, ConnectionStatus, deepestPool, DisplayToggles, GroupPicker, liquidityQueryOptions, ResolutionButtons, SimulatedBadge } from './features/shell';
+import { ChartToggles, ConnectionStatus, deepestOf, DisplayToggles, gatewayInfoQueryOptions, GroupPicker, ResolutionButtons, SimulatedBadge } from './features/shell';
 import { TokenHeader } from './features/token-header';
 import { Watchlist } from './features/watchlist';
 import { useApi, useDatafeed, usePreferences, useSelection } from './providers/app-providers';
@@ -44,9 +44,10 @@ export function App() {
   const resolved = useQuery({ ...resolvedSymbolQueryOptions(datafeed, symbol, group), placeholderData: keepPreviousData });
   const current = resolved.isError ? undefined : resolved.data;
   const fresh = resolved.isPlaceholderData ? undefined : current;
-  // Without a symbol in the URL, the group's deepest pool (from /liquidity, smaller than the symbol list).
-  const liquidity = useQuery({ ...liquidityQueryOptions(api, group), enabled: symbol === undefined && !fresh });
-  const deepest = liquidity.data ? deepestPool(liquidity.data) : undefined;
+  // Without a symbol in the URL, the group's deepest pool as the gateway names it (/info, a few hundred
+  // bytes, instead of the group's symbol list); a gateway that does not know waits for the search.
+  const info = useQuery(gatewayInfoQueryOptions(api));
+  const deepest = symbol === undefined ? deepestOf(info.data, group) : undefined;
   // The chart starts on a stand-in while the symbol resolves (getBars only needs a name or pool ID).
   const provisional = useMemo(() => provisionalSymbolInfo(symbol ?? deepest), [symbol, deepest]);
   const chartInfo = fresh?.info ?? provisional;

@@ -2,6 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { formatPrice } from '../../src/app/lib/format';
+import { gatewayInfoSchema } from '../../src/shared/api/gateway';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { tokenStatsSchema } from '../../src/shared/api/tokens';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
@@ -42,8 +43,13 @@ async function aggregateInfo(name: string): Promise<{ ticker: string; pricescale
 
 describe('the charting app', () => {
   it('opens on the deepest Aggregate pair and writes it into the URL', async () => {
-    const { container } = open('/');
+    const rendered = open('/');
+    const { container } = rendered;
     const chart = await chartReady(container, 'ADA.SNEK_Aggregate_Pool1');
+    // Its bars were asked for by the pool ID the gateway's /info names.
+    const firstHistory = rendered.fetched.findIndex((url) => url.includes('/history?'));
+    const deepest = ensureDefined(gatewayInfoSchema.parse(await (await tp.fetch('/gw/v1/info')).json()).deepest?.Aggregate);
+    expect(rendered.fetched[firstHistory]).toContain(`symbol=${deepest}&`);
     expect(Number(chart.dataset.bars)).toBeGreaterThan(10);
     await waitFor(() => expect(urlParams().get('symbol')).toBe('ADA.SNEK_Aggregate_Pool1'));
     expect(urlParams().get('group')).toBe('Aggregate');
@@ -247,7 +253,12 @@ describe('the charting app', () => {
     const outage: FetchFault = (url) =>
       url.includes('/history') ? new Response(JSON.stringify({ s: 'error', errmsg: 'Upstream unavailable: test outage' }), { status: 502, headers: { 'Content-Type': 'application/json' } }) : undefined;
     const second = open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=5', outage);
-    const error = await screen.findByTestId('chart-error', {}, { timeout: 10_000 });
+    // The chart first loads from a stand-in (the symbol name) and, that having failed, loads again once
+    // the symbol resolves: take the Retry of the error that stays.
+    await screen.findByTestId('token-header', {}, { timeout: 10_000 });
+    await waitFor(() => expect(second.fetched.some((url) => /\/history\?symbol=[0-9a-f]{16,}&/.test(url))).toBe(true), { timeout: 10_000 });
+    await waitFor(() => expect(chartElement(second.container).dataset.status).toBe('error'), { timeout: 10_000 });
+    const error = await screen.findByTestId('chart-error');
     expect(screen.getByTestId('chart-error-message')).toHaveTextContent('Upstream unavailable: test outage');
     second.fault = undefined;
     await user.click(within(error).getByRole('button', { name: 'Retry' }));

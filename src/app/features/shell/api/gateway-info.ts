@@ -1,8 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
-import { gatewayInfoSchema } from '../../../../shared/api/gateway';
+import { gatewayInfoSchema, type GatewayInfo } from '../../../../shared/api/gateway';
 import type { ApiClient } from '../../../lib/api-client';
 
-/** GET /gw/v1/info: where the data come from (the simulator badge). */
+/** GET /gw/v1/info: where the data come from (the simulator badge), each group's deepest pool. */
 export function gatewayInfoQueryOptions(api: ApiClient) {
   return queryOptions({
     queryKey: ['gateway-info'],
@@ -10,3 +10,12 @@ export function gatewayInfoQueryOptions(api: ApiClient) {
     staleTime: Infinity,
   });
 }
+
+/** The pool ID of a group's deepest pool, when the gateway names it (group names match in any case). */
+export function deepestOf(info: GatewayInfo | undefined, group: string): string | undefined {
+  const deepest = info?.deepest;
+  if (!deepest) return undefined;
+  const key = Object.keys(deepest).find((g) => g.toLowerCase() === group.toLowerCase());
+  return key === undefined ? undefined : deepest[key];
+}
+
