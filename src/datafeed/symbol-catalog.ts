@@ -20,7 +20,7 @@ export interface CatalogSymbol extends SearchRow {
 /** The symbols of one group, with lookups and a search index. */
 export class GroupCatalog {
   readonly symbols: readonly CatalogSymbol[];
-  readonly index: SymbolSearchIndex;
+  private built: SymbolSearchIndex | undefined;
   private readonly byName = new Map<string, CatalogSymbol>();
   private readonly byNameLower = new Map<string, CatalogSymbol>();
   private readonly byTicker = new Map<string, CatalogSymbol>();
@@ -36,7 +36,12 @@ export class GroupCatalog {
       this.byNameLower.set(symbol.symbol.toLowerCase(), symbol);
       this.byTicker.set(symbol.ticker.toLowerCase(), symbol);
     }
-    this.index = new SymbolSearchIndex(symbols);
+  }
+
+  /** The search index, built on first use: resolving a symbol needs only the lookups (a page's first load). */
+  get index(): SymbolSearchIndex {
+    this.built ??= new SymbolSearchIndex(this.symbols);
+    return this.built;
   }
 
   /** By symbol name (exact, then ignoring case) or by ticker (pool ID, any case). */

@@ -178,6 +178,16 @@ export class UdfDatafeed implements IBasicDataFeed {
   }
 
   /**
+   * One symbol of a group as search lists it, by name or ticker (pool ID), without building the
+   * group's search index; undefined when the group has no such symbol. Rejects with the server's message.
+   */
+  async lookup(nameOrTicker: string, group: string): Promise<SearchRow | undefined> {
+    const outcome = await this.catalog.group(group);
+    if (!outcome.ok) throw new Error(outcome.error);
+    return outcome.value.find(nameOrTicker);
+  }
+
+  /**
    * The search index itself (of one group, or of every group when `group` is undefined or ''), for a
    * UI that searches on every keystroke without a promise per query. Rejects with the server's message.
    */

@@ -128,7 +128,8 @@ describe('group picker', () => {
     await waitFor(() => expect(urlParams().get('group')).toBe(target));
     await waitFor(() => expect(urlParams().get('symbol')).toMatch(new RegExp(`^ADA\\.SNEK_${target}_Pool\\d$`)));
     await chartReady(container);
-    expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'idle');
+    // The Aggregate pool's live connection closes after the datafeed's short debounce.
+    await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'idle'));
     if (without) {
       await user.selectOptions(screen.getByRole('combobox', { name: 'Group' }), without);
       expect(await screen.findByTestId('notice')).toHaveTextContent(`ADA/SNEK has no pool on ${without}`);

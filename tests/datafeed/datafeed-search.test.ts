@@ -143,3 +143,16 @@ describe('searchSymbols', () => {
     await expect(datafeed.search('SNEK', 'Aggregate')).rejects.toThrow(/offline/);
   });
 });
+
+describe('lookup', () => {
+  it('finds one symbol of a group by name or pool ID, in any case, as search lists it', async () => {
+    const [snek] = await search(h.datafeed, 'ADA.SNEK_Aggregate_Pool1', 'Aggregate', 1);
+    const row = ensureDefined(snek);
+    expect(await h.datafeed.lookup('ADA.SNEK_Aggregate_Pool1', 'Aggregate')).toEqual(row);
+    expect(await h.datafeed.lookup('ada.snek_aggregate_pool1', 'aggregate')).toEqual(row);
+    expect(await h.datafeed.lookup(row.ticker.toUpperCase(), 'Aggregate')).toEqual(row);
+    expect(await h.datafeed.lookup('ADA.SNEK_Aggregate_Pool1', 'Minswap')).toBeUndefined();
+    expect(await h.datafeed.lookup('ADA.NOPE_Aggregate_Pool1', 'Aggregate')).toBeUndefined();
+    await expect(h.datafeed.lookup('ADA.SNEK_Aggregate_Pool1', 'NoSuchDex')).rejects.toThrow(/NoSuchDex/);
+  });
+});

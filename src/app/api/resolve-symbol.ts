@@ -43,8 +43,7 @@ export async function resolveSelection(datafeed: UdfDatafeed, symbol: string | u
     name = match.symbol;
   }
   const info = await resolveInfo(datafeed, name);
-  const ticker = info.ticker ?? name;
-  const [row] = (await datafeed.search(ticker, info.exchange, 5)).filter((r) => lower(r.ticker) === lower(ticker));
+  const row = await datafeed.lookup(info.ticker ?? name, info.exchange);
   if (!row) throw new UnknownSymbolError(`Unknown symbol: ${symbol ?? name}`);
   return { info, row };
 }
