@@ -1,20 +1,9 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPlatform, type TestPlatform } from '../support/platform';
-import { chartReady, renderApp, type RenderedApp } from './render-app';
+import { describe, expect, it } from 'vitest';
+import { appTestBed, chartReady } from './render-app';
 
-let tp: TestPlatform;
-let app: RenderedApp | undefined;
-
-beforeAll(() => {
-  tp = createTestPlatform();
-});
-afterAll(() => tp.close());
-afterEach(() => {
-  app?.close();
-  app = undefined;
-});
+const bed = appTestBed();
 
 const LANDMARKS = ['banner', 'complementary', 'contentinfo', 'form', 'main', 'navigation', 'region', 'search'];
 
@@ -24,7 +13,7 @@ const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tab
 describe('accessibility', () => {
   it('names the token header and the watchlist once each, and keeps links out of the chart images', async () => {
     const user = userEvent.setup();
-    app = renderApp(tp, { url: '/?symbol=ADA.SNEK_Aggregate_Pool1&res=60' });
+    const app = bed.open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=60');
     await chartReady(app.container);
     const header = await screen.findByTestId('token-header', {}, { timeout: 10_000 });
     // A landmark whose name is announced: "Snek (SNEK)" or the decoded asset name.

@@ -1,6 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatPrice } from '../../src/app/lib/format';
 import { gatewayInfoSchema } from '../../src/shared/api/gateway';
 import { historyResponseSchema } from '../../src/shared/api/history';
@@ -10,32 +10,20 @@ import { assetFingerprint } from '../../src/shared/fingerprint';
 import { splitTokenUnit } from '../../src/shared/ids';
 import { busiestAggregates, tradeUntil } from '../datafeed/harness';
 import { ensureDefined } from '../support/ensure';
-import { createTestPlatform, type TestPlatform } from '../support/platform';
-import { chartElement, chartReady, type FetchFault, renderApp, type RenderedApp, urlParams } from './render-app';
+import { appTestBed, chartElement, chartReady, type FetchFault, type RenderedApp, urlParams } from './render-app';
 
-let tp: TestPlatform;
-let app: RenderedApp | undefined;
-
-beforeAll(() => {
-  tp = createTestPlatform();
-});
-afterAll(() => tp.close());
-afterEach(() => {
-  app?.close();
-  app = undefined;
-});
+const bed = appTestBed();
 
 function open(url = '/', fault?: FetchFault): RenderedApp {
-  app = renderApp(tp, { url, ...(fault ? { fault } : {}) });
-  return app;
+  return bed.open(url, fault ? { fault } : {});
 }
 
 async function stats(pool: string) {
-  return tokenStatsSchema.parse(await (await tp.fetch(`/gw/v1/tokens/current?pool=${pool}`)).json());
+  return tokenStatsSchema.parse(await (await bed.tp.fetch(`/gw/v1/tokens/current?pool=${pool}`)).json());
 }
 
 async function aggregateInfo(name: string): Promise<{ ticker: string; pricescale: number; quoteUnit: string }> {
-  const body = symbolInfoResponseSchema.parse(await (await tp.fetch('/gw/v1/symbol_info?group=Aggregate')).json());
+  const body = symbolInfoResponseSchema.parse(await (await bed.tp.fetch('/gw/v1/symbol_info?group=Aggregate')).json());
   const i = body.symbol.indexOf(name);
   if (i < 0) throw new Error(`no ${name}`);
   return { ticker: ensureDefined(body.ticker[i]), pricescale: ensureDefined(body.pricescale[i]), quoteUnit: ensureDefined(body.currency[i]) };
@@ -48,7 +36,7 @@ describe('the charting app', () => {
     const chart = await chartReady(container, 'ADA.SNEK_Aggregate_Pool1');
     // Its bars were asked for by the pool ID the gateway's /info names.
     const firstHistory = rendered.fetched.findIndex((url) => url.includes('/history?'));
-    const deepest = ensureDefined(gatewayInfoSchema.parse(await (await tp.fetch('/gw/v1/info')).json()).deepest?.Aggregate);
+    const deepest = ensureDefined(gatewayInfoSchema.parse(await (await bed.tp.fetch('/gw/v1/info')).json()).deepest?.Aggregate);
     expect(rendered.fetched[firstHistory]).toContain(`symbol=${deepest}&`);
     expect(Number(chart.dataset.bars)).toBeGreaterThan(10);
     await waitFor(() => expect(urlParams().get('symbol')).toBe('ADA.SNEK_Aggregate_Pool1'));
@@ -175,7 +163,7 @@ describe('the charting app', () => {
   });
 
   it('a live event updates the header and the last candle', async () => {
-    const [pool] = busiestAggregates(tp);
+    const [pool] = busiestAggregates(bed.tp);
     const target = ensureDefined(pool);
     const rendered = open(`/?symbol=${target.poolId}&res=1`);
     const chart = await chartReady(rendered.container);
@@ -184,13 +172,13 @@ describe('the charting app', () => {
     await screen.findByTestId('header-price');
     const lastBefore = Number(chart.dataset.lastTime);
     act(() => {
-      tradeUntil(tp, [target]);
+      tradeUntil(bed.tp, [target]);
     });
     const now = await stats(target.poolId);
     await waitFor(() => expect(Number(chart.dataset.lastClose)).toBe(now.current_price), { timeout: 10_000 });
     // The last candle is the server's newest 1-minute bar, opened or updated by the trade.
     const newest = historyResponseSchema.parse(
-      await (await tp.fetch(`/gw/v1/history?symbol=${target.poolId}&resolution=1min&to=${Math.floor(Date.now() / 1000) + 60}&countback=1`)).json(),
+      await (await bed.tp.fetch(`/gw/v1/history?symbol=${target.poolId}&resolution=1min&to=${Math.floor(Date.now() / 1000) + 60}&countback=1`)).json(),
     );
     expect(Number(chart.dataset.lastTime)).toBe(newest.t[0]);
     expect(Number(chart.dataset.lastTime)).toBeGreaterThanOrEqual(lastBefore);
@@ -223,7 +211,6 @@ describe('the charting app', () => {
     await waitFor(() => expect(urlParams().get('symbol')).toBe('ADA.SNEK_Aggregate_Pool1'));
     expect(urlParams().get('res')).toBe('5');
     first.close();
-    app = undefined;
     const min = await aggregateInfo('ADA.MIN_Aggregate_Pool1');
     const second = open(`/?symbol=${min.ticker}`);
     await waitFor(() => expect(urlParams().get('symbol')).toBe('ADA.MIN_Aggregate_Pool1'), { timeout: 10_000 });
@@ -248,7 +235,6 @@ describe('the charting app', () => {
     expect(alert).toHaveTextContent(/NoSuchDex/);
     expect(alert.textContent).toMatch(/Minswap/);
     first.close();
-    app = undefined;
 
     const outage: FetchFault = (url) =>
       url.includes('/history') ? new Response(JSON.stringify({ s: 'error', errmsg: 'Upstream unavailable: test outage' }), { status: 502, headers: { 'Content-Type': 'application/json' } }) : undefined;

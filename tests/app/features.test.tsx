@@ -1,34 +1,24 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CSV_HEADER } from '../../src/app/features/export/lib/csv';
 import { formatPercent } from '../../src/app/lib/format';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { tokenLogoSchema, tokenStatsSchema } from '../../src/shared/api/tokens';
 import { ensureDefined } from '../support/ensure';
-import { createTestPlatform, type TestPlatform } from '../support/platform';
-import { chartElement, chartReady, memoryStorage, renderApp, type RenderedApp, urlParams } from './render-app';
+import { appTestBed, chartElement, chartReady, memoryStorage, type RenderedApp, urlParams } from './render-app';
 
-let tp: TestPlatform;
-let app: RenderedApp | undefined;
-
-beforeAll(() => {
-  tp = createTestPlatform();
-});
-afterAll(() => tp.close());
+const bed = appTestBed();
 afterEach(() => {
-  app?.close();
-  app = undefined;
   vi.unstubAllGlobals();
 });
 
 function open(url: string, storage = memoryStorage()): RenderedApp {
-  app = renderApp(tp, { url, storage });
-  return app;
+  return bed.open(url, { storage });
 }
 
 async function symbols(group: string) {
-  return symbolInfoResponseSchema.parse(await (await tp.fetch(`/gw/v1/symbol_info?group=${group}`)).json());
+  return symbolInfoResponseSchema.parse(await (await bed.tp.fetch(`/gw/v1/symbol_info?group=${group}`)).json());
 }
 
 describe('compare mode', () => {
@@ -67,7 +57,7 @@ describe('watchlist', () => {
     expect(item).toHaveAttribute('data-symbol', 'ADA.DJED_Aggregate_Pool1');
     const body = await symbols('Aggregate');
     const ticker = ensureDefined(body.ticker[body.symbol.indexOf('ADA.DJED_Aggregate_Pool1')]);
-    const stats = tokenStatsSchema.parse(await (await tp.fetch(`/gw/v1/tokens/current?pool=${ticker}`)).json());
+    const stats = tokenStatsSchema.parse(await (await bed.tp.fetch(`/gw/v1/tokens/current?pool=${ticker}`)).json());
     await waitFor(() => expect(Number(within(item).getByTestId('watchlist-price').dataset.value)).toBe(stats.current_price), { timeout: 10_000 });
     first.close();
 
@@ -249,13 +239,12 @@ describe('token logo', () => {
     const body = await symbols('Aggregate');
     let name: string | undefined;
     for (let i = 0; i < body.symbol.length && name === undefined; i++) {
-      const logo = tokenLogoSchema.parse(await (await tp.fetch(`/gw/v1/tokens/logo/${body.currency[i]}`)).json());
+      const logo = tokenLogoSchema.parse(await (await bed.tp.fetch(`/gw/v1/tokens/logo/${body.currency[i]}`)).json());
       if (logo === null) name = body.symbol[i];
     }
     const symbol = ensureDefined(name, 'a token without a logo');
     open(`/?symbol=${symbol}`);
     await waitFor(() => expect(within(screen.getByTestId('token-header')).getByTestId('token-logo-fallback')).toBeInTheDocument(), { timeout: 10_000 });
-    app?.close();
     const snek = open('/?symbol=ADA.SNEK_Aggregate_Pool1');
     await chartReady(snek.container, 'ADA.SNEK_Aggregate_Pool1');
     await waitFor(() => expect(within(screen.getByTestId('token-header')).getByTestId('token-logo')).toHaveAttribute('src', expect.stringMatching(/^data:image\/png;base64,/)));
@@ -270,7 +259,7 @@ describe('empty state', () => {
     for (const group of ['VyFi', 'MuesliSwap', 'Splash', 'Spectrum', 'WingRiders', 'Minswap']) {
       const body = await symbols(group);
       for (let i = body.symbol.length - 1; i >= 0 && name === undefined; i--) {
-        const history = (await (await tp.fetch(`/gw/v1/history?symbol=${body.ticker[i]}&resolution=1d&to=${now}&countback=1`)).json()) as { t: number[] };
+        const history = (await (await bed.tp.fetch(`/gw/v1/history?symbol=${body.ticker[i]}&resolution=1d&to=${now}&countback=1`)).json()) as { t: number[] };
         if (history.t.length === 0) name = body.symbol[i];
       }
       if (name !== undefined) break;
@@ -300,8 +289,7 @@ describe('connection status', () => {
   it('shows reconnecting, not "History only", while the live endpoint answers an HTTP error, then live', async () => {
     // A proxy's 503 (or Vite's dev proxy with the gateway down): the browser closes the EventSource.
     const outage = (url: string) => (url.includes('/live?') ? new Response('Service Unavailable', { status: 503, headers: { 'Content-Type': 'text/plain' } }) : undefined);
-    const rendered = renderApp(tp, { url: '/?symbol=ADA.SNEK_Aggregate_Pool1&res=1', fault: outage });
-    app = rendered;
+    const rendered = bed.open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=1', { fault: outage });
     const states: string[] = [];
     rendered.services.liveStatus.subscribe(() => states.push(rendered.services.liveStatus.getSnapshot().state));
     await chartReady(rendered.container);

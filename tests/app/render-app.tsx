@@ -1,12 +1,12 @@
 import { QueryClient } from '@tanstack/react-query';
 import { render, waitFor, type RenderResult } from '@testing-library/react';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { StateStorage } from 'zustand/middleware';
 import { App } from '../../src/app/app';
 import { AppProviders } from '../../src/app/providers/app-providers';
 import { createAppServices, type AppServices } from '../../src/app/providers/app-services';
 import { TestEventSource } from '../support/event-source';
-import type { TestPlatform } from '../support/platform';
+import { createTestPlatform, type TestPlatform } from '../support/platform';
 
 /** A fetch fault to inject at the network boundary (the server stays real). */
 export type FetchFault = (url: string) => Response | undefined;
@@ -71,6 +71,7 @@ export function renderApp(tp: TestPlatform, options: { url?: string; storage?: S
       <App />
     </AppProviders>,
   );
+  let closed = false;
   const app: RenderedApp = {
     ...result,
     services,
@@ -84,12 +85,50 @@ export function renderApp(tp: TestPlatform, options: { url?: string; storage?: S
       state.fault = value;
     },
     close: () => {
+      if (closed) return;
+      closed = true;
       result.unmount();
       services.dispose();
       services.queryClient.clear();
     },
   };
   return app;
+}
+
+export interface AppTestBed {
+  /** The file's in-process platform (service + gateway). */
+  readonly tp: TestPlatform;
+  /** Renders the app at `url` (closing the one rendered before, if open). */
+  open(url?: string, options?: { storage?: StateStorage; fault?: FetchFault }): RenderedApp;
+}
+
+/**
+ * The per-file setup of the app's tests: one in-process platform for the file, and one rendered app
+ * at a time, closed after each test.
+ */
+export function appTestBed(): AppTestBed {
+  let platform: TestPlatform | undefined;
+  let current: RenderedApp | undefined;
+  beforeAll(() => {
+    platform = createTestPlatform();
+  });
+  afterAll(() => platform?.close());
+  afterEach(() => {
+    current?.close();
+    current = undefined;
+  });
+  const bed: AppTestBed = {
+    get tp() {
+      if (!platform) throw new Error('the platform exists inside tests only');
+      return platform;
+    },
+    open: (url = '/', options = {}) => {
+      current?.close();
+      current = renderApp(bed.tp, { url, ...options });
+      return current;
+    },
+  };
+  return bed;
 }
 
 /** The chart container (data-status, data-bars, data-last-time, data-last-close, data-symbol). */
