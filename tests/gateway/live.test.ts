@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { liveErrorSchema, liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
 import { tradeEventSchema, type TradeEvent } from '../../src/shared/api/stream';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
@@ -35,15 +35,6 @@ async function tradeUntil(reader: SseReader, count = 1, maxBlocks = 400): Promis
 
 const serviceStreams = () => t.platform.runtime?.hub.connectionCount ?? -1;
 
-/** Waits for a condition that settles asynchronously (e.g. the end of an upstream handover). */
-async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 beforeAll(() => {
   t = createTestPlatform({ pools: 120, days: 1, gateway: { heartbeatSeconds: 0.2, maxConnectionsPerAddress: 6, maxPoolsPerConnection: 5, maxBufferedBytes: 8 * 1024, handoverMs: 50 } });
   aggregates = busiestAggregates(t);
@@ -64,7 +55,7 @@ describe('gateway live multiplexing', () => {
     const [a, b, c] = aggregates;
     const readers = await Promise.all([open([a ?? '']), open([b ?? '']), open([a ?? '', c ?? ''])]);
     await Promise.all(readers.map((r) => r.until((f) => f.some((x) => x.event === 'status' && JSON.parse(x.data).state === 'connected'))));
-    await eventually(() => serviceStreams() === 1);
+    await vi.waitUntil(() => serviceStreams() === 1, { timeout: 3000, interval: 10 });
     const [ra, rb, rac] = readers as [SseReader, SseReader, SseReader];
     await tradeUntil(ra, 2);
     await tradeUntil(rb, 1);
@@ -86,13 +77,13 @@ describe('gateway live multiplexing', () => {
     const newcomer = await open([aggregates[4] ?? '']);
     await newcomer.until(() => statuses(newcomer).some((s) => s.state === 'connected'));
     expect(t.platform.gateway.upstreamStream.livePools?.has(aggregates[4] ?? '')).toBe(true);
-    await eventually(() => serviceStreams() === 1);
+    await vi.waitUntil(() => serviceStreams() === 1, { timeout: 3000, interval: 10 });
     await tradeUntil(newcomer, 1);
     newcomer.cancel();
-    await eventually(() => !t.platform.gateway.hub.union.has(aggregates[4] ?? '') && serviceStreams() === 1);
+    await vi.waitUntil(() => !t.platform.gateway.hub.union.has(aggregates[4] ?? '') && serviceStreams() === 1, { timeout: 3000, interval: 10 });
     await tradeUntil(first, 1);
     first.cancel();
-    await eventually(() => t.platform.gateway.hub.size === 0 && serviceStreams() === 0);
+    await vi.waitUntil(() => t.platform.gateway.hub.size === 0 && serviceStreams() === 0, { timeout: 3000, interval: 10 });
   });
 
   it('loses and duplicates nothing for a watching browser while others join and leave (make before break)', async () => {
@@ -130,7 +121,7 @@ describe('gateway live multiplexing', () => {
     const leaving = await open([pool]);
     await leaving.until(() => statuses(leaving).some((s) => s.state === 'connected'));
     leaving.cancel();
-    await eventually(() => t.platform.gateway.hub.size === 0 && t.platform.gateway.upstreamStream.livePools === undefined);
+    await vi.waitUntil(() => t.platform.gateway.hub.size === 0 && t.platform.gateway.upstreamStream.livePools === undefined, { timeout: 3000, interval: 10 });
     const joining = await open([pool]);
     let liveWhenTold: boolean | undefined;
     await joining.until(() => {
@@ -220,7 +211,7 @@ describe('browsers coming back', () => {
     await tradeUntil(first, 1);
     const lastSeen = first.frames.filter((f) => f.event === 'trade').at(-1)?.id ?? '';
     first.cancel();
-    await eventually(() => t.platform.gateway.hub.size === 0);
+    await vi.waitUntil(() => t.platform.gateway.hub.size === 0, { timeout: 3000, interval: 10 });
     // Nobody is connected, but the upstream lingers: these trades reach the gateway's ring.
     const runtime = t.platform.runtime;
     if (!runtime) throw new Error('no runtime');
@@ -250,7 +241,7 @@ describe('browsers coming back after the gateway stopped following their pools',
     await first.until(() => statuses(first).some((s) => s.state === 'connected'));
     const lastSeen = first.frames.find((f) => f.event === 'status')?.id ?? '';
     first.cancel();
-    await eventually(() => quick.platform.gateway.upstreamStream.livePools === undefined);
+    await vi.waitUntil(() => quick.platform.gateway.upstreamStream.livePools === undefined, { timeout: 3000, interval: 10 });
     for (let i = 0; i < 20; i++) quick.trade();
     const back = new SseReader(await quick.fetch(`/gw/v1/live?pools=${pool}`, { headers: { 'Last-Event-ID': lastSeen } }));
     await back.until(() => statuses(back).length > 0);

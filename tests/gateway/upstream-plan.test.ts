@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../../src/gateway/config';
 import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { remoteUpstream } from '../../src/gateway/upstream';
@@ -56,15 +56,6 @@ async function tradeUntil(reader: SseReader, count = 1): Promise<void> {
   await reader.until(() => trades(reader).length >= target);
 }
 
-/** Waits for a condition that settles asynchronously. */
-async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('an upstream plan that allows fewer pools than the gateway is configured for', () => {
   it('refuses the browser that does not fit with a retryable error, learns the limit, and keeps the others live', async () => {
     expect(aggregates.length).toBe(119);
@@ -90,7 +81,7 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
       // The browsers it covers keep their events, on one upstream connection.
       await tradeUntil(first);
       await tradeUntil(second);
-      await eventually(() => [...(gateway.upstreamStream.livePools ?? [])].length === 100 && !gateway.hub.union.has(aggregates[110] ?? ''));
+      await vi.waitUntil(() => [...(gateway.upstreamStream.livePools ?? [])].length === 100 && !gateway.hub.union.has(aggregates[110] ?? ''), { timeout: 5000, interval: 10 });
 
       // The limit is learned: the same request is refused at once, and one that fits is served.
       const again = await open(gateway, aggregates.slice(100, 119));
@@ -174,7 +165,7 @@ describe('resuming across a re-subscription without overlap (a key allowing one 
       const seen = x.frames.filter((f) => f.event === 'trade').at(-1)?.id ?? '';
       expect(seen).not.toBe('');
       x.cancel();
-      await eventually(() => gateway.hub.size === 1);
+      await vi.waitUntil(() => gateway.hub.size === 1, { timeout: 5000, interval: 10 });
 
       // Y forces a switch: the old connection closes before the new one opens.
       const y = await open(gateway, [q]);

@@ -3,7 +3,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NODE_SERVER_OPTIONS, openStream, type StreamSink } from '../../src/service/stream/response-sink';
 
 /** A server with one streaming route behind CORS (which touches the response before the handler). */
@@ -40,14 +40,6 @@ afterEach(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   server = undefined;
 });
-
-const until = async (check: () => boolean, timeoutMs = 5000) => {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
 
 describe('streaming responses written to the Node response', () => {
   it('keeps the headers set before the handler, streams coalesced writes, and ends cleanly', async () => {
@@ -89,7 +81,7 @@ describe('streaming responses written to the Node response', () => {
     socket.write('GET /stream HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n');
     let received = '';
     socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
-    await until(() => s.opened.length === 1);
+    await vi.waitUntil(() => s.opened.length === 1, { timeout: 5000, interval: 10 });
     const entry = s.opened[0];
     if (!entry) throw new Error('no stream');
     entry.sink.write('one\n');
@@ -109,7 +101,7 @@ describe('streaming responses written to the Node response', () => {
     const response = await fetch(`http://127.0.0.1:${s.port}/stream`, { signal: abort.signal });
     expect(response.status).toBe(200);
     abort.abort();
-    await until(() => s.opened[0]?.closed === true);
+    await vi.waitUntil(() => s.opened[0]?.closed === true, { timeout: 5000, interval: 10 });
     expect(s.opened[0]?.sink.open).toBe(false);
   });
 
@@ -120,7 +112,7 @@ describe('streaming responses written to the Node response', () => {
     await once(socket, 'connect');
     socket.write(`GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
     socket.pause(); // never read: the kernel buffers fill, then Node's
-    await until(() => s.opened.length === 1);
+    await vi.waitUntil(() => s.opened.length === 1, { timeout: 5000, interval: 10 });
     const entry = s.opened[0];
     if (!entry) throw new Error('no stream');
     const chunk = 'x'.repeat(1023) + '\n';
