@@ -3,17 +3,32 @@ import type { RuntimeHooks } from '../service/runtime';
 
 type Progress = Parameters<NonNullable<RuntimeHooks['onProgress']>>[0];
 
-/** A terminal progress bar for the market's backfill or catch-up (silent when not a TTY and quick). */
+const TITLES: Record<Progress['phase'], string> = { backfill: 'Backfilling history', 'catch-up': 'Catching up', bars: 'Building bars' };
+
+/**
+ * Terminal progress bars for the start's phases: the backfill or catch-up, then the bars of a first
+ * start. Plain lines at most every 10 % when not a TTY; nothing for a phase already done.
+ */
 export function progressReporter(stream: NodeJS.WriteStream = process.stderr): { onProgress: (p: Progress) => void; stop: () => void } {
   let bar: cliProgress.SingleBar | undefined;
+  let phase: Progress['phase'] | undefined;
   let lastLine = 0;
+  let shown = false;
   return {
     onProgress: (p) => {
-      const total = Math.max(1, p.to - p.from);
-      const done = Math.min(total, Math.max(0, p.blockTime - p.from));
-      if (done >= total && !bar) return;
+      if (p.phase !== phase) {
+        bar?.stop();
+        bar = undefined;
+        phase = p.phase;
+        lastLine = 0;
+        shown = false;
+      }
+      const total = Math.max(1, p.total);
+      const done = Math.min(total, Math.max(0, p.done));
+      // A phase whose first report is its end (nothing to catch up, a small market) stays silent.
+      if (done >= total && !shown) return;
+      shown = true;
       if (!stream.isTTY) {
-        // Plain lines in logs and CI, at most every 10 %.
         const pct = Math.floor((done / total) * 10);
         if (pct > lastLine) {
           lastLine = pct;
@@ -23,7 +38,7 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr): {
       }
       if (!bar) {
         bar = new cliProgress.SingleBar(
-          { format: `${p.phase === 'backfill' ? 'Backfilling history' : 'Catching up'} [{bar}] {percentage}% | {trades} trades | ETA {eta_formatted}`, hideCursor: true, stream },
+          { format: `${TITLES[p.phase]} [{bar}] {percentage}% | {trades} trades | ETA {eta_formatted}`, hideCursor: true, stream },
           cliProgress.Presets.shades_classic,
         );
         bar.start(total, 0, { trades: 0 });

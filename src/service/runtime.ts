@@ -23,6 +23,16 @@ import { StreamHub } from './stream/hub';
 /** File (in the data directory) holding the dev key created on a first start without keys. */
 export const DEV_KEY_FILE = 'dev-api-key.txt';
 
+/** How far a start has come in one of its phases (`done` of `total`, in the phase's own units). */
+export interface StartupProgress {
+  /** Producing missed blocks (units: simulated seconds), or building every bar (units: trades). */
+  readonly phase: 'backfill' | 'catch-up' | 'bars';
+  readonly done: number;
+  readonly total: number;
+  /** Trades produced or folded so far. */
+  readonly trades: number;
+}
+
 export interface RuntimeHooks {
   /** Wall clock in milliseconds (injectable so tests run fast). */
   readonly nowMs?: () => number;
@@ -30,8 +40,8 @@ export interface RuntimeHooks {
   readonly log?: (line: string) => void;
   /** Log one line per request from the service app itself (off when a host logs them). */
   readonly logRequests?: boolean;
-  /** Backfill / catch-up progress. */
-  readonly onProgress?: (progress: SimulatorProgress & { readonly phase: 'backfill' | 'catch-up' }) => void;
+  /** Progress of the start: producing the backfill or catch-up, then (first start) building the bars. */
+  readonly onProgress?: (progress: StartupProgress) => void;
 }
 
 export interface ServiceRuntime {
@@ -175,9 +185,12 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
     const phase = simulator.started ? 'catch-up' : 'backfill';
     if (!simulator.started) simulator.startAt(nowSeconds() - Math.round(config.days * 86_400));
     setBulkMode(db, true);
-    const run = () => simulator.runUntil(nowSeconds(), (p) => hooks.onProgress?.({ ...p, phase }));
+    const run = () => simulator.runUntil(nowSeconds(), (p) => hooks.onProgress?.(simulationProgress(phase, p)));
     // The first backfill is a bulk load: trades first, then every bar in one ordered pass.
-    const startupTrades = phase === 'backfill' ? ingestor.withDeferredBars(run) : run();
+    const startupTrades =
+      phase === 'backfill'
+        ? ingestor.withDeferredBars(run, (done, total) => hooks.onProgress?.({ phase: 'bars', done, total, trades: done }))
+        : run();
     setBulkMode(db, false);
     db.pragma('wal_checkpoint(TRUNCATE)');
 
@@ -258,6 +271,11 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
     handle.close();
     throw error;
   }
+}
+
+function simulationProgress(phase: 'backfill' | 'catch-up', p: SimulatorProgress): StartupProgress {
+  const total = Math.max(1, p.to - p.from);
+  return { phase, done: Math.min(total, Math.max(0, p.blockTime - p.from)), total, trades: p.trades };
 }
 
 /**
