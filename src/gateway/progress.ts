@@ -44,6 +44,11 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr): {
         bar.start(total, 0, { trades: 0 });
       }
       bar.update(done, { trades: p.trades });
+      if (done >= total) {
+        // Done: end the line now, so that what the start logs next starts on its own line.
+        bar.stop();
+        bar = undefined;
+      }
     },
     stop: () => bar?.stop(),
   };
