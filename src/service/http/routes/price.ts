@@ -97,7 +97,17 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
       query.countback !== undefined ? (trades.countbackStart(pool.id, query.resolution, query.to, query.countback) ?? query.to) : query.from;
     const body = history.body(pool.id, query.resolution, from, query.to, query.includeTvl);
     c.header('Content-Type', 'application/json');
-    return c.body(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength));
+    c.header('Content-Length', String(body.byteLength));
+    // As a one-chunk stream: a byte-array body is copied whole into the Response (megabytes for months
+    // of 1min bars), a stream's chunk is handed over as it is.
+    return c.body(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength));
+          controller.close();
+        },
+      }),
+    );
   });
 
   return app;
