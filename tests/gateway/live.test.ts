@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { liveErrorSchema, liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
-import { tradeEventSchema, type TradeEvent } from '../../src/shared/api/stream';
+import { liveErrorSchema } from '../../src/shared/api/gateway';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
-import { SseReader } from '../support/sse';
+import { liveStatuses, liveTrades, SseReader, tradeUntilSeen } from '../support/sse';
 
 let t: TestPlatform;
 let aggregates: string[];
@@ -20,18 +19,9 @@ function busiestAggregates(platform: TestPlatform): string[] {
 const open = async (pools: string[], headers?: Record<string, string>) =>
   new SseReader(await t.fetch(`/gw/v1/live?pools=${pools.join(',')}`, headers ? { headers } : undefined));
 
-const statuses = (reader: SseReader) => reader.events<LiveStatus>('status').map((s) => liveStatusSchema.parse(s));
-const trades = (reader: SseReader) => reader.events<TradeEvent>('trade').map((e) => tradeEventSchema.parse(e));
-
-/** Trades until `reader` has seen `count` more trade events (the market picks pools at random). */
-async function tradeUntil(reader: SseReader, count = 1, maxBlocks = 400): Promise<void> {
-  const target = trades(reader).length + count;
-  for (let i = 0; i < maxBlocks && trades(reader).length < target; i++) {
-    t.trade();
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  await reader.until(() => trades(reader).length >= target);
-}
+const statuses = liveStatuses;
+const trades = liveTrades;
+const tradeUntil = (reader: SseReader, count = 1) => tradeUntilSeen(reader, () => t.trade(), count, 400, 0);
 
 const serviceStreams = () => t.platform.runtime?.hub.connectionCount ?? -1;
 

@@ -10,10 +10,8 @@ import { remoteUpstream } from '../../src/gateway/upstream';
 import { parseServiceConfig } from '../../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
 import { NODE_SERVER_OPTIONS } from '../../src/service/stream/response-sink';
-import { liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
 import { historyResponseSchema } from '../../src/shared/api/history';
-import type { TradeEvent } from '../../src/shared/api/stream';
-import { SseReader } from '../support/sse';
+import { liveStatuses, liveTrades, SseReader, tradeUntilSeen } from '../support/sse';
 
 /** A second service instance over real HTTP on loopback, which the test can stop and restart. */
 class LoopbackService {
@@ -81,17 +79,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const statuses = (r: SseReader) => r.events<LiveStatus>('status').map((s) => liveStatusSchema.parse(s));
-const trades = (r: SseReader) => r.events<TradeEvent>('trade');
-
-async function tradeUntil(reader: SseReader, count: number): Promise<void> {
-  const target = trades(reader).length + count;
-  for (let i = 0; i < 400 && trades(reader).length < target; i++) {
-    upstream.trade();
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  await reader.until(() => trades(reader).length >= target);
-}
+const statuses = liveStatuses;
+const trades = liveTrades;
+const tradeUntil = (reader: SseReader, count: number) => tradeUntilSeen(reader, () => upstream.trade(), count, 400, 5);
 
 describe('gateway in front of a remote service over HTTP', () => {
   it('forwards REST with its key', async () => {

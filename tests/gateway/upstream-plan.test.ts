@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../../src/gateway/config';
 import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { remoteUpstream } from '../../src/gateway/upstream';
-import { liveErrorSchema, liveStatusSchema, type LiveError, type LiveStatus } from '../../src/shared/api/gateway';
-import type { TradeEvent } from '../../src/shared/api/stream';
+import { liveErrorSchema, type LiveError } from '../../src/shared/api/gateway';
 import { aggregatesByActivity } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
-import { SseReader } from '../support/sse';
+import { liveStatuses, SseReader, tradeUntilSeen } from '../support/sse';
 import { serveLoopback, type Loopback } from './support/loopback';
 
 /**
@@ -42,19 +41,11 @@ function gatewayFor(key: string, logs: string[] = [], config: Partial<GatewayCon
 
 const open = async (gateway: Gateway, pools: readonly string[], lastEventId?: string) =>
   new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools.join(',')}`, lastEventId ? { headers: { 'Last-Event-ID': lastEventId } } : undefined));
-const statuses = (r: SseReader): LiveStatus[] => r.events('status').map((s) => liveStatusSchema.parse(s));
+const statuses = liveStatuses;
 const errors = (r: SseReader): LiveError[] => r.events('error').map((e) => liveErrorSchema.parse(e));
-const trades = (r: SseReader) => r.events<TradeEvent>('trade');
 const connected = (r: SseReader, count = 1) => r.until(() => statuses(r).filter((s) => s.state === 'connected').length >= count, 10_000);
 
-async function tradeUntil(reader: SseReader, count = 1): Promise<void> {
-  const target = trades(reader).length + count;
-  for (let i = 0; i < 400 && trades(reader).length < target; i++) {
-    service.trade();
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  await reader.until(() => trades(reader).length >= target);
-}
+const tradeUntil = (reader: SseReader, count = 1) => tradeUntilSeen(reader, () => service.trade(), count);
 
 describe('an upstream plan that allows fewer pools than the gateway is configured for', () => {
   it('refuses the browser that does not fit with a retryable error, learns the limit, and keeps the others live', async () => {

@@ -1,4 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
+import { tradeEventSchema, type TradeEvent } from '../../src/shared/api/stream';
 
 /**
  * Reads SSE frames from a Response body into a queue, for tests that want to wait for a given frame.
@@ -136,3 +138,27 @@ export class LineReader {
     void this.reader.cancel().catch(() => {});
   }
 }
+
+/** The `status` frames a gateway live stream has sent so far, checked against the contract. */
+export function liveStatuses(reader: SseReader): LiveStatus[] {
+  return reader.events('status').map((s) => liveStatusSchema.parse(s));
+}
+
+/** The `trade` frames a gateway live stream has sent so far, checked against the contract. */
+export function liveTrades(reader: SseReader): TradeEvent[] {
+  return reader.events('trade').map((e) => tradeEventSchema.parse(e));
+}
+
+/**
+ * Makes the market trade (`trade()`, block after block: it picks pools at random) until `reader` has
+ * seen `count` more trade events.
+ */
+export async function tradeUntilSeen(reader: SseReader, trade: () => unknown, count = 1, maxBlocks = 400, pauseMs = 2): Promise<void> {
+  const target = liveTrades(reader).length + count;
+  for (let i = 0; i < maxBlocks && liveTrades(reader).length < target; i++) {
+    trade();
+    await new Promise((r) => setTimeout(r, pauseMs));
+  }
+  await reader.until(() => liveTrades(reader).length >= target);
+}
+
