@@ -95,15 +95,15 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     // countback: the last N bars before `to`, served as the range from the N-th bar's start.
     const from =
       query.countback !== undefined ? (trades.countbackStart(pool.id, query.resolution, query.to, query.countback) ?? query.to) : query.from;
-    const body = history.body(pool.id, query.resolution, from, query.to, query.includeTvl);
+    const { pieces, bytes } = history.body(pool.id, query.resolution, from, query.to, query.includeTvl);
     c.header('Content-Type', 'application/json');
-    c.header('Content-Length', String(body.byteLength));
-    // As a one-chunk stream: a byte-array body is copied whole into the Response (megabytes for months
-    // of 1min bars), a stream's chunk is handed over as it is.
+    c.header('Content-Length', String(bytes));
+    // The cached fragments as they are, one chunk each: joining them first would copy megabytes for
+    // months of 1min bars, and the socket takes many chunks as readily as one.
     return c.body(
       new ReadableStream<Uint8Array>({
         start(controller) {
-          controller.enqueue(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength));
+          for (const piece of pieces) controller.enqueue(new Uint8Array(piece.buffer as ArrayBuffer, piece.byteOffset, piece.byteLength));
           controller.close();
         },
       }),
