@@ -1,0 +1,71 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { waitForCandles } from './support/chart';
+import { expect, test } from './support/fixtures';
+import { deepestPool } from './support/market';
+
+/** axe-core's WCAG 2.1 A/AA rules on the whole page; the chart canvases are images with a name. */
+async function violations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return results.violations.map((v) => `${v.id} (${v.impact ?? '?'}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
+
+test('accessibility: no WCAG A/AA violation (labels, contrast, landmarks) in either theme; keyboard focus follows the layout', async ({ page, request }) => {
+  const deepest = await deepestPool(request, 'Aggregate');
+  await page.goto(`/?symbol=${deepest.symbol}`);
+  await waitForCandles(page, { symbol: deepest.symbol });
+  await expect(page.getByTestId('token-header')).toBeVisible();
+  expect(await violations(page), 'dark theme').toEqual([]);
+  await page.getByRole('button', { name: 'Light' }).click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  expect(await violations(page), 'light theme').toEqual([]);
+
+  // Focus order: the skip link first, then the controls in reading order (rows top to bottom, each
+  // left to right), every one visible when focused.
+  await page.reload();
+  await waitForCandles(page, { symbol: deepest.symbol });
+  const stops: string[] = [];
+  for (let i = 0; i < 14; i++) {
+    await page.keyboard.press('Tab');
+    const focused = page.locator(':focus');
+    await expect(focused).toBeVisible();
+    stops.push(await focused.evaluate((el) => el.getAttribute('aria-label') ?? (el as HTMLInputElement).labels?.[0]?.textContent?.trim() ?? el.textContent?.trim() ?? ''));
+  }
+  // The top bar left to right, the token header (its identity column, then its action), the toolbar.
+  expect(stops).toEqual([
+    'Skip to the chart',
+    'Search pairs',
+    'Group',
+    'Dark',
+    'Light',
+    'UTC',
+    'Local',
+    'Copy policy ID',
+    'Copy fingerprint',
+    'Watch this pair',
+    '1 minute',
+    '5 minutes',
+    '15 minutes',
+    '1 hour',
+  ]);
+});
+
+test('phone width: the page fits the screen, draws candles, and a pair can be searched and picked', async ({ page, request }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const deepest = await deepestPool(request, 'Aggregate');
+  await page.goto(`/?symbol=${deepest.symbol}`);
+  await waitForCandles(page, { symbol: deepest.symbol });
+  await expect(page.getByTestId('token-header')).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  expect(await violations(page), 'phone width').toEqual([]);
+
+  const search = page.getByRole('combobox', { name: 'Search pairs' });
+  await expect(search).toBeInViewport();
+  await search.click();
+  await search.pressSequentially('djed');
+  const first = page.getByRole('listbox').getByRole('option').first();
+  await expect(first).toBeInViewport();
+  await search.press('Enter');
+  await waitForCandles(page, { symbol: /DJED/ });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+});
