@@ -18,8 +18,8 @@ export function ChartLegend({ controller, pricescale, title }: { controller: Leg
   const [expanded, setExpanded] = useState(false);
   const listId = useId();
   if (!bar) return null;
-  const scale = pricescale !== undefined && pricescale > 0 ? pricescale : undefined;
-  const price = (value: number) => formatPrice(value, scale);
+  // formatPrice takes a missing or 0 pricescale (a symbol still being resolved) as "significant digits".
+  const price = (value: number) => formatPrice(value, pricescale);
   return (
     <div className="chart-legend" data-testid="chart-legend" data-expanded={expanded} role="group" aria-label="Bar values">
       {title ? <span className="chart-legend__title">{title}</span> : null}
