@@ -1,5 +1,6 @@
 import { once } from 'node:events';
-import { connect, type AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { connect, Socket, type AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
@@ -8,12 +9,13 @@ import { NODE_SERVER_OPTIONS, openStream, type StreamSink } from '../../src/serv
 
 /** A server with one streaming route behind CORS (which touches the response before the handler). */
 async function streamingServer(maxUnreadBytes: number) {
-  const opened: { sink: StreamSink; closed: boolean }[] = [];
+  const opened: { sink: StreamSink; closed: boolean; socket: Socket | null }[] = [];
   const app = new Hono();
   app.use('*', cors({ origin: '*' }));
   app.get('/stream', (c) => {
     c.header('X-Limit', '42');
-    const entry = { sink: undefined as unknown as StreamSink, closed: false };
+    const socket = (c.env as { outgoing?: ServerResponse }).outgoing?.socket ?? null;
+    const entry = { sink: undefined as unknown as StreamSink, closed: false, socket };
     const { response, sink } = openStream(c, {
       headers: { 'Content-Type': 'text/event-stream' },
       maxUnreadBytes,
@@ -71,6 +73,45 @@ describe('streaming responses written to the Node response', () => {
     entry.sink.write('last\n');
     entry.sink.end();
     expect((await response.text()).split('\n').filter(Boolean)).toEqual(['hello', ...lines, 'last']);
+  });
+
+  it('gives each stream one socket write per run, all flushed, even when one connection fails to take its text', async () => {
+    const s = await streamingServer(1 << 20);
+    server = s.server;
+    const responses = await Promise.all([0, 1, 2].map(() => fetch(`http://127.0.0.1:${s.port}/stream`)));
+    await vi.waitUntil(() => s.opened.length === 3, { timeout: 5000, interval: 10 });
+    // Let the first line's flush go out before counting.
+    await new Promise((r) => setTimeout(r, 20));
+    const [first, broken, third] = s.opened;
+    if (!first || !broken || !third) throw new Error('streams missing');
+    const writes = new Map<Socket, number>();
+    const write = Socket.prototype.write;
+    const spy = vi.spyOn(Socket.prototype, 'write').mockImplementation(function (this: Socket, ...args: Parameters<Socket['write']>) {
+      writes.set(this, (writes.get(this) ?? 0) + 1);
+      if (this === broken.socket) throw new Error('the socket broke');
+      return write.apply(this, args);
+    });
+    try {
+      // One synchronous run, as a commit's fan-out: interleaved lines, multi-byte text with its byte count given.
+      for (let i = 0; i < 5; i++) {
+        for (const entry of [first, broken, third]) {
+          const line = `ligne ${i} ₳\n`;
+          expect(entry.sink.write(line, Buffer.byteLength(line))).toBe(true);
+        }
+      }
+      await vi.waitUntil(() => writes.size === 3, { timeout: 5000, interval: 5 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect([...writes.values()]).toEqual([1, 1, 1]);
+    expect(broken.closed).toBe(true);
+    expect(broken.sink.open).toBe(false);
+    first.sink.end();
+    third.sink.end();
+    const expected = ['hello', ...Array.from({ length: 5 }, (_, i) => `ligne ${i} ₳`)];
+    expect((await responses[0]?.text())?.split('\n').filter(Boolean)).toEqual(expected);
+    expect((await responses[2]?.text())?.split('\n').filter(Boolean)).toEqual(expected);
+    await expect(responses[1]?.text()).rejects.toThrow();
   });
 
   it('sends an HTTP/1.0 client a body delimited by the connection close, without chunk framing', async () => {

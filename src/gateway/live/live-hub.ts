@@ -6,8 +6,8 @@ import type { UpstreamListener } from './upstream-stream';
 export interface LiveClient {
   readonly pools: ReadonlySet<string>;
   readonly address: string;
-  /** Writes a frame; returns false when the client is too slow and was dropped. */
-  write(frame: string): boolean;
+  /** Writes a frame (`bytes`: its UTF-8 length, when known); returns false when the client is too slow and was dropped. */
+  write(frame: string, bytes?: number): boolean;
   close(): void;
   /** Whether this client has been told its subscription is live. */
   connected: boolean;
@@ -278,7 +278,9 @@ export class LiveHub implements UpstreamListener {
     if (this.ring.length > RING_SIZE * 1.25) this.ring.splice(0, this.ring.length - RING_SIZE);
     const clients = this.byPool.get(event.pool_id);
     if (!clients) return;
-    for (const client of [...clients]) client.write(frame);
+    const bytes = Buffer.byteLength(frame);
+    // A client dropped while written to leaves the set: deleting from a Set during its iteration is safe.
+    for (const client of clients) client.write(frame, bytes);
   }
 
   /** Sends a frame to every browser (heartbeats). */

@@ -81,7 +81,7 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
       address,
       connected: false,
       missedEvents: false,
-      write: (frame) => sink.write(frame),
+      write: (frame, bytes) => sink.write(frame, bytes),
       close: () => sink.end(),
     };
     sink.write(`retry: ${options.retryMs ?? 3000}\n\n`);

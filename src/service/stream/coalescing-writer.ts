@@ -20,9 +20,10 @@ export class CoalescingWriter {
     return (this.controller.desiredSize ?? 0) - this.pendingBytes;
   }
 
-  write(text: string): void {
+  /** `bytes`: the text's UTF-8 length, when the caller knows it. */
+  write(text: string, bytes = Buffer.byteLength(text)): void {
     this.pending.push(text);
-    this.pendingBytes += Buffer.byteLength(text);
+    this.pendingBytes += bytes;
     if (!this.scheduled) {
       this.scheduled = true;
       // A bare promise job: queueMicrotask would create an AsyncResource per call.

@@ -2,8 +2,8 @@ import type { TradeEvent } from '../../shared/api/stream';
 import type { Market } from '../market/model';
 import { VOLUME_SCALE, type TradeRecord } from '../store/trade-store';
 
-/** Receives serialised lines (one JSON object + '\n') for the pools it subscribed to. */
-export type LineSink = (line: string, event: TradeEvent) => void;
+/** Receives serialised lines (one JSON object + '\n', `bytes` long in UTF-8) for the pools it subscribed to. */
+export type LineSink = (line: string, event: TradeEvent, bytes: number) => void;
 
 /**
  * Fans committed trades out to stream connections, as events of the trade's Aggregate pool (the only
@@ -54,7 +54,9 @@ export class StreamHub {
         volume: record.volume / VOLUME_SCALE,
       };
       const line = `${JSON.stringify(event)}\n`;
-      for (const sink of [...sinks]) sink(line, event);
+      const bytes = Buffer.byteLength(line);
+      // A sink may unsubscribe while called (a dropped client): deleting from a Set during its iteration is safe.
+      for (const sink of sinks) sink(line, event, bytes);
     }
   }
 

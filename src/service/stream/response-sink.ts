@@ -13,8 +13,11 @@ import { CoalescingWriter } from './coalescing-writer';
  * the embedded gateway's upstream) it is a web ReadableStream.
  */
 export interface StreamSink {
-  /** Queues text; false when the stream has ended (closed, dropped, or the client went away). */
-  write(text: string): boolean;
+  /**
+   * Queues text; false when the stream has ended (closed, dropped, or the client went away). `bytes`
+   * is the text's UTF-8 length when the caller knows it (one line fanned out to many streams).
+   */
+  write(text: string, bytes?: number): boolean;
   /** Sends what is queued, then ends the stream. */
   end(): void;
   readonly open: boolean;
@@ -32,6 +35,29 @@ export interface OpenStreamOptions {
 
 const encoder = new TextEncoder();
 const resolved = Promise.resolve();
+
+/**
+ * Node streams with queued text, in the order they were first written to since their last flush: all
+ * flushed by one microtask, after the synchronous run that queued the text (a commit's fan-out, an
+ * upstream chunk's frames). One job for a thousand connections, not a promise each.
+ */
+let dirty: (() => void)[] = [];
+let flushQueued = false;
+
+function queueFlush(flush: () => void): void {
+  dirty.push(flush);
+  if (flushQueued) return;
+  flushQueued = true;
+  void resolved.then(flushDirty);
+}
+
+function flushDirty(): void {
+  flushQueued = false;
+  const batch = dirty;
+  dirty = [];
+  // A flush never throws (each catches its own socket's failure), so one broken connection cannot keep the others' text back.
+  for (const flush of batch) flush();
+}
 
 /**
  * Options for @hono/node-server (`serve`, `getRequestListener`) under which streams write to the Node
@@ -69,6 +95,11 @@ function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOpt
   let pending: string[] = [];
   let pendingBytes = 0;
   let scheduled = false;
+  /**
+   * What the client had not taken when this run's first text was queued. It cannot change before the
+   * flush (only the flush writes to the socket), so it is read once per flush, not once per line.
+   */
+  let unread = 0;
   const close = () => {
     if (!open) return;
     open = false;
@@ -82,24 +113,36 @@ function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOpt
   const flush = () => {
     scheduled = false;
     if (!open || pending.length === 0) return;
-    const text = pending.length === 1 ? (pending[0] ?? '') : pending.join('');
+    const parts = pending;
     const bytes = pendingBytes;
     pending = [];
     pendingBytes = 0;
     const socket = outgoing.socket;
-    // One socket write per flush, the chunk's framing around the text: outgoing.write would make four
-    // writes into a corked socket and uncork it on the next tick — with a thousand connections per
-    // commit, that is most of the fan-out's time. outgoing.end() still writes the last chunk.
-    if (chunked && socket && !socket.destroyed) socket.write(`${bytes.toString(16)}\r\n${text}\r\n`);
-    else outgoing.write(text);
+    try {
+      // One socket write per flush, the chunk's framing around the text: outgoing.write would make four
+      // writes into a corked socket and uncork it on the next tick — with a thousand connections per
+      // commit, that is most of the fan-out's time. outgoing.end() still writes the last chunk. The
+      // framing is joined with the text in one go: one flat string per connection, nothing to flatten
+      // again when it is written (less garbage per commit, so fewer collector pauses in the fan-out).
+      if (chunked && socket && !socket.destroyed) {
+        parts.unshift(`${bytes.toString(16)}\r\n`);
+        parts.push('\r\n');
+        socket.write(parts.join(''));
+      } else outgoing.write(parts.length === 1 ? (parts[0] ?? '') : parts.join(''));
+    } catch {
+      // The connection is unusable: end it here rather than let the error reach the other streams' flush.
+      outgoing.destroy();
+      close();
+    }
   };
   const sink: StreamSink = {
     get open() {
       return open;
     },
-    write(text) {
+    write(text, bytes = Buffer.byteLength(text)) {
       if (!open) return false;
-      if (outgoing.writableLength + pendingBytes >= options.maxUnreadBytes) {
+      if (!scheduled) unread = outgoing.writableLength;
+      if (unread + pendingBytes >= options.maxUnreadBytes) {
         // The client stopped reading: drop it rather than buffer without bound.
         flush();
         outgoing.end(options.slowConsumerLine);
@@ -107,10 +150,10 @@ function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOpt
         return false;
       }
       pending.push(text);
-      pendingBytes += Buffer.byteLength(text);
+      pendingBytes += bytes;
       if (!scheduled) {
         scheduled = true;
-        void resolved.then(flush);
+        queueFlush(flush);
       }
       return true;
     },
@@ -155,7 +198,7 @@ function webStream(c: Context, options: OpenStreamOptions): { response: Response
     get open() {
       return open;
     },
-    write(text) {
+    write(text, bytes) {
       if (!open || !out || !controller) return false;
       // What the client has not read yet (queued or pending); past the bound, drop the client.
       if (out.room <= 0) {
@@ -165,7 +208,7 @@ function webStream(c: Context, options: OpenStreamOptions): { response: Response
         close();
         return false;
       }
-      out.write(text);
+      out.write(text, bytes);
       return true;
     },
     end() {

@@ -93,7 +93,7 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
       slowConsumerLine: streamErrorLine(STREAM_ERRORS.slowConsumer),
       onClose: () => cleanup(),
     });
-    const unsubscribe = hub.subscribe(ids, (line) => sink.write(line));
+    const unsubscribe = hub.subscribe(ids, (line, _event, bytes) => sink.write(line, bytes));
     const ping = setInterval(() => sink.write(PING), stream.pingSeconds * 1000);
     const untrack = hub.track(() => sink.end());
     sink.write(PING);
