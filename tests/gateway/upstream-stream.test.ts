@@ -111,6 +111,8 @@ describe('upstream reconnect policy', () => {
 interface ScriptedStream {
   readonly body: string;
   send(line: unknown): void;
+  /** Sends text as it is (no JSON, no line end). */
+  raw(text: string): void;
   /** The upstream closes the stream (a drop). */
   drop(): void;
 }
@@ -133,6 +135,7 @@ function scriptedUpstream(streams: ScriptedStream[]): Upstream {
       streams.push({
         body: String(init?.body),
         send: (line) => controller?.enqueue(encoder.encode(`${JSON.stringify(line)}\n`)),
+        raw: (text) => controller?.enqueue(encoder.encode(text)),
         drop: () => controller?.close(),
       });
       return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
@@ -197,6 +200,37 @@ describe('the current upstream connection dropping while a switch is under way',
     const back = recordingClient(['aa']);
     hub.add(back, seen);
     expect(statusesOf(back)).toEqual([{ state: 'connected', resync: true }]);
+    stream.close();
+  });
+});
+
+describe('an upstream that sends a line without end', () => {
+  beforeEach(() => vi.useFakeTimers({ now: 0 }));
+  afterEach(() => vi.useRealTimers());
+
+  it('fails that connection past 1 MiB instead of buffering without bound, and reconnects', async () => {
+    const streams: ScriptedStream[] = [];
+    const events = listener();
+    const lines: string[] = [];
+    const stream = new UpstreamStream(
+      { upstream: scriptedUpstream(streams), silenceMs: 90_000, debounceMs: 0, backoffInitialMs: 100, backoffMaxMs: 100, random: () => 0, log: (line) => lines.push(line) },
+      events,
+    );
+    stream.setPools(['aa']);
+    await vi.advanceTimersByTimeAsync(0);
+    streams[0]?.send({ s: 'ok' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events.live).toBe(1);
+    // Just under the bound, the connection waits for the rest of the line.
+    streams[0]?.raw('x'.repeat(1024 * 1024 - 10));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events.down).toBe(0);
+    streams[0]?.raw('y'.repeat(64 * 1024));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events.down).toBe(1);
+    expect(lines.join('\n')).toMatch(/without a line end/);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(streams.length).toBe(2);
     stream.close();
   });
 });

@@ -1,6 +1,9 @@
 import { STREAM_ERRORS, streamLineSchema, type TradeEvent } from '../../shared/api/stream';
 import type { Upstream } from '../upstream';
 
+/** Longest upstream line the gateway waits for (a trade event is about 250 characters). */
+const MAX_LINE_CHARS = 1 << 20;
+
 export interface UpstreamStreamOptions {
   readonly upstream: Upstream;
   readonly silenceMs: number;
@@ -187,6 +190,9 @@ export class UpstreamStream {
       const { done, value } = await reader.read();
       if (connection.closed) return;
       if (done) throw new Error('upstream closed the stream');
+      if (value.length === 0) continue;
+      // Any data is a sign of life (armed once per chunk: a commit's lines come in one).
+      this.armSilence(connection);
       buffer += value;
       let newline = buffer.indexOf('\n');
       while (newline !== -1) {
@@ -194,7 +200,6 @@ export class UpstreamStream {
         buffer = buffer.slice(newline + 1);
         newline = buffer.indexOf('\n');
         if (line === '') continue;
-        this.armSilence(connection);
         const parsed = streamLineSchema.safeParse(safeJson(line));
         if (!parsed.success) {
           this.options.log?.(`gateway: ignoring an unparseable upstream line: ${line.slice(0, 120)}`);
@@ -207,6 +212,8 @@ export class UpstreamStream {
         if ('pool_id' in message) this.deliver(message);
         if (connection.closed) return;
       }
+      // A line that never ends is a broken upstream, and would grow this buffer without bound.
+      if (buffer.length > MAX_LINE_CHARS) throw new Error(`upstream sent over ${MAX_LINE_CHARS} characters without a line end`);
     }
   }
 
