@@ -3,11 +3,13 @@
  * `node --import tsx bench/stream-clients.ts` and an IPC channel), so that parsing what 1,000
  * connections receive never runs on the server's event loop.
  *
- * Each client is a raw TCP socket speaking HTTP/1.1 (bench/stream-http.ts decodes the response), and
- * while recording a received chunk's only cost is a timestamp and a copy into a preallocated arena
- * (no http parser, no stream objects, nothing retained per chunk): decoding waits for `collect`, so
- * one connection's parsing does not delay the next connection's receive time. An event gets the
- * receive time of the chunk that completed it.
+ * Each client is a raw TCP socket speaking HTTP/1.1 (bench/stream-http.ts decodes the response), read
+ * with `onread` into one static buffer (no Buffer and no 'data' event per read). While recording, a
+ * received chunk's only cost is a timestamp and a copy into an arena allocated beforehand (no http
+ * parser, no stream objects, nothing for the collector): decoding waits for `collect`, so one
+ * connection's parsing does not delay the next connection's receive time, and the event loop never
+ * sleeps, so no receive waits for this process's CPU to wake up. An event gets the receive time of
+ * the chunk that completed it.
  */
 import { connect, type Socket } from 'node:net';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
@@ -92,34 +94,51 @@ function decode(connection: Connection, chunk: Buffer): Message[] {
   return messages;
 }
 
-/** Received chunks, in arrival order: bytes copied into arena segments, and per chunk its connection and time. */
+/**
+ * Received chunks, in arrival order: bytes copied into arena segments, and per chunk its connection and
+ * time. Everything is allocated and its pages touched before recording starts (`reserve`), so that what a
+ * read costs while recording is a timestamp and a copy: no allocation, no page fault, nothing for the
+ * collector (growing past the reservation still works, at that cost).
+ */
 class Recording {
   private static readonly SEGMENT = 32 * 1024 * 1024;
   private segments: Buffer[] = [];
+  private current = 0;
   private used = 0;
   private count = 0;
-  private connection = new Int32Array(1 << 16);
-  private segment = new Int32Array(1 << 16);
-  private offset = new Int32Array(1 << 16);
-  private length = new Int32Array(1 << 16);
-  private time = new Float64Array(1 << 16);
+  private connection: Int32Array;
+  private segment: Int32Array;
+  private offset: Int32Array;
+  private length: Int32Array;
+  private time: Float64Array;
 
-  add(connection: number, chunk: Buffer, time: number): void {
-    let current = this.segments.at(-1);
-    if (!current || this.used + chunk.length > current.length) {
-      current = Buffer.allocUnsafeSlow(Math.max(Recording.SEGMENT, chunk.length));
-      this.segments.push(current);
+  constructor(bytes: number, chunks: number) {
+    for (let reserved = 0; reserved < bytes; reserved += Recording.SEGMENT) this.segments.push(Buffer.alloc(Recording.SEGMENT));
+    this.connection = new Int32Array(chunks);
+    this.segment = new Int32Array(chunks);
+    this.offset = new Int32Array(chunks);
+    this.length = new Int32Array(chunks);
+    this.time = new Float64Array(chunks);
+  }
+
+  /** Keeps `source[0, length)` (at most a segment), received by `connection` at `time`. */
+  add(connection: number, source: Buffer, length: number, time: number): void {
+    let segment = this.segments[this.current];
+    if (!segment || this.used + length > segment.length) {
+      if (segment) this.current++;
       this.used = 0;
+      segment = this.segments[this.current];
+      if (!segment) this.segments.push((segment = Buffer.allocUnsafeSlow(Recording.SEGMENT)));
     }
     if (this.count === this.time.length) this.grow();
     const i = this.count++;
-    chunk.copy(current, this.used);
+    source.copy(segment, this.used, 0, length);
     this.connection[i] = connection;
-    this.segment[i] = this.segments.length - 1;
+    this.segment[i] = this.current;
     this.offset[i] = this.used;
-    this.length[i] = chunk.length;
+    this.length[i] = length;
     this.time[i] = time;
-    this.used += chunk.length;
+    this.used += length;
   }
 
   *entries(): Generator<{ connection: number; chunk: Buffer; time: number }> {
@@ -145,6 +164,9 @@ class Recording {
     this.time = grown(this.time, (k) => new Float64Array(k));
   }
 }
+
+/** Where every socket's reads land (the `onread` callback runs synchronously, and copies out). */
+const READ_BUFFER = Buffer.allocUnsafeSlow(256 * 1024);
 
 /** Open connections by client index (a hole where one failed to open). */
 let connections: (Connection | undefined)[] = [];
@@ -182,7 +204,20 @@ function requestText(mode: StreamMode, port: number, spec: ClientSpec): string {
 
 function openOne(mode: StreamMode, port: number, spec: ClientSpec, index: number): Promise<Connection> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, noDelay: true });
+    // onread: the kernel's bytes land in one static buffer and reach `received` directly (no Buffer
+    // allocated and no 'data' event emitted per read); `received` copies what it keeps.
+    const socket = connect({
+      host: '127.0.0.1',
+      port,
+      noDelay: true,
+      onread: {
+        buffer: READ_BUFFER,
+        callback: (n) => {
+          received(n);
+          return true;
+        },
+      },
+    });
     const connection: Connection = { index, http: new HttpResponseDecoder(), decoder: new Decoder(mode), socket, ready: false, closing: false };
     let settled = false;
     const fail = (why: string) => {
@@ -196,13 +231,15 @@ function openOne(mode: StreamMode, port: number, spec: ClientSpec, index: number
       reject(new Error(`client ${index}: ${why}`));
     };
     socket.on('connect', () => socket.write(requestText(mode, port, spec)));
-    socket.on('data', (chunk: Buffer) => {
+    const received = (length: number): void => {
       const t = sharedNow();
       lastChunkAt = t;
       if (recording) {
-        recording.add(index, chunk, t);
+        recording.add(index, READ_BUFFER, length, t);
         return;
       }
+      // The decoders keep views of what they are fed: give them their own copy of the static buffer's bytes.
+      const chunk = Buffer.from(READ_BUFFER.subarray(0, length));
       let messages: Message[];
       try {
         messages = decode(connection, chunk);
@@ -219,7 +256,7 @@ function openOne(mode: StreamMode, port: number, spec: ClientSpec, index: number
         },
         fail,
       );
-    });
+    };
     socket.on('error', (error) => fail(error.message));
     socket.on('close', () => fail('connection closed'));
   });
@@ -299,6 +336,11 @@ async function closeAll(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
+/** While recording, the event loop never sleeps: each turn polls the sockets without waiting. */
+function spin(): void {
+  if (recording) setImmediate(spin);
+}
+
 process.on('message', (raw) => {
   const message = raw as ToClients;
   switch (message.type) {
@@ -315,7 +357,8 @@ process.on('message', (raw) => {
       send({ type: 'clock', time: sharedNow() });
       break;
     case 'record':
-      recording = new Recording();
+      recording = new Recording(message.bytes, message.chunks);
+      spin();
       send({ type: 'recording' });
       break;
     case 'quiet':

@@ -16,7 +16,7 @@ export type ToClients =
   /** Clock check: answer with the client process's clock. */
   | { readonly type: 'clock' }
   /** From now on, keep every received chunk with its receive time (parsed only at `collect`). */
-  | { readonly type: 'record' }
+  | { readonly type: 'record'; readonly bytes: number; readonly chunks: number }
   /** How long since the last chunk arrived on any connection. */
   | { readonly type: 'quiet' }
   /** Parse what was recorded and send it back; stop recording. */
