@@ -39,6 +39,8 @@ export type FromClients =
       readonly time: Float64Array;
       /** Error lines/events and unexpected ends seen on any connection. */
       readonly problems: readonly string[];
+      /** The client process's collector pauses while recording. */
+      readonly gc: { readonly count: number; readonly ms: number; readonly maxMs: number };
     }
   | { readonly type: 'closed' };
 

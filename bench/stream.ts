@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -109,14 +109,21 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
 
     child = fork(fileURLToPath(new URL('./stream-clients.ts', import.meta.url)), [], {
       cwd: dirname(dirname(fileURLToPath(import.meta.url))),
-      execArgv: ['--import', 'tsx'],
+      // A large young generation: the polling loop allocates an Immediate per turn (see stream-clients.ts).
+      execArgv: ['--max-semi-space-size=64', '--import', 'tsx'],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const clients = new ClientProcess(child);
-    const pinned = pinCpus(child.pid);
+    const pinned = pinCpus(child.pid, log);
     if (pinned) cleanups.push(pinned.restore);
-    log(`stream: ${pinned?.what ?? 'processes not pinned (no taskset, or one CPU)'}`);
+    log(`stream: ${pinned?.what ?? 'server and clients not pinned (no taskset, or one CPU)'}`);
+    // The polling client yields to the server's threads wherever they meet (a nice value applies to its main thread).
+    try {
+      if (child.pid !== undefined) setPriority(child.pid, 19);
+    } catch {
+      log('stream: could not lower the client process priority');
+    }
     const offset = await clockOffset(clients);
 
     const held: Record<StreamMode, () => number> = {
@@ -178,6 +185,13 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
       await released();
 
       rows.push(...latencyRows(mode, result, blocks, clientCount, load, stolen));
+      rows.push({
+        suite: SUITE,
+        name: `${mode}: client process collector pauses in the window`,
+        value: round(collected.gc.ms),
+        unit: 'ms',
+        note: `${collected.gc.count} pauses, longest ${round(collected.gc.maxMs)} ms (they delay receive times: counted against the latency, never for it)`,
+      });
       if (mode !== 'floor') rows.push(...memoryRows(mode, before, after, clientCount, opened.ms));
     }
     rows.push({ suite: SUITE, name: 'client process clock offset (IPC round-trip estimate)', value: round(offset, 3), unit: 'ms', note: 'both sides read performance.timeOrigin + performance.now()' });
@@ -329,19 +343,24 @@ function exposeGc(): () => void {
  * Gives the client process and the server's main thread a CPU each, so that the scheduler never makes
  * them share one: while recording the client never sleeps, and sharing a CPU with it costs the server
  * whole time slices (seen here: 4-16 ms waits on the run queue in the middle of a fan-out). The client
- * (all its threads) and the server's other threads (the collector's and compiler's helpers) get the
- * last CPU; the server's main thread the others. Undefined when taskset is missing or refused, or with
- * one CPU; `restore` gives the server's threads every CPU again (the app suite's browser comes after).
+ * (all its threads) and the server's threads other than the main one that exist now (the collector's
+ * and compiler's helpers) get the last CPU; the server's main thread the others (threads it starts
+ * later inherit that). Undefined when taskset is missing or refused, or with one CPU; `restore` gives
+ * the server's threads back the CPUs they had (the app suite's browser comes after).
  */
-function pinCpus(clientPid: number | undefined): { what: string; restore: () => void } | undefined {
+function pinCpus(clientPid: number | undefined, log: (line: string) => void): { what: string; restore: () => void } | undefined {
   const last = cpus().length - 1;
   if (clientPid === undefined || last < 1) return undefined;
   const taskset = (...args: string[]) => spawnSync('taskset', args, { encoding: 'utf8' }).status === 0;
+  const original = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? `0-${last}`;
   const main = last === 1 ? '0' : `0-${last - 1}`;
-  const restore = () => void taskset('-a', '-p', '-c', `0-${last}`, String(process.pid));
+  const restore = () => {
+    if (!taskset('-a', '-p', '-c', original, String(process.pid))) log(`stream: could not give the server's threads back CPUs ${original}`);
+  };
   if (!taskset('-a', '-p', '-c', String(last), String(clientPid))) return undefined;
   if (!taskset('-a', '-p', '-c', String(last), String(process.pid)) || !taskset('-p', '-c', main, String(process.pid))) {
     restore();
+    log('stream: pinning the server failed (the client process stays on its CPU)');
     return undefined;
   }
   return { what: `client process on CPU ${last}, server main thread on CPU ${main}, server helper threads on CPU ${last}`, restore };

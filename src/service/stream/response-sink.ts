@@ -55,8 +55,17 @@ function flushDirty(): void {
   flushQueued = false;
   const batch = dirty;
   dirty = [];
-  // A flush never throws (each catches its own socket's failure), so one broken connection cannot keep the others' text back.
-  for (const flush of batch) flush();
+  // A flush catches its own socket's failure; should anything else throw (a close listener), every
+  // other connection is still flushed before the error goes on.
+  let failure: { error: unknown } | undefined;
+  for (const flush of batch) {
+    try {
+      flush();
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure) throw failure.error;
 }
 
 /**
