@@ -352,7 +352,12 @@ function pinCpus(clientPid: number | undefined, log: (line: string) => void): { 
   const last = cpus().length - 1;
   if (clientPid === undefined || last < 1) return undefined;
   const taskset = (...args: string[]) => spawnSync('taskset', args, { encoding: 'utf8' }).status === 0;
-  const original = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? `0-${last}`;
+  let original = `0-${last}`;
+  try {
+    original = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? original;
+  } catch {
+    // No /proc (taskset is Linux's anyway): the first taskset below fails and nothing is pinned.
+  }
   const main = last === 1 ? '0' : `0-${last - 1}`;
   const restore = () => {
     if (!taskset('-a', '-p', '-c', original, String(process.pid))) log(`stream: could not give the server's threads back CPUs ${original}`);
