@@ -6,7 +6,7 @@
  * Each client is a raw TCP socket speaking HTTP/1.1 (bench/stream-http.ts decodes the response), read
  * with `onread` into one static buffer (no Buffer and no 'data' event per read). While recording, a
  * received chunk's only cost is a timestamp and a copy into an arena allocated beforehand (no http
- * parser, no stream objects, nothing for the collector): decoding waits for `collect`, so one
+ * parser, no stream objects, no Buffer per read): decoding waits for `collect`, so one
  * connection's parsing does not delay the next connection's receive time, and the event loop never
  * sleeps, so no receive waits for this process's CPU to wake up. An event gets the receive time of
  * the chunk that completed it.
