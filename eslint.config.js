@@ -6,13 +6,19 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-/** The layer rule (DEVELOPERS.md "Layout"): each zone lists what its folder may NOT import. */
+/**
+ * The layer rule (README "How it is built"): each zone lists what its folder may NOT import. `node`
+ * holds HTTP helpers for Node servers (service and gateway); `server` is the composition root, the one
+ * place that sees both the service and the gateway.
+ */
 const layerZones = [
-  { target: './src/shared', from: ['./src/service', './src/gateway', './src/datafeed', './src/app'], message: 'shared is the wire contract: it imports nothing else of ours.' },
-  { target: './src/service', from: ['./src/gateway', './src/datafeed', './src/app'], message: 'service imports only shared.' },
-  { target: './src/gateway', from: ['./src/datafeed', './src/app'], message: 'gateway imports shared and service only.' },
-  { target: './src/datafeed', from: ['./src/service', './src/gateway', './src/app'], message: 'datafeed imports shared only.' },
-  { target: './src/app', from: ['./src/service', './src/gateway'], message: 'app imports shared and datafeed, never service or gateway.' },
+  { target: './src/shared', from: ['./src/node', './src/service', './src/gateway', './src/server', './src/datafeed', './src/app'], message: 'shared is the wire contract: it imports nothing else of ours.' },
+  { target: './src/node', from: ['./src/service', './src/gateway', './src/server', './src/datafeed', './src/app'], message: 'node (HTTP helpers for Node servers) imports only shared.' },
+  { target: './src/service', from: ['./src/gateway', './src/server', './src/datafeed', './src/app'], message: 'service imports only shared and node.' },
+  { target: './src/gateway', from: ['./src/service', './src/server', './src/datafeed', './src/app'], message: 'gateway imports only shared and node: it reaches the service through its upstream, never its modules.' },
+  { target: './src/server', from: ['./src/datafeed', './src/app'], message: 'server (the composition root) imports shared, node, service and gateway.' },
+  { target: './src/datafeed', from: ['./src/node', './src/service', './src/gateway', './src/server', './src/app'], message: 'datafeed imports shared only.' },
+  { target: './src/app', from: ['./src/node', './src/service', './src/gateway', './src/server'], message: 'app imports shared and datafeed, never node, service, gateway or server.' },
 ];
 
 export default tseslint.config(

@@ -2,10 +2,10 @@
 import { getRequestListener } from '@hono/node-server';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
-import { createPlatform, type Platform } from './src/gateway/platform';
-import { progressReporter } from './src/gateway/progress';
-import { readSettings } from './src/gateway/settings';
-import { NODE_SERVER_OPTIONS } from './src/service/stream/response-sink';
+import { createPlatform, type Platform } from './src/server/platform';
+import { progressReporter } from './src/server/progress';
+import { readSettings } from './src/server/settings';
+import { NODE_SERVER_OPTIONS } from './src/node/response-sink';
 
 /** Paths the platform answers; everything else is Vite's (the SPA and its modules). */
 const PLATFORM_PATHS = /^\/(api|gw|healthz|__test__)(\/|$|\?)/;
@@ -53,7 +53,7 @@ export default defineConfig({
         test: {
           name: 'node',
           environment: 'node',
-          include: ['tests/{shared,service,gateway,datafeed,tools}/**/*.test.ts'],
+          include: ['tests/{shared,node,service,gateway,server,datafeed,tools}/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -58,7 +58,7 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
   try {
     log('app: starting the server with the default market (about 15 s of backfill)...');
     const started = performance.now();
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/cli/serve.ts', '--port', String(port), '--data-dir', dir], {
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dir], {
       stdio: ['ignore', 'ignore', 'inherit'],
       detached: true,
     });

@@ -150,7 +150,7 @@ test('security: the market control exists only when asked for, and can never be 
       [['--test-controls'], {}],
       [[], { MARKET_TEST_CONTROLS: '1' }],
     ] as const) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/gateway/cli/serve.ts', '--port', port, '--data-dir', dataDir, '--pools', '300', '--days', '2', ...args], {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', port, '--data-dir', dataDir, '--pools', '300', '--days', '2', ...args], {
         env: { ...process.env, ...env, NODE_ENV: 'production' },
         encoding: 'utf8',
         timeout: 60_000,

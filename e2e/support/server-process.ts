@@ -50,7 +50,7 @@ export interface ServerProcessOptions {
 }
 
 /**
- * A server the test controls, as `npm run serve` runs it (`node --import tsx src/gateway/cli/serve.ts`)
+ * A server the test controls, as `npm run serve` runs it (`node --import tsx src/server/cli/serve.ts`)
  * on its own port and data directory, in its own process group: `stop()` ends the group (the server
  * and anything it started), `start()` brings it back on the same port and data directory.
  */
@@ -88,7 +88,7 @@ export class ServerProcess {
     const args = [
       '--import',
       'tsx',
-      'src/gateway/cli/serve.ts',
+      'src/server/cli/serve.ts',
       '--port',
       String(this.port),
       '--data-dir',

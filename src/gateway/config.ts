@@ -31,6 +31,14 @@ export interface GatewayConfig {
   readonly handoverMs: number;
   /** How long the upstream subscription stays after the last browser leaves, ms. */
   readonly idleLingerMs: number;
+  /**
+   * Upstream requests per minute the gateway may spend deriving extension answers from spec endpoints
+   * when the upstream lacks `/api/x` (spaced evenly; paused while less than half the upstream's
+   * RateLimit-Limit remains, so browsers keep the other half).
+   */
+  readonly fallbackRequestsPerMinute: number;
+  /** Pools per group whose TVL that derivation fetches (the broadest pairs). */
+  readonly fallbackCandidatesPerGroup: number;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
@@ -49,6 +57,8 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   retryMs: 3000,
   handoverMs: 1000,
   idleLingerMs: 30_000,
+  fallbackRequestsPerMinute: 30,
+  fallbackCandidatesPerGroup: 8,
 };
 
 const positiveInt = (name: string) =>
@@ -95,5 +105,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     retryMs: read('GATEWAY_RETRY_MS', d.retryMs),
     handoverMs: read('GATEWAY_HANDOVER_MS', d.handoverMs),
     idleLingerMs: read('GATEWAY_IDLE_LINGER_MS', d.idleLingerMs),
+    fallbackRequestsPerMinute: read('GATEWAY_FALLBACK_REQUESTS_PER_MINUTE', d.fallbackRequestsPerMinute),
+    fallbackCandidatesPerGroup: read('GATEWAY_FALLBACK_CANDIDATES', d.fallbackCandidatesPerGroup),
   };
 }

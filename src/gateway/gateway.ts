@@ -1,8 +1,14 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
-import type { PriceError } from '../shared/api/errors';
-import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo, type GatewayLiquidity, type GatewayTokenInfo, type GatewayTokenNames } from '../shared/api/gateway';
+import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES } from '../shared/api/extensions';
+import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo } from '../shared/api/gateway';
 import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
+import { isTokenUnit } from '../shared/ids';
 import type { GatewayConfig } from './config';
+import { PacedUpstream } from './derive/paced-upstream';
+import { SpecDerivation } from './derive/spec-derivation';
+import { extensionRoutes, UpstreamExtensions, type GatewayExtension } from './extensions';
+import { Forwarder, gatewayError } from './forward';
 import { LiveHub } from './live/live-hub';
 import { liveRoutes } from './live/live-route';
 import { UpstreamStream } from './live/upstream-stream';
@@ -17,14 +23,6 @@ export interface GatewayOptions {
   readonly log?: (line: string) => void;
   /** The browser's address (for per-address limits); default: the socket's remote address. */
   readonly clientAddress?: (c: Context) => string;
-  /** TVL per symbol of a group (embedded market only); undefined for an unknown or missing group. */
-  readonly liquidity?: (group: string | undefined) => GatewayLiquidity | undefined;
-  /** A token's metadata (embedded market only); undefined for an unknown token. */
-  readonly tokenInfo?: (unit: string) => GatewayTokenInfo | undefined;
-  /** The deepest pool ID of each group (embedded market only), for /info. */
-  readonly deepest?: () => Record<string, string>;
-  /** Every token's name at once (embedded market only), for search. */
-  readonly tokenNames?: () => GatewayTokenNames;
 }
 
 export interface Gateway {
@@ -32,10 +30,14 @@ export interface Gateway {
   readonly app: Hono;
   readonly hub: LiveHub;
   readonly upstreamStream: UpstreamStream;
+  /** The gateway's own paced upstream requests (deriving extension answers over an upstream without them). */
+  readonly paced: PacedUpstream;
   close(): void;
 }
 
 const AGGREGATE_TTL_MS = 60_000;
+/** How long /info waits for the deepest pools before answering without them. */
+const INFO_DEEPEST_WAIT_MS = 3000;
 
 /** The gateway's own GET routes below (relative to /gw/v1): other methods there are a 405, not a 404. */
 const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/token-info(\/[^/]+)?\/?$/, /^\/live\/?$/];
@@ -83,59 +85,49 @@ export function createGateway(options: GatewayOptions): Gateway {
     return loading;
   };
 
+  const forwarder = new Forwarder({ upstream, timeoutMs: config.upstreamTimeoutMs });
+  const extensions = new UpstreamExtensions(forwarder);
+  const paced = new PacedUpstream({ upstream, requestsPerMinute: config.fallbackRequestsPerMinute, timeoutMs: config.upstreamTimeoutMs, ...(log ? { log } : {}) });
+  const derivation = new SpecDerivation(paced, {
+    candidatesPerGroup: config.fallbackCandidatesPerGroup,
+    catalogTtlMs: 10 * 60_000,
+    tvlTtlMs: 10 * 60_000,
+    ...(log ? { log } : {}),
+  });
+
+  /** Each group's deepest pool: the upstream's /api/x/deepest, else what the derivation knows so far. */
+  const deepest = async (): Promise<Record<string, string> | undefined> => {
+    try {
+      if (!(await extensions.has(EXTENSION_ROUTES.deepest))) return derivation.deepest();
+      const { answer } = await forwarder.buffered(`${EXTENSION_PREFIX}/${EXTENSION_ROUTES.deepest}`, 10_000);
+      if (answer.status !== 200) return undefined;
+      return deepestSchema.parse(JSON.parse(new TextDecoder().decode(answer.body))).deepest;
+    } catch {
+      return undefined;
+    }
+  };
   const shownUpstream = upstream.origin === undefined ? undefined : publicUpstreamUrl(upstream.origin);
-  const info = (): GatewayInfo =>
-    gatewayInfoSchema.parse({
+  const info = async (): Promise<GatewayInfo> => {
+    const stop = new AbortController();
+    const late = sleep(INFO_DEEPEST_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
+    const groups = await Promise.race([deepest(), late]).finally(() => stop.abort());
+    return gatewayInfoSchema.parse({
       source: upstream.kind,
       simulated: options.simulated,
       ...(shownUpstream ? { upstream: shownUpstream } : {}),
       heartbeatSeconds: config.heartbeatSeconds,
       maxPoolsPerConnection: config.maxPoolsPerConnection,
       time: Math.floor(Date.now() / 1000),
-      ...(options.deepest ? { deepest: options.deepest() } : {}),
+      ...(groups && Object.keys(groups).length > 0 ? { deepest: groups } : {}),
     });
+  };
 
   const app = new Hono({ strict: false }).basePath(GATEWAY_PREFIX);
-  app.get('/info', (c) => {
+  app.get('/info', async (c) => {
     c.header('Cache-Control', 'no-store');
-    return c.json(info());
+    return c.json(await info());
   });
-  app.get('/liquidity', (c) => {
-    if (!options.liquidity) {
-      const body: PriceError = { s: 'error', errmsg: 'Liquidity is only known for the embedded market' };
-      return c.json(body, 404);
-    }
-    const group = c.req.query('group');
-    if (group === undefined || group === '') {
-      const body: PriceError = { s: 'error', errmsg: 'group is required' };
-      return c.json(body, 400);
-    }
-    const answer = options.liquidity(group);
-    if (!answer) {
-      const body: PriceError = { s: 'error', errmsg: `Unknown group: ${group}` };
-      return c.json(body, 404);
-    }
-    c.header('Cache-Control', 'private, max-age=30');
-    return c.json(answer);
-  });
-  app.get('/token-info', (c) => {
-    if (!options.tokenNames) {
-      const body: PriceError = { s: 'error', errmsg: 'Token metadata is only known for the embedded market' };
-      return c.json(body, 404);
-    }
-    c.header('Cache-Control', 'private, max-age=3600');
-    return c.json(options.tokenNames());
-  });
-  app.get('/token-info/:unit', (c) => {
-    const unit = c.req.param('unit').toLowerCase();
-    const info = options.tokenInfo?.(unit);
-    if (!info) {
-      const body: PriceError = { s: 'error', errmsg: options.tokenInfo ? `Unknown token: ${unit}` : 'Token metadata is only known for the embedded market' };
-      return c.json(body, 404);
-    }
-    c.header('Cache-Control', 'private, max-age=3600');
-    return c.json(info);
-  });
+  app.route('/', extensionRoutes({ forwarder, extensions, routes: gatewayExtensions(derivation, forwarder) }));
   app.route(
     '/',
     liveRoutes({
@@ -149,15 +141,77 @@ export function createGateway(options: GatewayOptions): Gateway {
       clientAddress: options.clientAddress ?? socketAddress,
     }),
   );
-  app.route('/', restRoutes({ upstream, timeoutMs: config.upstreamTimeoutMs, ownPaths: OWN_PATHS }));
+  app.route('/', restRoutes({ forwarder, ownPaths: OWN_PATHS }));
 
   return {
     app,
     hub,
     upstreamStream,
+    paced,
     close: () => {
+      paced.close();
       upstreamStream.close();
       hub.closeAll();
     },
   };
+}
+
+/**
+ * The extension routes the gateway serves under /gw/v1 (see GatewayExtension): forwarded to the
+ * upstream's /api/x, or derived from the spec's endpoints when it lacks them.
+ */
+function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): GatewayExtension[] {
+  const hour = { ttlMs: 60 * 60_000, browserMaxAge: 3600 };
+  return [
+    {
+      route: EXTENSION_ROUTES.liquidity,
+      path: '/liquidity',
+      cache: { ttlMs: 30_000, browserMaxAge: 30 },
+      target: (c) => {
+        const group = c.req.query('group');
+        if (group === undefined || group === '') return gatewayError(c, 'price', 400, 'group is required', { loc: ['query', 'group'], type: 'missing' });
+        return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.liquidity}?group=${encodeURIComponent(group)}`;
+      },
+      derive: async (c) => {
+        const group = c.req.query('group') ?? '';
+        try {
+          const answer = await derivation.liquidity(group);
+          if (!answer) return gatewayError(c, 'price', 404, `Unknown group: ${group.slice(0, 100)}`, { loc: ['query', 'group'], type: 'not_found' });
+          // Partial while TVLs are still being fetched: the browser asks again soon.
+          c.header('Cache-Control', answer.complete ? 'private, max-age=60' : 'no-store');
+          return c.json(answer.body);
+        } catch (error) {
+          return forwarder.failure(c, 'price', error);
+        }
+      },
+    },
+    {
+      route: EXTENSION_ROUTES.tokenInfo,
+      path: '/token-info',
+      cache: hour,
+      target: () => `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.tokenInfo}`,
+      derive: async (c) => {
+        try {
+          const body = await derivation.tokenNames();
+          c.header('Cache-Control', 'private, max-age=600');
+          return c.json(body);
+        } catch (error) {
+          return forwarder.failure(c, 'price', error);
+        }
+      },
+    },
+    {
+      // No derive: decimals are in no spec endpoint (404; clients use the decoded asset name).
+      route: EXTENSION_ROUTES.tokenInfo,
+      path: '/token-info/:unit',
+      cache: hour,
+      target: (c) => {
+        const unit = c.req.param('unit') ?? '';
+        if (!isTokenUnit(unit)) {
+          return gatewayError(c, 'price', 400, `Invalid token ${unit.slice(0, 140)}: a policy ID (56 hex characters) followed by an asset name`, { loc: ['path', 'unit'], type: 'value_error' });
+        }
+        return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.tokenInfo}/${unit.toLowerCase()}`;
+      },
+    },
+  ];
 }

@@ -1,11 +1,16 @@
 /**
- * How the gateway reaches the data service: a fetch of `/api/v1/...` paths with the key added. The
+ * How the gateway reaches the data service: a fetch of `/api/v1/...` (and `/api/x/...`) paths with the key added. The
  * embedded service is called in-process (no socket); a remote one over HTTP.
  */
 export interface Upstream {
   readonly kind: 'embedded' | 'remote';
   /** Origin (and path) of a remote upstream; /gw/v1/info shows it through publicUpstreamUrl. */
   readonly origin?: string;
+  /**
+   * Whether `fetch` hands back bodies already decoded (fetch() over HTTP decodes any Content-Encoding,
+   * leaving the header), so that a compressed upstream body can never be passed through as it came.
+   */
+  readonly decodesBodies: boolean;
   /** Fetches an upstream path (`/api/v1/...` with query) with the Authorization header added. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
 }
@@ -22,6 +27,7 @@ function withKey(init: RequestInit | undefined, key: string): Headers {
 export function embeddedUpstream(appFetch: FetchLike, key: string): Upstream {
   return {
     kind: 'embedded',
+    decodesBodies: false,
     fetch: async (path, init) => appFetch(new Request(new URL(path, 'http://embedded.local'), { ...init, headers: withKey(init, key) })),
   };
 }
@@ -34,6 +40,7 @@ export function remoteUpstream(origin: string, key: string, fetchImpl: typeof fe
   return {
     kind: 'remote',
     origin,
+    decodesBodies: true,
     fetch: (path, init) => fetchImpl(`${origin}${path}`, { ...init, redirect: 'manual', headers: withKey(init, key) }),
   };
 }

@@ -19,6 +19,11 @@ export interface ServiceConfig {
   readonly streamPingSeconds: number;
   readonly streamMaxBodyBytes: number;
   readonly streamMaxBufferedBytes: number;
+  /**
+   * Serve our extension routes under /api/x (docs/gateway.md). Off (`--spec-only`, SPEC_ONLY=1): the
+   * spec's /api/v1 alone, like the hosted API, to try a gateway against an upstream that lacks them.
+   */
+  readonly extensions: boolean;
 }
 
 export const DEFAULT_POOLS = 17_600;
@@ -80,5 +85,6 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     streamPingSeconds: ping.data,
     streamMaxBodyBytes: 256 * 1024,
     streamMaxBufferedBytes: 1024 * 1024,
+    extensions: !(flags['spec-only'] === true || env.SPEC_ONLY === '1'),
   };
 }

@@ -238,6 +238,7 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
       health,
       ...(log ? { log } : {}),
       logRequests: hooks.logRequests ?? false,
+      extensions: config.extensions,
     });
 
     let closed = false;

@@ -9,7 +9,7 @@ import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { remoteUpstream } from '../../src/gateway/upstream';
 import { parseServiceConfig } from '../../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
-import { NODE_SERVER_OPTIONS } from '../../src/service/stream/response-sink';
+import { NODE_SERVER_OPTIONS } from '../../src/node/response-sink';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { liveStatuses, liveTrades, SseReader, tradeUntilSeen } from '../support/sse';
 

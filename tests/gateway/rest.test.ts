@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createGateway, type Gateway } from '../../src/gateway/gateway';
-import { marketLiquidity } from '../../src/gateway/liquidity';
 import { embeddedUpstream, remoteUpstream, type Upstream } from '../../src/gateway/upstream';
 import { parseServiceConfig } from '../../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
@@ -30,11 +29,6 @@ beforeAll(() => {
     config: DEFAULT_GATEWAY_CONFIG,
     upstream,
     simulated: true,
-    liquidity: (group) => marketLiquidity(runtime.market, group),
-    tokenInfo: (unit) => {
-      const token = runtime.market.tokens.get(unit);
-      return token && { unit: token.unit, ticker: token.ticker, name: token.name, decimals: token.decimals };
-    },
   });
 });
 
@@ -198,14 +192,16 @@ describe('gateway REST forwarding', () => {
   it('answers 502 in the price error shape when the upstream is unreachable', async () => {
     const broken = createGateway({
       config: DEFAULT_GATEWAY_CONFIG,
-      upstream: { kind: 'remote', origin: 'http://127.0.0.1:9', fetch: () => Promise.reject(new Error('connect ECONNREFUSED')) },
+      upstream: { kind: 'remote', decodesBodies: true, origin: 'http://127.0.0.1:9', fetch: () => Promise.reject(new Error('connect ECONNREFUSED')) },
       simulated: false,
     });
     const response = await broken.app.request('/gw/v1/history?symbol=x&resolution=1min&from=0&to=1');
     expect(response.status).toBe(502);
     expect(await response.json()).toEqual({ s: 'error', errmsg: 'Upstream unavailable: connect ECONNREFUSED' });
+    // The extension routes cannot tell whether the upstream has them: the same 502, not a guess.
     const liquidity = await broken.app.request('/gw/v1/liquidity?group=Aggregate');
-    expect(liquidity.status).toBe(404);
+    expect(liquidity.status).toBe(502);
+    expect(await liquidity.json()).toEqual({ s: 'error', errmsg: 'Upstream unavailable: connect ECONNREFUSED' });
     broken.close();
   });
 });

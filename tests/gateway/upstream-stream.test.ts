@@ -11,6 +11,7 @@ import { liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway'
 function refusingUpstream(log: { at: number; body: string }[]): Upstream {
   return {
     kind: 'remote',
+    decodesBodies: true,
     fetch: async (_path, init) => {
       log.push({ at: Date.now(), body: String(init?.body) });
       return new Response('{"s":"error","errmsg":"Connection limit exceeded"}\n', { headers: { 'Content-Type': 'text/event-stream' } });
@@ -122,6 +123,7 @@ function scriptedUpstream(streams: ScriptedStream[]): Upstream {
   const encoder = new TextEncoder();
   return {
     kind: 'remote',
+    decodesBodies: true,
     fetch: async (_path, init) => {
       let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
       const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });

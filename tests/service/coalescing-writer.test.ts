@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CoalescingWriter } from '../../src/service/stream/coalescing-writer';
+import { CoalescingWriter } from '../../src/node/coalescing-writer';
 
 /** A byte stream with a high-water mark, its writer, and a way to read what was enqueued, chunk by chunk. */
 function setup(highWaterMark: number) {

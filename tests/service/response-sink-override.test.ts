@@ -3,7 +3,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStream } from '../../src/service/stream/response-sink';
+import { openStream } from '../../src/node/response-sink';
 
 /**
  * Served the default way (node-server replaces the global Response), a stream cannot hand the socket

@@ -5,7 +5,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NODE_SERVER_OPTIONS, openStream, type StreamSink } from '../../src/service/stream/response-sink';
+import { NODE_SERVER_OPTIONS, openStream, type StreamSink } from '../../src/node/response-sink';
 
 /** A server with one streaming route behind CORS (which touches the response before the handler). */
 async function streamingServer(maxUnreadBytes: number) {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../../src/gateway/config';
-import { createPlatform, type Platform } from '../../src/gateway/platform';
+import { createPlatform, type Platform } from '../../src/server/platform';
 import { parseServiceConfig } from '../../src/service/config';
 import { TestEventSource } from './event-source';
 

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { LIVE_EVENTS } from '../../shared/api/gateway';
 import { isPoolId } from '../../shared/ids';
-import { openStream } from '../../service/stream/response-sink';
+import { openStream } from '../../node/response-sink';
 import { errorFrame, sseFrame, type LiveClient, type LiveHub } from './live-hub';
 
 export interface LiveRouteOptions {

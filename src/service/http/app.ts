@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { TOKEN_ERROR_TYPES } from '../../shared/api/errors';
+import { EXTENSION_PREFIX } from '../../shared/api/extensions';
 import type { KeyRing } from '../auth/keys';
 import type { RateLimiter } from '../auth/rate-limit';
 import type { LogoService } from '../logos/logo-service';
@@ -8,8 +9,10 @@ import type { Market } from '../market/model';
 import type { SymbolNames } from '../market/symbols';
 import type { TradeStore } from '../store/trade-store';
 import type { StreamHub } from '../stream/hub';
+import { requestLogger } from '../../node/http';
 import { echo, familyError, familyOf } from './errors';
 import type { ServiceEnv } from './guard';
+import { extensionRoutes } from './routes/extensions';
 import { priceRoutes } from './routes/price';
 import { streamRoutes, type StreamOptions } from './routes/stream';
 import { tokenRoutes } from './routes/tokens';
@@ -42,20 +45,18 @@ export interface ServiceAppOptions {
   readonly log?: (line: string) => void;
   /** Also log one line per request (method, path, status, duration; never the key). */
   readonly logRequests?: boolean;
+  /** Serve our extension routes under /api/x (default true; off: the spec's routes only, as the hosted API). */
+  readonly extensions?: boolean;
 }
 
-/** Logs method, path (with query), status and duration of every request. */
-export function requestLogger(log: (line: string) => void) {
-  return async (c: { req: { method: string; url: string }; res: Response }, next: () => Promise<void>) => {
-    const started = performance.now();
-    await next();
-    const url = new URL(c.req.url);
-    const target = `${url.pathname}${url.search}`.slice(0, 300);
-    log(`${c.req.method} ${target} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
-  };
-}
+const CORS = {
+  origin: '*',
+  allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+  allowHeaders: ['Authorization', 'Content-Type'],
+  exposeHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+};
 
-/** The data service: /api/v1 per spec, plus /healthz for orchestration. */
+/** The data service: /api/v1 per spec, our extension routes under /api/x, and /healthz for orchestration. */
 export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
   // strict: false lets '/groups/' reach '/groups'.
   const app = new Hono<ServiceEnv>({ strict: false });
@@ -64,17 +65,23 @@ export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
   app.get('/healthz', (c) => c.json(options.health()));
 
   const api = new Hono<ServiceEnv>({ strict: false });
-  api.use('*', cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'], allowHeaders: ['Authorization', 'Content-Type'], exposeHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'] }));
+  api.use('*', cors(CORS));
   api.route('/', priceRoutes(options));
   api.route('/tokens', tokenRoutes(options));
   api.route('/tokens', streamRoutes(options));
   app.route('/api/v1', api);
+  if (options.extensions ?? true) {
+    const x = new Hono<ServiceEnv>({ strict: false });
+    x.use('*', cors(CORS));
+    x.route('/', extensionRoutes(options));
+    app.route(EXTENSION_PREFIX, x);
+  }
 
   app.notFound((c) => {
     // The path as sent: the non-strict c.req.path drops one trailing slash, so '/groups//' would look known.
     const path = sentPath(c.req.url);
     const family = familyOf(path);
-    const known = KNOWN_PATHS.some((p) => p.test(path));
+    const known = KNOWN_PATHS.some((p) => p.test(path)) || ((options.extensions ?? true) && EXTENSION_PATHS.some((p) => p.test(path)));
     if (known) {
       c.header('Allow', family === 'stream' ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS');
       return familyError(c, family, 405, `Method ${echo(c.req.method)} is not allowed on ${echo(path)}`, { loc: ['method'], type: TOKEN_ERROR_TYPES.method });
@@ -105,3 +112,5 @@ const KNOWN_PATHS = [
   /^\/api\/v1\/tokens\/(current|stream)\/?$/,
   /^\/api\/v1\/tokens\/logo\/[^/]+$/,
 ];
+
+const EXTENSION_PATHS = [/^\/api\/x\/?$/, /^\/api\/x\/(liquidity|deepest|token-info)\/?$/, /^\/api\/x\/token-info\/[^/]+$/];

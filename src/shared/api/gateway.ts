@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { liquiditySchema, tokenInfoSchema, tokenNamesSchema, type Liquidity, type TokenInfo, type TokenNames } from './extensions';
 import { tradeEventSchema } from './stream';
 
 /**
@@ -22,7 +23,9 @@ export const gatewayInfoSchema = z.strictObject({
   time: z.number().int(),
   /**
    * The deepest pool of each group (by TVL valued in ADA), as its pool ID: what the app opens when the
-   * URL names no symbol, without waiting for the group's whole symbol list. Embedded market only.
+   * URL names no symbol, without waiting for the group's whole symbol list. From the service's
+   * `/api/x/deepest`; over an upstream without it, the deepest pool found so far (docs/gateway.md),
+   * for the groups where one is known.
    */
   deepest: z.record(z.string(), z.string()).optional(),
 });
@@ -60,47 +63,25 @@ export type LiveError = z.infer<typeof liveErrorSchema>;
 export const liveHeartbeatSchema = z.strictObject({ time: z.number().int() });
 
 /**
- * GET /gw/v1/liquidity?group=<group>: TVL of every symbol of a group, for ranking search results and
- * showing TVL in lists (symbol_info carries none). Known for the embedded market only; a remote
- * upstream answers 404 with a price-style error and clients rank without it.
+ * GET /gw/v1/liquidity?group=<group>: TVL of every symbol of a group, as the service's extension route
+ * `/api/x/liquidity` gives it; over an upstream without it, what the gateway derived so far from
+ * /tokens/current (docs/gateway.md): symbols missing from the arrays have no known TVL.
  */
-export const gatewayLiquiditySchema = z
-  .strictObject({
-    s: z.literal('ok'),
-    ticker: z.array(z.string()),
-    /** TVL in whole base units, as /tokens/current's current_tvl. */
-    tvl: z.array(z.number()),
-    /** The same TVL valued in ADA, comparable across pairs. */
-    tvl_ada: z.array(z.number()),
-  })
-  .refine((b) => b.tvl.length === b.ticker.length && b.tvl_ada.length === b.ticker.length, 'arrays must have the same length');
-export type GatewayLiquidity = z.infer<typeof gatewayLiquiditySchema>;
+export const gatewayLiquiditySchema = liquiditySchema;
+export type GatewayLiquidity = Liquidity;
 
 /**
- * GET /gw/v1/token-info/<unit>: a token's registry metadata (name, ticker, decimals), which no spec
- * endpoint carries. Known for the embedded market only; a remote upstream answers 404 and clients fall
- * back to the decoded asset name.
+ * GET /gw/v1/token-info/<unit>: a token's registry metadata (name, ticker, decimals), from the
+ * service's `/api/x/token-info/<unit>`. An upstream without it answers 404 (decimals cannot be derived
+ * from spec endpoints): clients fall back to the decoded asset name.
  */
-export const gatewayTokenInfoSchema = z.strictObject({
-  unit: z.string(),
-  ticker: z.string(),
-  name: z.string(),
-  decimals: z.number().int().min(0),
-});
-export type GatewayTokenInfo = z.infer<typeof gatewayTokenInfoSchema>;
+export const gatewayTokenInfoSchema = tokenInfoSchema;
+export type GatewayTokenInfo = TokenInfo;
 
 /**
- * GET /gw/v1/token-info (no unit): every token the gateway knows (the embedded market's, ADA excepted),
- * columnar like /symbol_info: what search needs to match token names. A remote upstream knows no
- * names: 404 there.
+ * GET /gw/v1/token-info (no unit): every token's ticker and name at once, for search. Over an upstream
+ * without `/api/x/token-info`, the tickers of the symbol names and the decoded asset names instead of
+ * registry names (docs/gateway.md).
  */
-export const gatewayTokenNamesSchema = z
-  .strictObject({
-    s: z.literal('ok'),
-    unit: z.array(z.string()),
-    ticker: z.array(z.string()),
-    name: z.array(z.string()),
-  })
-  .refine((b) => b.ticker.length === b.unit.length && b.name.length === b.unit.length, 'unit, ticker and name must have the same length');
-export type GatewayTokenNames = z.infer<typeof gatewayTokenNamesSchema>;
-
+export const gatewayTokenNamesSchema = tokenNamesSchema;
+export type GatewayTokenNames = TokenNames;

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { NODE_SERVER_OPTIONS } from '../../../src/service/stream/response-sink';
+import { NODE_SERVER_OPTIONS } from '../../../src/node/response-sink';
 
 export interface Loopback {
   /** `http://127.0.0.1:<port>` */

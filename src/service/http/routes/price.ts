@@ -11,6 +11,8 @@ import { echo, priceError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 import type { HistoryCache } from '../history-cache';
 import type { SymbolInfoCache } from '../symbol-info-cache';
+import { acceptsEncoding, acceptsGzip, etagMatches } from '../../../node/http';
+import { deflateBody } from '../history-deflate';
 
 export interface PriceRoutesOptions extends GuardOptions {
   readonly market: Market;
@@ -23,22 +25,6 @@ export interface PriceRoutesOptions extends GuardOptions {
 /** First message of a failed zod parse, for `errmsg`. */
 function firstIssue(error: { issues: readonly { message: string }[] }): string {
   return error.issues[0]?.message ?? 'invalid query';
-}
-
-/** If-None-Match uses the weak comparison over a list of tags, or '*' (RFC 9110 13.1.2). */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag));
-}
-
-/** Whether Accept-Encoding lists gzip with a non-zero quality (`gzip;q=0` refuses it). */
-export function acceptsGzip(header: string | undefined): boolean {
-  return (header ?? '').split(',').some((part) => {
-    const [coding = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith('q='));
-    return (coding === 'gzip' || coding === 'x-gzip') && (q === undefined || Number(q.slice(2)) > 0);
-  });
 }
 
 /** Finds a symbol by ticker (pool ID, any hex case) or by symbol name. */
@@ -86,7 +72,7 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     return c.body(body.json);
   });
 
-  app.get('/history', auth, (c) => {
+  app.get('/history', auth, async (c) => {
     const parsed = historyQuerySchema.safeParse(c.req.query());
     if (!parsed.success) return priceError(c, 400, firstIssue(parsed.error));
     const query = parsed.data;
@@ -95,8 +81,14 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     // countback: the last N bars before `to`, served as the range from the N-th bar's start.
     const from =
       query.countback !== undefined ? (trades.countbackStart(pool.id, query.resolution, query.to, query.countback) ?? query.to) : query.from;
-    const { pieces, bytes } = history.body(pool.id, query.resolution, from, query.to, query.includeTvl);
+    const identity = history.body(pool.id, query.resolution, from, query.to, query.includeTvl);
     c.header('Content-Type', 'application/json');
+    c.header('Vary', 'Accept-Encoding');
+    // Compressed from pieces deflated once per cached chunk (history-deflate.ts): a month of 1min bars
+    // costs no compression per request.
+    const deflate = identity.bytes > 1024 && acceptsEncoding(c.req.header('Accept-Encoding'), 'deflate');
+    const { pieces, bytes } = deflate ? await deflateBody(identity.pieces) : identity;
+    if (deflate) c.header('Content-Encoding', 'deflate');
     c.header('Content-Length', String(bytes));
     // The cached fragments as they are, one chunk each: joining them first would copy megabytes for
     // months of 1min bars, and the socket takes many chunks as readily as one.

@@ -4,7 +4,7 @@ import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { isPoolId } from '../../../shared/ids';
 import type { Market } from '../../market/model';
 import type { StreamHub } from '../../stream/hub';
-import { openStream } from '../../stream/response-sink';
+import { openStream } from '../../../node/response-sink';
 import { streamError, streamErrorLine } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import { DEV_KEY_FILE } from '../../service/runtime';
-import { NODE_SERVER_OPTIONS } from '../../service/stream/response-sink';
+import { NODE_SERVER_OPTIONS } from '../../node/response-sink';
 import { createPlatform } from '../platform';
 import { progressReporter } from '../progress';
 import { readSettings } from '../settings';
@@ -22,6 +22,8 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
   --trades-per-block <x>  mean trades per block (TRADES_PER_BLOCK)
   --static-dir <dir>      built SPA (default dist)
   --test-controls         enable POST /__test__/block (tests only; refused with NODE_ENV=production)
+  --spec-only             serve the spec's /api/v1 only, without our /api/x extension routes
+                          (SPEC_ONLY=1; to try a gateway against an upstream like the hosted API)
   --help
 
 Environment: TOKEN_API_KEYS (key:plan,...), TOKEN_API_PLANS (JSON), STREAM_PING_SECONDS,
@@ -58,6 +60,7 @@ async function main(): Promise<void> {
         'trades-per-block': { type: 'string' },
         'static-dir': { type: 'string' },
         'test-controls': { type: 'boolean' },
+        'spec-only': { type: 'boolean' },
         help: { type: 'boolean' },
       },
       strict: true,

@@ -4,13 +4,12 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { compress } from 'hono/compress';
 import { GATEWAY_PREFIX } from '../shared/api/gateway';
-import { requestLogger } from '../service/http/app';
+import { requestLogger } from '../node/http';
 import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
 import type { ServiceConfig } from '../service/config';
-import type { GatewayConfig } from './config';
-import { createGateway, type Gateway } from './gateway';
-import { marketDeepest, marketLiquidity, marketTokenNames } from './liquidity';
-import { embeddedUpstream, remoteUpstream } from './upstream';
+import type { GatewayConfig } from '../gateway/config';
+import { createGateway, type Gateway } from '../gateway/gateway';
+import { embeddedUpstream, remoteUpstream } from '../gateway/upstream';
 
 export interface PlatformOptions {
   /** The embedded service's configuration (unused when the gateway has a remote upstream). */
@@ -24,7 +23,7 @@ export interface PlatformOptions {
 }
 
 export interface Platform {
-  /** The whole HTTP surface: /api/v1 and /healthz (embedded service), /gw/v1, the SPA. */
+  /** The whole HTTP surface: /api/v1, /api/x and /healthz (embedded service), /gw/v1, the SPA. */
   readonly app: Hono;
   readonly runtime: ServiceRuntime | undefined;
   readonly gateway: Gateway;
@@ -38,7 +37,8 @@ const NON_SPA = /^\/(api|gw|healthz|__test__)(\/|$)/;
 
 /**
  * Composes the server: the embedded data service (unless the gateway points at a remote upstream),
- * the gateway in front of it for the browser, and optionally the built SPA.
+ * the gateway in front of it for the browser, and optionally the built SPA. The one module that sees
+ * both the service and the gateway (eslint's zones): the gateway itself knows only its upstream.
  */
 export function createPlatform(options: PlatformOptions): Platform {
   const log = options.hooks?.log;
@@ -60,19 +60,6 @@ export function createPlatform(options: PlatformOptions): Platform {
       upstream,
       simulated: runtime !== undefined,
       ...(log ? { log } : {}),
-      ...(runtime
-        ? {
-            liquidity: (group: string | undefined) => marketLiquidity(runtime.market, group),
-            tokenInfo: (unit: string) => {
-              const token = runtime.market.tokens.get(unit);
-              return token && { unit: token.unit, ticker: token.ticker, name: token.name, decimals: token.decimals };
-            },
-            // Tokens are fixed while the server runs (importers need the store to themselves).
-            tokenNames: memo(() => marketTokenNames(runtime.market)),
-            // Depth moves slowly: a minute-old answer is fine for picking a default pair.
-            deepest: every(60_000, () => marketDeepest(runtime.market)),
-          }
-        : {}),
     });
 
     const app = new Hono({ strict: false });
@@ -82,6 +69,8 @@ export function createPlatform(options: PlatformOptions): Platform {
       const service = (c: Context) => runtime.app.fetch(c.req.raw, c.env);
       app.all('/api/v1/*', service);
       app.all('/api/v1', service);
+      app.all('/api/x/*', service);
+      app.all('/api/x', service);
       app.all('/healthz', service);
       if (options.testControls) {
         log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
@@ -127,20 +116,4 @@ export function createPlatform(options: PlatformOptions): Platform {
     runtime?.close();
     throw error;
   }
-}
-
-/** `make`, called once, on first use. */
-function memo<T>(make: () => T): () => T {
-  let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
-}
-
-/** `make`, called again only when its last answer is older than `ms`. */
-function every<T>(ms: number, make: () => T): () => T {
-  let made: { value: T; at: number } | undefined;
-  return () => {
-    const now = Date.now();
-    if (!made || now - made.at > ms) made = { value: make(), at: now };
-    return made.value;
-  };
 }

@@ -30,7 +30,7 @@ describe('npm run serve', () => {
     const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', 'src/gateway/cli/serve.ts', '--port', String(port), '--data-dir', dataDir, '--pools', '100', '--days', '1'],
+        ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dataDir, '--pools', '100', '--days', '1'],
         { cwd: REPO, timeout: 20_000 },
         (error, _stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
       );

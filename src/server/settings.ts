@@ -1,5 +1,5 @@
 import { parseServiceConfig, type Env, type Flags } from '../service/config';
-import { parseGatewayConfig } from './config';
+import { parseGatewayConfig } from '../gateway/config';
 import type { PlatformOptions } from './platform';
 
 /** Options of the HTTP server itself (npm run serve). */

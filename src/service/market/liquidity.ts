@@ -1,15 +1,15 @@
-import type { GatewayLiquidity, GatewayTokenNames } from '../shared/api/gateway';
-import { ALL_GROUPS } from '../shared/groups';
-import { poolPrice, poolTvl, pairKey, type Market, type Pool } from '../service/market/model';
+import type { Liquidity, TokenNames } from '../../shared/api/extensions';
+import { ALL_GROUPS } from '../../shared/groups';
+import { poolPrice, poolTvl, pairKey, type Market, type Pool } from './model';
 
 /**
- * TVL of every symbol of a group in the embedded market, in base units and valued in ADA (a token/token
+ * TVL of every symbol of a group in the market, in base units and valued in ADA (a token/token
  * pair's base is valued at its Aggregate price against ADA; without an ADA pair, 0).
  */
-export function marketLiquidity(market: Market, group: string | undefined): GatewayLiquidity | undefined {
+export function marketLiquidity(market: Market, group: string | undefined): Liquidity | undefined {
   const canonical = group === undefined ? undefined : ALL_GROUPS.find((g) => g.toLowerCase() === group.toLowerCase());
   if (canonical === undefined) return undefined;
-  const body: GatewayLiquidity = { s: 'ok', ticker: [], tvl: [], tvl_ada: [] };
+  const body: Liquidity = { s: 'ok', ticker: [], tvl: [], tvl_ada: [] };
   const pools = [...market.poolsById.values()].filter((p) => p.group === canonical).sort((a, b) => a.id - b.id);
   for (const pool of pools) {
     const tvl = poolTvl(pool);
@@ -28,7 +28,7 @@ function adaPerBase(market: Market, pool: Pool): number {
   return adaPair ? poolPrice(adaPair.aggregate) : 0;
 }
 
-/** The pool ID of each group's deepest pool (TVL valued in ADA, as /gw/v1/liquidity ranks them). */
+/** The pool ID of each group's deepest pool (TVL valued in ADA, as /api/x/liquidity ranks them). */
 export function marketDeepest(market: Market): Record<string, string> {
   const best = new Map<string, { poolId: string; tvl: number }>();
   for (const pool of market.poolsById.values()) {
@@ -39,9 +39,9 @@ export function marketDeepest(market: Market): Record<string, string> {
   return Object.fromEntries([...best].map(([group, { poolId }]) => [group, poolId]));
 }
 
-/** Every token of the embedded market but ADA, with its ticker and name, in store order. */
-export function marketTokenNames(market: Market): GatewayTokenNames {
-  const body: GatewayTokenNames = { s: 'ok', unit: [], ticker: [], name: [] };
+/** Every token of the market but ADA, with its ticker and name, in store order. */
+export function marketTokenNames(market: Market): TokenNames {
+  const body: TokenNames = { s: 'ok', unit: [], ticker: [], name: [] };
   for (const token of market.tokens.values()) {
     if (token.unit === '') continue;
     body.unit.push(token.unit);

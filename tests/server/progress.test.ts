@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressReporter } from '../../src/gateway/progress';
+import { progressReporter } from '../../src/server/progress';
 
 /** A non-terminal stream that keeps what is written (logs, CI). */
 function logStream(): NodeJS.WriteStream & { text: string } {

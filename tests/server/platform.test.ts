@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
-import { createPlatform, type Platform } from '../../src/gateway/platform';
+import { createPlatform, type Platform } from '../../src/server/platform';
 import { parseServiceConfig } from '../../src/service/config';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
 import { gatewayInfoSchema, gatewayLiquiditySchema, gatewayTokenNamesSchema } from '../../src/shared/api/gateway';

@@ -1,0 +1,73 @@
+import { Hono } from 'hono';
+import { EXTENSION_ROUTES, liquidityQuerySchema, type Deepest, type ExtensionIndex, type TokenInfo, type TokenNames } from '../../../shared/api/extensions';
+import { ALL_GROUPS } from '../../../shared/groups';
+import { isTokenUnit } from '../../../shared/ids';
+import { marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
+import type { Market } from '../../market/model';
+import { echo, priceError } from '../errors';
+import { guard, type GuardOptions, type ServiceEnv } from '../guard';
+
+export interface ExtensionRoutesOptions extends GuardOptions {
+  readonly market: Market;
+  readonly nowMs: () => number;
+}
+
+/** Depth moves slowly: a ten-second-old ranking is fine for picking a default pair. */
+const DEEPEST_TTL_MS = 10_000;
+
+/**
+ * Our extension routes under /api/x (src/shared/api/extensions.ts): answers the spec's endpoints
+ * could only give pool by pool, straight from the market in memory, behind the same auth and rate
+ * limits as /api/v1, with price-style errors. `GET /api/x` lists them.
+ */
+export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEnv> {
+  const { market, nowMs } = options;
+  const app = new Hono<ServiceEnv>({ strict: false });
+  const auth = guard(options, 'price');
+
+  app.get('/', auth, (c) => {
+    const body: ExtensionIndex = { s: 'ok', routes: Object.values(EXTENSION_ROUTES) };
+    return c.json(body);
+  });
+
+  app.get(`/${EXTENSION_ROUTES.liquidity}`, auth, (c) => {
+    const parsed = liquidityQuerySchema.safeParse(c.req.query());
+    if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'group is required');
+    const body = marketLiquidity(market, parsed.data.group);
+    if (!body) return priceError(c, 404, `Unknown group: ${echo(parsed.data.group)} (known: ${ALL_GROUPS.join(', ')})`);
+    c.header('Cache-Control', 'private, max-age=30');
+    return c.json(body);
+  });
+
+  let deepest: { body: Deepest; at: number; version: number } | undefined;
+  app.get(`/${EXTENSION_ROUTES.deepest}`, auth, (c) => {
+    const now = nowMs();
+    if (!deepest || deepest.version !== market.version || now - deepest.at > DEEPEST_TTL_MS) {
+      deepest = { body: { s: 'ok', deepest: marketDeepest(market) }, at: now, version: market.version };
+    }
+    c.header('Cache-Control', 'private, max-age=10');
+    return c.json(deepest.body);
+  });
+
+  // Tokens change only when the market's version does (importers add them).
+  let names: { body: TokenNames; version: number } | undefined;
+  app.get(`/${EXTENSION_ROUTES.tokenInfo}`, auth, (c) => {
+    if (!names || names.version !== market.version) names = { body: marketTokenNames(market), version: market.version };
+    c.header('Cache-Control', 'private, max-age=3600');
+    return c.json(names.body);
+  });
+
+  app.get(`/${EXTENSION_ROUTES.tokenInfo}/:unit`, auth, (c) => {
+    const unit = c.req.param('unit');
+    if (!isTokenUnit(unit)) {
+      return priceError(c, 400, `Invalid token ${echo(unit)}: a policy ID (56 hex characters) followed by an asset name (0 to 64 hex characters, even length)`);
+    }
+    const token = market.tokens.get(unit.toLowerCase());
+    if (!token) return priceError(c, 404, `Unknown token: ${echo(unit)}`);
+    const body: TokenInfo = { unit: token.unit, ticker: token.ticker, name: token.name, decimals: token.decimals };
+    c.header('Cache-Control', 'private, max-age=3600');
+    return c.json(body);
+  });
+
+  return app;
+}

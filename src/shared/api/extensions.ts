@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/**
+ * Our service's extension routes: documented additions outside the spec's `/api/v1`, under `/api/x`,
+ * with the same Bearer auth, rate limits and price-style errors (`{"s":"error","errmsg":…}`). They
+ * answer from the market in memory what the spec's endpoints could only give one pool at a time. A
+ * remote upstream may lack them (the hosted API does): `GET /api/x` lists the ones a service has, and
+ * the gateway derives the rest from spec endpoints (docs/gateway.md).
+ */
+export const EXTENSION_PREFIX = '/api/x';
+
+/** The extension routes of this version, by name (each is `GET /api/x/<name>…`). */
+export const EXTENSION_ROUTES = {
+  /** `GET /api/x/liquidity?group=<group>`: TVL of every symbol of a group. */
+  liquidity: 'liquidity',
+  /** `GET /api/x/token-info`: every token's ticker and name; `/api/x/token-info/<unit>`: one token's metadata. */
+  tokenInfo: 'token-info',
+  /** `GET /api/x/deepest`: each group's deepest pool. */
+  deepest: 'deepest',
+} as const;
+export type ExtensionRoute = (typeof EXTENSION_ROUTES)[keyof typeof EXTENSION_ROUTES];
+
+/** `GET /api/x`: the extension routes this service has (names of EXTENSION_ROUTES; unknown names are ignored by clients). */
+export const extensionIndexSchema = z.strictObject({
+  s: z.literal('ok'),
+  routes: z.array(z.string()),
+});
+export type ExtensionIndex = z.infer<typeof extensionIndexSchema>;
+
+/** Query of `GET /api/x/liquidity`. */
+export const liquidityQuerySchema = z.object({
+  group: z.string({ error: 'group is required' }).min(1, 'group is required'),
+});
+
+/**
+ * `GET /api/x/liquidity?group=<group>`: TVL of every symbol of a group, for ranking and listing symbols
+ * by depth (symbol_info carries none). Columnar like symbol_info; a ticker missing from the arrays has
+ * no known TVL.
+ */
+export const liquiditySchema = z
+  .strictObject({
+    s: z.literal('ok'),
+    ticker: z.array(z.string()),
+    /** TVL in whole base units, as /tokens/current's current_tvl. */
+    tvl: z.array(z.number()),
+    /** The same TVL valued in ADA, comparable across pairs (0 when the base has no ADA price). */
+    tvl_ada: z.array(z.number()),
+  })
+  .refine((b) => b.tvl.length === b.ticker.length && b.tvl_ada.length === b.ticker.length, 'arrays must have the same length');
+export type Liquidity = z.infer<typeof liquiditySchema>;
+
+/** `GET /api/x/token-info/<unit>`: a token's registry metadata, which no spec endpoint carries. */
+export const tokenInfoSchema = z.strictObject({
+  unit: z.string(),
+  ticker: z.string(),
+  name: z.string(),
+  decimals: z.number().int().min(0),
+});
+export type TokenInfo = z.infer<typeof tokenInfoSchema>;
+
+/**
+ * `GET /api/x/token-info`: every token but ADA with its ticker and name, columnar: what search needs to
+ * match token names, in one request.
+ */
+export const tokenNamesSchema = z
+  .strictObject({
+    s: z.literal('ok'),
+    unit: z.array(z.string()),
+    ticker: z.array(z.string()),
+    name: z.array(z.string()),
+  })
+  .refine((b) => b.ticker.length === b.unit.length && b.name.length === b.unit.length, 'unit, ticker and name must have the same length');
+export type TokenNames = z.infer<typeof tokenNamesSchema>;
+
+/** `GET /api/x/deepest`: the pool ID of each group's deepest pool (TVL valued in ADA). */
+export const deepestSchema = z.strictObject({
+  s: z.literal('ok'),
+  deepest: z.record(z.string(), z.string()),
+});
+export type Deepest = z.infer<typeof deepestSchema>;
