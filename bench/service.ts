@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { parseServiceConfig } from '../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../src/service/runtime';
 import { historyResponseSchema } from '../src/shared/api/history';
+import { gatewayHistoryRows } from './gateway-history';
 import { median, round, timeRuns, type BenchRow } from './measure';
 
 const SUITE = 'service';
@@ -68,6 +69,8 @@ export async function serviceBench(options: { pools?: number; days?: number; log
   rows.push({ suite: SUITE, name: '/history vs JSON.stringify', value: round(server / stringify), unit: 'x', target: '<= 2x', pass: server / stringify <= 2 });
   rows.push({ suite: SUITE, name: 'one SQL GROUP BY over raw trades (same bars): median', value: round(sql), unit: 'ms' });
   rows.push({ suite: SUITE, name: '/history speed-up over SQL GROUP BY', value: round(sql / server, 1), unit: 'x', target: '>= 50x', pass: sql / server >= 50 });
+  options.log('/gw/v1/history beside /api/v1/history...');
+  rows.push(...(await gatewayHistoryRows(runtime, url, 'bench-enterprise-key')));
 
   // symbol_info without group: first build, then cached; gzip size.
   const all = '/api/v1/symbol_info';

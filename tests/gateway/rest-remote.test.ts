@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createGateway, type Gateway } from '../../src/gateway/gateway';
@@ -24,6 +25,21 @@ describe('a remote service answering gzip', () => {
     gateway.close();
     await loopback.close();
     service.close();
+  });
+
+  it('streams history from a remote upstream, gzipped for the browser as it comes', async () => {
+    const symbols = (await service.getJson('/api/v1/symbol_info?group=Aggregate')) as { ticker: string[] };
+    const to = service.clock.seconds() + 60;
+    const path = `/history?symbol=${symbols.ticker[0] ?? ''}&resolution=1min&from=${to - 2 * 86_400}&to=${to}&include_tvl=true`;
+    const identity = Buffer.from(await (await service.request(`/api/v1${path}`)).arrayBuffer());
+    // fetch() decodes the upstream's deflate: the gateway compresses again, as a stream.
+    const gzipped = await gateway.app.request(`/gw/v1${path}`, { headers: { 'Accept-Encoding': 'gzip, deflate, br, zstd' } });
+    expect(gzipped.status).toBe(200);
+    expect(gzipped.headers.get('Content-Encoding')).toBe('gzip');
+    expect(gunzipSync(Buffer.from(await gzipped.arrayBuffer())).equals(identity)).toBe(true);
+    const plain = await gateway.app.request(`/gw/v1${path}`);
+    expect(plain.headers.get('Content-Encoding')).toBeNull();
+    expect(Buffer.from(await plain.arrayBuffer()).equals(identity)).toBe(true);
   });
 
   it('gives each representation the tag the service gives it, whatever encoding the gateway fetched', async () => {

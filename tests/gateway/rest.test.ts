@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createGateway, type Gateway } from '../../src/gateway/gateway';
@@ -53,6 +54,27 @@ describe('gateway REST forwarding', () => {
     expect(body).toEqual(await (await direct(path)).json());
     expect(body.t.length).toBeGreaterThan(0);
     expect(calls.at(-1)?.authorization).toBe(`Bearer ${runtime.internalKey}`);
+  });
+
+  it('passes a compressed history through as the service encoded it, and compresses for browsers it did not', async () => {
+    const symbols = symbolInfoResponseSchema.parse(await (await direct('/symbol_info?group=Aggregate')).json());
+    const to = Math.floor(Date.now() / 1000) + 60;
+    const path = `/history?symbol=${symbols.ticker[0] ?? ''}&resolution=1min&from=${to - 86_400}&to=${to}&include_tvl=true`;
+    const identity = Buffer.from(await (await direct(path)).arrayBuffer());
+    expect(identity.byteLength).toBeGreaterThan(1024);
+    const browser = await get(path, { headers: { 'Accept-Encoding': 'gzip, deflate, br, zstd' } });
+    expect(browser.headers.get('Content-Encoding')).toBe('deflate');
+    expect(browser.headers.get('Cache-Control')).toBe('no-store');
+    const deflated = Buffer.from(await browser.arrayBuffer());
+    expect(Number(browser.headers.get('Content-Length'))).toBe(deflated.byteLength);
+    expect(inflateSync(deflated).equals(identity)).toBe(true);
+    const gzipOnly = await get(path, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gzipOnly.headers.get('Content-Encoding')).toBe('gzip');
+    expect(gunzipSync(Buffer.from(await gzipOnly.arrayBuffer())).equals(identity)).toBe(true);
+    const plain = await get(path);
+    expect(plain.headers.get('Content-Encoding')).toBeNull();
+    expect(Number(plain.headers.get('Content-Length'))).toBe(identity.byteLength);
+    expect(Buffer.from(await plain.arrayBuffer()).equals(identity)).toBe(true);
   });
 
   it('passes error statuses and bodies through', async () => {

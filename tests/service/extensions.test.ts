@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { priceErrorSchema } from '../../src/shared/api/errors';
+import { deepestSchema, extensionIndexSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema } from '../../src/shared/api/extensions';
+import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
+import { tokenStatsSchema } from '../../src/shared/api/tokens';
+import { ALL_GROUPS } from '../../src/shared/groups';
+import { symbolInfoPath, tokensCurrentPath } from '../support/builders';
+import { createTestService, type TestService } from '../support/service';
+
+/** Our extension routes under /api/x: answers from the market, behind the same auth and limits. */
+
+const WMT = '1d7f33bd23d85e1a25d87d86fac4f199c3197a2f7afeb662a0f34e1e776f726c646d6f62696c65746f6b656e';
+
+let service: TestService;
+beforeAll(() => {
+  service = createTestService();
+});
+afterAll(() => service.close());
+
+describe('/api/x', () => {
+  it('lists its routes', async () => {
+    expect(extensionIndexSchema.parse(await service.getJson('/api/x'))).toEqual({ s: 'ok', routes: ['liquidity', 'token-info', 'deepest'] });
+  });
+
+  it('gives the TVL of every symbol of a group, as /tokens/current gives each', async () => {
+    const liquidity = liquiditySchema.parse(await service.getJson('/api/x/liquidity?group=aggregate'));
+    const symbols = symbolInfoResponseSchema.parse(await service.getJson(symbolInfoPath('Aggregate')));
+    expect(liquidity.ticker).toEqual(symbols.ticker);
+    for (const i of [0, 5, 17]) {
+      const stats = tokenStatsSchema.parse(await service.getJson(tokensCurrentPath({ pool: liquidity.ticker[i] ?? '' })));
+      expect(liquidity.tvl[i]).toBeCloseTo(stats.current_tvl, 6);
+    }
+  });
+
+  it('names each group\'s deepest pool, as the liquidity route ranks them', async () => {
+    const { deepest } = deepestSchema.parse(await service.getJson('/api/x/deepest'));
+    for (const group of ALL_GROUPS) {
+      const liquidity = liquiditySchema.parse(await service.getJson(`/api/x/liquidity?group=${group}`));
+      if (liquidity.ticker.length === 0) continue;
+      expect(deepest[group], group).toBe(liquidity.ticker[liquidity.tvl_ada.indexOf(Math.max(...liquidity.tvl_ada))]);
+    }
+  });
+
+  it('gives token metadata, one token or every token\'s name at once', async () => {
+    expect(tokenInfoSchema.parse(await service.getJson(`/api/x/token-info/${WMT.toUpperCase()}`))).toEqual({ unit: WMT, ticker: 'WMT', name: 'World Mobile Token', decimals: 6 });
+    const names = tokenNamesSchema.parse(await service.getJson('/api/x/token-info'));
+    expect(names.name[names.unit.indexOf(WMT)]).toBe('World Mobile Token');
+    expect(names.unit).not.toContain('');
+  });
+
+  it('answers bad input and unknown things in the price error shape', async () => {
+    const cases: [string, number, RegExp][] = [
+      ['/api/x/liquidity', 400, /group is required/],
+      ['/api/x/liquidity?group=Nope', 404, /Unknown group: Nope/],
+      ['/api/x/token-info/xyz', 400, /Invalid token xyz/],
+      [`/api/x/token-info/${'ab'.repeat(30)}`, 404, /Unknown token/],
+      ['/api/x/nothing', 404, /Unknown endpoint: GET \/api\/x\/nothing/],
+    ];
+    for (const [path, status, message] of cases) {
+      const response = await service.request(path);
+      expect(response.status, path).toBe(status);
+      expect(priceErrorSchema.parse(await response.json()).errmsg, path).toMatch(message);
+    }
+    const post = await service.request('/api/x/liquidity?group=Aggregate', { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('Allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('needs a key and counts against its plan like /api/v1', async () => {
+    const anonymous = await service.request('/api/x/deepest', { key: null });
+    expect(anonymous.status).toBe(401);
+    expect(priceErrorSchema.parse(await anonymous.json()).errmsg).toMatch(/Not authenticated/);
+    const key = service.newKey('free');
+    const first = await service.request('/api/x/deepest', { key });
+    expect(first.headers.get('RateLimit-Limit')).toBe('60');
+    expect(first.headers.get('RateLimit-Remaining')).toBe('59');
+    const spec = await service.request('/api/v1/groups', { key });
+    expect(spec.headers.get('RateLimit-Remaining')).toBe('58');
+  });
+});
+
+describe('/api/x with --spec-only', () => {
+  it('is not there: a 404 like any unknown path, as on the hosted API', async () => {
+    const specOnly = createTestService({ pools: 60, days: 0.2, config: { extensions: false } });
+    try {
+      for (const path of ['/api/x', '/api/x/liquidity?group=Aggregate', '/api/x/token-info']) {
+        const response = await specOnly.request(path);
+        expect(response.status, path).toBe(404);
+        expect(priceErrorSchema.parse(await response.json()).errmsg).toMatch(/Unknown endpoint/);
+      }
+      expect((await specOnly.request('/api/x/deepest', { method: 'POST' })).status).toBe(404);
+    } finally {
+      specOnly.close();
+    }
+  });
+});

@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { vi } from 'vitest';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A TCP port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface ServerProcess {
+  readonly origin: string;
+  /** What the process printed so far (stdout and stderr), for failure messages. */
+  output(): string;
+  /** Ends the process (its whole group) and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm run serve` as a real child process (`node --import tsx src/server/cli/serve.ts`) on a free port
+ * and a temp data directory, with extra flags and environment; resolves once `readyPath` answers 200.
+ */
+export async function startServerProcess(options: { args?: readonly string[]; env?: Readonly<Record<string, string>>; readyPath?: string } = {}): Promise<ServerProcess> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'server-process-'));
+  const origin = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', ...options.env };
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dataDir, ...(options.args ?? [])], {
+    cwd: REPO,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let exited = false;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const stop = async () => {
+    if (!exited && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      await gone;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await vi.waitUntil(
+      async () => {
+        if (exited) throw new Error(`the server exited during start:\n${output}`);
+        try {
+          return (await fetch(`${origin}${options.readyPath ?? '/healthz'}`)).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      { timeout: 60_000, interval: 100 },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { origin, output: () => output, stop };
+}
