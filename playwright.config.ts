@@ -5,8 +5,9 @@ import { E2E_API_KEYS, E2E_DATA_DIR, PREVIEW_DATA_DIR } from './e2e/support/keys
  * Browser tests (docs/e2e.md): one spec per user flow in e2e/, on Debian's Chromium, against the
  * production build served by `npm run serve`'s CLI with a small seeded market and the test-only market
  * control (`--test-controls`), plus one smoke run against `vite` (npm run dev) and one against `vite
- * preview` (npm run preview). Flows that stop or
- * restart the server start their own (e2e/support/server-process.ts).
+ * preview` (npm run preview), and the main flows in remote mode (a gateway in front of a second server
+ * process, `remote-mode.spec.ts`). Flows that stop or restart the server start their own
+ * (e2e/support/server-process.ts).
  */
 
 /** Small seeded market for browser tests: fast to backfill, still realistic. */
@@ -41,7 +42,9 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   projects: [
-    { name: 'prod', use: { ...chromium, baseURL: `http://127.0.0.1:${PROD_PORT}` }, testIgnore: /(dev|preview)-smoke/ },
+    { name: 'prod', use: { ...chromium, baseURL: `http://127.0.0.1:${PROD_PORT}` }, testIgnore: /(dev|preview)-smoke|remote-mode/ },
+    // The app through a gateway in front of another server process (UPSTREAM_URL): it starts its own two.
+    { name: 'remote', use: chromium, testMatch: /remote-mode/ },
     { name: 'dev', use: { ...chromium, baseURL: `http://127.0.0.1:${DEV_PORT}` }, testMatch: /dev-smoke/ },
     { name: 'preview', use: { ...chromium, baseURL: `http://127.0.0.1:${PREVIEW_PORT}` }, testMatch: /preview-smoke/ },
   ],

@@ -1,0 +1,90 @@
+import { chartAttributes, close, expectConnection, headerPrice, waitForCandles } from './support/chart';
+import { expect, test } from './support/fixtures';
+import { deepestPool, poolStats, tradeUntilPoolMoves } from './support/market';
+import { ServerProcess } from './support/server-process';
+
+/**
+ * Remote mode (project `remote`): the app served by a server whose gateway fronts another server
+ * process over HTTP (`UPSTREAM_URL`), as it fronts the hosted API. The first server has the embedded
+ * market and our /api/x extension routes; the second has no market at all. The main flows work the
+ * same as in embedded mode: the default pair, search by a token's name, a pick, live updates.
+ */
+
+const KEY = 'e2e-remote-upstream-key-0123456789';
+const WMT = '1d7f33bd23d85e1a25d87d86fac4f199c3197a2f7afeb662a0f34e1e776f726c646d6f62696c65746f6b656e';
+
+let service: ServerProcess;
+let gateway: ServerProcess;
+
+test.beforeAll(async ({ browser: _browser }, testInfo) => {
+  test.setTimeout(120_000);
+  service = await ServerProcess.create({ logFile: testInfo.outputPath('service.log'), env: { TOKEN_API_KEYS: `${KEY}:enterprise` } });
+  gateway = await ServerProcess.create({
+    logFile: testInfo.outputPath('gateway.log'),
+    testControls: false,
+    readyPath: '/gw/v1/info',
+    env: { UPSTREAM_URL: service.origin, UPSTREAM_API_KEY: KEY },
+  });
+  await service.start();
+  await gateway.start();
+});
+
+test.afterAll(async () => {
+  await gateway?.dispose();
+  await service?.dispose();
+});
+
+test('remote mode: the default pair, search by name, a pick and live updates, through a gateway in front of another server', async ({ page, request }) => {
+  test.setTimeout(90_000);
+  // The remote gateway knows the same deepest pool as the service's own.
+  const deepest = await deepestPool(request, 'Aggregate', service.origin);
+  const info = (await (await request.get(`${gateway.origin}/gw/v1/info`)).json()) as { source: string; simulated: boolean; deepest?: Record<string, string> };
+  expect(info).toMatchObject({ source: 'remote', simulated: false });
+  expect(info.deepest?.Aggregate).toBe(deepest.ticker);
+  // There is no market here: the data are the other server's.
+  expect((await request.get(`${gateway.origin}/api/v1/groups`)).status()).toBe(404);
+
+  await test.step('first visit: the deepest Aggregate pair, with its registry name', async () => {
+    await page.goto(`${gateway.origin}/`);
+    await waitForCandles(page, { symbol: deepest.symbol });
+    const header = page.getByTestId('token-header');
+    const unit = (await (await request.get(`${service.origin}/gw/v1/symbol_info?group=Aggregate`)).json()) as { ticker: string[]; currency: string[] };
+    const quoteUnit = unit.currency[unit.ticker.indexOf(deepest.ticker)] ?? '';
+    const registry = (await (await request.get(`${service.origin}/gw/v1/token-info/${quoteUnit}`)).json()) as { name: string };
+    await expect(header.getByTestId('header-name')).toHaveText(registry.name);
+    await expectConnection(page, 'live');
+  });
+
+  await test.step('search by a token\'s name (not its ticker), and pick it', async () => {
+    const search = page.getByRole('combobox', { name: 'Search pairs' });
+    await search.focus();
+    await expect(page.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true');
+    await search.pressSequentially('World Mobile');
+    const listbox = page.getByRole('listbox', { name: 'Pairs' });
+    const option = listbox.locator('[data-symbol="ADA.WMT_Aggregate_Pool1"]');
+    await expect(option).toBeVisible();
+    await option.click();
+    await waitForCandles(page, { symbol: 'ADA.WMT_Aggregate_Pool1' });
+    const header = page.getByTestId('token-header');
+    await expect(header.getByTestId('header-ticker')).toHaveText('WMT');
+    await expect(header.getByTestId('header-name')).toHaveText('World Mobile Token');
+    await expect(header.getByTestId('header-policy-id')).toHaveText(WMT.slice(0, 56));
+    await expectConnection(page, 'live');
+  });
+
+  await test.step('live: a trade on the other server reaches the chart and the header', async () => {
+    await page.goto(`${gateway.origin}/?group=Aggregate&symbol=${deepest.symbol}&res=1`);
+    await waitForCandles(page, { symbol: deepest.symbol, resolution: '1' });
+    await expectConnection(page, 'live');
+    const before = await chartAttributes(page);
+    const move = await tradeUntilPoolMoves(request, deepest.ticker, { origin: service.origin });
+    await expect(async () => {
+      const server = await poolStats(request, deepest.ticker, service.origin);
+      const now = await chartAttributes(page);
+      expect(now.lastClose !== before.lastClose || now.lastTime !== before.lastTime).toBe(true);
+      expect(close(now.lastClose, server.current_price), `chart close ${now.lastClose} vs ${server.current_price}`).toBe(true);
+      expect(close(await headerPrice(page), server.current_price)).toBe(true);
+    }).toPass({ timeout: 10_000, intervals: [100] });
+    test.info().annotations.push({ type: 'latency', description: `the page followed a trade on the other server ${Date.now() - move.sentAt} ms after it was asked for` });
+  });
+});
