@@ -177,7 +177,7 @@ export class SymbolCatalog {
       this.names(),
     ]);
     if (!info.ok) return info;
-    // Liquidity is optional (a remote upstream has none): rank without it.
+    // Liquidity is optional (a gateway may have none, or not yet): rank without it.
     const tvl = new Map<string, { tvl: number; tvlAda: number }>();
     if (liquidity.ok) {
       const { ticker, tvl: values, tvl_ada: ada } = liquidity.value;

@@ -16,8 +16,8 @@ export interface TokenNameSource {
 export const TOKEN_NAMES_PATH = '/token-info';
 
 /**
- * The gateway's batch of token names: GET `<base>/token-info` (no unit), columnar. A gateway on a
- * remote upstream knows no names and answers 404: search then works without them.
+ * The gateway's batch of token names: GET `<base>/token-info` (no unit), columnar. A gateway that
+ * has none answers 404: search then works without them.
  */
 export function gatewayTokenNames(client: GatewayClient): TokenNameSource {
   return {

@@ -3,8 +3,8 @@ import { gatewayTokenInfoSchema, type GatewayTokenInfo } from '../../shared/api/
 import type { ApiClient } from '../lib/api-client';
 
 /**
- * GET /gw/v1/token-info/<unit>: the token's registry name, ticker and decimals. Only the embedded
- * market knows them (a remote upstream answers 404): callers fall back to the decoded asset name.
+ * GET /gw/v1/token-info/<unit>: the token's registry name, ticker and decimals, from our service's
+ * /api/x; over an upstream without it the gateway answers 404: callers fall back to the decoded asset name.
  */
 export function tokenInfoQueryOptions(api: ApiClient, unit: string) {
   return queryOptions({
