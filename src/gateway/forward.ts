@@ -7,6 +7,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { LRUCache } from 'lru-cache';
 import type { PriceError, TokenError, TokenErrorItem } from '../shared/api/errors';
 import { acceptsEncoding, acceptsGzip, etagMatches } from '../node/http';
+import { webStreamOf } from '../node/streams';
 import type { Upstream } from './upstream';
 
 const gzipAsync = promisify(gzipCallback);
@@ -97,11 +98,10 @@ const toNode = (body: ReadableStream<Uint8Array>) => Readable.fromWeb(body as No
 
 /** `body` through a Node transform (zlib, on libuv's threads); cancelling the result cancels the source. */
 function through(body: ReadableStream<Uint8Array>, transform: NodeJS.ReadWriteStream): ReadableStream<Uint8Array> {
-  const out = pipeline(toNode(body), transform, () => {});
-  return Readable.toWeb(out as unknown as Readable) as unknown as ReadableStream<Uint8Array>;
+  return webStreamOf(pipeline(toNode(body), transform, () => {}));
 }
 
-/** A decoder for an upstream encoding the browser does not take (in-process upstreams only), if known. */
+/** A decoder for an upstream encoding the browser does not take, if known. */
 function decoder(encoding: string): NodeJS.ReadWriteStream | undefined {
   if (encoding === 'gzip' || encoding === 'x-gzip') return createGunzip();
   if (encoding === 'deflate') return createInflate();
@@ -141,9 +141,18 @@ export class Forwarder {
       await response.body?.cancel().catch(() => {});
       throw new UpstreamRedirect(response.status);
     }
-    // No Accept-Encoding was sent: an in-process body is identity, and fetch() decoded a remote one.
-    const encoding = this.options.upstream.decodesBodies ? encodingOf(response) : undefined;
-    return { status: response.status, headers: passedHeaders(response), tags: representationTags(response.headers.get('etag'), encoding), body: new Uint8Array(await response.arrayBuffer()) };
+    // No Accept-Encoding was sent, so the body should be identity; one encoded anyway is decoded here
+    // (unless fetch() did already), and its tag named the encoded representation.
+    const encoding = encodingOf(response);
+    let body: Uint8Array;
+    if (encoding !== undefined && !this.options.upstream.decodesBodies && response.body) {
+      const decode = decoder(encoding);
+      if (!decode) throw new Error(`the upstream answered in an unknown Content-Encoding (${encoding.slice(0, 40)})`);
+      body = new Uint8Array(await new Response(through(response.body, decode)).arrayBuffer());
+    } else {
+      body = new Uint8Array(await response.arrayBuffer());
+    }
+    return { status: response.status, headers: passedHeaders(response), tags: representationTags(response.headers.get('etag'), encoding), body };
   }
 
   /**
@@ -244,9 +253,9 @@ export class Forwarder {
       if (!decode) throw new Error(`the upstream answered in an unknown Content-Encoding (${encoding.slice(0, 40)})`);
       if (body) body = through(body, decode);
     }
-    const decoded = encoding !== undefined;
-    const identityLength = decoded ? null : length;
-    const tags = representationTags(etag, upstream.decodesBodies ? encoding : undefined);
+    // A decoded body's length is unknown, and its tag named the encoded representation.
+    const identityLength = encoding !== undefined ? null : length;
+    const tags = representationTags(etag, encoding);
     const gzip = body !== null && acceptsGzip(accept) && (identityLength === null || Number(identityLength) > COMPRESS_MIN_BYTES);
     const tag = gzip ? tags?.gzip : tags?.identity;
     if (tag !== undefined) c.header('ETag', tag);

@@ -1,3 +1,5 @@
+import { request } from 'undici';
+import { webStreamOf } from '../node/streams';
 /**
  * How the gateway reaches the data service: a fetch of `/api/v1/...` (and `/api/x/...`) paths with the key added. The
  * embedded service is called in-process (no socket); a remote one over HTTP.
@@ -7,8 +9,8 @@ export interface Upstream {
   /** Origin (and path) of a remote upstream; /gw/v1/info shows it through publicUpstreamUrl. */
   readonly origin?: string;
   /**
-   * Whether `fetch` hands back bodies already decoded (fetch() over HTTP decodes any Content-Encoding,
-   * leaving the header), so that a compressed upstream body can never be passed through as it came.
+   * Whether `fetch` hands back bodies already decoded (as fetch() over HTTP does with any
+   * Content-Encoding, leaving the header), so that a compressed body cannot be passed through.
    */
   readonly decodesBodies: boolean;
   /** Fetches an upstream path (`/api/v1/...` with query) with the Authorization header added. */
@@ -32,16 +34,43 @@ export function embeddedUpstream(appFetch: FetchLike, key: string): Upstream {
   };
 }
 
+/** Response statuses that carry no body. */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * GET or HEAD with undici's `request`: the body as the upstream sent it, never decoded (fetch()
+ * always decodes), so that a compressed answer can pass through to a browser that takes it.
+ */
+async function rawRequest(url: string, method: 'GET' | 'HEAD', headers: Headers, signal: AbortSignal | null | undefined): Promise<Response> {
+  const answer = await request(url, { method, headers: Object.fromEntries(headers), ...(signal ? { signal } : {}) });
+  const responseHeaders = new Headers();
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (Array.isArray(value)) for (const item of value) responseHeaders.append(name, item);
+    else if (value !== undefined) responseHeaders.set(name, value);
+  }
+  if (method === 'HEAD' || NULL_BODY.has(answer.statusCode)) {
+    answer.body.destroy();
+    return new Response(null, { status: answer.statusCode, headers: responseHeaders });
+  }
+  const body = webStreamOf(answer.body) as ReadableStream<Uint8Array<ArrayBuffer>>;
+  return new Response(body, { status: answer.statusCode, headers: responseHeaders });
+}
+
 /**
  * A remote service (our own on another host, or the hosted API) over HTTP. Redirects are never followed
- * (`redirect: 'manual'`, whatever the caller asks): the key would go along to wherever they point.
+ * (whatever the caller asks): the key would go along to wherever they point. GETs come back as sent
+ * (a compressed body stays compressed: `decodesBodies` is false); the stream's POST goes through fetch.
  */
 export function remoteUpstream(origin: string, key: string, fetchImpl: typeof fetch = fetch): Upstream {
   return {
     kind: 'remote',
     origin,
-    decodesBodies: true,
-    fetch: (path, init) => fetchImpl(`${origin}${path}`, { ...init, redirect: 'manual', headers: withKey(init, key) }),
+    decodesBodies: false,
+    fetch: (path, init) => {
+      const method = (init?.method ?? 'GET').toUpperCase();
+      if (method === 'GET' || method === 'HEAD') return rawRequest(`${origin}${path}`, method, withKey(init, key), init?.signal);
+      return fetchImpl(`${origin}${path}`, { ...init, redirect: 'manual', headers: withKey(init, key) });
+    },
   };
 }
 
