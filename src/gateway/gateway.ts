@@ -192,9 +192,9 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       target: () => `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.tokenInfo}`,
       derive: async (c) => {
         try {
-          const body = await derivation.tokenNames();
-          c.header('Cache-Control', 'private, max-age=600');
-          return c.json(body);
+          const answer = await derivation.tokenNames();
+          c.header('Cache-Control', answer.complete ? 'private, max-age=600' : 'no-store');
+          return c.json(answer.body);
         } catch (error) {
           return forwarder.failure(c, 'price', error);
         }

@@ -27,6 +27,9 @@ interface Known {
   readonly at: number;
 }
 
+/** After a round that failed (the upstream unreachable, or refusing after its Retry-After), when to try again. */
+const RETRY_AFTER_FAILURE_MS = 30_000;
+
 /** Priorities in the paced queue: what a browser waits for first, background TVLs last. */
 const PRIORITY = { groups: 3, catalog: 2, tvl: 1, price: 1 } as const;
 
@@ -100,10 +103,15 @@ export class SpecDerivation {
     if (this.refreshing) return this.refreshing;
     if (this.now() - this.lastRefresh < this.options.tvlTtlMs) return Promise.resolve();
     this.refreshing = this.round()
-      .catch((error: unknown) => this.options.log?.(`gateway: deriving liquidity from the upstream's spec endpoints stopped: ${error instanceof Error ? error.message : String(error)}`))
+      .then(() => {
+        this.lastRefresh = this.now();
+      })
+      .catch((error: unknown) => {
+        this.options.log?.(`gateway: deriving liquidity from the upstream's spec endpoints stopped: ${error instanceof Error ? error.message : String(error)}`);
+        this.lastRefresh = this.now() - this.options.tvlTtlMs + RETRY_AFTER_FAILURE_MS;
+      })
       .finally(() => {
         this.refreshing = undefined;
-        this.lastRefresh = this.now();
       });
     return this.refreshing;
   }
@@ -199,13 +207,17 @@ export class SpecDerivation {
   }
 
   /**
-   * Every token of the upstream's symbol lists but ADA, with its ticker (from the symbol names) and
-   * its decoded asset name in place of a registry name. Waits for every group's symbol list.
+   * Every token of the upstream's symbol lists fetched so far but ADA, with its ticker (from the symbol
+   * names) and its decoded asset name in place of a registry name. Waits for Aggregate's list (every
+   * token with an ADA pair is in it); the other groups' come with the refresh round this starts.
    */
-  async tokenNames(): Promise<TokenNames> {
+  async tokenNames(): Promise<{ body: TokenNames; complete: boolean }> {
+    const groups = await this.orderedGroups();
+    if (groups.includes(AGGREGATE_GROUP)) await this.catalog(AGGREGATE_GROUP);
+    void this.refresh();
     const byUnit = new Map<string, { ticker: string; name: string }>();
-    for (const group of await this.orderedGroups()) {
-      for (const row of await this.catalog(group)) {
+    for (const group of groups) {
+      for (const row of this.catalogs.get(group)?.rows ?? []) {
         const parsed = parseSymbolName(row.symbol);
         const sides: [string, string | undefined][] = [
           [row.baseCurrency, parsed?.base],
@@ -214,8 +226,9 @@ export class SpecDerivation {
         for (const [unit, ticker] of sides) {
           const key = unit.toLowerCase();
           if (key === '' || byUnit.has(key)) continue;
-          const name = displayAssetName(splitTokenUnit(key).assetName);
-          byUnit.set(key, { ticker: ticker ?? name, name: name === splitTokenUnit(key).assetName ? '' : name });
+          const assetName = splitTokenUnit(key).assetName;
+          const name = displayAssetName(assetName);
+          byUnit.set(key, { ticker: ticker ?? name, name: name === assetName ? '' : name });
         }
       }
     }
@@ -225,6 +238,6 @@ export class SpecDerivation {
       body.ticker.push(ticker);
       body.name.push(name);
     }
-    return body;
+    return { body, complete: groups.every((group) => this.catalogs.has(group)) };
   }
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Our service's extension routes: documented additions outside the spec's `/api/v1`, under `/api/x`,
- * with the same Bearer auth, rate limits and price-style errors (`{"s":"error","errmsg":…}`). They
+ * with the same authentication, rate limits and price-style errors (`{"s":"error","errmsg":…}`). They
  * answer from the market in memory what the spec's endpoints could only give one pool at a time. A
  * remote upstream may lack them (the hosted API does): `GET /api/x` lists the ones a service has, and
  * the gateway derives the rest from spec endpoints (docs/gateway.md).
