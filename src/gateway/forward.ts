@@ -197,9 +197,9 @@ export class Forwarder {
   }
 
   /** A held answer, gzipped once per cached answer (off the event loop) for browsers that take it. */
-  async sendBuffered(c: Context, answer: BufferedAnswer, fromCache: boolean, rule?: CacheRule): Promise<Response> {
+  private async sendBuffered(c: Context, answer: BufferedAnswer, fromCache: boolean, rule: CacheRule): Promise<Response> {
     for (const [name, value] of Object.entries(answer.headers)) if (!(fromCache && RATE_LIMIT_HEADERS.has(name))) c.header(name, value);
-    c.header('Cache-Control', rule && answer.status === 200 ? `private, max-age=${rule.browserMaxAge}` : 'no-store');
+    c.header('Cache-Control', answer.status === 200 ? `private, max-age=${rule.browserMaxAge}` : 'no-store');
     c.header('Vary', 'Accept-Encoding');
     const gzip = answer.body.byteLength > COMPRESS_MIN_BYTES && acceptsGzip(c.req.header('Accept-Encoding'));
     const etag = gzip ? answer.tags?.gzip : answer.tags?.identity;
@@ -207,12 +207,12 @@ export class Forwarder {
     if (etag !== undefined && answer.status === 200 && etagMatches(c.req.header('If-None-Match'), etag)) return c.body(null, 304);
     if (gzip) {
       // One compression per cached answer, shared by concurrent browsers.
-      const compressed = rule ? (answer.gzip ??= gzipAsync(answer.body, { level: 6 }).then((b) => new Uint8Array(b))) : gzipAsync(answer.body, { level: 4 });
-      const body = await compressed;
+      const body = await (answer.gzip ??= gzipAsync(answer.body, { level: 6 }).then((b) => new Uint8Array(b)));
       c.header('Content-Encoding', 'gzip');
       return c.body(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength), answer.status as 200);
     }
-    return c.body(new Uint8Array(answer.body), answer.status as 200);
+    // Shared by every browser served from the cache: sent as it is, never written to.
+    return c.body(answer.body as Uint8Array<ArrayBuffer>, answer.status as 200);
   }
 
   /**
