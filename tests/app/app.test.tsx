@@ -8,8 +8,8 @@ import { tokenStatsSchema } from '../../src/shared/api/tokens';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { assetFingerprint } from '../../src/shared/fingerprint';
 import { splitTokenUnit } from '../../src/shared/ids';
-import { busiestAggregates, tradeUntil } from '../datafeed/harness';
 import { ensureDefined } from '../support/ensure';
+import { aggregatesByActivity, forceTradesOn } from '../support/market';
 import { appTestBed, chartElement, chartReady, type FetchFault, type RenderedApp, urlParams } from './render-app';
 
 const bed = appTestBed();
@@ -163,7 +163,7 @@ describe('the charting app', () => {
   });
 
   it('a live event updates the header and the last candle', async () => {
-    const [pool] = busiestAggregates(bed.tp);
+    const [pool] = aggregatesByActivity(bed.tp.runtime);
     const target = ensureDefined(pool);
     const rendered = open(`/?symbol=${target.poolId}&res=1`);
     const chart = await chartReady(rendered.container);
@@ -172,7 +172,7 @@ describe('the charting app', () => {
     await screen.findByTestId('header-price');
     const lastBefore = Number(chart.dataset.lastTime);
     act(() => {
-      tradeUntil(bed.tp, [target]);
+      forceTradesOn(bed.tp.runtime, [target], bed.tp.nowSeconds());
     });
     const now = await stats(target.poolId);
     await waitFor(() => expect(Number(chart.dataset.lastClose)).toBe(now.current_price), { timeout: 10_000 });
