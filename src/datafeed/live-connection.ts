@@ -113,11 +113,6 @@ export class LiveConnection {
     return this.live && this.sourcePools.has(pool);
   }
 
-  /** Whether an EventSource is open (or opening). */
-  get isOpen(): boolean {
-    return this.source !== undefined && !this.gaveUp;
-  }
-
   /** The connection's status now. */
   get status(): LiveConnectionStatus {
     return this.current;

@@ -78,11 +78,6 @@ export class LiveFeed {
     });
   }
 
-  /** Number of series (pool x resolution) followed. */
-  get seriesCount(): number {
-    return this.series.size;
-  }
-
   /** The live connection's status now. */
   get status(): LiveConnectionStatus {
     return this.connection.status;

@@ -170,6 +170,10 @@ describe('the charting app', () => {
     await waitFor(() => expect(chart.dataset.live).toBe('true'), { timeout: 10_000 });
     await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'live'), { timeout: 10_000 });
     await screen.findByTestId('header-price');
+    // Going live fetched the statistics again: let that settle, so that what moves next is the trade event.
+    await waitFor(() => expect(rendered.services.queryClient.isFetching()).toBe(0));
+    const statsFetches = () => rendered.fetched.filter((url) => url.includes('/tokens/current')).length;
+    const fetchesBefore = statsFetches();
     const lastBefore = Number(chart.dataset.lastTime);
     act(() => {
       forceTradesOn(bed.tp.runtime, [target], bed.tp.nowSeconds());
@@ -183,6 +187,8 @@ describe('the charting app', () => {
     expect(Number(chart.dataset.lastTime)).toBe(newest.t[0]);
     expect(Number(chart.dataset.lastTime)).toBeGreaterThanOrEqual(lastBefore);
     await waitFor(() => expect(Number(screen.getByTestId('header-price').dataset.value)).toBe(now.current_price), { timeout: 10_000 });
+    // Moved by the trade event itself, not by fetching the statistics again.
+    expect(statsFetches()).toBe(fetchesBefore);
     expect(rendered.sources.length).toBe(1);
   });
 
