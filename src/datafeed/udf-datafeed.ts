@@ -362,16 +362,16 @@ export class UdfDatafeed implements IBasicDataFeed {
    * one live connection with the bars. Returns the unsubscribe.
    */
   onTrades(target: TradesTarget, listener: TradeListener | ((event: TradeEvent) => void)): () => void {
+    const live = this.live;
+    if (!live) {
+      this.warnNoLive();
+      return () => undefined;
+    }
     const handlers: TradeListener = typeof listener === 'function' ? { onTrade: listener } : listener;
     let stop: (() => void) | undefined;
     let stopped = false;
     const start = (pools: readonly string[]) => {
-      if (stopped || pools.length === 0) return;
-      if (!this.live) {
-        this.warnNoLive();
-        return;
-      }
-      stop = this.live.followTrades(pools, handlers);
+      if (!stopped && pools.length > 0) stop = live.followTrades(pools, handlers);
     };
     if (isSymbolInfo(target)) {
       const ticker = target.ticker;

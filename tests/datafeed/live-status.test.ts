@@ -244,6 +244,18 @@ describe('onTrades', () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it('without an EventSource (no live updates at all): says so once, stays idle', () => {
+    const logged: string[] = [];
+    const historyOnly = new UdfDatafeed({ fetch: () => Promise.reject(new Error('no fetch in this test')), EventSource: undefined, onWarning: (m) => logged.push(m) });
+    const stops = [historyOnly.onTrades(aggregateSymbol(POOL_A), () => {}), historyOnly.onTrades([POOL_B], () => {})];
+    let told = 0;
+    historyOnly.onLiveStatus(() => told++);
+    stops.forEach((stop) => stop());
+    expect(historyOnly.liveStatus).toEqual({ state: 'idle', pools: [], resync: false });
+    expect(logged).toEqual(['No EventSource available: live updates are off']);
+    expect(told).toBe(0);
+  });
+
   it('follows nothing for a symbol that does not stream (a DEX pool), and warns about malformed events', () => {
     const dex = { ...aggregateSymbol(POOL_B), exchange: 'Minswap', listed_exchange: 'Minswap' };
     datafeed.onTrades(dex, () => {});
