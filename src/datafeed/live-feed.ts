@@ -3,7 +3,7 @@ import type { Bar } from '../shared/bars';
 import { RESOLUTION_SECONDS, type Resolution } from '../shared/resolutions';
 import { asSeconds, type UnixSeconds } from '../shared/time';
 import type { HistoryLoader } from './history-loader';
-import { LiveConnection, type LiveConnectionOptions, type LiveConnectionStatus } from './live-connection';
+import { IDLE_STATUS, LiveConnection, type LiveConnectionOptions, type LiveConnectionStatus } from './live-connection';
 import { LiveSeries, type SyncMode } from './live-series';
 
 /** One listener of live bars (`onBars`, or `subscribeBars` through the library's shape). */
@@ -68,6 +68,7 @@ export class LiveFeed {
   private readonly keyOf = new Map<string, string>();
   private readonly trades = new Set<TradeSubscription>();
   private readonly statusListeners = new Set<(status: LiveConnectionStatus) => void>();
+  private published: LiveConnectionStatus = IDLE_STATUS;
   private readonly connection: LiveConnection;
 
   constructor(private readonly options: LiveFeedOptions) {
@@ -190,7 +191,11 @@ export class LiveFeed {
         else if (status.resync) this.tellLive(subscription, true);
       }
     }
-    for (const listener of [...this.statusListeners]) this.safely(() => listener(status));
+    // The connection reports every `connected` (each may need a sync); listeners hear changes, and every resync.
+    const last = this.published;
+    this.published = status;
+    const same = last.state === status.state && last.detail === status.detail && last.pools.join() === status.pools.join() && !status.resync;
+    if (!same) for (const listener of [...this.statusListeners]) this.safely(() => listener(status));
   }
 
   private tellLive(subscription: TradeSubscription, resync: boolean): void {

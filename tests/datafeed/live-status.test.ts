@@ -68,6 +68,8 @@ describe('liveStatus and onLiveStatus', () => {
     expect(datafeed.liveStatus).toEqual({ state: 'connecting', pools: [POOL_A], resync: false });
     ScriptedEventSource.last().emit('status', { state: 'connected', resync: false });
     expect(datafeed.liveStatus).toEqual({ state: 'live', pools: [POOL_A], resync: false });
+    // The same again is no change: listeners are not told twice.
+    ScriptedEventSource.last().emit('status', { state: 'connected', resync: false });
     stop();
     vi.advanceTimersByTime(10);
     expect(ScriptedEventSource.last().closed).toBe(true);
