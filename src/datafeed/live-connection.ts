@@ -56,7 +56,7 @@ export interface LiveConnectionOptions {
 
 export interface LiveConnectionHandlers {
   onTrade(event: TradeEvent): void;
-  /** Every change of the status, and every `connected` from the gateway (each may need a sync). */
+  /** The status, each time it is set (repeats included: every `connected` from the gateway may need a sync). */
   onStatus(status: LiveConnectionStatus): void;
   onError(message: string): void;
 }
@@ -118,11 +118,9 @@ export class LiveConnection {
     return this.current;
   }
 
-  private setStatus(next: LiveConnectionStatus, always = false): void {
-    const now = this.current;
-    const same = now.state === next.state && now.resync === next.resync && now.detail === next.detail && now.pools.join() === next.pools.join();
+  private setStatus(next: LiveConnectionStatus): void {
     this.current = next;
-    if (always || !same) this.handlers.onStatus(next);
+    this.handlers.onStatus(next);
   }
 
   /** Sets the pools to follow; the connection follows after the debounce. */
@@ -190,7 +188,7 @@ export class LiveConnection {
       this.attempt = 0;
       const resync = parsed.data.resync || this.resyncNext;
       this.resyncNext = false;
-      this.setStatus({ state: 'live', pools, resync }, true);
+      this.setStatus({ state: 'live', pools, resync });
     });
     source.addEventListener(LIVE_EVENTS.heartbeat, (event) => {
       if (current() && event.lastEventId) this.lastEventId = event.lastEventId;

@@ -191,7 +191,7 @@ export class LiveFeed {
         else if (status.resync) this.tellLive(subscription, true);
       }
     }
-    // The connection reports every `connected` (each may need a sync); listeners hear changes, and every resync.
+    // The connection reports every status it sets (each `connected` may need a sync); listeners hear changes, and every resync.
     const last = this.published;
     this.published = status;
     const same = last.state === status.state && last.detail === status.detail && last.pools.join() === status.pools.join() && !status.resync;
