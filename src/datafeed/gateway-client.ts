@@ -19,7 +19,18 @@ export function gatewayUrl(base: string, path: string, query: Readonly<Record<st
   return `${base.replace(/\/+$/, '')}${path}${search === '' ? '' : `?${search}`}`;
 }
 
-/** The server's own words for a failed request, when its body has them. */
+/** A failed gateway request (what `GatewayClient.getOrThrow` rejects with): the message, and the HTTP status when there was an answer. */
+export class GatewayError extends Error {
+  override readonly name = 'GatewayError';
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The server's own words for a failed request, when its body has them (either error shape: price or token endpoints). */
 function serverMessage(body: unknown): string | undefined {
   const price = priceErrorSchema.safeParse(body);
   if (price.success) return price.data.errmsg;
@@ -36,9 +47,11 @@ function describeIssue(error: z.ZodError): string {
 }
 
 /**
- * GET requests to the gateway, validated with the wire contract's zod schemas. Never throws: every
- * failure (network, HTTP status, malformed body) becomes an `Outcome` with a clear message. Identical
- * requests in flight at the same time share one fetch.
+ * The browser's one HTTP client of the gateway: GET requests validated with the wire contract's zod
+ * schemas, holding no key. `get` never throws (every failure, network, HTTP status or malformed body,
+ * becomes an `Outcome` with a clear message: what the datafeed's callbacks want) and identical requests
+ * in flight share one fetch; `getOrThrow` is the same request for promise-based callers (React Query
+ * fetchers): it rejects with a `GatewayError` and can be aborted.
  */
 export class GatewayClient {
   private readonly inFlight = new Map<string, Promise<Outcome<unknown>>>();
@@ -65,10 +78,24 @@ export class GatewayClient {
     return pending as Promise<Outcome<T>>;
   }
 
-  private async load<T>(url: string, path: string, schema: z.ZodType<T>): Promise<Outcome<T>> {
+  /**
+   * GET `<base><path>?<query>`, the body validated by `schema`; rejects with a `GatewayError` carrying
+   * the server's message (or the signal's reason when `signal` aborted it). Not shared with other
+   * requests: each caller's abort stays its own.
+   */
+  async getOrThrow<T>(path: string, query: Readonly<Record<string, QueryValue>>, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    const outcome = await this.load(this.url(path, query), path, schema, signal);
+    // Aborted meanwhile: the caller asked for no answer (whatever the fetch did with the signal).
+    signal?.throwIfAborted();
+    if (outcome.ok) return outcome.value;
+    throw new GatewayError(outcome.error, outcome.status);
+  }
+
+  private async load<T>(url: string, path: string, schema: z.ZodType<T>, signal?: AbortSignal): Promise<Outcome<T>> {
     let response: Response;
     try {
-      response = await this.fetchImpl(url, { headers: { Accept: 'application/json' } });
+      response = await this.fetchImpl(url, { headers: { Accept: 'application/json' }, ...(signal ? { signal } : {}) });
     } catch (error) {
       return { ok: false, error: `The gateway is unreachable (${path}): ${error instanceof Error ? error.message : String(error)}` };
     }

@@ -1,8 +1,33 @@
-/** The datafeed layer's public surface: the UDF-style adapter and the types it speaks. */
-export { UdfDatafeed, type UdfDatafeedOptions } from './udf-datafeed';
-export type { EventSourceConstructor, EventSourceLike } from './live-connection';
-export type { FetchLike } from './gateway-client';
+/** The datafeed layer's public surface: the adapter (TradingView's datafeed API and our own), its HTTP client, the types they speak. */
+export { UdfDatafeed, type BarsRange, type TradesTarget, type UdfDatafeedOptions } from './udf-datafeed';
+export type { EventSourceConstructor, EventSourceLike, LiveConnectionState, LiveConnectionStatus } from './live-connection';
+export type { BarListener, TradeListener } from './live-feed';
+export type { BarsAnswer } from './history-loader';
+export { GatewayClient, GatewayError, type FetchLike, type Outcome, type QueryValue } from './gateway-client';
 export type { SearchOptions, SearchRow, SymbolSearchIndex } from './symbol-search';
 export { TOKEN_NAMES_PATH, type TokenNameSource, type TokenNames } from './token-names';
 export { SUPPORTED_RESOLUTIONS, toLibraryResolution, toWireResolution } from './resolution-map';
-export type * from './tradingview-types';
+/** The one bar of our own code: `src/shared/bars.ts` (time in Unix seconds, with TVL). */
+export type { Bar } from '../shared/bars';
+/** TradingView's datafeed types (the library's `Bar`, in milliseconds, as `LibraryBar`). */
+export type {
+  Bar as LibraryBar,
+  DatafeedConfiguration,
+  DatafeedErrorCallback,
+  DatafeedSymbolType,
+  Exchange,
+  HistoryCallback,
+  HistoryMetadata,
+  IBasicDataFeed,
+  LibrarySymbolInfo,
+  OnReadyCallback,
+  PeriodParams,
+  ResolutionString,
+  ResolveCallback,
+  SearchSymbolResultItem,
+  SearchSymbolsCallback,
+  SeriesFormat,
+  ServerTimeCallback,
+  SubscribeBarsCallback,
+  SymbolResolveExtension,
+} from './tradingview-types';

@@ -4,13 +4,16 @@ import { secondsToMillis } from '../shared/time';
 import { INTRADAY_MULTIPLIERS, SUPPORTED_RESOLUTIONS } from './resolution-map';
 import type { CatalogSymbol } from './symbol-catalog';
 import type { SearchRow } from './symbol-search';
-import type { LibrarySymbolInfo, SearchSymbolResultItem, TvlBar } from './tradingview-types';
+import type { Bar as LibraryBar, LibrarySymbolInfo, SearchSymbolResultItem } from './tradingview-types';
 
 /** Volumes carry millionths of a base unit on the wire (the service's integer volume unit). */
 const VOLUME_PRECISION = 6;
 
-/** A wire bar (seconds) as the library's bar (milliseconds), keeping `tvl`. */
-export function toLibraryBar(bar: WireBar): TvlBar {
+/**
+ * A bar (seconds) as the library's bar (milliseconds), keeping `tvl` (the pool's TVL after the bucket's
+ * last trade, in base units) for a TVL study; the library ignores the extra field.
+ */
+export function toLibraryBar(bar: WireBar): LibraryBar & { readonly tvl: number } {
   return {
     time: secondsToMillis(bar.time),
     open: bar.open,

@@ -1,5 +1,6 @@
-import { LIVE_EVENTS, liveErrorSchema, liveStatusSchema, liveTradeSchema, type LiveStatus } from '../shared/api/gateway';
+import { LIVE_EVENTS, liveErrorSchema, liveStatusSchema, liveTradeSchema } from '../shared/api/gateway';
 import type { TradeEvent } from '../shared/api/stream';
+import { backoffDelay } from '../shared/backoff';
 
 /** What the datafeed needs of an EventSource (the browser's, or a test's). */
 export interface EventSourceLike {
@@ -11,6 +12,32 @@ export interface EventSourceLike {
 
 export type EventSourceConstructor = new (url: string) => EventSourceLike;
 
+/**
+ * - `idle`: nothing to follow (no live subscription, or only symbols that do not stream);
+ * - `connecting`: the live connection is opening (a first connection, or a new set of pools);
+ * - `live`: the gateway says the connection's pools are live;
+ * - `reconnecting`: the gateway lost its upstream, or the connection dropped and is being retried;
+ * - `refused`: the gateway refused these pools for good (`detail` says why); a new set of pools tries again.
+ */
+export type LiveConnectionState = 'idle' | 'connecting' | 'live' | 'reconnecting' | 'refused';
+
+/** The datafeed's live connection as its users see it (`UdfDatafeed.liveStatus`, `onLiveStatus`). */
+export interface LiveConnectionStatus {
+  readonly state: LiveConnectionState;
+  /** The Aggregate pool IDs the connection carries (lowercase, sorted); empty when idle. */
+  readonly pools: readonly string[];
+  /**
+   * With `live`: events may have been missed before this point (the gateway lost its upstream, or the
+   * connection dropped with nothing to resume from). Live bars resync by themselves; whatever else was
+   * built from trade events should be fetched again. False otherwise.
+   */
+  readonly resync: boolean;
+  /** Why, when there is more to say: the gateway's refusal or error message, or that the connection failed and is being retried. */
+  readonly detail?: string;
+}
+
+export const IDLE_STATUS: LiveConnectionStatus = { state: 'idle', pools: [], resync: false };
+
 /** EventSource.CLOSED. */
 const CLOSED = 2;
 
@@ -20,14 +47,17 @@ export interface LiveConnectionOptions {
   readonly url: (pools: readonly string[], lastEventId: string | undefined) => string;
   /** Wait after a change of the pool set before reconnecting (changes come in bursts). */
   readonly debounceMs: number;
-  /** Backoff for reopening after the browser gave up on a connection (a non-SSE answer). */
+  /** Backoff for reopening after the browser gave up on a connection (a non-SSE answer): exponential with jitter. */
   readonly reopenInitialMs: number;
   readonly reopenMaxMs: number;
+  /** Uniform [0, 1) for the backoff's jitter (default Math.random). */
+  readonly random?: () => number;
 }
 
 export interface LiveConnectionHandlers {
   onTrade(event: TradeEvent): void;
-  onStatus(status: LiveStatus): void;
+  /** The status, each time it is set (repeats included: every `connected` from the gateway may need a sync). */
+  onStatus(status: LiveConnectionStatus): void;
   onError(message: string): void;
 }
 
@@ -51,9 +81,8 @@ function parseData(event: MessageEvent): unknown {
  * switch would miss; an empty set closes it. Reconnects after drops are the EventSource's own (it
  * sends Last-Event-ID); a refusal with `retry: false` closes it until the pool set changes. When the
  * browser gives up on a connection (an HTTP error such as a proxy's 503 closes an EventSource for
- * good) a new one is opened with backoff; the failed one stays current, closed, until its replacement
- * has opened, so that whoever watches the EventSources (the app's connection status) sees one
- * connection being retried, not one ending.
+ * good) a new one is opened with backoff (exponential with jitter, `src/shared/backoff.ts`) and the
+ * status stays `reconnecting` through the attempts: one connection being retried, not one ending.
  */
 export class LiveConnection {
   private source: EventSourceLike | undefined;
@@ -72,6 +101,7 @@ export class LiveConnection {
    * put ids on status frames): it cannot replay what was missed, so the next `connected` resyncs.
    */
   private resyncNext = false;
+  private current: LiveConnectionStatus = IDLE_STATUS;
 
   constructor(
     private readonly options: LiveConnectionOptions,
@@ -83,9 +113,14 @@ export class LiveConnection {
     return this.live && this.sourcePools.has(pool);
   }
 
-  /** Whether an EventSource is open (or opening). */
-  get isOpen(): boolean {
-    return this.source !== undefined && !this.gaveUp;
+  /** The connection's status now. */
+  get status(): LiveConnectionStatus {
+    return this.current;
+  }
+
+  private setStatus(next: LiveConnectionStatus): void {
+    this.current = next;
+    this.handlers.onStatus(next);
   }
 
   /** Sets the pools to follow; the connection follows after the debounce. */
@@ -94,7 +129,11 @@ export class LiveConnection {
     if (this.debounce !== undefined) clearTimeout(this.debounce);
     this.debounce = undefined;
     if (this.source && sameSet(this.wanted, this.sourcePools)) return;
-    if (!this.source && this.wanted.size === 0) return;
+    if (!this.source && this.wanted.size === 0) {
+      // Nothing open (a refusal closed it) and nothing wanted: nothing to report any more.
+      this.setStatus(IDLE_STATUS);
+      return;
+    }
     this.debounce = setTimeout(() => {
       this.debounce = undefined;
       this.apply();
@@ -104,6 +143,7 @@ export class LiveConnection {
   private apply(): void {
     if (this.wanted.size === 0) {
       this.closeSource();
+      this.setStatus(IDLE_STATUS);
       return;
     }
     if (this.source && !this.gaveUp && sameSet(this.wanted, this.sourcePools)) return;
@@ -114,17 +154,17 @@ export class LiveConnection {
 
   private open(): void {
     this.noteLoss();
-    // A source the browser gave up on is closed only once its replacement exists (see the class notes).
-    const replaced = this.gaveUp ? this.source : undefined;
-    if (replaced) this.cancelReopen();
-    else this.closeSource();
-    this.gaveUp = false;
+    // Replacing a connection that is being retried (the browser's own retry, or ours after it gave
+    // up) is still the same outage: reconnecting, not a fresh start.
+    const retrying = this.source !== undefined && this.current.state === 'reconnecting';
+    this.closeSource();
     this.refusedPools = undefined;
     const pools = [...this.wanted].sort();
     const source = new this.options.EventSource(this.options.url(pools, this.lastEventId));
     this.source = source;
     this.sourcePools = new Set(pools);
     this.live = false;
+    this.setStatus(retrying ? { ...this.current, pools } : { state: 'connecting', pools, resync: false });
     const current = () => this.source === source && !this.gaveUp;
 
     source.addEventListener(LIVE_EVENTS.trade, (event) => {
@@ -142,13 +182,13 @@ export class LiveConnection {
       if (!parsed.success) return;
       this.live = parsed.data.state === 'connected';
       if (!this.live) {
-        this.handlers.onStatus(parsed.data);
+        this.setStatus({ state: 'reconnecting', pools, resync: false });
         return;
       }
       this.attempt = 0;
       const resync = parsed.data.resync || this.resyncNext;
       this.resyncNext = false;
-      this.handlers.onStatus({ state: 'connected', resync });
+      this.setStatus({ state: 'live', pools, resync });
     });
     source.addEventListener(LIVE_EVENTS.heartbeat, (event) => {
       if (current() && event.lastEventId) this.lastEventId = event.lastEventId;
@@ -161,20 +201,28 @@ export class LiveConnection {
       this.noteLoss();
       this.live = false;
       this.handlers.onError(parsed.data.errmsg);
-      if (!parsed.data.retry) {
+      if (parsed.data.retry) {
+        this.setStatus({ state: 'reconnecting', pools, resync: false, detail: parsed.data.errmsg });
+      } else {
         this.refusedPools = this.sourcePools;
         this.closeSource();
+        this.setStatus({ state: 'refused', pools, resync: false, detail: parsed.data.errmsg });
       }
     });
     source.onerror = () => {
       if (!current()) return;
       this.noteLoss();
       this.live = false;
+      const closed = source.readyState === CLOSED;
+      // While the browser retries on its own, an error frame's message (retry: true) stands.
+      if (this.current.state !== 'reconnecting' || closed) {
+        this.setStatus({ state: 'reconnecting', pools, resync: false, ...(closed ? { detail: 'The live connection failed; retrying' } : {}) });
+      }
       // The EventSource reconnects by itself unless it gave up (CLOSED): then reopen with backoff.
-      if (source.readyState === CLOSED) {
+      if (closed) {
         this.gaveUp = true;
         this.cancelReopen();
-        const delay = Math.min(this.options.reopenMaxMs, this.options.reopenInitialMs * 2 ** this.attempt);
+        const delay = backoffDelay(this.attempt, { initialMs: this.options.reopenInitialMs, maxMs: this.options.reopenMaxMs }, this.options.random);
         this.attempt++;
         this.reopen = setTimeout(() => {
           this.reopen = undefined;
@@ -182,7 +230,6 @@ export class LiveConnection {
         }, delay);
       }
     };
-    replaced?.close();
   }
 
   private noteLoss(): void {
@@ -208,5 +255,6 @@ export class LiveConnection {
     this.debounce = undefined;
     this.wanted = new Set();
     this.closeSource();
+    this.setStatus(IDLE_STATUS);
   }
 }

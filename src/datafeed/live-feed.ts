@@ -1,18 +1,36 @@
-import type { LiveStatus } from '../shared/api/gateway';
 import type { TradeEvent } from '../shared/api/stream';
 import type { Bar } from '../shared/bars';
 import { RESOLUTION_SECONDS, type Resolution } from '../shared/resolutions';
 import { asSeconds, type UnixSeconds } from '../shared/time';
 import type { HistoryLoader } from './history-loader';
-import { toLibraryBar } from './library-format';
-import { LiveConnection, type LiveConnectionOptions } from './live-connection';
+import { IDLE_STATUS, LiveConnection, type LiveConnectionOptions, type LiveConnectionStatus } from './live-connection';
 import { LiveSeries, type SyncMode } from './live-series';
-import type { TvlBar } from './tradingview-types';
 
-/** One subscribeBars listener. */
+/** One listener of live bars (`onBars`, or `subscribeBars` through the library's shape). */
 export interface BarListener {
-  readonly onTick: (bar: TvlBar) => void;
-  readonly onReset: () => void;
+  /** The current bar after every trade, a new bar at each bucket boundary (wire units: seconds). */
+  onBar(bar: Bar): void;
+  /** History changed under the bars already given (a resync found a difference): load them again. */
+  onReset?(): void;
+}
+
+/** One listener of trade events (`UdfDatafeed.onTrades`). */
+export interface TradeListener {
+  /** Each trade event of a followed pool, as the gateway sent it, in the stream's order. */
+  onTrade(event: TradeEvent): void;
+  /**
+   * The followed pools are live: once after subscribing (fetch what came before now, e.g. stored
+   * trades, then rely on `onTrade`), and again with `resync: true` whenever events may have been
+   * missed since (fetch again). Not called again after a drop that the gateway replayed without loss.
+   */
+  onLive?(info: { readonly resync: boolean }): void;
+}
+
+interface TradeSubscription {
+  readonly pools: ReadonlySet<string>;
+  readonly listener: TradeListener;
+  /** `onLive` was called since subscribing. */
+  wasLive: boolean;
 }
 
 interface SeriesEntry {
@@ -40,13 +58,17 @@ const SNAPSHOT_HORIZON_SECONDS = 7 * 86_400;
 const SNAPSHOT_COUNTBACK = 2;
 
 /**
- * Live bars for subscribeBars: one series per (pool, resolution) shared by its listeners, fed by one
- * LiveConnection for all pools, and synced with /history when the gateway says a subscription is live
- * (`connected`: merge what happened since getBars) or that events were lost (`resync`).
+ * Everything live, over ONE LiveConnection for all pools: bars (one series per pool and resolution
+ * shared by its listeners, synced with /history when the gateway says a subscription is live
+ * (`connected`: merge what happened since getBars) or that events were lost (`resync`)), trade events
+ * for their listeners, and the connection's status.
  */
 export class LiveFeed {
   private readonly series = new Map<string, SeriesEntry>();
   private readonly keyOf = new Map<string, string>();
+  private readonly trades = new Set<TradeSubscription>();
+  private readonly statusListeners = new Set<(status: LiveConnectionStatus) => void>();
+  private published: LiveConnectionStatus = IDLE_STATUS;
   private readonly connection: LiveConnection;
 
   constructor(private readonly options: LiveFeedOptions) {
@@ -57,9 +79,32 @@ export class LiveFeed {
     });
   }
 
-  /** Number of series (pool x resolution) followed. */
-  get seriesCount(): number {
-    return this.series.size;
+  /** The live connection's status now. */
+  get status(): LiveConnectionStatus {
+    return this.connection.status;
+  }
+
+  /** Calls `listener` on every change of the status (not with the current one); returns the unsubscribe. */
+  onStatusChange(listener: (status: LiveConnectionStatus) => void): () => void {
+    const entry = (status: LiveConnectionStatus) => listener(status);
+    this.statusListeners.add(entry);
+    return () => this.statusListeners.delete(entry);
+  }
+
+  /** Follows the trade events of `pools` (Aggregate pool IDs); returns the unsubscribe. */
+  followTrades(pools: Iterable<string>, listener: TradeListener): () => void {
+    const subscription: TradeSubscription = { pools: new Set([...pools].map((p) => p.toLowerCase())), listener, wasLive: false };
+    this.trades.add(subscription);
+    this.connection.setPools(this.pools());
+    // Already streaming these pools (for a chart, another listener): live now.
+    if ([...subscription.pools].every((pool) => this.connection.isLive(pool))) {
+      queueMicrotask(() => {
+        if (this.trades.has(subscription) && !subscription.wasLive) this.tellLive(subscription, false);
+      });
+    }
+    return () => {
+      if (this.trades.delete(subscription)) this.connection.setPools(this.pools());
+    };
   }
 
   subscribe(listenerGuid: string, poolId: string, resolution: Resolution, listener: BarListener, known: Bar | undefined): void {
@@ -74,9 +119,9 @@ export class LiveFeed {
         resolution,
         known,
         {
-          emit: (bar) => this.emit(listeners, toLibraryBar(bar)),
+          emit: (bar) => this.emit(listeners, bar),
           reset: () => {
-            for (const l of [...listeners.values()]) this.safely(() => l.onReset());
+            for (const l of [...listeners.values()]) this.safely(() => l.onReset?.());
           },
         },
         { anchorWaitMs: this.options.anchorWaitMs },
@@ -89,7 +134,7 @@ export class LiveFeed {
     } else {
       entry.listeners.set(listenerGuid, listener);
       const bar = entry.series.currentBar;
-      if (entry.series.state === 'live' && bar) this.emit(new Map([[listenerGuid, listener]]), toLibraryBar(bar));
+      if (entry.series.state === 'live' && bar) this.emit(new Map([[listenerGuid, listener]]), bar);
     }
     this.keyOf.set(listenerGuid, key);
     this.connection.setPools(this.pools());
@@ -113,26 +158,49 @@ export class LiveFeed {
     for (const entry of this.series.values()) entry.series.dispose();
     this.series.clear();
     this.keyOf.clear();
+    this.trades.clear();
     this.connection.close();
+    this.statusListeners.clear();
   }
 
   private pools(): Set<string> {
-    return new Set([...this.series.values()].map((e) => e.series.poolId));
+    const pools = new Set([...this.series.values()].map((e) => e.series.poolId));
+    for (const subscription of this.trades) for (const pool of subscription.pools) pools.add(pool);
+    return pools;
   }
 
   private onTrade(event: TradeEvent): void {
     const pool = event.pool_id.toLowerCase();
     for (const entry of this.series.values()) if (entry.series.poolId === pool) entry.series.onEvent(event);
+    for (const subscription of [...this.trades]) {
+      if (subscription.pools.has(pool) && this.trades.has(subscription)) this.safely(() => subscription.listener.onTrade(event));
+    }
   }
 
-  private onStatus(status: LiveStatus): void {
-    if (status.state !== 'connected') return;
-    for (const entry of [...this.series.values()]) {
-      const { series } = entry;
-      if (!this.connection.isLive(series.poolId)) continue;
-      if (status.resync) void this.sync(entry, series.hasBeenLive ? 'resync' : 'merge');
-      else if (series.state === 'waiting') void this.sync(entry, 'merge');
+  private onStatus(status: LiveConnectionStatus): void {
+    if (status.state === 'live') {
+      for (const entry of [...this.series.values()]) {
+        const { series } = entry;
+        if (!this.connection.isLive(series.poolId)) continue;
+        if (status.resync) void this.sync(entry, series.hasBeenLive ? 'resync' : 'merge');
+        else if (series.state === 'waiting') void this.sync(entry, 'merge');
+      }
+      for (const subscription of [...this.trades]) {
+        if (![...subscription.pools].every((pool) => this.connection.isLive(pool))) continue;
+        if (!subscription.wasLive) this.tellLive(subscription, false);
+        else if (status.resync) this.tellLive(subscription, true);
+      }
     }
+    // The connection reports every status it sets (each `connected` may need a sync); listeners hear changes, and every resync.
+    const last = this.published;
+    this.published = status;
+    const same = last.state === status.state && last.detail === status.detail && last.pools.join() === status.pools.join() && !status.resync;
+    if (!same) for (const listener of [...this.statusListeners]) this.safely(() => listener(status));
+  }
+
+  private tellLive(subscription: TradeSubscription, resync: boolean): void {
+    subscription.wasLive = true;
+    this.safely(() => subscription.listener.onLive?.({ resync }));
   }
 
   private async sync(entry: SeriesEntry, mode: SyncMode): Promise<void> {
@@ -161,15 +229,15 @@ export class LiveFeed {
     return asSeconds(Math.max(now, from ?? 0) + SNAPSHOT_HORIZON_SECONDS + RESOLUTION_SECONDS['1d']);
   }
 
-  private emit(listeners: ReadonlyMap<string, BarListener>, bar: TvlBar): void {
-    for (const listener of [...listeners.values()]) this.safely(() => listener.onTick(bar));
+  private emit(listeners: ReadonlyMap<string, BarListener>, bar: Bar): void {
+    for (const listener of [...listeners.values()]) this.safely(() => listener.onBar(bar));
   }
 
   private safely(call: () => void): void {
     try {
       call();
     } catch (error) {
-      this.options.warn(`A chart callback threw: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.warn(`A live listener threw: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }

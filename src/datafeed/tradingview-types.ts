@@ -11,7 +11,7 @@ import type { UnixMillis, UnixSeconds } from '../shared/time';
 /** A resolution as the library spells it: `1`, `5`, `15`, `60` (minutes), `1D` (a day). */
 export type ResolutionString = string;
 
-/** One bar for the library. */
+/** One bar for the library (this adapter's bars also carry `tvl`, see `toLibraryBar`; the library ignores it). */
 export interface Bar {
   /** Bucket start, Unix milliseconds, UTC. */
   readonly time: UnixMillis;
@@ -20,15 +20,6 @@ export interface Bar {
   readonly low: number;
   readonly close: number;
   readonly volume?: number;
-}
-
-/**
- * A bar as this adapter emits it: the library's `Bar` plus `tvl` (the pool's total value locked after
- * the bucket's last trade, in base units) for our TVL overlay; the library ignores the extra field.
- */
-export interface TvlBar extends Bar {
-  readonly volume: number;
-  readonly tvl: number;
 }
 
 /** The range the library asks `getBars` for. */

@@ -1,13 +1,14 @@
 import { GATEWAY_PREFIX, gatewayInfoSchema } from '../shared/api/gateway';
-import type { Bar as WireBar } from '../shared/bars';
+import type { TradeEvent } from '../shared/api/stream';
+import type { Bar } from '../shared/bars';
 import { AGGREGATE_GROUP, ALL_GROUPS } from '../shared/groups';
 import { isPoolId } from '../shared/ids';
-import { asSeconds } from '../shared/time';
-import { GatewayClient, type FetchLike } from './gateway-client';
-import { HistoryLoader } from './history-loader';
+import { asSeconds, type UnixSeconds } from '../shared/time';
+import { GatewayClient, type FetchLike, type Outcome } from './gateway-client';
+import { HistoryLoader, type BarsAnswer } from './history-loader';
 import { toLibraryBar, toLibrarySymbolInfo, toSearchResultItem } from './library-format';
-import type { EventSourceConstructor } from './live-connection';
-import { LiveFeed } from './live-feed';
+import { IDLE_STATUS, type EventSourceConstructor, type LiveConnectionStatus } from './live-connection';
+import { LiveFeed, type BarListener, type TradeListener } from './live-feed';
 import { SUPPORTED_RESOLUTIONS, toWireResolution, unsupportedResolutionMessage } from './resolution-map';
 import { SymbolCatalog } from './symbol-catalog';
 import type { SearchRow, SymbolSearchIndex } from './symbol-search';
@@ -36,6 +37,11 @@ export interface UdfDatafeedOptions {
   readonly EventSource?: EventSourceConstructor;
   /** Wait after a change of subscriptions before reconnecting the live stream (default 100 ms). */
   readonly liveDebounceMs?: number;
+  /** Backoff of reopening a live connection the browser gave up on: first delay and cap (default 1 s, 30 s; exponential with jitter). */
+  readonly liveReopenInitialMs?: number;
+  readonly liveReopenMaxMs?: number;
+  /** Uniform [0, 1) for the backoff's jitter (default Math.random). */
+  readonly random?: () => number;
   /** How long a group's symbols are reused (default 10 minutes). */
   readonly symbolCacheMs?: number;
   /**
@@ -61,17 +67,36 @@ const SYMBOL_TYPES = [
   { name: 'Spot', value: 'spot' },
 ];
 
+/** What `onTrades` follows: a resolved symbol, or pool IDs / symbol names (resolved through the symbol lists). */
+export type TradesTarget = LibrarySymbolInfo | string | readonly string[];
+
+/** The range `bars` asks for (Unix seconds, as on the wire). */
+export interface BarsRange {
+  /** Inclusive start (bar start times). */
+  readonly from: number;
+  /** Exclusive end. */
+  readonly to: number;
+  /** Fewest bars wanted while older history exists (0: just the range). */
+  readonly countBack: number;
+}
+
 /**
- * A TradingView-compatible datafeed (IBasicDataFeed) over the gateway: it never holds an API key and
- * can be handed to the Charting Library unchanged; our lightweight-charts UI uses it too.
+ * The datafeed over the gateway: it never holds an API key. Two faces over the same data and the same
+ * one live connection:
  *
- * - Resolutions `1`, `5`, `15`, `60`, `1D` (1min ... 1d); times in the library's units (PeriodParams
- *   in seconds, bars in milliseconds).
- * - Live bars (`subscribeBars`) exist for Aggregate symbols only (the stream serves Aggregate pools);
- *   a subscription to another symbol is accepted and simply never ticks, and opens no connection.
- * - Bars carry an extra `tvl` field (the library ignores it).
+ * - TradingView's `IBasicDataFeed` (onReady ... subscribeBars), handed to the Charting Library
+ *   unchanged: times in the library's units (PeriodParams in seconds, bars in milliseconds), bars with
+ *   an extra `tvl` field (the library ignores it). Resolutions `1`, `5`, `15`, `60`, `1D`.
+ * - Our own, for the app: `bars` and `onBars` (bars as `src/shared/bars.ts` defines them, times in
+ *   seconds like the wire and lightweight-charts), `onTrades` (each trade event as received),
+ *   `liveStatus` / `onLiveStatus` (the live connection), search, and `gateway` (the HTTP client).
+ *
+ * Live data exist for Aggregate symbols only (the stream serves Aggregate pools); a live subscription
+ * to another symbol is accepted, never ticks and opens no connection.
  */
 export class UdfDatafeed implements IBasicDataFeed {
+  /** The gateway's HTTP client (REST under the same base), for callers with requests of their own. */
+  readonly gateway: GatewayClient;
   private readonly client: GatewayClient;
   private readonly catalog: SymbolCatalog;
   private readonly history: HistoryLoader;
@@ -82,16 +107,18 @@ export class UdfDatafeed implements IBasicDataFeed {
    * AND its name: a chart may draw from a stand-in that has only the name (a deep link, before the
    * symbol resolved) and subscribe with the resolved symbol. What a new subscription's chart has.
    */
-  private readonly newest = new Map<string, WireBar>();
+  private readonly newest = new Map<string, Bar>();
   private readonly searchLimit: number;
   private readonly warn: (message: string) => void;
   private readonly now: () => number;
   private configuration: Promise<DatafeedConfiguration> | undefined;
   private warnedNoLive = false;
+  private listenerSeq = 0;
 
   constructor(options: UdfDatafeedOptions = {}) {
     const fetchImpl: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.client = new GatewayClient(options.baseUrl ?? GATEWAY_PREFIX, fetchImpl);
+    this.gateway = this.client;
     this.now = options.now ?? Date.now;
     this.catalog = new SymbolCatalog(this.client, {
       ttlMs: options.symbolCacheMs ?? 10 * 60_000,
@@ -109,8 +136,9 @@ export class UdfDatafeed implements IBasicDataFeed {
             EventSource: EventSourceImpl,
             url: (pools, lastEventId) => this.client.url('/live', { pools: pools.join(','), lastEventId }),
             debounceMs: options.liveDebounceMs ?? 100,
-            reopenInitialMs: 1000,
-            reopenMaxMs: 30_000,
+            reopenInitialMs: options.liveReopenInitialMs ?? 1000,
+            reopenMaxMs: options.liveReopenMaxMs ?? 30_000,
+            ...(options.random ? { random: options.random } : {}),
           },
           history: this.history,
           anchorWaitMs: options.anchorWaitMs ?? 1000,
@@ -230,16 +258,31 @@ export class UdfDatafeed implements IBasicDataFeed {
     onError: DatafeedErrorCallback,
   ): void {
     void this.loadBars(symbolInfo, resolution, periodParams).then((outcome) => {
-      if (outcome.ok) this.safely(() => onResult(outcome.bars, { noData: outcome.noData }));
-      else this.safely(() => onError(outcome.error));
+      if (outcome.ok) {
+        const bars = outcome.value.bars.map(toLibraryBar);
+        this.safely(() => onResult(bars, { noData: outcome.value.noData }));
+      } else {
+        this.safely(() => onError(outcome.error));
+      }
     });
+  }
+
+  /**
+   * Bars of [from, to) (Unix seconds), oldest first, as `src/shared/bars.ts` defines them (`time` in
+   * seconds): getBars for callers that want a promise and the wire's units. At least `countBack` bars
+   * while older history exists; `noData` when nothing exists before `to`. Rejects with the server's message.
+   */
+  async bars(symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, range: BarsRange): Promise<BarsAnswer> {
+    const outcome = await this.loadBars(symbolInfo, resolution, { from: asSeconds(range.from), to: asSeconds(range.to), countBack: range.countBack });
+    if (!outcome.ok) throw new Error(outcome.error);
+    return outcome.value;
   }
 
   private async loadBars(
     symbolInfo: LibrarySymbolInfo,
     resolution: ResolutionString,
-    period: PeriodParams,
-  ): Promise<{ ok: true; bars: ReturnType<typeof toLibraryBar>[]; noData: boolean } | { ok: false; error: string }> {
+    period: { readonly from: UnixSeconds; readonly to: UnixSeconds; readonly countBack: number },
+  ): Promise<Outcome<BarsAnswer>> {
     const wire = toWireResolution(resolution);
     if (wire === undefined) return { ok: false, error: unsupportedResolutionMessage(resolution) };
     const symbol = symbolInfo.ticker ?? symbolInfo.name;
@@ -248,15 +291,14 @@ export class UdfDatafeed implements IBasicDataFeed {
     const countBack = Number.isFinite(period.countBack) ? Math.max(0, Math.floor(period.countBack)) : 0;
     const outcome = await this.history.bars(symbol, wire, { from, to, countBack });
     if (!outcome.ok) return outcome;
-    const { bars, noData } = outcome.value;
-    const last = bars.at(-1);
+    const last = outcome.value.bars.at(-1);
     if (last) {
       for (const key of newestKeys(symbolInfo, wire)) {
         const known = this.newest.get(key);
         if (!known || last.time >= known.time) this.newest.set(key, last);
       }
     }
-    return { ok: true, bars: bars.map(toLibraryBar), noData };
+    return outcome;
   }
 
   /**
@@ -271,27 +313,7 @@ export class UdfDatafeed implements IBasicDataFeed {
     listenerGuid: string,
     onResetCacheNeededCallback: () => void,
   ): void {
-    this.unsubscribeBars(listenerGuid);
-    const wire = toWireResolution(resolution);
-    // The library passes back what resolveSymbol gave (with the ticker); otherwise look the name up.
-    const poolId = symbolInfo.ticker ?? this.catalog.cached().find((c) => c.group === symbolInfo.exchange)?.find(symbolInfo.name)?.ticker ?? '';
-    const streams = symbolInfo.listed_exchange === AGGREGATE_GROUP || symbolInfo.exchange === AGGREGATE_GROUP;
-    if (wire === undefined || !streams || !isPoolId(poolId) || !this.live) {
-      if (wire === undefined) this.warn(unsupportedResolutionMessage(resolution));
-      if (!this.live && streams && !this.warnedNoLive) {
-        this.warnedNoLive = true;
-        this.warn('No EventSource available: live updates are off');
-      }
-      this.passive.add(listenerGuid);
-      return;
-    }
-    // The newest bar the chart got, whichever identity its getBars used (a stand-in has only the name).
-    let known: WireBar | undefined;
-    for (const key of newestKeys({ ticker: poolId, name: symbolInfo.name }, wire)) {
-      const bar = this.newest.get(key);
-      if (bar && (!known || bar.time > known.time)) known = bar;
-    }
-    this.live.subscribe(listenerGuid, poolId, wire, { onTick, onReset: onResetCacheNeededCallback }, known);
+    this.follow(symbolInfo, resolution, listenerGuid, { onBar: (bar) => onTick(toLibraryBar(bar)), onReset: onResetCacheNeededCallback });
   }
 
   unsubscribeBars(listenerGuid: string): void {
@@ -299,10 +321,103 @@ export class UdfDatafeed implements IBasicDataFeed {
     this.live?.unsubscribe(listenerGuid);
   }
 
+  /**
+   * subscribeBars for our own callers: live bars of an Aggregate symbol as `src/shared/bars.ts` defines
+   * them (`time` in seconds), `onReset` when history changed under the bars given (load them again).
+   * Returns the unsubscribe. Other symbols never tick.
+   */
+  onBars(symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, listener: BarListener): () => void {
+    const guid = `onBars#${++this.listenerSeq}`;
+    this.follow(symbolInfo, resolution, guid, listener);
+    return () => this.unsubscribeBars(guid);
+  }
+
+  private follow(symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, listenerGuid: string, listener: BarListener): void {
+    this.unsubscribeBars(listenerGuid);
+    const wire = toWireResolution(resolution);
+    // The library passes back what resolveSymbol gave (with the ticker); otherwise look the name up.
+    const poolId = symbolInfo.ticker ?? this.catalog.cached().find((c) => c.group === symbolInfo.exchange)?.find(symbolInfo.name)?.ticker ?? '';
+    const streams = streamsLive(symbolInfo);
+    if (wire === undefined || !streams || !isPoolId(poolId) || !this.live) {
+      if (wire === undefined) this.warn(unsupportedResolutionMessage(resolution));
+      if (!this.live && streams) this.warnNoLive();
+      this.passive.add(listenerGuid);
+      return;
+    }
+    // The newest bar the chart got, whichever identity its getBars used (a stand-in has only the name).
+    let known: Bar | undefined;
+    for (const key of newestKeys({ ticker: poolId, name: symbolInfo.name }, wire)) {
+      const bar = this.newest.get(key);
+      if (bar && (!known || bar.time > known.time)) known = bar;
+    }
+    this.live.subscribe(listenerGuid, poolId, wire, listener, known);
+  }
+
+  /**
+   * Each trade event of `target` as the gateway sends it (the stream's event, with `pool_id` and
+   * `block_time`), in order; with `onLive` (pass a `TradeListener`), told when the pools are live and
+   * when events may have been missed. `target`: a resolved symbol, or pool IDs or symbol names (looked
+   * up in the symbol lists). Aggregate pools only (the stream serves no other): other symbols never
+   * trade here, and names that are not Aggregate symbols are reported through `onWarning`. Shares the
+   * one live connection with the bars. Returns the unsubscribe.
+   */
+  onTrades(target: TradesTarget, listener: TradeListener | ((event: TradeEvent) => void)): () => void {
+    const live = this.live;
+    if (!live) {
+      this.warnNoLive();
+      return () => undefined;
+    }
+    const handlers: TradeListener = typeof listener === 'function' ? { onTrade: listener } : listener;
+    let stop: (() => void) | undefined;
+    let stopped = false;
+    const start = (pools: readonly string[]) => {
+      if (!stopped && pools.length > 0) stop = live.followTrades(pools, handlers);
+    };
+    if (isSymbolInfo(target)) {
+      const ticker = target.ticker;
+      start(streamsLive(target) && ticker !== undefined && isPoolId(ticker) ? [ticker] : []);
+    } else {
+      const names = typeof target === 'string' ? [target] : [...target];
+      void Promise.all(names.map((name) => this.catalog.resolve(name))).then((outcomes) => {
+        const pools: string[] = [];
+        outcomes.forEach((outcome, i) => {
+          if (outcome.ok && outcome.value.exchange === AGGREGATE_GROUP) pools.push(outcome.value.ticker);
+          else if (!stopped) this.warn(`No live trades for ${names[i] ?? ''}: ${outcome.ok ? 'live updates exist for Aggregate pools only' : outcome.error}`);
+        });
+        start(pools);
+      });
+    }
+    return () => {
+      stopped = true;
+      stop?.();
+      stop = undefined;
+    };
+  }
+
+  /** The live connection's status now (always `idle` without an EventSource). */
+  get liveStatus(): LiveConnectionStatus {
+    return this.live?.status ?? IDLE_STATUS;
+  }
+
+  /**
+   * Calls `listener` on every change of the live connection's status (connecting, live with or without
+   * a resync, reconnecting, refused with the gateway's reason, idle), not with the current one: read
+   * `liveStatus` for that. Returns the unsubscribe.
+   */
+  onLiveStatus(listener: (status: LiveConnectionStatus) => void): () => void {
+    return this.live?.onStatusChange(listener) ?? (() => undefined);
+  }
+
   /** Closes the live connection and drops every subscription. */
   close(): void {
     this.passive.clear();
     this.live?.close();
+  }
+
+  private warnNoLive(): void {
+    if (this.warnedNoLive) return;
+    this.warnedNoLive = true;
+    this.warn('No EventSource available: live updates are off');
   }
 
   private safely(call: () => void): void {
@@ -312,6 +427,15 @@ export class UdfDatafeed implements IBasicDataFeed {
       this.warn(`A chart callback threw: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+/** Whether a symbol streams (Aggregate symbols only). */
+function streamsLive(symbolInfo: LibrarySymbolInfo): boolean {
+  return symbolInfo.listed_exchange === AGGREGATE_GROUP || symbolInfo.exchange === AGGREGATE_GROUP;
+}
+
+function isSymbolInfo(target: TradesTarget): target is LibrarySymbolInfo {
+  return typeof target === 'object' && !Array.isArray(target);
 }
 
 /** Keys of the `newest` map for a symbol: its ticker (pool ID) and its name, any case. */

@@ -8,8 +8,8 @@ import { tokenStatsSchema } from '../../src/shared/api/tokens';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { assetFingerprint } from '../../src/shared/fingerprint';
 import { splitTokenUnit } from '../../src/shared/ids';
-import { busiestAggregates, tradeUntil } from '../datafeed/harness';
 import { ensureDefined } from '../support/ensure';
+import { aggregatesByActivity, forceTradesOn } from '../support/market';
 import { appTestBed, chartElement, chartReady, type FetchFault, type RenderedApp, urlParams } from './render-app';
 
 const bed = appTestBed();
@@ -163,16 +163,20 @@ describe('the charting app', () => {
   });
 
   it('a live event updates the header and the last candle', async () => {
-    const [pool] = busiestAggregates(bed.tp);
+    const [pool] = aggregatesByActivity(bed.tp.runtime);
     const target = ensureDefined(pool);
     const rendered = open(`/?symbol=${target.poolId}&res=1`);
     const chart = await chartReady(rendered.container);
     await waitFor(() => expect(chart.dataset.live).toBe('true'), { timeout: 10_000 });
     await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'live'), { timeout: 10_000 });
     await screen.findByTestId('header-price');
+    // Going live fetched the statistics again: let that settle, so that what moves next is the trade event.
+    await waitFor(() => expect(rendered.services.queryClient.isFetching()).toBe(0));
+    const statsFetches = () => rendered.fetched.filter((url) => url.includes('/tokens/current')).length;
+    const fetchesBefore = statsFetches();
     const lastBefore = Number(chart.dataset.lastTime);
     act(() => {
-      tradeUntil(bed.tp, [target]);
+      forceTradesOn(bed.tp.runtime, [target], bed.tp.nowSeconds());
     });
     const now = await stats(target.poolId);
     await waitFor(() => expect(Number(chart.dataset.lastClose)).toBe(now.current_price), { timeout: 10_000 });
@@ -183,6 +187,8 @@ describe('the charting app', () => {
     expect(Number(chart.dataset.lastTime)).toBe(newest.t[0]);
     expect(Number(chart.dataset.lastTime)).toBeGreaterThanOrEqual(lastBefore);
     await waitFor(() => expect(Number(screen.getByTestId('header-price').dataset.value)).toBe(now.current_price), { timeout: 10_000 });
+    // Moved by the trade event itself, not by fetching the statistics again.
+    expect(statsFetches()).toBe(fetchesBefore);
     expect(rendered.sources.length).toBe(1);
   });
 

@@ -1,10 +1,10 @@
 import type * as LightweightCharts from 'lightweight-charts';
 import type { IChartApi, Time, TimeScaleOptions } from 'lightweight-charts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { LibrarySymbolInfo, ResolutionString, TvlBar, UdfDatafeed } from '../../src/datafeed';
+import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '../../src/datafeed';
 import { ChartController, type ChartAppearance } from '../../src/app/features/chart/lib/chart-controller';
 import { formatDateTime } from '../../src/app/lib/time-format';
-import { asMillis } from '../../src/shared/time';
+import { asSeconds } from '../../src/shared/time';
 import { ensureDefined } from '../support/ensure';
 
 /** Every chart lightweight-charts creates, to read what the controller gave it. */
@@ -37,13 +37,11 @@ afterEach(() => {
   charts.length = 0;
 });
 
-/** A datafeed that answers every getBars with `bars` (a pool without live updates). */
-function stubDatafeed(bars: readonly TvlBar[]): UdfDatafeed {
+/** A datafeed that answers every `bars` with `bars` (a pool without live updates): times no market has (a DST change). */
+function stubDatafeed(bars: readonly Bar[]): UdfDatafeed {
   return {
-    getBars: (_info: unknown, _resolution: unknown, _period: unknown, onResult: (bars: TvlBar[], meta: { noData: boolean }) => void) =>
-      queueMicrotask(() => onResult([...bars], { noData: false })),
-    subscribeBars: () => {},
-    unsubscribeBars: () => {},
+    bars: () => Promise.resolve({ bars: [...bars], noData: false }),
+    onBars: () => () => {},
   } as unknown as UdfDatafeed;
 }
 
@@ -61,13 +59,13 @@ const INFO: LibrarySymbolInfo = {
   minmov: 1,
 };
 
-function barsEvery(startMs: number, stepS: number, count: number): TvlBar[] {
-  return Array.from({ length: count }, (_, i) => ({ time: asMillis(startMs + i * stepS * 1000), open: 1, high: 1.2, low: 0.9, close: 1.1, volume: 10, tvl: 1000 + i }));
+function barsEvery(startMs: number, stepS: number, count: number): Bar[] {
+  return Array.from({ length: count }, (_, i) => ({ time: asSeconds(startMs / 1000 + i * stepS), open: 1, high: 1.2, low: 0.9, close: 1.1, volume: 10, tvl: 1000 + i }));
 }
 
 const appearance = (timeZone: 'utc' | 'local', showTvl = false): ChartAppearance => ({ theme: 'dark', showVolume: true, showTvl, logScale: false, timeZone });
 
-async function draw(bars: readonly TvlBar[], resolution: ResolutionString, look: ChartAppearance) {
+async function draw(bars: readonly Bar[], resolution: ResolutionString, look: ChartAppearance) {
   const container = document.createElement('div');
   document.body.append(container);
   const controller = new ChartController(container, stubDatafeed(bars), look);
@@ -88,18 +86,18 @@ describe('chart times in Local mode', () => {
     const bars = barsEvery(Date.UTC(2025, 0, 15, 0, 0), 3600, 36);
     const { container, controller, times, label, tick } = await draw(bars, '60', appearance('local'));
     const localMidnight = Date.UTC(2025, 0, 15, 5, 0) / 1000;
-    const index = bars.findIndex((b) => b.time / 1000 === localMidnight);
+    const index = bars.findIndex((b) => b.time === localMidnight);
     // lightweight-charts lays times out in UTC: local midnight must be a UTC midnight to it.
     expect(ensureDefined(times()[index]) % 86_400).toBe(0);
-    expect(times()).toEqual(bars.map((b) => b.time / 1000 - 5 * 3600));
+    expect(times()).toEqual(bars.map((b) => b.time - 5 * 3600));
     expect(label(ensureDefined(times()[index]))).toBe('2025-01-15 00:00');
     expect(tick(ensureDefined(times()[index]), 2)).toBe('15');
     // The data stay in true UTC: attributes (tests, URL), the bars in view (CSV).
-    expect(container.dataset.lastTime).toBe(String(ensureDefined(bars.at(-1)).time / 1000));
+    expect(container.dataset.lastTime).toBe(String(ensureDefined(bars.at(-1)).time));
     expect(controller.visibleBars().map((b) => b.time)).toEqual(bars.map((b) => b.time));
 
     controller.setAppearance(appearance('utc'));
-    expect(times()).toEqual(bars.map((b) => b.time / 1000));
+    expect(times()).toEqual(bars.map((b) => b.time));
     expect(label(localMidnight)).toBe('2025-01-15 05:00 UTC');
   });
 
@@ -109,7 +107,7 @@ describe('chart times in Local mode', () => {
     const shown = times();
     expect(shown).toHaveLength(bars.length);
     for (let i = 1; i < shown.length; i++) expect(ensureDefined(shown[i])).toBeGreaterThan(ensureDefined(shown[i - 1]));
-    bars.forEach((bar, i) => expect(label(ensureDefined(shown[i]))).toBe(formatDateTime(bar.time / 1000, 'local')));
+    bars.forEach((bar, i) => expect(label(ensureDefined(shown[i]))).toBe(formatDateTime(bar.time, 'local')));
     // 05:00 and 06:00 UTC are both 01:00 in New York (EDT, then EST).
     expect(label(ensureDefined(shown[4]))).toBe('2025-11-02 01:00');
     expect(label(ensureDefined(shown[8]))).toBe('2025-11-02 01:00');
@@ -118,7 +116,7 @@ describe('chart times in Local mode', () => {
   it('leaves daily bars (UTC days) in place and labels them with their UTC date', async () => {
     const bars = barsEvery(Date.UTC(2025, 0, 10), 86_400, 10);
     const { times, label, tick } = await draw(bars, '1D', appearance('local'));
-    expect(times()).toEqual(bars.map((b) => b.time / 1000));
+    expect(times()).toEqual(bars.map((b) => b.time));
     expect(tick(Date.UTC(2025, 0, 15) / 1000, 2)).toBe('15');
     expect(label(Date.UTC(2025, 0, 15) / 1000)).toBe('2025-01-15');
   });

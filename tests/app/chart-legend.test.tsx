@@ -3,14 +3,14 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { ChartLegend } from '../../src/app/features/chart/components/chart-legend';
 import { legendOf, type LegendBar } from '../../src/app/features/chart/lib/chart-style';
-import { asMillis } from '../../src/shared/time';
+import { asSeconds } from '../../src/shared/time';
 
 /** What the legend reads of the chart controller: the bar under the crosshair. */
 function legendSource(bar: LegendBar) {
   return { subscribeLegend: () => () => {}, getLegend: () => bar };
 }
 
-const bar = (open: number, close: number) => legendOf({ time: asMillis(1_738_332_000_000), open, high: Math.max(open, close), low: Math.min(open, close), close, volume: 1234.5, tvl: 8_590_000 });
+const bar = (open: number, close: number) => legendOf({ time: asSeconds(1_738_332_000), open, high: Math.max(open, close), low: Math.min(open, close), close, volume: 1234.5, tvl: 8_590_000 });
 
 describe('chart legend', () => {
   it('colours a change by its rounded value: 0.00% is neither up nor down', () => {

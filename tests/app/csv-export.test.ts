@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { asSeconds } from '../../src/shared/time';
 import { barsToCsv, CSV_HEADER, exportFileName, seriesToCsv } from '../../src/app/features/export/lib/csv';
 
 describe('CSV export', () => {
   it('writes one header line and one line per bar, times in UTC', () => {
     const csv = barsToCsv([
-      { time: Date.UTC(2025, 0, 31, 14, 0), open: 0.0048113, high: 0.0048395, low: 0.0048093, close: 0.0048395, volume: 27_663.123456, tvl: 10_380_000.5 },
-      { time: Date.UTC(2025, 0, 31, 15, 0), open: 0.0000001, high: 2e-7, low: 1e-7, close: 1.5e-7, volume: 0, tvl: 12 },
+      { time: asSeconds(Date.UTC(2025, 0, 31, 14, 0) / 1000), open: 0.0048113, high: 0.0048395, low: 0.0048093, close: 0.0048395, volume: 27_663.123456, tvl: 10_380_000.5 },
+      { time: asSeconds(Date.UTC(2025, 0, 31, 15, 0) / 1000), open: 0.0000001, high: 2e-7, low: 1e-7, close: 1.5e-7, volume: 0, tvl: 12 },
     ]);
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe(CSV_HEADER.join(','));

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { toLibraryResolution, toWireResolution } from '../../src/datafeed/resolution-map';
 import { UdfDatafeed } from '../../src/datafeed/udf-datafeed';
 import type { LibrarySymbolInfo } from '../../src/datafeed/tradingview-types';
@@ -9,7 +9,8 @@ import { RESOLUTION_SECONDS, RESOLUTIONS } from '../../src/shared/resolutions';
 import { asSeconds } from '../../src/shared/time';
 import { ensureDefined } from '../support/ensure';
 import { createTestPlatform } from '../support/platform';
-import { busiestAggregates, busiestDexPool, createHarness, getBars, onReady, resolveSymbol, type Harness } from './harness';
+import { aggregatesByActivity, busiestPools } from '../support/market';
+import { createHarness, getBars, onReady, resolveSymbol, type Harness } from './harness';
 
 let h: Harness;
 let aggregate: Pool;
@@ -19,7 +20,7 @@ let to: number;
 
 beforeAll(async () => {
   h = createHarness();
-  aggregate = ensureDefined(busiestAggregates(h.tp)[0], 'an Aggregate pool');
+  aggregate = ensureDefined(aggregatesByActivity(h.tp.runtime)[0], 'an Aggregate pool');
   aggregateInfo = await resolveSymbol(h.datafeed, aggregate.poolId);
   to = Math.floor(Date.now() / 1000) + 1;
 });
@@ -112,7 +113,7 @@ describe('resolveSymbol', () => {
   it('resolves GROUP:NAME and a bare ticker of any group to the same symbol', async () => {
     const byGroup = await resolveSymbol(h.datafeed, `Aggregate:${aggregateInfo.name}`);
     expect(byGroup.ticker).toBe(aggregate.poolId);
-    const dex = busiestDexPool(h.tp);
+    const dex = busiestPools(h.tp.runtime).dexPool;
     const fresh = new UdfDatafeed({ fetch: h.tp.fetch, baseUrl: '/gw/v1' });
     const byTicker = await resolveSymbol(fresh, dex.poolId.toUpperCase());
     expect(byTicker.ticker).toBe(dex.poolId);
@@ -186,7 +187,7 @@ describe('getBars', () => {
   });
 
   it('serves DEX (non-Aggregate) symbols the same way', async () => {
-    const dex = busiestDexPool(h.tp);
+    const dex = busiestPools(h.tp.runtime).dexPool;
     const info = await resolveSymbol(h.datafeed, `${dex.group}:${dex.poolId}`);
     const from = to - 86_400;
     const { bars } = await getBars(h.datafeed, info, '60', { from, to, countBack: 1 });
@@ -215,19 +216,16 @@ describe('getBars', () => {
   it('keeps a chart callback that throws from reaching the caller', async () => {
     const warnings: string[] = [];
     const datafeed = new UdfDatafeed({ fetch: h.tp.fetch, onWarning: (m) => warnings.push(m) });
-    await new Promise<void>((resolve) => {
-      datafeed.getBars(
-        aggregateInfo,
-        '1',
-        { from: asSeconds(to - 3600), to: asSeconds(to), countBack: 1, firstDataRequest: true },
-        () => {
-          setTimeout(resolve, 0);
-          throw new Error('chart bug');
-        },
-        () => resolve(),
-      );
-    });
-    expect(warnings).toEqual(['A chart callback threw: chart bug']);
+    datafeed.getBars(
+      aggregateInfo,
+      '1',
+      { from: asSeconds(to - 3600), to: asSeconds(to), countBack: 1, firstDataRequest: true },
+      () => {
+        throw new Error('chart bug');
+      },
+      (reason) => warnings.push(`onError: ${reason}`),
+    );
+    await vi.waitFor(() => expect(warnings).toEqual(['A chart callback threw: chart bug']));
   });
 });
 

@@ -1,20 +1,14 @@
 import { TestEventSource } from '../support/event-source';
 import { createTestPlatform, type TestPlatform, type TestPlatformOptions } from '../support/platform';
-import { ensureDefined } from '../support/ensure';
 import { UdfDatafeed, type UdfDatafeedOptions } from '../../src/datafeed/udf-datafeed';
+import type { toLibraryBar } from '../../src/datafeed/library-format';
 import type { SearchRow } from '../../src/datafeed/symbol-search';
-import type {
-  DatafeedConfiguration,
-  HistoryMetadata,
-  LibrarySymbolInfo,
-  PeriodParams,
-  ResolutionString,
-  SearchSymbolResultItem,
-  TvlBar,
-} from '../../src/datafeed/tradingview-types';
-import { isAggregate, type Pool } from '../../src/service/market/model';
+import type { DatafeedConfiguration, HistoryMetadata, LibrarySymbolInfo, PeriodParams, ResolutionString, SearchSymbolResultItem } from '../../src/datafeed/tradingview-types';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { asMillis, asSeconds } from '../../src/shared/time';
+
+/** A bar as the datafeed hands it to TradingView's library (milliseconds, with `tvl`). */
+export type LibraryTick = ReturnType<typeof toLibraryBar>;
 
 /** Test helpers for the datafeed: a platform, a datafeed wired to it, and promise wrappers of the callback API. */
 
@@ -80,7 +74,7 @@ export function searchSymbols(datafeed: UdfDatafeed, input: string, exchange = '
 }
 
 export interface BarsResult {
-  readonly bars: TvlBar[];
+  readonly bars: LibraryTick[];
   readonly meta: HistoryMetadata | undefined;
 }
 
@@ -98,7 +92,7 @@ export function getBars(
     firstDataRequest: params.firstDataRequest ?? false,
   };
   return new Promise((resolve, reject) =>
-    datafeed.getBars(symbolInfo, resolution, period, (bars, meta) => resolve({ bars: bars as TvlBar[], meta }), (reason) => reject(new Error(reason))),
+    datafeed.getBars(symbolInfo, resolution, period, (bars, meta) => resolve({ bars: bars as LibraryTick[], meta }), (reason) => reject(new Error(reason))),
   );
 }
 
@@ -106,63 +100,31 @@ export function search(datafeed: UdfDatafeed, query: string, group?: string, lim
   return datafeed.search(query, group, limit);
 }
 
-/** Aggregate pools, most traded first. */
-export function busiestAggregates(tp: TestPlatform): Pool[] {
-  const runtime = ensureDefined(tp.platform.runtime, 'embedded runtime');
-  const counts = new Map(
-    runtime.db
-      .prepare<[], { agg: number; n: number }>('SELECT agg, count(*) AS n FROM trades GROUP BY agg')
-      .all()
-      .map((r) => [r.agg, r.n]),
-  );
-  return [...runtime.market.pools.values()].filter(isAggregate).sort((a, b) => (counts.get(b.id) ?? 0) - (counts.get(a.id) ?? 0) || a.id - b.id);
-}
-
-/** A DEX (non-Aggregate) pool with trades. */
-export function busiestDexPool(tp: TestPlatform): Pool {
-  const runtime = ensureDefined(tp.platform.runtime, 'embedded runtime');
-  const row = ensureDefined(
-    runtime.db.prepare<[], { pool: number }>('SELECT pool, count(*) AS n FROM trades GROUP BY pool ORDER BY n DESC, pool LIMIT 1').get(),
-    'a traded pool',
-  );
-  return ensureDefined(runtime.market.poolsById.get(row.pool), 'pool');
-}
-
-/** Makes the market trade until one of `pools` (Aggregate pool IDs) traded; returns how many blocks it took. */
-export function tradeUntil(tp: TestPlatform, pools: readonly Pool[], maxBlocks = 500): number {
-  const before = pools.map((p) => `${p.baseReserve}/${p.quoteReserve}`);
-  for (let i = 1; i <= maxBlocks; i++) {
-    tp.trade();
-    if (pools.some((p, k) => `${p.baseReserve}/${p.quoteReserve}` !== before[k])) return i;
-  }
-  throw new Error(`none of ${pools.length} pools traded in ${maxBlocks} blocks`);
-}
-
 /** Collects the bars a subscription emitted: every tick in order, and the last per bar time. */
 export class TickRecorder {
-  readonly ticks: TvlBar[] = [];
+  readonly ticks: LibraryTick[] = [];
   resets = 0;
   readonly onTick = (bar: { time: number }) => {
-    this.ticks.push(bar as TvlBar);
+    this.ticks.push(bar as LibraryTick);
   };
   readonly onReset = () => {
     this.resets++;
   };
 
   /** The last emitted bar per bucket, oldest first. */
-  bars(): TvlBar[] {
-    const byTime = new Map<number, TvlBar>();
+  bars(): LibraryTick[] {
+    const byTime = new Map<number, LibraryTick>();
     for (const tick of this.ticks) byTime.set(tick.time, tick);
     return [...byTime.values()].sort((a, b) => a.time - b.time);
   }
 
-  last(): TvlBar | undefined {
+  last(): LibraryTick | undefined {
     return this.ticks.at(-1);
   }
 }
 
 /** /history through the gateway as library bars (ms), for comparing with what the datafeed emitted. */
-export async function historyBars(tp: TestPlatform, poolId: string, resolution: string, from: number, to: number): Promise<TvlBar[]> {
+export async function historyBars(tp: TestPlatform, poolId: string, resolution: string, from: number, to: number): Promise<LibraryTick[]> {
   const search = new URLSearchParams({ symbol: poolId, resolution, from: String(from), to: String(to), include_tvl: 'true' });
   const body = historyResponseSchema.parse(await (await tp.fetch(`/gw/v1/history?${search}`)).json());
   return body.t.map((t, i) => ({
@@ -181,23 +143,4 @@ export function subscribe(datafeed: UdfDatafeed, symbolInfo: LibrarySymbolInfo, 
   const recorder = new TickRecorder();
   datafeed.subscribeBars(symbolInfo, resolution, recorder.onTick, listenerGuid, recorder.onReset);
   return recorder;
-}
-
-/** Lets queued stream frames and timers run. */
-export function settle(ms = 0): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** An advanceable market clock (ms) for createTestPlatform's `nowMs`. */
-export function manualClock(startMs: number): { now: () => number; set(ms: number): void; advanceSeconds(s: number): void } {
-  let now = startMs;
-  return {
-    now: () => now,
-    set: (ms) => {
-      now = ms;
-    },
-    advanceSeconds: (s) => {
-      now += s * 1000;
-    },
-  };
 }

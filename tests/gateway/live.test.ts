@@ -1,33 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { liveErrorSchema } from '../../src/shared/api/gateway';
+import { aggregatesByActivity, forceTradesOn, lastSeq, storedTrades } from '../support/market';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
 import { liveStatuses, liveTrades, SseReader, tradeUntilSeen } from '../support/sse';
 
 let t: TestPlatform;
+/** Aggregate pool IDs, busiest first. */
 let aggregates: string[];
-
-/** Aggregate pool ids, busiest (deepest) first. */
-function busiestAggregates(platform: TestPlatform): string[] {
-  const market = platform.platform.runtime?.market;
-  if (!market) throw new Error('no market');
-  return [...market.pairs.values()]
-    .sort((a, b) => b.aggregate.baseReserve - a.aggregate.baseReserve)
-    .filter((p) => p.base.unit === '')
-    .map((p) => p.aggregate.poolId);
-}
 
 const open = async (pools: string[], headers?: Record<string, string>) =>
   new SseReader(await t.fetch(`/gw/v1/live?pools=${pools.join(',')}`, headers ? { headers } : undefined));
 
 const statuses = liveStatuses;
 const trades = liveTrades;
-const tradeUntil = (reader: SseReader, count = 1) => tradeUntilSeen(reader, () => t.trade(), count, 400, 0);
+const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, t, pools, count);
 
 const serviceStreams = () => t.platform.runtime?.hub.connectionCount ?? -1;
 
 beforeAll(() => {
   t = createTestPlatform({ pools: 120, days: 1, gateway: { heartbeatSeconds: 0.2, maxConnectionsPerAddress: 6, maxPoolsPerConnection: 5, maxBufferedBytes: 8 * 1024, handoverMs: 50 } });
-  aggregates = busiestAggregates(t);
+  aggregates = aggregatesByActivity(t.runtime).map((p) => p.poolId);
 });
 
 afterAll(() => t.close());
@@ -47,8 +39,8 @@ describe('gateway live multiplexing', () => {
     await Promise.all(readers.map((r) => r.until((f) => f.some((x) => x.event === 'status' && JSON.parse(x.data).state === 'connected'))));
     await vi.waitUntil(() => serviceStreams() === 1, { timeout: 3000, interval: 10 });
     const [ra, rb, rac] = readers as [SseReader, SseReader, SseReader];
-    await tradeUntil(ra, 2);
-    await tradeUntil(rb, 1);
+    await tradeUntil(ra, [a ?? ''], 2);
+    await tradeUntil(rb, [b ?? ''], 1);
     expect(trades(ra).every((e) => e.pool_id === a)).toBe(true);
     expect(trades(rb).every((e) => e.pool_id === b)).toBe(true);
     expect(trades(rac).every((e) => e.pool_id === a || e.pool_id === c)).toBe(true);
@@ -68,39 +60,41 @@ describe('gateway live multiplexing', () => {
     await newcomer.until(() => statuses(newcomer).some((s) => s.state === 'connected'));
     expect(t.platform.gateway.upstreamStream.livePools?.has(aggregates[4] ?? '')).toBe(true);
     await vi.waitUntil(() => serviceStreams() === 1, { timeout: 3000, interval: 10 });
-    await tradeUntil(newcomer, 1);
+    await tradeUntil(newcomer, [aggregates[4] ?? ''], 1);
     newcomer.cancel();
     await vi.waitUntil(() => !t.platform.gateway.hub.union.has(aggregates[4] ?? '') && serviceStreams() === 1, { timeout: 3000, interval: 10 });
-    await tradeUntil(first, 1);
+    await tradeUntil(first, [aggregates[0] ?? ''], 1);
     first.cancel();
     await vi.waitUntil(() => t.platform.gateway.hub.size === 0 && serviceStreams() === 0, { timeout: 3000, interval: 10 });
   });
 
   it('loses and duplicates nothing for a watching browser while others join and leave (make before break)', async () => {
     const watched = aggregates[0] ?? '';
-    const runtime = t.platform.runtime;
-    if (!runtime) throw new Error('no runtime');
-    const aggregateId = runtime.market.pools.get(watched)?.id ?? -1;
+    const runtime = t.runtime;
+    const aggregate = runtime.market.pools.get(watched);
+    if (!aggregate) throw new Error('no such pool');
     const watcher = await open([watched]);
     await watcher.until(() => statuses(watcher).some((s) => s.state === 'connected'));
-    const fromSeq = (runtime.db.prepare('SELECT coalesce(max(seq), 0) AS s FROM trades').get() as { s: number }).s;
+    const fromSeq = lastSeq(runtime);
+    const storedSoFar = () => storedTrades(runtime, { agg: aggregate.id, afterSeq: fromSeq });
     const others: SseReader[] = [];
     for (let round = 0; round < 12; round++) {
-      // Every round changes the union (a join or a leave), and the market trades throughout.
+      // Every round changes the union (a join or a leave), and the market trades throughout: each
+      // trade of the watched pool reaches the watcher before the next block, whatever the switch.
       if (round % 3 === 2) others.shift()?.cancel();
       else others.push(await open([aggregates[5 + (round % 8)] ?? '']));
       for (let i = 0; i < 15; i++) {
         t.trade();
-        await new Promise((r) => setTimeout(r, 2));
+        const expected = storedSoFar().length;
+        await watcher.until(() => trades(watcher).length >= expected);
       }
     }
-    const stored = runtime.db
-      .prepare('SELECT agg_price AS price, agg_prev_price AS prev, volume FROM trades WHERE agg = ? AND seq > ? ORDER BY seq')
-      .all(aggregateId, fromSeq) as { price: number; prev: number; volume: number }[];
+    // One more trade of the watched pool, seen last: a duplicate of an earlier one would have come before it.
+    forceTradesOn(runtime, [aggregate], t.nowSeconds());
+    const stored = storedSoFar();
     expect(stored.length).toBeGreaterThan(5);
     await watcher.until(() => trades(watcher).length >= stored.length);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(trades(watcher).map((e) => [e.previous_price, e.current_price, Math.round(e.volume * 1e6)])).toEqual(stored.map((r) => [r.prev, r.price, r.volume]));
+    expect(trades(watcher).map((e) => [e.previous_price, e.current_price, Math.round(e.volume * 1e6)])).toEqual(stored.map((r) => [r.aggPrevPrice, r.aggPrice, r.volume]));
     expect(statuses(watcher).filter((s) => s.resync)).toEqual([]);
     others.forEach((o) => o.cancel());
     watcher.cancel();
@@ -136,7 +130,7 @@ describe('gateway live multiplexing', () => {
   it('replays missed events to a browser reconnecting with Last-Event-ID', async () => {
     const keeper = await open([aggregates[0] ?? '']);
     await keeper.until(() => statuses(keeper).length > 0);
-    await tradeUntil(keeper, 3);
+    await tradeUntil(keeper, [aggregates[0] ?? ''], 3);
     const all = keeper.frames.filter((f) => f.event === 'trade');
     const lastSeen = all[0]?.id ?? '';
     const back = await open([aggregates[0] ?? ''], { 'Last-Event-ID': lastSeen });
@@ -173,7 +167,7 @@ describe('gateway live multiplexing', () => {
     await refused.end();
     expect(refused.events<{ errmsg: string }>('error')[0]?.errmsg).toMatch(/Too many live connections from local \(at most 6\)/);
     readers.forEach((r) => r.cancel());
-    await new Promise((r) => setTimeout(r, 50));
+    await vi.waitUntil(() => t.platform.gateway.hub.connectionsOf('local') === 0, { timeout: 3000, interval: 5 });
     const again = await open([aggregates[1] ?? '']);
     await again.until(() => statuses(again).length > 0);
     again.cancel();
@@ -186,7 +180,8 @@ describe('gateway live multiplexing', () => {
     expect(before).toBeGreaterThan(0);
     for (let i = 0; i < 3000 && t.platform.gateway.hub.size >= before; i++) {
       t.trade();
-      if (i % 50 === 0) await new Promise((r) => setTimeout(r, 0));
+      // Let the frames reach the connection's sink (no time passes: the I/O callbacks run).
+      if (i % 50 === 0) await new Promise((r) => setImmediate(r));
     }
     expect(t.platform.gateway.hub.size).toBe(before - 1);
     await response.body?.cancel();
@@ -198,20 +193,17 @@ describe('browsers coming back', () => {
     const pool = aggregates[0] ?? '';
     const first = await open([pool]);
     await first.until(() => statuses(first).some((s) => s.state === 'connected'));
-    await tradeUntil(first, 1);
+    await tradeUntil(first, [pool], 1);
     const lastSeen = first.frames.filter((f) => f.event === 'trade').at(-1)?.id ?? '';
     first.cancel();
     await vi.waitUntil(() => t.platform.gateway.hub.size === 0, { timeout: 3000, interval: 10 });
     // Nobody is connected, but the upstream lingers: these trades reach the gateway's ring.
-    const runtime = t.platform.runtime;
-    if (!runtime) throw new Error('no runtime');
-    const aggregateId = runtime.market.pools.get(pool)?.id ?? -1;
-    const count = () => (runtime.db.prepare('SELECT count(*) AS n FROM trades WHERE agg = ?').get(aggregateId) as { n: number }).n;
-    const before = count();
-    for (let i = 0; i < 400 && count() < before + 2; i++) t.trade();
+    const aggregate = t.runtime.market.pools.get(pool);
+    if (!aggregate) throw new Error('no such pool');
+    const missed = [...forceTradesOn(t.runtime, [aggregate], t.nowSeconds()), ...forceTradesOn(t.runtime, [aggregate], t.nowSeconds())].filter((r) => r.agg === aggregate.id);
     expect(t.platform.gateway.upstreamStream.livePools?.has(pool)).toBe(true);
     const back = await open([pool], { 'Last-Event-ID': lastSeen });
-    await back.until(() => trades(back).length >= count() - before && statuses(back).length > 0);
+    await back.until(() => trades(back).length >= missed.length && statuses(back).length > 0);
     expect(statuses(back)[0]).toEqual({ state: 'connected', resync: false });
     back.cancel();
   });
@@ -225,8 +217,7 @@ describe('browsers coming back after the gateway stopped following their pools',
   afterAll(() => quick.close());
 
   it('are told to resync: the gateway itself missed events', async () => {
-    const market = quick.platform.runtime?.market;
-    const pool = [...(market?.pairs.values() ?? [])].sort((a, b) => b.aggregate.baseReserve - a.aggregate.baseReserve)[0]?.aggregate.poolId ?? '';
+    const pool = aggregatesByActivity(quick.runtime)[0]?.poolId ?? '';
     const first = new SseReader(await quick.fetch(`/gw/v1/live?pools=${pool}`));
     await first.until(() => statuses(first).some((s) => s.state === 'connected'));
     const lastSeen = first.frames.find((f) => f.event === 'status')?.id ?? '';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { remoteUpstream } from '../../src/gateway/upstream';
@@ -81,7 +81,7 @@ afterAll(async () => {
 
 const statuses = liveStatuses;
 const trades = liveTrades;
-const tradeUntil = (reader: SseReader, count: number) => tradeUntilSeen(reader, () => upstream.trade(), count, 400, 5);
+const tradeUntil = (reader: SseReader, followed: readonly string[], count: number) => tradeUntilSeen(reader, upstream, followed, count);
 
 describe('gateway in front of a remote service over HTTP', () => {
   it('forwards REST with its key', async () => {
@@ -100,7 +100,9 @@ describe('gateway in front of a remote service over HTTP', () => {
     // before making, so the first browser was told to resync.
     expect(upstream.runtime?.hub.connectionCount).toBe(1);
     const [first, second] = browsers as [SseReader, SseReader];
-    await tradeUntil(first, 1);
+    const firstPools = [pools[0] ?? ''];
+    const secondPools = [pools[1] ?? '', pools[2] ?? ''];
+    await tradeUntil(first, firstPools, 1);
 
     await upstream.stop();
     await Promise.all(browsers.map((b) => b.until(() => statuses(b).some((s) => s.state === 'reconnecting'))));
@@ -111,8 +113,8 @@ describe('gateway in front of a remote service over HTTP', () => {
     expect(upstream.runtime?.hub.connectionCount).toBe(1);
 
     // Nothing was lost: both browsers' pools still stream.
-    await tradeUntil(first, 1);
-    await tradeUntil(second, 1);
+    await tradeUntil(first, firstPools, 1);
+    await tradeUntil(second, secondPools, 1);
     expect(trades(second).every((e) => e.pool_id === pools[1] || e.pool_id === pools[2])).toBe(true);
     browsers.forEach((b) => b.cancel());
   });
@@ -131,13 +133,11 @@ describe('the gateway itself over HTTP', () => {
       const browser = new SseReader(response);
       await browser.until(() => statuses(browser).some((st) => st.state === 'connected'));
       expect(browser.retry).toBe(DEFAULT_GATEWAY_CONFIG.retryMs);
-      await tradeUntil(browser, 2);
+      await tradeUntil(browser, [pools[0] ?? ''], 2);
       expect(trades(browser).every((e) => e.pool_id === pools[0])).toBe(true);
       const before = gateway.hub.size;
       abort.abort();
-      const started = Date.now();
-      while (gateway.hub.size >= before && Date.now() - started < 3000) await new Promise((r) => setTimeout(r, 10));
-      expect(gateway.hub.size).toBe(before - 1);
+      await vi.waitUntil(() => gateway.hub.size === before - 1, { timeout: 3000, interval: 5 });
     } finally {
       if ('closeAllConnections' in front) front.closeAllConnections();
       await new Promise<void>((resolve) => front.close(() => resolve()));
@@ -155,7 +155,7 @@ describe('a key that allows one stream (like the hosted API)', () => {
     await second.until(() => statuses(second).some((s) => s.state === 'connected'));
     await first.until(() => statuses(first).some((s) => s.state === 'connected' && s.resync));
     expect(upstream.runtime?.hub.connectionCount).toBe(1);
-    await tradeUntil(second, 1);
+    await tradeUntil(second, [pools[1] ?? ''], 1);
     first.cancel();
     second.cancel();
   });

@@ -45,7 +45,7 @@ const statuses = liveStatuses;
 const errors = (r: SseReader): LiveError[] => r.events('error').map((e) => liveErrorSchema.parse(e));
 const connected = (r: SseReader, count = 1) => r.until(() => statuses(r).filter((s) => s.state === 'connected').length >= count, 10_000);
 
-const tradeUntil = (reader: SseReader, count = 1) => tradeUntilSeen(reader, () => service.trade(), count);
+const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, service, pools, count);
 
 describe('an upstream plan that allows fewer pools than the gateway is configured for', () => {
   it('refuses the browser that does not fit with a retryable error, learns the limit, and keeps the others live', async () => {
@@ -70,8 +70,8 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
       expect(logs.some((l) => l.includes('allows 100 pools per stream'))).toBe(true);
 
       // The browsers it covers keep their events, on one upstream connection.
-      await tradeUntil(first);
-      await tradeUntil(second);
+      await tradeUntil(first, aggregates.slice(0, 50));
+      await tradeUntil(second, aggregates.slice(50, 100));
       await vi.waitUntil(() => [...(gateway.upstreamStream.livePools ?? [])].length === 100 && !gateway.hub.union.has(aggregates[110] ?? ''), { timeout: 5000, interval: 10 });
 
       // The limit is learned: the same request is refused at once, and one that fits is served.
@@ -101,7 +101,7 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
       const modest = await open(gateway, aggregates.slice(0, 8));
       readers.push(modest);
       await connected(modest);
-      await tradeUntil(modest);
+      await tradeUntil(modest, aggregates.slice(0, 8));
     } finally {
       readers.forEach((r) => r.cancel());
       gateway.close();
@@ -152,7 +152,7 @@ describe('resuming across a re-subscription without overlap (a key allowing one 
       const x = await open(gateway, [p]);
       readers.push(x);
       await connected(x);
-      await tradeUntil(x);
+      await tradeUntil(x, [p]);
       const seen = x.frames.filter((f) => f.event === 'trade').at(-1)?.id ?? '';
       expect(seen).not.toBe('');
       x.cancel();

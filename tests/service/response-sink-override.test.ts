@@ -3,7 +3,8 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStream } from '../../src/node/response-sink';
+import { openStream, type StreamSink } from '../../src/node/response-sink';
+import { ensureDefined } from '../support/ensure';
 
 /**
  * Served the default way (node-server replaces the global Response), a stream cannot hand the socket
@@ -21,6 +22,7 @@ describe('streams under node-server\'s global Response override', () => {
     const app = new Hono();
     app.use('*', cors({ origin: '*' }));
     let closed = false;
+    let opened: StreamSink | undefined;
     app.get('/stream', (c) => {
       const { response, sink } = openStream(c, {
         headers: { 'Content-Type': 'text/event-stream' },
@@ -31,10 +33,7 @@ describe('streams under node-server\'s global Response override', () => {
         },
       });
       sink.write('one\n');
-      setTimeout(() => {
-        sink.write('two\n');
-        sink.end();
-      }, 20);
+      opened = sink;
       return response;
     });
     server = await new Promise<ServerType>((resolve) => {
@@ -42,7 +41,15 @@ describe('streams under node-server\'s global Response override', () => {
     });
     const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/stream`);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(await response.text()).toBe('one\ntwo\n');
+    const reader = ensureDefined(response.body).pipeThrough(new TextDecoderStream()).getReader();
+    // The first line streams on its own, before the rest is written.
+    expect((await reader.read()).value).toBe('one\n');
+    const sink = ensureDefined(opened);
+    sink.write('two\n');
+    sink.end();
+    let rest = '';
+    for (let read = await reader.read(); !read.done; read = await reader.read()) rest += read.value;
+    expect(rest).toBe('two\n');
     expect(closed).toBe(true);
   });
 });

@@ -36,6 +36,23 @@ async function streamingServer(maxUnreadBytes: number) {
   return { server, port, opened };
 }
 
+/** A response body read as it arrives: the text so far, and how it ended. */
+function collect(response: Response): { text: string; ended: boolean; failed: boolean } {
+  const body = response.body;
+  if (!body) throw new Error('no body');
+  const state = { text: '', ended: false, failed: false };
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) state.text += read.value;
+    } catch {
+      state.failed = true;
+    }
+    state.ended = true;
+  })();
+  return state;
+}
+
 let server: ServerType | undefined;
 afterEach(async () => {
   if (server && 'closeAllConnections' in server) server.closeAllConnections();
@@ -67,21 +84,24 @@ describe('streaming responses written to the Node response', () => {
     const response = await fetch(`http://127.0.0.1:${s.port}/stream`);
     const entry = s.opened[0];
     if (!entry) throw new Error('no stream');
+    const body = collect(response);
     const lines = ['prix: 0,0037 ₳', 'naïve café', 'emoji 😀 and 漢字'];
     for (const line of lines) entry.sink.write(`${line}\n`);
-    await new Promise((r) => setTimeout(r, 10));
+    // Those went out as one chunk; the next write is another.
+    await vi.waitUntil(() => body.text.endsWith('漢字\n'), { timeout: 5000 });
     entry.sink.write('last\n');
     entry.sink.end();
-    expect((await response.text()).split('\n').filter(Boolean)).toEqual(['hello', ...lines, 'last']);
+    await vi.waitUntil(() => body.ended, { timeout: 5000 });
+    expect(body.text.split('\n').filter(Boolean)).toEqual(['hello', ...lines, 'last']);
   });
 
   it('gives each stream one socket write per run, all flushed, even when one connection fails to take its text', async () => {
     const s = await streamingServer(1 << 20);
     server = s.server;
-    const responses = await Promise.all([0, 1, 2].map(() => fetch(`http://127.0.0.1:${s.port}/stream`)));
+    const bodies = (await Promise.all([0, 1, 2].map(() => fetch(`http://127.0.0.1:${s.port}/stream`)))).map(collect);
     await vi.waitUntil(() => s.opened.length === 3, { timeout: 5000, interval: 10 });
-    // Let the first line's flush go out before counting.
-    await new Promise((r) => setTimeout(r, 20));
+    // The first line's flush has gone out (each client has it) before counting.
+    await vi.waitUntil(() => bodies.every((b) => b.text === 'hello\n'), { timeout: 5000, interval: 5 });
     const [first, broken, third] = s.opened;
     if (!first || !broken || !third) throw new Error('streams missing');
     const writes = new Map<Socket, number>();
@@ -109,9 +129,10 @@ describe('streaming responses written to the Node response', () => {
     first.sink.end();
     third.sink.end();
     const expected = ['hello', ...Array.from({ length: 5 }, (_, i) => `ligne ${i} ₳`)];
-    expect((await responses[0]?.text())?.split('\n').filter(Boolean)).toEqual(expected);
-    expect((await responses[2]?.text())?.split('\n').filter(Boolean)).toEqual(expected);
-    await expect(responses[1]?.text()).rejects.toThrow();
+    await vi.waitUntil(() => bodies.every((b) => b.ended), { timeout: 5000, interval: 5 });
+    expect(bodies.map((b) => b.failed)).toEqual([false, true, false]);
+    expect(bodies[0]?.text.split('\n').filter(Boolean)).toEqual(expected);
+    expect(bodies[2]?.text.split('\n').filter(Boolean)).toEqual(expected);
   });
 
   it('sends an HTTP/1.0 client a body delimited by the connection close, without chunk framing', async () => {
@@ -127,7 +148,7 @@ describe('streaming responses written to the Node response', () => {
     if (!entry) throw new Error('no stream');
     entry.sink.write('one\n');
     entry.sink.write('two\n');
-    await new Promise((r) => setTimeout(r, 10));
+    await vi.waitUntil(() => received.endsWith('two\n'), { timeout: 5000, interval: 5 });
     entry.sink.end();
     await once(socket, 'close');
     const [head = '', body] = received.split('\r\n\r\n');

@@ -73,8 +73,7 @@ describe('one stream connection per key', () => {
     expect(response.status).toBe(200);
     expect(service.runtime.hub.connectionCount).toBe(1);
     controller.abort();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(service.runtime.hub.connectionCount).toBe(0);
+    await vi.waitUntil(() => service.runtime.hub.connectionCount === 0, { timeout: 2000, interval: 1 });
   });
 });
 

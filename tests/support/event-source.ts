@@ -95,3 +95,52 @@ export class TestEventSource {
     this.timer = setTimeout(() => void this.connect(), this.retryMs);
   }
 }
+
+/**
+ * An EventSource whose events the test emits by hand (the gateway's frames, connection failures), for
+ * exact sequences under fake timers. `ScriptedEventSource.opened` lists every one constructed.
+ */
+export class ScriptedEventSource {
+  static readonly CONNECTING = 0;
+  static readonly OPEN = 1;
+  static readonly CLOSED = 2;
+  static readonly opened: ScriptedEventSource[] = [];
+  readyState: number = ScriptedEventSource.CONNECTING;
+  onerror: ((event: Event) => void) | null = null;
+  private readonly listeners = new Map<string, ((event: MessageEvent) => void)[]>();
+
+  constructor(readonly url: string) {
+    ScriptedEventSource.opened.push(this);
+  }
+
+  /** The newest one constructed. */
+  static last(): ScriptedEventSource {
+    const source = ScriptedEventSource.opened.at(-1);
+    if (!source) throw new Error('no EventSource was opened');
+    return source;
+  }
+
+  addEventListener(type: string, listener: (event: MessageEvent) => void): void {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+
+  close(): void {
+    this.readyState = ScriptedEventSource.CLOSED;
+  }
+
+  get closed(): boolean {
+    return this.readyState === ScriptedEventSource.CLOSED;
+  }
+
+  /** A frame of the gateway: `event` with JSON `data` (and an `id:` when given). */
+  emit(type: string, data: unknown, id?: string): void {
+    this.readyState = ScriptedEventSource.OPEN;
+    for (const listener of this.listeners.get(type) ?? []) listener(new MessageEvent(type, { data: JSON.stringify(data), lastEventId: id ?? '' }));
+  }
+
+  /** The connection fails: `CONNECTING` (the browser retries by itself) or `CLOSED` (it gave up, e.g. an HTTP 503). */
+  fail(readyState: typeof ScriptedEventSource.CONNECTING | typeof ScriptedEventSource.CLOSED): void {
+    this.readyState = readyState;
+    this.onerror?.(new Event('error'));
+  }
+}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/server/platform';
 import { parseServiceConfig } from '../../src/service/config';
+import type { ServiceRuntime } from '../../src/service/runtime';
 import { TestEventSource } from './event-source';
 
 export interface TestPlatformOptions {
@@ -18,7 +19,11 @@ export interface TestPlatformOptions {
 
 export interface TestPlatform {
   readonly platform: Platform;
+  /** The embedded service (market, store, simulator), for the helpers of support/market.ts. */
+  readonly runtime: ServiceRuntime;
   readonly dataDir: string;
+  /** The market's clock, whole Unix seconds (what forceTradesOn takes as the blocks' time). */
+  nowSeconds(): number;
   /** fetch against the in-process platform (relative URLs welcome). */
   fetch(input: string, init?: RequestInit): Promise<Response>;
   /** An EventSource on the in-process platform. */
@@ -45,16 +50,17 @@ export function createTestPlatform(options: TestPlatformOptions = {}): TestPlatf
     hooks: options.nowMs ? { nowMs: options.nowMs } : {},
   });
   const fetchImpl = async (input: string, init?: RequestInit) => platform.app.fetch(new Request(new URL(input, 'http://platform.test'), init));
+  const runtime = platform.runtime;
+  if (!runtime) throw new Error('no embedded market');
+  const nowSeconds = () => Math.floor((options.nowMs ?? Date.now)() / 1000);
   return {
     platform,
+    runtime,
     dataDir,
+    nowSeconds,
     fetch: fetchImpl,
     eventSource: (url) => new TestEventSource(url, fetchImpl),
-    trade: () => {
-      const runtime = platform.runtime;
-      if (!runtime) throw new Error('no embedded market');
-      return runtime.simulator.forceBlock((options.nowMs ?? Date.now)() / 1000);
-    },
+    trade: () => runtime.simulator.forceBlock(nowSeconds()),
     close: () => {
       platform.close();
       if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });

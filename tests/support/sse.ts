@@ -1,6 +1,8 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
 import { tradeEventSchema, type TradeEvent } from '../../src/shared/api/stream';
+import type { ServiceRuntime } from '../../src/service/runtime';
+import { lastSeq, storedTrades } from './market';
 
 /**
  * Reads SSE frames from a Response body into a queue, for tests that want to wait for a given frame.
@@ -81,64 +83,6 @@ export class SseReader {
   }
 }
 
-/** Reads the service's bare-JSON-lines stream (POST /tokens/stream) into a queue of parsed lines. */
-export class LineReader {
-  readonly lines: unknown[] = [];
-  ended = false;
-  private readonly waiters = new Set<() => void>();
-  private readonly reader: ReadableStreamDefaultReader<string>;
-
-  constructor(response: Response) {
-    if (!response.body) throw new Error('no body');
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    this.reader = reader;
-    let buffer = '';
-    void (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buffer += value;
-          let nl = buffer.indexOf('\n');
-          while (nl !== -1) {
-            this.lines.push(JSON.parse(buffer.slice(0, nl)));
-            buffer = buffer.slice(nl + 1);
-            nl = buffer.indexOf('\n');
-          }
-          for (const w of [...this.waiters]) w();
-        }
-      } catch {
-        // cancelled
-      }
-      this.ended = true;
-      for (const w of [...this.waiters]) w();
-    })();
-  }
-
-  async until(predicate: (lines: readonly unknown[]) => boolean, timeoutMs = 5000): Promise<void> {
-    if (predicate(this.lines)) return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out; lines: ${JSON.stringify(this.lines).slice(0, 500)}`)), timeoutMs);
-      const check = () => {
-        if (predicate(this.lines)) {
-          clearTimeout(timer);
-          this.waiters.delete(check);
-          resolve();
-        } else if (this.ended) {
-          clearTimeout(timer);
-          this.waiters.delete(check);
-          reject(new Error(`ended; lines: ${JSON.stringify(this.lines).slice(0, 500)}`));
-        }
-      };
-      this.waiters.add(check);
-    });
-  }
-
-  cancel(): void {
-    void this.reader.cancel().catch(() => {});
-  }
-}
-
 /** The `status` frames a gateway live stream has sent so far, checked against the contract. */
 export function liveStatuses(reader: SseReader): LiveStatus[] {
   return reader.events('status').map((s) => liveStatusSchema.parse(s));
@@ -149,16 +93,27 @@ export function liveTrades(reader: SseReader): TradeEvent[] {
   return reader.events('trade').map((e) => tradeEventSchema.parse(e));
 }
 
+/** A market the test can make trade: the service's runtime (to count its trades) and its one-block control. */
+export interface TradingMarket {
+  readonly runtime: ServiceRuntime | undefined;
+  trade(): unknown;
+}
+
 /**
- * Makes the market trade (`trade()`, block after block: it picks pools at random) until `reader` has
- * seen `count` more trade events.
+ * Makes `market` trade, block after block (it picks pools at random), until it has made `count` trades
+ * on `pools` (the Aggregate pool IDs `reader` follows), then waits until `reader` has seen them.
  */
-export async function tradeUntilSeen(reader: SseReader, trade: () => unknown, count = 1, maxBlocks = 400, pauseMs = 2): Promise<void> {
+export async function tradeUntilSeen(reader: SseReader, market: TradingMarket, pools: readonly string[], count = 1, maxBlocks = 1000): Promise<void> {
+  const runtime = market.runtime;
+  if (!runtime) throw new Error('the market is not running');
+  const aggregates = new Set(pools.map((id) => runtime.market.pools.get(id.toLowerCase())?.id));
   const target = liveTrades(reader).length + count;
-  for (let i = 0; i < maxBlocks && liveTrades(reader).length < target; i++) {
-    trade();
-    await new Promise((r) => setTimeout(r, pauseMs));
+  const since = lastSeq(runtime);
+  let made = 0;
+  for (let blocks = 0; made < count; blocks++) {
+    if (blocks >= maxBlocks) throw new Error(`the market made ${made} of ${count} trades on ${pools.length} pools in ${maxBlocks} blocks`);
+    market.trade();
+    made = storedTrades(runtime, { afterSeq: since }).filter((t) => aggregates.has(t.agg)).length;
   }
   await reader.until(() => liveTrades(reader).length >= target);
 }
-

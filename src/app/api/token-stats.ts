@@ -1,15 +1,15 @@
 import { queryOptions } from '@tanstack/react-query';
 import { tokenStatsSchema } from '../../shared/api/tokens';
-import type { ApiClient } from '../lib/api-client';
+import type { GatewayClient } from '../../datafeed';
 
 /**
  * GET /gw/v1/tokens/current?pool=<pool ID>: the pool's statistics. Aggregate pools also follow live
  * events between refreshes; DEX pools have no live updates, so they are refreshed more often.
  */
-export function tokenStatsQueryOptions(api: ApiClient, pool: string, live: boolean) {
+export function tokenStatsQueryOptions(api: GatewayClient, pool: string, live: boolean) {
   return queryOptions({
     queryKey: ['token-stats', pool.toLowerCase()],
-    queryFn: ({ signal }) => api.get('/tokens/current', { pool }, tokenStatsSchema, signal),
+    queryFn: ({ signal }) => api.getOrThrow('/tokens/current', { pool }, tokenStatsSchema, signal),
     refetchInterval: live ? 120_000 : 30_000,
     staleTime: 15_000,
   });

@@ -1,50 +1,43 @@
+import type { TradeEvent } from '../../shared/api/stream';
 import type { TokenStats } from '../../shared/api/tokens';
 
-/** What live bars add to the last statistics fetched. */
+/** What live trades add to the last statistics fetched. */
 export interface LiveOverlay {
-  /** Price and TVL after the newest trade seen live. */
+  /** Price and TVL after the newest trade seen live, and when it was seen (ms, the page's clock like the statistics' fetch time). */
   readonly price?: number;
   readonly tvl?: number;
-  /** Volume of trades seen live, with when they were seen (ms). */
+  readonly at?: number;
+  /** Volume of trades seen live, with when they were seen (ms, the page's clock like the statistics' fetch time). */
   readonly volumes: readonly { readonly at: number; readonly volume: number }[];
-  /** The newest live bar (1-minute) and its volume, to turn bar updates into volume increments. */
-  readonly bar?: { readonly time: number; readonly volume: number };
 }
 
 export const EMPTY_OVERLAY: LiveOverlay = { volumes: [] };
 
-/**
- * Folds a live 1-minute bar into the overlay. The first bar of a subscription is the server's newest
- * bar (already in the statistics): it sets price and TVL but adds no volume; later updates of a bar add
- * their volume increase, a new bar its whole volume.
- */
-export function applyLiveBar(overlay: LiveOverlay, bar: { time: number; close: number; tvl: number; volume: number }, at: number): LiveOverlay {
-  const previous = overlay.bar;
-  let added = 0;
-  if (previous === undefined) {
-    // The server's newest bar: already counted in the statistics.
-  } else if (bar.time === previous.time) added = Math.max(0, bar.volume - previous.volume);
-  else if (bar.time > previous.time) added = bar.volume;
-  else return overlay;
+const DAY_MS = 86_400_000;
+
+/** Folds a trade event seen at `at` (ms) into the overlay: its price and TVL, and its volume (kept for 24 h). */
+export function applyTrade(overlay: LiveOverlay, trade: Pick<TradeEvent, 'current_price' | 'current_tvl' | 'volume'>, at: number): LiveOverlay {
   return {
-    price: bar.close,
-    tvl: bar.tvl,
-    volumes: added > 0 ? [...overlay.volumes.filter((v) => v.at > at - 86_400_000), { at, volume: added }] : overlay.volumes,
-    bar: { time: bar.time, volume: bar.volume },
+    price: trade.current_price,
+    tvl: trade.current_tvl,
+    at,
+    volumes: trade.volume > 0 ? [...overlay.volumes.filter((v) => v.at > at - DAY_MS), { at, volume: trade.volume }] : overlay.volumes,
   };
 }
 
 /**
- * The statistics to show: the last fetched ones with the live price, TVL and volume on top. Changes are
- * recomputed against the same reference (the price 1 h / 24 h ago implied by the fetched change);
- * volume seen live after the fetch (`fetchedAt`, ms) is added to both windows.
+ * The statistics to show: the last fetched ones with what trades seen after the fetch (`fetchedAt`, ms)
+ * changed on top: the newest trade's price and TVL, and their volume added to both windows. Changes
+ * are recomputed against the same reference (the price 1 h / 24 h ago implied by the fetched change).
+ * Statistics fetched after the newest trade win (they have it, and whatever the page missed).
  */
 export function liveStats(stats: TokenStats, overlay: LiveOverlay, fetchedAt: number): TokenStats {
-  const price = overlay.price ?? stats.current_price;
-  const tvl = overlay.tvl ?? stats.current_tvl;
+  const newer = overlay.at !== undefined && overlay.at > fetchedAt;
+  const price = newer && overlay.price !== undefined ? overlay.price : stats.current_price;
+  const tvl = newer && overlay.tvl !== undefined ? overlay.tvl : stats.current_tvl;
   const changeFrom = (change: number) => {
     const factor = 1 + change / 100;
-    if (overlay.price === undefined || factor <= 0 || stats.current_price === 0) return change;
+    if (price === stats.current_price || factor <= 0 || stats.current_price === 0) return change;
     const reference = stats.current_price / factor;
     return (price / reference - 1) * 100;
   };

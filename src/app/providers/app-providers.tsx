@@ -1,8 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { useStore } from 'zustand';
-import type { UdfDatafeed } from '../../datafeed';
-import type { ApiClient } from '../lib/api-client';
+import type { GatewayClient, UdfDatafeed } from '../../datafeed';
 import type { PreferencesState } from '../stores/preferences-store';
 import type { SelectionState } from '../stores/selection-store';
 import type { AppServices } from './app-services';
@@ -16,13 +15,13 @@ function useServices(): AppServices {
   return services;
 }
 
-/** The app's one datafeed (chart data, search, live bars). */
+/** The app's one datafeed (chart data, search, live bars and trades, the live connection's status). */
 export function useDatafeed(): UdfDatafeed {
   return useServices().datafeed;
 }
 
-/** The gateway client for React Query fetchers. */
-export function useApi(): ApiClient {
+/** The gateway's HTTP client (the datafeed's), for React Query fetchers. */
+export function useApi(): GatewayClient {
   return useServices().api;
 }
 

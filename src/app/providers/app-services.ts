@@ -1,7 +1,6 @@
 import { QueryClient } from '@tanstack/react-query';
 import type { StateStorage } from 'zustand/middleware';
-import { UdfDatafeed, type EventSourceConstructor, type FetchLike } from '../../datafeed';
-import { ApiClient } from '../lib/api-client';
+import { UdfDatafeed, type EventSourceConstructor, type FetchLike, type GatewayClient } from '../../datafeed';
 import { createPreferencesStore, type PreferencesStore } from '../stores/preferences-store';
 import { createSelectionStore, type SelectionStore, type UrlHost } from '../stores/selection-store';
 import { LiveStatusMonitor } from './live-status';
@@ -9,7 +8,8 @@ import { LiveStatusMonitor } from './live-status';
 /** Everything the app talks to, created once: ONE datafeed, one query client, the stores. */
 export interface AppServices {
   readonly datafeed: UdfDatafeed;
-  readonly api: ApiClient;
+  /** The datafeed's HTTP client of the gateway: the app's one client for its own requests. */
+  readonly api: GatewayClient;
   readonly queryClient: QueryClient;
   readonly liveStatus: LiveStatusMonitor;
   readonly selection: SelectionStore;
@@ -45,16 +45,16 @@ export function createQueryClient(): QueryClient {
 }
 
 export function createAppServices(options: AppServicesOptions): AppServices {
-  const liveStatus = new LiveStatusMonitor(options.online ?? (typeof navigator === 'undefined' ? true : navigator.onLine !== false));
   const datafeed = new UdfDatafeed({
     fetch: options.fetch,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    ...(options.EventSource ? { EventSource: liveStatus.wrap(options.EventSource) } : {}),
+    ...(options.EventSource ? { EventSource: options.EventSource } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
+  const liveStatus = new LiveStatusMonitor(datafeed, options.online ?? (typeof navigator === 'undefined' ? true : navigator.onLine !== false));
   return {
     datafeed,
-    api: new ApiClient(options.fetch, options.baseUrl),
+    api: datafeed.gateway,
     queryClient: options.queryClient ?? createQueryClient(),
     liveStatus,
     selection: createSelectionStore(options.urlHost ?? window),

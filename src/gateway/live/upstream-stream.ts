@@ -1,3 +1,4 @@
+import { backoffDelay } from '../../shared/backoff';
 import { STREAM_ERRORS, streamLineSchema, type TradeEvent } from '../../shared/api/stream';
 import type { Upstream } from '../upstream';
 
@@ -320,9 +321,7 @@ export class UpstreamStream {
 
   private scheduleRetry(reason: string): void {
     if (this.retry !== undefined) return;
-    const random = this.options.random ?? Math.random;
-    const step = Math.min(this.options.backoffMaxMs, this.options.backoffInitialMs * 2 ** this.attempt);
-    const delay = Math.round(step * (0.5 + random() * 0.5));
+    const delay = backoffDelay(this.attempt, { initialMs: this.options.backoffInitialMs, maxMs: this.options.backoffMaxMs }, this.options.random);
     this.attempt++;
     this.options.log?.(`gateway: upstream stream: ${reason}; retry ${this.attempt} in ${delay} ms`);
     this.retry = setTimeout(() => {

@@ -1,5 +1,5 @@
 import { useEffect, useEffectEvent, useRef, useState, useSyncExternalStore } from 'react';
-import type { LibrarySymbolInfo, ResolutionString, TvlBar } from '../../../../datafeed';
+import type { Bar, LibrarySymbolInfo, ResolutionString } from '../../../../datafeed';
 import { ErrorState } from '../../../components/error-state';
 import { ProgressBar } from '../../../components/progress-bar';
 import { useDatafeed } from '../../../providers/app-providers';
@@ -9,7 +9,7 @@ import { ChartLegend } from './chart-legend';
 /** What other features (export) may ask of the chart; handed to the shell through `onHandle`. */
 export interface ChartHandle {
   readonly symbolName: string;
-  visibleBars(): TvlBar[];
+  visibleBars(): Bar[];
   screenshot(): HTMLCanvasElement;
 }
 

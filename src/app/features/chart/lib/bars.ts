@@ -1,6 +1,5 @@
-import { toWireResolution, type LibrarySymbolInfo, type ResolutionString, type TvlBar, type UdfDatafeed } from '../../../../datafeed';
+import { toWireResolution, type Bar, type LibrarySymbolInfo, type ResolutionString, type UdfDatafeed } from '../../../../datafeed';
 import { RESOLUTION_SECONDS } from '../../../../shared/resolutions';
-import { asSeconds } from '../../../../shared/time';
 
 /** Seconds per bar of a library resolution (3600 for an unknown one). */
 export function resolutionSeconds(resolution: ResolutionString): number {
@@ -8,28 +7,20 @@ export function resolutionSeconds(resolution: ResolutionString): number {
   return wire === undefined ? 3600 : RESOLUTION_SECONDS[wire];
 }
 
-export type BarsOutcome = { readonly ok: true; readonly bars: TvlBar[]; readonly noData: boolean } | { readonly ok: false; readonly error: string };
+export type BarsOutcome = { readonly ok: true; readonly bars: Bar[]; readonly noData: boolean } | { readonly ok: false; readonly error: string };
 
-/** getBars as a promise that never rejects (the datafeed reports errors with the server's message). */
-export function fetchBars(
-  datafeed: UdfDatafeed,
-  info: LibrarySymbolInfo,
-  resolution: ResolutionString,
-  period: { from: number; to: number; countBack: number; firstDataRequest: boolean },
-): Promise<BarsOutcome> {
-  return new Promise((resolve) =>
-    datafeed.getBars(
-      info,
-      resolution,
-      { from: asSeconds(Math.max(0, period.from)), to: asSeconds(period.to), countBack: period.countBack, firstDataRequest: period.firstDataRequest },
-      (bars, meta) => resolve({ ok: true, bars: bars as TvlBar[], noData: meta?.noData === true }),
-      (error) => resolve({ ok: false, error }),
-    ),
-  );
+/** The datafeed's bars as an outcome that never rejects (errors carry the server's message). */
+export async function fetchBars(datafeed: UdfDatafeed, info: LibrarySymbolInfo, resolution: ResolutionString, range: { from: number; to: number; countBack: number }): Promise<BarsOutcome> {
+  try {
+    const answer = await datafeed.bars(info, resolution, { ...range, from: Math.max(0, range.from) });
+    return { ok: true, bars: answer.bars, noData: answer.noData };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** Puts `bar` into time-sorted `bars`: replaces the bar of the same time, or inserts it in order. */
-export function mergeBars(bars: readonly TvlBar[], bar: TvlBar): TvlBar[] {
+export function mergeBars(bars: readonly Bar[], bar: Bar): Bar[] {
   const last = bars.at(-1);
   if (!last || bar.time > last.time) return [...bars, bar];
   if (bar.time === last.time) return [...bars.slice(0, -1), bar];

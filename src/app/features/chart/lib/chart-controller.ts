@@ -1,5 +1,5 @@
 import { CandlestickSeries, CrosshairMode, HistogramSeries, LineSeries, PriceScaleMode, createChart, type IChartApi, type ISeriesApi, type MouseEventParams } from 'lightweight-charts';
-import type { LibrarySymbolInfo, ResolutionString, TvlBar, UdfDatafeed } from '../../../../datafeed';
+import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '../../../../datafeed';
 import { AGGREGATE_GROUP } from '../../../../shared/groups';
 import { ChartTimes } from '../../../lib/chart-time';
 import { formatAmount } from '../../../lib/format';
@@ -13,7 +13,6 @@ import {
   legendOf,
   NO_ATTRIBUTION_LOGO,
   priceFormatOf,
-  seconds,
   TVL_PRICE_SCALE,
   tvlOf,
   volumeOf,
@@ -47,18 +46,18 @@ const DEX_REFRESH_MS = 60_000;
 
 /**
  * The candlestick chart of one symbol at one resolution (lightweight-charts), fed by the datafeed:
- * history through getBars (older pages as the user scrolls left, without moving the view), live bars
- * through subscribeBars for Aggregate symbols. Framework-free; the React component drives it. The
- * container carries data attributes for tests and tools: data-status, data-bars, data-first-time,
- * data-last-time, data-visible-from, data-visible-to (Unix seconds), data-last-close, data-symbol,
- * data-resolution, data-live.
+ * history through `bars` (older pages as the user scrolls left, without moving the view), live bars
+ * through `onBars` for Aggregate symbols (bars in Unix seconds, as lightweight-charts takes them).
+ * Framework-free; the React component drives it. The container carries data attributes for tests and
+ * tools: data-status, data-bars, data-first-time, data-last-time, data-visible-from, data-visible-to
+ * (Unix seconds), data-last-close, data-symbol, data-resolution, data-live.
  */
 export class ChartController {
   private readonly chart: IChartApi;
   private readonly candles: ISeriesApi<'Candlestick'>;
   private readonly volume: ISeriesApi<'Histogram'>;
   private tvl: ISeriesApi<'Line'> | undefined;
-  private bars: TvlBar[] = [];
+  private bars: Bar[] = [];
   /** The bars' times as the chart sees them (moved in Local mode, see lib/chart-time.ts), by index. */
   private display: number[] = [];
   private readonly times = new ChartTimes();
@@ -67,14 +66,13 @@ export class ChartController {
   private appearance: ChartAppearance;
   /** Bumped by every load: answers of an older load are dropped. */
   private generation = 0;
-  private listenerGuid: string | undefined;
+  private stopBars: (() => void) | undefined;
   private refreshTimer: ReturnType<typeof setInterval> | undefined;
   private state: ChartState = { status: 'idle', bars: 0, loadingOlder: false, exhausted: false, live: false };
   private legend: LegendBar | undefined;
   private hovered: LegendBar | undefined;
   private readonly stateListeners = new Set<() => void>();
   private readonly legendListeners = new Set<() => void>();
-  private static guidSeq = 0;
 
   constructor(
     private readonly container: HTMLElement,
@@ -154,7 +152,7 @@ export class ChartController {
   }
 
   /** The bars in view, oldest first. */
-  visibleBars(): TvlBar[] {
+  visibleBars(): Bar[] {
     const range = this.chart.timeScale().getVisibleLogicalRange();
     if (!range) return [...this.bars];
     const from = Math.max(0, Math.ceil(range.from));
@@ -189,7 +187,7 @@ export class ChartController {
     this.setState({ status: 'loading', error: undefined, bars: 0, loadingOlder: false, exhausted: false, live: false });
     const step = resolutionSeconds(this.resolution);
     const to = Math.floor(this.now() / 1000) + step;
-    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: to - PAGE_BARS * step, to, countBack: PAGE_BARS, firstDataRequest: true });
+    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: to - PAGE_BARS * step, to, countBack: PAGE_BARS });
     if (generation !== this.generation) return;
     if (!outcome.ok) {
       this.setState({ status: 'error', error: outcome.error });
@@ -217,8 +215,8 @@ export class ChartController {
     const generation = this.generation;
     this.setState({ loadingOlder: true });
     const step = resolutionSeconds(this.resolution);
-    const to = seconds(oldest);
-    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: to - PAGE_BARS * step, to, countBack: PAGE_BARS, firstDataRequest: false });
+    const to = oldest.time;
+    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: to - PAGE_BARS * step, to, countBack: PAGE_BARS });
     this.loadingOlder = false;
     if (generation !== this.generation) return;
     if (!outcome.ok) {
@@ -253,8 +251,8 @@ export class ChartController {
   private writeVisible(range: { from: number; to: number } | null): void {
     const first = range ? this.bars[Math.max(0, Math.ceil(range.from))] : undefined;
     const last = range ? this.bars[Math.min(this.bars.length - 1, Math.floor(range.to))] : undefined;
-    this.container.dataset.visibleFrom = first ? String(seconds(first)) : '';
-    this.container.dataset.visibleTo = last ? String(seconds(last)) : '';
+    this.container.dataset.visibleFrom = first ? String(first.time) : '';
+    this.container.dataset.visibleTo = last ? String(last.time) : '';
   }
 
   // --- live ---
@@ -263,22 +261,17 @@ export class ChartController {
     const info = this.info;
     if (!info || generation !== this.generation || this.state.status === 'error' || this.state.status === 'loading') return;
     // A stand-in's group is not known yet: wait for the resolved symbol.
-    if (this.listenerGuid !== undefined || this.refreshTimer !== undefined || info.exchange === '') return;
+    if (this.stopBars !== undefined || this.refreshTimer !== undefined || info.exchange === '') return;
     const streams = info.exchange === AGGREGATE_GROUP && info.ticker !== undefined;
     if (streams) {
-      const guid = `chart-${++ChartController.guidSeq}`;
-      this.listenerGuid = guid;
-      this.datafeed.subscribeBars(
-        info,
-        this.resolution,
-        (bar) => {
-          if (generation === this.generation) this.onLiveBar(bar as TvlBar);
+      this.stopBars = this.datafeed.onBars(info, this.resolution, {
+        onBar: (bar) => {
+          if (generation === this.generation) this.onLiveBar(bar);
         },
-        guid,
-        () => {
+        onReset: () => {
           if (generation === this.generation) this.retry();
         },
-      );
+      });
       this.setState({ live: true });
     } else if (info.ticker !== undefined) {
       this.refreshTimer = setInterval(() => void this.refreshNewest(generation), DEX_REFRESH_MS);
@@ -286,8 +279,8 @@ export class ChartController {
   }
 
   private stopLive(): void {
-    if (this.listenerGuid !== undefined) this.datafeed.unsubscribeBars(this.listenerGuid);
-    this.listenerGuid = undefined;
+    this.stopBars?.();
+    this.stopBars = undefined;
     if (this.refreshTimer !== undefined) clearInterval(this.refreshTimer);
     this.refreshTimer = undefined;
     if (this.state.live) this.setState({ live: false });
@@ -299,18 +292,18 @@ export class ChartController {
     const newest = this.bars.at(-1);
     if (!info || this.state.status !== 'ready' || !newest) return;
     const step = resolutionSeconds(this.resolution);
-    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: seconds(newest), to: Math.floor(this.now() / 1000) + step, countBack: 0, firstDataRequest: false });
+    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: newest.time, to: Math.floor(this.now() / 1000) + step, countBack: 0 });
     if (generation !== this.generation || !outcome.ok) return;
     for (const bar of outcome.bars) this.onLiveBar(bar);
   }
 
-  private onLiveBar(bar: TvlBar): void {
+  private onLiveBar(bar: Bar): void {
     const last = this.bars.at(-1);
     if (last && bar.time < last.time) return;
     const wasEmpty = this.bars.length === 0;
     const appended = !last || bar.time > last.time;
     this.bars = mergeBars(this.bars, bar);
-    const time = this.times.next(seconds(bar));
+    const time = this.times.next(bar.time);
     if (appended) this.display.push(time);
     if (wasEmpty) {
       this.render();
@@ -331,7 +324,7 @@ export class ChartController {
 
   private render(): void {
     const palette = PALETTES[this.appearance.theme];
-    this.display = this.times.reset(this.bars.map(seconds));
+    this.display = this.times.reset(this.bars.map((b) => b.time));
     this.candles.setData(this.bars.map((b, i) => candleOf(b, this.timeAt(i))));
     this.volume.setData(this.bars.map((b, i) => volumeOf(b, palette, this.timeAt(i))));
     this.tvl?.setData(this.bars.map((b, i) => tvlOf(b, this.timeAt(i))));
@@ -345,7 +338,7 @@ export class ChartController {
   /** The display time of bar `i`. */
   private timeAt(i: number): number {
     const bar = this.bars[i];
-    return this.display[i] ?? (bar ? seconds(bar) : 0);
+    return this.display[i] ?? bar?.time ?? 0;
   }
 
   private applyAppearance(): void {
@@ -378,7 +371,7 @@ export class ChartController {
   }
 
   private readonly onCrosshair = (param: MouseEventParams) => {
-    const time = typeof param.time === 'number' ? this.times.actual(param.time) * 1000 : undefined;
+    const time = typeof param.time === 'number' ? this.times.actual(param.time) : undefined;
     const bar = time === undefined ? undefined : findBar(this.bars, time);
     const next = bar ? legendOf(bar) : undefined;
     if (next?.time === this.hovered?.time && next?.close === this.hovered?.close) return;
@@ -395,8 +388,8 @@ export class ChartController {
     const first = this.bars[0];
     const last = this.bars.at(-1);
     d.bars = String(this.bars.length);
-    d.firstTime = first ? String(seconds(first)) : '';
-    d.lastTime = last ? String(seconds(last)) : '';
+    d.firstTime = first ? String(first.time) : '';
+    d.lastTime = last ? String(last.time) : '';
     d.lastClose = last ? String(last.close) : '';
     d.symbol = this.info?.name ?? '';
     d.resolution = this.resolution;

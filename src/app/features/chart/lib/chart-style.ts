@@ -1,5 +1,5 @@
 import { ColorType, type ChartOptions, type DeepPartial, type Time, type UTCTimestamp } from 'lightweight-charts';
-import type { LibrarySymbolInfo, TvlBar } from '../../../../datafeed';
+import type { Bar, LibrarySymbolInfo } from '../../../../datafeed';
 import type { ChartTimes } from '../../../lib/chart-time';
 import { formatPrice } from '../../../lib/format';
 import type { Palette } from '../../../lib/palette';
@@ -16,13 +16,11 @@ export interface ChartAppearance {
 }
 
 /** The bar under the crosshair (or the newest), for the legend. */
-export interface LegendBar extends TvlBar {
+export interface LegendBar extends Bar {
   /** Close against open, percent. */
   readonly change: number;
 }
 
-/** A bar's start as lightweight-charts wants it (Unix seconds). */
-export const seconds = (bar: TvlBar) => Math.floor(bar.time / 1000) as UTCTimestamp;
 
 /** A pricescale giving about five significant digits of `price` (as the service picks them), at least 100. */
 export function pricescaleFor(price: number | undefined): number {
@@ -66,23 +64,23 @@ export function candleColorsOf(palette: Palette) {
 }
 
 /** A candle at `time`: the bar's display time (lib/chart-time.ts), its start in UTC by default. */
-export const candleOf = (b: TvlBar, time: number = seconds(b)) => ({ time: time as UTCTimestamp, open: b.open, high: b.high, low: b.low, close: b.close });
+export const candleOf = (b: Bar, time: number = b.time) => ({ time: time as UTCTimestamp, open: b.open, high: b.high, low: b.low, close: b.close });
 
 /** A volume column, coloured by the bar's direction. */
-export const volumeOf = (b: TvlBar, palette: Palette, time: number = seconds(b)) => ({
+export const volumeOf = (b: Bar, palette: Palette, time: number = b.time) => ({
   time: time as UTCTimestamp,
   value: b.volume,
   color: b.close >= b.open ? palette.volumeUp : palette.volumeDown,
 });
 
-export const tvlOf = (b: TvlBar, time: number = seconds(b)) => ({ time: time as UTCTimestamp, value: b.tvl });
+export const tvlOf = (b: Bar, time: number = b.time) => ({ time: time as UTCTimestamp, value: b.tvl });
 
-export function legendOf(bar: TvlBar): LegendBar {
+export function legendOf(bar: Bar): LegendBar {
   return { ...bar, change: bar.open === 0 ? 0 : ((bar.close - bar.open) / bar.open) * 100 };
 }
 
-/** Binary search by time (ms) in bars sorted by time. */
-export function findBar(bars: readonly TvlBar[], time: number): TvlBar | undefined {
+/** Binary search by time (Unix seconds) in bars sorted by time. */
+export function findBar(bars: readonly Bar[], time: number): Bar | undefined {
   let lo = 0;
   let hi = bars.length - 1;
   while (lo <= hi) {

@@ -1,9 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { LibrarySymbolInfo, ResolutionString, SearchRow, TvlBar, UdfDatafeed } from '../../../../datafeed';
+import type { Bar, LibrarySymbolInfo, ResolutionString, SearchRow, UdfDatafeed } from '../../../../datafeed';
 import { toWireResolution } from '../../../../datafeed';
 import { AGGREGATE_GROUP } from '../../../../shared/groups';
 import { RESOLUTION_SECONDS } from '../../../../shared/resolutions';
-import { asSeconds } from '../../../../shared/time';
 
 /** Pools compared at most (Aggregate and the deepest DEX pools). */
 export const MAX_COMPARED = 8;
@@ -11,7 +10,7 @@ const COMPARE_BARS = 200;
 
 export interface ComparedPool {
   readonly row: SearchRow;
-  readonly bars: readonly TvlBar[];
+  readonly bars: readonly Bar[];
   readonly error?: string;
 }
 
@@ -28,19 +27,11 @@ function resolve(datafeed: UdfDatafeed, name: string): Promise<LibrarySymbolInfo
   return new Promise((ok, fail) => datafeed.resolveSymbol(name, ok, (reason) => fail(new Error(reason))));
 }
 
-function recentBars(datafeed: UdfDatafeed, info: LibrarySymbolInfo, resolution: ResolutionString, nowSeconds: number): Promise<TvlBar[]> {
+async function recentBars(datafeed: UdfDatafeed, info: LibrarySymbolInfo, resolution: ResolutionString, nowSeconds: number): Promise<Bar[]> {
   const wire = toWireResolution(resolution) ?? '60min';
   const step = RESOLUTION_SECONDS[wire];
   const to = nowSeconds + step;
-  return new Promise((ok, fail) =>
-    datafeed.getBars(
-      info,
-      resolution,
-      { from: asSeconds(to - COMPARE_BARS * step), to: asSeconds(to), countBack: COMPARE_BARS, firstDataRequest: true },
-      (bars) => ok(bars as TvlBar[]),
-      (reason) => fail(new Error(reason)),
-    ),
-  );
+  return (await datafeed.bars(info, resolution, { from: to - COMPARE_BARS * step, to, countBack: COMPARE_BARS })).bars;
 }
 
 /** The recent bars of every pool of the pair at a resolution (a pool that fails carries its error). */

@@ -52,7 +52,7 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
 
   const normalised = useMemo(() => {
     const pools = query.data ?? [];
-    return normaliseSeries(pools.map((p) => ({ id: p.row.ticker, bars: p.bars.map((b) => ({ time: b.time / 1000, close: b.close })) }))).map((series, i) => ({
+    return normaliseSeries(pools.map((p) => ({ id: p.row.ticker, bars: p.bars }))).map((series, i) => ({
       ...series,
       pool: pools[i],
     }));

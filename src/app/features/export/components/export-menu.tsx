@@ -3,7 +3,8 @@ import { formatDateTime } from '../../../lib/time-format';
 import { PALETTES } from '../../../lib/palette';
 import { usePreferences } from '../../../providers/app-providers';
 import { RESOLUTION_CHOICES } from '../../../stores/selection-store';
-import { barsToCsv, exportFileName, seriesToCsv, type ExportBar, type ExportSeries } from '../lib/csv';
+import type { Bar } from '../../../../shared/bars';
+import { barsToCsv, exportFileName, seriesToCsv, type ExportSeries } from '../lib/csv';
 import { withTitleStrip } from '../lib/png';
 
 interface ExportCommon {
@@ -18,7 +19,7 @@ interface ExportCommon {
 /** The candlestick chart: its bars in view. */
 export interface BarsExportSource extends ExportCommon {
   readonly kind: 'bars';
-  visibleBars(): readonly ExportBar[];
+  visibleBars(): readonly Bar[];
 }
 
 /** Compare mode: each line's points in view, and the lines' colours for the image's legend. */

@@ -1,13 +1,4 @@
-/** A bar to export: time in Unix milliseconds (the datafeed's unit). */
-export interface ExportBar {
-  readonly time: number;
-  readonly open: number;
-  readonly high: number;
-  readonly low: number;
-  readonly close: number;
-  readonly volume: number;
-  readonly tvl: number;
-}
+import type { Bar } from '../../../../shared/bars';
 
 export const CSV_HEADER = ['time_utc', 'unix_time', 'open', 'high', 'low', 'close', 'volume', 'tvl'] as const;
 
@@ -47,12 +38,11 @@ export function seriesToCsv(series: readonly ExportSeries[]): string {
 }
 
 /** Bars as CSV (RFC 4180, CRLF line ends): one header line, one line per bar, times in UTC ISO 8601. */
-export function barsToCsv(bars: readonly ExportBar[]): string {
+export function barsToCsv(bars: readonly Bar[]): string {
   const lines = [CSV_HEADER.join(',')];
   for (const bar of bars) {
-    const seconds = Math.floor(bar.time / 1000);
     lines.push(
-      [isoTime(seconds), String(seconds), number(bar.open), number(bar.high), number(bar.low), number(bar.close), number(bar.volume), number(bar.tvl)].join(','),
+      [isoTime(bar.time), String(bar.time), number(bar.open), number(bar.high), number(bar.low), number(bar.close), number(bar.volume), number(bar.tvl)].join(','),
     );
   }
   return `${lines.join('\r\n')}\r\n`;

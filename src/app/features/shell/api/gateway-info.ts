@@ -1,12 +1,12 @@
 import { queryOptions } from '@tanstack/react-query';
 import { gatewayInfoSchema, type GatewayInfo } from '../../../../shared/api/gateway';
-import type { ApiClient } from '../../../lib/api-client';
+import type { GatewayClient } from '../../../../datafeed';
 
 /** GET /gw/v1/info: where the data come from (the simulator badge), each group's deepest pool. */
-export function gatewayInfoQueryOptions(api: ApiClient) {
+export function gatewayInfoQueryOptions(api: GatewayClient) {
   return queryOptions({
     queryKey: ['gateway-info'],
-    queryFn: ({ signal }) => api.get('/info', {}, gatewayInfoSchema, signal),
+    queryFn: ({ signal }) => api.getOrThrow('/info', {}, gatewayInfoSchema, signal),
     staleTime: Infinity,
   });
 }

@@ -9,7 +9,7 @@ import { formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTr
 import { useApi } from '../../../providers/app-providers';
 import { tokenInfoQueryOptions } from '../../../api/token-info';
 import { tokenStatsQueryOptions } from '../../../api/token-stats';
-import { useLiveOverlay } from '../hooks/use-live-overlay';
+import { useLiveOverlay } from '../../../hooks/use-live-overlay';
 import { liveStats } from '../../../lib/live-stats';
 
 export interface TokenHeaderProps {
@@ -44,13 +44,13 @@ function Stat({ label, value, trend, testId }: { label: string; value: string; t
 
 /**
  * The token header: logo, name, ticker, policy ID (copy), fingerprint, price and its 1 h / 24 h change,
- * TVL and its change, 1 h / 24 h volume — fetched from /tokens/current, then moved by live events.
+ * TVL and its change, 1 h / 24 h volume — fetched from /tokens/current, then moved by live trade events.
  */
 export function TokenHeader({ info, row, actions }: TokenHeaderProps) {
   const api = useApi();
   const live = info.exchange === 'Aggregate';
   const stats = useQuery(tokenStatsQueryOptions(api, row.ticker, live));
-  const overlay = useLiveOverlay(info);
+  const overlay = useLiveOverlay(info, () => void stats.refetch());
   const tokenInfo = useQuery({ ...tokenInfoQueryOptions(api, row.quoteUnit), enabled: row.quoteUnit !== '' });
   const identity = tokenIdentity(row, tokenInfo.data?.name);
   const shown = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { resolvedSymbolQueryOptions } from '../../../api/resolve-symbol';
 import { tokenStatsQueryOptions } from '../../../api/token-stats';
 import { TokenLogo } from '../../../components/token-logo';
-import { isLiveSymbol, useLiveBars } from '../../../hooks/use-live-bars';
+import { useLiveOverlay } from '../../../hooks/use-live-overlay';
+import { isLiveSymbol } from '../../../hooks/use-live-trades';
 import { formatPercent, formatPrice, percentTrend } from '../../../lib/format';
 import { liveStats } from '../../../lib/live-stats';
 import { useApi, useDatafeed } from '../../../providers/app-providers';
@@ -50,10 +50,8 @@ function WatchRow({ item, current, onSelect, onRemove }: { item: WatchedSymbol; 
   const info = resolved.data?.info;
   const row = resolved.data?.row;
   const stats = useQuery({ ...tokenStatsQueryOptions(api, row?.ticker ?? '', isLiveSymbol(info)), enabled: row !== undefined });
-  const [live, setLive] = useState<{ ticker: string; price: number } | undefined>(undefined);
-  useLiveBars(info, '1D', (bar) => setLive({ ticker: info?.ticker ?? '', price: bar.close }));
-  const livePrice = live && live.ticker === info?.ticker ? live.price : undefined;
-  const shown = stats.data ? liveStats(stats.data, { volumes: [], ...(livePrice === undefined ? {} : { price: livePrice }) }, stats.dataUpdatedAt) : undefined;
+  const overlay = useLiveOverlay(info, () => void stats.refetch());
+  const shown = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
   const label = row ? `${row.base}/${row.quote}` : item.symbol;
   return (
     <li className={`watchlist__row${current ? ' watchlist__row--current' : ''}`} data-testid="watchlist-item" data-symbol={item.symbol}>
