@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { tokenNamesSchema } from '../../src/shared/api/extensions';
+import { groupsResponseSchema } from '../../src/shared/api/groups';
+import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
+import { fuzz, type FuzzSeeds } from './fuzz';
+import { load, slowConsumers } from './load';
+import { SOAK_KEY, SoakServer } from './server';
+
+/**
+ * npm run soak [-- --only fuzz,load,slow,crash,faults] [--out soak-results.json] [--fuzz n] [--seed n]
+ * [--load-seconds n]: the reliability suite (docs/reliability.md). Each part runs against a real server
+ * process on a small market, prints what it found and the whole run is written as JSON. Exit code 1
+ * when any part found a defect (a 5xx, a hang, an answer in no documented shape, a lost or doubled
+ * trade, unbounded memory...).
+ */
+
+interface PartResult {
+  readonly part: string;
+  readonly ok: boolean;
+  readonly summary: string;
+  readonly details: unknown;
+}
+
+const log = (line: string) => console.error(`[soak] ${line}`);
+
+async function seedsOf(server: SoakServer): Promise<FuzzSeeds> {
+  const get = async (path: string) => (await fetch(`${server.origin}${path}`, { headers: server.auth() })).json() as Promise<unknown>;
+  const groups = groupsResponseSchema.parse(await get('/api/v1/groups'));
+  const groupList = groups.d.groups.map((g) => g.id);
+  const symbols: string[] = [];
+  const pools: string[] = [];
+  let aggregates: string[] = [];
+  for (const group of groupList) {
+    const info = symbolInfoResponseSchema.parse(await get(`/api/v1/symbol_info?group=${encodeURIComponent(group)}`));
+    symbols.push(...info.symbol.slice(0, 50));
+    pools.push(...info.ticker.slice(0, 50));
+    if (group === 'Aggregate') aggregates = info.ticker;
+  }
+  const tokens = tokenNamesSchema.parse(await get('/api/x/token-info')).unit.slice(0, 100);
+  return { key: SOAK_KEY, groups: groupList, symbols, pools, aggregates, tokens };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      only: { type: 'string' },
+      out: { type: 'string', default: 'soak-results.json' },
+      fuzz: { type: 'string', default: '10000' },
+      seed: { type: 'string', default: '42' },
+      'load-seconds': { type: 'string', default: '60' },
+      'load-clients': { type: 'string', default: '200' },
+    },
+  });
+  const only = values.only?.split(',');
+  const wanted = (part: string) => !only || only.includes(part);
+  const results: PartResult[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'soak-'));
+  const server = new SoakServer({ dataDir, pools: 200, days: 2, extraArgs: ['--trades-per-block', '20'], env: { GATEWAY_PER_ADDRESS_REQUESTS_PER_MINUTE: '0' } });
+  try {
+    if (wanted('fuzz') || wanted('load') || wanted('slow')) {
+      log('starting a server on a small market (200 pools, 2 days)');
+      await server.start();
+      const seeds = await seedsOf(server);
+      log(`market: ${seeds.groups.length} groups, ${seeds.pools.length} pools sampled, ${seeds.tokens.length} tokens`);
+
+      if (wanted('fuzz')) {
+        const count = Number(values.fuzz);
+        log(`fuzz: ${count} generated requests (seed ${values.seed})`);
+        const started = performance.now();
+        const r = await fuzz(server, seeds, count, Number(values.seed));
+        const seconds = (performance.now() - started) / 1000;
+        const ok = r.status5xx === 0 && r.badShape === 0 && r.hangs === 0 && server.running;
+        results.push({
+          part: 'fuzz',
+          ok,
+          summary: `${r.requests} requests in ${seconds.toFixed(0)} s: 5xx ${r.status5xx}, undocumented shape ${r.badShape}, hangs > 5 s ${r.hangs} (statuses ${JSON.stringify(r.byStatus)})`,
+          details: { ...r, seconds: Math.round(seconds) },
+        });
+        for (const e of r.examples) log(`  ${e}`);
+      }
+
+      if (wanted('load')) {
+        const seconds = Number(values['load-seconds']);
+        const clients = Number(values['load-clients']);
+        log(`load: ${clients} clients for ${seconds} s, 100 open streams, the market trading`);
+        const r = await load(server, seeds, { clients, seconds, streams: 100 });
+        results.push({
+          part: 'load',
+          ok: r.errors === 0 && r.streamsAliveAtEnd === r.streams,
+          summary: `${r.requests} requests (${r.requestsPerSecond}/s), errors ${r.errors}, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; streams alive ${r.streamsAliveAtEnd}/${r.streams} (${r.streamBytes} bytes); RSS ${r.rssBeforeMiB} -> ${r.rssAfterMiB} MiB (peak ${r.rssPeakMiB})`,
+          details: r,
+        });
+        for (const e of r.errorExamples) log(`  ${e}`);
+      }
+
+      if (wanted('slow')) {
+        log('slow consumers: 40 streams over every Aggregate pool that never read, the market trading hard');
+        const r = await slowConsumers(server, seeds, { stalled: 40, seconds: 90 });
+        results.push({
+          part: 'slow',
+          ok: r.streamsLeft === 0 && r.rssGrowthMiB < 256,
+          summary: `${r.stalled} stalled readers, ${r.trades} trades: ${r.streamsLeft === 0 ? `all dropped within ${r.droppedWithinSeconds} s` : `${r.streamsLeft} still held`}; RSS ${r.rssBeforeMiB} -> peak ${r.rssPeakMiB} MiB (+${r.rssGrowthMiB})`,
+          details: r,
+        });
+      }
+      await server.stop('SIGTERM');
+    }
+  } finally {
+    if (server.running) await server.stop('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  console.log('');
+  const width = Math.max(...results.map((r) => r.part.length), 4);
+  for (const r of results) console.log(`${r.part.padEnd(width)}  ${r.ok ? 'ok    ' : 'FAILED'}  ${r.summary}`);
+  writeFileSync(values.out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2)}\n`);
+  const failed = results.filter((r) => !r.ok);
+  console.log(`\nWrote ${values.out}. ${failed.length === 0 ? 'No defect found.' : `${failed.length} part(s) found defects.`}`);
+  if (failed.length > 0) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});
