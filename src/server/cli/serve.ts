@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import { DEV_KEY_FILE } from '../../service/runtime';
+import type { Server } from 'node:http';
+import { answerClientErrors } from '../../node/client-errors';
 import { NODE_SERVER_OPTIONS } from '../../node/response-sink';
 import { createPlatform } from '../platform';
 import { progressReporter } from '../progress';
@@ -100,6 +102,7 @@ async function main(): Promise<void> {
       console.log(`API key for curl: $(cat ${join(options.service.dataDir, DEV_KEY_FILE)})`);
     }
   });
+  answerClientErrors(httpServer as Server);
   httpServer.once('error', (error: NodeJS.ErrnoException) => {
     console.error(portProblem(error, server.host, server.port));
     platform.close();
