@@ -21,6 +21,28 @@ const layerZones = [
   { target: './src/app', from: ['./src/node', './src/service', './src/gateway', './src/server'], message: 'app imports shared and datafeed, never node, service, gateway or server.' },
 ];
 
+/**
+ * The store seam (docs/architecture.md "The store"): the service reaches its data only through the
+ * interfaces of src/service/store/ports.ts, opened by store/open.ts. The engine (better-sqlite3) and
+ * the SQLite implementation stay inside the store folder; the only exceptions are fault injection at
+ * the engine in tests and the benchmark's raw-SQL baseline.
+ */
+const storeEngine = {
+  paths: [
+    { name: 'better-sqlite3', message: 'The SQLite engine is the store\'s business: use the interfaces of src/service/store/ports.ts (opened by store/open.ts).' },
+  ],
+  patterns: [
+    { group: ['**/store/database', '**/store/sqlite-store'], message: 'The SQLite store is reached through src/service/store/open.ts and the interfaces of ports.ts.' },
+  ],
+};
+
+/** The store is the service's lowest layer: rows in, rows out. It never sees the market model or HTTP. */
+const storeZone = {
+  target: './src/service/store',
+  from: ['./src/service/market', './src/service/http', './src/service/auth', './src/service/stream', './src/service/importers', './src/service/logos', './src/service/cli', './src/service/runtime.ts', './src/node'],
+  message: 'store imports only shared: the market model, HTTP and the rest of the service build on it, not the reverse.',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'data/**', '.data-*/**'] },
   js.configs.recommended,
@@ -30,13 +52,19 @@ export default tseslint.config(
     plugins: { 'import-x': importX },
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: layerZones }],
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, storeZone] }],
+      'no-restricted-imports': ['error', storeEngine],
       'import-x/no-default-export': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'off',
     },
+  },
+  {
+    // Inside the store, and the two places that must touch the engine itself.
+    files: ['src/service/store/**', 'tests/support/sqlite-faults.ts', 'tests/service/store/**', 'bench/service.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['src/app/**/*.{ts,tsx}'],

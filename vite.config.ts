@@ -17,12 +17,12 @@ const PLATFORM_PATHS = /^\/(api|gw|healthz|__test__)(\/|$|\?)/;
  */
 function tokenPriceService(): Plugin {
   let platform: Platform | undefined;
-  const mount = (server: ViteDevServer | PreviewServer) => {
+  const mount = async (server: ViteDevServer | PreviewServer) => {
     // Vitest loads this config too: no market there (tests build their own).
     if (process.env.VITEST) return;
     const { platform: options } = readSettings({}, process.env);
     const progress = progressReporter();
-    platform = createPlatform({ ...options, hooks: { log: (line) => server.config.logger.info(line), onProgress: progress.onProgress } });
+    platform = await createPlatform({ ...options, hooks: { log: (line) => server.config.logger.info(line), onProgress: progress.onProgress } });
     progress.stop();
     platform.startLive();
     const listener = getRequestListener(platform.app.fetch, NODE_SERVER_OPTIONS);
@@ -32,7 +32,7 @@ function tokenPriceService(): Plugin {
       else next();
     });
     server.httpServer?.once('close', () => {
-      platform?.close();
+      void platform?.close();
       platform = undefined;
     });
   };

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
       log,
     });
     rows.push(...serviceRows);
-    disposeService(runtime, dir);
+    await disposeService(runtime, dir);
   }
   if (wanted('stream')) rows.push(...(await streamBench({ log })));
   if (wanted('app')) rows.push(...(await appBench({ log })));

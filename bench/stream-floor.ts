@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Market } from '../src/service/market/model';
-import type { TradeRecord } from '../src/service/store/trade-store';
+import type { TradeRecord } from '../src/service/store/ports';
 import { StreamHub } from '../src/service/stream/hub';
 
 const HEAD = 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n{"s":"ok"}\n';

@@ -1,6 +1,6 @@
 import type { CommitListener, Ingestor } from '../src/service/market/ingest';
 import type { Market } from '../src/service/market/model';
-import type { TradeRecord } from '../src/service/store/trade-store';
+import type { TradeRecord } from '../src/service/store/ports';
 import { eventKey, sharedNow, type ClientSpec, type FromClients } from './stream-protocol';
 
 export interface Commit {

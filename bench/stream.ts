@@ -82,7 +82,7 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
       { 'data-dir': dir, pools: '2000', days: '1', 'trades-per-block': '20' },
       { TOKEN_API_KEYS: [...directKeys, ...warmupKeys].map((k) => `${k}:pro`).join(',') },
     );
-    platform = createPlatform({
+    platform = await createPlatform({
       service,
       // No linger: each phase measures its own connections, and cleanup checks none is left.
       gateway: { ...DEFAULT_GATEWAY_CONFIG, maxConnectionsPerAddress: clientCount + WARMUP_CLIENTS, upstreamMaxPools: Math.max(1000, BUSY_POOLS), idleLingerMs: 0 },
@@ -97,7 +97,7 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     floor = floorServer;
     const floorPort = await floorServer.listen();
 
-    const busy = busiestAggregates(runtime, BUSY_POOLS);
+    const busy = await busiestAggregates(runtime, BUSY_POOLS);
     const specs = (keys: readonly string[] | undefined, count: number): ClientSpec[] =>
       Array.from({ length: count }, (_, i) => ({
         pools: Array.from({ length: POOLS_PER_CLIENT }, (_, j) => busy[(i + j) % busy.length] ?? ''),
@@ -205,7 +205,7 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
       if ((await Promise.race([exited.then(() => true), sleep(2000).then(() => false)])) === false) child.kill('SIGKILL');
     }
     floor?.close();
-    platform?.close();
+    await platform?.close();
     if (server) {
       if (server instanceof Server) server.closeAllConnections();
       server.close();
@@ -283,9 +283,9 @@ function memoryRows(mode: StreamMode, before: Memory, after: Memory, clients: nu
 }
 
 /** The Aggregate pools with the most trades in the backfill. */
-function busiestAggregates(runtime: ServiceRuntime, count: number): string[] {
-  const rows = runtime.db.prepare<[number], { agg: number }>('SELECT agg FROM trades GROUP BY agg ORDER BY count(*) DESC LIMIT ?').all(count);
-  const ids = rows.map((r) => runtime.market.poolsById.get(r.agg)?.poolId).filter((id): id is string => id !== undefined);
+async function busiestAggregates(runtime: ServiceRuntime, count: number): Promise<string[]> {
+  const rows = await runtime.store.trades.busiestAggregates(count);
+  const ids = rows.map((r) => runtime.market.poolsById.get(r.series)?.poolId).filter((id): id is string => id !== undefined);
   if (ids.length < POOLS_PER_CLIENT) throw new Error(`only ${ids.length} Aggregate pools traded`);
   return ids;
 }
@@ -296,7 +296,7 @@ async function forceBlocks(runtime: ServiceRuntime, count: number): Promise<void
   for (let i = 0; i < count; i++) {
     const wait = start + i * BLOCK_EVERY_MS - performance.now();
     if (wait > 0) await sleep(wait);
-    runtime.simulator.forceBlock(Date.now() / 1000);
+    await runtime.simulator.forceBlock(Date.now() / 1000);
   }
 }
 

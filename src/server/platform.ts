@@ -29,7 +29,7 @@ export interface Platform {
   readonly gateway: Gateway;
   /** Starts live trading of the embedded market. */
   startLive(): void;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Paths the SPA fallback must never answer. */
@@ -40,13 +40,13 @@ const NON_SPA = /^\/(api|gw|healthz|__test__)(\/|$)/;
  * the gateway in front of it for the browser, and optionally the built SPA. The one module that sees
  * both the service and the gateway (eslint's zones): the gateway itself knows only its upstream.
  */
-export function createPlatform(options: PlatformOptions): Platform {
+export async function createPlatform(options: PlatformOptions): Promise<Platform> {
   const log = options.hooks?.log;
   if (options.testControls && process.env.NODE_ENV === 'production') {
     throw new Error('Test controls can never be enabled in production (NODE_ENV=production).');
   }
   const remote = options.gateway.upstreamUrl;
-  const runtime = remote === undefined ? createServiceRuntime(options.service, { ...options.hooks, logRequests: false }) : undefined;
+  const runtime = remote === undefined ? await createServiceRuntime(options.service, { ...options.hooks, logRequests: false }) : undefined;
   try {
     let upstream;
     if (remote !== undefined) {
@@ -74,9 +74,14 @@ export function createPlatform(options: PlatformOptions): Platform {
       app.all('/healthz', service);
       if (options.testControls) {
         log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
-        app.post('/__test__/block', (c) => {
-          const trades = runtime.simulator.forceBlock(Date.now() / 1000);
-          return c.json({ trades, height: runtime.simulator.blockHeight });
+        app.post('/__test__/block', async (c) => {
+          try {
+            const trades = await runtime.simulator.forceBlock(Date.now() / 1000);
+            return c.json({ trades, height: runtime.simulator.blockHeight });
+          } catch (error) {
+            // The block was not committed (a full disk, say): nothing of it happened.
+            return c.json({ s: 'error', errmsg: `The block could not be committed: ${error instanceof Error ? error.message : String(error)}` }, 503);
+          }
         });
       }
     }
@@ -107,13 +112,13 @@ export function createPlatform(options: PlatformOptions): Platform {
       runtime,
       gateway,
       startLive: () => runtime?.startLive(),
-      close: () => {
+      close: async () => {
         gateway.close();
-        runtime?.close();
+        await runtime?.close();
       },
     };
   } catch (error) {
-    runtime?.close();
+    await runtime?.close();
     throw error;
   }
 }

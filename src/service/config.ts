@@ -24,6 +24,8 @@ export interface ServiceConfig {
    * spec's /api/v1 alone, like the hosted API, to try a gateway against an upstream that lacks them.
    */
   readonly extensions: boolean;
+  /** Integrity check of an existing store at start: `quick` (PRAGMA quick_check) or `off`. */
+  readonly storeCheck: 'quick' | 'off';
 }
 
 export const DEFAULT_POOLS = 17_600;
@@ -45,6 +47,7 @@ export const SERVICE_SETTINGS = {
   days: { flag: 'days', env: 'DAYS' },
   pools: { flag: 'pools', env: 'POOLS' },
   tradesPerBlock: { flag: 'trades-per-block', env: 'TRADES_PER_BLOCK' },
+  storeCheck: { flag: 'store-check', env: 'STORE_CHECK' },
 } as const;
 
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -86,5 +89,6 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     streamMaxBodyBytes: 256 * 1024,
     streamMaxBufferedBytes: 1024 * 1024,
     extensions: !(flags['spec-only'] === true || env.SPEC_ONLY === '1'),
+    storeCheck: read('storeCheck', z.enum(['quick', 'off'], { error: 'store-check must be quick or off' }), 'quick'),
   };
 }

@@ -11,13 +11,13 @@ import { SymbolInfoCache } from './http/symbol-info-cache';
 import { LogoService } from './logos/logo-service';
 import { generateMarket, type MarketSpec } from './market/generate';
 import { Ingestor } from './market/ingest';
-import { lockDataDir } from './store/lock';
+import { buildMarket } from './market/load';
 import { LOGO_GENERATED, LOGO_NONE, type Market } from './market/model';
 import { Simulator, type SimulatorProgress } from './market/simulator';
 import { SymbolNames } from './market/symbols';
-import { DATABASE_FILE, openDatabase, setBulkMode, type Db } from './store/database';
-import { MarketStore } from './store/market-store';
-import { TradeStore } from './store/trade-store';
+import { lockDataDir } from './store/lock';
+import { DATABASE_FILE, openStore } from './store/open';
+import type { Store } from './store/ports';
 import { StreamHub } from './stream/hub';
 
 /** File (in the data directory) holding the dev key created on a first start without keys. */
@@ -47,15 +47,13 @@ export interface RuntimeHooks {
 export interface ServiceRuntime {
   readonly app: Hono<ServiceEnv>;
   readonly config: ServiceConfig;
-  readonly db: Db;
+  /** The store, through its interfaces only (ports.ts). */
+  readonly store: Store;
   readonly market: Market;
-  readonly spec: MarketSpec;
   readonly simulator: Simulator;
   readonly ingestor: Ingestor;
   readonly hub: StreamHub;
   readonly keyStore: KeyStore;
-  readonly marketStore: MarketStore;
-  readonly trades: TradeStore;
   readonly logos: LogoService;
   /** The embedded gateway's own key: in memory only, never stored or printed (plan `internal`). */
   readonly internalKey: string;
@@ -65,25 +63,25 @@ export interface ServiceRuntime {
   readonly startupTrades: number;
   /** Starts live trading on the clock. */
   startLive(): void;
-  close(): void;
+  /** Stops trading (after the block in progress is committed), closes the streams and the store. */
+  close(): Promise<void>;
 }
 
-/** Creates the market's tables from the spec on a fresh store. */
-function seedMarket(store: MarketStore, market: Market, spec: MarketSpec): void {
+/** Creates the market's tokens, pairs and pools from the spec on a fresh store (one commit). */
+async function seedMarket(ingestor: Ingestor, spec: MarketSpec, meta: Record<string, string>): Promise<void> {
+  const market = ingestor.market;
   // Tokens an importer already brought in keep their (real) metadata.
   const tokens = new Map(
     spec.tokens.map((t) => [
       t.unit,
-      market.tokens.get(t.unit) ??
-        store.insertToken(market, { unit: t.unit, ticker: t.ticker, name: t.name, decimals: t.decimals, logoKind: t.hasLogo ? LOGO_GENERATED : LOGO_NONE }),
+      market.tokens.get(t.unit) ?? ingestor.addToken({ unit: t.unit, ticker: t.ticker, name: t.name, decimals: t.decimals, logoKind: t.hasLogo ? LOGO_GENERATED : LOGO_NONE }),
     ]),
   );
   for (const pool of spec.pools) {
     const base = tokens.get(pool.baseUnit);
     const quote = tokens.get(pool.quoteUnit);
     if (!base || !quote) throw new Error(`pool ${pool.poolId} refers to an unknown token`);
-    const pair = store.ensurePair(market, base, quote);
-    store.insertPool(market, pair, {
+    ingestor.addPool(ingestor.ensurePair(base, quote), {
       poolId: pool.poolId,
       group: pool.group,
       baseReserve: pool.baseReserve,
@@ -92,6 +90,7 @@ function seedMarket(store: MarketStore, market: Market, spec: MarketSpec): void 
       simulated: true,
     });
   }
+  await ingestor.commit({ meta });
 }
 
 /**
@@ -100,12 +99,10 @@ function seedMarket(store: MarketStore, market: Market, spec: MarketSpec): void 
  */
 /** The store of a data directory, opened and locked, with its market in memory; no simulation. */
 export interface MarketHandle {
-  readonly db: Db;
-  readonly marketStore: MarketStore;
-  readonly trades: TradeStore;
+  readonly store: Store;
   readonly market: Market;
   readonly ingestor: Ingestor;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -122,87 +119,90 @@ export function requireStore(dataDir: string): void {
  * Opens a data directory's store for one writer (the server, or a CLI such as an importer); with
  * `existing`, only a store that is already there.
  */
-export function openMarket(dataDir: string, purpose: string, options: { readonly existing?: boolean } = {}): MarketHandle {
+export async function openMarket(
+  dataDir: string,
+  purpose: string,
+  options: { readonly existing?: boolean; readonly check?: 'quick' | 'off' } = {},
+): Promise<MarketHandle> {
   // A missing directory is reported before the lock would create it; a held one reports its holder.
   if (options.existing && !existsSync(dataDir)) requireStore(dataDir);
   const release = lockDataDir(dataDir, purpose);
-  let db: Db | undefined;
+  let store: Store | undefined;
   try {
     if (options.existing) requireStore(dataDir);
-    db = openDatabase({ dataDir });
-    const marketStore = new MarketStore(db);
-    const trades = new TradeStore(db);
-    const market = marketStore.load();
-    const ingestor = new Ingestor(db, trades, marketStore);
+    store = openStore(dataDir, options.check ? { check: options.check } : {});
+    const market = buildMarket(await store.market.load());
+    const ingestor = await Ingestor.open(store, market);
     // A backfill cut short (a crash before its bar pass) left trades without bars: rebuild them first.
-    if (trades.barsStale) trades.rebuildBars();
-    const opened = db;
+    if (await store.bars.stale()) await store.bars.rebuild();
+    const opened = store;
+    let closed = false;
     return {
-      db: opened,
-      marketStore,
-      trades,
+      store: opened,
       market,
       ingestor,
-      close: () => {
-        if (opened.open) opened.close();
-        release();
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        try {
+          await opened.close();
+        } finally {
+          release();
+        }
       },
     };
   } catch (error) {
-    db?.close();
+    await store?.close();
     release();
     throw error;
   }
 }
 
-export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks = {}): ServiceRuntime {
+/**
+ * Opens (or creates) the store, backfills or catches up the simulated market to now, and builds the
+ * HTTP app. Live trading starts with `startLive()`.
+ */
+export async function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks = {}): Promise<ServiceRuntime> {
   const nowMs = hooks.nowMs ?? Date.now;
   const log = hooks.log;
-  const handle = openMarket(config.dataDir, 'service');
-  const { db, marketStore, trades, ingestor } = handle;
+  const handle = await openMarket(config.dataDir, 'service', { check: config.storeCheck });
+  const { store, ingestor } = handle;
   try {
 
     // The market's identity is fixed at first start; later flags that disagree are reported, not applied.
-    const storedSeed = marketStore.getMeta('seed');
+    const storedSeed = await store.market.meta('seed');
     const seed = storedSeed === undefined ? config.seed : Number(storedSeed);
-    const poolCount = storedSeed === undefined ? config.pools : Number(marketStore.getMeta('pools'));
+    const poolCount = storedSeed === undefined ? config.pools : Number(await store.market.meta('pools'));
     const chosen = config.seed !== DEFAULT_SEED || config.pools !== DEFAULT_POOLS;
     if (storedSeed !== undefined && chosen && (seed !== config.seed || poolCount !== config.pools)) {
       log?.(`note: ${config.dataDir} holds a market of seed ${seed} with ${poolCount} pools; --seed/--pools apply to a new data directory only`);
     }
     const spec = generateMarket(seed, poolCount);
     const market = handle.market;
-    if (storedSeed === undefined) {
-      db.transaction(() => {
-        seedMarket(marketStore, market, spec);
-        marketStore.setMeta('seed', String(seed));
-        marketStore.setMeta('pools', String(poolCount));
-      })();
-    }
+    if (storedSeed === undefined) await seedMarket(ingestor, spec, { seed: String(seed), pools: String(poolCount) });
 
-    const simulator = new Simulator(db, market, spec, ingestor, { seed, tradesPerBlock: config.tradesPerBlock });
+    const simulator = await Simulator.open(store.sim, market, spec, ingestor, { seed, tradesPerBlock: config.tradesPerBlock });
     const nowSeconds = () => Math.floor(nowMs() / 1000);
     const phase = simulator.started ? 'catch-up' : 'backfill';
-    if (!simulator.started) simulator.startAt(nowSeconds() - Math.round(config.days * 86_400));
-    setBulkMode(db, true);
+    if (!simulator.started) await simulator.startAt(nowSeconds() - Math.round(config.days * 86_400));
+    await store.setBulkMode(true);
     const run = () => simulator.runUntil(nowSeconds(), (p) => hooks.onProgress?.(simulationProgress(phase, p)));
     // The first backfill is a bulk load: trades first, then every bar in one ordered pass.
     const startupTrades =
       phase === 'backfill'
-        ? ingestor.withDeferredBars(run, (done, total) => hooks.onProgress?.({ phase: 'bars', done, total, trades: done }))
-        : run();
-    setBulkMode(db, false);
-    db.pragma('wal_checkpoint(TRUNCATE)');
+        ? await ingestor.withDeferredBars(run, (done, total) => hooks.onProgress?.({ phase: 'bars', done, total, trades: done }))
+        : await run();
+    await store.setBulkMode(false);
 
     const hub = new StreamHub(market);
-    const history = new HistoryCache(trades);
+    const history = new HistoryCache(store.bars);
     // Caches first, so a client reacting to an event already reads the new bars.
     ingestor.onCommit((records) => history.invalidate(records));
     ingestor.onCommit((records) => hub.publish(records));
 
-    const keyStore = new KeyStore(db);
+    const keyStore = new KeyStore(store.keys);
     const keys = new KeyRing(keyStore, config.apiKeys, config.plans);
-    const devKey = resolveDevKey(config, keyStore, keys, log);
+    const devKey = await resolveDevKey(config, keyStore, keys, log);
     const internalKey = generateKey();
     keys.addInternal(internalKey, 'internal', INTERNAL_PLAN);
 
@@ -210,7 +210,7 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
     const sweep = setInterval(() => limiter.sweep(), 60_000);
     sweep.unref();
     const symbols = new SymbolNames(market);
-    const logos = new LogoService(marketStore);
+    const logos = new LogoService(store.market);
     const health = (): HealthReport => ({
       status: 'ok',
       pools: market.pools.size,
@@ -222,7 +222,8 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
     const app = createServiceApp({
       market,
       symbols,
-      trades,
+      trades: store.trades,
+      bars: store.bars,
       keys,
       limiter,
       hub,
@@ -245,31 +246,31 @@ export function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks 
     return {
       app,
       config,
-      db,
+      store,
       market,
-      spec,
       simulator,
       ingestor,
       hub,
       keyStore,
-      marketStore,
-      trades,
       logos,
       internalKey,
       devKey,
       startupTrades,
       startLive: () => simulator.start(nowSeconds, (error) => log?.(`market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`)),
-      close: () => {
+      close: async () => {
         if (closed) return;
         closed = true;
-        simulator.stop();
-        hub.closeAll();
         clearInterval(sweep);
-        handle.close();
+        try {
+          await simulator.stop();
+        } finally {
+          hub.closeAll();
+          await handle.close();
+        }
       },
     };
   } catch (error) {
-    handle.close();
+    await handle.close();
     throw error;
   }
 }
@@ -289,14 +290,14 @@ const INTERNAL_PLAN = { requestsPerMinute: 1_000_000, poolsPerStream: 10_000, st
  * With no key configured at all, the first start creates a dev key (enterprise plan), saves it in the
  * data directory and prints it. Returns the dev key when there is one.
  */
-function resolveDevKey(config: ServiceConfig, store: KeyStore, keys: KeyRing, log?: (line: string) => void): string | undefined {
+async function resolveDevKey(config: ServiceConfig, store: KeyStore, keys: KeyRing, log?: (line: string) => void): Promise<string | undefined> {
   const file = config.dataDir === ':memory:' ? undefined : join(config.dataDir, DEV_KEY_FILE);
   if (file && existsSync(file)) {
     const saved = readFileSync(file, 'utf8').trim();
-    if (keys.authenticate(saved)) return saved;
+    if (await keys.authenticate(saved)) return saved;
   }
-  if (keys.size === 0) {
-    const { key } = store.create('enterprise', 'dev');
+  if ((await keys.size()) === 0) {
+    const { key } = await store.create('enterprise', 'dev');
     if (file) writeFileSync(file, `${key}\n`, { mode: 0o600 });
     log?.(`Created a dev API key (enterprise plan)${file ? `, saved in ${file}` : ''}:\n\n    ${key}\n`);
     return key;

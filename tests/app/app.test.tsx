@@ -163,7 +163,7 @@ describe('the charting app', () => {
   });
 
   it('a live event updates the header and the last candle', async () => {
-    const [pool] = aggregatesByActivity(bed.tp.runtime);
+    const [pool] = await aggregatesByActivity(bed.tp.runtime);
     const target = ensureDefined(pool);
     const rendered = open(`/?symbol=${target.poolId}&res=1`);
     const chart = await chartReady(rendered.container);
@@ -175,8 +175,8 @@ describe('the charting app', () => {
     const statsFetches = () => rendered.fetched.filter((url) => url.includes('/tokens/current')).length;
     const fetchesBefore = statsFetches();
     const lastBefore = Number(chart.dataset.lastTime);
-    act(() => {
-      forceTradesOn(bed.tp.runtime, [target], bed.tp.nowSeconds());
+    await act(async () => {
+      await forceTradesOn(bed.tp.runtime, [target], bed.tp.nowSeconds());
     });
     const now = await stats(target.poolId);
     await waitFor(() => expect(Number(chart.dataset.lastClose)).toBe(now.current_price), { timeout: 10_000 });

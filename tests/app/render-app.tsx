@@ -109,11 +109,11 @@ export interface AppTestBed {
 export function appTestBed(): AppTestBed {
   let platform: TestPlatform | undefined;
   let current: RenderedApp | undefined;
-  beforeAll(() => {
-    platform = createTestPlatform();
+  beforeAll(async () => {
+    platform = await createTestPlatform();
   });
-  afterAll(() => platform?.close());
-  afterEach(() => {
+  afterAll(async () => platform?.close());
+  afterEach(async () => {
     current?.close();
     current = undefined;
   });

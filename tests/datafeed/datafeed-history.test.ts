@@ -19,12 +19,12 @@ let aggregateInfo: LibrarySymbolInfo;
 let to: number;
 
 beforeAll(async () => {
-  h = createHarness();
-  aggregate = ensureDefined(aggregatesByActivity(h.tp.runtime)[0], 'an Aggregate pool');
+  h = await createHarness();
+  aggregate = ensureDefined((await aggregatesByActivity(h.tp.runtime))[0], 'an Aggregate pool');
   aggregateInfo = await resolveSymbol(h.datafeed, aggregate.poolId);
   to = Math.floor(Date.now() / 1000) + 1;
 });
-afterAll(() => h.close());
+afterAll(async () => h.close());
 
 async function gatewayHistory(query: Record<string, string | number>): Promise<HistoryResponse> {
   const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
@@ -63,7 +63,7 @@ describe('onReady', () => {
 });
 
 describe('resolution mapping', () => {
-  it('maps the library resolutions to the wire ones and back', () => {
+  it('maps the library resolutions to the wire ones and back', async () => {
     expect(['1', '5', '15', '60', '1D'].map(toWireResolution)).toEqual(['1min', '5min', '15min', '60min', '1d']);
     expect(toWireResolution('D')).toBe('1d');
     expect(toWireResolution('240')).toBeUndefined();
@@ -113,7 +113,7 @@ describe('resolveSymbol', () => {
   it('resolves GROUP:NAME and a bare ticker of any group to the same symbol', async () => {
     const byGroup = await resolveSymbol(h.datafeed, `Aggregate:${aggregateInfo.name}`);
     expect(byGroup.ticker).toBe(aggregate.poolId);
-    const dex = busiestPools(h.tp.runtime).dexPool;
+    const dex = (await busiestPools(h.tp.runtime)).dexPool;
     const fresh = new UdfDatafeed({ fetch: h.tp.fetch, baseUrl: '/gw/v1' });
     const byTicker = await resolveSymbol(fresh, dex.poolId.toUpperCase());
     expect(byTicker.ticker).toBe(dex.poolId);
@@ -187,7 +187,7 @@ describe('getBars', () => {
   });
 
   it('serves DEX (non-Aggregate) symbols the same way', async () => {
-    const dex = busiestPools(h.tp.runtime).dexPool;
+    const dex = (await busiestPools(h.tp.runtime)).dexPool;
     const info = await resolveSymbol(h.datafeed, `${dex.group}:${dex.poolId}`);
     const from = to - 86_400;
     const { bars } = await getBars(h.datafeed, info, '60', { from, to, countBack: 1 });
@@ -231,7 +231,7 @@ describe('getBars', () => {
 
 describe('refreshing symbol lists', () => {
   it('asks the gateway again after refreshSymbols (a retry after an unknown symbol)', async () => {
-    const tp = createTestPlatform({ pools: 60, days: 1 });
+    const tp = await createTestPlatform({ pools: 60, days: 1 });
     const requests: string[] = [];
     const datafeed = new UdfDatafeed({
       fetch: (input, init) => {
@@ -253,7 +253,7 @@ describe('refreshing symbol lists', () => {
       expect(loads()).toBe(before + 1);
     } finally {
       datafeed.close();
-      tp.close();
+      await tp.close();
     }
   });
 });

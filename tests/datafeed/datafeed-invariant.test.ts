@@ -17,11 +17,11 @@ let pools: Pool[];
 let infos: LibrarySymbolInfo[];
 
 beforeAll(async () => {
-  h = createHarness({ nowMs: clock.now });
-  pools = aggregatesByActivity(h.tp.runtime).slice(0, 4);
+  h = await createHarness({ nowMs: clock.now });
+  pools = (await aggregatesByActivity(h.tp.runtime)).slice(0, 4);
   infos = await Promise.all(pools.map((p) => resolveSymbol(h.datafeed, p.poolId)));
 });
-afterAll(() => h.close());
+afterAll(async () => h.close());
 
 const seconds = () => Math.floor(clock.now() / 1000);
 
@@ -34,20 +34,20 @@ describe('live bars', () => {
     await vi.waitFor(() => expect(m1.ticks.length * m5.ticks.length).toBeGreaterThan(0));
 
     clock.set(START_MS + 10_000);
-    forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     await vi.waitFor(() => expect(m1.last()?.time).toBe(START_MS));
     await vi.waitFor(() => expect(m5.last()?.time).toBe(START_MS));
     const firstMinute = ensureDefined(m1.last());
 
     clock.set(START_MS + 65_000);
-    forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     await vi.waitFor(() => expect(m1.last()?.time).toBe(START_MS + 60_000));
     await vi.waitFor(async () => expect(m5.last()).toEqual((await historyBars(h.tp, pool.poolId, '5min', START_MS / 1000, START_MS / 1000 + 300))[0]));
     // The new minute opens where the last one closed (the bar rule: open = previous_price of its first trade).
     expect(ensureDefined(m1.last()).open).toBe(firstMinute.close);
 
     clock.set(START_MS + 5 * 60_000 + 1000);
-    forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     await vi.waitFor(() => expect(m5.last()?.time).toBe(START_MS + 5 * 60_000));
     expect(await historyBars(h.tp, pool.poolId, '1min', START_MS / 1000, START_MS / 1000 + 60)).toEqual([firstMinute]);
     h.datafeed.unsubscribeBars('roll-1');
@@ -77,20 +77,23 @@ describe('live bars', () => {
     );
     await vi.waitFor(() => expect(live).toBe(true));
     const followed = new Set(pools.map((p) => p.id));
-    const runStart = lastSeq(h.tp.runtime);
-    const sent = () => storedTrades(h.tp.runtime, { afterSeq: runStart }).filter((t) => followed.has(t.agg)).length;
+    const runStart = await lastSeq(h.tp.runtime);
+    const sent = async () => (await storedTrades(h.tp.runtime, { afterSeq: runStart })).filter((t) => followed.has(t.agg)).length;
 
     // About 80 minutes of blocks, 5 to 45 s apart, across 23:59:59 -> 00:00; every third block, the
     // datafeed catches up (what a browser sees: a few blocks at a time, not all at once).
     clock.set(START_MS + 6 * 60_000);
     for (let block = 0; block < 200; block++) {
       clock.advanceSeconds(5 + ((block * 17) % 41));
-      h.tp.trade();
-      if (block % 3 === 0) await vi.waitFor(() => expect(received).toBe(sent()));
+      await h.tp.trade();
+      if (block % 3 === 0) {
+        const expected = await sent();
+        await vi.waitFor(() => expect(received).toBe(expected));
+      }
     }
     stop();
     expect(seconds()).toBeGreaterThan(START_MS / 1000 + 40 * 60 + 30 * 60);
-    for (const pool of pools) forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
+    for (const pool of pools) await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
 
     for (const { pool, resolution, recorder } of recorders.values()) {
       const wire = ensureDefined(toWireResolution(resolution));
@@ -114,9 +117,9 @@ describe('a chart drawn before its symbol resolved (a deep link by symbol name)'
   it('keeps the trades of the chart’s last bar when a bucket rolls over before the subscription syncs', async () => {
     const start = Date.UTC(2025, 0, 20, 12, 0, 0);
     const own = createTestClock(start);
-    const d = createHarness({ nowMs: own.now });
+    const d = await createHarness({ nowMs: own.now });
     try {
-      const pool = ensureDefined(aggregatesByActivity(d.tp.runtime)[0]);
+      const pool = ensureDefined((await aggregatesByActivity(d.tp.runtime))[0]);
       const resolved = await resolveSymbol(d.datafeed, pool.poolId);
       // The app's stand-in: the name from the URL, no ticker yet.
       const provisional: LibrarySymbolInfo = Object.fromEntries(Object.entries(resolved).filter(([key]) => key !== 'ticker')) as unknown as LibrarySymbolInfo;
@@ -124,15 +127,15 @@ describe('a chart drawn before its symbol resolved (a deep link by symbol name)'
       const now = () => Math.floor(own.now() / 1000);
 
       own.set(start + 10_000);
-      forceTradesOn(d.tp.runtime, [pool], d.tp.nowSeconds());
+      await forceTradesOn(d.tp.runtime, [pool], d.tp.nowSeconds());
       const first = await getBars(d.datafeed, provisional, '1', { from: now() - 3600, to: now() + 60, countBack: 50, firstDataRequest: true });
       const chartLast = ensureDefined(first.bars.at(-1));
       expect(chartLast.time).toBe(start);
       // More trades in that minute, then the next minute begins: all before the subscription syncs.
       own.set(start + 30_000);
-      forceTradesOn(d.tp.runtime, [pool], d.tp.nowSeconds());
+      await forceTradesOn(d.tp.runtime, [pool], d.tp.nowSeconds());
       own.set(start + 70_000);
-      forceTradesOn(d.tp.runtime, [pool], d.tp.nowSeconds());
+      await forceTradesOn(d.tp.runtime, [pool], d.tp.nowSeconds());
 
       const ticks = subscribe(d.datafeed, resolved, '1', 'deep-link');
       const server = await historyBars(d.tp, pool.poolId, '1min', start / 1000, now() + 60);
@@ -142,7 +145,7 @@ describe('a chart drawn before its symbol resolved (a deep link by symbol name)'
       await vi.waitFor(() => expect(ticks.bars()).toEqual(server));
       d.datafeed.unsubscribeBars('deep-link');
     } finally {
-      d.close();
+      await d.close();
     }
   });
 });

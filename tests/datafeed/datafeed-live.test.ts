@@ -15,11 +15,11 @@ let infos: LibrarySymbolInfo[];
 let attached: ReturnType<typeof attachDatafeed>[] = [];
 
 beforeAll(async () => {
-  h = createHarness();
-  pools = aggregatesByActivity(h.tp.runtime).slice(0, 3);
+  h = await createHarness();
+  pools = (await aggregatesByActivity(h.tp.runtime)).slice(0, 3);
   infos = await Promise.all(pools.map((p) => resolveSymbol(h.datafeed, p.poolId)));
 });
-afterAll(() => h.close());
+afterAll(async () => h.close());
 afterEach(async () => {
   for (const a of attached) a.close();
   attached = [];
@@ -45,7 +45,7 @@ describe('subscribeBars', () => {
     await vi.waitFor(() => expect(ticks.ticks.length).toBeGreaterThan(0));
     expect(sources).toHaveLength(1);
     const before = ticks.ticks.length;
-    forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
     await vi.waitFor(() => expect(ticks.ticks.length).toBeGreaterThan(before));
     const last = ensureDefined(ticks.last());
     const server = await historyBars(h.tp, pool(0).poolId, '1min', last.time / 1000, last.time / 1000 + 60);
@@ -57,7 +57,7 @@ describe('subscribeBars', () => {
     const { datafeed } = feed();
     const first = await getBars(datafeed, info(1), '5', { from: nowSeconds() - 86_400, to: nowSeconds() + 300, countBack: 50, firstDataRequest: true });
     const newestBefore = ensureDefined(first.bars.at(-1));
-    forceTradesOn(h.tp.runtime, [pool(1)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(1)], h.tp.nowSeconds());
     const ticks = subscribe(datafeed, info(1), '5', 'b');
     const server = ensureDefined((await historyBars(h.tp, pool(1).poolId, '5min', newestBefore.time / 1000, nowSeconds() + 300)).at(-1));
     await vi.waitFor(() => expect(ticks.last()).toEqual(server));
@@ -78,7 +78,7 @@ describe('subscribeBars', () => {
     expect(ensureDefined(sources[0]).url).toMatch(/\/gw\/v1\/live\?pools=[0-9a-f]+%2C[0-9a-f]+%2C[0-9a-f]+$/);
     expect(h.tp.platform.gateway.hub.size).toBe(1);
     const counts = recorders.map((r) => r.ticks.length);
-    forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
     await vi.waitFor(() => expect(recorders.slice(0, 3).every((r, i) => r.ticks.length > (counts[i] ?? 0))).toBe(true));
     expect(recorders[0]?.ticks.at(-1)).toEqual(recorders[1]?.ticks.at(-1));
     // A listener joining a live series gets its current bar at once.
@@ -91,7 +91,7 @@ describe('subscribeBars', () => {
     const { datafeed, sources } = feed();
     const a = subscribe(datafeed, info(0), '1', 'a');
     await vi.waitFor(() => expect(a.ticks.length).toBeGreaterThan(0));
-    forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
     await vi.waitFor(() => expect(a.ticks.length).toBeGreaterThan(1));
     const b = subscribe(datafeed, info(1), '1', 'b');
     await vi.waitFor(() => expect(b.ticks.length).toBeGreaterThan(0));
@@ -100,7 +100,7 @@ describe('subscribeBars', () => {
     expect(ensureDefined(sources[0]).readyState).toBe(TestEventSource.CLOSED);
     await vi.waitFor(() => expect(h.tp.platform.gateway.hub.size).toBe(1));
     const count = a.ticks.length;
-    forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
     await vi.waitFor(() => expect(a.ticks.length).toBeGreaterThan(count));
   });
 
@@ -113,7 +113,7 @@ describe('subscribeBars', () => {
     datafeed.unsubscribeBars('a');
     // The pool is still wanted: the same connection keeps carrying it.
     const countB = b.ticks.length;
-    forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
     await vi.waitFor(() => expect(b.ticks.length).toBeGreaterThan(countB));
     expect(ensureDefined(sources[0]).readyState).toBe(TestEventSource.OPEN);
     expect(sources).toHaveLength(1);
@@ -127,7 +127,7 @@ describe('subscribeBars', () => {
     const control = subscribe(feed().datafeed, info(0), '1', 'control');
     await vi.waitFor(() => expect(control.ticks.length).toBeGreaterThan(0));
     const seen = control.ticks.length;
-    forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
     await vi.waitFor(() => expect(control.ticks.length).toBeGreaterThan(seen));
     expect(a.ticks.length + b.ticks.length).toBe(count);
     expect(sources).toHaveLength(1);
@@ -135,7 +135,7 @@ describe('subscribeBars', () => {
 
   it('accepts a non-Aggregate symbol without opening a connection (history only)', async () => {
     const { datafeed, sources, warnings } = feed();
-    const dex = await resolveSymbol(datafeed, busiestPools(h.tp.runtime).dexPool.poolId);
+    const dex = await resolveSymbol(datafeed, (await busiestPools(h.tp.runtime)).dexPool.poolId);
     expect(dex.exchange).not.toBe('Aggregate');
     const ticks = subscribe(datafeed, dex, '1', 'dex');
     expect(datafeed.liveStatus.state).toBe('idle');
@@ -151,7 +151,7 @@ describe('subscribeBars', () => {
 
   it('closes the EventSource on a refusal with retry false and reports it', async () => {
     const { datafeed, sources, warnings } = feed();
-    const many = aggregatesByActivity(h.tp.runtime).slice(0, 51);
+    const many = (await aggregatesByActivity(h.tp.runtime)).slice(0, 51);
     const symbols = await Promise.all(many.map((p) => resolveSymbol(datafeed, p.poolId)));
     symbols.forEach((s, i) => subscribe(datafeed, s, '1', `l${i}`));
     await vi.waitFor(() => expect(warnings.join('\n')).toMatch(/Live updates: Too many pools: 51 requested, at most 50/));
@@ -177,7 +177,7 @@ describe('onTrades', () => {
       onLive: ({ resync }) => log.push(`live ${resync}`),
     });
     await vi.waitFor(() => expect(log).toEqual(['live false']));
-    const stored = forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds()).filter((t) => t.agg === pool(0).id);
+    const stored = (await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds())).filter((t) => t.agg === pool(0).id);
     await vi.waitFor(() => expect(events).toHaveLength(stored.length));
     // The spec's trade event of the Aggregate pool, one per stored trade, in order (volume in whole units).
     expect(events).toEqual(
@@ -204,8 +204,8 @@ describe('onTrades', () => {
     await vi.waitFor(() => expect(datafeed.liveStatus.pools).toEqual([pool(0).poolId, pool(1).poolId].sort()));
     await vi.waitFor(() => expect(datafeed.liveStatus.state).toBe('live'));
     await vi.waitFor(() => expect(bars.ticks.length).toBeGreaterThan(0));
-    forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
-    forceTradesOn(h.tp.runtime, [pool(1)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(1)], h.tp.nowSeconds());
     await vi.waitFor(() => expect(new Set(byId.map((e) => e.pool_id))).toEqual(new Set([pool(0).poolId, pool(1).poolId])));
     await vi.waitFor(() => expect(byName.length).toBeGreaterThan(0));
     expect(byName.every((e) => e.pool_id === pool(1).poolId)).toBe(true);
@@ -215,7 +215,7 @@ describe('onTrades', () => {
     // Pool 0 is still wanted by the bars, pool 1 by the name: the same connection stays.
     const count = byId.length;
     const countName = byName.length;
-    forceTradesOn(h.tp.runtime, [pool(1)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(1)], h.tp.nowSeconds());
     await vi.waitFor(() => expect(byName.length).toBeGreaterThan(countName));
     expect(byId).toHaveLength(count);
     expect(sources).toHaveLength(opened);
@@ -224,7 +224,7 @@ describe('onTrades', () => {
 
   it('warns about names that are not Aggregate symbols and follows nothing for them', async () => {
     const { datafeed, sources, warnings } = feed();
-    const dex = busiestPools(h.tp.runtime).dexPool;
+    const dex = (await busiestPools(h.tp.runtime)).dexPool;
     datafeed.onTrades([dex.poolId, 'ADA.NOPE_Aggregate_Pool9'], () => {});
     await vi.waitFor(() => expect(warnings).toHaveLength(2));
     expect(warnings[0]).toBe(`No live trades for ${dex.poolId}: live updates exist for Aggregate pools only`);
@@ -269,7 +269,7 @@ describe('bars and onBars (seconds, for our own UI)', () => {
     const live: Bar[] = [];
     const stop = datafeed.onBars(info(0), '5', { onBar: (bar) => live.push(bar) });
     await vi.waitFor(() => expect(live.length).toBeGreaterThan(0));
-    forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
     const last = () => ensureDefined(live.at(-1));
     await vi.waitFor(async () => {
       const server = await historyBars(h.tp, pool(0).poolId, '5min', last().time, last().time + 300);

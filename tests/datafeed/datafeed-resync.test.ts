@@ -12,11 +12,11 @@ let attached: ReturnType<typeof attachDatafeed>[] = [];
 
 beforeAll(async () => {
   // Fast upstream reconnects, so a dropped upstream comes back within a test.
-  h = createHarness({ gateway: { backoffInitialMs: 20, backoffMaxMs: 40 } });
-  pool = ensureDefined(aggregatesByActivity(h.tp.runtime)[0]);
+  h = await createHarness({ gateway: { backoffInitialMs: 20, backoffMaxMs: 40 } });
+  pool = ensureDefined((await aggregatesByActivity(h.tp.runtime))[0]);
   info = await resolveSymbol(h.datafeed, pool.poolId);
 });
-afterAll(() => h.close());
+afterAll(async () => h.close());
 afterEach(async () => {
   for (const a of attached) a.close();
   attached = [];
@@ -62,7 +62,7 @@ describe('resync after the upstream stream drops', () => {
     // Still live afterwards: a trade ticks both series, which they only do once their resync is done
     // (a reset, had there been one, comes before).
     const counts = [f.m1.ticks.length, f.m5.ticks.length];
-    forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     await vi.waitFor(() => expect([f.m1.ticks.length, f.m5.ticks.length].every((n, i) => n > (counts[i] ?? 0))).toBe(true));
     expect(f.m1.resets + f.m5.resets).toBe(0);
     await expectLastBarsEqualHistory(f);
@@ -73,12 +73,12 @@ describe('resync after the upstream stream drops', () => {
     const before = ensureDefined(f.m1.last());
     runtime().hub.closeAll();
     // The service has no stream client now: these trades reach nobody.
-    forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     await vi.waitFor(() => expect(f.m1.resets).toBe(1));
     await vi.waitFor(() => expect(f.m5.resets).toBe(1));
     await expectLastBarsEqualHistory(f);
     expect(ensureDefined(f.m1.last())).not.toEqual(before);
-    forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     await expectLastBarsEqualHistory(f);
     expect(f.m1.resets).toBe(1);
   });
@@ -88,12 +88,12 @@ describe('reconnect of the browser connection', () => {
   it('resumes with Last-Event-ID: missed trades are replayed, no reset', async () => {
     const f = await liveFeed();
     const count = f.m1.ticks.length;
-    forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     await vi.waitFor(() => expect(f.m1.ticks.length).toBeGreaterThan(count));
     const fetches = f.fetched.length;
     // The gateway ends every browser connection; the EventSource reconnects after the server's retry delay.
     h.tp.platform.gateway.hub.closeAll();
-    forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     const server = ensureDefined((await historyBars(h.tp, pool.poolId, '1min', nowSeconds() - 3600, nowSeconds() + 60)).at(-1));
     await vi.waitFor(() => expect(f.m1.last()).toEqual(server), { timeout: 8000, interval: 50 });
     expect(f.sources).toHaveLength(1);
@@ -109,7 +109,7 @@ describe('reconnect of the browser connection', () => {
     const f = await liveFeed();
     const fetches = f.fetched.length;
     h.tp.platform.gateway.hub.closeAll();
-    forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
+    await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     const server = ensureDefined((await historyBars(h.tp, pool.poolId, '1min', nowSeconds() - 3600, nowSeconds() + 60)).at(-1));
     await vi.waitFor(() => expect(f.m1.last()).toEqual(server), { timeout: 8000, interval: 50 });
     expect(f.sources).toHaveLength(1);

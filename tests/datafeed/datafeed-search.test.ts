@@ -12,7 +12,7 @@ let h: Harness;
 const tvlAda = new Map<string, number>();
 
 beforeAll(async () => {
-  h = createHarness();
+  h = await createHarness();
   for (const group of ['Aggregate', 'Minswap', 'MinswapV2', 'SundaeSwap', 'SundaeSwapV3', 'WingRiders', 'WingRidersV2', 'Spectrum', 'Splash', 'MuesliSwap', 'VyFi']) {
     const body = gatewayLiquiditySchema.parse(await (await h.tp.fetch(`/gw/v1/liquidity?group=${group}`)).json());
     body.ticker.forEach((ticker, i) => tvlAda.set(ticker, body.tvl_ada[i] ?? 0));

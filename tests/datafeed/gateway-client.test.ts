@@ -10,18 +10,18 @@ let tp: TestPlatform;
 let fetched: string[];
 let client: GatewayClient;
 
-beforeAll(() => {
-  tp = createTestPlatform({ pools: 60, days: 1 });
+beforeAll(async () => {
+  tp = await createTestPlatform({ pools: 60, days: 1 });
   fetched = [];
   client = new GatewayClient('/gw/v1', (input, init) => {
     fetched.push(input);
     return tp.fetch(input, init);
   });
 });
-afterAll(() => tp.close());
+afterAll(async () => tp.close());
 
 describe('GatewayClient', () => {
-  it('builds URLs under its base, leaving out undefined values', () => {
+  it('builds URLs under its base, leaving out undefined values', async () => {
     expect(client.url('/history', { symbol: 'ab', from: 1, include_tvl: true, to: undefined })).toBe('/gw/v1/history?symbol=ab&from=1&include_tvl=true');
     expect(new GatewayClient('/gw/v1/', tp.fetch).url('/info')).toBe('/gw/v1/info');
   });

@@ -20,7 +20,7 @@ export interface Harness {
   /** EventSources the datafeed opened. */
   readonly sources: TestEventSource[];
   readonly warnings: string[];
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** A datafeed on an existing platform: fetch and EventSource over the in-process server, calls recorded. */
@@ -45,18 +45,18 @@ export function attachDatafeed(tp: TestPlatform, options: UdfDatafeedOptions = {
     onWarning: (message) => warnings.push(message),
     ...options,
   });
-  return { datafeed, fetched, sources, warnings, close: () => datafeed.close() };
+  return { datafeed, fetched, sources, warnings, close: async () => datafeed.close() };
 }
 
-export function createHarness(platform: TestPlatformOptions = {}, options: UdfDatafeedOptions = {}): Harness {
-  const tp = createTestPlatform(platform);
+export async function createHarness(platform: TestPlatformOptions = {}, options: UdfDatafeedOptions = {}): Promise<Harness> {
+  const tp = await createTestPlatform(platform);
   const attached = attachDatafeed(tp, options);
   return {
     tp,
     ...attached,
-    close: () => {
-      attached.close();
-      tp.close();
+    close: async () => {
+      await attached.close();
+      await tp.close();
     },
   };
 }

@@ -57,14 +57,14 @@ let datafeed: UdfDatafeed;
 let index: SymbolSearchIndex;
 
 beforeAll(async () => {
-  tp = createTestPlatform();
+  tp = await createTestPlatform();
   // Token names come from the gateway's GET /gw/v1/token-info (every token at once).
   datafeed = new UdfDatafeed({ fetch: tp.fetch, onWarning: () => {} });
   index = await datafeed.searchIndex();
 });
-afterAll(() => {
+afterAll(async () => {
   datafeed.close();
-  tp.close();
+  await tp.close();
 });
 
 describe('the search index of every group', () => {
@@ -77,12 +77,12 @@ describe('the search index of every group', () => {
     expect(await datafeed.searchIndex()).toBe(index);
   });
 
-  it('knows the token names', () => {
+  it('knows the token names', async () => {
     const wmt = ensureDefined(index.find('ADA.WMT_Aggregate_Pool1'));
     expect(wmt.quoteName).toBe('World Mobile Token');
   });
 
-  it('answers exactly as the reference ranking, for every kind of query and limit', () => {
+  it('answers exactly as the reference ranking, for every kind of query and limit', async () => {
     const snek = ensureDefined(index.find('ADA.SNEK_Aggregate_Pool1'));
     const { policyId, assetName } = splitTokenUnit(snek.quoteUnit);
     const queries = ['', 's', 'sn', 'SNEK', 'snek ', 'ada', 'ADA/SNEK', 'ada.snek', 'a', '0', 'f', 'pool1', 'aggregate', 'snek minswap', 'min sundae', 'ada min v2', 'zzz', 'asset1', snek.ticker, snek.ticker.slice(0, 10).toUpperCase(), snek.quoteUnit, policyId, assetFingerprint(policyId, assetName), 'on splash', 'world mobile', 'World Mobile Token', 'liqwid', 'liqwid dao', 'dao', 'token', 'mobile minswap', 'ada world'];
@@ -93,7 +93,7 @@ describe('the search index of every group', () => {
     }
   });
 
-  it('agrees with the reference on random queries', () => {
+  it('agrees with the reference on random queries', async () => {
     const alphabet = fc.constantFrom(...'abcdefiklmnoprstuvwxyz0123456789 ./_'.split(''));
     fc.assert(
       fc.property(fc.array(alphabet, { maxLength: 6 }).map((chars) => chars.join('')), fc.integer({ min: 1, max: 300 }), (query, limit) => {
@@ -103,7 +103,7 @@ describe('the search index of every group', () => {
     );
   });
 
-  it('returns nothing for a zero limit, and nothing for a type no symbol has', () => {
+  it('returns nothing for a zero limit, and nothing for a type no symbol has', async () => {
     expect(index.search('snek', { limit: 0 })).toEqual([]);
     expect(index.search('snek', { limit: 10, type: 'futures' })).toEqual([]);
     expect(index.search('snek', { limit: 10, type: 'spot' }).length).toBeGreaterThan(0);

@@ -17,12 +17,12 @@ const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => t
 
 const serviceStreams = () => t.platform.runtime?.hub.connectionCount ?? -1;
 
-beforeAll(() => {
-  t = createTestPlatform({ pools: 120, days: 1, gateway: { heartbeatSeconds: 0.2, maxConnectionsPerAddress: 6, maxPoolsPerConnection: 5, maxBufferedBytes: 8 * 1024, handoverMs: 50 } });
-  aggregates = aggregatesByActivity(t.runtime).map((p) => p.poolId);
+beforeAll(async () => {
+  t = await createTestPlatform({ pools: 120, days: 1, gateway: { heartbeatSeconds: 0.2, maxConnectionsPerAddress: 6, maxPoolsPerConnection: 5, maxBufferedBytes: 8 * 1024, handoverMs: 50 } });
+  aggregates = (await aggregatesByActivity(t.runtime)).map((p) => p.poolId);
 });
 
-afterAll(() => t.close());
+afterAll(async () => t.close());
 
 describe('gateway live multiplexing', () => {
   it('serves SSE with a retry hint, status and heartbeats', async () => {
@@ -75,7 +75,7 @@ describe('gateway live multiplexing', () => {
     if (!aggregate) throw new Error('no such pool');
     const watcher = await open([watched]);
     await watcher.until(() => statuses(watcher).some((s) => s.state === 'connected'));
-    const fromSeq = lastSeq(runtime);
+    const fromSeq = await lastSeq(runtime);
     const storedSoFar = () => storedTrades(runtime, { agg: aggregate.id, afterSeq: fromSeq });
     const others: SseReader[] = [];
     for (let round = 0; round < 12; round++) {
@@ -84,14 +84,14 @@ describe('gateway live multiplexing', () => {
       if (round % 3 === 2) others.shift()?.cancel();
       else others.push(await open([aggregates[5 + (round % 8)] ?? '']));
       for (let i = 0; i < 15; i++) {
-        t.trade();
-        const expected = storedSoFar().length;
+        await t.trade();
+        const expected = (await storedSoFar()).length;
         await watcher.until(() => trades(watcher).length >= expected);
       }
     }
     // One more trade of the watched pool, seen last: a duplicate of an earlier one would have come before it.
-    forceTradesOn(runtime, [aggregate], t.nowSeconds());
-    const stored = storedSoFar();
+    await forceTradesOn(runtime, [aggregate], t.nowSeconds());
+    const stored = await storedSoFar();
     expect(stored.length).toBeGreaterThan(5);
     await watcher.until(() => trades(watcher).length >= stored.length);
     expect(trades(watcher).map((e) => [e.previous_price, e.current_price, Math.round(e.volume * 1e6)])).toEqual(stored.map((r) => [r.aggPrevPrice, r.aggPrice, r.volume]));
@@ -179,7 +179,7 @@ describe('gateway live multiplexing', () => {
     const before = t.platform.gateway.hub.size;
     expect(before).toBeGreaterThan(0);
     for (let i = 0; i < 3000 && t.platform.gateway.hub.size >= before; i++) {
-      t.trade();
+      await t.trade();
       // Let the frames reach the connection's sink (no time passes: the I/O callbacks run).
       if (i % 50 === 0) await new Promise((r) => setImmediate(r));
     }
@@ -200,7 +200,7 @@ describe('browsers coming back', () => {
     // Nobody is connected, but the upstream lingers: these trades reach the gateway's ring.
     const aggregate = t.runtime.market.pools.get(pool);
     if (!aggregate) throw new Error('no such pool');
-    const missed = [...forceTradesOn(t.runtime, [aggregate], t.nowSeconds()), ...forceTradesOn(t.runtime, [aggregate], t.nowSeconds())].filter((r) => r.agg === aggregate.id);
+    const missed = [...(await forceTradesOn(t.runtime, [aggregate], t.nowSeconds())), ...(await forceTradesOn(t.runtime, [aggregate], t.nowSeconds()))].filter((r) => r.agg === aggregate.id);
     expect(t.platform.gateway.upstreamStream.livePools?.has(pool)).toBe(true);
     const back = await open([pool], { 'Last-Event-ID': lastSeen });
     await back.until(() => trades(back).length >= missed.length && statuses(back).length > 0);
@@ -211,19 +211,19 @@ describe('browsers coming back', () => {
 
 describe('browsers coming back after the gateway stopped following their pools', () => {
   let quick: TestPlatform;
-  beforeAll(() => {
-    quick = createTestPlatform({ pools: 120, days: 1, gateway: { idleLingerMs: 1 } });
+  beforeAll(async () => {
+    quick = await createTestPlatform({ pools: 120, days: 1, gateway: { idleLingerMs: 1 } });
   });
-  afterAll(() => quick.close());
+  afterAll(async () => quick.close());
 
   it('are told to resync: the gateway itself missed events', async () => {
-    const pool = aggregatesByActivity(quick.runtime)[0]?.poolId ?? '';
+    const pool = (await aggregatesByActivity(quick.runtime))[0]?.poolId ?? '';
     const first = new SseReader(await quick.fetch(`/gw/v1/live?pools=${pool}`));
     await first.until(() => statuses(first).some((s) => s.state === 'connected'));
     const lastSeen = first.frames.find((f) => f.event === 'status')?.id ?? '';
     first.cancel();
     await vi.waitUntil(() => quick.platform.gateway.upstreamStream.livePools === undefined, { timeout: 3000, interval: 10 });
-    for (let i = 0; i < 20; i++) quick.trade();
+    for (let i = 0; i < 20; i++) await quick.trade();
     const back = new SseReader(await quick.fetch(`/gw/v1/live?pools=${pool}`, { headers: { 'Last-Event-ID': lastSeen } }));
     await back.until(() => statuses(back).length > 0);
     expect(statuses(back)[0]).toEqual({ state: 'connected', resync: true });

@@ -25,7 +25,7 @@ class LoopbackService {
   ) {}
 
   async start(): Promise<void> {
-    const runtime = createServiceRuntime(
+    const runtime = await createServiceRuntime(
       parseServiceConfig({ 'data-dir': this.dir, pools: '120', days: '1', seed: '11' }, { TOKEN_API_KEYS: `${this.key}:enterprise`, STREAM_PING_SECONDS: this.ping }),
     );
     this.runtime = runtime;
@@ -41,13 +41,13 @@ class LoopbackService {
     const server = this.server;
     if (server && 'closeAllConnections' in server) server.closeAllConnections();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    this.runtime?.close();
+    await this.runtime?.close();
     this.runtime = undefined;
   }
 
-  trade(): number {
+  async trade(): Promise<number> {
     if (!this.runtime) throw new Error('stopped');
-    return this.runtime.simulator.forceBlock(Date.now() / 1000);
+    return await this.runtime.simulator.forceBlock(Date.now() / 1000);
   }
 }
 

@@ -17,14 +17,14 @@ describe('a remote service answering gzip', () => {
   let loopback: Loopback;
   let gateway: Gateway;
   beforeAll(async () => {
-    service = createTestService();
+    service = await createTestService();
     loopback = await serveLoopback(service.app.fetch);
     gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(loopback.origin, service.key), simulated: false });
   });
   afterAll(async () => {
     gateway.close();
     await loopback.close();
-    service.close();
+    await service.close();
   });
 
   it('streams history from a remote upstream: its deflate passed through, or gzipped for a browser that takes only gzip', async () => {

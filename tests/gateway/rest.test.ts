@@ -18,9 +18,9 @@ let runtime: ServiceRuntime;
 let gateway: Gateway;
 const calls: { path: string; authorization: string | null }[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gw-rest-'));
-  runtime = createServiceRuntime(parseServiceConfig({ 'data-dir': dir, pools: '200', days: '1', seed: '3' }, {}));
+  runtime = await createServiceRuntime(parseServiceConfig({ 'data-dir': dir, pools: '200', days: '1', seed: '3' }, {}));
   const inner = embeddedUpstream((request) => {
     calls.push({ path: new URL(request.url).pathname + new URL(request.url).search, authorization: request.headers.get('Authorization') });
     return runtime.app.fetch(request);
@@ -33,9 +33,9 @@ beforeAll(() => {
   });
 });
 
-afterAll(() => {
+afterAll(async () => {
   gateway.close();
-  runtime.close();
+  await runtime.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

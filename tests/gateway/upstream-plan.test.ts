@@ -20,14 +20,14 @@ let loopback: Loopback;
 let aggregates: string[];
 
 beforeAll(async () => {
-  service = createTestService({ env: { TOKEN_API_PLANS: JSON.stringify({ tiny: TINY }) } });
+  service = await createTestService({ env: { TOKEN_API_PLANS: JSON.stringify({ tiny: TINY }) } });
   loopback = await serveLoopback(service.app.fetch);
-  aggregates = aggregatesByActivity(service.runtime).map((p) => p.poolId);
+  aggregates = (await aggregatesByActivity(service.runtime)).map((p) => p.poolId);
 });
 
 afterAll(async () => {
   await loopback.close();
-  service.close();
+  await service.close();
 });
 
 function gatewayFor(key: string, logs: string[] = [], config: Partial<GatewayConfig> = {}): Gateway {
@@ -51,7 +51,7 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
   it('refuses the browser that does not fit with a retryable error, learns the limit, and keeps the others live', async () => {
     expect(aggregates.length).toBe(119);
     const logs: string[] = [];
-    const gateway = gatewayFor(service.newKey('pro'), logs);
+    const gateway = gatewayFor(await service.newKey('pro'), logs);
     const readers: SseReader[] = [];
     try {
       const first = await open(gateway, aggregates.slice(0, 50));
@@ -90,7 +90,7 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
   });
 
   it('tells a browser that alone asks more than the plan allows not to retry, and serves the next one', async () => {
-    const gateway = gatewayFor(service.newKey('free'), [], { maxPoolsPerConnection: 50 });
+    const gateway = gatewayFor(await service.newKey('free'), [], { maxPoolsPerConnection: 50 });
     const readers: SseReader[] = [];
     try {
       // The free plan allows 10 pools per stream.
@@ -111,7 +111,7 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
 
 describe('a re-subscription the upstream refuses for another reason', () => {
   it('tells the browsers it would cover that they are not live yet, and connects them once it succeeds', async () => {
-    const key = service.runtime.keyStore.create('tiny', 'test').key;
+    const key = (await service.runtime.keyStore.create('tiny', 'test')).key;
     const gateway = gatewayFor(key);
     const readers: SseReader[] = [];
     try {
@@ -142,7 +142,7 @@ describe('a re-subscription the upstream refuses for another reason', () => {
 
 describe('resuming across a re-subscription without overlap (a key allowing one stream)', () => {
   it('tells a browser resuming from before the switch to resync', async () => {
-    const gateway = gatewayFor(service.newKey('pro'));
+    const gateway = gatewayFor(await service.newKey('pro'));
     const [p, q] = aggregates as [string, string];
     const readers: SseReader[] = [];
     try {

@@ -15,17 +15,17 @@ let platform: Platform;
 let dir: string;
 const lines: string[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'platform-routing-'));
-  platform = createPlatform({
+  platform = await createPlatform({
     service: parseServiceConfig({ 'data-dir': dir, pools: '200', days: '1', seed: '7' }, { TOKEN_API_KEYS: `${KEY}:pro` }),
     gateway: DEFAULT_GATEWAY_CONFIG,
     staticDir: join(dir, 'no-build'),
     hooks: { log: (line) => lines.push(line) },
   });
 });
-afterAll(() => {
-  platform.close();
+afterAll(async () => {
+  await platform.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

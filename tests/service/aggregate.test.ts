@@ -14,13 +14,13 @@ let aggregate: Pool;
 let from: number;
 let to: number;
 
-beforeAll(() => {
-  service = createTestService();
-  aggregate = pairWithPools(service.runtime, 3);
+beforeAll(async () => {
+  service = await createTestService();
+  aggregate = await pairWithPools(service.runtime, 3);
   to = service.clock.seconds() + 1;
   from = to - 4 * 86_400;
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 async function bars(pool: Pool, resolution: string): Promise<WireBar[]> {
   return barsOf(historyResponseSchema.parse(await service.getJson(historyPath({ symbol: pool.poolId, resolution, from, to, include_tvl: true }))));
@@ -31,7 +31,7 @@ async function stats(pool: Pool): Promise<TokenStats> {
 }
 
 describe('the Aggregate pool of a pair', () => {
-  it('is used for a pair with several pools on several DEX groups', () => {
+  it('is used for a pair with several pools on several DEX groups', async () => {
     expect(aggregate.group).toBe('Aggregate');
     expect(aggregate.pair.pools.length).toBeGreaterThanOrEqual(3);
     expect(new Set(aggregate.pair.pools.map((p) => p.group)).size).toBeGreaterThan(1);
@@ -54,7 +54,7 @@ describe('the Aggregate pool of a pair', () => {
   });
 
   it('prices the pair as sum(base reserves) / sum(quote reserves), decimal-adjusted, from the stored reserves', async () => {
-    const stored = new Map(storedReserves(service.runtime).map((r) => [r.id, r]));
+    const stored = new Map((await storedReserves(service.runtime)).map((r) => [r.id, r]));
     const { base, quote } = aggregate.pair;
     let baseSum = 0;
     let quoteSum = 0;
@@ -87,13 +87,13 @@ describe('the Aggregate pool of a pair', () => {
     expect(own.daily_volume).toBeGreaterThan(0);
   });
 
-  it('keeps a stable pool ID derived from the pair', () => {
-    const again = createTestService({ days: 0.1 });
+  it('keeps a stable pool ID derived from the pair', async () => {
+    const again = await createTestService({ days: 0.1 });
     try {
       const pool = ensureDefined(again.runtime.market.pairs.get(`${aggregate.pair.base.unit}|${aggregate.pair.quote.unit}`));
       expect(pool.aggregate.poolId).toBe(aggregate.poolId);
     } finally {
-      again.close();
+      await again.close();
     }
   });
 });

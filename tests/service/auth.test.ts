@@ -12,9 +12,9 @@ let priceRoutes: string[];
 let tokenRoutes: string[];
 let aggregateId: string;
 
-beforeAll(() => {
-  service = createTestService();
-  const { aggregate } = busiestPools(service.runtime, { adaPairsOnly: true });
+beforeAll(async () => {
+  service = await createTestService();
+  const { aggregate } = await busiestPools(service.runtime, { adaPairsOnly: true });
   aggregateId = aggregate.poolId;
   const to = service.clock.seconds();
   priceRoutes = [
@@ -25,7 +25,7 @@ beforeAll(() => {
   ];
   tokenRoutes = [tokensCurrentPath({ policy: aggregate.pair.quote.unit }), tokensCurrentPath({ pool: aggregate.poolId }), logoPath(aggregate.pair.quote.unit)];
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 /** Ways of not presenting a valid key: [case, Authorization header or null for none]. */
 const BAD_CREDENTIALS: readonly [string, string | null][] = [
@@ -88,10 +88,10 @@ describe('authentication on the stream', () => {
 
 describe('keys from the key store', () => {
   it('accepts a stored key and refuses it once revoked', async () => {
-    const key = service.newKey('pro');
+    const key = await service.newKey('pro');
     expect((await service.request(`${API}/groups`, { key })).status).toBe(200);
     expect(Number((await service.request(`${API}/groups`, { key })).headers.get('RateLimit-Limit'))).toBe(600);
-    service.runtime.keyStore.revoke(key.slice(0, 12));
+    await service.runtime.keyStore.revoke(key.slice(0, 12));
     expect((await service.request(`${API}/groups`, { key })).status).toBe(401);
     expect((await service.request(tokenRoutes[0] ?? '', { key })).status).toBe(401);
   });
@@ -100,9 +100,9 @@ describe('keys from the key store', () => {
     const prefix = 'cdx_SharedPf';
     const first = `${prefix}${'a'.repeat(31)}`;
     const second = `${prefix}${'b'.repeat(31)}`;
-    const insert = service.runtime.db.prepare('INSERT INTO api_keys (hash, prefix, plan, label, created_at) VALUES (?, ?, ?, ?, 0)');
-    insert.run(hashKey(first), prefix, 'free', 'first');
-    insert.run(hashKey(second), prefix, 'pro', 'second');
+    // Two stored keys sharing a clear prefix (a 1 in 2^72 chance with generated keys): stored as they would be.
+    await service.runtime.store.keys.create(hashKey(first), prefix, 'free', 'first', 0);
+    await service.runtime.store.keys.create(hashKey(second), prefix, 'pro', 'second', 0);
     expect((await service.request(`${API}/groups`, { key: first })).headers.get('RateLimit-Limit')).toBe('60');
     expect((await service.request(`${API}/groups`, { key: second })).headers.get('RateLimit-Limit')).toBe('600');
     expect((await service.request(`${API}/groups`, { key: `${prefix}${'c'.repeat(31)}` })).status).toBe(401);

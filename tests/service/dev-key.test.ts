@@ -7,7 +7,7 @@ import { API, createTestService } from '../support/service';
 describe('the dev key', () => {
   it('is made on a first start without any key: saved in the data directory, printed, enterprise plan', async () => {
     const lines: string[] = [];
-    const service = createTestService({ days: 1, env: { TOKEN_API_KEYS: '' }, log: (line) => lines.push(line) });
+    const service = await createTestService({ days: 1, env: { TOKEN_API_KEYS: '' }, log: (line) => lines.push(line) });
     try {
       const key = service.runtime.devKey;
       expect(key).toMatch(/^cdx_[A-Za-z0-9_-]{43}$/);
@@ -21,28 +21,28 @@ describe('the dev key', () => {
 
       // A restart keeps it: no second key, nothing printed again.
       lines.length = 0;
-      const again = service.restart({ env: { TOKEN_API_KEYS: '' }, log: (line) => lines.push(line) });
+      const again = await service.restart({ env: { TOKEN_API_KEYS: '' }, log: (line) => lines.push(line) });
       try {
         expect(again.runtime.devKey).toBe(key);
-        expect(again.runtime.keyStore.list()).toHaveLength(1);
+        expect(await again.runtime.keyStore.list()).toHaveLength(1);
         expect(lines.join('\n')).not.toContain(key);
       } finally {
-        again.close();
+        await again.close();
       }
     } catch (error) {
-      service.close();
+      await service.close();
       throw error;
     }
   });
 
-  it('is not made when keys are configured', () => {
-    const service = createTestService({ days: 1 });
+  it('is not made when keys are configured', async () => {
+    const service = await createTestService({ days: 1 });
     try {
       expect(service.runtime.devKey).toBeUndefined();
       expect(existsSync(join(service.dataDir, DEV_KEY_FILE))).toBe(false);
-      expect(service.runtime.keyStore.list()).toHaveLength(0);
+      expect(await service.runtime.keyStore.list()).toHaveLength(0);
     } finally {
-      service.close();
+      await service.close();
     }
   });
 });

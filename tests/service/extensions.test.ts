@@ -12,10 +12,10 @@ import { createTestService, type TestService } from '../support/service';
 const WMT = '1d7f33bd23d85e1a25d87d86fac4f199c3197a2f7afeb662a0f34e1e776f726c646d6f62696c65746f6b656e';
 
 let service: TestService;
-beforeAll(() => {
-  service = createTestService();
+beforeAll(async () => {
+  service = await createTestService();
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 describe('/api/x', () => {
   it('lists its routes', async () => {
@@ -70,7 +70,7 @@ describe('/api/x', () => {
     const anonymous = await service.request('/api/x/deepest', { key: null });
     expect(anonymous.status).toBe(401);
     expect(priceErrorSchema.parse(await anonymous.json()).errmsg).toMatch(/Not authenticated/);
-    const key = service.newKey('free');
+    const key = await service.newKey('free');
     const first = await service.request('/api/x/deepest', { key });
     expect(first.headers.get('RateLimit-Limit')).toBe('60');
     expect(first.headers.get('RateLimit-Remaining')).toBe('59');
@@ -81,7 +81,7 @@ describe('/api/x', () => {
 
 describe('/api/x with --spec-only', () => {
   it('is not there: a 404 like any unknown path, as on the hosted API', async () => {
-    const specOnly = createTestService({ pools: 60, days: 0.2, config: { extensions: false } });
+    const specOnly = await createTestService({ pools: 60, days: 0.2, config: { extensions: false } });
     try {
       for (const path of ['/api/x', '/api/x/liquidity?group=Aggregate', '/api/x/token-info']) {
         const response = await specOnly.request(path);
@@ -90,7 +90,7 @@ describe('/api/x with --spec-only', () => {
       }
       expect((await specOnly.request('/api/x/deepest', { method: 'POST' })).status).toBe(404);
     } finally {
-      specOnly.close();
+      await specOnly.close();
     }
   });
 });

@@ -4,10 +4,10 @@ import { ALL_GROUPS } from '../../src/shared/groups';
 import { API, createTestService, type TestService } from '../support/service';
 
 let service: TestService;
-beforeAll(() => {
-  service = createTestService();
+beforeAll(async () => {
+  service = await createTestService();
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 describe('GET /groups', () => {
   it('lists every DEX group and Aggregate, in the documented names', async () => {
@@ -44,14 +44,14 @@ describe('GET /healthz', () => {
 
   it('reports the block height as the market trades', async () => {
     const before = ((await (await service.request('/healthz', { key: null })).json()) as { blockHeight: number }).blockHeight;
-    expect(service.trade()).toBeGreaterThan(0);
+    expect(await service.trade()).toBeGreaterThan(0);
     const after = ((await (await service.request('/healthz', { key: null })).json()) as { blockHeight: number }).blockHeight;
     expect(after).toBe(before + 1);
   });
 
   it('reports when the last block was made', async () => {
     service.clock.advanceSeconds(5);
-    service.trade();
+    await service.trade();
     const body = (await (await service.request('/healthz', { key: null })).json()) as { lastBlockTime: number };
     expect(body.lastBlockTime).toBe(service.clock.seconds());
   });

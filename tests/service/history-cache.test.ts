@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyResponseSchema, type HistoryResponse } from '../../src/shared/api/history';
 import { RESOLUTIONS, type Resolution } from '../../src/shared/resolutions';
-import { VOLUME_SCALE } from '../../src/service/store/trade-store';
+import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { API, createTestService, type TestService } from '../support/service';
 
 /**
@@ -11,19 +11,19 @@ import { API, createTestService, type TestService } from '../support/service';
 let service: TestService;
 let series: { id: number; poolId: string }[];
 
-beforeAll(() => {
-  service = createTestService({ pools: 200, days: 6 });
+beforeAll(async () => {
+  service = await createTestService({ pools: 200, days: 6 });
   const market = service.runtime.market;
   const busiest = [...market.pairs.values()].sort((a, b) => b.aggregate.baseReserve - a.aggregate.baseReserve)[0];
   if (!busiest) throw new Error('no pairs');
   series = [busiest.aggregate, ...busiest.pools].map((p) => ({ id: p.id, poolId: p.poolId }));
 });
 
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 /** The bars straight from the store, in the wire's shape. */
-function fromStore(id: number, resolution: Resolution, from: number, to: number, includeTvl: boolean): HistoryResponse {
-  const rows = service.runtime.trades.range(id, resolution, from, to);
+async function fromStore(id: number, resolution: Resolution, from: number, to: number, includeTvl: boolean): Promise<HistoryResponse> {
+  const rows = await service.runtime.store.bars.range(id, resolution, from, to);
   const body: HistoryResponse = {
     s: 'ok',
     t: rows.map((r) => r[0]),
@@ -55,7 +55,7 @@ describe('history served from cached chunks', () => {
             const from = edges[i] ?? 0;
             const to = edges[j] ?? 0;
             const includeTvl = (i + j) % 2 === 0;
-            expect(await history(s.poolId, resolution, from, to, includeTvl)).toEqual(fromStore(s.id, resolution, from, to, includeTvl));
+            expect(await history(s.poolId, resolution, from, to, includeTvl)).toEqual(await fromStore(s.id, resolution, from, to, includeTvl));
           }
         }
       }
@@ -68,21 +68,20 @@ describe('history served from cached chunks', () => {
     const from = service.clock.seconds() - 86_400;
     const to = () => service.clock.seconds() + 86_400;
     for (const resolution of RESOLUTIONS) await history(aggregate.poolId, resolution, from, to(), true);
-    const tradesOf = () =>
-      (service.runtime.db.prepare('SELECT count(*) AS n FROM trades WHERE agg = ?').get(aggregate.id) as { n: number }).n;
-    const before = tradesOf();
+    const tradesOf = async () => (await service.runtime.store.trades.list({ agg: aggregate.id })).length;
+    const before = await tradesOf();
     let changes = 0;
     for (let block = 0; block < 2000 && changes < 8; block++) {
       service.clock.advanceSeconds(37);
-      const seen = tradesOf();
-      service.runtime.simulator.forceBlock(service.clock.seconds());
-      if (tradesOf() === seen) continue;
+      const seen = await tradesOf();
+      await service.runtime.simulator.forceBlock(service.clock.seconds());
+      if ((await tradesOf()) === seen) continue;
       changes++;
       for (const resolution of RESOLUTIONS) {
-        expect(await history(aggregate.poolId, resolution, from, to(), true)).toEqual(fromStore(aggregate.id, resolution, from, to(), true));
+        expect(await history(aggregate.poolId, resolution, from, to(), true)).toEqual(await fromStore(aggregate.id, resolution, from, to(), true));
       }
     }
-    expect(tradesOf() - before).toBeGreaterThanOrEqual(8);
+    expect((await tradesOf()) - before).toBeGreaterThanOrEqual(8);
   });
 
   it('serves countback from the cache: the last N bars before to', async () => {
@@ -91,7 +90,7 @@ describe('history served from cached chunks', () => {
     const to = service.clock.seconds() - 3 * 3600 + 17;
     const response = await service.request(`${API}/history?symbol=${aggregate.poolId}&resolution=5min&to=${to}&countback=50`);
     const body = historyResponseSchema.parse(await response.json());
-    const all = fromStore(aggregate.id, '5min', 0, to, false);
+    const all = await fromStore(aggregate.id, '5min', 0, to, false);
     expect(body.t).toEqual(all.t.slice(-50));
     expect(body.c).toEqual(all.c.slice(-50));
   });

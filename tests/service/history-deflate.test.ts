@@ -45,12 +45,12 @@ describe('GET /history compressed', () => {
   let path: string;
 
   beforeAll(async () => {
-    service = createTestService();
+    service = await createTestService();
     const symbols = symbolInfoResponseSchema.parse(await service.getJson(symbolInfoPath('Aggregate')));
     const to = service.clock.seconds() + 60;
     path = historyPath({ symbol: symbols.ticker[0] ?? '', resolution: '1min', from: to - 3 * 86_400, to, include_tvl: true });
   });
-  afterAll(() => service.close());
+  afterAll(async () => service.close());
 
   it('answers deflate to a client that takes it, with the identity body inside', async () => {
     const identity = await service.request(path);
@@ -68,7 +68,7 @@ describe('GET /history compressed', () => {
   });
 
   it('stays right after a trade rebuilds the chunks, and for ranges cut inside chunks', async () => {
-    service.trade();
+    await service.trade();
     const now = service.clock.seconds() + 60;
     for (const [from, to] of [
       [now - 86_400 - 1234, now],

@@ -5,7 +5,7 @@ import { rollupBars, type Bar } from '../../src/shared/bars';
 import { RESOLUTION_SECONDS, RESOLUTIONS } from '../../src/shared/resolutions';
 import { asSeconds } from '../../src/shared/time';
 import type { Pool } from '../../src/service/market/model';
-import { VOLUME_SCALE } from '../../src/service/store/trade-store';
+import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { barsOf, historyPath, type HistoryParams } from '../support/builders';
 import { ensureDefined } from '../support/ensure';
 import { expectClose } from '../support/expect-close';
@@ -19,13 +19,13 @@ let dexPool: Pool;
 let from: number;
 let to: number;
 
-beforeAll(() => {
-  service = createTestService();
-  ({ aggregate, dexPool } = busiestPools(service.runtime));
+beforeAll(async () => {
+  service = await createTestService();
+  ({ aggregate, dexPool } = await busiestPools(service.runtime));
   to = service.clock.seconds() + 1;
   from = to - 4 * 86_400;
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 async function history(params: HistoryParams): Promise<HistoryResponse> {
   return historyResponseSchema.parse(await service.getJson(historyPath(params)));
@@ -39,20 +39,20 @@ async function historyError(params: HistoryParams, status: number): Promise<stri
 
 describe('GET /history bars', () => {
   it.each(RESOLUTIONS)('builds %s bars of an Aggregate pool from its stored trades by the bar rule', async (resolution) => {
-    const expected = referenceBars(storedTrades(service.runtime, { agg: aggregate.id }).map(aggregateStep), resolution, VOLUME_SCALE);
+    const expected = referenceBars((await storedTrades(service.runtime, { agg: aggregate.id })).map(aggregateStep), resolution, VOLUME_SCALE);
     const body = await history({ symbol: aggregate.poolId, resolution, from, to, include_tvl: true });
     expect(expected.length).toBeGreaterThan(0);
     expect(barsOf(body)).toEqual(expected);
   });
 
   it.each(RESOLUTIONS)('builds %s bars of a DEX pool from its stored trades by the bar rule', async (resolution) => {
-    const expected = referenceBars(storedTrades(service.runtime, { pool: dexPool.id }).map(poolStep), resolution, VOLUME_SCALE);
+    const expected = referenceBars((await storedTrades(service.runtime, { pool: dexPool.id })).map(poolStep), resolution, VOLUME_SCALE);
     const body = await history({ symbol: dexPool.poolId, resolution, from, to, include_tvl: true });
     expect(barsOf(body)).toEqual(expected);
   });
 
   it('has no bar for a bucket without trades, and bar times on UTC bucket starts', async () => {
-    const trades = storedTrades(service.runtime, { agg: aggregate.id });
+    const trades = await storedTrades(service.runtime, { agg: aggregate.id });
     const minutes = new Set(trades.map((t) => Math.floor(t.blockTime / 60) * 60));
     const body = await history({ symbol: aggregate.poolId, resolution: '1min', from, to });
     expect(new Set(body.t)).toEqual(minutes);
@@ -203,7 +203,7 @@ describe('GET /history after new trades', () => {
     const end = to + 86_400;
     const query = (resolution: (typeof RESOLUTIONS)[number]) => ({ symbol: aggregate.poolId, resolution, from, to: end, include_tvl: true });
     const expectFresh = async () => {
-      const trades = storedTrades(service.runtime, { agg: aggregate.id });
+      const trades = await storedTrades(service.runtime, { agg: aggregate.id });
       for (const resolution of RESOLUTIONS) {
         expect(barsOf(await history(query(resolution))), resolution).toEqual(referenceBars(trades.map(aggregateStep), resolution, VOLUME_SCALE));
         const last = await history({ symbol: aggregate.poolId, resolution, to: end, countback: 2, include_tvl: true });
@@ -212,11 +212,11 @@ describe('GET /history after new trades', () => {
     };
     await expectFresh();
     // Into the last existing minute (a bar changes), then ten minutes on (a new bar), then a day on (a new chunk).
-    forceTradesOn(service.runtime, [aggregate], service.clock.seconds());
+    await forceTradesOn(service.runtime, [aggregate], service.clock.seconds());
     await expectFresh();
-    forceTradesOn(service.runtime, [aggregate], service.clock.seconds() + 600);
+    await forceTradesOn(service.runtime, [aggregate], service.clock.seconds() + 600);
     await expectFresh();
-    forceTradesOn(service.runtime, [aggregate], service.clock.seconds() + 86_000);
+    await forceTradesOn(service.runtime, [aggregate], service.clock.seconds() + 86_000);
     await expectFresh();
   });
 });

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { installFault, removeFault } from '../support/sqlite-faults';
 import { createTestService, type TestService } from '../support/service';
 
 let service: TestService | undefined;
 
-afterEach(() => {
+afterEach(async () => {
   service?.runtime.simulator.stop();
   service?.close();
   service = undefined;
@@ -13,7 +14,7 @@ afterEach(() => {
 describe('live trading loop', () => {
   it('produces blocks as the clock reaches them', async () => {
     vi.useFakeTimers();
-    service = createTestService();
+    service = await createTestService();
     const { simulator } = service.runtime;
     const clock = service.clock;
     simulator.start(() => clock.seconds());
@@ -25,25 +26,27 @@ describe('live trading loop', () => {
 
   it('reports a failed block and retries it instead of crashing', async () => {
     vi.useFakeTimers();
-    service = createTestService();
-    const { simulator, db } = service.runtime;
-    const clock = service.clock;
+    const own = await createTestService();
+    service = own;
+    const { simulator, store } = own.runtime;
+    const clock = own.clock;
     const errors: unknown[] = [];
     simulator.start(() => clock.seconds(), (error) => errors.push(error));
     const height = simulator.blockHeight;
-    const trades = () => (db.prepare('SELECT count(*) AS n FROM trades').get() as { n: number }).n;
-    const stored = trades();
+    const trades = () => store.trades.count();
+    const stored = await trades();
 
-    db.pragma('query_only = ON'); // every write now fails, as on a full disk
+    // Every write now fails, as on a full disk.
+    installFault(own.dataDir, 'full', `BEFORE INSERT ON trades BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
     clock.advanceSeconds(300);
     await vi.advanceTimersByTimeAsync(120_000);
     expect(errors.length).toBeGreaterThan(0);
-    expect(trades()).toBe(stored);
+    expect(await trades()).toBe(stored);
     expect(simulator.blockHeight).toBe(height);
 
-    db.pragma('query_only = OFF');
+    removeFault(own.dataDir, 'full');
     await vi.advanceTimersByTimeAsync(120_000);
     expect(simulator.blockHeight).toBeGreaterThan(height);
-    expect(trades()).toBeGreaterThan(stored);
+    expect(await trades()).toBeGreaterThan(stored);
   });
 });

@@ -8,10 +8,10 @@ import { API, createTestService, type TestService } from '../support/service';
 import { readStream } from '../support/stream';
 
 let service: TestService;
-beforeAll(() => {
-  service = createTestService();
+beforeAll(async () => {
+  service = await createTestService();
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 const FREE_PER_MINUTE = DEFAULT_PLANS.free?.requestsPerMinute ?? 0;
 
@@ -36,7 +36,7 @@ function expectLimitHeaders(response: Response): void {
 
 describe('rate limit of a free-plan key', () => {
   it('refuses the 61st request in a minute on a price endpoint with 429 {"s":"error"} and the limit headers', async () => {
-    const key = service.newKey('free');
+    const key = await service.newKey('free');
     await spend(key, `${API}/groups`);
     const refused = await service.request(`${API}/groups`, { key });
     expectLimitHeaders(refused);
@@ -44,8 +44,8 @@ describe('rate limit of a free-plan key', () => {
   });
 
   it('refuses the 61st request on a token endpoint with 429 {"detail":[...]} and the limit headers', async () => {
-    const key = service.newKey('free');
-    const { aggregate } = busiestPools(service.runtime, { adaPairsOnly: true });
+    const key = await service.newKey('free');
+    const { aggregate } = await busiestPools(service.runtime, { adaPairsOnly: true });
     await spend(key, tokensCurrentPath({ pool: aggregate.poolId }));
     const refused = await service.request(logoPath(aggregate.pair.quote.unit), { key });
     expectLimitHeaders(refused);
@@ -54,9 +54,9 @@ describe('rate limit of a free-plan key', () => {
   });
 
   it('refuses to open a stream past the limit with an error event and the limit headers', async () => {
-    const key = service.newKey('free');
+    const key = await service.newKey('free');
     await spend(key, `${API}/groups`);
-    const { aggregate } = busiestPools(service.runtime);
+    const { aggregate } = await busiestPools(service.runtime);
     const refused = await service.request(STREAM_PATH, { ...streamInit([aggregate.poolId]), key });
     expectLimitHeaders(refused);
     expect(refused.headers.get('Content-Type')).toMatch(/^text\/event-stream/);
@@ -65,22 +65,22 @@ describe('rate limit of a free-plan key', () => {
   });
 
   it('counts every route of a key against one budget', async () => {
-    const key = service.newKey('free');
-    const { aggregate } = busiestPools(service.runtime, { adaPairsOnly: true });
+    const key = await service.newKey('free');
+    const { aggregate } = await busiestPools(service.runtime, { adaPairsOnly: true });
     const paths = [`${API}/groups`, tokensCurrentPath({ pool: aggregate.poolId }), logoPath(aggregate.pair.quote.unit)];
     for (let i = 0; i < FREE_PER_MINUTE; i++) expect((await service.request(paths[i % 3] ?? '', { key })).status).toBe(200);
     expect((await service.request(paths[0] ?? '', { key })).status).toBe(429);
   });
 
   it('counts refused requests that were authenticated (bad parameters) too, and keeps keys apart', async () => {
-    const key = service.newKey('free');
+    const key = await service.newKey('free');
     for (let i = 0; i < FREE_PER_MINUTE; i++) expect((await service.request(`${API}/history`, { key })).status).toBe(400);
     expect((await service.request(`${API}/groups`, { key })).status).toBe(429);
-    expect((await service.request(`${API}/groups`, { key: service.newKey('free') })).status).toBe(200);
+    expect((await service.request(`${API}/groups`, { key: await service.newKey('free') })).status).toBe(200);
   });
 
   it('recovers as the clock advances: one request a second, the whole minute after a minute', async () => {
-    const key = service.newKey('free');
+    const key = await service.newKey('free');
     await spend(key, `${API}/groups`);
     expect((await service.request(`${API}/groups`, { key })).status).toBe(429);
     service.clock.advance(500);
@@ -99,13 +99,13 @@ describe('rate limit of a free-plan key', () => {
 describe('plan limits', () => {
   it('gives each plan its documented requests per minute', async () => {
     for (const plan of ['free', 'pro', 'enterprise'] as const) {
-      const response = await service.request(`${API}/groups`, { key: service.newKey(plan) });
+      const response = await service.request(`${API}/groups`, { key: await service.newKey(plan) });
       expect(response.headers.get('RateLimit-Limit')).toBe(String(DEFAULT_PLANS[plan]?.requestsPerMinute));
     }
   });
 
   it('reads plan overrides from TOKEN_API_PLANS', async () => {
-    const custom = createTestService({ days: 0.1, env: { TOKEN_API_PLANS: '{"free":{"requestsPerMinute":2,"poolsPerStream":1}}' } });
+    const custom = await createTestService({ days: 0.1, env: { TOKEN_API_PLANS: '{"free":{"requestsPerMinute":2,"poolsPerStream":1}}' } });
     try {
       const key = custom.keys.free;
       expect((await custom.request(`${API}/groups`, { key })).status).toBe(200);
@@ -114,7 +114,7 @@ describe('plan limits', () => {
       expect(refused.status).toBe(429);
       expect(refused.headers.get('Retry-After')).toBe('30');
     } finally {
-      custom.close();
+      await custom.close();
     }
   });
 });

@@ -6,10 +6,10 @@ import { API, createTestService, type TestService } from '../support/service';
 import { readStream } from '../support/stream';
 
 let service: TestService;
-beforeAll(() => {
-  service = createTestService();
+beforeAll(async () => {
+  service = await createTestService();
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 describe('unknown paths', () => {
   it.each([`${API}/nope`, `${API}/history/extra`, `${API}/v2/groups`, '/api/v2/groups', `${API}/`, `${API}/symbol_info/Minswap`])(
@@ -105,7 +105,7 @@ describe('CORS', () => {
   });
 
   it('keeps CORS headers on a stream response', async () => {
-    const { aggregate } = busiestPools(service.runtime);
+    const { aggregate } = await busiestPools(service.runtime);
     const response = await service.request(STREAM_PATH, { ...streamInit([aggregate.poolId], { Origin: 'https://example.com' }) });
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
     const stream = readStream(response);

@@ -9,12 +9,12 @@ import { openStream } from '../support/stream';
 let service: TestService;
 let aggregates: Pool[];
 
-beforeAll(() => {
-  service = createTestService({ days: 1 });
-  aggregates = aggregatesByActivity(service.runtime);
+beforeAll(async () => {
+  service = await createTestService({ days: 1 });
+  aggregates = await aggregatesByActivity(service.runtime);
 });
-afterAll(() => service.close());
-afterEach(() => {
+afterAll(async () => service.close());
+afterEach(async () => {
   vi.useRealTimers();
 });
 
@@ -27,7 +27,7 @@ describe('one stream connection per key', () => {
     expect(await second.readToEnd()).toEqual([JSON.stringify({ s: 'error', errmsg: STREAM_ERRORS.connectionLimit })]);
     expect(second.ended).toBe(true);
 
-    forceTradesOn(service.runtime, [pool], service.clock.seconds());
+    await forceTradesOn(service.runtime, [pool], service.clock.seconds());
     const event = await first.next();
     expect(isTradeEvent(event) && event.pool_id).toBe(pool.poolId);
     expect(service.runtime.hub.connectionCount).toBe(1);
@@ -41,7 +41,7 @@ describe('one stream connection per key', () => {
     expect(await a.next()).toEqual({ s: 'ok' });
     expect(await b.next()).toEqual({ s: 'ok' });
     expect(service.runtime.hub.connectionCount).toBe(2);
-    forceTradesOn(service.runtime, [pool], service.clock.seconds());
+    await forceTradesOn(service.runtime, [pool], service.clock.seconds());
     const [ea, eb] = [await a.next(), await b.next()];
     expect(ea).toEqual(eb);
     await a.cancel();
@@ -57,7 +57,7 @@ describe('one stream connection per key', () => {
     const again = await openStream(service, [pool.poolId]);
     expect(await again.next()).toEqual({ s: 'ok' });
     // The cancelled connection no longer receives anything; the new one does.
-    forceTradesOn(service.runtime, [pool], service.clock.seconds());
+    await forceTradesOn(service.runtime, [pool], service.clock.seconds());
     expect(isTradeEvent(await again.next())).toBe(true);
     await again.cancel();
   });
@@ -79,11 +79,11 @@ describe('one stream connection per key', () => {
 
 describe('shutdown', () => {
   it('ends every open stream when the runtime closes', async () => {
-    const closing = createTestService({ days: 0.1 });
-    const [pool] = aggregatesByActivity(closing.runtime);
+    const closing = await createTestService({ days: 0.1 });
+    const [pool] = await aggregatesByActivity(closing.runtime);
     const stream = await openStream(closing, [ensureDefined(pool).poolId]);
     expect(await stream.next()).toEqual({ s: 'ok' });
-    closing.close();
+    await closing.close();
     expect(await stream.readToEnd(500)).toEqual([]);
     expect(stream.ended).toBe(true);
     expect(closing.runtime.hub.connectionCount).toBe(0);
@@ -93,14 +93,14 @@ describe('shutdown', () => {
 describe('streams and the rate limit', () => {
   it('counts opening a stream as one request; pings and events count for nothing', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    const key = service.newKey('free');
+    const key = await service.newKey('free');
     const pool = ensureDefined(aggregates[0]);
     const stream = await openStream(service, [pool.poolId], { key });
     expect(stream.response.headers.get('RateLimit-Remaining')).toBe('59');
     expect(await stream.next()).toEqual({ s: 'ok' });
     vi.advanceTimersByTime(100_000);
     for (let i = 0; i < 5; i++) expect(await stream.next()).toEqual({ s: 'ok' });
-    forceTradesOn(service.runtime, [pool], service.clock.seconds());
+    await forceTradesOn(service.runtime, [pool], service.clock.seconds());
     expect(isTradeEvent(await stream.next())).toBe(true);
     const after = await service.request(`${API}/groups`, { key });
     expect(after.headers.get('RateLimit-Remaining')).toBe('58');
@@ -111,14 +111,14 @@ describe('streams and the rate limit', () => {
 describe('a client that does not read', () => {
   it('is dropped once its unread bytes pass the bound, with an error event; memory stays bounded', async () => {
     const bound = 4096;
-    const slow = createTestService({ days: 0.5, config: { streamMaxBufferedBytes: bound } });
+    const slow = await createTestService({ days: 0.5, config: { streamMaxBufferedBytes: bound } });
     try {
-      const pools = aggregatesByActivity(slow.runtime).slice(0, 100);
+      const pools = (await aggregatesByActivity(slow.runtime)).slice(0, 100);
       const stream = await openStream(slow, pools.map((p) => p.poolId));
       expect(slow.runtime.hub.connectionCount).toBe(1);
       // Two hours of trading while the client reads nothing.
       slow.clock.advanceSeconds(7200);
-      slow.runtime.simulator.runUntil(slow.clock.seconds(), undefined, 1);
+      await slow.runtime.simulator.runUntil(slow.clock.seconds(), undefined, 1);
       expect(slow.runtime.hub.connectionCount).toBe(0);
 
       const lines = await stream.readToEnd();
@@ -134,7 +134,7 @@ describe('a client that does not read', () => {
       expect(await again.next()).toEqual({ s: 'ok' });
       await again.cancel();
     } finally {
-      slow.close();
+      await slow.close();
     }
   });
 });

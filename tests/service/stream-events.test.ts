@@ -4,7 +4,7 @@ import { historyResponseSchema } from '../../src/shared/api/history';
 import { barsFromEvents } from '../../src/shared/bars';
 import { RESOLUTIONS } from '../../src/shared/resolutions';
 import type { Pool } from '../../src/service/market/model';
-import { VOLUME_SCALE } from '../../src/service/store/trade-store';
+import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { barsOf, historyPath } from '../support/builders';
 import { ensureDefined } from '../support/ensure';
 import { expectClose } from '../support/expect-close';
@@ -19,12 +19,12 @@ const MIDNIGHT = Date.UTC(2025, 0, 16) / 1000;
 let service: TestService;
 let subscribed: Pool[];
 
-beforeAll(() => {
-  service = createTestService({ startMs: START_MS, days: 1 });
-  subscribed = aggregatesByActivity(service.runtime).slice(0, 3);
+beforeAll(async () => {
+  service = await createTestService({ startMs: START_MS, days: 1 });
+  subscribed = (await aggregatesByActivity(service.runtime)).slice(0, 3);
 });
-afterAll(() => service.close());
-afterEach(() => {
+afterAll(async () => service.close());
+afterEach(async () => {
   vi.useRealTimers();
 });
 
@@ -66,16 +66,16 @@ describe('POST /tokens/stream framing', () => {
   });
 
   it('honours a configured ping interval', async () => {
-    const fast = createTestService({ days: 0.05, pingSeconds: 0.05 });
+    const fast = await createTestService({ days: 0.05, pingSeconds: 0.05 });
     try {
-      const [pool] = aggregatesByActivity(fast.runtime);
+      const [pool] = await aggregatesByActivity(fast.runtime);
       const stream = await openStream(fast, [ensureDefined(pool).poolId]);
       const started = performance.now();
       for (let i = 0; i < 3; i++) expect(await stream.next(1000)).toEqual({ s: 'ok' });
       expect(performance.now() - started).toBeGreaterThanOrEqual(90);
       await stream.cancel();
     } finally {
-      fast.close();
+      await fast.close();
     }
   });
 });
@@ -88,19 +88,19 @@ describe('POST /tokens/stream trade events', () => {
     // Upper-case IDs are accepted; events name pools in lower case.
     const stream = await openStream(service, subscribed.map((p) => p.poolId.toUpperCase()));
     expect(await stream.next()).toEqual({ s: 'ok' });
-    before = lastSeq(service.runtime);
+    before = await lastSeq(service.runtime);
     // An hour of live trading: one commit per block, as the live simulator does.
     service.clock.advanceSeconds(3600);
-    service.runtime.simulator.runUntil(service.clock.seconds(), undefined, 1);
+    await service.runtime.simulator.runUntil(service.clock.seconds(), undefined, 1);
     const lines = await readAvailable(stream);
     events = lines.filter(isTradeEvent);
     expect(lines.length - events.length).toBeLessThanOrEqual(1);
     await stream.cancel();
   });
 
-  it('sends one event per trade of a subscribed Aggregate pool, with its Aggregate values, in order', () => {
+  it('sends one event per trade of a subscribed Aggregate pool, with its Aggregate values, in order', async () => {
     const ids = new Set(subscribed.map((p) => p.id));
-    const trades = storedTrades(service.runtime, { afterSeq: before });
+    const trades = await storedTrades(service.runtime, { afterSeq: before });
     const mine = trades.filter((t) => ids.has(t.agg));
     expect(trades.length).toBeGreaterThan(mine.length);
     expect(mine.length).toBeGreaterThan(20);
@@ -117,13 +117,13 @@ describe('POST /tokens/stream trade events', () => {
     for (const event of events) tradeEventSchema.parse(event);
   });
 
-  it('names only subscribed pools, in lower case', () => {
+  it('names only subscribed pools, in lower case', async () => {
     const ids = new Set(subscribed.map((p) => p.poolId));
     for (const event of events) expect(ids.has(event.pool_id)).toBe(true);
     expect(new Set(events.map((e) => e.pool_id)).size).toBe(subscribed.length);
   });
 
-  it('chains: each event of a pool starts where the previous one ended', () => {
+  it('chains: each event of a pool starts where the previous one ended', async () => {
     for (const pool of subscribed) {
       const mine = events.filter((e) => e.pool_id === pool.poolId);
       for (let i = 1; i < mine.length; i++) {

@@ -11,11 +11,11 @@ import { openStream, readStream } from '../support/stream';
 let service: TestService;
 let aggregates: Pool[];
 
-beforeAll(() => {
-  service = createTestService();
-  aggregates = aggregatesByActivity(service.runtime);
+beforeAll(async () => {
+  service = await createTestService();
+  aggregates = await aggregatesByActivity(service.runtime);
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 /** Opens a stream expected to be refused: one error event, then the end of the body; no slot kept. */
 async function refusal(body: unknown, key?: string): Promise<string> {
@@ -43,7 +43,7 @@ describe('POST /tokens/stream refusals of the spec', () => {
 
 describe('POST /tokens/stream documented refusals', () => {
   it('refuses a hex ID that is not an Aggregate pool, naming it', async () => {
-    const { dexPool } = busiestPools(service.runtime);
+    const { dexPool } = await busiestPools(service.runtime);
     const errmsg = await refusal([ensureDefined(aggregates[0]).poolId, dexPool.poolId]);
     expect(errmsg.startsWith(STREAM_ERRORS.notAggregate)).toBe(true);
     expect(errmsg).toContain(dexPool.poolId);
@@ -52,7 +52,7 @@ describe('POST /tokens/stream documented refusals', () => {
 
   it('refuses more pools than the plan allows per connection, and accepts exactly that many', async () => {
     const limit = ensureDefined(DEFAULT_PLANS.free).poolsPerStream;
-    const key = service.newKey('free');
+    const key = await service.newKey('free');
     const tooMany = aggregates.slice(0, limit + 1).map((p) => p.poolId);
     expect((await refusal(tooMany, key)).startsWith(STREAM_ERRORS.tooManyPools)).toBe(true);
     const stream = await openStream(service, tooMany.slice(0, limit), { key });
@@ -63,7 +63,7 @@ describe('POST /tokens/stream documented refusals', () => {
   it('counts a pool listed twice once', async () => {
     const limit = ensureDefined(DEFAULT_PLANS.free).poolsPerStream;
     const ids = aggregates.slice(0, limit).map((p) => p.poolId);
-    const stream = await openStream(service, [...ids, ...ids.map((id) => id.toUpperCase())], { key: service.newKey('free') });
+    const stream = await openStream(service, [...ids, ...ids.map((id) => id.toUpperCase())], { key: await service.newKey('free') });
     expect(await stream.next()).toEqual({ s: 'ok' });
     await stream.cancel();
   });

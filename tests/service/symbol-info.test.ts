@@ -11,10 +11,10 @@ import { ensureDefined } from '../support/ensure';
 import { createTestService, type TestService } from '../support/service';
 
 let service: TestService;
-beforeAll(() => {
-  service = createTestService();
+beforeAll(async () => {
+  service = await createTestService();
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 async function symbolInfo(group?: string): Promise<SymbolInfoResponse> {
   return symbolInfoResponseSchema.parse(await service.getJson(symbolInfoPath(group)));
@@ -199,7 +199,7 @@ describe('GET /symbol_info group names', () => {
 
 describe('GET /symbol_info on a market that changes', () => {
   it('lists a new pool at once, numbered after the pair\'s pools in its group, under a new ETag', async () => {
-    const { market, marketStore } = service.runtime;
+    const { market, ingestor } = service.runtime;
     const before = await service.request(symbolInfoPath('Minswap'));
     const etag = ensureDefined(before.headers.get('ETag'));
     const known = symbolInfoResponseSchema.parse(await before.json());
@@ -207,7 +207,8 @@ describe('GET /symbol_info on a market that changes', () => {
     const pair = existing.pair;
     const inGroup = pair.pools.filter((p) => p.group === 'Minswap').length;
     const poolId = 'ab'.repeat(28);
-    marketStore.insertPool(market, pair, { poolId, group: 'Minswap', baseReserve: existing.baseReserve, quoteReserve: existing.quoteReserve, feeBps: 30, simulated: false });
+    ingestor.addPool(pair, { poolId, group: 'Minswap', baseReserve: existing.baseReserve, quoteReserve: existing.quoteReserve, feeBps: 30, simulated: false });
+    await ingestor.commit();
 
     const after = await service.request(symbolInfoPath('Minswap'), { headers: { 'If-None-Match': etag } });
     expect(after.status).toBe(200);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenErrorSchema } from '../../src/shared/api/errors';
 import { tokenStatsSchema, type TokenStats } from '../../src/shared/api/tokens';
 import { poolPrice, type Pool } from '../../src/service/market/model';
-import { VOLUME_SCALE } from '../../src/service/store/trade-store';
+import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { fakeHex, tokensCurrentPath, UNKNOWN_POOL, UNKNOWN_TOKEN } from '../support/builders';
 import { ensureDefined } from '../support/ensure';
 import { expectClose } from '../support/expect-close';
@@ -13,11 +13,11 @@ let service: TestService;
 let aggregate: Pool;
 let dexPool: Pool;
 
-beforeAll(() => {
-  service = createTestService();
-  ({ aggregate, dexPool } = busiestPools(service.runtime, { adaPairsOnly: true }));
+beforeAll(async () => {
+  service = await createTestService();
+  ({ aggregate, dexPool } = await busiestPools(service.runtime, { adaPairsOnly: true }));
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 async function stats(params: { policy?: string; pool?: string }): Promise<TokenStats> {
   return tokenStatsSchema.parse(await service.getJson(tokensCurrentPath(params)));
@@ -71,7 +71,7 @@ function expectStats(actual: TokenStats, expected: TokenStats): void {
 describe('GET /tokens/current', () => {
   it('describes a token by policy as its Aggregate ADA pair: percent price changes, absolute TVL changes, volume sums', async () => {
     const body = await stats({ policy: aggregate.pair.quote.unit });
-    const trades = storedTrades(service.runtime, { agg: aggregate.id });
+    const trades = await storedTrades(service.runtime, { agg: aggregate.id });
     expectStats(body, expectedStats(trades, AGG, service.clock.now() / 1000));
     expect(body.daily_volume).toBeGreaterThan(body.hourly_volume);
     expect(body.hourly_volume).toBeGreaterThan(0);
@@ -83,7 +83,7 @@ describe('GET /tokens/current', () => {
 
   it('describes one DEX pool by pool ID', async () => {
     const body = await stats({ pool: dexPool.poolId });
-    const trades = storedTrades(service.runtime, { pool: dexPool.id });
+    const trades = await storedTrades(service.runtime, { pool: dexPool.id });
     expectStats(body, expectedStats(trades, POOL, service.clock.now() / 1000));
   });
 
@@ -97,9 +97,9 @@ describe('GET /tokens/current', () => {
   });
 
   it('moves the windows with the clock: after a quiet day the changes and volumes are zero', async () => {
-    const quiet = createTestService({ days: 1 });
+    const quiet = await createTestService({ days: 1 });
     try {
-      const { aggregate: pool } = busiestPools(quiet.runtime, { adaPairsOnly: true });
+      const { aggregate: pool } = await busiestPools(quiet.runtime, { adaPairsOnly: true });
       const before = tokenStatsSchema.parse(await quiet.getJson(tokensCurrentPath({ pool: pool.poolId })));
       quiet.clock.advanceSeconds(2 * 3600);
       const later = tokenStatsSchema.parse(await quiet.getJson(tokensCurrentPath({ pool: pool.poolId })));
@@ -124,14 +124,16 @@ describe('GET /tokens/current', () => {
 
 describe('GET /tokens/current on a market that changes', () => {
   it('answers 404 for a known token without an ADA pool, and describes a new pool without trades by its reserves', async () => {
-    const { market, marketStore } = service.runtime;
-    const token = marketStore.insertToken(market, { unit: `${fakeHex(28, 'b')}41424344`, ticker: 'ABCD', name: 'Test', decimals: 6, logoKind: 0 });
+    const { market, ingestor } = service.runtime;
+    const token = ingestor.addToken({ unit: `${fakeHex(28, 'b')}41424344`, ticker: 'ABCD', name: 'Test', decimals: 6, logoKind: 0 });
+    await ingestor.commit();
     const lonely = await tokenError(tokensCurrentPath({ policy: token.unit }), 404);
     expect(lonely.detail[0]?.msg).toMatch(/ADA pool/);
 
     const ada = ensureDefined(market.tokens.get(''));
-    const pair = marketStore.ensurePair(market, ada, token);
-    const pool = marketStore.insertPool(market, pair, { poolId: fakeHex(28, 'f'), group: 'Minswap', baseReserve: 5_000e6, quoteReserve: 20_000e6, feeBps: 30, simulated: false });
+    const pair = ingestor.ensurePair(ada, token);
+    const pool = ingestor.addPool(pair, { poolId: fakeHex(28, 'f'), group: 'Minswap', baseReserve: 5_000e6, quoteReserve: 20_000e6, feeBps: 30, simulated: false });
+    await ingestor.commit();
     const body = await stats({ policy: token.unit.toUpperCase() });
     expect(body).toEqual({
       current_price: 0.25,

@@ -9,10 +9,10 @@ import { tokensWithLogo, tokenWithoutLogo } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 
 let service: TestService;
-beforeAll(() => {
-  service = createTestService();
+beforeAll(async () => {
+  service = await createTestService();
 });
-afterAll(() => service.close());
+afterAll(async () => service.close());
 
 async function logo(token: string): Promise<string | null> {
   const response = await service.request(logoPath(token));
@@ -48,7 +48,8 @@ describe('GET /tokens/logo/{token}', () => {
     const png = new PNG({ width: 2, height: 2 });
     png.data.fill(200);
     const bytes = PNG.sync.write(png);
-    service.runtime.marketStore.setLogo(stored, LOGO_STORED, bytes);
+    service.runtime.ingestor.setLogo(stored, LOGO_STORED, bytes);
+    await service.runtime.ingestor.commit();
     service.runtime.logos.invalidate(stored);
     expect(await logo(stored.unit)).toBe(bytes.toString('base64'));
   });

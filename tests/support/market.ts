@@ -1,7 +1,7 @@
 import { isAggregate, LOGO_NONE, type Pool, type Token } from '../../src/service/market/model';
 import type { ServiceRuntime } from '../../src/service/runtime';
 import { RESOLUTION_SECONDS, type Resolution } from '../../src/shared/resolutions';
-import type { TradeRecord } from '../../src/service/store/trade-store';
+import type { TradeRecord } from '../../src/service/store/ports';
 import { ensureDefined } from './ensure';
 
 /** Read-only views of the test market and its store, for building expectations. */
@@ -14,35 +14,28 @@ export interface BusiestPools {
 }
 
 /** The busiest Aggregate pool (optionally among ADA pairs only) and the busiest DEX pool of its pair. */
-export function busiestPools(runtime: ServiceRuntime, options: { readonly adaPairsOnly?: boolean } = {}): BusiestPools {
-  const rows = runtime.db
-    .prepare<[], { agg: number; n: number }>('SELECT agg, count(*) AS n FROM trades GROUP BY agg ORDER BY n DESC, agg')
-    .all();
-  for (const row of rows) {
-    const aggregate = ensureDefined(runtime.market.poolsById.get(row.agg), `pool ${row.agg}`);
+export async function busiestPools(runtime: ServiceRuntime, options: { readonly adaPairsOnly?: boolean } = {}): Promise<BusiestPools> {
+  for (const aggregate of await aggregatesByActivity(runtime)) {
     if (options.adaPairsOnly && aggregate.pair.base.unit !== '') continue;
-    const best = runtime.db
-      .prepare<[number], { pool: number }>('SELECT pool, count(*) AS n FROM trades WHERE agg = ? GROUP BY pool ORDER BY n DESC, pool LIMIT 1')
-      .get(aggregate.id);
-    const dexPool = ensureDefined(runtime.market.poolsById.get(ensureDefined(best).pool), 'dex pool');
-    return { aggregate, dexPool };
+    const counts = await Promise.all(aggregate.pair.pools.map(async (pool) => ({ pool, n: (await runtime.store.trades.list({ pool: pool.id })).length })));
+    const best = counts.filter((c) => c.n > 0).sort((a, b) => b.n - a.n || a.pool.id - b.pool.id)[0];
+    if (!best) continue;
+    return { aggregate, dexPool: best.pool };
   }
   throw new Error('the market has no trades');
 }
 
 /** Aggregate pools, busiest first. */
-export function aggregatesByActivity(runtime: ServiceRuntime): Pool[] {
-  const counts = new Map(
-    runtime.db.prepare<[], { agg: number; n: number }>('SELECT agg, count(*) AS n FROM trades GROUP BY agg').all().map((r) => [r.agg, r.n]),
-  );
+export async function aggregatesByActivity(runtime: ServiceRuntime): Promise<Pool[]> {
+  const counts = new Map((await runtime.store.trades.busiestAggregates(1_000_000)).map((r) => [r.series, r.trades]));
   return [...runtime.market.pools.values()]
     .filter(isAggregate)
     .sort((a, b) => (counts.get(b.id) ?? 0) - (counts.get(a.id) ?? 0) || a.id - b.id);
 }
 
 /** A pair with at least `min` DEX pools (the Aggregate sums are only interesting there). */
-export function pairWithPools(runtime: ServiceRuntime, min: number): Pool {
-  for (const pool of aggregatesByActivity(runtime)) if (pool.pair.pools.length >= min) return pool;
+export async function pairWithPools(runtime: ServiceRuntime, min: number): Promise<Pool> {
+  for (const pool of await aggregatesByActivity(runtime)) if (pool.pair.pools.length >= min) return pool;
   throw new Error(`no pair has ${min} pools`);
 }
 
@@ -56,65 +49,21 @@ export function tokensWithLogo(runtime: ServiceRuntime, count: number): Token[] 
   return tokens;
 }
 
-interface TradeRow {
-  seq: number;
-  event_id: string;
-  pool: number;
-  agg: number;
-  block_time: number;
-  prev_price: number;
-  price: number;
-  prev_tvl: number;
-  tvl: number;
-  volume: number;
-  agg_prev_price: number;
-  agg_price: number;
-  agg_prev_tvl: number;
-  agg_tvl: number;
-}
-
 export interface StoredTrade extends TradeRecord {
+  /** Position in ingest order (1-based, over the whole store). */
   readonly seq: number;
 }
 
 /** Stored trades in ingest order, optionally of one pool series or one Aggregate series, after a seq. */
-export function storedTrades(
+export async function storedTrades(
   runtime: ServiceRuntime,
   filter: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number } = {},
-): StoredTrade[] {
-  const where: string[] = ['seq > ?'];
-  const args: number[] = [filter.afterSeq ?? 0];
-  if (filter.pool !== undefined) {
-    where.push('pool = ?');
-    args.push(filter.pool);
-  }
-  if (filter.agg !== undefined) {
-    where.push('agg = ?');
-    args.push(filter.agg);
-  }
-  return runtime.db
-    .prepare<number[], TradeRow>(`SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY seq`)
-    .all(...args)
-    .map((r) => ({
-      seq: r.seq,
-      eventId: r.event_id,
-      pool: r.pool,
-      agg: r.agg,
-      blockTime: r.block_time,
-      prevPrice: r.prev_price,
-      price: r.price,
-      prevTvl: r.prev_tvl,
-      tvl: r.tvl,
-      volume: r.volume,
-      aggPrevPrice: r.agg_prev_price,
-      aggPrice: r.agg_price,
-      aggPrevTvl: r.agg_prev_tvl,
-      aggTvl: r.agg_tvl,
-    }));
+): Promise<StoredTrade[]> {
+  return runtime.store.trades.list(filter);
 }
 
-export function lastSeq(runtime: ServiceRuntime): number {
-  return runtime.db.prepare<[], { s: number | null }>('SELECT max(seq) AS s FROM trades').get()?.s ?? 0;
+export async function lastSeq(runtime: ServiceRuntime): Promise<number> {
+  return (await runtime.store.trades.list()).at(-1)?.seq ?? 0;
 }
 
 export interface BarTableRow {
@@ -129,14 +78,14 @@ export interface BarTableRow {
   tvl: number;
 }
 
-/** Every row of the bars table, in key order. */
-export function allBarRows(runtime: ServiceRuntime): BarTableRow[] {
-  return runtime.db.prepare<[], BarTableRow>('SELECT * FROM bars ORDER BY series, res, t').all();
+/** Every stored bar, in key order. */
+export async function allBarRows(runtime: ServiceRuntime): Promise<BarTableRow[]> {
+  return (await runtime.store.bars.all()).map(([series, res, t, o, h, l, c, v, tvl]) => ({ series, res, t, o, h, l, c, v, tvl }));
 }
 
 /** Reserves of every pool as stored. */
-export function storedReserves(runtime: ServiceRuntime): { id: number; base_reserve: number; quote_reserve: number }[] {
-  return runtime.db.prepare<[], { id: number; base_reserve: number; quote_reserve: number }>('SELECT id, base_reserve, quote_reserve FROM pools ORDER BY id').all();
+export async function storedReserves(runtime: ServiceRuntime): Promise<{ id: number; base_reserve: number; quote_reserve: number }[]> {
+  return (await runtime.store.market.load()).pools.map((p) => ({ id: p.id, base_reserve: p.baseReserve, quote_reserve: p.quoteReserve }));
 }
 
 /** Reserves of every pool as held in memory. */
@@ -212,12 +161,12 @@ export function referenceBars(steps: readonly PriceStep[], resolution: Resolutio
  * Makes the market trade (`simulator.forceBlock(atSeconds)`, block after block) until a trade touches
  * one of `aggregates`; returns every trade stored meanwhile, in ingest order.
  */
-export function forceTradesOn(runtime: ServiceRuntime, aggregates: readonly Pool[], atSeconds: number, maxBlocks = 1000): StoredTrade[] {
+export async function forceTradesOn(runtime: ServiceRuntime, aggregates: readonly Pool[], atSeconds: number, maxBlocks = 1000): Promise<StoredTrade[]> {
   const ids = new Set(aggregates.map((p) => p.id));
-  const before = lastSeq(runtime);
+  const before = await lastSeq(runtime);
   for (let i = 0; i < maxBlocks; i++) {
-    runtime.simulator.forceBlock(atSeconds);
-    const fresh = storedTrades(runtime, { afterSeq: before });
+    await runtime.simulator.forceBlock(atSeconds);
+    const fresh = await storedTrades(runtime, { afterSeq: before });
     if (fresh.some((t) => ids.has(t.agg))) return fresh;
   }
   throw new Error(`no trade on the given pools within ${maxBlocks} blocks`);

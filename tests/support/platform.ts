@@ -28,22 +28,22 @@ export interface TestPlatform {
   fetch(input: string, init?: RequestInit): Promise<Response>;
   /** An EventSource on the in-process platform. */
   eventSource(url: string): TestEventSource;
-  /** Makes the embedded market trade one block now (at least one trade). */
-  trade(): number;
-  close(): void;
+  /** Makes the embedded market trade one block now (at least one trade); resolves once committed. */
+  trade(): Promise<number>;
+  close(): Promise<void>;
 }
 
 /**
  * The whole server in-process (embedded service + gateway), on a temp data dir with a small market:
  * what browser-side code (datafeed, app) talks to in tests, without sockets.
  */
-export function createTestPlatform(options: TestPlatformOptions = {}): TestPlatform {
+export async function createTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-'));
   const service = parseServiceConfig(
     { 'data-dir': dataDir, pools: String(options.pools ?? 300), days: String(options.days ?? 2), seed: String(options.seed ?? 7) },
     { TOKEN_API_KEYS: 'test-free-key-0001:free' },
   );
-  const platform = createPlatform({
+  const platform = await createPlatform({
     service,
     // Short debounce and reconnect hint: tests need not wait seconds for a browser to come back.
     gateway: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, retryMs: 250, handoverMs: 100, idleLingerMs: 1500, ...options.gateway },
@@ -61,8 +61,8 @@ export function createTestPlatform(options: TestPlatformOptions = {}): TestPlatf
     fetch: fetchImpl,
     eventSource: (url) => new TestEventSource(url, fetchImpl),
     trade: () => runtime.simulator.forceBlock(nowSeconds()),
-    close: () => {
-      platform.close();
+    close: async () => {
+      await platform.close();
       if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -57,14 +57,14 @@ export interface TestService {
   request(path: string, init?: TestRequestInit): Promise<Response>;
   /** GET (with the default key) and parse the JSON body; throws on a non-2xx status. */
   getJson(path: string, key?: string): Promise<unknown>;
-  /** Makes the market trade one block at the clock's time (at least one trade); returns the trade count. */
-  trade(): number;
+  /** Makes the market trade one block at the clock's time (at least one trade); resolves with the trade count once committed. */
+  trade(): Promise<number>;
   /** A fresh key of a plan (stored in the key store), for a rate-limit bucket of its own. */
-  newKey(plan: PlanName): string;
+  newKey(plan: PlanName): Promise<string>;
   /** Closes the runtime and opens a new one on the same data directory and clock. */
-  restart(options?: Omit<TestServiceOptions, 'dataDir' | 'clock'>): TestService;
+  restart(options?: Omit<TestServiceOptions, 'dataDir' | 'clock'>): Promise<TestService>;
   /** Closes the runtime and removes the temp directory (when this service created it). */
-  close(): void;
+  close(): Promise<void>;
 }
 
 function envKeys(): string {
@@ -75,14 +75,14 @@ function envKeys(): string {
  * Builds the real service runtime (store, simulator, HTTP app) on a temp directory with a small
  * deterministic market and an injectable clock. Nothing is mocked.
  */
-export function createTestService(options: TestServiceOptions = {}): TestService {
+export function createTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const ownsDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'token-price-test-'));
   const clock = options.clock ?? createTestClock(options.startMs ?? DEFAULT_START_MS);
   return open(dataDir, ownsDir, clock, options);
 }
 
-function open(dataDir: string, ownsDir: boolean, clock: TestClock, options: TestServiceOptions): TestService {
+async function open(dataDir: string, ownsDir: boolean, clock: TestClock, options: TestServiceOptions): Promise<TestService> {
   const flags = {
     'data-dir': dataDir,
     pools: String(options.pools ?? TEST_MARKET.pools),
@@ -94,7 +94,7 @@ function open(dataDir: string, ownsDir: boolean, clock: TestClock, options: Test
   let runtime: ServiceRuntime;
   try {
     const config = { ...parseServiceConfig(flags, env), ...options.config };
-    runtime = createServiceRuntime(config, { nowMs: clock.now, ...(options.log ? { log: options.log } : {}) });
+    runtime = await createServiceRuntime(config, { nowMs: clock.now, ...(options.log ? { log: options.log } : {}) });
   } catch (error) {
     if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     throw error;
@@ -125,14 +125,14 @@ function open(dataDir: string, ownsDir: boolean, clock: TestClock, options: Test
       return JSON.parse(text) as unknown;
     },
     trade: () => runtime.simulator.forceBlock(clock.seconds()),
-    newKey: (plan) => runtime.keyStore.create(plan, 'test').key,
-    restart: (next = {}) => {
-      runtime.close();
+    newKey: async (plan) => (await runtime.keyStore.create(plan, 'test')).key,
+    restart: async (next = {}) => {
+      await runtime.close();
       handedOver = true;
       return open(dataDir, ownsDir, clock, { ...options, ...next });
     },
-    close: () => {
-      runtime.close();
+    close: async () => {
+      await runtime.close();
       if (ownsDir && !handedOver) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -108,12 +108,12 @@ export async function tradeUntilSeen(reader: SseReader, market: TradingMarket, p
   if (!runtime) throw new Error('the market is not running');
   const aggregates = new Set(pools.map((id) => runtime.market.pools.get(id.toLowerCase())?.id));
   const target = liveTrades(reader).length + count;
-  const since = lastSeq(runtime);
+  const since = await lastSeq(runtime);
   let made = 0;
   for (let blocks = 0; made < count; blocks++) {
     if (blocks >= maxBlocks) throw new Error(`the market made ${made} of ${count} trades on ${pools.length} pools in ${maxBlocks} blocks`);
-    market.trade();
-    made = storedTrades(runtime, { afterSeq: since }).filter((t) => aggregates.has(t.agg)).length;
+    await market.trade();
+    made = (await storedTrades(runtime, { afterSeq: since })).filter((t) => aggregates.has(t.agg)).length;
   }
   await reader.until(() => liveTrades(reader).length >= target);
 }

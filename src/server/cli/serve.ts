@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   await checkPort(server.host, server.port);
   const progress = progressReporter();
   const started = performance.now();
-  const platform = createPlatform({
+  const platform = await createPlatform({
     ...options,
     staticDir,
     hooks: { log: (line) => console.log(line), onProgress: progress.onProgress },
@@ -105,14 +105,24 @@ async function main(): Promise<void> {
   answerClientErrors(httpServer as Server);
   httpServer.once('error', (error: NodeJS.ErrnoException) => {
     console.error(portProblem(error, server.host, server.port));
-    platform.close();
-    process.exit(1);
+    void platform.close().finally(() => process.exit(1));
   });
+  let stopping = false;
   const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
     console.log('Shutting down...');
-    platform.close();
-    httpServer.close(() => process.exit(0));
-    setTimeout(() => process.exit(0), 3000).unref();
+    // No new connections; the block in progress is committed, streams end, the store and its lock are
+    // released; then idle keep-alive connections are closed and the process exits.
+    httpServer.close();
+    setTimeout(() => process.exit(0), 5000).unref();
+    void platform
+      .close()
+      .catch((error: unknown) => console.error(error instanceof Error ? error.message : String(error)))
+      .finally(() => {
+        (httpServer as Server).closeAllConnections?.();
+        process.exit(0);
+      });
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../store/database';
+import type { KeyStore as KeyRows, StoredKey } from '../store/ports';
 import type { Plan, Plans } from './plans';
 
 /**
@@ -16,14 +16,7 @@ export interface Principal {
   readonly plan: string;
 }
 
-export interface StoredKey {
-  readonly id: number;
-  readonly prefix: string;
-  readonly plan: string;
-  readonly label: string;
-  readonly createdAt: number;
-  readonly revokedAt: number | null;
-}
+export type { StoredKey };
 
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -69,51 +62,32 @@ export function parseEnvKeys(value: string | undefined, plans: Plans): { key: st
     });
 }
 
+/** Creates, lists and revokes stored keys (their rows are the store's; keys themselves are never stored). */
 export class KeyStore {
-  private readonly findStmt;
+  constructor(private readonly rows: KeyRows) {}
 
-  constructor(private readonly db: Db) {
-    this.findStmt = db.prepare<[string], { hash: string; plan: string }>(
-      'SELECT hash, plan FROM api_keys WHERE prefix = ? AND revoked_at IS NULL',
-    );
-  }
-
-  create(plan: string, label = '', now = Date.now()): { key: string; stored: StoredKey } {
+  async create(plan: string, label = '', now = Date.now()): Promise<{ key: string; stored: StoredKey }> {
     const key = generateKey();
-    const info = this.db
-      .prepare('INSERT INTO api_keys (hash, prefix, plan, label, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(hashKey(key), key.slice(0, PREFIX_LENGTH), plan, label, now);
-    return {
-      key,
-      stored: { id: Number(info.lastInsertRowid), prefix: key.slice(0, PREFIX_LENGTH), plan, label, createdAt: now, revokedAt: null },
-    };
+    const stored = await this.rows.create(hashKey(key), key.slice(0, PREFIX_LENGTH), plan, label, now);
+    return { key, stored };
   }
 
-  list(): StoredKey[] {
-    return this.db
-      .prepare<[], { id: number; prefix: string; plan: string; label: string; created_at: number; revoked_at: number | null }>(
-        'SELECT id, prefix, plan, label, created_at, revoked_at FROM api_keys ORDER BY id',
-      )
-      .all()
-      .map((r) => ({ id: r.id, prefix: r.prefix, plan: r.plan, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at }));
+  list(): Promise<StoredKey[]> {
+    return this.rows.list();
   }
 
   /** Revokes by id or key prefix; returns how many keys were revoked. */
-  revoke(idOrPrefix: string, now = Date.now()): number {
-    const byId = /^\d+$/.test(idOrPrefix);
-    const info = this.db
-      .prepare(`UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND ${byId ? 'id = ?' : 'prefix = ?'}`)
-      .run(now, byId ? Number(idOrPrefix) : idOrPrefix);
-    return info.changes;
+  revoke(idOrPrefix: string, now = Date.now()): Promise<number> {
+    return this.rows.revoke(idOrPrefix, now);
   }
 
-  count(): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number }).n;
+  count(): Promise<number> {
+    return this.rows.count();
   }
 
   /** The active stored keys whose clear prefix is that of `key` (candidates to compare hashes with). */
-  candidates(key: string): { hash: string; plan: string }[] {
-    return this.findStmt.all(key.slice(0, PREFIX_LENGTH));
+  candidates(key: string): Promise<{ hash: string; plan: string }[]> {
+    return this.rows.candidates(key.slice(0, PREFIX_LENGTH));
   }
 }
 
@@ -133,8 +107,8 @@ export class KeyRing {
   }
 
   /** Keys configured or stored (not counting internal ones). */
-  get size(): number {
-    return this.configured + this.store.count();
+  async size(): Promise<number> {
+    return this.configured + (await this.store.count());
   }
 
   /**
@@ -148,10 +122,10 @@ export class KeyRing {
 
   private readonly internalPlans = new Map<string, Plan>();
 
-  authenticate(key: string): Principal | undefined {
+  async authenticate(key: string): Promise<Principal | undefined> {
     if (key.length === 0 || key.length > 512) return undefined;
     const hash = hashKey(key);
-    const plan = matchHash(this.memoryKeys, hash) ?? matchHash(this.store.candidates(key), hash);
+    const plan = matchHash(this.memoryKeys, hash) ?? matchHash(await this.store.candidates(key), hash);
     if (plan === undefined) return undefined;
     if (!Object.hasOwn(this.plans, plan) && !this.internalPlans.has(plan)) return undefined;
     return { id: hash, plan };

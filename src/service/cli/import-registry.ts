@@ -16,7 +16,7 @@ Options:
   --data-dir <dir>  data directory of the store (default: $DATA_DIR, else ./data)
   -h, --help        show this help`;
 
-await runCli(USAGE, () => {
+await runCli(USAGE, async () => {
   const { values, positionals } = parseArgs({
     options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
@@ -33,11 +33,11 @@ await runCli(USAGE, () => {
   if (!stat.isDirectory()) throw new Error(`${dir} is not a directory`);
 
   const dataDir = resolveDataDir(values['data-dir']);
-  const handle = openMarket(dataDir, 'import:registry');
+  const handle = await openMarket(dataDir, 'import:registry');
   try {
-    const report = importRegistry(handle, dir);
+    const report = await importRegistry(handle, dir);
     for (const line of formatRegistryReport(report)) process.stdout.write(`${line}\n`);
   } finally {
-    handle.close();
+    await handle.close();
   }
 });

@@ -39,7 +39,7 @@ await runCli(USAGE, async () => {
   const size = stat.size;
 
   const dataDir = resolveDataDir(values['data-dir']);
-  const handle = openMarket(dataDir, 'import:trades');
+  const handle = await openMarket(dataDir, 'import:trades');
   // A progress bar on an interactive terminal only: logs and pipes get the summary alone.
   const bar = process.stderr.isTTY
     ? new SingleBar({ format: 'importing [{bar}] {percentage}% | {value}/{total} bytes', stream: process.stderr }, undefined)
@@ -52,6 +52,6 @@ await runCli(USAGE, async () => {
     for (const line of formatTradesReport(report)) process.stdout.write(`${line}\n`);
   } finally {
     bar?.stop();
-    handle.close();
+    await handle.close();
   }
 });

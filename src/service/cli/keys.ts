@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { KeyStore, type StoredKey } from '../auth/keys';
 import { parsePlans } from '../auth/plans';
-import { openDatabase } from '../store/database';
+import { openStore } from '../store/open';
 import { requireStore } from '../runtime';
 import { resolveDataDir, runCli, UsageError } from './cli-support';
 
@@ -41,7 +41,7 @@ function table(keys: readonly StoredKey[]): string[] {
   return rows.map((row) => row.map((cell, col) => cell.padEnd(widths[col] ?? 0)).join('  ').trimEnd());
 }
 
-await runCli(USAGE, () => {
+await runCli(USAGE, async () => {
   const { values, positionals } = parseArgs({
     options: {
       plan: { type: 'string' },
@@ -77,26 +77,27 @@ await runCli(USAGE, () => {
   const dataDir = resolveDataDir(values['data-dir']);
   // Keys may be created before the first start; listing or revoking needs an existing store.
   if (command !== 'create') requireStore(dataDir);
-  const db = openDatabase({ dataDir });
+  // No data-directory lock: keys are managed beside a running server (SQLite serialises the writes).
+  const opened = openStore(dataDir);
   try {
-    const store = new KeyStore(db);
+    const store = new KeyStore(opened.keys);
     if (command === 'create') {
-      const { key, stored } = store.create(plan, values.label ?? '');
+      const { key, stored } = await store.create(plan, values.label ?? '');
       process.stdout.write(
         `Created key ${stored.id} (plan ${stored.plan}${stored.label ? `, label "${stored.label}"` : ''}):\n\n    ${key}\n\n` +
           'Copy it now: only its hash is stored, it cannot be shown again.\n',
       );
     } else if (command === 'list') {
-      const keys = store.list();
+      const keys = await store.list();
       if (keys.length === 0) process.stdout.write('No keys.\n');
       else for (const line of table(keys)) process.stdout.write(`${line}\n`);
     } else {
       const target = args[0] ?? '';
-      const revoked = store.revoke(target);
+      const revoked = await store.revoke(target);
       if (revoked === 0) throw new Error(`no active key with id or prefix "${target}" (see npm run keys -- list)`);
       process.stdout.write(`Revoked ${revoked} key${revoked === 1 ? '' : 's'} (${target}).\n`);
     }
   } finally {
-    db.close();
+    await opened.close();
   }
 });

@@ -14,7 +14,7 @@ Options:
   --data-dir <dir>  data directory of the store (default: $DATA_DIR, else ./data)
   -h, --help        show this help`;
 
-await runCli(USAGE, () => {
+await runCli(USAGE, async () => {
   const { values, positionals } = parseArgs({
     options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
@@ -25,7 +25,7 @@ await runCli(USAGE, () => {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0] ?? ''}`);
 
-  const handle = openMarket(resolveDataDir(values['data-dir']), 'rebuild-bars', { existing: true });
+  const handle = await openMarket(resolveDataDir(values['data-dir']), 'rebuild-bars', { existing: true });
   const bar = new SingleBar(
     { format: 'rebuilding bars [{bar}] {percentage}% | {value}/{total} trades', stream: process.stderr, noTTYOutput: false },
     undefined,
@@ -33,7 +33,7 @@ await runCli(USAGE, () => {
   try {
     const started = performance.now();
     let begun = false;
-    const folded = handle.trades.rebuildBars((done, total) => {
+    const folded = await handle.store.bars.rebuild((done, total) => {
       if (begun) {
         bar.update(done);
       } else {
@@ -46,6 +46,6 @@ await runCli(USAGE, () => {
     process.stdout.write(`Rebuilt bars from ${folded} trade(s) in ${seconds.toFixed(1)} s.\n`);
   } finally {
     bar.stop();
-    handle.close();
+    await handle.close();
   }
 });

@@ -7,7 +7,7 @@ import type { RateLimiter } from '../auth/rate-limit';
 import type { LogoService } from '../logos/logo-service';
 import type { Market } from '../market/model';
 import type { SymbolNames } from '../market/symbols';
-import type { TradeStore } from '../store/trade-store';
+import type { BarStore, TradeStore } from '../store/ports';
 import type { StreamHub } from '../stream/hub';
 import { requestLogger } from '../../node/http';
 import { echo, familyError, familyOf } from './errors';
@@ -32,6 +32,7 @@ export interface ServiceAppOptions {
   readonly market: Market;
   readonly symbols: SymbolNames;
   readonly trades: TradeStore;
+  readonly bars: BarStore;
   readonly keys: KeyRing;
   readonly limiter: RateLimiter;
   readonly hub: StreamHub;

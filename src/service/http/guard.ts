@@ -20,7 +20,7 @@ export interface GuardOptions {
 export function guard({ keys, limiter }: GuardOptions, family: Family): MiddlewareHandler<ServiceEnv> {
   return async (c, next) => {
     const token = bearerToken(c.req.header('Authorization'));
-    const principal = token === undefined ? undefined : keys.authenticate(token);
+    const principal = token === undefined ? undefined : await keys.authenticate(token);
     if (!principal) {
       if (family === 'stream') return streamError(c, 200, STREAM_ERRORS.invalidAuth);
       c.header('WWW-Authenticate', 'Bearer');

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
-import { VOLUME_SCALE, type TradeRecord, type TradeStore } from '../store/trade-store';
+import { VOLUME_SCALE } from '../store/bar-batch';
+import type { BarStore, TradeRecord } from '../store/ports';
 
 /**
  * Serialised /history, assembled from cached chunks. A chunk holds 1,440 buckets of one series and
@@ -44,9 +45,14 @@ export class HistoryCache {
   private readonly chunks: LRUCache<string, Chunk>;
   /** First and last bar time per series and resolution (undefined: no bars). */
   private readonly extents = new Map<string, Extent | null>();
+  /**
+   * Bumped by every invalidation: a read that started before one is answered but not cached, since the
+   * store may have changed between the read and its answer.
+   */
+  private generation = 0;
 
   constructor(
-    private readonly trades: TradeStore,
+    private readonly bars: BarStore,
     options: HistoryCacheOptions = {},
   ) {
     this.chunks = new LRUCache({ maxSize: options.maxBytes ?? 128 * 1024 * 1024, sizeCalculation: (chunk) => Math.max(1, chunk.bytes) });
@@ -54,6 +60,7 @@ export class HistoryCache {
 
   /** Forgets what a commit changed: the chunks holding each trade's buckets, for its pool and Aggregate. */
   invalidate(records: readonly TradeRecord[]): void {
+    this.generation++;
     if (this.chunks.size === 0 && this.extents.size === 0) return;
     for (const record of records) {
       for (const resolution of RESOLUTIONS) {
@@ -66,22 +73,24 @@ export class HistoryCache {
     }
   }
 
-  private extent(series: number, resolution: Resolution): Extent | null {
+  private async extent(series: number, resolution: Resolution): Promise<Extent | null> {
     const key = `${series}:${resolution}`;
     let extent = this.extents.get(key);
     if (extent === undefined) {
-      extent = this.trades.extent(series, resolution) ?? null;
-      this.extents.set(key, extent);
+      const generation = this.generation;
+      extent = (await this.bars.extent(series, resolution)) ?? null;
+      if (generation === this.generation) this.extents.set(key, extent);
     }
     return extent;
   }
 
-  private chunk(series: number, resolution: Resolution, index: number): Chunk {
+  private async chunk(series: number, resolution: Resolution, index: number): Promise<Chunk> {
     const key = `${series}:${resolution}:${index}`;
     let chunk = this.chunks.get(key);
     if (!chunk) {
       const span = spanOf(resolution);
-      const rows = this.trades.range(series, resolution, index * span, (index + 1) * span);
+      const generation = this.generation;
+      const rows = await this.bars.range(series, resolution, index * span, (index + 1) * span);
       const count = rows.length;
       const times = new Float64Array(count);
       const joined: Buffer[] = [];
@@ -104,7 +113,7 @@ export class HistoryCache {
         offsets.push(starts);
       }
       chunk = { times, count, joined, offsets, bytes: count * 8 + offsets.reduce((n, o) => n + o.byteLength, 0) + joined.reduce((n, b) => n + b.byteLength, 0) };
-      this.chunks.set(key, chunk);
+      if (generation === this.generation) this.chunks.set(key, chunk);
     }
     return chunk;
   }
@@ -113,15 +122,15 @@ export class HistoryCache {
    * The JSON body (UTF-8) of /history for bars with from <= t < to, as the pieces to send in order
    * (cached fragments and slices of them, never copied) and their total size.
    */
-  body(series: number, resolution: Resolution, from: number, to: number, includeTvl: boolean): { readonly pieces: readonly Buffer[]; readonly bytes: number } {
+  async body(series: number, resolution: Resolution, from: number, to: number, includeTvl: boolean): Promise<{ readonly pieces: readonly Buffer[]; readonly bytes: number }> {
     const parts: Buffer[][] = Array.from({ length: COLUMNS }, () => []);
-    const extent = this.extent(series, resolution);
+    const extent = await this.extent(series, resolution);
     if (extent !== null && from < to) {
       const start = Math.max(from, extent.first);
       const end = Math.min(to, extent.last + 1);
       const span = spanOf(resolution);
       for (let index = Math.floor(start / span); start < end && index <= Math.floor((end - 1) / span); index++) {
-        const chunk = this.chunk(series, resolution, index);
+        const chunk = await this.chunk(series, resolution, index);
         if (chunk.count === 0) continue;
         const { times } = chunk;
         const whole = (times[0] as number) >= from && (times[chunk.count - 1] as number) < to;

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../shared/ids';
 import { isPng } from '../logos/identicon';
 import { LOGO_NONE, LOGO_STORED, type Market, type Token } from '../market/model';
-import type { Db } from '../store/database';
-import type { MarketStore } from '../store/market-store';
+import type { Ingestor } from '../market/ingest';
+import type { MarketStore } from '../store/ports';
 
 /**
  * Importer of CIP-26 token-registry mappings (the format of cardano-foundation/cardano-token-registry:
@@ -54,9 +54,9 @@ export interface RegistryReport {
 
 /** The parts of an opened store (`MarketHandle`) the importer needs. */
 export interface RegistryTarget {
-  readonly db: Db;
-  readonly marketStore: MarketStore;
+  readonly store: { readonly market: MarketStore };
   readonly market: Market;
+  readonly ingestor: Ingestor;
 }
 
 /** Largest decimals the store accepts. */
@@ -155,7 +155,7 @@ function inAnyPool(market: Market, token: Token): boolean {
  * it did. Throws only when the directory cannot be read or the store fails: nothing is then written,
  * but the in-memory market may already hold some of the run's changes, so close the handle and reopen.
  */
-export function importRegistry(target: RegistryTarget, dir: string): RegistryReport {
+export async function importRegistry(target: RegistryTarget, dir: string): Promise<RegistryReport> {
   const files = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.toLowerCase().endsWith('.json'))
     .map((entry) => entry.name)
@@ -170,10 +170,11 @@ export function importRegistry(target: RegistryTarget, dir: string): RegistryRep
     logosRejected: [],
     decimalConflicts: [],
   };
-  const { db, marketStore, market } = target;
+  const { store, market, ingestor } = target;
   const seen = new Map<string, string>();
 
-  db.transaction(() => {
+  // The whole import is one commit: all of it or none of it.
+  {
     for (const file of files) {
       let text: string;
       try {
@@ -204,7 +205,7 @@ export function importRegistry(target: RegistryTarget, dir: string): RegistryRep
 
       const known = market.tokens.get(entry.unit);
       if (!known) {
-        const token = marketStore.insertToken(market, {
+        const token = ingestor.addToken({
           unit: entry.unit,
           ticker: entry.ticker ?? fallbackTicker(entry.unit, entry.name),
           name: entry.name,
@@ -212,7 +213,7 @@ export function importRegistry(target: RegistryTarget, dir: string): RegistryRep
           logoKind: LOGO_NONE,
         });
         if (png) {
-          marketStore.setLogo(token, LOGO_STORED, png);
+          ingestor.setLogo(token, LOGO_STORED, png);
           report.logosStored++;
         }
         report.added.push(entry.unit);
@@ -230,18 +231,19 @@ export function importRegistry(target: RegistryTarget, dir: string): RegistryRep
       }
       const ticker = entry.ticker ?? known.ticker;
       if (ticker !== known.ticker || entry.name !== known.name || decimals !== known.decimals) {
-        marketStore.updateToken(market, known, { ticker, name: entry.name, decimals });
+        ingestor.updateToken(known, { ticker, name: entry.name, decimals });
         changed = true;
       }
-      if (png && !(known.logoKind === LOGO_STORED && marketStore.storedLogo(known)?.equals(png) === true)) {
-        marketStore.setLogo(known, LOGO_STORED, png);
+      if (png && !(known.logoKind === LOGO_STORED && (await store.market.logo(known.id))?.equals(png) === true)) {
+        ingestor.setLogo(known, LOGO_STORED, png);
         report.logosStored++;
         changed = true;
       }
       if (changed) report.updated.push(entry.unit);
       else report.unchanged++;
     }
-  })();
+  }
+  await ingestor.commit();
   return report;
 }
 

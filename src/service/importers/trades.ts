@@ -6,9 +6,7 @@ import { DEX_GROUPS } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, isPoolId, isTokenUnit } from '../../shared/ids';
 import type { Ingestor } from '../market/ingest';
 import { isAggregate, LOGO_GENERATED, LOGO_NONE, sumAggregate, type Market, type Pool, type Token } from '../market/model';
-import type { Db } from '../store/database';
-import type { MarketStore } from '../store/market-store';
-import type { TradeStore } from '../store/trade-store';
+import type { TradeStore } from '../store/ports';
 
 /**
  * Importer of trade history from a JSON Lines file (one JSON object per line). See docs/importers.md.
@@ -48,9 +46,7 @@ import type { TradeStore } from '../store/trade-store';
 
 /** An opened store (`MarketHandle`), as the importer needs it. */
 export interface TradesTarget {
-  readonly db: Db;
-  readonly marketStore: MarketStore;
-  readonly trades: TradeStore;
+  readonly store: { readonly trades: TradeStore };
   readonly market: Market;
   readonly ingestor: Ingestor;
 }
@@ -147,15 +143,14 @@ function reservesOf(pool: Pool, price: number, tvl: number): [number, number] {
 export async function importTrades(target: TradesTarget, file: string, options: ImportTradesOptions = {}): Promise<TradesReport> {
   const batchSize = options.batchSize ?? TRADE_BATCH_SIZE;
   const maxErrors = options.maxErrors ?? 1_000;
-  const { db, marketStore, trades, market, ingestor } = target;
+  const { store, market, ingestor } = target;
   const report: TradesReport = { lines: 0, tokens: 0, tokensAdded: 0, pools: 0, poolsAdded: 0, trades: 0, duplicates: 0, errors: [], errorCount: 0 };
 
-  const aggLastTimeStmt = db.prepare<[number], { t: number | null }>('SELECT max(block_time) AS t FROM trades WHERE agg = ?');
   /** Latest trade time per pool and per Aggregate series (row id), stored or pending. */
   const latest = new Map<number, number>();
-  const latestOf = (pool: Pool): number | undefined => {
+  const latestOf = async (pool: Pool): Promise<number | undefined> => {
     if (!latest.has(pool.id)) {
-      const t = isAggregate(pool) ? aggLastTimeStmt.get(pool.id)?.t : trades.lastTradeTime(pool.id);
+      const t = await store.trades.lastTradeTime(pool.id, isAggregate(pool));
       latest.set(pool.id, t ?? Number.NEGATIVE_INFINITY);
     }
     const t = latest.get(pool.id);
@@ -165,8 +160,8 @@ export async function importTrades(target: TradesTarget, file: string, options: 
   // Reserves of the pools this batch moved, as last committed: setting a pool to its previous state
   // happens before the ingestor sees it, so the ingestor alone could not restore them on failure.
   const committed = new Map<Pool, [number, number]>();
-  const commit = () => {
-    if (ingestor.pendingCount > 0) ingestor.commit();
+  const commit = async () => {
+    if (ingestor.dirty) await ingestor.commit();
     committed.clear();
   };
   const restore = () => {
@@ -181,7 +176,7 @@ export async function importTrades(target: TradesTarget, file: string, options: 
 
   const ada = (): Token =>
     market.tokens.get(ADA_UNIT) ??
-    marketStore.insertToken(market, { unit: ADA_UNIT, ticker: ADA_TICKER, name: 'Cardano', decimals: ADA_DECIMALS, logoKind: LOGO_GENERATED });
+    ingestor.addToken({ unit: ADA_UNIT, ticker: ADA_TICKER, name: 'Cardano', decimals: ADA_DECIMALS, logoKind: LOGO_GENERATED });
 
   const knownToken = (unit: string, role: string): Token => {
     if (unit === ADA_UNIT) return ada();
@@ -196,13 +191,13 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     const line = parsed.data;
     const unit = line.unit.toLowerCase();
     if (!market.tokens.has(unit)) {
-      marketStore.insertToken(market, { unit, ticker: line.ticker, name: line.name ?? line.ticker, decimals: line.decimals, logoKind: LOGO_NONE });
+      ingestor.addToken({ unit, ticker: line.ticker, name: line.name ?? line.ticker, decimals: line.decimals, logoKind: LOGO_NONE });
       report.tokensAdded++;
     }
     report.tokens++;
   };
 
-  const poolLine = (raw: unknown) => {
+  const poolLine = async (raw: unknown) => {
     const parsed = poolLineSchema.safeParse(raw);
     if (!parsed.success) throw new LineRejected(`invalid pool line: ${describeIssues(parsed.error)}`);
     const line = parsed.data;
@@ -224,29 +219,26 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     const base = knownToken(baseUnit, 'base');
     const quote = knownToken(quoteUnit, 'quote');
     // A new pool changes its Aggregate's sums: write pending trades first so they stay consistent.
-    commit();
-    db.transaction(() => {
-      const pair = marketStore.ensurePair(market, base, quote);
-      marketStore.insertPool(market, pair, {
-        poolId,
-        group: line.group,
-        baseReserve: 0,
-        quoteReserve: 0,
-        feeBps: line.fee_bps ?? DEFAULT_FEE_BPS,
-        simulated: false,
-      });
-    })();
+    await commit();
+    ingestor.addPool(ingestor.ensurePair(base, quote), {
+      poolId,
+      group: line.group,
+      baseReserve: 0,
+      quoteReserve: 0,
+      feeBps: line.fee_bps ?? DEFAULT_FEE_BPS,
+      simulated: false,
+    });
     report.pools++;
     report.poolsAdded++;
   };
 
-  const tradeLine = (raw: unknown) => {
+  const tradeLine = async (raw: unknown) => {
     const parsed = tradeLineSchema.safeParse(raw);
     if (!parsed.success) throw new LineRejected(`invalid trade line: ${describeIssues(parsed.error)}`);
     const line: TradeLine = parsed.data;
     if (line.id.startsWith(RESERVED_ID_PREFIX)) throw new LineRejected(`ids starting with "${RESERVED_ID_PREFIX}" are reserved for the simulator`);
     // Before any other check, so that a re-run of a file reports duplicates, not order errors.
-    if (ingestor.has(line.id)) {
+    if (await ingestor.has(line.id)) {
       report.duplicates++;
       return;
     }
@@ -267,12 +259,12 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     ] as const) {
       if (!(value > 0)) throw new LineRejected(`${field} must be positive (got ${value})`);
     }
-    const poolLatest = latestOf(pool);
+    const poolLatest = await latestOf(pool);
     if (poolLatest !== undefined && line.block_time < poolLatest) {
       throw new LineRejected(`block_time ${line.block_time} is older than the pool's latest trade (${poolLatest}); import trades oldest first`);
     }
     const aggregate = pool.pair.aggregate;
-    const pairLatest = latestOf(aggregate);
+    const pairLatest = await latestOf(aggregate);
     if (pairLatest !== undefined && line.block_time < pairLatest) {
       throw new LineRejected(
         `block_time ${line.block_time} is older than the latest trade of the pair's other pools (${pairLatest}), which share the Aggregate pool ${aggregate.poolId}`,
@@ -312,8 +304,8 @@ export async function importTrades(target: TradesTarget, file: string, options: 
         if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new LineRejected('expected a JSON object');
         const kind = (raw as { kind?: unknown }).kind;
         if (kind === 'token') tokenLine(raw);
-        else if (kind === 'pool') poolLine(raw);
-        else if (kind === undefined || kind === 'trade') tradeLine(raw);
+        else if (kind === 'pool') await poolLine(raw);
+        else if (kind === undefined || kind === 'trade') await tradeLine(raw);
         else throw new LineRejected(`unknown kind ${JSON.stringify(kind)} (expected "token", "pool" or "trade")`);
       } catch (error) {
         if (!(error instanceof LineRejected)) throw error;
@@ -321,11 +313,11 @@ export async function importTrades(target: TradesTarget, file: string, options: 
         if (report.errors.length < maxErrors) report.errors.push({ line: report.lines, reason: error.message });
       }
       if (ingestor.pendingCount >= batchSize) {
-        commit();
+        await commit();
         options.onProgress?.(input.bytesRead);
       }
     }
-    commit();
+    await commit();
     options.onProgress?.(input.bytesRead);
   } catch (error) {
     restore();

@@ -1,5 +1,5 @@
 import { LOGO_GENERATED, LOGO_STORED, type Token } from '../market/model';
-import type { MarketStore } from '../store/market-store';
+import type { MarketStore } from '../store/ports';
 import { identiconPng } from './identicon';
 
 /** Base64 PNG logos: stored ones (from the registry) or generated identicons, memoised. */
@@ -10,11 +10,11 @@ export class LogoService {
   constructor(private readonly store: MarketStore) {}
 
   /** The token's logo as base64 PNG, or null when it has none. */
-  base64(token: Token): string | null {
+  async base64(token: Token): Promise<string | null> {
     const cached = this.cache.get(token.id);
     if (cached !== undefined) return cached;
     let png: Buffer | null = null;
-    if (token.logoKind === LOGO_STORED) png = this.store.storedLogo(token);
+    if (token.logoKind === LOGO_STORED) png = await this.store.logo(token.id);
     else if (token.logoKind === LOGO_GENERATED) png = identiconPng(token.unit);
     if (!png) return null;
     const encoded = png.toString('base64');

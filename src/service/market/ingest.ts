@@ -1,39 +1,78 @@
-import type { Db } from '../store/database';
-import type { MarketStore } from '../store/market-store';
-import { BarBatch, VOLUME_SCALE, type TradeRecord, type TradeStore } from '../store/trade-store';
-import { poolPrice, poolTvl, sumAggregate, type Pool } from './model';
+import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
+import { BarBatch, VOLUME_SCALE } from '../store/bar-batch';
+import type { CommitBatch, NextIds, PoolRow, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
+import { aggregatePoolId } from './generate';
+import { pairKey, poolPrice, poolTvl, sumAggregate, type LogoKind, type Market, type Pair, type Pool, type Token } from './model';
 
 export type CommitListener = (records: readonly TradeRecord[]) => void;
 
 export interface SwapOptions {
   /**
-   * The caller vouches that the event id was never ingested, so the store is not asked: the
-   * simulator's ids (`sim:<height>:<i>`, a prefix importers refuse) never repeat.
+   * The caller vouches that the event id was never ingested, so it is not checked against the pending
+   * batch: the simulator's ids (`sim:<height>:<i>`, a prefix importers refuse) never repeat.
    */
   readonly newId?: boolean;
 }
 
+export interface NewToken {
+  readonly unit: string;
+  readonly ticker: string;
+  readonly name: string;
+  readonly decimals: number;
+  readonly logoKind: LogoKind;
+}
+
+export interface NewPool {
+  readonly poolId: string;
+  readonly group: Exclude<GroupName, typeof AGGREGATE_GROUP>;
+  readonly baseReserve: number;
+  readonly quoteReserve: number;
+  readonly feeBps: number;
+  readonly simulated: boolean;
+}
+
+/** What a commit writes besides the pending changes (in the same transaction). */
+export interface CommitExtras {
+  readonly simState?: SimState;
+  readonly meta?: Readonly<Record<string, string>>;
+}
+
 /**
- * The single write path for trades, used by the simulator and the importers. Swaps change reserves in
- * memory and are buffered; `commit` writes trades, bars and reserves in one transaction, so a crash
- * leaves bars consistent with trades, and only then tells listeners (the stream hub, caches): no
- * client ever sees an event that is not durable.
+ * The single write path, used by the simulator, the importers and (later) the chain source. Changes
+ * are made in memory at once and collected in a pending batch — new tokens, pairs and pools (ids handed
+ * out here, the one writer), token metadata and logos, swaps with their bars and reserves — and
+ * `commit` writes the batch in one store transaction. Only after it succeeded are listeners told (the
+ * stream hub, caches): no client ever sees an event that is not durable. When it fails, memory is put
+ * back as it was at the last commit and the error is rethrown. Commits run one at a time.
  */
 export class Ingestor {
   private pending: TradeRecord[] = [];
-  private readonly bars = new BarBatch();
+  private bars = new BarBatch();
   /** Reserves of every pool touched since the last commit, as they were before: restored on failure. */
   private readonly before = new Map<Pool, [number, number]>();
   private readonly listeners = new Set<CommitListener>();
   private readonly pendingIds = new Set<string>();
+  private tokens: TokenRow[] = [];
+  private tokenUpdates: { token: Token; before: Pick<Token, 'ticker' | 'name' | 'decimals'> }[] = [];
+  private logos: { token: Token; kind: LogoKind; png: Buffer | null; before: LogoKind }[] = [];
+  private newTokens: Token[] = [];
+  private newPairs: Pair[] = [];
+  private newPools: Pool[] = [];
+  private meta: Record<string, string> = {};
   /** While set, commits write trades alone and mark the bars stale (see `withDeferredBars`). */
   private deferBars = false;
+  /** The commit in flight: the next waits for it. */
+  private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(
-    private readonly db: Db,
-    private readonly trades: TradeStore,
-    private readonly pools: MarketStore,
+  private constructor(
+    private readonly store: Store,
+    readonly market: Market,
+    private readonly ids: NextIds,
   ) {}
+
+  static async open(store: Store, market: Market): Promise<Ingestor> {
+    return new Ingestor(store, market, await store.market.nextIds());
+  }
 
   onCommit(listener: CommitListener): () => void {
     this.listeners.add(listener);
@@ -41,21 +80,102 @@ export class Ingestor {
   }
 
   /** Whether an event id was already ingested (stored, or pending in this batch). */
-  has(eventId: string): boolean {
-    return this.pendingIds.has(eventId) || this.trades.hasEvent(eventId);
+  async has(eventId: string): Promise<boolean> {
+    return this.pendingIds.has(eventId) || (await this.store.trades.hasEvent(eventId));
   }
 
   get pendingCount(): number {
     return this.pending.length;
   }
 
+  /** Whether anything at all waits for the next commit. */
+  get dirty(): boolean {
+    return (
+      this.pending.length > 0 ||
+      this.before.size > 0 ||
+      this.newTokens.length > 0 ||
+      this.newPairs.length > 0 ||
+      this.newPools.length > 0 ||
+      this.tokenUpdates.length > 0 ||
+      this.logos.length > 0 ||
+      Object.keys(this.meta).length > 0
+    );
+  }
+
+  /** Adds a token (committed with the next commit). */
+  addToken(token: NewToken): Token {
+    const created: Token = { id: this.ids.token++, ...token };
+    this.market.addToken(created);
+    this.newTokens.push(created);
+    this.tokens.push({ id: created.id, unit: created.unit, ticker: created.ticker, name: created.name, decimals: created.decimals, logoKind: created.logoKind });
+    return created;
+  }
+
+  updateToken(token: Token, changes: Pick<Token, 'ticker' | 'name' | 'decimals'>): void {
+    this.tokenUpdates.push({ token, before: { ticker: token.ticker, name: token.name, decimals: token.decimals } });
+    token.ticker = changes.ticker;
+    token.name = changes.name;
+    token.decimals = changes.decimals;
+    this.market.touch();
+  }
+
+  setLogo(token: Token, kind: LogoKind, png: Buffer | null): void {
+    this.logos.push({ token, kind, png, before: token.logoKind });
+    token.logoKind = kind;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.meta[key] = value;
+  }
+
+  /** The pair of two tokens, created with its Aggregate pool when new. */
+  ensurePair(base: Token, quote: Token): Pair {
+    const existing = this.market.pairs.get(pairKey(base.unit, quote.unit));
+    if (existing) return existing;
+    const pair: Pair = { id: this.ids.pair++, base, quote, pools: [], aggregate: undefined as unknown as Pool };
+    pair.aggregate = {
+      id: this.ids.pool++,
+      poolId: aggregatePoolId(base.unit, quote.unit),
+      group: AGGREGATE_GROUP,
+      pair,
+      n: 1,
+      feeBps: 0,
+      baseReserve: 0,
+      quoteReserve: 0,
+      simulated: false,
+    };
+    this.market.addPair(pair);
+    this.newPairs.push(pair);
+    return pair;
+  }
+
+  /** Adds a DEX pool to a pair; its n is the next free number of the pair in that group. */
+  addPool(pair: Pair, pool: NewPool): Pool {
+    this.remember(pair.aggregate);
+    const created: Pool = {
+      id: this.ids.pool++,
+      poolId: pool.poolId,
+      group: pool.group,
+      pair,
+      n: pair.pools.filter((p) => p.group === pool.group).length + 1,
+      feeBps: pool.feeBps,
+      baseReserve: pool.baseReserve,
+      quoteReserve: pool.quoteReserve,
+      simulated: pool.simulated,
+    };
+    this.market.addPool(created);
+    sumAggregate(pair);
+    this.newPools.push(created);
+    return created;
+  }
+
   /**
    * Records a swap: the pool's reserves become (base, quote) raw units at `blockTime`, with `volume`
    * in whole base units. Returns the trade record (stored at the next commit), or undefined when the
-   * event id was already ingested (stored or pending): ingest is idempotent, a replay changes nothing.
+   * event id is already pending. Whether it was stored before is the caller's to ask (`has`).
    */
   swap(pool: Pool, base: number, quote: number, blockTime: number, volume: number, eventId: string, options: SwapOptions = {}): TradeRecord | undefined {
-    if (!options.newId && this.has(eventId)) return undefined;
+    if (!options.newId && this.pendingIds.has(eventId)) return undefined;
     const aggregate = pool.pair.aggregate;
     this.remember(pool);
     this.remember(aggregate);
@@ -87,69 +207,130 @@ export class Ingestor {
     return record;
   }
 
+  /**
+   * `swap`, unless the event id was ingested before (stored or pending): the idempotent entry point
+   * for sources that may replay events (importers, a chain source resuming). Resolves with the record,
+   * or undefined for a replay, which changes nothing.
+   */
+  async swapOnce(pool: Pool, base: number, quote: number, blockTime: number, volume: number, eventId: string): Promise<TradeRecord | undefined> {
+    if (await this.has(eventId)) return undefined;
+    return this.swap(pool, base, quote, blockTime, volume, eventId);
+  }
+
   private remember(pool: Pool): void {
     if (!this.before.has(pool)) this.before.set(pool, [pool.baseReserve, pool.quoteReserve]);
   }
 
   /**
-   * Writes everything pending (plus `alsoWrite`, e.g. the simulator's state) in one transaction.
-   * On failure, reserves are restored to their last committed values and the error is rethrown.
+   * Writes everything pending (plus `extras`, e.g. the simulator's state) in one transaction, after
+   * any commit in flight. On failure, memory goes back to the last committed state and the error is
+   * rethrown. Resolves with the trades written.
    */
-  commit(alsoWrite?: () => void): readonly TradeRecord[] {
-    const records = this.pending;
-    try {
-      this.db.transaction(() => {
-        this.trades.write(records, this.bars);
-        if (this.deferBars && records.length > 0) this.trades.setBarsStale(true);
-        for (const pool of this.before.keys()) this.pools.saveReserves(pool);
-        alsoWrite?.();
-      })();
-    } catch (error) {
-      for (const [pool, [base, quote]] of this.before) {
+  commit(extras: CommitExtras = {}): Promise<readonly TradeRecord[]> {
+    // The batch is taken now, so changes made while an earlier commit is in flight go to the next one.
+    const taken = this.take(extras);
+    const run = this.tail.then(async () => {
+      try {
+        await this.store.commit(taken.batch);
+      } catch (error) {
+        taken.undo();
+        throw error;
+      }
+      const records = taken.batch.trades ?? [];
+      if (records.length > 0) for (const listener of this.listeners) listener(records);
+      return records;
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Detaches the pending changes as a batch, with what puts memory back if it fails. */
+  private take(extras: CommitExtras): { batch: CommitBatch; undo: () => void } {
+    const newPools = this.newPools;
+    const newPairs = this.newPairs;
+    const pools: PoolRow[] = [...newPairs.map((p) => p.aggregate), ...newPools].map((p) => ({
+      id: p.id,
+      poolId: p.poolId,
+      group: p.group,
+      pairId: p.pair.id,
+      n: p.n,
+      feeBps: p.feeBps,
+      baseReserve: p.baseReserve,
+      quoteReserve: p.quoteReserve,
+      simulated: p.simulated,
+    }));
+    const created = new Set<Pool>([...newPairs.map((p) => p.aggregate), ...newPools]);
+    const batch: CommitBatch = {
+      tokens: this.tokens,
+      tokenUpdates: this.tokenUpdates.map(({ token }) => ({ id: token.id, ticker: token.ticker, name: token.name, decimals: token.decimals })),
+      logos: this.logos.map(({ token, kind, png }) => ({ id: token.id, kind, png })),
+      pairs: newPairs.map((p) => ({ id: p.id, base: p.base.id, quote: p.quote.id })),
+      pools,
+      trades: this.pending,
+      ...(this.deferBars ? (this.pending.length > 0 ? { barsStale: true } : {}) : { bars: this.bars }),
+      // New pools are written with their reserves of now; the others get an update.
+      reserves: [...this.before.keys()].filter((p) => !created.has(p)).map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })),
+      meta: { ...this.meta, ...extras.meta },
+      ...(extras.simState ? { simState: extras.simState } : {}),
+    };
+    const before = new Map(this.before);
+    const newTokens = this.newTokens;
+    const tokenUpdates = this.tokenUpdates;
+    const logos = this.logos;
+    this.reset();
+    const undo = () => {
+      for (const [pool, [base, quote]] of before) {
         pool.baseReserve = base;
         pool.quoteReserve = quote;
       }
-      this.reset();
-      throw error;
-    }
-    this.reset();
-    if (records.length > 0) for (const listener of this.listeners) listener(records);
-    return records;
+      for (const { token, before: was } of tokenUpdates.reverse()) Object.assign(token, was);
+      for (const { token, before: was } of logos.reverse()) token.logoKind = was;
+      for (const pool of newPools) this.market.removePool(pool);
+      for (const pair of newPairs) this.market.removePair(pair);
+      for (const token of newTokens) this.market.removeToken(token);
+      for (const pair of new Set([...before.keys()].map((p) => p.pair))) if (this.market.pairs.has(pairKey(pair.base.unit, pair.quote.unit))) sumAggregate(pair);
+      // Ids handed out stay used: a gap in row ids is harmless, a reused id could collide with a later batch.
+    };
+    return { batch, undo };
   }
 
   /**
    * Runs a bulk load (the first backfill): its commits write trades alone and mark the bars stale,
    * then every bar is rebuilt in one pass written in key order — several times faster than folding
    * each commit into bars spread over the whole table. A crash in between leaves the stale mark, and
-   * `openMarket` rebuilds the bars before anything else reads them. Returns what `run` returns.
+   * opening the market rebuilds the bars before anything else reads them. Returns what `run` returns.
    */
-  withDeferredBars<T>(run: () => T, onRebuild?: (done: number, total: number) => void): T {
+  async withDeferredBars<T>(run: () => Promise<T>, onRebuild?: (done: number, total: number) => void): Promise<T> {
     if (this.pending.length > 0) throw new Error('commit pending swaps before a bulk load');
     this.deferBars = true;
     let result: T;
     try {
-      result = run();
-      if (this.pending.length > 0) this.commit();
+      result = await run();
+      if (this.dirty) await this.commit();
     } finally {
       this.deferBars = false;
     }
-    if (this.trades.barsStale) this.trades.rebuildBars(onRebuild);
+    await this.tail;
+    if (await this.store.bars.stale()) await this.store.bars.rebuild(onRebuild);
     return result;
   }
 
-  /** Drops pending swaps and restores reserves (used when a batch is abandoned). */
+  /** Drops pending changes and puts memory back (used when a batch is abandoned). */
   rollback(): void {
-    for (const [pool, [base, quote]] of this.before) {
-      pool.baseReserve = base;
-      pool.quoteReserve = quote;
-    }
-    this.reset();
+    this.take({}).undo();
   }
 
   private reset(): void {
     this.pending = [];
     this.pendingIds.clear();
-    this.bars.clear();
+    this.bars = new BarBatch();
     this.before.clear();
+    this.tokens = [];
+    this.tokenUpdates = [];
+    this.logos = [];
+    this.newTokens = [];
+    this.newPairs = [];
+    this.newPools = [];
+    this.meta = {};
   }
 }

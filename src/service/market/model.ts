@@ -109,6 +109,31 @@ export class Market {
     this.version++;
   }
 
+  /** Takes back a token added by a write that failed (nothing may refer to it any more). */
+  removeToken(token: Token): void {
+    this.tokens.delete(token.unit);
+    this.tokensById.delete(token.id);
+    this.version++;
+  }
+
+  /** Takes back a pair (with its Aggregate pool) added by a write that failed. */
+  removePair(pair: Pair): void {
+    this.pairs.delete(pairKey(pair.base.unit, pair.quote.unit));
+    this.pools.delete(pair.aggregate.poolId);
+    this.poolsById.delete(pair.aggregate.id);
+    this.version++;
+  }
+
+  /** Takes back a DEX pool added by a write that failed. */
+  removePool(pool: Pool): void {
+    this.pools.delete(pool.poolId);
+    this.poolsById.delete(pool.id);
+    const index = pool.pair.pools.indexOf(pool);
+    if (index !== -1) pool.pair.pools.splice(index, 1);
+    sumAggregate(pool.pair);
+    this.version++;
+  }
+
   /** The token's ADA pair (the pair `/tokens/current?policy=` describes). */
   adaPairOf(unit: string): Pair | undefined {
     return this.pairs.get(pairKey('', unit));

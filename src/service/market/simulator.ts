@@ -1,4 +1,4 @@
-import type { Db } from '../store/database';
+import type { SimState, SimStateStore } from '../store/ports';
 import type { MarketSpec } from './generate';
 import type { Ingestor } from './ingest';
 import type { Market, Pool } from './model';
@@ -85,11 +85,17 @@ export class Simulator {
   private nextBlockTime = 0;
   private lastBlockTime = 0;
   private readonly meanBlockSeconds: number;
-  private readonly saveStmt;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(
-    private readonly db: Db,
+  /** Builds the simulator over a market, resumed from its saved state when there is one. */
+  static async open(states: SimStateStore, market: Market, spec: MarketSpec, ingestor: Ingestor, options: SimulatorOptions): Promise<Simulator> {
+    const simulator = new Simulator(states, market, spec, ingestor, options);
+    simulator.restore(await states.load());
+    return simulator;
+  }
+
+  private constructor(
+    private readonly states: SimStateStore,
     market: Market,
     spec: MarketSpec,
     private readonly ingestor: Ingestor,
@@ -115,19 +121,14 @@ export class Simulator {
     }
     if (this.simPools.length === 0) throw new Error('the simulator has no pools');
     this.chooser = new AliasTable(weights);
-    this.saveStmt = db.prepare(
-      `INSERT INTO sim_state (id, height, next_block_time, fair) VALUES (1, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET height = excluded.height, next_block_time = excluded.next_block_time, fair = excluded.fair`,
-    );
-    this.load();
   }
 
   /** Sets the start of history on a fresh market (before any block). */
-  startAt(time: number): void {
+  async startAt(time: number): Promise<void> {
     if (this.height > 0) throw new Error('the simulator has already produced blocks');
     this.nextBlockTime = Math.floor(time);
     this.fairTime.fill(this.nextBlockTime);
-    this.db.transaction(() => this.save())();
+    await this.commit();
   }
 
   get started(): boolean {
@@ -152,18 +153,18 @@ export class Simulator {
    * Produces every block due up to `time` (Unix seconds), committing every `blocksPerCommit` blocks.
    * Returns the number of trades produced.
    */
-  runUntil(time: number, onProgress?: (progress: SimulatorProgress) => void, blocksPerCommit = CATCH_UP_BLOCKS_PER_COMMIT): number {
+  async runUntil(time: number, onProgress?: (progress: SimulatorProgress) => void, blocksPerCommit = CATCH_UP_BLOCKS_PER_COMMIT): Promise<number> {
     const from = this.nextBlockTime;
     let trades = 0;
     let blocks = 0;
     while (this.nextBlockTime <= time) {
       trades += this.produceBlock(this.nextBlockTime);
       if (++blocks % blocksPerCommit === 0) {
-        this.commit();
+        await this.commit();
         onProgress?.({ blockTime: this.nextBlockTime, from, to: time, trades });
       }
     }
-    if (blocks % blocksPerCommit !== 0) this.commit();
+    if (blocks % blocksPerCommit !== 0) await this.commit();
     onProgress?.({ blockTime: Math.min(this.nextBlockTime, time), from, to: time, trades });
     return trades;
   }
@@ -172,44 +173,60 @@ export class Simulator {
    * Produces one block right now (at `time`, not before the last block), whatever the schedule says:
    * the test-only control that makes the market trade on demand. Returns the number of trades.
    */
-  forceBlock(time: number): number {
-    const blockTime = Math.max(Math.floor(time), this.lastBlockTime);
-    const trades = this.produceBlock(blockTime, true);
-    this.commit();
-    return trades;
+  async forceBlock(time: number): Promise<number> {
+    // One block at a time: a forced block waits for a live tick in progress, and the reverse.
+    const run = this.busy.then(async () => {
+      const blockTime = Math.max(Math.floor(time), this.lastBlockTime);
+      const trades = this.produceBlock(blockTime, true);
+      await this.commit();
+      return trades;
+    });
+    this.busy = run.catch(() => undefined);
+    return run;
   }
+
+  /** The block production in progress (live tick or forced block): the next one waits for it. */
+  private busy: Promise<unknown> = Promise.resolve();
 
   /**
    * Trades live: produces each block when the clock reaches it. A block whose commit fails (disk full,
    * a locked database) is reported and retried on the next tick from the last saved state.
    */
   start(nowSeconds: () => number, onError: (error: unknown) => void = () => {}): void {
-    const tick = () => {
+    this.running = true;
+    const tick = async () => {
+      const run = this.busy.then(() => this.runUntil(nowSeconds(), undefined, 1));
+      this.busy = run.catch(() => undefined);
       try {
-        this.runUntil(nowSeconds(), undefined, 1);
+        await run;
       } catch (error) {
         onError(error);
-      } finally {
-        const delayMs = Math.max(50, (this.nextBlockTime - nowSeconds()) * 1000);
-        this.timer = setTimeout(tick, delayMs);
-        this.timer.unref?.();
       }
+      if (!this.running) return;
+      const delayMs = Math.max(50, (this.nextBlockTime - nowSeconds()) * 1000);
+      this.timer = setTimeout(() => void tick(), delayMs);
+      this.timer.unref?.();
     };
-    tick();
+    void tick();
   }
 
-  stop(): void {
+  /** Stops live trading; resolves once a block in progress is committed (or failed). */
+  async stop(): Promise<void> {
+    this.running = false;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    await this.busy;
   }
 
-  private commit(): void {
+  private running = false;
+
+  private async commit(): Promise<void> {
     try {
-      this.ingestor.commit(() => this.save());
+      await this.ingestor.commit({ simState: this.state() });
     } catch (error) {
       // The ingestor restored the reserves; go back to the saved state too, so the next run redoes the
       // lost blocks exactly as an uninterrupted run would have.
-      this.load();
+      this.restore(await this.states.load());
       throw error;
     }
   }
@@ -297,19 +314,16 @@ export class Simulator {
     this.ingestor.swap(pool, newX, newY, blockTime, volumeRaw / baseScale, eventId, { newId: true });
   }
 
-  private save(): void {
+  private state(): SimState {
     const blob = Buffer.alloc((this.fairLog.length * 2 + 1) * 8);
     const view = new Float64Array(blob.buffer, blob.byteOffset, this.fairLog.length * 2 + 1);
     view.set(this.fairLog, 0);
     view.set(this.fairTime, this.fairLog.length);
     view[this.fairLog.length * 2] = this.lastBlockTime;
-    this.saveStmt.run(this.height, this.nextBlockTime, blob);
+    return { height: this.height, nextBlockTime: this.nextBlockTime, fair: blob };
   }
 
-  private load(): void {
-    const row = this.db
-      .prepare<[], { height: number; next_block_time: number; fair: Buffer }>('SELECT height, next_block_time, fair FROM sim_state WHERE id = 1')
-      .get();
+  private restore(row: SimState | undefined): void {
     if (!row) return;
     const n = this.fairLog.length;
     if (row.fair.byteLength !== (n * 2 + 1) * 8) throw new Error('the saved simulator state does not match this market');
@@ -318,6 +332,6 @@ export class Simulator {
     this.fairTime = view.slice(n, 2 * n);
     this.lastBlockTime = view[2 * n] ?? 0;
     this.height = row.height;
-    this.nextBlockTime = row.next_block_time;
+    this.nextBlockTime = row.nextBlockTime;
   }
 }

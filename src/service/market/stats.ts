@@ -1,5 +1,6 @@
 import type { TokenStats } from '../../shared/api/tokens';
-import { VOLUME_SCALE, type TradeStore } from '../store/trade-store';
+import { VOLUME_SCALE } from '../store/bar-batch';
+import type { TradeStore } from '../store/ports';
 import { isAggregate, poolPrice, poolTvl, type Pool } from './model';
 
 const HOUR = 3600;
@@ -10,22 +11,26 @@ const DAY = 86_400;
  * TVL now; price change in percent and TVL change in base units against the state 1 h and 24 h ago;
  * volume over the last 1 h and 24 h.
  */
-export function poolStats(pool: Pool, trades: TradeStore, now: number): TokenStats {
+export async function poolStats(pool: Pool, trades: TradeStore, now: number): Promise<TokenStats> {
   const aggregate = isAggregate(pool);
   const price = poolPrice(pool);
   const tvl = poolTvl(pool);
-  const then = (seconds: number) => trades.stateAt(pool.id, aggregate, now - seconds) ?? { price, tvl };
-  const hourAgo = then(HOUR);
-  const dayAgo = then(DAY);
+  const then = async (seconds: number) => (await trades.stateAt(pool.id, aggregate, now - seconds)) ?? { price, tvl };
+  const [hourAgo, dayAgo, hourVolume, dayVolume] = await Promise.all([
+    then(HOUR),
+    then(DAY),
+    trades.volumeSince(pool.id, aggregate, now - HOUR),
+    trades.volumeSince(pool.id, aggregate, now - DAY),
+  ]);
   const change = (from: number) => (from > 0 ? (price / from - 1) * 100 : 0);
   return {
     current_price: price,
     current_tvl: tvl,
     hourly_price_change: change(hourAgo.price),
     hourly_tvl_change: tvl - hourAgo.tvl,
-    hourly_volume: trades.volumeSince(pool.id, aggregate, now - HOUR) / VOLUME_SCALE,
+    hourly_volume: hourVolume / VOLUME_SCALE,
     daily_price_change: change(dayAgo.price),
     daily_tvl_change: tvl - dayAgo.tvl,
-    daily_volume: trades.volumeSince(pool.id, aggregate, now - DAY) / VOLUME_SCALE,
+    daily_volume: dayVolume / VOLUME_SCALE,
   };
 }

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations';
 
@@ -8,6 +8,31 @@ export type Db = Database.Database;
 export interface OpenDatabaseOptions {
   /** Directory holding `market.sqlite` (created if missing); ':memory:' for an in-memory database. */
   readonly dataDir: string;
+  /**
+   * Integrity check of an existing store before anything uses it: `quick` (default) runs SQLite's
+   * `PRAGMA quick_check` (every page and index entry; docs/decisions.md gives its cost), `off` skips it.
+   */
+  readonly check?: 'quick' | 'off';
+}
+
+/** A store file that cannot be used as it is: the message names the file and what to do. */
+export class StoreFileError extends Error {
+  constructor(
+    readonly file: string,
+    problem: string,
+  ) {
+    super(
+      `The store ${file} ${problem}. Nothing was changed. Restore the file from a backup, or move it away ` +
+        'to create a new market in this data directory (a new market needs an empty or new directory).',
+    );
+    this.name = 'StoreFileError';
+  }
+}
+
+/** SQLite's own words for a file that is not a database, or a damaged one. */
+function isDamage(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^SQLITE_(NOTADB|CORRUPT)/.test(code);
 }
 
 /** File name of the database inside the data directory. */
@@ -17,20 +42,45 @@ export const DATABASE_FILE = 'market.sqlite';
  * Opens (creating if needed) the store and brings its schema to the latest version.
  * WAL keeps readers off the writer; synchronous=FULL makes every commit durable (see `setBulkMode`).
  */
-export function openDatabase({ dataDir }: OpenDatabaseOptions): Db {
+export function openDatabase({ dataDir, check = 'quick' }: OpenDatabaseOptions): Db {
   let file = ':memory:';
+  let existed = false;
   if (dataDir !== ':memory:') {
     mkdirSync(dataDir, { recursive: true });
     file = join(dataDir, DATABASE_FILE);
+    existed = existsSync(file);
+    // An empty file is what a truncated copy or a failed restore leaves: never a new market.
+    if (existed && statSync(file).size === 0) throw new StoreFileError(file, 'is empty (0 bytes): it holds no market');
   }
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('cache_size = -65536');
-  migrate(db);
-  return db;
+  try {
+    if (existed) checkExisting(db, file, check);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('cache_size = -65536');
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    if (isDamage(error)) throw new StoreFileError(file, `is damaged (SQLite: ${error.message})`);
+    throw error;
+  }
+}
+
+/** Refuses an existing file that is not one of our stores, or that fails the integrity check. */
+function checkExisting(db: Db, file: string, check: 'quick' | 'off'): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n;
+  if (version === 0) {
+    throw new StoreFileError(file, tables === 0 ? 'is an empty SQLite database: it holds no market' : 'is an SQLite database of something else: it holds no market');
+  }
+  if (check === 'off') return;
+  const problems = (db.prepare('PRAGMA quick_check(5)').raw(true).all() as [string][]).map(([line]) => line);
+  if (problems.length !== 1 || problems[0] !== 'ok') {
+    throw new StoreFileError(file, `is damaged (SQLite's integrity check: ${problems.join('; ')})`);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { TradeEvent } from '../../shared/api/stream';
 import type { Market } from '../market/model';
-import { VOLUME_SCALE, type TradeRecord } from '../store/trade-store';
+import { VOLUME_SCALE } from '../store/bar-batch';
+import type { TradeRecord } from '../store/ports';
 
 /** Receives serialised lines (one JSON object + '\n', `bytes` long in UTF-8) for the pools it subscribed to. */
 export type LineSink = (line: string, event: TradeEvent, bytes: number) => void;

@@ -48,12 +48,12 @@ function expectOneLineError(result: CliResult, code: number, text: string | RegE
 let root: string;
 let dataDir: string;
 
-beforeEach(() => {
+beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), 'store-cli-'));
   dataDir = join(root, 'data');
 });
 
-afterEach(() => {
+afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -178,22 +178,22 @@ describe('import-trades and rebuild-bars CLIs', () => {
     );
     expect(imported.stdout).toMatch(/line 4: invalid JSON/);
 
-    const bars = () => {
-      const handle = openMarket(dataDir, 'test');
+    const bars = async () => {
+      const handle = await openMarket(dataDir, 'test');
       try {
         const pool = handle.market.pools.get('ab12');
-        return pool ? [handle.trades.range(pool.id, '1min', 0, 2 ** 31), handle.trades.range(pool.pair.aggregate.id, '1d', 0, 2 ** 31)] : [];
+        return pool ? [await handle.store.bars.range(pool.id, '1min', 0, 2 ** 31), await handle.store.bars.range(pool.pair.aggregate.id, '1d', 0, 2 ** 31)] : [];
       } finally {
-        handle.close();
+        await handle.close();
       }
     };
-    const before = bars();
+    const before = await bars();
     expect(before[0]).toHaveLength(2);
 
     const rebuilt = await cli('rebuild-bars', ['--data-dir', dataDir]);
     expect(rebuilt.code).toBe(0);
     expect(rebuilt.stdout).toMatch(/^Rebuilt bars from 2 trade\(s\) in \d+\.\d s\.$/m);
-    expect(bars()).toEqual(before);
+    expect(await bars()).toEqual(before);
 
     const again = await cli('import-trades', [file, '--data-dir', dataDir]);
     expect(again.stdout).toContain('0 trade(s) ingested, 2 duplicate(s) skipped');

@@ -15,32 +15,34 @@ let dataDir: string;
 let registryDir: string;
 const handles: MarketHandle[] = [];
 
-function open(): MarketHandle {
-  const handle = openMarket(dataDir, 'test');
+async function open(): Promise<MarketHandle> {
+  const handle = await openMarket(dataDir, 'test');
   handles.push(handle);
   return handle;
 }
 
-function tokenRows(handle: MarketHandle): unknown[] {
-  return handle.db.prepare('SELECT id, unit, ticker, name, decimals, logo_kind, hex(logo_png) AS logo FROM tokens ORDER BY id').all();
+/** Every stored token with its stored logo (hex), through the store's interface. */
+async function tokenRows(handle: MarketHandle): Promise<unknown[]> {
+  const { tokens } = await handle.store.market.load();
+  return Promise.all(tokens.map(async (t) => ({ ...t, logo: (await handle.store.market.logo(t.id))?.toString('hex') ?? null })));
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), 'registry-import-'));
   dataDir = join(root, 'data');
   registryDir = join(root, 'registry');
 });
 
-afterEach(() => {
-  for (const handle of handles.splice(0)) handle.close();
+afterEach(async () => {
+  for (const handle of handles.splice(0)) await handle.close();
   rmSync(root, { recursive: true, force: true });
 });
 
 describe('registry importer', () => {
-  it('imports the valid mappings and reports every bad file by name with its reason', () => {
+  it('imports the valid mappings and reports every bad file by name with its reason', async () => {
     writeRegistryFixtures(registryDir);
-    const handle = open();
-    const report = importRegistry(handle, registryDir);
+    const handle = await open();
+    const report = await importRegistry(handle, registryDir);
 
     expect(report.files).toBe(8);
     expect(report.added.sort()).toEqual(Object.values(REGISTRY_UNITS).sort());
@@ -57,13 +59,13 @@ describe('registry importer', () => {
     expect(token(REGISTRY_UNITS.barePolicy)).toMatchObject({ ticker: 'Bare Policy', name: 'Bare Policy', decimals: 3 });
     expect(token(REGISTRY_UNITS.cip68)).toMatchObject({ ticker: 'CIPSIX', name: 'CIP-68 Six', decimals: 6, logoKind: LOGO_STORED });
     const withLogo = token(REGISTRY_UNITS.withLogo);
-    expect(withLogo && handle.marketStore.storedLogo(withLogo)?.equals(FIXTURE_PNG)).toBe(true);
+    expect(withLogo && (await handle.store.market.logo(withLogo.id))?.equals(FIXTURE_PNG)).toBe(true);
   });
 
-  it('reports a logo that is not a PNG and keeps the rest of that token', () => {
+  it('reports a logo that is not a PNG and keeps the rest of that token', async () => {
     writeRegistryFixtures(registryDir);
-    const handle = open();
-    const report = importRegistry(handle, registryDir);
+    const handle = await open();
+    const report = await importRegistry(handle, registryDir);
 
     expect(report.logosRejected).toEqual([
       { file: `${REGISTRY_UNITS.jpegLogo}.json`, reason: expect.stringContaining('not a PNG') },
@@ -72,87 +74,88 @@ describe('registry importer', () => {
     expect(handle.market.tokens.get(REGISTRY_UNITS.jpegLogo)).toMatchObject({ ticker: 'JPG', name: 'Jpeg Token', decimals: 2, logoKind: LOGO_NONE });
   });
 
-  it('stores what it imported durably (one transaction, readable after reopening)', () => {
+  it('stores what it imported durably (one transaction, readable after reopening)', async () => {
     writeRegistryFixtures(registryDir);
-    const first = open();
-    importRegistry(first, registryDir);
-    first.close();
-    const again = open();
+    const first = await open();
+    await importRegistry(first, registryDir);
+    await first.close();
+    const again = await open();
     expect(again.market.tokens.get(REGISTRY_UNITS.withLogo)?.ticker).toBe('TKA');
     expect(again.market.tokens.size).toBe(5);
   });
 
-  it('changes nothing when run again with the same files', () => {
+  it('changes nothing when run again with the same files', async () => {
     writeRegistryFixtures(registryDir);
-    const handle = open();
-    importRegistry(handle, registryDir);
-    const before = tokenRows(handle);
+    const handle = await open();
+    await importRegistry(handle, registryDir);
+    const before = await tokenRows(handle);
     const version = handle.market.version;
 
-    const report = importRegistry(handle, registryDir);
+    const report = await importRegistry(handle, registryDir);
     expect(report.added).toEqual([]);
     expect(report.updated).toEqual([]);
     expect(report.logosStored).toBe(0);
     expect(report.unchanged).toBe(5);
-    expect(tokenRows(handle)).toEqual(before);
+    expect(await tokenRows(handle)).toEqual(before);
     expect(handle.market.version).toBe(version);
   });
 
-  it('updates the ticker, name, decimals and logo of a known token that is in no pool', () => {
+  it('updates the ticker, name, decimals and logo of a known token that is in no pool', async () => {
     writeMapping(registryDir, { subject: REGISTRY_UNITS.withoutLogo, name: 'Token B', decimals: 0 });
-    const handle = open();
-    importRegistry(handle, registryDir);
+    const handle = await open();
+    await importRegistry(handle, registryDir);
     writeMapping(registryDir, { subject: REGISTRY_UNITS.withoutLogo, name: 'Token Bee', ticker: 'BEE', decimals: 4, logo: FIXTURE_PNG });
 
-    const report = importRegistry(handle, registryDir);
+    const report = await importRegistry(handle, registryDir);
     expect(report.updated).toEqual([REGISTRY_UNITS.withoutLogo]);
     expect(report.logosStored).toBe(1);
     expect(report.decimalConflicts).toEqual([]);
     expect(handle.market.tokens.get(REGISTRY_UNITS.withoutLogo)).toMatchObject({ ticker: 'BEE', name: 'Token Bee', decimals: 4, logoKind: LOGO_STORED });
   });
 
-  it('keeps the stored decimals of a token that is in a pool and reports the conflict', () => {
+  it('keeps the stored decimals of a token that is in a pool and reports the conflict', async () => {
     writeMapping(registryDir, { subject: REGISTRY_UNITS.withLogo, name: 'Token A', ticker: 'TKA', decimals: 6 });
-    const handle = open();
-    importRegistry(handle, registryDir);
-    const { marketStore, market } = handle;
-    const ada = marketStore.insertToken(market, { unit: ADA_UNIT, ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: LOGO_NONE });
+    const handle = await open();
+    await importRegistry(handle, registryDir);
+    const { ingestor, market } = handle;
+    const ada = ingestor.addToken({ unit: ADA_UNIT, ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: LOGO_NONE });
     const tokenA = market.tokens.get(REGISTRY_UNITS.withLogo);
     if (!tokenA) throw new Error('token A was not imported');
-    const pair = marketStore.ensurePair(market, ada, tokenA);
-    marketStore.insertPool(market, pair, { poolId: 'abcd01', group: 'MinswapV2', baseReserve: 1e12, quoteReserve: 5e12, feeBps: 30, simulated: false });
+    const pair = ingestor.ensurePair(ada, tokenA);
+    ingestor.addPool(pair, { poolId: 'abcd01', group: 'MinswapV2', baseReserve: 1e12, quoteReserve: 5e12, feeBps: 30, simulated: false });
+    await ingestor.commit();
 
     writeMapping(registryDir, { subject: REGISTRY_UNITS.withLogo, name: 'Token A (renamed)', ticker: 'TKA2', decimals: 8 });
-    const report = importRegistry(handle, registryDir);
+    const report = await importRegistry(handle, registryDir);
     expect(report.decimalConflicts).toHaveLength(1);
     expect(report.decimalConflicts[0]?.file).toBe(`${REGISTRY_UNITS.withLogo}.json`);
     expect(report.decimalConflicts[0]?.reason).toMatch(/6 decimals.*says 8/);
     // The rest of the metadata is still applied.
     expect(tokenA).toMatchObject({ ticker: 'TKA2', name: 'Token A (renamed)', decimals: 6 });
     // A re-run reports the conflict again but changes nothing.
-    const rerun = importRegistry(handle, registryDir);
+    const rerun = await importRegistry(handle, registryDir);
     expect(rerun.updated).toEqual([]);
     expect(rerun.decimalConflicts).toHaveLength(1);
   });
 
-  it('skips a second file with a subject already imported in the same run', () => {
+  it('skips a second file with a subject already imported in the same run', async () => {
     writeMapping(registryDir, { subject: REGISTRY_UNITS.withLogo, name: 'First', ticker: 'ONE' }, 'a.json');
     writeMapping(registryDir, { subject: REGISTRY_UNITS.withLogo.toUpperCase(), name: 'Second', ticker: 'TWO' }, 'b.json');
-    const handle = open();
-    const report = importRegistry(handle, registryDir);
+    const handle = await open();
+    const report = await importRegistry(handle, registryDir);
     expect(report.added).toEqual([REGISTRY_UNITS.withLogo]);
     expect(report.skipped).toEqual([{ file: 'b.json', reason: expect.stringContaining('already imported from a.json') }]);
     expect(handle.market.tokens.get(REGISTRY_UNITS.withLogo)?.ticker).toBe('ONE');
   });
 
-  it('rejects wrong types and out-of-range decimals with a reason naming the field', () => {
+  it('rejects wrong types and out-of-range decimals with a reason naming the field', async () => {
     writeMapping(registryDir, { subject: REGISTRY_UNITS.withLogo, name: 'Wide', decimals: 20 }, 'wide.json');
     writeFileSync(join(registryDir, 'array.json'), '[]');
     writeFileSync(
       join(registryDir, 'types.json'),
       JSON.stringify({ subject: REGISTRY_UNITS.withoutLogo, name: { value: 'T' }, ticker: { value: 7 } }),
     );
-    const report = importRegistry(open(), registryDir);
+    const report = await importRegistry(await open(), registryDir);
     const reason = (file: string) => report.skipped.find((s) => s.file === file)?.reason;
     expect(reason('wide.json')).toContain('decimals.value must be at most 19');
     expect(reason('array.json')).toContain('expected a JSON object');
@@ -179,9 +182,9 @@ const WELL_KNOWN = {
 } as const;
 
 describe.skipIf(!existsSync(SAMPLE_DIR))('registry importer on the real CIP-26 sample', () => {
-  it('imports every valid mapping, keeps the real tickers and reports the JPEG logo of VOL', () => {
-    const handle = open();
-    const report = importRegistry(handle, SAMPLE_DIR);
+  it('imports every valid mapping, keeps the real tickers and reports the JPEG logo of VOL', async () => {
+    const handle = await open();
+    const report = await importRegistry(handle, SAMPLE_DIR);
 
     expect(report.files).toBe(65);
     expect(report.added.length + report.skipped.length).toBe(65);
@@ -194,26 +197,26 @@ describe.skipIf(!existsSync(SAMPLE_DIR))('registry importer on the real CIP-26 s
     for (const [ticker, [unit, decimals]] of Object.entries(WELL_KNOWN)) {
       const token = handle.market.tokens.get(unit);
       expect(token, ticker).toMatchObject({ ticker, decimals });
-      const png = token && handle.marketStore.storedLogo(token);
+      const png = token && (await handle.store.market.logo(token.id));
       expect(png && isPng(png), `${ticker} logo`).toBe(true);
     }
     // Tokens without a ticker fall back to their decoded asset name.
     expect(handle.market.tokens.get('ae682843a303866b7eed51d672156f5cdbf94aa61079d4dfaaafc29544454d4f4352414359')?.ticker).toBe('DEMOCRACY');
 
-    const rerun = importRegistry(handle, SAMPLE_DIR);
+    const rerun = await importRegistry(handle, SAMPLE_DIR);
     expect(rerun.added).toEqual([]);
     expect(rerun.updated).toEqual([]);
     expect(rerun.unchanged).toBe(65);
   });
 
-  it('updates the tokens of a market the service created, without decimals conflicts', () => {
+  it('updates the tokens of a market the service created, without decimals conflicts', async () => {
     const config = parseServiceConfig({ 'data-dir': dataDir, pools: '40', days: '0' }, {});
-    const runtime = createServiceRuntime(config, { nowMs: () => 1_718_000_000_000 });
+    const runtime = await createServiceRuntime(config, { nowMs: () => 1_718_000_000_000 });
     const known = runtime.market.tokens.size;
-    runtime.close();
+    await runtime.close();
 
-    const handle = open();
-    const report = importRegistry(handle, SAMPLE_DIR);
+    const handle = await open();
+    const report = await importRegistry(handle, SAMPLE_DIR);
     expect(report.decimalConflicts).toEqual([]);
     expect(report.added.length + report.updated.length + report.unchanged).toBe(65);
     expect(handle.market.tokens.size).toBe(known + report.added.length);

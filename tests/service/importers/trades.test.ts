@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importTrades, type ImportTradesOptions } from '../../../src/service/importers/trades';
 import type { Pool } from '../../../src/service/market/model';
 import { openMarket, type MarketHandle } from '../../../src/service/runtime';
-import { VOLUME_SCALE } from '../../../src/service/store/trade-store';
+import { VOLUME_SCALE } from '../../../src/service/store/bar-batch';
 import { busiestPools } from '../../support/market';
 import { createTestService } from '../../support/service';
 
@@ -71,22 +71,22 @@ function pool(poolId: string): Pool {
   return found;
 }
 
-function allBars(series: number) {
+async function allBars(series: number) {
   return {
-    '1min': handle.trades.range(series, '1min', 0, 2 ** 31),
-    '60min': handle.trades.range(series, '60min', 0, 2 ** 31),
-    '1d': handle.trades.range(series, '1d', 0, 2 ** 31),
+    '1min': await handle.store.bars.range(series, '1min', 0, 2 ** 31),
+    '60min': await handle.store.bars.range(series, '60min', 0, 2 ** 31),
+    '1d': await handle.store.bars.range(series, '1d', 0, 2 ** 31),
   };
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), 'trades-import-'));
   dataDir = join(root, 'data');
-  handle = openMarket(dataDir, 'test');
+  handle = await openMarket(dataDir, 'test');
 });
 
-afterEach(() => {
-  handle.close();
+afterEach(async () => {
+  await handle.close();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -103,54 +103,53 @@ describe('trades importer', () => {
     expect(handle.market.tokens.get(QUOTE)).toMatchObject({ ticker: 'QTK', name: 'Quote Token', decimals: 6 });
 
     // Pool A: o = previous_price of the first event, c = current_price of the last, v in millionths.
-    const [first, second] = handle.trades.range(a.id, '1min', DAY, DAY + 3600);
+    const [first, second] = await handle.store.bars.range(a.id, '1min', DAY, DAY + 3600);
     const near = (value: number) => expect.closeTo(value, 12);
     expect(first).toEqual([DAY, near(1.0), near(1.1), near(0.9), near(0.9), 12 * VOLUME_SCALE, expect.closeTo(990, 9)]);
     expect(second?.[0]).toBe(DAY + 60);
     expect(second?.[1]).toBeCloseTo(0.9, 12);
     expect(second?.[4]).toBeCloseTo(0.95, 12);
     expect(second?.[5]).toBe(3 * VOLUME_SCALE);
-    const [poolB] = handle.trades.range(b.id, '1d', DAY, DAY + 86_400);
+    const [poolB] = await handle.store.bars.range(b.id, '1d', DAY, DAY + 86_400);
     expect(poolB).toEqual([DAY, near(2.0), near(2.2), near(2.0), near(2.2), 4 * VOLUME_SCALE, expect.closeTo(520, 9)]);
 
     // The Aggregate sums the reserves of A (base 500, quote 500/0.95) and B (base 260, quote 260/2.2).
     const aggregate = a.pair.aggregate;
-    const [aggDay] = handle.trades.range(aggregate.id, '1d', DAY, DAY + 86_400);
+    const [aggDay] = await handle.store.bars.range(aggregate.id, '1d', DAY, DAY + 86_400);
     const aggClose = (500 + 260) / (500 / 0.95 + 260 / 2.2);
     expect(aggDay?.[0]).toBe(DAY);
     expect(aggDay?.[1]).toBeCloseTo(1.0, 12);
     expect(aggDay?.[4]).toBeCloseTo(aggClose, 12);
     expect(aggDay?.[5]).toBe(19 * VOLUME_SCALE);
     expect(aggDay?.[6]).toBeCloseTo(1520, 9);
-    expect(handle.trades.range(aggregate.id, '1min', DAY, DAY + 3600)).toHaveLength(2);
+    expect(await handle.store.bars.range(aggregate.id, '1min', DAY, DAY + 3600)).toHaveLength(2);
     // Reserves follow the last state: TVL = 2 x base reserve, price = base / quote (decimal-adjusted).
     expect(a.baseReserve).toBeCloseTo(500e6, 3);
     expect(a.baseReserve / a.quoteReserve).toBeCloseTo(0.95, 12);
-    expect(handle.trades.lastTradeTime(a.id)).toBe(DAY + 70);
+    expect(await handle.store.trades.lastTradeTime(a.id, false)).toBe(DAY + 70);
   });
 
   it('changes nothing when the same file is imported again', async () => {
     await run(GOOD_FILE);
     const a = pool(POOL_A);
-    const before = [allBars(a.id), allBars(a.pair.aggregate.id), a.baseReserve, a.quoteReserve];
+    const before = [await allBars(a.id), await allBars(a.pair.aggregate.id), a.baseReserve, a.quoteReserve];
 
     const report = await run(GOOD_FILE);
     expect(report).toMatchObject({ tokens: 1, tokensAdded: 0, pools: 2, poolsAdded: 0, trades: 0, duplicates: 4, errorCount: 0 });
-    expect([allBars(a.id), allBars(a.pair.aggregate.id), a.baseReserve, a.quoteReserve]).toEqual(before);
-    const count = handle.db.prepare('SELECT count(*) AS n FROM trades').get() as { n: number };
-    expect(count.n).toBe(4);
+    expect([await allBars(a.id), await allBars(a.pair.aggregate.id), a.baseReserve, a.quoteReserve]).toEqual(before);
+    expect(await handle.store.trades.count()).toBe(4);
   });
 
   it('builds the same bars whatever the commit batch size', async () => {
     await run(GOOD_FILE, { batchSize: 1 });
     const a = pool(POOL_A);
-    const batched = [allBars(a.id), allBars(a.pair.aggregate.id)];
-    handle.close();
+    const batched = [await allBars(a.id), await allBars(a.pair.aggregate.id)];
+    await handle.close();
     rmSync(dataDir, { recursive: true, force: true });
-    handle = openMarket(dataDir, 'test');
+    handle = await openMarket(dataDir, 'test');
     await run(GOOD_FILE);
     const b = pool(POOL_A);
-    expect([allBars(b.id), allBars(b.pair.aggregate.id)]).toEqual(batched);
+    expect([await allBars(b.id), await allBars(b.pair.aggregate.id)]).toEqual(batched);
   });
 
   it('reports bad lines with their line numbers and keeps the good ones', async () => {
@@ -199,7 +198,7 @@ describe('trades importer', () => {
     expect(reason(18)).toContain('previous_tvl must be positive');
 
     const a = pool(POOL_A);
-    expect(handle.trades.range(a.id, '1d', DAY, DAY + 86_400)[0]?.[5]).toBe(15 * VOLUME_SCALE);
+    expect((await handle.store.bars.range(a.id, '1d', DAY, DAY + 86_400))[0]?.[5]).toBe(15 * VOLUME_SCALE);
   });
 
   it('rejects a trade on a pool that was never declared', async () => {
@@ -237,32 +236,32 @@ describe('trades importer', () => {
     const later = await run([t('o6', POOL_A, 110), t('o7', POOL_A, 130)]);
     expect(later.trades).toBe(1);
     expect(later.errors).toEqual([{ line: 1, reason: expect.stringContaining('older than the latest trade of the pair') }]);
-    expect(handle.trades.lastTradeTime(pool(POOL_A).id)).toBe(DAY + 130);
+    expect(await handle.store.trades.lastTradeTime(pool(POOL_A).id, false)).toBe(DAY + 130);
   });
 
   it('rejects trades on pools of the simulated market, which trades them up to the present', async () => {
-    handle.close();
-    const simulated = createTestService({ days: 1, dataDir: join(root, 'simulated') });
-    const target = busiestPools(simulated.runtime).dexPool;
+    await handle.close();
+    const simulated = await createTestService({ days: 1, dataDir: join(root, 'simulated') });
+    const target = (await busiestPools(simulated.runtime)).dexPool;
     const now = simulated.clock.seconds();
-    simulated.close();
-    handle = openMarket(join(root, 'simulated'), 'test');
-    const trades = handle.db.prepare('SELECT count(*) AS n FROM trades').get();
-    const bars = handle.db.prepare('SELECT count(*) AS n, sum(v) AS v FROM bars').get();
+    await simulated.close();
+    handle = await openMarket(join(root, 'simulated'), 'test');
+    const trades = await handle.store.trades.count();
+    const bars = await handle.store.bars.all();
     const report = await run([
       { id: 'future', block_time: now + 600, pool_id: target.poolId, previous_price: 1, current_price: 1.1, previous_tvl: 1000, current_tvl: 1010, volume: 5 },
     ]);
     expect(report.trades).toBe(0);
     expect(report.errors).toEqual([{ line: 1, reason: expect.stringContaining('simulated market') }]);
-    expect(handle.db.prepare('SELECT count(*) AS n FROM trades').get()).toEqual(trades);
-    expect(handle.db.prepare('SELECT count(*) AS n, sum(v) AS v FROM bars').get()).toEqual(bars);
+    expect(await handle.store.trades.count()).toBe(trades);
+    expect(await handle.store.bars.all()).toEqual(bars);
   });
 
   it('counts a repeated id inside one file as a duplicate, not an error', async () => {
     const first = GOOD_TRADES[0] ?? {};
     const report = await run([tokenLine, poolLine(POOL_A, 'MinswapV2'), first, first, GOOD_TRADES[1] ?? {}]);
     expect(report).toMatchObject({ trades: 2, duplicates: 1, errorCount: 0 });
-    expect(handle.trades.range(pool(POOL_A).id, '1min', DAY, DAY + 60)[0]?.[5]).toBe(12 * VOLUME_SCALE);
+    expect((await handle.store.bars.range(pool(POOL_A).id, '1min', DAY, DAY + 60))[0]?.[5]).toBe(12 * VOLUME_SCALE);
   });
 
   it('fails with a clear error when the file cannot be read', async () => {

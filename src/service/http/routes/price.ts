@@ -6,7 +6,7 @@ import { ALL_GROUPS } from '../../../shared/groups';
 import { isPoolId } from '../../../shared/ids';
 import type { Market, Pool } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
-import type { TradeStore } from '../../store/trade-store';
+import type { BarStore } from '../../store/ports';
 import { echo, priceError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 import type { HistoryCache } from '../history-cache';
@@ -17,7 +17,7 @@ import { deflateBody } from '../history-deflate';
 export interface PriceRoutesOptions extends GuardOptions {
   readonly market: Market;
   readonly symbols: SymbolNames;
-  readonly trades: TradeStore;
+  readonly bars: BarStore;
   readonly symbolInfo: SymbolInfoCache;
   readonly history: HistoryCache;
 }
@@ -38,7 +38,7 @@ export function findSymbol(market: Market, symbols: SymbolNames, symbol: string)
 
 /** GET /groups, /symbol_info and /history: the UDF-style price endpoints. */
 export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
-  const { market, symbols, trades, symbolInfo, history } = options;
+  const { market, symbols, bars, symbolInfo, history } = options;
   const app = new Hono<ServiceEnv>({ strict: false });
   const auth = guard(options, 'price');
 
@@ -80,8 +80,8 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     if (!pool) return priceError(c, 404, `Unknown symbol: ${echo(query.symbol)}`);
     // countback: the last N bars before `to`, served as the range from the N-th bar's start.
     const from =
-      query.countback !== undefined ? (trades.countbackStart(pool.id, query.resolution, query.to, query.countback) ?? query.to) : query.from;
-    const identity = history.body(pool.id, query.resolution, from, query.to, query.includeTvl);
+      query.countback !== undefined ? ((await bars.countbackStart(pool.id, query.resolution, query.to, query.countback)) ?? query.to) : query.from;
+    const identity = await history.body(pool.id, query.resolution, from, query.to, query.includeTvl);
     c.header('Content-Type', 'application/json');
     c.header('Vary', 'Accept-Encoding');
     // Compressed from pieces deflated once per cached chunk (history-deflate.ts): a month of 1min bars

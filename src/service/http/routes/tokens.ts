@@ -5,7 +5,7 @@ import { isPoolId, isTokenUnit } from '../../../shared/ids';
 import type { LogoService } from '../../logos/logo-service';
 import type { Market } from '../../market/model';
 import { poolStats } from '../../market/stats';
-import type { TradeStore } from '../../store/trade-store';
+import type { TradeStore } from '../../store/ports';
 import { tokenError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 
@@ -25,7 +25,7 @@ export function tokenRoutes(options: TokenRoutesOptions): Hono<ServiceEnv> {
   const app = new Hono<ServiceEnv>({ strict: false });
   const auth = guard(options, 'tokens');
 
-  app.get('/current', auth, (c) => {
+  app.get('/current', auth, async (c) => {
     const policy = c.req.query('policy');
     const poolParam = c.req.query('pool');
     if (policy !== undefined && poolParam !== undefined) {
@@ -40,21 +40,21 @@ export function tokenRoutes(options: TokenRoutesOptions): Hono<ServiceEnv> {
       if (!market.tokens.has(unit)) return tokenError(c, 404, { loc: ['query', 'policy'], msg: 'Token not found', type: TOKEN_ERROR_TYPES.notFound });
       const pair = market.adaPairOf(unit);
       if (!pair) return tokenError(c, 404, { loc: ['query', 'policy'], msg: 'Token has no ADA pool', type: TOKEN_ERROR_TYPES.notFound });
-      return c.json(poolStats(pair.aggregate, trades, nowMs() / 1000));
+      return c.json(await poolStats(pair.aggregate, trades, nowMs() / 1000));
     }
     const poolId = poolParam as string;
     if (!isPoolId(poolId)) return tokenError(c, 422, { loc: ['query', 'pool'], msg: `pool ${POOL_FORMAT}`, type: TOKEN_ERROR_TYPES.value });
     const pool = market.pools.get(poolId.toLowerCase());
     if (!pool) return tokenError(c, 404, { loc: ['query', 'pool'], msg: 'Pool not found', type: TOKEN_ERROR_TYPES.notFound });
-    return c.json(poolStats(pool, trades, nowMs() / 1000));
+    return c.json(await poolStats(pool, trades, nowMs() / 1000));
   });
 
-  app.get('/logo/:token', auth, (c) => {
+  app.get('/logo/:token', auth, async (c) => {
     const token = c.req.param('token');
     if (!isTokenUnit(token)) return tokenError(c, 422, { loc: ['path', 'token'], msg: `token ${TOKEN_FORMAT}`, type: TOKEN_ERROR_TYPES.value });
     const found = market.tokens.get(token.toLowerCase());
     if (!found) return tokenError(c, 404, { loc: ['path', 'token'], msg: 'Token not found', type: TOKEN_ERROR_TYPES.notFound });
-    const body: TokenLogo = logos.base64(found);
+    const body: TokenLogo = await logos.base64(found);
     c.header('Cache-Control', 'private, max-age=300');
     return c.json(body);
   });

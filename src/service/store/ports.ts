@@ -1,0 +1,195 @@
+import type { Resolution } from '../../shared/resolutions';
+import type { BarBatch } from './bar-batch';
+
+/**
+ * What the service needs from a store, as interfaces a second implementation (PostgreSQL) satisfies
+ * too. Every method returns a promise, even on SQLite (whose calls complete at once): network drivers
+ * are asynchronous, and the callers must not care which store they have. Rows are plain data: the
+ * in-memory market model (`market/`) is built from them and never seen here.
+ *
+ * Writes: one logical write (a simulated block or several, an import batch, a chain block, the
+ * creation of the market) is one `Store.commit(batch)`, applied in one transaction — all of it or
+ * none. The single writer allocates new row ids (`MarketStore.nextIds`), so a batch can create a pool
+ * and trade on it. API keys are the one other write (`KeyStore`), each call its own transaction.
+ */
+
+export interface TokenRow {
+  readonly id: number;
+  readonly unit: string;
+  readonly ticker: string;
+  readonly name: string;
+  readonly decimals: number;
+  /** 0 none, 1 generated, 2 stored (see market/model LOGO_*). */
+  readonly logoKind: number;
+}
+
+export interface PairRow {
+  readonly id: number;
+  /** Token row ids. */
+  readonly base: number;
+  readonly quote: number;
+}
+
+export interface PoolRow {
+  /** Row id; also the pool's bar series. */
+  readonly id: number;
+  readonly poolId: string;
+  readonly group: string;
+  readonly pairId: number;
+  readonly n: number;
+  readonly feeBps: number;
+  readonly baseReserve: number;
+  readonly quoteReserve: number;
+  readonly simulated: boolean;
+}
+
+export interface MarketRows {
+  /** In id order, as are the others. */
+  readonly tokens: readonly TokenRow[];
+  readonly pairs: readonly PairRow[];
+  readonly pools: readonly PoolRow[];
+}
+
+/** The next free row ids; the single writer hands them out. */
+export interface NextIds {
+  token: number;
+  pair: number;
+  pool: number;
+}
+
+/** One stored trade: the state change of its pool and of its pair's Aggregate pool. */
+export interface TradeRecord {
+  readonly eventId: string;
+  /** Series (row id) of the pool and of its Aggregate pool. */
+  readonly pool: number;
+  readonly agg: number;
+  readonly blockTime: number;
+  readonly prevPrice: number;
+  readonly price: number;
+  readonly prevTvl: number;
+  readonly tvl: number;
+  /** Millionths of a whole base unit. */
+  readonly volume: number;
+  readonly aggPrevPrice: number;
+  readonly aggPrice: number;
+  readonly aggPrevTvl: number;
+  readonly aggTvl: number;
+}
+
+/** Raw bar rows as read for /history: columns t, o, h, l, c, v (millionths), tvl. */
+export type BarRow = [number, number, number, number, number, number, number];
+
+/** The simulator's state, saved with the trades of each of its commits. */
+export interface SimState {
+  readonly height: number;
+  readonly nextBlockTime: number;
+  /** Fair prices and their times, then the last block time (float64, opaque to the store). */
+  readonly fair: Buffer;
+}
+
+/** An API key as stored (never the key itself: its hash and clear prefix). */
+export interface StoredKey {
+  readonly id: number;
+  readonly prefix: string;
+  readonly plan: string;
+  readonly label: string;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+}
+
+/** Everything one logical write changes, applied in one transaction. */
+export interface CommitBatch {
+  readonly tokens?: readonly TokenRow[];
+  readonly tokenUpdates?: readonly Pick<TokenRow, 'id' | 'ticker' | 'name' | 'decimals'>[];
+  /** Logo changes: the kind, and the PNG when the kind is `stored`. */
+  readonly logos?: readonly { readonly id: number; readonly kind: number; readonly png: Buffer | null }[];
+  readonly pairs?: readonly PairRow[];
+  readonly pools?: readonly PoolRow[];
+  readonly trades?: readonly TradeRecord[];
+  /** Bars touched by `trades`, folded in memory, merged into the stored ones by the bar rule. */
+  readonly bars?: BarBatch;
+  /** Set while a bulk load writes trades alone (bars rebuilt at its end); see `BarStore.stale`. */
+  readonly barsStale?: boolean;
+  /** New reserves of existing (or new) pools. */
+  readonly reserves?: readonly { readonly id: number; readonly base: number; readonly quote: number }[];
+  readonly meta?: Readonly<Record<string, string>>;
+  readonly simState?: SimState;
+}
+
+export interface MarketStore {
+  /** The whole market's structure and reserves. */
+  load(): Promise<MarketRows>;
+  nextIds(): Promise<NextIds>;
+  /** A token's stored PNG logo, or null. */
+  logo(tokenId: number): Promise<Buffer | null>;
+  meta(key: string): Promise<string | undefined>;
+}
+
+export interface TradeStore {
+  hasEvent(eventId: string): Promise<boolean>;
+  /** Time of the latest trade of a pool (`aggregate`: of an Aggregate's series), undefined without trades. */
+  lastTradeTime(series: number, aggregate: boolean): Promise<number | undefined>;
+  /**
+   * Price and TVL of a series as of time `at` (after every trade with block_time <= at): from the last
+   * trade at or before it, else from the state before the first trade after it; undefined without trades.
+   */
+  stateAt(series: number, aggregate: boolean, at: number): Promise<{ price: number; tvl: number } | undefined>;
+  /** Sum of volume (millionths) of a series' trades with block_time > since. */
+  volumeSince(series: number, aggregate: boolean, since: number): Promise<number>;
+  count(): Promise<number>;
+  /**
+   * Stored trades in ingest order with their position in it (`seq`, increasing), optionally only one
+   * pool's or one Aggregate's, or only those after a position; for checks, tools and tests.
+   */
+  list(filter?: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number }): Promise<(TradeRecord & { readonly seq: number })[]>;
+  /** The Aggregate series with the most trades, busiest first (benchmarks and tests pick pools by it). */
+  busiestAggregates(limit: number): Promise<{ series: number; trades: number }[]>;
+}
+
+export interface BarStore {
+  /** Bars with from <= t < to, oldest first. */
+  range(series: number, resolution: Resolution, from: number, to: number): Promise<BarRow[]>;
+  /** First and last bar time of a series at a resolution; undefined without bars. */
+  extent(series: number, resolution: Resolution): Promise<{ first: number; last: number } | undefined>;
+  /** Start time of the `count`-th bar before `to` (the oldest of the last `count`); undefined without bars. */
+  countbackStart(series: number, resolution: Resolution, to: number, count: number): Promise<number | undefined>;
+  /**
+   * Deletes every bar and folds every stored trade again (one transaction), clearing the stale mark.
+   * Returns the number of trades folded.
+   */
+  rebuild(onProgress?: (done: number, total: number) => void): Promise<number>;
+  /** Whether the bars lag the trades (a bulk load cut short): rebuild before reading them. */
+  stale(): Promise<boolean>;
+  /** Every bar as `[series, resolution seconds, ...BarRow]`, in key order; for checks and tests. */
+  all(): Promise<[number, number, ...BarRow][]>;
+}
+
+export interface KeyStore {
+  /** Stores a key (its hash and clear prefix) and returns the stored row. */
+  create(hash: string, prefix: string, plan: string, label: string, now: number): Promise<StoredKey>;
+  list(): Promise<StoredKey[]>;
+  /** Revokes by id or key prefix; returns how many keys were revoked. */
+  revoke(idOrPrefix: string, now: number): Promise<number>;
+  /** Active keys. */
+  count(): Promise<number>;
+  /** The active keys with this clear prefix (candidates to compare hashes with). */
+  candidates(prefix: string): Promise<{ hash: string; plan: string }[]>;
+}
+
+export interface SimStateStore {
+  load(): Promise<SimState | undefined>;
+}
+
+/** A data directory's store, opened by one writer. */
+export interface Store {
+  readonly market: MarketStore;
+  readonly trades: TradeStore;
+  readonly bars: BarStore;
+  readonly keys: KeyStore;
+  readonly sim: SimStateStore;
+  /** Applies a batch in one transaction: all of it or (on any error, rethrown) none of it. */
+  commit(batch: CommitBatch): Promise<void>;
+  /** Bulk loading (the first backfill): faster, less durable commits; off again afterwards. */
+  setBulkMode(bulk: boolean): Promise<void>;
+  close(): Promise<void>;
+}

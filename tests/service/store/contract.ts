@@ -1,0 +1,202 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BarBatch, VOLUME_SCALE } from '../../../src/service/store/bar-batch';
+import type { CommitBatch, PoolRow, Store, TradeRecord } from '../../../src/service/store/ports';
+
+/**
+ * The store's contract, written against its interfaces (ports.ts) only, so every implementation runs
+ * the same tests: `describeStoreContract('SQLite', ...)` today, PostgreSQL next. `open` gives a fresh,
+ * empty store; `reopen` the same store again after `close` (durability).
+ */
+export interface StoreFactory {
+  open(): Promise<Store>;
+  reopen(): Promise<Store>;
+  /** Removes what `open` created. */
+  dispose(): Promise<void>;
+}
+
+const T = 1_700_000_040; // a whole minute
+
+/** A market of one pair (ADA / TKN) with two DEX pools and its Aggregate, as rows. */
+function structure(): CommitBatch {
+  const pools: PoolRow[] = [
+    { id: 1, poolId: 'agg01', group: 'Aggregate', pairId: 1, n: 1, feeBps: 0, baseReserve: 3000, quoteReserve: 3000, simulated: false },
+    { id: 2, poolId: 'pool01', group: 'Minswap', pairId: 1, n: 1, feeBps: 30, baseReserve: 1000, quoteReserve: 1000, simulated: false },
+    { id: 3, poolId: 'pool02', group: 'MinswapV2', pairId: 1, n: 1, feeBps: 30, baseReserve: 2000, quoteReserve: 2000, simulated: true },
+  ];
+  return {
+    tokens: [
+      { id: 1, unit: '', ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: 1 },
+      { id: 2, unit: 'ab'.repeat(28) + '544b4e', ticker: 'TKN', name: 'Token', decimals: 0, logoKind: 0 },
+    ],
+    pairs: [{ id: 1, base: 1, quote: 2 }],
+    pools,
+    meta: { seed: '7' },
+  };
+}
+
+/** A trade on `pool` (series 2 or 3) of the Aggregate (series 1): prices rise by `step` from `from`. */
+function trade(eventId: string, pool: number, at: number, from: number, to: number, volume: number): TradeRecord {
+  return {
+    eventId,
+    pool,
+    agg: 1,
+    blockTime: at,
+    prevPrice: from,
+    price: to,
+    prevTvl: 100,
+    tvl: 110,
+    volume: volume * VOLUME_SCALE,
+    aggPrevPrice: from,
+    aggPrice: to,
+    aggPrevTvl: 300,
+    aggTvl: 310,
+  };
+}
+
+function withBars(trades: readonly TradeRecord[]): CommitBatch {
+  const bars = new BarBatch();
+  for (const t of trades) bars.add(t);
+  return { trades, bars };
+}
+
+export function describeStoreContract(name: string, factory: () => StoreFactory): void {
+  describe(`store contract: ${name}`, () => {
+    let current: StoreFactory | undefined;
+    let store: Store | undefined;
+    const open = async () => {
+      current = factory();
+      store = await current.open();
+      return store;
+    };
+    afterEach(async () => {
+      await store?.close();
+      await current?.dispose();
+      store = undefined;
+      current = undefined;
+    });
+
+    it('starts empty: no rows, ids from 1, no meta, no trades, current bars', async () => {
+      const s = await open();
+      expect(await s.market.load()).toEqual({ tokens: [], pairs: [], pools: [] });
+      expect(await s.market.nextIds()).toEqual({ token: 1, pair: 1, pool: 1 });
+      expect(await s.market.meta('seed')).toBeUndefined();
+      expect(await s.trades.count()).toBe(0);
+      expect(await s.bars.stale()).toBe(false);
+      expect(await s.sim.load()).toBeUndefined();
+    });
+
+    it('stores the structure of a commit, hands out the next ids, and keeps it across a reopen', async () => {
+      const s = await open();
+      await s.commit(structure());
+      const rows = await s.market.load();
+      expect(rows.tokens.map((t) => t.ticker)).toEqual(['ADA', 'TKN']);
+      expect(rows.pools).toEqual(structure().pools);
+      expect(await s.market.nextIds()).toEqual({ token: 3, pair: 2, pool: 4 });
+      expect(await s.market.meta('seed')).toBe('7');
+      await s.commit({ tokenUpdates: [{ id: 2, ticker: 'TKN2', name: 'Token 2', decimals: 3 }], logos: [{ id: 2, kind: 2, png: Buffer.from([1, 2, 3]) }], reserves: [{ id: 2, base: 5, quote: 6 }] });
+      await s.close();
+      store = await (current as StoreFactory).reopen();
+      const again = await store.market.load();
+      expect(again.tokens[1]).toEqual({ id: 2, unit: 'ab'.repeat(28) + '544b4e', ticker: 'TKN2', name: 'Token 2', decimals: 3, logoKind: 2 });
+      expect(await store.market.logo(2)).toEqual(Buffer.from([1, 2, 3]));
+      expect(await store.market.logo(1)).toBeNull();
+      expect(again.pools[1]).toMatchObject({ id: 2, baseReserve: 5, quoteReserve: 6 });
+    });
+
+    it('stores trades once, answers the statistics queries, and folds their bars by the bar rule', async () => {
+      const s = await open();
+      await s.commit(structure());
+      const first = [trade('e1', 2, T, 1, 1.1, 2), trade('e2', 3, T + 10, 1.1, 1.2, 3)];
+      await s.commit({ ...withBars(first), reserves: [{ id: 2, base: 1100, quote: 1000 }] });
+      const second = [trade('e3', 2, T + 70, 1.2, 0.9, 5)];
+      await s.commit(withBars(second));
+
+      expect(await s.trades.count()).toBe(3);
+      expect(await s.trades.hasEvent('e2')).toBe(true);
+      expect(await s.trades.hasEvent('nope')).toBe(false);
+      expect(await s.trades.lastTradeTime(2, false)).toBe(T + 70);
+      expect(await s.trades.lastTradeTime(3, false)).toBe(T + 10);
+      expect(await s.trades.lastTradeTime(1, true)).toBe(T + 70);
+      expect(await s.trades.lastTradeTime(1, false)).toBeUndefined();
+      expect(await s.trades.stateAt(2, false, T + 5)).toEqual({ price: 1.1, tvl: 110 });
+      // Before the first trade: the state the first trade started from.
+      expect(await s.trades.stateAt(1, true, T - 100)).toEqual({ price: 1, tvl: 300 });
+      expect(await s.trades.volumeSince(1, true, T)).toBe(8 * VOLUME_SCALE);
+      expect(await s.trades.volumeSince(2, false, T - 1)).toBe(7 * VOLUME_SCALE);
+      const listed = await s.trades.list({ agg: 1 });
+      expect(listed.map((t) => t.eventId)).toEqual(['e1', 'e2', 'e3']);
+      expect(listed.map((t) => t.seq)).toEqual([...listed.map((t) => t.seq)].sort((a, b) => a - b));
+      expect((await s.trades.list({ afterSeq: listed[0]?.seq ?? 0 })).map((t) => t.eventId)).toEqual(['e2', 'e3']);
+      expect((await s.trades.list({ pool: 3 }))[0]).toMatchObject(first[1] as TradeRecord);
+      expect(await s.trades.busiestAggregates(5)).toEqual([{ series: 1, trades: 3 }]);
+
+      // The Aggregate's 1min bars: [T, T+60) holds e1 and e2, [T+60, T+120) holds e3.
+      const bars = await s.bars.range(1, '1min', 0, 2 ** 31);
+      expect(bars).toEqual([
+        [T, 1, 1.2, 1, 1.2, 5 * VOLUME_SCALE, 310],
+        [T + 60, 1.2, 1.2, 0.9, 0.9, 5 * VOLUME_SCALE, 310],
+      ]);
+      expect(await s.bars.extent(1, '1min')).toEqual({ first: T, last: T + 60 });
+      expect(await s.bars.extent(1, '1d')).toEqual({ first: Math.floor(T / 86_400) * 86_400, last: Math.floor(T / 86_400) * 86_400 });
+      expect(await s.bars.countbackStart(1, '1min', T + 1000, 1)).toBe(T + 60);
+      expect(await s.bars.countbackStart(1, '1min', T + 1000, 10)).toBe(T);
+      expect(await s.bars.extent(99, '1min')).toBeUndefined();
+
+      // Bars folded commit by commit equal bars rebuilt from the trades, to the bit.
+      const incremental = await s.bars.all();
+      expect(await s.bars.rebuild()).toBe(3);
+      expect(await s.bars.all()).toEqual(incremental);
+    });
+
+    it('applies a batch whole or not at all: a failing batch leaves no trade, bar, reserve or meta of it', async () => {
+      const s = await open();
+      await s.commit(structure());
+      await s.commit(withBars([trade('e1', 2, T, 1, 1.1, 2)]));
+      const before = { trades: await s.trades.list(), bars: await s.bars.all(), rows: await s.market.load(), meta: await s.market.meta('seed') };
+      // e1 again: the event id is unique, so the batch fails after writing e4 and the meta.
+      const bad = [trade('e4', 3, T + 5, 1.1, 1.15, 1), trade('e1', 2, T + 6, 1.15, 1.2, 1)];
+      await expect(s.commit({ ...withBars(bad), reserves: [{ id: 3, base: 9, quote: 9 }], meta: { seed: '8' } })).rejects.toThrow();
+      expect({ trades: await s.trades.list(), bars: await s.bars.all(), rows: await s.market.load(), meta: await s.market.meta('seed') }).toEqual(before);
+      expect(await s.trades.hasEvent('e4')).toBe(false);
+    });
+
+    it('marks bars stale while a bulk load writes trades alone, and a rebuild makes them current', async () => {
+      const s = await open();
+      await s.commit(structure());
+      await s.setBulkMode(true);
+      await s.commit({ trades: [trade('b1', 2, T, 1, 1.1, 1), trade('b2', 2, T + 61, 1.1, 1.3, 1)], barsStale: true });
+      await s.setBulkMode(false);
+      expect(await s.bars.stale()).toBe(true);
+      expect(await s.bars.all()).toEqual([]);
+      expect(await s.bars.rebuild()).toBe(2);
+      expect(await s.bars.stale()).toBe(false);
+      expect(await s.bars.range(2, '1min', 0, 2 ** 31)).toEqual([
+        [T, 1, 1.1, 1, 1.1, VOLUME_SCALE, 110],
+        [T + 60, 1.1, 1.3, 1.1, 1.3, VOLUME_SCALE, 110],
+      ]);
+    });
+
+    it('keeps the simulator state written with a commit', async () => {
+      const s = await open();
+      const fair = Buffer.from(new Float64Array([1.5, 2.5, 3.5]).buffer);
+      await s.commit({ simState: { height: 12, nextBlockTime: T, fair } });
+      await s.commit({ simState: { height: 13, nextBlockTime: T + 20, fair } });
+      expect(await s.sim.load()).toEqual({ height: 13, nextBlockTime: T + 20, fair });
+    });
+
+    it('stores API keys by hash and prefix: create, find candidates, count, list, revoke', async () => {
+      const s = await open();
+      const a = await s.keys.create('h'.repeat(64), 'cdx_prefix01', 'free', 'first', 1000);
+      await s.keys.create('i'.repeat(64), 'cdx_prefix01', 'pro', '', 2000);
+      await s.keys.create('j'.repeat(64), 'cdx_other001', 'pro', '', 3000);
+      expect(a).toEqual({ id: a.id, prefix: 'cdx_prefix01', plan: 'free', label: 'first', createdAt: 1000, revokedAt: null });
+      expect(await s.keys.count()).toBe(3);
+      expect((await s.keys.candidates('cdx_prefix01')).map((c) => c.plan).sort()).toEqual(['free', 'pro']);
+      expect(await s.keys.revoke('cdx_prefix01', 5000)).toBe(2);
+      expect(await s.keys.candidates('cdx_prefix01')).toEqual([]);
+      expect(await s.keys.revoke(String(a.id), 6000)).toBe(0);
+      expect(await s.keys.count()).toBe(1);
+      expect((await s.keys.list()).map((k) => k.revokedAt)).toEqual([5000, 5000, null]);
+    });
+  });
+}
