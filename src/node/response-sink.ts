@@ -109,11 +109,22 @@ function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOpt
    * flush (only the flush writes to the socket), so it is read once per flush, not once per line.
    */
   let unread = 0;
+  const socket = outgoing.socket;
+  // The client's side is gone the moment its socket ends or closes: free the stream (and its key's
+  // slot) then, not when Node gets round to closing the response a moment later — a client switching
+  // pairs reconnects within a millisecond and must not find its own old stream holding the slot.
+  const gone = () => {
+    if (!open) return;
+    outgoing.destroy();
+    close();
+  };
   const close = () => {
     if (!open) return;
     open = false;
     pending = [];
     pendingBytes = 0;
+    socket?.off('end', gone);
+    socket?.off('close', gone);
     options.onClose();
   };
   // Set once the headers are out: whether the body goes in HTTP/1.1 chunks (an HTTP/1.0 client gets a
@@ -126,7 +137,6 @@ function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOpt
     const bytes = pendingBytes;
     pending = [];
     pendingBytes = 0;
-    const socket = outgoing.socket;
     try {
       // One socket write per flush, the chunk's framing around the text: outgoing.write would make four
       // writes into a corked socket and uncork it on the next tick — with a thousand connections per
@@ -177,6 +187,14 @@ function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOpt
   outgoing.flushHeaders();
   chunked = (outgoing as ServerResponse & { chunkedEncoding?: boolean }).chunkedEncoding === true;
   outgoing.once('close', close);
+  if (socket) {
+    // Already gone: ended on the next tick (never during openStream, whose caller is still setting up).
+    if (socket.readableEnded || socket.destroyed) process.nextTick(gone);
+    else {
+      socket.once('end', gone);
+      socket.once('close', gone);
+    }
+  }
   return { response: RESPONSE_ALREADY_SENT, sink };
 }
 
