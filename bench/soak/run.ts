@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const wanted = (part: string) => !only || only.includes(part);
   const results: PartResult[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'soak-'));
-  const server = new SoakServer({ dataDir, pools: 200, days: 2, extraArgs: ['--trades-per-block', '20'], env: { GATEWAY_PER_ADDRESS_REQUESTS_PER_MINUTE: '0' } });
+  const server = new SoakServer({ dataDir, pools: 200, days: 2, extraArgs: ['--trades-per-block', '20'], env: { GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' } });
   try {
     if (wanted('fuzz') || wanted('load') || wanted('slow')) {
       log('starting a server on a small market (200 pools, 2 days)');

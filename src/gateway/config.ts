@@ -10,6 +10,8 @@ export interface GatewayConfig {
   readonly maxPoolsPerConnection: number;
   /** Concurrent /gw/v1/live connections per client address. */
   readonly maxConnectionsPerAddress: number;
+  /** REST requests per minute per client address (0: no limit). */
+  readonly requestsPerMinutePerAddress: number;
   /** Pools the single upstream stream may carry (the upstream plan's limit). */
   readonly upstreamMaxPools: number;
   /** Seconds between heartbeats to browsers. */
@@ -46,6 +48,7 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   upstreamApiKey: undefined,
   maxPoolsPerConnection: 50,
   maxConnectionsPerAddress: 20,
+  requestsPerMinutePerAddress: 1200,
   upstreamMaxPools: 1000,
   heartbeatSeconds: 15,
   upstreamSilenceSeconds: 90,
@@ -73,6 +76,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     if (!parsed.success) throw new Error(`${name}: ${parsed.error.issues[0]?.message ?? 'invalid'} (got "${raw}")`);
     return parsed.data;
   };
+  const readOrZero = (name: string, fallback: number): number => (env[name] === '0' ? 0 : read(name, fallback));
   const upstreamUrl = env.UPSTREAM_URL?.trim() || undefined;
   if (upstreamUrl !== undefined) {
     let url: URL;
@@ -94,6 +98,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     upstreamApiKey: env.UPSTREAM_API_KEY || undefined,
     maxPoolsPerConnection: read('GATEWAY_MAX_POOLS_PER_CONNECTION', d.maxPoolsPerConnection),
     maxConnectionsPerAddress: read('GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', d.maxConnectionsPerAddress),
+    requestsPerMinutePerAddress: readOrZero('GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS', d.requestsPerMinutePerAddress),
     upstreamMaxPools: read('GATEWAY_UPSTREAM_MAX_POOLS', d.upstreamMaxPools),
     heartbeatSeconds: read('GATEWAY_HEARTBEAT_SECONDS', d.heartbeatSeconds),
     upstreamSilenceSeconds: read('GATEWAY_UPSTREAM_SILENCE_SECONDS', d.upstreamSilenceSeconds),

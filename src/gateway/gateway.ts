@@ -1,3 +1,4 @@
+import { addressRateLimit } from './address-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
 import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES } from '../shared/api/extensions';
@@ -123,6 +124,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   const app = new Hono({ strict: false }).basePath(GATEWAY_PREFIX);
+  const clientAddress = options.clientAddress ?? socketAddress;
+  if (config.requestsPerMinutePerAddress > 0) app.use('*', addressRateLimit({ requestsPerMinute: config.requestsPerMinutePerAddress, clientAddress }));
   app.get('/info', async (c) => {
     c.header('Cache-Control', 'no-store');
     return c.json(await info());
@@ -138,7 +141,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       maxBufferedBytes: config.maxBufferedBytes,
       retryMs: config.retryMs,
       aggregatePools,
-      clientAddress: options.clientAddress ?? socketAddress,
+      clientAddress,
     }),
   );
   app.route('/', restRoutes({ forwarder, ownPaths: OWN_PATHS }));

@@ -155,12 +155,15 @@ describe('gateway REST forwarding', () => {
     expect((await get(path, { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
   });
 
-  it('does not repeat the rate-limit headers of the fetch it cached', async () => {
+  it('describes the browser’s own per-address budget in the rate-limit headers, never the gateway key’s, cached or not', async () => {
     const first = await get('/symbol_info?group=WingRiders');
-    expect(first.headers.get('RateLimit-Limit')).not.toBeNull();
+    const perAddress = String(DEFAULT_GATEWAY_CONFIG.requestsPerMinutePerAddress);
+    expect(first.headers.get('RateLimit-Limit')).toBe(perAddress);
     const cached = await get('/symbol_info?group=WingRiders');
     expect(cached.status).toBe(200);
-    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']) expect(cached.headers.get(name), name).toBeNull();
+    expect(cached.headers.get('RateLimit-Limit')).toBe(perAddress);
+    expect(Number(cached.headers.get('RateLimit-Remaining'))).toBe(Number(first.headers.get('RateLimit-Remaining')) - 1);
+    expect(cached.headers.get('Retry-After')).toBeNull();
     expect(cached.headers.get('ETag')).toBe(first.headers.get('ETag'));
   });
 
