@@ -6,6 +6,7 @@ import { createPlatform, type Platform } from './src/server/platform';
 import { progressReporter } from './src/server/progress';
 import { readSettings } from './src/server/settings';
 import { NODE_SERVER_OPTIONS } from './src/node/response-sink';
+import { guardRawPaths } from './src/node/raw-path';
 
 /** Paths the platform answers; everything else is Vite's (the SPA and its modules). */
 const PLATFORM_PATHS = /^\/(api|gw|healthz|__test__)(\/|$|\?)/;
@@ -25,10 +26,10 @@ function tokenPriceService(): Plugin {
     platform = await createPlatform({ ...options, hooks: { log: (line) => server.config.logger.info(line), onProgress: progress.onProgress } });
     progress.stop();
     platform.startLive();
-    const listener = getRequestListener(platform.app.fetch, NODE_SERVER_OPTIONS);
+    const listener = guardRawPaths(getRequestListener(platform.app.fetch, NODE_SERVER_OPTIONS));
     // No path argument: with one, connect strips the prefix and Hono would not see /api/v1.
     server.middlewares.use((req, res, next) => {
-      if (req.url && PLATFORM_PATHS.test(req.url)) void listener(req, res);
+      if (req.url && PLATFORM_PATHS.test(req.url)) listener(req, res);
       else next();
     });
     server.httpServer?.once('close', () => {

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import { DEV_KEY_FILE } from '../../service/runtime';
-import type { Server } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { answerClientErrors } from '../../node/client-errors';
+import { guardRawPaths } from '../../node/raw-path';
 import { NODE_SERVER_OPTIONS } from '../../node/response-sink';
 import { createPlatform } from '../platform';
 import { progressReporter } from '../progress';
@@ -96,7 +97,9 @@ async function main(): Promise<void> {
     );
   }
   platform.startLive();
-  const httpServer = serve({ fetch: platform.app.fetch, port: server.port, hostname: server.host, ...NODE_SERVER_OPTIONS }, (info) => {
+  // Raw paths are checked before the adapter parses them into a URL (src/node/raw-path.ts).
+  const createServer = ((options: object, listener: Parameters<typeof guardRawPaths>[0]) => createHttpServer(options, guardRawPaths(listener))) as typeof createHttpServer;
+  const httpServer = serve({ fetch: platform.app.fetch, port: server.port, hostname: server.host, createServer, ...NODE_SERVER_OPTIONS }, (info) => {
     console.log(`Listening on http://${server.host === '0.0.0.0' ? 'localhost' : server.host}:${info.port}`);
     if (runtime && options.service.dataDir !== ':memory:' && existsSync(join(options.service.dataDir, DEV_KEY_FILE))) {
       console.log(`API key for curl: $(cat ${join(options.service.dataDir, DEV_KEY_FILE)})`);
