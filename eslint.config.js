@@ -44,7 +44,7 @@ const storeZone = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'data/**', '.data-*/**'] },
+  { ignores: ['dist/**', 'dist-server/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'data/**', '.data-*/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

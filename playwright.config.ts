@@ -51,7 +51,7 @@ export default defineConfig({
   webServer: [
     {
       // The production build served by npm run serve (npm test builds first).
-      command: `rm -rf ${E2E_DATA_DIR} && node --import tsx src/server/cli/serve.ts --port ${PROD_PORT} --data-dir ${E2E_DATA_DIR} ${MARKET} --test-controls`,
+      command: `rm -rf ${E2E_DATA_DIR} && node --enable-source-maps dist-server/serve.js --port ${PROD_PORT} --data-dir ${E2E_DATA_DIR} ${MARKET} --test-controls`,
       url: `http://127.0.0.1:${PROD_PORT}/healthz`,
       // A real key the browser must never see (flow 09-security). Test controls are refused under
       // NODE_ENV=production: this server is a test server whatever the environment says.
