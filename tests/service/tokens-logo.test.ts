@@ -86,3 +86,42 @@ describe('GET /tokens/logo/{token}', () => {
     expect(body.detail[0]).toMatchObject({ loc: ['path', 'token'], type: 'value_error' });
   });
 });
+
+/** What the real service's public clients send when they fetch a logo as a blob. */
+const IMAGE_ACCEPT = 'image/png, image/jpeg, image/gif, image/webp, */*';
+
+describe('GET /tokens/logo/{token} for clients that want an image (content negotiation)', () => {
+  it('answers the PNG bytes with image/png, an ETag and cache headers, equal to the JSON’s base64', async () => {
+    const unit = ensureDefined(tokensWithLogo(service.runtime, 1)[0]).unit;
+    const response = await service.request(logoPath(unit), { headers: { Accept: IMAGE_ACCEPT } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Content-Type')).toBe('image/png');
+    expect(response.headers.get('Cache-Control')).toBe('private, max-age=300');
+    expect(response.headers.get('Vary')).toContain('Accept');
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect([...bytes.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
+    expect(bytes.toString('base64')).toBe(await logo(unit));
+    const etag = ensureDefined(response.headers.get('ETag'));
+    const again = await service.request(logoPath(unit), { headers: { Accept: 'image/*', 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+  });
+
+  it('keeps the spec’s JSON for no Accept, */*, application/json first, or an image refused with q=0', async () => {
+    const unit = ensureDefined(tokensWithLogo(service.runtime, 1)[0]).unit;
+    for (const accept of [undefined, '*/*', 'application/json, image/png', 'image/png;q=0, application/json', 'text/html']) {
+      const response = await service.request(logoPath(unit), accept === undefined ? {} : { headers: { Accept: accept } });
+      expect(response.headers.get('Content-Type'), String(accept)).toMatch(/^application\/json/);
+      expect(response.headers.get('Vary')).toContain('Accept');
+      tokenLogoSchema.parse(await response.json());
+    }
+  });
+
+  it('answers a token without a logo with a 404 in the token family’s body, and an unknown token likewise', async () => {
+    const none = await service.request(logoPath(tokenWithoutLogo(service.runtime).unit), { headers: { Accept: IMAGE_ACCEPT } });
+    expect(none.status).toBe(404);
+    expect(tokenErrorSchema.parse(await none.json()).detail[0]?.msg).toBe('Token has no logo');
+    const unknown = await service.request(logoPath(UNKNOWN_TOKEN), { headers: { Accept: IMAGE_ACCEPT } });
+    expect(unknown.status).toBe(404);
+    tokenErrorSchema.parse(await unknown.json());
+  });
+});
