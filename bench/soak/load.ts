@@ -43,12 +43,13 @@ export function keepTrading(server: SoakServer, everyMs: number): () => Promise<
  * Opens a raw stream connection (`POST /api/v1/tokens/stream`) for `pools`; `read` false leaves every
  * byte unread (the socket is paused from the start), as a stalled client does.
  */
-export function openRawStream(server: SoakServer, key: string, pools: readonly string[], read: boolean): Promise<{ socket: Socket; bytes: () => number; head: () => string; closed: Promise<void> }> {
+export function openRawStream(server: SoakServer, key: string, pools: readonly string[], read: boolean, keepText = false): Promise<{ socket: Socket; bytes: () => number; head: () => string; text: () => string; closed: Promise<void> }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify(pools);
     const socket = connect(server.port, '127.0.0.1');
     let bytes = 0;
     let head = '';
+    const chunks: Buffer[] = [];
     const closed = new Promise<void>((done) => socket.once('close', () => done()));
     socket.once('error', () => {});
     socket.once('connect', () => {
@@ -58,9 +59,10 @@ export function openRawStream(server: SoakServer, key: string, pools: readonly s
       if (read) socket.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
         if (head.length < 2_000) head += chunk.toString('latin1');
+        if (keepText) chunks.push(chunk);
       });
       else socket.pause();
-      resolve({ socket, bytes: () => bytes, head: () => head, closed });
+      resolve({ socket, bytes: () => bytes, head: () => head, text: () => Buffer.concat(chunks).toString('utf8'), closed });
     });
     socket.once('error', reject);
   });

@@ -6,12 +6,14 @@ import { tokenNamesSchema } from '../../src/shared/api/extensions';
 import { groupsResponseSchema } from '../../src/shared/api/groups';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { fuzz, type FuzzSeeds } from './fuzz';
+import { crashes } from './crash';
+import { faults } from './faults';
 import { load, slowConsumers } from './load';
 import { SOAK_KEY, SoakServer } from './server';
 
 /**
  * npm run soak [-- --only fuzz,load,slow,crash,faults] [--out soak-results.json] [--fuzz n] [--seed n]
- * [--load-seconds n]: the reliability suite (docs/reliability.md). Each part runs against a real server
+ * [--load-seconds n] [--load-clients n] [--kills n]: the reliability suite (docs/reliability.md). Each part runs against a real server
  * process on a small market, prints what it found and the whole run is written as JSON. Exit code 1
  * when any part found a defect (a 5xx, a hang, an answer in no documented shape, a lost or doubled
  * trade, unbounded memory...).
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
       seed: { type: 'string', default: '42' },
       'load-seconds': { type: 'string', default: '60' },
       'load-clients': { type: 'string', default: '200' },
+      kills: { type: 'string', default: '10' },
     },
   });
   const only = values.only?.split(',');
@@ -107,6 +110,41 @@ async function main(): Promise<void> {
         });
       }
       await server.stop('SIGTERM');
+    }
+
+    if (wanted('crash')) {
+      const kills = Number(values.kills);
+      log(`crash: ${kills} kill -9 of the server at random moments while the market trades, each followed by a restart`);
+      const aggregates = server.running ? [] : await (async () => {
+        await server.start();
+        const seeds = await seedsOf(server);
+        await server.stop('SIGTERM');
+        return seeds.aggregates;
+      })();
+      const r = await crashes(server, dataDir, aggregates, kills, Number(values.seed));
+      results.push({
+        part: 'crash',
+        ok: r.lost === 0 && r.brokenChains === 0 && r.duplicateIds === 0 && r.barsEqualRebuild,
+        summary: `${r.kills} kill -9 + restart: ${r.tradesAfter} trades stored, ${r.streamedEvents} streamed events checked: lost ${r.lost}, doubled ${r.duplicateIds}, broken chains ${r.brokenChains}, bars ${r.barsEqualRebuild ? 'equal' : 'DIFFER from'} a rebuild`,
+        details: r,
+      });
+      for (const e of r.examples) log(`  ${e}`);
+    }
+
+    if (wanted('faults')) {
+      log('shutdown and storage faults: SIGTERM while streaming and trading, damaged store files, a full disk');
+      await server.start();
+      const seeds = await seedsOf(server);
+      await server.stop('SIGTERM');
+      const root = mkdtempSync(join(tmpdir(), 'soak-faults-'));
+      try {
+        const checks = await faults(server, dataDir, seeds.aggregates, root);
+        for (const check of checks) {
+          results.push({ part: `faults: ${check.name}`, ok: check.ok, summary: check.detail, details: check });
+        }
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
     }
   } finally {
     if (server.running) await server.stop('SIGKILL');

@@ -80,7 +80,9 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
             return c.json({ trades, height: runtime.simulator.blockHeight });
           } catch (error) {
             // The block was not committed (a full disk, say): nothing of it happened.
-            return c.json({ s: 'error', errmsg: `The block could not be committed: ${error instanceof Error ? error.message : String(error)}` }, 503);
+            const errmsg = `The block could not be committed: ${error instanceof Error ? error.message : String(error)}`;
+            log?.(`market: ${errmsg}`);
+            return c.json({ s: 'error', errmsg }, 503);
           }
         });
       }

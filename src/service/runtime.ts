@@ -212,7 +212,8 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     const symbols = new SymbolNames(market);
     const logos = new LogoService(store.market);
     const health = (): HealthReport => ({
-      status: 'ok',
+      status: ingestor.lastCommitError ? 'degraded' : 'ok',
+      ...(ingestor.lastCommitError ? { lastCommitError: ingestor.lastCommitError } : {}),
       pools: market.pools.size,
       tokens: market.tokens.size,
       streams: hub.connectionCount,

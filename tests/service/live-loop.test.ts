@@ -43,10 +43,16 @@ describe('live trading loop', () => {
     expect(errors.length).toBeGreaterThan(0);
     expect(await trades()).toBe(stored);
     expect(simulator.blockHeight).toBe(height);
+    // Reads go on, and /healthz says writes are failing, and why.
+    const degraded = (await (await own.request('/healthz', { key: null })).json()) as { status: string; lastCommitError?: { message: string } };
+    expect(degraded.status).toBe('degraded');
+    expect(degraded.lastCommitError?.message).toBe('database or disk is full');
+    expect((await own.request('/api/v1/groups')).status).toBe(200);
 
     removeFault(own.dataDir, 'full');
     await vi.advanceTimersByTimeAsync(120_000);
     expect(simulator.blockHeight).toBeGreaterThan(height);
     expect(await trades()).toBeGreaterThan(stored);
+    expect(((await (await own.request('/healthz', { key: null })).json()) as { status: string }).status).toBe('ok');
   });
 });

@@ -20,7 +20,10 @@ import type { HistoryCache } from './history-cache';
 import type { SymbolInfoCache } from './symbol-info-cache';
 
 export interface HealthReport {
-  readonly status: 'ok';
+  /** `degraded`: reads are served, but the last write failed (a full disk...): see `lastCommitError`. */
+  readonly status: 'ok' | 'degraded';
+  /** Why the last commit failed and when (Unix ms), while writes keep failing. */
+  readonly lastCommitError?: { readonly message: string; readonly at: number };
   readonly pools: number;
   readonly tokens: number;
   readonly streams: number;

@@ -63,6 +63,13 @@ export class Ingestor {
   private deferBars = false;
   /** The commit in flight: the next waits for it. */
   private tail: Promise<unknown> = Promise.resolve();
+  /** Why the last commit failed (cleared by the next that succeeds). */
+  private failure: { readonly message: string; readonly at: number } | undefined;
+
+  /** The last commit's failure while writes keep failing (health reports it), else undefined. */
+  get lastCommitError(): { readonly message: string; readonly at: number } | undefined {
+    return this.failure;
+  }
 
   private constructor(
     private readonly store: Store,
@@ -234,8 +241,10 @@ export class Ingestor {
         await this.store.commit(taken.batch);
       } catch (error) {
         taken.undo();
+        this.failure = { message: error instanceof Error ? error.message : String(error), at: Date.now() };
         throw error;
       }
+      this.failure = undefined;
       const records = taken.batch.trades ?? [];
       if (records.length > 0) for (const listener of this.listeners) listener(records);
       return records;

@@ -1,0 +1,108 @@
+import { openMarket } from '../../src/service/runtime';
+import type { TradeRecord } from '../../src/service/store/ports';
+import { keepTrading, openRawStream } from './load';
+import { SOAK_KEY, type SoakServer } from './server';
+
+/** One event a stream client received: the store must hold it after every crash. */
+interface Seen {
+  readonly pool: string;
+  readonly time: number;
+  readonly price: number;
+}
+
+export interface CrashResult {
+  readonly kills: number;
+  readonly tradesAfter: number;
+  readonly streamedEvents: number;
+  /** Streamed (so committed) events the store did not hold after the crashes. */
+  readonly lost: number;
+  /** Pool series whose stored trades do not chain (a trade's previous price is not the last one's price). */
+  readonly brokenChains: number;
+  readonly duplicateIds: number;
+  readonly barsEqualRebuild: boolean;
+  readonly examples: readonly string[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Parses the NDJSON trade events out of a raw stream's text (headers and chunk framing skipped). */
+function events(text: string): Seen[] {
+  const out: Seen[] = [];
+  for (const match of text.matchAll(/\{"block_time":(\d+),"pool_id":"([0-9a-f]+)","current_price":([^,]+),/g)) {
+    out.push({ time: Number(match[1]), pool: match[2] ?? '', price: Number(match[3]) });
+  }
+  return out;
+}
+
+/**
+ * `kills` times: start the server on the same data directory (catching up what it missed), stream
+ * every Aggregate pool, trade hard, and kill -9 the server at a random moment. Then, offline: every
+ * event a client received is stored, no trade is stored twice, each pool's trades chain without a gap
+ * or a double (each trade starts from the last one's price), and the bars equal a rebuild.
+ */
+export async function crashes(server: SoakServer, dataDir: string, aggregates: readonly string[], kills: number, seed: number): Promise<CrashResult> {
+  let random = seed;
+  const next = () => ((random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const seen: Seen[] = [];
+  const examples: string[] = [];
+  for (let i = 0; i < kills; i++) {
+    await server.start();
+    const stream = await openRawStream(server, SOAK_KEY, aggregates, true, true);
+    const stop = keepTrading(server, 10);
+    await sleep(500 + next() * 2500);
+    // kill -9: no shutdown path at all, mid-block as likely as not.
+    await server.stop('SIGKILL');
+    await stop();
+    await stream.closed;
+    seen.push(...events(stream.text()));
+  }
+
+  const handle = await openMarket(dataDir, 'soak:crash', { existing: true });
+  try {
+    const trades = await handle.store.trades.list();
+    const ids = new Set(trades.map((t) => t.eventId));
+    const byPool = new Map<number, TradeRecord[]>();
+    const byAggregate = new Map<number, TradeRecord[]>();
+    for (const t of trades) {
+      byPool.set(t.pool, [...(byPool.get(t.pool) ?? []), t]);
+      byAggregate.set(t.agg, [...(byAggregate.get(t.agg) ?? []), t]);
+    }
+    let brokenChains = 0;
+    for (const [series, list] of byPool) {
+      for (let k = 1; k < list.length; k++) {
+        const prev = list[k - 1] as TradeRecord;
+        const cur = list[k] as TradeRecord;
+        if (cur.prevPrice !== prev.price) {
+          brokenChains++;
+          if (examples.length < 5) examples.push(`pool series ${series}: trade ${cur.eventId} starts at ${cur.prevPrice}, the one before ended at ${prev.price}`);
+          break;
+        }
+      }
+    }
+    let lost = 0;
+    for (const event of seen) {
+      const aggregate = handle.market.pools.get(event.pool);
+      const stored = aggregate ? byAggregate.get(aggregate.id) : undefined;
+      if (!stored?.some((t) => t.blockTime === event.time && t.aggPrice === event.price)) {
+        lost++;
+        if (examples.length < 10) examples.push(`streamed ${event.pool} at ${event.time} (${event.price}) is not stored`);
+      }
+    }
+    const bars = await handle.store.bars.all();
+    await handle.store.bars.rebuild();
+    const rebuilt = await handle.store.bars.all();
+    const barsEqualRebuild = JSON.stringify(bars) === JSON.stringify(rebuilt);
+    return {
+      kills,
+      tradesAfter: trades.length,
+      streamedEvents: seen.length,
+      lost,
+      brokenChains,
+      duplicateIds: trades.length - ids.size,
+      barsEqualRebuild,
+      examples,
+    };
+  } finally {
+    await handle.close();
+  }
+}
