@@ -33,7 +33,8 @@ export function guardRawPaths(listener: (req: IncomingMessage, res: ServerRespon
     const message = `Invalid path ${JSON.stringify(shown)}: ${problem}`;
     const tokens = /^\/(api|gw)\/v1\/tokens(\/|\?|$)/.test(raw);
     const body = JSON.stringify(tokens ? { detail: [{ loc: ['path'], msg: message, type: 'value_error' }] } : { s: 'error', errmsg: message });
-    res.writeHead(400, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    // The connection closes after the refusal: an unread request body must not be taken for the next request.
+    res.writeHead(400, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
     res.end(body);
   };
 }

@@ -64,6 +64,13 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
 
     const app = new Hono({ strict: false });
     if (log) app.use('*', requestLogger(log));
+    // A path under an API prefix that no part serves (e.g. /gw/healthz) is a 404 in the price family's
+    // shape, like every other refusal there; anything else (a missing asset) stays a plain 404.
+    app.notFound((c) => {
+      if (!NON_SPA.test(c.req.path)) return c.text('Not Found', 404);
+      const path = c.req.path.length > 200 ? `${c.req.path.slice(0, 200)}…` : c.req.path;
+      return c.json({ s: 'error', errmsg: `Unknown endpoint: ${c.req.method} ${path}` }, 404);
+    });
     if (runtime) {
       // Handed over whole (not app.route, which drops the service's own 404/405 answers in its error shapes).
       const service = (c: Context) => runtime.app.fetch(c.req.raw, c.env);

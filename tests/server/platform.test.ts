@@ -44,6 +44,14 @@ describe('the composed server', () => {
     }
   });
 
+  it('answers paths under an API prefix that no part serves with a JSON 404 too (the soak fuzz found text/plain)', async () => {
+    for (const path of ['/gw/healthz', '/api/nothing', '/gw', '/api']) {
+      const response = await request(path);
+      expect(response.status, path).toBe(404);
+      expect(priceErrorSchema.parse(await response.json()).errmsg, path).toBe(`Unknown endpoint: GET ${path}`);
+    }
+  });
+
   it('answers a wrong method with 405, Allow and the family’s error shape', async () => {
     const post = await request('/api/v1/groups', { method: 'POST' });
     expect(post.status).toBe(405);
