@@ -33,7 +33,7 @@ export interface Platform {
 }
 
 /** Paths the SPA fallback must never answer. */
-const NON_SPA = /^\/(api|gw|healthz|__test__)(\/|$)/;
+const NON_SPA = /^\/(api|gw|udf|healthz|__test__)(\/|$)/;
 
 /**
  * Composes the server: the embedded data service (unless the gateway points at a remote upstream),
@@ -78,6 +78,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       app.all('/api/v1', service);
       app.all('/api/x/*', service);
       app.all('/api/x', service);
+      app.all('/udf/*', service);
+      app.all('/udf', service);
       app.all('/healthz', service);
       if (options.testControls) {
         log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');

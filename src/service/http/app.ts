@@ -13,6 +13,7 @@ import { requestLogger } from '../../node/http';
 import { echo, familyError, familyOf } from './errors';
 import type { ServiceEnv } from './guard';
 import { extensionRoutes } from './routes/extensions';
+import { udfRoutes } from './routes/udf';
 import { priceRoutes } from './routes/price';
 import { streamRoutes, type StreamOptions } from './routes/stream';
 import { tokenRoutes } from './routes/tokens';
@@ -79,6 +80,11 @@ export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
     x.use('*', cors(CORS));
     x.route('/', extensionRoutes(options));
     app.route(EXTENSION_PREFIX, x);
+    // TradingView's stock UDF adapter, beside the spec's API (docs/udf.md).
+    const udf = new Hono<ServiceEnv>({ strict: false });
+    udf.use('*', cors(CORS));
+    udf.route('/', udfRoutes(options));
+    app.route('/udf', udf);
   }
 
   app.notFound((c) => {

@@ -1,0 +1,149 @@
+import { Hono } from 'hono';
+import { historyResponseSchema } from '../../../shared/api/history';
+import { ALL_GROUPS } from '../../../shared/groups';
+import type { Resolution } from '../../../shared/resolutions';
+import { poolPrice, type Market, type Pool } from '../../market/model';
+import type { SymbolNames } from '../../market/symbols';
+import type { BarStore } from '../../store/ports';
+import { priceError } from '../errors';
+import { guard, type GuardOptions, type ServiceEnv } from '../guard';
+import type { HistoryCache } from '../history-cache';
+import { pricescaleFor } from '../symbol-info-cache';
+import { findSymbol } from './price';
+
+/**
+ * TradingView's UDF protocol (the stock `UDFCompatibleDatafeed` of the Charting Library) under /udf:
+ * a translation layer over the same market, bars and limits as /api/v1, which keeps the spec's shapes.
+ * `/config`, `/time`, `/symbols`, `/search`, `/history` as TradingView documents them, with its
+ * resolution names and `no_data` + `nextTime` for empty ranges (docs/udf.md).
+ */
+
+/** TradingView resolution names and ours (weeks and months: TradingView builds them from days). */
+const RESOLUTIONS: Readonly<Record<string, Resolution>> = {
+  '1': '1min',
+  '5': '5min',
+  '15': '15min',
+  '60': '60min',
+  '1D': '1d',
+  D: '1d',
+  '1440': '1d',
+};
+export const UDF_RESOLUTIONS = ['1', '5', '15', '60', '1D'] as const;
+
+export interface UdfRoutesOptions extends GuardOptions {
+  readonly market: Market;
+  readonly symbols: SymbolNames;
+  readonly bars: BarStore;
+  readonly history: HistoryCache;
+  readonly nowMs: () => number;
+}
+
+/** A symbol as the UDF `/symbols` answers it (TradingView's LibrarySymbolInfo fields). */
+function symbolInfo(pool: Pool, symbols: SymbolNames) {
+  return {
+    name: symbols.name(pool),
+    ticker: pool.poolId,
+    description: symbols.description(pool),
+    type: 'spot',
+    session: '24x7',
+    exchange: pool.group,
+    listed_exchange: pool.group,
+    timezone: 'Etc/UTC',
+    format: 'price',
+    minmov: 1,
+    pricescale: pricescaleFor(poolPrice(pool)),
+    has_intraday: true,
+    has_daily: true,
+    has_weekly_and_monthly: false,
+    supported_resolutions: [...UDF_RESOLUTIONS],
+    intraday_multipliers: ['1', '5', '15', '60'],
+    volume_precision: 6,
+    data_status: 'streaming',
+    currency_code: pool.pair.base.ticker,
+  };
+}
+
+/** `EXCHANGE:SYMBOL` as TradingView may send it: the part after the colon. */
+function withoutExchange(symbol: string): string {
+  const colon = symbol.indexOf(':');
+  return colon === -1 ? symbol : symbol.slice(colon + 1);
+}
+
+export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
+  const { market, symbols, bars, history, nowMs } = options;
+  const app = new Hono<ServiceEnv>({ strict: false });
+  const auth = guard(options, 'price');
+
+  app.get('/config', auth, (c) =>
+    c.json({
+      supported_resolutions: [...UDF_RESOLUTIONS],
+      supports_group_request: false,
+      supports_marks: false,
+      supports_timescale_marks: false,
+      supports_search: true,
+      supports_time: true,
+      exchanges: [{ value: '', name: 'All DEXs', desc: '' }, ...ALL_GROUPS.map((g) => ({ value: g, name: g, desc: g }))],
+      symbols_types: [
+        { name: 'All types', value: '' },
+        { name: 'Spot', value: 'spot' },
+      ],
+    }),
+  );
+
+  app.get('/time', auth, (c) => c.text(String(Math.floor(nowMs() / 1000))));
+
+  app.get('/symbols', auth, (c) => {
+    const symbol = c.req.query('symbol');
+    if (!symbol) return priceError(c, 400, 'symbol is required');
+    const pool = findSymbol(market, symbols, withoutExchange(symbol.trim()));
+    if (!pool) return priceError(c, 404, 'unknown_symbol');
+    return c.json(symbolInfo(pool, symbols));
+  });
+
+  app.get('/search', auth, (c) => {
+    const query = (c.req.query('query') ?? '').trim().toLowerCase();
+    const exchange = c.req.query('exchange') ?? '';
+    const type = c.req.query('type') ?? '';
+    const limitRaw = Number(c.req.query('limit') ?? '30');
+    const limit = Number.isInteger(limitRaw) && limitRaw > 0 ? Math.min(limitRaw, 100) : 30;
+    if (type !== '' && type !== 'spot') return c.json([]);
+    const found: unknown[] = [];
+    for (const pool of market.poolsById.values()) {
+      if (exchange !== '' && pool.group.toLowerCase() !== exchange.toLowerCase()) continue;
+      const name = symbols.name(pool);
+      if (query !== '' && !name.toLowerCase().includes(query) && !pool.poolId.startsWith(query)) continue;
+      found.push({ symbol: name, full_name: `${pool.group}:${name}`, description: symbols.description(pool), exchange: pool.group, ticker: pool.poolId, type: 'spot' });
+      if (found.length >= limit) break;
+    }
+    return c.json(found);
+  });
+
+  app.get('/history', auth, async (c) => {
+    const q = c.req.query();
+    const resolution = RESOLUTIONS[q.resolution ?? ''];
+    if (!q.symbol) return priceError(c, 400, 'symbol is required');
+    if (!resolution) return priceError(c, 400, `resolution must be one of ${UDF_RESOLUTIONS.join(', ')}`);
+    const from = Number(q.from);
+    const to = Number(q.to);
+    const countback = q.countback === undefined ? undefined : Number(q.countback);
+    if (!Number.isFinite(to) || (countback === undefined && !Number.isFinite(from))) return priceError(c, 400, 'from and to must be Unix seconds');
+    if (countback !== undefined && !(Number.isInteger(countback) && countback > 0)) return priceError(c, 400, 'countback must be a positive integer');
+    if (countback === undefined && from > to) return priceError(c, 400, 'from must not be later than to');
+    const pool = findSymbol(market, symbols, withoutExchange(q.symbol.trim()));
+    if (!pool) return priceError(c, 404, 'unknown_symbol');
+    // TradingView asks for [from, to) and, with countback, for that many bars before `to` at least.
+    let start = Math.floor(from);
+    if (countback !== undefined) {
+      const back = await bars.countbackStart(pool.id, resolution, to, countback);
+      start = Number.isFinite(from) ? Math.min(start, back ?? start) : (back ?? to);
+    }
+    const { pieces } = await history.body(pool.id, resolution, start, to, false);
+    const body = historyResponseSchema.parse(JSON.parse(Buffer.concat(pieces.map((p) => Buffer.from(p))).toString('utf8')));
+    if (body.t.length > 0) return c.json(body);
+    // Nothing in the range: where the data before it ends, so the chart can jump there.
+    const previous = await bars.countbackStart(pool.id, resolution, start, 1);
+    return c.json(previous === undefined ? { s: 'no_data' } : { s: 'no_data', nextTime: previous });
+  });
+
+  return app;
+}
