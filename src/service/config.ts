@@ -26,6 +26,8 @@ export interface ServiceConfig {
   readonly extensions: boolean;
   /** Integrity check of an existing store at start: `quick` (PRAGMA quick_check) or `off`. */
   readonly storeCheck: 'quick' | 'off';
+  /** `DATABASE_URL`: the market lives in this PostgreSQL database instead of the data directory's SQLite file. */
+  readonly databaseUrl?: string;
 }
 
 export const DEFAULT_POOLS = 17_600;
@@ -60,6 +62,18 @@ function pick(flags: Flags, env: Env, setting: { flag: string; env: string }): s
   return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
 }
 
+/** A PostgreSQL URL, or an Error naming the variable. */
+function databaseUrlOf(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`DATABASE_URL must be a postgres:// URL (got ${url.protocol})`);
+  return raw;
+}
+
 /** Parses the service's configuration; throws an Error naming the bad flag or variable. */
 export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   const read = <T>(key: keyof typeof SERVICE_SETTINGS, schema: z.ZodType<T>, fallback: T): T => {
@@ -89,6 +103,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     streamMaxBodyBytes: 256 * 1024,
     streamMaxBufferedBytes: 1024 * 1024,
     extensions: !(flags['spec-only'] === true || env.SPEC_ONLY === '1'),
+    ...(env.DATABASE_URL ? { databaseUrl: databaseUrlOf(env.DATABASE_URL) } : {}),
     storeCheck: read('storeCheck', z.enum(['quick', 'off'], { error: 'store-check must be quick or off' }), 'quick'),
   };
 }

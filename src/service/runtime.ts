@@ -16,7 +16,7 @@ import { LOGO_GENERATED, LOGO_NONE, type Market } from './market/model';
 import { Simulator, type SimulatorProgress } from './market/simulator';
 import { SymbolNames } from './market/symbols';
 import { lockDataDir } from './store/lock';
-import { DATABASE_FILE, openStore } from './store/open';
+import { DATABASE_FILE, openStore, openWriterStore } from './store/open';
 import type { Store } from './store/ports';
 import { StreamHub } from './stream/hub';
 
@@ -122,8 +122,9 @@ export function requireStore(dataDir: string): void {
 export async function openMarket(
   dataDir: string,
   purpose: string,
-  options: { readonly existing?: boolean; readonly check?: 'quick' | 'off' } = {},
+  options: { readonly existing?: boolean; readonly check?: 'quick' | 'off'; readonly databaseUrl?: string } = {},
 ): Promise<MarketHandle> {
+  if (options.databaseUrl !== undefined) return openPostgresMarket(options.databaseUrl, purpose);
   // A missing directory is reported before the lock would create it; a held one reports its holder.
   if (options.existing && !existsSync(dataDir)) requireStore(dataDir);
   const release = lockDataDir(dataDir, purpose);
@@ -162,10 +163,34 @@ export async function openMarket(
  * Opens (or creates) the store, backfills or catches up the simulated market to now, and builds the
  * HTTP app. Live trading starts with `startLive()`.
  */
+/** The market of a PostgreSQL database (`DATABASE_URL`), for its single writer. */
+async function openPostgresMarket(databaseUrl: string, purpose: string): Promise<MarketHandle> {
+  const store = await openWriterStore(databaseUrl, purpose);
+  try {
+    const market = buildMarket(await store.market.load());
+    const ingestor = await Ingestor.open(store, market);
+    if (await store.bars.stale()) await store.bars.rebuild();
+    let closed = false;
+    return {
+      store,
+      market,
+      ingestor,
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
 export async function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks = {}): Promise<ServiceRuntime> {
   const nowMs = hooks.nowMs ?? Date.now;
   const log = hooks.log;
-  const handle = await openMarket(config.dataDir, 'service', { check: config.storeCheck });
+  const handle = await openMarket(config.dataDir, 'service', { check: config.storeCheck, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
   const { store, ingestor } = handle;
   try {
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { DATABASE_FILE } from './database';
 import type { Store } from './ports';
+import { PostgresStore } from './postgres-store';
 import { openSqliteStore } from './sqlite-store';
 
 /** File of the SQLite store in a data directory. */
@@ -17,4 +18,32 @@ export function storeFile(dataDir: string): string {
  */
 export function openStore(dataDir: string, options: { readonly check?: 'quick' | 'off' } = {}): Store {
   return openSqliteStore(dataDir, options);
+}
+
+/** The database a `DATABASE_URL` names, shown without its password. */
+export function shownDatabase(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured database';
+  }
+}
+
+/**
+ * Opens the store of a PostgreSQL database (`DATABASE_URL`) for the single writer: refused, with a
+ * clear message, while another writer holds it (an advisory lock held for the writer's lifetime).
+ */
+export async function openWriterStore(databaseUrl: string, purpose: string): Promise<Store> {
+  const store = await PostgresStore.open(databaseUrl);
+  try {
+    if (!(await store.lockWriter())) {
+      throw new Error(`${shownDatabase(databaseUrl)} is in use by another writer (an ingest node, a server or an importer). Stop it first; ${purpose} needs to be the only writer.`);
+    }
+    return store;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }

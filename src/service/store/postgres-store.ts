@@ -405,12 +405,34 @@ export class PostgresStore implements Store {
     }
   }
 
+  private writerLock: pg.PoolClient | undefined;
+
+  /**
+   * Takes the single-writer lock (a session advisory lock on a connection of its own, held until
+   * `close`; freed by PostgreSQL when the writer dies). False when another session holds it.
+   */
+  async lockWriter(): Promise<boolean> {
+    const client = await this.pool.connect();
+    const { rows } = await client.query('SELECT pg_try_advisory_lock(727002) AS ok');
+    if (rows[0]?.ok === true) {
+      this.writerLock = client;
+      return true;
+    }
+    client.release();
+    return false;
+  }
+
   /** PostgreSQL has no bulk mode of ours: commits are durable either way. */
   setBulkMode(): Promise<void> {
     return Promise.resolve();
   }
 
   async close(): Promise<void> {
+    if (this.writerLock) {
+      await this.writerLock.query('SELECT pg_advisory_unlock(727002)').catch(() => undefined);
+      this.writerLock.release();
+      this.writerLock = undefined;
+    }
     await this.pool.end();
   }
 }
