@@ -33,7 +33,7 @@ export interface Platform {
 }
 
 /** Paths the SPA fallback must never answer. */
-const NON_SPA = /^\/(api|gw|udf|healthz|__test__)(\/|$)/;
+const NON_SPA = /^\/(api|gw|udf|healthz|__test__|docs|openapi\.json)(\/|$)/;
 
 /**
  * Composes the server: the embedded data service (unless the gateway points at a remote upstream),
@@ -81,6 +81,9 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       app.all('/udf/*', service);
       app.all('/udf', service);
       app.all('/healthz', service);
+      app.get('/openapi.json', service);
+      app.get('/docs', service);
+      app.get('/docs/*', service);
       if (options.testControls) {
         log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
         app.post('/__test__/block', async (c) => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseServiceConfig, type ServiceConfig } from '../../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
 import { createTestClock, DEFAULT_START_MS, type TestClock } from './clock';
+import { undescribed } from './openapi';
 
 /** Every path of the spec lives under this prefix. */
 export const API = '/api/v1';
@@ -102,12 +103,16 @@ async function open(dataDir: string, ownsDir: boolean, clock: TestClock, options
   const key = TEST_KEYS.enterprise;
   let handedOver = false;
 
-  const request = (path: string, init: TestRequestInit = {}): Promise<Response> => {
+  const request = async (path: string, init: TestRequestInit = {}): Promise<Response> => {
     const { key: chosen, ...rest } = init;
     const headers = new Headers(rest.headers);
     const sent = chosen === undefined ? key : chosen;
     if (sent !== null && !headers.has('Authorization')) headers.set('Authorization', `Bearer ${sent}`);
-    return Promise.resolve(runtime.app.request(path, { ...rest, headers }));
+    const response = await runtime.app.request(path, { ...rest, headers });
+    // Every answer must be one the OpenAPI document describes (streams: by status and content type).
+    const problem = await undescribed(rest.method ?? 'GET', path, response);
+    if (problem !== undefined) throw new Error(`Not described by /openapi.json: ${problem}`);
+    return response;
   };
 
   const service: TestService = {

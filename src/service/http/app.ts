@@ -14,6 +14,7 @@ import { echo, familyError, familyOf } from './errors';
 import type { ServiceEnv } from './guard';
 import { extensionRoutes } from './routes/extensions';
 import { udfRoutes } from './routes/udf';
+import { docsRoutes } from './routes/docs';
 import { priceRoutes } from './routes/price';
 import { streamRoutes, type StreamOptions } from './routes/stream';
 import { tokenRoutes } from './routes/tokens';
@@ -68,6 +69,7 @@ export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
   if (options.log && options.logRequests) app.use('*', requestLogger(options.log));
 
   app.get('/healthz', (c) => c.json(options.health()));
+  app.route('/', docsRoutes());
 
   const api = new Hono<ServiceEnv>({ strict: false });
   api.use('*', cors(CORS));

@@ -26,14 +26,19 @@ const booleanFlag = z
 /** Query of GET /history, as strings on the wire. */
 export const historyQuerySchema = z
   .object({
-    symbol: z.string({ error: 'symbol is required' }).trim().min(1, 'symbol is required'),
+    symbol: z
+      .string({ error: 'symbol is required' })
+      .trim()
+      .min(1, 'symbol is required')
+      .meta({ description: 'The ticker (pool ID, hex) or the symbol name (e.g. ADA.SNEK_Aggregate_Pool1).' }),
     resolution: z
       .string({ error: 'resolution is required' })
       .refine(isResolution, `resolution must be one of ${RESOLUTIONS.join(', ')}`)
-      .transform((value) => value as Resolution),
-    from: z.string().optional(),
-    to: finiteNumber('to'),
-    include_tvl: booleanFlag.optional(),
+      .transform((value) => value as Resolution)
+      .meta({ description: `One of ${RESOLUTIONS.join(', ')}.`, examples: ['1min', '1d'] }),
+    from: z.string().optional().meta({ description: 'Unix seconds, >= 0, not later than `to` (a fraction is floored). Required unless `countback` is given (then ignored).' }),
+    to: finiteNumber('to').meta({ description: 'Unix seconds, >= 0 (exclusive).' }),
+    include_tvl: booleanFlag.optional().meta({ description: 'true/false, 1/0, yes/no, on/off, t/f, y/n (any case): adds the `tvl` column.' }),
     countback: z
       .string()
       .trim()
@@ -41,7 +46,8 @@ export const historyQuerySchema = z
         error: `countback must be an integer from 1 to ${MAX_COUNTBACK}`,
       })
       .transform(Number)
-      .optional(),
+      .optional()
+      .meta({ description: `The last N bars before \`to\`, N from 1 to ${MAX_COUNTBACK}.` }),
   })
   .superRefine((query, ctx) => {
     // `from` is ignored with countback (decisions "Bars"), required otherwise.

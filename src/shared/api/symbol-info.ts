@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 export const symbolInfoQuerySchema = z.object({
-  group: z.string().trim().min(1, 'group must not be empty').optional(),
+  group: z.string().trim().min(1, 'group must not be empty').optional().meta({ description: 'A group of /groups (any letter case); every symbol of every group without it.' }),
 });
 
 const strings = z.array(z.string());

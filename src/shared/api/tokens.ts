@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 /** Query of GET /tokens/current: exactly one of policy and pool (checked by the service, which names the error). */
 export const tokenCurrentQuerySchema = z.object({
-  policy: z.string().optional(),
-  pool: z.string().optional(),
+  policy: z.string().optional().meta({ description: 'Token unit: policy ID (56 hex) and asset name (0-64 hex, even length). Exactly one of policy and pool.' }),
+  pool: z.string().optional().meta({ description: 'Pool ID (non-empty even-length hex, at most 128 characters). Exactly one of policy and pool.' }),
 });
 
 /** Token statistics (spec "Token statistics"; units in decisions "Units and denominations"). */

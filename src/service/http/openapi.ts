@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import { priceErrorSchema, tokenErrorSchema } from '../../shared/api/errors';
+import { deepestSchema, extensionIndexSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema } from '../../shared/api/extensions';
+import { groupsResponseSchema } from '../../shared/api/groups';
+import { historyQuerySchema, historyResponseSchema } from '../../shared/api/history';
+import { streamErrorSchema, streamPingSchema, streamRequestSchema, tradeEventSchema } from '../../shared/api/stream';
+import { symbolInfoQuerySchema, symbolInfoResponseSchema } from '../../shared/api/symbol-info';
+import { tokenCurrentQuerySchema, tokenLogoSchema, tokenStatsSchema } from '../../shared/api/tokens';
+
+/**
+ * The service's OpenAPI 3.1 document, generated from the wire contract's zod schemas by zod-openapi
+ * (never written by hand): every route of /api/v1, our extensions (/api/x, /udf) under their own tags,
+ * both error families with their status codes, the stream's line kinds, the Bearer scheme. Served at
+ * /openapi.json, with Swagger UI at /docs (docs/api.md).
+ */
+
+const EXAMPLE_POOL = 'f5808c2c990d86da54bfc97d89cee6efa20cd8461616359478d96b4c';
+const EXAMPLE_TOKEN = '279c909f348e533da5808898f87f9a14bb2c3dfbbacccd631d927a3f534e454b';
+
+const rateHeaders = {
+  'RateLimit-Limit': { description: 'Requests per minute of the key’s plan.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in this minute.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the budget is full again.', schema: { type: 'integer' } },
+} as const;
+
+/** The error answers of a family: every status it uses, in its shape. */
+function errors(family: 'price' | 'tokens', statuses: readonly number[]): ZodOpenApiResponsesObject {
+  const schema = family === 'price' ? priceErrorSchema : tokenErrorSchema;
+  const text: Record<number, string> = {
+    400: 'Invalid parameters (or an invalid path: a raw `\\` or a dot segment).',
+    401: 'No key, or an unknown or revoked key (`WWW-Authenticate: Bearer`).',
+    404: 'Unknown symbol, group, pool or token; or an unknown path.',
+    405: 'Wrong method for a known path (`Allow` lists the right ones).',
+    422: 'Invalid parameters (FastAPI-style validation error).',
+    429: 'The key’s plan allows no more requests this minute (`Retry-After`).',
+    431: 'Request line and headers over 16 KiB together.',
+    500: 'An unexpected error (never expected; reported by the soak suite).',
+    503: 'The store cannot answer right now.',
+  };
+  const out: ZodOpenApiResponsesObject = {};
+  for (const status of statuses) {
+    out[String(status) as '400'] = {
+      description: text[status] ?? 'Error',
+      content: { 'application/json': { schema } },
+      ...(status === 429 ? { headers: { ...rateHeaders, 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
+    };
+  }
+  return out;
+}
+
+/** The stream family's error answers: one `{"s":"error","errmsg":…}` line as the whole body. */
+function streamErrors(statuses: readonly number[]): ZodOpenApiResponsesObject {
+  const json = errors('price', statuses);
+  const out: ZodOpenApiResponsesObject = {};
+  for (const [status, answer] of Object.entries(json)) {
+    out[status as '400'] = { ...answer, content: { 'text/event-stream': { schema: streamErrorSchema } } } as ZodOpenApiResponseObject;
+  }
+  return out;
+}
+
+const PRICE_ERRORS = [400, 401, 404, 405, 429, 431, 500, 503] as const;
+const TOKEN_ERRORS = [400, 401, 404, 405, 422, 429, 431, 500, 503] as const;
+
+const json = (schema: z.ZodType, description: string, example?: unknown): ZodOpenApiResponseObject => ({
+  description,
+  headers: rateHeaders,
+  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
+});
+
+const notModified = { '304': { description: 'Not modified (`If-None-Match` matched the ETag).' } };
+
+function get(operation: Omit<ZodOpenApiOperationObject, 'security'> & { tags: string[] }): { get: ZodOpenApiOperationObject } {
+  return { get: { security: [{ bearer: [] }], ...operation } };
+}
+
+/** The OpenAPI document (built once; the schemas do not change at run time). */
+export function openApiDocument(): object {
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Token & Price Data Service',
+      version: '1.0.0',
+      description:
+        'Cardano DEX prices: symbols, OHLCV history, token statistics and logos, and a live stream of pool state changes. ' +
+        'Every route needs `Authorization: Bearer <API key>`. Errors come in two families: `{"s":"error","errmsg":…}` for the price routes ' +
+        'and the stream, FastAPI-style `{"detail":[…]}` for the token routes. Routes outside /api/v1 are extensions of this server.',
+    },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'Prices', description: 'The spec’s UDF-style price endpoints.' },
+      { name: 'Tokens', description: 'The spec’s token endpoints and the live stream.' },
+      { name: 'Extensions', description: 'Ours, outside the spec: answered from the market in memory (a hosted service may lack them).' },
+      { name: 'UDF', description: 'Ours: TradingView’s UDF protocol over the same data (docs/udf.md).' },
+    ],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key of a plan (free, pro, enterprise).' } },
+    },
+    paths: {
+      '/api/v1/groups': get({
+        tags: ['Prices'],
+        summary: 'The DEX groups',
+        responses: { '200': json(groupsResponseSchema, 'Every group, Aggregate included.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/api/v1/symbol_info': get({
+        tags: ['Prices'],
+        summary: 'Symbols of a group (columnar), or of every group without `group`',
+        requestParams: { query: symbolInfoQuerySchema },
+        responses: { '200': json(symbolInfoResponseSchema, 'Columnar symbol information; gzip when accepted; strong ETag.'), ...notModified, ...errors('price', PRICE_ERRORS) },
+      }),
+      '/api/v1/history': get({
+        tags: ['Prices'],
+        summary: 'OHLCV bars of a symbol',
+        description: 'Bars with from <= t < to (or the last `countback` bars before `to`); `include_tvl` adds the TVL column. Resolutions: 1min, 5min, 15min, 60min, 1d.',
+        requestParams: { query: historyQuerySchema },
+        responses: {
+          '200': json(historyResponseSchema, 'Bars, oldest first (empty arrays when there are none).', { s: 'ok', t: [1700000040], o: [0.5], h: [0.52], l: [0.49], c: [0.51], v: [1200.5] }),
+          ...errors('price', PRICE_ERRORS),
+        },
+      }),
+      '/api/v1/tokens/current': get({
+        tags: ['Tokens'],
+        summary: 'Statistics of a token’s ADA Aggregate pool (`policy`) or of a pool (`pool`)',
+        requestParams: { query: tokenCurrentQuerySchema },
+        responses: { '200': json(tokenStatsSchema, 'Price, TVL, and their 1 h and 24 h changes and volumes.'), ...errors('tokens', TOKEN_ERRORS) },
+      }),
+      '/api/v1/tokens/logo/{token}': get({
+        tags: ['Tokens'],
+        summary: 'A token’s logo',
+        description:
+          'The spec’s JSON string of base64 PNG (or null). With `Accept` naming an image type before or without application/json, the PNG bytes (docs/decisions.md “Logos as images”).',
+        requestParams: { path: z.object({ token: z.string().meta({ description: 'Policy ID and hex asset name.', example: EXAMPLE_TOKEN }) }) },
+        responses: {
+          '200': {
+            description: 'The logo.',
+            headers: rateHeaders,
+            content: { 'application/json': { schema: tokenLogoSchema }, 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } },
+          },
+          ...notModified,
+          ...errors('tokens', TOKEN_ERRORS),
+        },
+      }),
+      '/api/v1/tokens/stream': {
+        post: {
+          tags: ['Tokens'],
+          security: [{ bearer: [] }],
+          summary: 'Live pool state changes of Aggregate pools',
+          description:
+            'A long-lived response, one JSON object per line: trade events, `{"s":"ok"}` pings every 20 s, and `{"s":"error","errmsg":…}` lines. ' +
+            'A refusal (bad body, limits, authentication) is one error line on a 200 that then ends. One connection per key (plan: `streamsPerKey`).',
+          requestBody: { content: { 'application/json': { schema: streamRequestSchema, example: [EXAMPLE_POOL] } } },
+          responses: {
+            '200': {
+              description: 'The stream (each line one of the kinds below).',
+              content: { 'text/event-stream': { schema: z.union([tradeEventSchema, streamPingSchema, streamErrorSchema]) } },
+            },
+            // Refusals the stream route makes itself are one error line in the stream's media type...
+            ...streamErrors([404, 405, 429, 500, 503]),
+            // ...while the server's own refusals before any route (raw path, oversized head) are JSON.
+            ...errors('price', [400, 431] as const),
+          },
+        },
+      },
+      '/api/x': get({ tags: ['Extensions'], summary: 'The extension routes this service has', responses: { '200': json(extensionIndexSchema, 'Route names.'), ...errors('price', PRICE_ERRORS) } }),
+      '/api/x/liquidity': get({
+        tags: ['Extensions'],
+        summary: 'TVL of every symbol of a group',
+        requestParams: { query: liquidityQuerySchema },
+        responses: { '200': json(liquiditySchema, 'Columnar TVL.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/api/x/deepest': get({ tags: ['Extensions'], summary: 'Each group’s deepest pool', responses: { '200': json(deepestSchema, 'Pool IDs by group.'), ...errors('price', PRICE_ERRORS) } }),
+      '/api/x/token-info': get({ tags: ['Extensions'], summary: 'Every token’s ticker and name', responses: { '200': json(tokenNamesSchema, 'Columnar names.'), ...errors('price', PRICE_ERRORS) } }),
+      '/api/x/token-info/{unit}': get({
+        tags: ['Extensions'],
+        summary: 'One token’s metadata',
+        requestParams: { path: z.object({ unit: z.string().meta({ example: EXAMPLE_TOKEN }) }) },
+        responses: { '200': json(tokenInfoSchema, 'The token.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/udf/config': get({ tags: ['UDF'], summary: 'UDF configuration', responses: { '200': json(z.looseObject({ supported_resolutions: z.array(z.string()) }), 'TradingView’s config object.'), ...errors('price', PRICE_ERRORS) } }),
+      '/udf/time': get({ tags: ['UDF'], summary: 'Server time', responses: { '200': { description: 'Unix seconds.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errors('price', PRICE_ERRORS) } }),
+      '/udf/symbols': get({
+        tags: ['UDF'],
+        summary: 'TradingView symbol info',
+        requestParams: { query: z.object({ symbol: z.string() }) },
+        responses: { '200': json(z.looseObject({ name: z.string(), ticker: z.string(), pricescale: z.number() }), 'LibrarySymbolInfo.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/udf/search': get({
+        tags: ['UDF'],
+        summary: 'Symbol search',
+        requestParams: { query: z.object({ query: z.string().optional(), type: z.string().optional(), exchange: z.string().optional(), limit: z.string().optional() }) },
+        responses: { '200': json(z.array(z.looseObject({ symbol: z.string(), ticker: z.string() })), 'Matches.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/udf/history': get({
+        tags: ['UDF'],
+        summary: 'Bars in TradingView’s resolution names',
+        requestParams: { query: z.object({ symbol: z.string(), resolution: z.string(), from: z.string().optional(), to: z.string(), countback: z.string().optional() }) },
+        responses: {
+          '200': json(z.union([historyResponseSchema, z.strictObject({ s: z.literal('no_data'), nextTime: z.number().optional() })]), 'Bars, or no_data with nextTime.'),
+          ...errors('price', PRICE_ERRORS),
+        },
+      }),
+    },
+  });
+}

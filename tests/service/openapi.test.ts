@@ -1,0 +1,56 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { undescribed } from '../support/openapi';
+import { createTestService, type TestService } from '../support/service';
+
+/** /openapi.json is a valid OpenAPI 3.1 document of every route; /docs serves Swagger UI from local files. */
+let service: TestService;
+beforeAll(async () => {
+  service = await createTestService({ pools: 60, days: 0.5 });
+});
+afterAll(async () => service.close());
+
+describe('/openapi.json', () => {
+  it('is public and validates as OpenAPI (swagger-parser), with every route, both error families and the Bearer scheme', async () => {
+    const response = await service.request('/openapi.json', { key: null });
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, unknown> }>>; components: { securitySchemes: object } };
+    expect(document.openapi).toBe('3.1.0');
+    await SwaggerParser.validate(structuredClone(document) as never);
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/groups', '/api/v1/symbol_info', '/api/v1/history', '/api/v1/tokens/current', '/api/v1/tokens/logo/{token}', '/api/v1/tokens/stream', '/api/x/liquidity', '/udf/history']),
+    );
+    expect(document.components.securitySchemes).toEqual({ bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+    expect(document.paths['/api/v1/history']?.get?.responses['429']).toBeDefined();
+    expect(document.paths['/api/v1/tokens/current']?.get?.responses['422']).toBeDefined();
+    expect(document.paths['/api/x/deepest']?.get?.tags).toEqual(['Extensions']);
+    expect(JSON.stringify(document.paths['/api/v1/tokens/stream'])).toContain('errmsg');
+  });
+
+  it('fails an answer it does not describe (the checker the contract tests run on every answer)', async () => {
+    const wrongShape = new Response(JSON.stringify({ s: 'ok', t: 'not an array' }), { headers: { 'Content-Type': 'application/json' } });
+    expect(await undescribed('GET', '/api/v1/history?symbol=x', wrongShape)).toMatch(/does not match the documented schema/);
+    const wrongStatus = new Response('{}', { status: 418, headers: { 'Content-Type': 'application/json' } });
+    expect(await undescribed('GET', '/api/v1/groups', wrongStatus)).toMatch(/status 418 is not documented/);
+    const wrongType = new Response('x', { headers: { 'Content-Type': 'text/html' } });
+    expect(await undescribed('GET', '/api/v1/groups', wrongType)).toMatch(/content type text\/html is not documented/);
+  });
+});
+
+describe('/docs', () => {
+  it('serves Swagger UI pointing at /openapi.json, every asset from the installed package (no CDN)', async () => {
+    const page = await service.request('/docs', { key: null });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? '');
+    expect(assets).toEqual(expect.arrayContaining(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/init.js']));
+    for (const asset of assets) {
+      const response = await service.request(asset, { key: null });
+      expect(response.status, asset).toBe(200);
+      expect((await response.arrayBuffer()).byteLength, asset).toBeGreaterThan(10);
+    }
+    expect(await (await service.request('/docs/assets/init.js', { key: null })).text()).toContain("url: '/openapi.json'");
+    expect((await service.request('/docs/assets/evil.js', { key: null })).status).toBe(404);
+  });
+});
