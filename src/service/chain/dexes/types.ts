@@ -1,0 +1,31 @@
+import type { DexGroup } from '../../../shared/groups';
+import type { ChainOutput, ChainTx } from '../block';
+
+/** A pool's state as one output of a pool transaction leaves it. */
+export interface PoolState {
+  readonly group: DexGroup;
+  /** Hex pool ID: the unit of the token that identifies the pool on its DEX (see each decoder). */
+  readonly poolId: string;
+  /** Units of the pool's two assets in the DEX's own order ('' is ADA). */
+  readonly assetA: string;
+  readonly assetB: string;
+  /** Raw reserves that trade, after what the DEX keeps aside. */
+  readonly reserveA: bigint;
+  readonly reserveB: bigint;
+  readonly feeBps: number;
+}
+
+/** One DEX's pool decoder (one per DEX, as prise's classifiers are). */
+export interface DexDecoder {
+  readonly group: DexGroup;
+  /** A cheap test on the output alone: is it one of this DEX's pools? */
+  isPool(output: ChainOutput): boolean;
+  /** The pool state of an output `isPool` accepted; throws (DatumError) when it cannot be decoded. */
+  decode(output: ChainOutput, tx: ChainTx): PoolState;
+}
+
+/** The one asset of `policy` in an output other than `except`, as [unit, amount]. */
+export function assetOfPolicy(output: ChainOutput, policy: string, except?: string): [string, bigint] | undefined {
+  for (const entry of output.assets) if (entry[0].startsWith(policy) && entry[0] !== except) return entry;
+  return undefined;
+}
