@@ -99,6 +99,13 @@ export interface StoredKey {
 
 /** Everything one logical write changes, applied in one transaction. */
 export interface CommitBatch {
+  /**
+   * A rollback, applied first: every trade with block_time > this is deleted, and the bars of the
+   * series those trades touched are folded again from the remaining trades, from the bucket holding
+   * the first deleted second on (a bar depends only on the trades of its bucket). Bars then equal a
+   * rebuild. Sources whose block times only grow (the chain) undo their last blocks with it.
+   */
+  readonly removeTradesAfter?: number;
   readonly tokens?: readonly TokenRow[];
   readonly tokenUpdates?: readonly Pick<TokenRow, 'id' | 'ticker' | 'name' | 'decimals'>[];
   /** Logo changes: the kind, and the PNG when the kind is `stored`. */

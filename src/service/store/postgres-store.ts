@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { barsFromEvents, rollupBars } from '../../shared/bars';
 import { AGGREGATE_GROUP } from '../../shared/groups';
-import { RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
+import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
 import type {
   BarRow,
   BarStore,
@@ -259,6 +259,29 @@ class PgBarStore implements BarStore {
   }
 }
 
+/** See `CommitBatch.removeTradesAfter`: delete the later trades, fold their series' bars again from the cut. */
+async function removeTradesAfter(client: pg.PoolClient, after: number): Promise<void> {
+  const { rows: affected } = await client.query(
+    'SELECT DISTINCT pool AS series, false AS agg FROM trades WHERE block_time > $1 UNION SELECT DISTINCT agg AS series, true AS agg FROM trades WHERE block_time > $1',
+    [after],
+  );
+  await client.query('DELETE FROM trades WHERE block_time > $1', [after]);
+  for (const { series, agg } of affected as { series: number; agg: boolean }[]) {
+    const prefix = agg ? 'agg_' : '';
+    for (const resolution of RESOLUTIONS) {
+      const from = bucketStart(after + 1, resolution);
+      await client.query('DELETE FROM bars WHERE series = $1 AND res = $2 AND t >= $3', [series, RESOLUTION_SECONDS[resolution], from]);
+      const { rows } = await client.query({
+        text: `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${agg ? 'agg' : 'pool'} = $1 AND block_time >= $2 ORDER BY seq`,
+        values: [series, from],
+        rowMode: 'array',
+      });
+      const events = rows.map((r: unknown[]) => ({ block_time: num(r[0]), previous_price: num(r[1]), current_price: num(r[2]), current_tvl: num(r[3]), volume: num(r[4]) }));
+      await insertBars(client, barsFromEvents(events, resolution).map((bar) => ({ series, res: RESOLUTION_SECONDS[resolution], bar })), false);
+    }
+  }
+}
+
 /** Inserts bars in one statement (arrays unnested); `merge` folds them into stored ones by the bar rule. */
 async function insertBars(client: Queryable, bars: readonly { series: number; res: number; bar: { time: number; open: number; high: number; low: number; close: number; volume: number; tvl: number } }[], merge: boolean): Promise<void> {
   if (bars.length === 0) return;
@@ -352,6 +375,7 @@ export class PostgresStore implements Store {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
+      if (batch.removeTradesAfter !== undefined) await removeTradesAfter(client, batch.removeTradesAfter);
       for (const t of batch.tokens ?? []) {
         await client.query('INSERT INTO tokens (id, unit, ticker, name, decimals, logo_kind) VALUES ($1, $2, $3, $4, $5, $6)', [t.id, t.unit, t.ticker, t.name, t.decimals, t.logoKind]);
       }

@@ -1,6 +1,6 @@
 import { barsFromEvents, rollupBars, type Bar } from '../../shared/bars';
 import { AGGREGATE_GROUP } from '../../shared/groups';
-import { RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
+import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
 import { openDatabase, setBulkMode, type Db } from './database';
 import type {
   BarRow,
@@ -384,7 +384,36 @@ export class SqliteStore implements Store {
       `INSERT INTO sim_state (id, height, next_block_time, fair) VALUES (1, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET height = excluded.height, next_block_time = excluded.next_block_time, fair = excluded.fair`,
     );
+    const affectedSeries = db.prepare<[number, number], { series: number; agg: number }>(
+      'SELECT DISTINCT pool AS series, 0 AS agg FROM trades WHERE block_time > ? UNION SELECT DISTINCT agg AS series, 1 AS agg FROM trades WHERE block_time > ?',
+    );
+    const deleteTradesAfter = db.prepare('DELETE FROM trades WHERE block_time > ?');
+    const deleteBarsFrom = db.prepare('DELETE FROM bars WHERE series = ? AND res = ? AND t >= ?');
+    const insertBar = db.prepare('INSERT INTO bars (series, res, t, o, h, l, c, v, tvl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const eventsFrom = (column: 'pool' | 'agg', prefix: '' | 'agg_') =>
+      db
+        .prepare<[number, number], [number, number, number, number, number]>(
+          `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${column} = ? AND block_time >= ? ORDER BY seq`,
+        )
+        .raw(true);
+    const poolEventsFrom = eventsFrom('pool', '');
+    const aggEventsFrom = eventsFrom('agg', 'agg_');
+    const removeTradesAfter = (after: number) => {
+      const affected = affectedSeries.all(after, after);
+      deleteTradesAfter.run(after);
+      for (const { series, agg } of affected) {
+        for (const resolution of RESOLUTIONS) {
+          const from = bucketStart(after + 1, resolution);
+          deleteBarsFrom.run(series, RESOLUTION_SECONDS[resolution], from);
+          const events = (agg ? aggEventsFrom : poolEventsFrom)
+            .all(series, from)
+            .map(([block_time, previous_price, current_price, current_tvl, volume]) => ({ block_time, previous_price, current_price, current_tvl, volume }));
+          for (const bar of barsFromEvents(events, resolution)) insertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
+        }
+      }
+    };
     this.write = db.transaction((batch: CommitBatch) => {
+      if (batch.removeTradesAfter !== undefined) removeTradesAfter(batch.removeTradesAfter);
       for (const t of batch.tokens ?? []) insertToken.run(t.id, t.unit, t.ticker, t.name, t.decimals, t.logoKind);
       for (const t of batch.tokenUpdates ?? []) updateToken.run(t.ticker, t.name, t.decimals, t.id);
       for (const l of batch.logos ?? []) setLogo.run(l.kind, l.kind === 0 ? null : l.png, l.id);

@@ -160,6 +160,30 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       expect(await s.trades.hasEvent('e4')).toBe(false);
     });
 
+    it('rolls back: removes the trades after a time with their reserves and meta in one commit, and re-folds the bars of the series they touched to equal a rebuild', async () => {
+      const s = await open();
+      await s.commit(structure());
+      // Trades inside one 1min bucket and in later ones, on both pools; the cut falls mid-bucket.
+      await s.commit(withBars([trade('k1', 2, T, 1, 1.1, 2), trade('k2', 3, T + 20, 1.1, 1.3, 1)]));
+      await s.commit(withBars([trade('k3', 2, T + 40, 1.3, 0.8, 4)]));
+      await s.commit(withBars([trade('k4', 3, T + 130, 0.8, 0.9, 1), trade('k5', 2, T + 4000, 0.9, 1.5, 1)]));
+      const kept = await s.trades.list();
+      await s.commit({ removeTradesAfter: T + 20, reserves: [{ id: 2, base: 1100, quote: 1000 }], meta: { 'chain:tip': 'x' } });
+      expect((await s.trades.list()).map((t) => t.eventId)).toEqual(['k1', 'k2']);
+      expect((await s.trades.list()).map((t) => t.seq)).toEqual(kept.slice(0, 2).map((t) => t.seq));
+      expect(await s.trades.hasEvent('k3')).toBe(false);
+      expect(await s.market.meta('chain:tip')).toBe('x');
+      expect((await s.market.load()).pools.find((p) => p.id === 2)).toMatchObject({ baseReserve: 1100, quoteReserve: 1000 });
+      // The bucket [T, T+60) keeps k1 and k2 only; nothing after it is left.
+      expect(await s.bars.range(1, '1min', 0, 2 ** 31)).toEqual([[T, 1, 1.3, 1, 1.3, 3 * VOLUME_SCALE, 310]]);
+      const rolledBack = await s.bars.all();
+      await s.bars.rebuild();
+      expect(rolledBack).toEqual(await s.bars.all());
+      // Trades after the cut can come again (the other branch of a fork).
+      await s.commit(withBars([trade('k3', 2, T + 45, 1.3, 1.2, 1)]));
+      expect(await s.trades.count()).toBe(3);
+    });
+
     it('marks bars stale while a bulk load writes trades alone, and a rebuild makes them current', async () => {
       const s = await open();
       await s.commit(structure());
