@@ -87,6 +87,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       if (options.testControls) {
         log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
         app.post('/__test__/block', async (c) => {
+          if (runtime.config.source !== 'simulated') return c.json({ s: 'error', errmsg: `The market's source is ${runtime.config.source}: there is no simulator to trade` }, 409);
           try {
             const trades = await runtime.simulator.forceBlock(Date.now() / 1000);
             return c.json({ trades, height: runtime.simulator.blockHeight });

@@ -26,6 +26,12 @@ export interface ServiceConfig {
   readonly extensions: boolean;
   /** Integrity check of an existing store at start: `quick` (PRAGMA quick_check) or `off`. */
   readonly storeCheck: 'quick' | 'off';
+  /** Where trades come from: the embedded simulator, the chain through Ogmios, or none (imports only). */
+  readonly source: 'simulated' | 'chain' | 'none';
+  /** `--ogmios` / `OGMIOS_URL`: Ogmios v6 WebSocket address (source `chain`). */
+  readonly ogmiosUrl?: string;
+  /** `--chain-start` / `CHAIN_START`: `<slot>.<block hash>` to start from without a stored tip. */
+  readonly chainStart?: string;
   /** `DATABASE_URL`: the market lives in this PostgreSQL database instead of the data directory's SQLite file. */
   readonly databaseUrl?: string;
 }
@@ -50,6 +56,9 @@ export const SERVICE_SETTINGS = {
   pools: { flag: 'pools', env: 'POOLS' },
   tradesPerBlock: { flag: 'trades-per-block', env: 'TRADES_PER_BLOCK' },
   storeCheck: { flag: 'store-check', env: 'STORE_CHECK' },
+  source: { flag: 'source', env: 'SOURCE' },
+  ogmios: { flag: 'ogmios', env: 'OGMIOS_URL' },
+  chainStart: { flag: 'chain-start', env: 'CHAIN_START' },
 } as const;
 
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -91,7 +100,14 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   const pingRaw = env.STREAM_PING_SECONDS;
   const ping = positive('STREAM_PING_SECONDS').safeParse(pingRaw ?? STREAM_PING_SECONDS);
   if (!ping.success) throw new Error(`STREAM_PING_SECONDS: ${ping.error.issues[0]?.message ?? 'invalid'} (got "${pingRaw}")`);
+  const source = read('source', z.enum(['simulated', 'chain', 'none'], { error: 'source must be simulated, chain or none' }), 'simulated');
+  const ogmios = read('ogmios', z.string().regex(/^wss?:\/\/[^\s/]+\/?$/, 'ogmios must be a WebSocket address such as ws://127.0.0.1:1337'), undefined as unknown as string) as string | undefined;
+  if (source === 'chain' && ogmios === undefined) throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
+  const chainStart = read('chainStart', z.string().regex(/^\d+\.[0-9a-fA-F]{64}$/, 'chain-start must be <slot>.<block hash> (64 hex)'), undefined as unknown as string) as string | undefined;
   return {
+    source,
+    ...(ogmios !== undefined ? { ogmiosUrl: ogmios } : {}),
+    ...(chainStart !== undefined ? { chainStart } : {}),
     dataDir: read('dataDir', z.string().min(1, 'data-dir must not be empty'), './data'),
     seed: read('seed', int('seed', 0, 2 ** 31 - 1), DEFAULT_SEED),
     days: read('days', z.coerce.number({ error: 'days must be a number' }).min(0, 'days must be at least 0').max(400, 'days must be at most 400'), 30),

@@ -1,7 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
+import type { BackoffOptions } from '../shared/backoff';
 import { generateKey, KeyRing, KeyStore } from './auth/keys';
+import { slotTime } from './chain/block';
+import { ChainIngest } from './chain/chain-ingest';
+import { ChainFollower, DEFAULT_CHAIN_START, parseChainPoint, type ChainStatus } from './chain/follower';
 import { RateLimiter } from './auth/rate-limit';
 import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
 import { createServiceApp, type HealthReport } from './http/app';
@@ -42,6 +46,8 @@ export interface RuntimeHooks {
   readonly logRequests?: boolean;
   /** Progress of the start: producing the backfill or catch-up, then (first start) building the bars. */
   readonly onProgress?: (progress: StartupProgress) => void;
+  /** Reconnect delays of the chain source (tests shorten them). */
+  readonly chainBackoff?: BackoffOptions;
 }
 
 export interface ServiceRuntime {
@@ -50,7 +56,10 @@ export interface ServiceRuntime {
   /** The store, through its interfaces only (ports.ts). */
   readonly store: Store;
   readonly market: Market;
+  /** The simulator (source `simulated`; reading it with another source throws). */
   readonly simulator: Simulator;
+  /** The chain follower (source `chain`). */
+  readonly follower: ChainFollower | undefined;
   readonly ingestor: Ingestor;
   readonly hub: StreamHub;
   readonly keyStore: KeyStore;
@@ -194,35 +203,61 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
   const { store, ingestor } = handle;
   try {
 
-    // The market's identity is fixed at first start; later flags that disagree are reported, not applied.
+    // The market's source is fixed at first start: sources are never mixed in one market.
     const storedSeed = await store.market.meta('seed');
-    const seed = storedSeed === undefined ? config.seed : Number(storedSeed);
-    const poolCount = storedSeed === undefined ? config.pools : Number(await store.market.meta('pools'));
-    const chosen = config.seed !== DEFAULT_SEED || config.pools !== DEFAULT_POOLS;
-    if (storedSeed !== undefined && chosen && (seed !== config.seed || poolCount !== config.pools)) {
-      log?.(`note: ${config.dataDir} holds a market of seed ${seed} with ${poolCount} pools; --seed/--pools apply to a new data directory only`);
+    const storedSource = (await store.market.meta('source')) ?? (storedSeed !== undefined ? 'simulated' : undefined);
+    if (storedSource !== undefined && storedSource !== config.source) {
+      throw new Error(
+        `${config.databaseUrl ? 'the database' : config.dataDir} holds a market fed by the ${storedSource} source, and this start asked for --source ${config.source}: ` +
+          `start it with --source ${storedSource}, or use another data directory (sources are never mixed)`,
+      );
     }
-    const spec = generateMarket(seed, poolCount);
     const market = handle.market;
-    if (storedSeed === undefined) await seedMarket(ingestor, spec, { seed: String(seed), pools: String(poolCount) });
-
-    const simulator = await Simulator.open(store.sim, market, spec, ingestor, { seed, tradesPerBlock: config.tradesPerBlock });
     const nowSeconds = () => Math.floor(nowMs() / 1000);
-    const phase = simulator.started ? 'catch-up' : 'backfill';
-    if (!simulator.started) await simulator.startAt(nowSeconds() - Math.round(config.days * 86_400));
-    await store.setBulkMode(true);
-    const run = () => simulator.runUntil(nowSeconds(), (p) => hooks.onProgress?.(simulationProgress(phase, p)));
-    // The first backfill is a bulk load: trades first, then every bar in one ordered pass.
-    const startupTrades =
-      phase === 'backfill'
-        ? await ingestor.withDeferredBars(run, (done, total) => hooks.onProgress?.({ phase: 'bars', done, total, trades: done }))
-        : await run();
-    await store.setBulkMode(false);
+    let simulator: Simulator | undefined;
+    let follower: ChainFollower | undefined;
+    let startupTrades = 0;
+    if (config.source === 'simulated') {
+      // The market's identity is fixed at first start; later flags that disagree are reported, not applied.
+      const seed = storedSeed === undefined ? config.seed : Number(storedSeed);
+      const poolCount = storedSeed === undefined ? config.pools : Number(await store.market.meta('pools'));
+      const chosen = config.seed !== DEFAULT_SEED || config.pools !== DEFAULT_POOLS;
+      if (storedSeed !== undefined && chosen && (seed !== config.seed || poolCount !== config.pools)) {
+        log?.(`note: ${config.dataDir} holds a market of seed ${seed} with ${poolCount} pools; --seed/--pools apply to a new data directory only`);
+      }
+      const spec = generateMarket(seed, poolCount);
+      if (storedSeed === undefined) await seedMarket(ingestor, spec, { seed: String(seed), pools: String(poolCount), source: 'simulated' });
+
+      const sim = await Simulator.open(store.sim, market, spec, ingestor, { seed, tradesPerBlock: config.tradesPerBlock });
+      simulator = sim;
+      const phase = sim.started ? 'catch-up' : 'backfill';
+      if (!sim.started) await sim.startAt(nowSeconds() - Math.round(config.days * 86_400));
+      await store.setBulkMode(true);
+      const run = () => sim.runUntil(nowSeconds(), (p) => hooks.onProgress?.(simulationProgress(phase, p)));
+      // The first backfill is a bulk load: trades first, then every bar in one ordered pass.
+      startupTrades =
+        phase === 'backfill'
+          ? await ingestor.withDeferredBars(run, (done, total) => hooks.onProgress?.({ phase: 'bars', done, total, trades: done }))
+          : await run();
+      await store.setBulkMode(false);
+    } else {
+      if (storedSource === undefined) await ingestor.commit({ meta: { source: config.source } });
+      if (config.source === 'chain') {
+        const ingest = await ChainIngest.open(ingestor, store.market, (line) => log?.(line));
+        follower = new ChainFollower(ingest, {
+          url: config.ogmiosUrl ?? '',
+          start: config.chainStart ? parseChainPoint(config.chainStart) : DEFAULT_CHAIN_START,
+          ...(log ? { log } : {}),
+          ...(hooks.chainBackoff ? { backoff: hooks.chainBackoff } : {}),
+        });
+      }
+    }
 
     const hub = new StreamHub(market);
     const history = new HistoryCache(store.bars);
     // Caches first, so a client reacting to an event already reads the new bars.
     ingestor.onCommit((records) => history.invalidate(records));
+    ingestor.onRollback(() => history.clear());
     ingestor.onCommit((records) => hub.publish(records));
 
     const keyStore = new KeyStore(store.keys);
@@ -242,8 +277,9 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       pools: market.pools.size,
       tokens: market.tokens.size,
       streams: hub.connectionCount,
-      blockHeight: simulator.blockHeight,
-      lastBlockTime: simulator.lastBlockAt,
+      source: config.source,
+      ...(simulator ? { blockHeight: simulator.blockHeight, lastBlockTime: simulator.lastBlockAt } : {}),
+      ...(follower ? { chain: chainHealth(follower.status()) } : {}),
     });
     const app = createServiceApp({
       market,
@@ -274,7 +310,11 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       config,
       store,
       market,
-      simulator,
+      get simulator(): Simulator {
+        if (!simulator) throw new Error(`this market's source is ${config.source}: it has no simulator`);
+        return simulator;
+      },
+      follower,
       ingestor,
       hub,
       keyStore,
@@ -282,13 +322,17 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       internalKey,
       devKey,
       startupTrades,
-      startLive: () => simulator.start(nowSeconds, (error) => log?.(`market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`)),
+      startLive: () => {
+        simulator?.start(nowSeconds, (error) => log?.(`market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`));
+        follower?.start();
+      },
       close: async () => {
         if (closed) return;
         closed = true;
         clearInterval(sweep);
         try {
-          await simulator.stop();
+          await simulator?.stop();
+          await follower?.stop();
         } finally {
           hub.closeAll();
           await handle.close();
@@ -299,6 +343,21 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     await handle.close();
     throw error;
   }
+}
+
+function chainHealth(status: ChainStatus): NonNullable<HealthReport['chain']> {
+  return {
+    state: status.state,
+    tipSlot: status.tip?.slot ?? null,
+    tipTime: status.tip ? slotTime(status.tip.slot) : null,
+    nodeTipSlot: status.nodeTip?.slot ?? null,
+    lagSeconds: status.lagSeconds ?? null,
+    blocks: status.blocks,
+    trades: status.trades,
+    undecodable: status.undecodable,
+    reconnects: status.reconnects,
+    lastError: status.lastError ?? null,
+  };
 }
 
 function simulationProgress(phase: 'backfill' | 'catch-up', p: SimulatorProgress): StartupProgress {

@@ -154,3 +154,62 @@ export function priseSwaps(): Map<string, Map<string, PriseSwap[]>> {
 
 /** prise's DEX codes and our groups. */
 export const PRISE_DEX_GROUPS: Record<number, string> = { 0: 'WingRiders', 1: 'SundaeSwap', 2: 'Minswap', 3: 'MinswapV2' };
+
+interface YaciBlock {
+  readonly header: { readonly headerBody: { readonly blockNumber: number; readonly slot: number; readonly blockHash: string; readonly prevHash: string } };
+  readonly transactionBodies: readonly { readonly txHash: string; readonly outputs: readonly YaciUtxo[] }[];
+  readonly transactionWitness: readonly ({ readonly datums?: readonly { readonly hash?: string; readonly cbor: string }[] | null } | null)[];
+  readonly invalidTransactions?: readonly number[] | null;
+}
+
+/** An Ogmios v6 block (as Ogmios sends it on the wire) of one of prise's real Babbage blocks. */
+export interface OgmiosWireBlock {
+  readonly type: 'praos';
+  readonly era: 'babbage';
+  readonly id: string;
+  readonly height: number;
+  readonly slot: number;
+  readonly ancestor: string;
+  readonly transactions: readonly unknown[];
+}
+
+const datumHash = (cbor: string) => Buffer.from(blake2b(Buffer.from(cbor, 'hex'), { dkLen: 32 })).toString('hex');
+
+/** prise's real full blocks (`blocks_from_*.json`), in chain order, as Ogmios v6 would send them. */
+export function realOgmiosBlocks(file = 'blocks_from_9894905.json'): OgmiosWireBlock[] {
+  const blocks = readJson(join(PRISE_DIR, file)) as YaciBlock[];
+  return blocks.map((block) => {
+    const header = block.header.headerBody;
+    const invalid = new Set(block.invalidTransactions ?? []);
+    return {
+      type: 'praos',
+      era: 'babbage',
+      id: header.blockHash,
+      height: header.blockNumber,
+      slot: header.slot,
+      ancestor: header.prevHash,
+      transactions: block.transactionBodies.map((tx, i) => {
+        const datums = Object.fromEntries((block.transactionWitness[i]?.datums ?? []).map((d) => [d.hash ?? datumHash(d.cbor), d.cbor]));
+        return {
+          id: tx.txHash,
+          spends: invalid.has(i) ? 'collaterals' : 'inputs',
+          outputs: tx.outputs.map((o) => {
+            const value: Record<string, Record<string, bigint>> = {};
+            for (const a of o.amounts ?? []) {
+              const unit = unitOf(a.unit);
+              if (unit === '') value.ada = { lovelace: BigInt(a.quantity) };
+              else (value[unit.slice(0, 56)] ??= {})[unit.slice(56)] = BigInt(a.quantity);
+            }
+            return { address: o.address, value, ...(o.inlineDatum ? { datum: o.inlineDatum } : {}), ...(o.datumHash ? { datumHash: o.datumHash } : {}) };
+          }),
+          ...(Object.keys(datums).length > 0 ? { datums } : {}),
+        };
+      }),
+    };
+  });
+}
+
+/** JSON with bigints written as plain JSON numbers (as Ogmios writes amounts). */
+export function wireJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `\u0000big${v}` : v)).replace(/"\\u0000big(-?\d+)"/g, '$1');
+}

@@ -31,6 +31,21 @@ export interface HealthReport {
   readonly streams: number;
   readonly blockHeight?: number;
   readonly lastBlockTime?: number;
+  /** Where the market's trades come from (docs/chain.md). */
+  readonly source?: 'simulated' | 'chain' | 'none';
+  /** The chain source's progress (source `chain`). */
+  readonly chain?: {
+    readonly state: string;
+    readonly tipSlot: number | null;
+    readonly tipTime: number | null;
+    readonly nodeTipSlot: number | null;
+    readonly lagSeconds: number | null;
+    readonly blocks: number;
+    readonly trades: number;
+    readonly undecodable: number;
+    readonly reconnects: number;
+    readonly lastError: string | null;
+  };
 }
 
 export interface ServiceAppOptions {

@@ -58,6 +58,13 @@ export class HistoryCache {
     this.chunks = new LRUCache({ maxSize: options.maxBytes ?? 128 * 1024 * 1024, sizeCalculation: (chunk) => Math.max(1, chunk.bytes) });
   }
 
+  /** Forgets everything (after a rollback, which may change any bar after its cut). */
+  clear(): void {
+    this.generation++;
+    this.chunks.clear();
+    this.extents.clear();
+  }
+
   /** Forgets what a commit changed: the chunks holding each trade's buckets, for its pool and Aggregate. */
   invalidate(records: readonly TradeRecord[]): void {
     this.generation++;

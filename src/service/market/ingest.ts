@@ -34,6 +34,8 @@ export interface NewPool {
 /** What a commit writes besides the pending changes (in the same transaction). */
 export interface CommitExtras {
   readonly simState?: SimState;
+  /** A rollback written first in the same transaction (see `CommitBatch.removeTradesAfter`). */
+  readonly removeTradesAfter?: number;
   readonly meta?: Readonly<Record<string, string>>;
 }
 
@@ -51,6 +53,7 @@ export class Ingestor {
   /** Reserves of every pool touched since the last commit, as they were before: restored on failure. */
   private readonly before = new Map<Pool, [number, number]>();
   private readonly listeners = new Set<CommitListener>();
+  private readonly rollbackListeners = new Set<() => void>();
   private readonly pendingIds = new Set<string>();
   private tokens: TokenRow[] = [];
   private tokenUpdates: { token: Token; before: Pick<Token, 'ticker' | 'name' | 'decimals'> }[] = [];
@@ -84,6 +87,24 @@ export class Ingestor {
   onCommit(listener: CommitListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Called after a commit that rolled trades back (caches of bars must forget what they hold). */
+  onRollback(listener: () => void): () => void {
+    this.rollbackListeners.add(listener);
+    return () => this.rollbackListeners.delete(listener);
+  }
+
+  /**
+   * Sets a pool's reserves without a trade event (a deposit or withdrawal that keeps the price, or a
+   * rollback putting a pool back): written with the next commit, its Aggregate's sums follow.
+   */
+  setReserves(pool: Pool, base: number, quote: number): void {
+    this.remember(pool);
+    this.remember(pool.pair.aggregate);
+    pool.baseReserve = base;
+    pool.quoteReserve = quote;
+    sumAggregate(pool.pair);
   }
 
   /** Whether an event id was already ingested (stored, or pending in this batch). */
@@ -246,6 +267,7 @@ export class Ingestor {
       }
       this.failure = undefined;
       const records = taken.batch.trades ?? [];
+      if (taken.batch.removeTradesAfter !== undefined) for (const listener of this.rollbackListeners) listener();
       if (records.length > 0) for (const listener of this.listeners) listener(records);
       return records;
     });
@@ -280,6 +302,7 @@ export class Ingestor {
       // New pools are written with their reserves of now; the others get an update.
       reserves: [...this.before.keys()].filter((p) => !created.has(p)).map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })),
       meta: { ...this.meta, ...extras.meta },
+      ...(extras.removeTradesAfter !== undefined ? { removeTradesAfter: extras.removeTradesAfter } : {}),
       ...(extras.simState ? { simState: extras.simState } : {}),
     };
     const before = new Map(this.before);

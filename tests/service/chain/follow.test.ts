@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slotTime } from '../../../src/service/chain/block';
+import { STREAM_PATH, streamInit } from '../../support/builders';
+import { FakeOgmios } from '../../support/fake-ogmios';
+import { hasPrise, realOgmiosBlocks, type OgmiosWireBlock } from '../../support/prise';
+import { createTestService, type TestService } from '../../support/service';
+import { readStream } from '../../support/stream';
+
+/**
+ * `--source chain` end to end, in process: the real runtime follows a local fake Ogmios (a real
+ * WebSocket server speaking Ogmios v6 JSON-RPC) serving prise's real mainnet blocks 9,894,906-915.
+ * In them, the Minswap pool of NFT …b6c6ff405909 first appears at slot 115586003 (created, no event)
+ * and trades at slot 115586077 (transaction 3ed2b954…): one trade event.
+ */
+const TRADE_SLOT = 115_586_077;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
+  let blocks: OgmiosWireBlock[];
+  let fake: FakeOgmios;
+  let service: TestService;
+  const lines: string[] = [];
+  const health = async () => (await (await service.request('/healthz', { key: null })).json()) as { source: string; chain: { tipSlot: number | null; state: string; reconnects: number; lastError: string | null } };
+  const poolId = () => [...service.runtime.market.pools.keys()].find((id) => id.endsWith('b6c6ff405909')) ?? '';
+
+  beforeAll(async () => {
+    blocks = realOgmiosBlocks();
+    fake = await FakeOgmios.start(blocks.slice(0, 9));
+    const start = blocks[0] as OgmiosWireBlock;
+    service = await createTestService({ env: { SOURCE: 'chain', OGMIOS_URL: fake.url, CHAIN_START: `${start.slot}.${start.id}` }, log: (line) => lines.push(line) });
+    service.runtime.startLive();
+  });
+  afterAll(async () => {
+    await service?.close();
+    await fake?.close();
+  });
+
+  it('creates the pools it sees, with no event and no simulated market beside them', async () => {
+    await until('the first nine blocks', async () => (await health()).chain.tipSlot === blocks[8]?.slot);
+    const h = await health();
+    expect(h.source).toBe('chain');
+    expect(h.chain.state).toBe('live');
+    expect(poolId()).toMatch(/^0be55d262b29f564998ff81efe21bdc0022621c12f15af08d0f2ddb1/);
+    expect(await service.runtime.store.trades.count()).toBe(0);
+    expect([...service.runtime.market.pools.values()].every((p) => !p.simulated)).toBe(true);
+    expect(() => service.runtime.simulator).toThrow(/source is chain/);
+  });
+
+  it('turns the next state change into a trade event: /history, /tokens/current and an open stream connection get it', async () => {
+    // The stream carries Aggregate pools (the spec): the pair's Aggregate moves with its one pool.
+    const aggregate = service.runtime.market.pools.get(poolId())?.pair.aggregate.poolId ?? '';
+    const stream = readStream(await service.request(STREAM_PATH, streamInit([aggregate])));
+    fake.extend(blocks.slice(9));
+    let event = await stream.next(15_000);
+    while ('s' in event && event.s === 'ok') event = await stream.next(15_000);
+    expect(event).toMatchObject({ pool_id: aggregate, block_time: slotTime(TRADE_SLOT) });
+    await stream.cancel();
+    const trades = await service.runtime.store.trades.list();
+    expect(trades.map((t) => t.eventId)).toEqual([expect.stringMatching(/^3ed2b954[0-9a-f]{56}#\d+$/)]);
+    // ADA 2,264.525560 -> 2,364.525560 in the pool: volume 100 ADA; price = ADA per whole token.
+    expect(trades[0]?.volume).toBe(100_000_000);
+    const t = slotTime(TRADE_SLOT);
+    const history = (await service.getJson(`/api/v1/history?symbol=${poolId()}&resolution=1min&from=${t - 600}&to=${t + 600}`)) as { s: string; c: number[] };
+    expect(history.s).toBe('ok');
+    expect(history.c).toHaveLength(1);
+    expect(history.c[0]).toBeCloseTo(2_364.52556 / 7_223_870_283, 12);
+    const current = (await service.getJson(`/api/v1/tokens/current?pool=${poolId()}`)) as Record<string, unknown>;
+    expect(current).toBeDefined();
+  });
+
+  it('undoes a rolled-back block: the trade is gone, reserves are back, bars equal a rebuild; the block again gives it once', async () => {
+    const before = await service.runtime.store.bars.all();
+    fake.rollBackTo(blocks[8]?.slot ?? 0);
+    await until('the rollback', async () => (await service.runtime.store.trades.count()) === 0);
+    const pool = service.runtime.market.pools.get(poolId());
+    expect([pool?.baseReserve, pool?.quoteReserve]).toEqual([2_264_525_560, 7_541_914_768]);
+    const t = slotTime(TRADE_SLOT);
+    const after = (await service.getJson(`/api/v1/history?symbol=${poolId()}&resolution=1min&from=${t - 600}&to=${t + 600}`)) as { t: number[] };
+    expect(after.t).toEqual([]);
+    const rolledBack = await service.runtime.store.bars.all();
+    await service.runtime.store.bars.rebuild();
+    expect(await service.runtime.store.bars.all()).toEqual(rolledBack);
+    fake.extend(blocks.slice(9));
+    await until('the block again', async () => (await service.runtime.store.trades.count()) === 1);
+    expect(await service.runtime.store.bars.all()).toEqual(before);
+  });
+
+  it('reconnects when Ogmios drops the connection or sends garbage, and resumes at the stored tip with no gap and no double', async () => {
+    const reconnects = (await health()).chain.reconnects;
+    fake.dropConnections();
+    await until('a reconnect', async () => (await health()).chain.reconnects > reconnects && fake.connections > 0);
+    fake.sendGarbage();
+    await until('a reconnect after garbage', async () => (await health()).chain.reconnects > reconnects + 1 && fake.connections > 0);
+    expect(lines.some((l) => /not JSON/.test(l))).toBe(true);
+    await until('following again', async () => (await health()).chain.state === 'live');
+    expect(await service.runtime.store.trades.count()).toBe(1);
+  });
+
+  it('resumes after a restart exactly once, and refuses to start the data directory with another source', async () => {
+    service = await service.restart({ env: { SOURCE: 'chain', OGMIOS_URL: fake.url }, log: (line) => lines.push(line) });
+    service.runtime.startLive();
+    await until('the stored tip', async () => (await health()).chain.state === 'live');
+    expect((await health()).chain.tipSlot).toBe(TRADE_SLOT);
+    expect(await service.runtime.store.trades.count()).toBe(1);
+    await expect(service.restart({ env: { SOURCE: 'simulated' } })).rejects.toThrow(/fed by the chain source.*--source simulated/);
+  });
+});
