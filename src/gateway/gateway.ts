@@ -21,6 +21,8 @@ export interface GatewayOptions {
   readonly upstream: Upstream;
   /** True when the upstream is the embedded market simulator. */
   readonly simulated: boolean;
+  /** The embedded market's source and progress, for /gw/v1/info (absent for a remote upstream). */
+  readonly market?: () => GatewayInfo['market'];
   readonly log?: (line: string) => void;
   /** The browser's address (for per-address limits); default: the socket's remote address. */
   readonly clientAddress?: (c: Context) => string;
@@ -120,6 +122,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       maxPoolsPerConnection: config.maxPoolsPerConnection,
       time: Math.floor(Date.now() / 1000),
       ...(groups && Object.keys(groups).length > 0 ? { deepest: groups } : {}),
+      ...(options.market ? { market: options.market() } : {}),
     });
   };
 

@@ -1,3 +1,4 @@
+import { slotTime } from '../service/chain/block';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
@@ -58,7 +59,20 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     const gateway = createGateway({
       config: options.gateway,
       upstream,
-      simulated: runtime !== undefined,
+      simulated: runtime !== undefined && runtime.config.source === 'simulated',
+      ...(runtime
+        ? {
+            market: () => {
+              const chain = runtime.follower?.status();
+              return {
+                source: runtime.config.source,
+                ...(chain
+                  ? { chain: { state: chain.state, tipSlot: chain.tip?.slot ?? null, tipTime: chain.tip ? slotTime(chain.tip.slot) : null, lagSeconds: chain.lagSeconds ?? null } }
+                  : {}),
+              };
+            },
+          }
+        : {}),
       ...(log ? { log } : {}),
     });
 

@@ -6,7 +6,7 @@ import { App } from '../../src/app/app';
 import { AppProviders } from '../../src/app/providers/app-providers';
 import { createAppServices, type AppServices } from '../../src/app/providers/app-services';
 import { TestEventSource } from '../support/event-source';
-import { createTestPlatform, type TestPlatform } from '../support/platform';
+import { createTestPlatform, type TestPlatform, type TestPlatformOptions } from '../support/platform';
 
 /** A fetch fault to inject at the network boundary (the server stays real). */
 export type FetchFault = (url: string) => Response | undefined;
@@ -106,11 +106,11 @@ export interface AppTestBed {
  * The per-file setup of the app's tests: one in-process platform for the file, and one rendered app
  * at a time, closed after each test.
  */
-export function appTestBed(): AppTestBed {
+export function appTestBed(options: TestPlatformOptions | (() => Promise<TestPlatformOptions>) = {}): AppTestBed {
   let platform: TestPlatform | undefined;
   let current: RenderedApp | undefined;
   beforeAll(async () => {
-    platform = await createTestPlatform();
+    platform = await createTestPlatform(typeof options === 'function' ? await options() : options);
   });
   afterAll(async () => platform?.close());
   afterEach(async () => {

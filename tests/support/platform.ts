@@ -15,6 +15,8 @@ export interface TestPlatformOptions {
   /** Clock in ms for the market (defaults to Date.now). */
   readonly nowMs?: () => number;
   readonly dataDir?: string;
+  /** Extra environment for the service's configuration (e.g. SOURCE, OGMIOS_URL). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface TestPlatform {
@@ -41,7 +43,7 @@ export async function createTestPlatform(options: TestPlatformOptions = {}): Pro
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-'));
   const service = parseServiceConfig(
     { 'data-dir': dataDir, pools: String(options.pools ?? 300), days: String(options.days ?? 2), seed: String(options.seed ?? 7) },
-    { TOKEN_API_KEYS: 'test-free-key-0001:free' },
+    { TOKEN_API_KEYS: 'test-free-key-0001:free', ...options.env },
   );
   const platform = await createPlatform({
     service,

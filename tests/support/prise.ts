@@ -70,7 +70,7 @@ function utxo(raw: YaciUtxo, index: number): ChainOutput {
 /** The transaction's outputs (as created) and its resolved inputs (as spent), with its witness datums. */
 export function toChainTxs(tx: QualifiedTx): { outputs: ChainTx; inputs: ChainTx } {
   // Some files give a witness datum without its hash: it is the Blake2b-256 of the datum's CBOR.
-  const datums = new Map((tx.witnesses?.datums ?? []).map((d) => [d.hash ?? Buffer.from(blake2b(Buffer.from(d.cbor, 'hex'), { dkLen: 32 })).toString('hex'), d.cbor]));
+  const datums = new Map((tx.witnesses?.datums ?? []).map((d) => [d.hash ?? Buffer.from(blake2b(Uint8Array.from(Buffer.from(d.cbor, 'hex')), { dkLen: 32 })).toString('hex'), d.cbor]));
   return {
     outputs: { id: tx.txHash, outputs: tx.outputUtxos.map(utxo), datums },
     inputs: { id: tx.txHash, outputs: tx.inputUtxos.map(utxo), datums },
@@ -173,7 +173,7 @@ export interface OgmiosWireBlock {
   readonly transactions: readonly unknown[];
 }
 
-const datumHash = (cbor: string) => Buffer.from(blake2b(Buffer.from(cbor, 'hex'), { dkLen: 32 })).toString('hex');
+const datumHash = (cbor: string) => Buffer.from(blake2b(Uint8Array.from(Buffer.from(cbor, 'hex')), { dkLen: 32 })).toString('hex');
 
 /** prise's real full blocks (`blocks_from_*.json`), in chain order, as Ogmios v6 would send them. */
 export function realOgmiosBlocks(file = 'blocks_from_9894905.json'): OgmiosWireBlock[] {

@@ -28,6 +28,23 @@ export const gatewayInfoSchema = z.strictObject({
    * for the groups where one is known.
    */
   deepest: z.record(z.string(), z.string()).optional(),
+  /**
+   * Where the embedded service's trades come from (absent for a remote upstream): the simulator, the
+   * chain through Ogmios (with its progress), or none (imports only).
+   */
+  market: z
+    .strictObject({
+      source: z.enum(['simulated', 'chain', 'none']),
+      chain: z
+        .strictObject({
+          state: z.string(),
+          tipSlot: z.number().nullable(),
+          tipTime: z.number().nullable(),
+          lagSeconds: z.number().nullable(),
+        })
+        .optional(),
+    })
+    .optional(),
 });
 export type GatewayInfo = z.infer<typeof gatewayInfoSchema>;
 
