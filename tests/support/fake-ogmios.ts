@@ -22,6 +22,9 @@ interface Client {
 export class FakeOgmios {
   private readonly clients = new Set<Client>();
   readonly requests: string[] = [];
+  /** Delay before each block is sent (ms): a slow node, so a sync can be interrupted midway. */
+  blockDelayMs = 0;
+  private sending = new WeakSet<Client>();
   private constructor(
     private readonly http: Server,
     private readonly wss: WebSocketServer,
@@ -101,19 +104,36 @@ export class FakeOgmios {
   }
 
   private serve(client: Client): void {
-    while (client.waiting.length > 0) {
-      if (client.backward !== undefined) {
-        const id = client.waiting.shift();
-        this.send(client, { method: 'nextBlock', result: { direction: 'backward', point: client.backward, tip: this.tip() }, id });
-        client.backward = undefined;
-        continue;
-      }
-      const block = client.next >= 0 ? this.chain[client.next] : undefined;
-      if (!block) return; // at the tip: the request waits for the next block
-      client.next++;
-      const id = client.waiting.shift();
-      this.send(client, { method: 'nextBlock', result: { direction: 'forward', block, tip: this.tip() }, id });
+    if (this.blockDelayMs > 0) {
+      if (this.sending.has(client)) return;
+      this.sending.add(client);
+      setTimeout(() => {
+        this.sending.delete(client);
+        if (client.socket.readyState !== client.socket.OPEN) return;
+        const before = client.waiting.length;
+        this.serveOne(client);
+        if (client.waiting.length < before) this.serve(client);
+      }, this.blockDelayMs);
+      return;
     }
+    while (client.waiting.length > 0) if (!this.serveOne(client)) return;
+  }
+
+  /** Answers one waiting request; false when at the tip (the request waits). */
+  private serveOne(client: Client): boolean {
+    if (client.waiting.length === 0) return false;
+    if (client.backward !== undefined) {
+      const id = client.waiting.shift();
+      this.send(client, { method: 'nextBlock', result: { direction: 'backward', point: client.backward, tip: this.tip() }, id });
+      client.backward = undefined;
+      return true;
+    }
+    const block = client.next >= 0 ? this.chain[client.next] : undefined;
+    if (!block) return false; // at the tip: the request waits for the next block
+    client.next++;
+    const id = client.waiting.shift();
+    this.send(client, { method: 'nextBlock', result: { direction: 'forward', block, tip: this.tip() }, id });
+    return true;
   }
 
   /** Adds blocks at the tip; waiting clients get them. */

@@ -24,7 +24,7 @@ export interface ServerProcess {
   readonly origin: string;
   /** What the process printed so far (stdout and stderr), for failure messages. */
   output(): string;
-  /** Ends the process (its whole group) and removes its data directory. */
+  /** Ends the process (its whole group, SIGKILL) and removes its data directory unless the caller gave it. */
   stop(): Promise<void>;
 }
 
@@ -32,9 +32,12 @@ export interface ServerProcess {
  * `npm run serve` as a real child process (`node --import tsx src/server/cli/serve.ts`) on a free port
  * and a temp data directory, with extra flags and environment; resolves once `readyPath` answers 200.
  */
-export async function startServerProcess(options: { args?: readonly string[]; env?: Readonly<Record<string, string>>; readyPath?: string } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  options: { args?: readonly string[]; env?: Readonly<Record<string, string>>; readyPath?: string; /** Use (and keep) this data directory. */ dataDir?: string } = {},
+): Promise<ServerProcess> {
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'server-process-'));
+  const ownsDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'server-process-'));
   const origin = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', ...options.env };
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dataDir, ...(options.args ?? [])], {
@@ -57,7 +60,7 @@ export async function startServerProcess(options: { args?: readonly string[]; en
       }
       await gone;
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     await vi.waitUntil(

@@ -23,6 +23,12 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
   --days <n>              days of history to backfill on first start (DAYS, default 30)
   --pools <n>             DEX pools of a new market (POOLS, default 17600)
   --trades-per-block <x>  mean trades per block (TRADES_PER_BLOCK)
+  --source <s>            where trades come from: simulated (default), chain (Ogmios) or none
+                          (imports only); stored with the market (SOURCE)
+  --ogmios <url>          Ogmios v6 WebSocket address for --source chain (OGMIOS_URL), e.g. ws://127.0.0.1:1337
+  --chain-start <s.hash>  <slot>.<block hash> to start from without a stored tip (CHAIN_START;
+                          default: slot 115585913, docs/chain.md)
+  --store-check <c>       integrity check at start: quick (default) or off (STORE_CHECK)
   --static-dir <dir>      built SPA (default dist)
   --test-controls         enable POST /__test__/block (tests only; refused with NODE_ENV=production)
   --spec-only             serve the spec's /api/v1 only, without our /api/x extension routes
@@ -64,6 +70,10 @@ async function main(): Promise<void> {
         'static-dir': { type: 'string' },
         'test-controls': { type: 'boolean' },
         'spec-only': { type: 'boolean' },
+        'store-check': { type: 'string' },
+        source: { type: 'string' },
+        ogmios: { type: 'string' },
+        'chain-start': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
