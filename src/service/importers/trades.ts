@@ -34,12 +34,13 @@ import type { TradeStore } from '../store/ports';
  * Rules:
  * - A trade whose id was ingested before (in the store or earlier in the file) is a duplicate: skipped
  *   and counted, not an error. So a re-run of the same file changes nothing.
- * - Trades of a pool must not go back in time: a trade older than the latest stored or earlier trade of
- *   its pool, or of any pool of its pair (they share the Aggregate's series), is rejected. Bars are
- *   folded incrementally in event order; an older event cannot be folded into a bar consistently.
- *   Import history oldest first, and before live data of the same pair.
+ * - Trades may come in any order: one older than the latest stored or earlier trade of its pool or
+ *   pair is stored, leaves the pool at its latest state, and the bars of the buckets from its time on
+ *   are folded again from the stored trades at the next commit (bars fold trades in time order, ties
+ *   in ingest order). Importing an earlier month after a later one gives the bars an in-order import
+ *   gives. (Its Aggregate prices are those of the pair's other pools as they stand at import.)
  * - A bad line (invalid JSON, wrong shape, unknown pool or token, Aggregate pool, non-positive price or
- *   TVL, out of order) is reported with its 1-based line number; every good line is kept. Blank lines
+ *   TVL) is reported with its 1-based line number; every good line is kept. Blank lines
  *   are ignored.
  * - Trades are committed every `batchSize` (5,000) trades and at the end, each batch in one transaction.
  */
@@ -259,26 +260,28 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     ] as const) {
       if (!(value > 0)) throw new LineRejected(`${field} must be positive (got ${value})`);
     }
-    const poolLatest = await latestOf(pool);
-    if (poolLatest !== undefined && line.block_time < poolLatest) {
-      throw new LineRejected(`block_time ${line.block_time} is older than the pool's latest trade (${poolLatest}); import trades oldest first`);
-    }
+    // A trade older than its pool's (or its pair's) latest is accepted: it is stored, the pool keeps
+    // its latest state, and the bars of the buckets from its time on are folded again from the stored
+    // trades at the next commit (bars fold trades in time order), so the import order does not matter.
     const aggregate = pool.pair.aggregate;
+    const poolLatest = await latestOf(pool);
     const pairLatest = await latestOf(aggregate);
-    if (pairLatest !== undefined && line.block_time < pairLatest) {
-      throw new LineRejected(
-        `block_time ${line.block_time} is older than the latest trade of the pair's other pools (${pairLatest}), which share the Aggregate pool ${aggregate.poolId}`,
-      );
-    }
+    const backdated = (poolLatest !== undefined && line.block_time < poolLatest) || (pairLatest !== undefined && line.block_time < pairLatest);
     const [prevBase, prevQuote] = reservesOf(pool, line.previous_price, line.previous_tvl);
     const [base, quote] = reservesOf(pool, line.current_price, line.current_tvl);
     if (!committed.has(pool)) committed.set(pool, [pool.baseReserve, pool.quoteReserve]);
+    const [latestBase, latestQuote] = [pool.baseReserve, pool.quoteReserve];
     pool.baseReserve = prevBase;
     pool.quoteReserve = prevQuote;
     sumAggregate(pool.pair);
-    ingestor.swap(pool, base, quote, line.block_time, line.volume, line.id);
-    latest.set(pool.id, line.block_time);
-    latest.set(aggregate.id, line.block_time);
+    ingestor.swap(pool, base, quote, line.block_time, line.volume, line.id, { backdated });
+    if (backdated) {
+      // The pool's present state stays the latest trade's.
+      ingestor.setReserves(pool, latestBase, latestQuote);
+    } else {
+      latest.set(pool.id, line.block_time);
+      latest.set(aggregate.id, line.block_time);
+    }
     report.trades++;
   };
 

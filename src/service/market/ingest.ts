@@ -12,6 +12,11 @@ export interface SwapOptions {
    * batch: the simulator's ids (`sim:<height>:<i>`, a prefix importers refuse) never repeat.
    */
   readonly newId?: boolean;
+  /**
+   * The trade is older than its series' latest (an out-of-order import): it is not folded into the
+   * pending bars; the buckets from its time on are folded again from the stored trades at commit.
+   */
+  readonly backdated?: boolean;
 }
 
 export interface NewToken {
@@ -50,6 +55,8 @@ export interface CommitExtras {
 export class Ingestor {
   private pending: TradeRecord[] = [];
   private bars = new BarBatch();
+  /** Series to fold again from a time on (backdated trades), by series: [aggregate, from]. */
+  private refold = new Map<number, [boolean, number]>();
   /** Reserves of every pool touched since the last commit, as they were before: restored on failure. */
   private readonly before = new Map<Pool, [number, number]>();
   private readonly listeners = new Set<CommitListener>();
@@ -231,7 +238,12 @@ export class Ingestor {
     };
     this.pending.push(record);
     this.pendingIds.add(eventId);
-    if (!this.deferBars) this.bars.add(record);
+    if (options.backdated) {
+      for (const [series, aggregateSeries] of [[pool.id, false], [aggregate.id, true]] as const) {
+        const known = this.refold.get(series);
+        this.refold.set(series, [aggregateSeries, Math.min(known?.[1] ?? blockTime, blockTime)]);
+      }
+    } else if (!this.deferBars) this.bars.add(record);
     return record;
   }
 
@@ -303,6 +315,7 @@ export class Ingestor {
       reserves: [...this.before.keys()].filter((p) => !created.has(p)).map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })),
       meta: { ...this.meta, ...extras.meta },
       ...(extras.removeTradesAfter !== undefined ? { removeTradesAfter: extras.removeTradesAfter } : {}),
+      ...(this.refold.size > 0 && !this.deferBars ? { refold: [...this.refold].map(([series, [aggregate, from]]) => ({ series, aggregate, from })) } : {}),
       ...(extras.simState ? { simState: extras.simState } : {}),
     };
     const before = new Map(this.before);
@@ -356,6 +369,7 @@ export class Ingestor {
     this.pending = [];
     this.pendingIds.clear();
     this.bars = new BarBatch();
+    this.refold = new Map();
     this.before.clear();
     this.tokens = [];
     this.tokenUpdates = [];

@@ -106,6 +106,12 @@ export interface CommitBatch {
    * rebuild. Sources whose block times only grow (the chain) undo their last blocks with it.
    */
   readonly removeTradesAfter?: number;
+  /**
+   * Series whose bars are folded again (after this batch's trades are written) from the bucket holding
+   * `from` on: trades older than a series' latest (an out-of-order import) are not folded into `bars`
+   * but re-fold exactly the buckets they touch. Bars fold trades in time order (ties in ingest order).
+   */
+  readonly refold?: readonly { readonly series: number; readonly aggregate: boolean; readonly from: number }[];
   readonly tokens?: readonly TokenRow[];
   readonly tokenUpdates?: readonly Pick<TokenRow, 'id' | 'ticker' | 'name' | 'decimals'>[];
   /** Logo changes: the kind, and the PNG when the kind is `stored`. */

@@ -231,7 +231,7 @@ class PgBarStore implements BarStore {
       for (const { id, agg } of series as { id: number; agg: boolean }[]) {
         const prefix = agg ? 'agg_' : '';
         const { rows } = await client.query({
-          text: `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${agg ? 'agg' : 'pool'} = $1 ORDER BY seq`,
+          text: `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${agg ? 'agg' : 'pool'} = $1 ORDER BY block_time, seq`,
           values: [id],
           rowMode: 'array',
         });
@@ -266,19 +266,22 @@ async function removeTradesAfter(client: pg.PoolClient, after: number): Promise<
     [after],
   );
   await client.query('DELETE FROM trades WHERE block_time > $1', [after]);
-  for (const { series, agg } of affected as { series: number; agg: boolean }[]) {
-    const prefix = agg ? 'agg_' : '';
-    for (const resolution of RESOLUTIONS) {
-      const from = bucketStart(after + 1, resolution);
-      await client.query('DELETE FROM bars WHERE series = $1 AND res = $2 AND t >= $3', [series, RESOLUTION_SECONDS[resolution], from]);
-      const { rows } = await client.query({
-        text: `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${agg ? 'agg' : 'pool'} = $1 AND block_time >= $2 ORDER BY seq`,
-        values: [series, from],
-        rowMode: 'array',
-      });
-      const events = rows.map((r: unknown[]) => ({ block_time: num(r[0]), previous_price: num(r[1]), current_price: num(r[2]), current_tvl: num(r[3]), volume: num(r[4]) }));
-      await insertBars(client, barsFromEvents(events, resolution).map((bar) => ({ series, res: RESOLUTION_SECONDS[resolution], bar })), false);
-    }
+  for (const { series, agg } of affected as { series: number; agg: boolean }[]) await refold(client, series, agg, after + 1);
+}
+
+/** Folds a series' bars again from the bucket holding `since` on, from its stored trades in time order. */
+async function refold(client: pg.PoolClient, series: number, agg: boolean, since: number): Promise<void> {
+  const prefix = agg ? 'agg_' : '';
+  for (const resolution of RESOLUTIONS) {
+    const from = bucketStart(since, resolution);
+    await client.query('DELETE FROM bars WHERE series = $1 AND res = $2 AND t >= $3', [series, RESOLUTION_SECONDS[resolution], from]);
+    const { rows } = await client.query({
+      text: `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${agg ? 'agg' : 'pool'} = $1 AND block_time >= $2 ORDER BY block_time, seq`,
+      values: [series, from],
+      rowMode: 'array',
+    });
+    const events = rows.map((r: unknown[]) => ({ block_time: num(r[0]), previous_price: num(r[1]), current_price: num(r[2]), current_tvl: num(r[3]), volume: num(r[4]) }));
+    await insertBars(client, barsFromEvents(events, resolution).map((bar) => ({ series, res: RESOLUTION_SECONDS[resolution], bar })), false);
   }
 }
 
@@ -407,6 +410,7 @@ export class PostgresStore implements Store {
         const bars = [...batch.bars.entries()].map(({ series, resolution, bar }) => ({ series, res: RESOLUTION_SECONDS[resolution], bar }));
         await insertBars(client, bars, true);
       }
+      for (const r of batch.refold ?? []) await refold(client, r.series, r.aggregate, r.from);
       if (batch.barsStale === true) await client.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [BARS_STALE, '1']);
       else if (batch.barsStale === false) await client.query('DELETE FROM meta WHERE key = $1', [BARS_STALE]);
       for (const r of batch.reserves ?? []) await client.query('UPDATE pools SET base_reserve = $1, quote_reserve = $2 WHERE id = $3', [r.base, r.quote, r.id]);

@@ -228,7 +228,7 @@ class SqliteBarStore implements BarStore {
     const eventsOf = (column: 'pool' | 'agg', prefix: '' | 'agg_') =>
       this.db
         .prepare<[number], [number, number, number, number, number]>(
-          `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${column} = ? ORDER BY seq`,
+          `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${column} = ? ORDER BY block_time, seq`,
         )
         .raw(true);
     const poolEvents = eventsOf('pool', '');
@@ -393,24 +393,26 @@ export class SqliteStore implements Store {
     const eventsFrom = (column: 'pool' | 'agg', prefix: '' | 'agg_') =>
       db
         .prepare<[number, number], [number, number, number, number, number]>(
-          `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${column} = ? AND block_time >= ? ORDER BY seq`,
+          `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${column} = ? AND block_time >= ? ORDER BY block_time, seq`,
         )
         .raw(true);
     const poolEventsFrom = eventsFrom('pool', '');
     const aggEventsFrom = eventsFrom('agg', 'agg_');
+    /** Folds a series' bars again from the bucket holding `since` on, from its stored trades in time order. */
+    const refold = (series: number, agg: boolean, since: number) => {
+      for (const resolution of RESOLUTIONS) {
+        const from = bucketStart(since, resolution);
+        deleteBarsFrom.run(series, RESOLUTION_SECONDS[resolution], from);
+        const events = (agg ? aggEventsFrom : poolEventsFrom)
+          .all(series, from)
+          .map(([block_time, previous_price, current_price, current_tvl, volume]) => ({ block_time, previous_price, current_price, current_tvl, volume }));
+        for (const bar of barsFromEvents(events, resolution)) insertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
+      }
+    };
     const removeTradesAfter = (after: number) => {
       const affected = affectedSeries.all(after, after);
       deleteTradesAfter.run(after);
-      for (const { series, agg } of affected) {
-        for (const resolution of RESOLUTIONS) {
-          const from = bucketStart(after + 1, resolution);
-          deleteBarsFrom.run(series, RESOLUTION_SECONDS[resolution], from);
-          const events = (agg ? aggEventsFrom : poolEventsFrom)
-            .all(series, from)
-            .map(([block_time, previous_price, current_price, current_tvl, volume]) => ({ block_time, previous_price, current_price, current_tvl, volume }));
-          for (const bar of barsFromEvents(events, resolution)) insertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
-        }
-      }
+      for (const { series, agg } of affected) refold(series, agg === 1, after + 1);
     };
     this.write = db.transaction((batch: CommitBatch) => {
       if (batch.removeTradesAfter !== undefined) removeTradesAfter(batch.removeTradesAfter);
@@ -429,6 +431,7 @@ export class SqliteStore implements Store {
           upsertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
         }
       }
+      for (const r of batch.refold ?? []) refold(r.series, r.aggregate, r.from);
       if (batch.barsStale === true) setMeta.run(BARS_STALE, '1');
       else if (batch.barsStale === false) clearMeta.run(BARS_STALE);
       for (const r of batch.reserves ?? []) updateReserves.run(r.base, r.quote, r.id);

@@ -216,27 +216,50 @@ describe('trades importer', () => {
     ]);
   });
 
-  it('rejects trades older than the latest trade of their pool or of their pair, in the file and in the store', async () => {
-    const t = (id: string, p: string, at: number) => trade({ id, pool: p, t: at, prev: 1, cur: 1.01, prevTvl: 1000, curTvl: 1001, volume: 1 });
-    const report = await run([
-      tokenLine,
-      poolLine(POOL_A, 'MinswapV2'),
-      poolLine(POOL_B, 'SundaeSwapV3'),
-      t('o1', POOL_A, 100), // 4
-      t('o2', POOL_A, 50), // 5: older than pool A's latest
-      t('o3', POOL_B, 60), // 6: older than the pair's latest (pool A, same Aggregate)
-      t('o4', POOL_A, 100), // 7: same time is fine
-      t('o5', POOL_B, 120), // 8
-    ]);
+  it('accepts trades older than the latest of their pool or pair: the pool keeps its latest state, the touched buckets are folded again, bars equal a rebuild', async () => {
+    const t = (id: string, p: string, at: number, cur: number) => trade({ id, pool: p, t: at, prev: 1, cur, prevTvl: 1000, curTvl: 1001, volume: 1 });
+    const report = await run([tokenLine, poolLine(POOL_A, 'MinswapV2'), poolLine(POOL_B, 'SundaeSwapV3'), t('o1', POOL_A, 100, 1.5), t('o2', POOL_A, 50, 1.2), t('o3', POOL_B, 60, 1.3)]);
+    expect(report.errors).toEqual([]);
     expect(report.trades).toBe(3);
-    expect(report.errors.map((e) => e.line)).toEqual([5, 6]);
-    expect(report.errors[0]?.reason).toContain("older than the pool's latest trade");
-    expect(report.errors[1]?.reason).toContain('Aggregate');
+    // Pool A's present is its latest trade's state, not the older one imported after it.
+    const a = pool(POOL_A);
+    expect((a.baseReserve / 1e6 / (a.quoteReserve / 1e6)).toFixed(6)).toBe('1.500000');
+    expect(await handle.store.trades.lastTradeTime(a.id, false)).toBe(DAY + 100);
+    const later = await run([t('o4', POOL_A, 10, 0.8), t('o5', POOL_A, 130, 1.7)]);
+    expect(later.trades).toBe(2);
+    const bars = await handle.store.bars.all();
+    await handle.store.bars.rebuild();
+    expect(await handle.store.bars.all()).toEqual(bars);
+    // The first minute now opens with the oldest trade.
+    expect((await handle.store.bars.range(a.id, '1min', DAY, DAY + 60))[0]?.[1]).toBe(1);
+    expect((await handle.store.bars.range(a.id, '1min', DAY, DAY + 60))[0]?.[4]).toBeCloseTo(1.2, 9);
+  });
 
-    const later = await run([t('o6', POOL_A, 110), t('o7', POOL_A, 130)]);
-    expect(later.trades).toBe(1);
-    expect(later.errors).toEqual([{ line: 1, reason: expect.stringContaining('older than the latest trade of the pair') }]);
-    expect(await handle.store.trades.lastTradeTime(pool(POOL_A).id, false)).toBe(DAY + 130);
+  it('gives the same bars whatever the order of a file\'s chunks: in order, in shuffled chunks, and rebuilt', async () => {
+    // Two pairs of one pool each (an Aggregate then follows its one pool whatever the import order).
+    const second = `${'8'.repeat(56)}${Buffer.from('ZTK').toString('hex')}`;
+    const head = [tokenLine, { ...tokenLine, unit: second, ticker: 'ZTK' }, poolLine(POOL_A, 'MinswapV2'), { ...poolLine(POOL_B, 'SundaeSwapV3'), quote: second }];
+    let price = [1, 2];
+    const trades = Array.from({ length: 600 }, (_, i) => {
+      const which = i % 2;
+      const prev = price[which] ?? 1;
+      const cur = prev * (1 + (((i * 7919) % 13) - 6) / 200);
+      price = which === 0 ? [cur, price[1] ?? 2] : [price[0] ?? 1, cur];
+      return trade({ id: `c${i}`, pool: which === 0 ? POOL_A : POOL_B, t: i * 37, prev, cur, prevTvl: 1000 + i, curTvl: 1001 + i, volume: 1 + (i % 5) });
+    });
+    await run([...head, ...trades], { batchSize: 50 });
+    const inOrder = await handle.store.bars.all();
+
+    await handle.close();
+    handle = await openMarket(join(root, 'shuffled'), 'test');
+    await run(head);
+    const chunks = Array.from({ length: 12 }, (_, k) => trades.slice(k * 50, k * 50 + 50));
+    for (const k of [7, 2, 11, 0, 5, 9, 1, 10, 4, 8, 3, 6]) expect((await run(chunks[k] ?? [], { batchSize: 20 })).errors).toEqual([]);
+    expect(await handle.store.trades.count()).toBe(600);
+    const shuffled = await handle.store.bars.all();
+    expect(shuffled).toEqual(inOrder);
+    await handle.store.bars.rebuild();
+    expect(await handle.store.bars.all()).toEqual(inOrder);
   });
 
   it('rejects trades on pools of the simulated market, which trades them up to the present', async () => {

@@ -184,6 +184,18 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       expect(await s.trades.count()).toBe(3);
     });
 
+    it('re-folds the buckets an older trade touches (refold), folding trades in time order: bars equal a rebuild', async () => {
+      const s = await open();
+      await s.commit(structure());
+      await s.commit(withBars([trade('r1', 2, T + 30, 1, 1.1, 1), trade('r2', 2, T + 200, 1.1, 1.2, 1)]));
+      // Older than r1 and r2: written with a refold of its series from its time, not folded into `bars`.
+      await s.commit({ trades: [trade('r0', 2, T + 10, 0.9, 1, 2)], refold: [{ series: 2, aggregate: false, from: T + 10 }, { series: 1, aggregate: true, from: T + 10 }] });
+      expect(await s.bars.range(2, '1min', T, T + 60)).toEqual([[T, 0.9, 1.1, 0.9, 1.1, 3 * VOLUME_SCALE, 110]]);
+      const bars = await s.bars.all();
+      await s.bars.rebuild();
+      expect(await s.bars.all()).toEqual(bars);
+    });
+
     it('marks bars stale while a bulk load writes trades alone, and a rebuild makes them current', async () => {
       const s = await open();
       await s.commit(structure());
