@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slotTime } from '../../../src/service/chain/block';
+import { tokenStatsSchema } from '../../../src/shared/api/tokens';
 import { STREAM_PATH, streamInit } from '../../support/builders';
 import { FakeOgmios } from '../../support/fake-ogmios';
 import { hasPrise, realOgmiosBlocks, type OgmiosWireBlock } from '../../support/prise';
@@ -73,8 +74,9 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
     expect(history.s).toBe('ok');
     expect(history.c).toHaveLength(1);
     expect(history.c[0]).toBeCloseTo(2_364.52556 / 7_223_870_283, 12);
-    const current = (await service.getJson(`/api/v1/tokens/current?pool=${poolId()}`)) as Record<string, unknown>;
-    expect(current).toBeDefined();
+    const current = tokenStatsSchema.parse(await service.getJson(`/api/v1/tokens/current?pool=${poolId()}`));
+    expect(current.current_price).toBeCloseTo(2_364.52556 / 7_223_870_283, 15);
+    expect(current.current_tvl).toBeCloseTo(2 * 2_364.52556, 6);
   });
 
   it('undoes a rolled-back block: the trade is gone, reserves are back, bars equal a rebuild; the block again gives it once', async () => {
@@ -84,6 +86,8 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
     const pool = service.runtime.market.pools.get(poolId());
     expect([pool?.baseReserve, pool?.quoteReserve]).toEqual([2_264_525_560, 7_541_914_768]);
     const t = slotTime(TRADE_SLOT);
+    const current = tokenStatsSchema.parse(await service.getJson(`/api/v1/tokens/current?pool=${poolId()}`));
+    expect(current.current_price).toBeCloseTo(2_264.52556 / 7_541_914_768, 15);
     const after = (await service.getJson(`/api/v1/history?symbol=${poolId()}&resolution=1min&from=${t - 600}&to=${t + 600}`)) as { t: number[] };
     expect(after.t).toEqual([]);
     const rolledBack = await service.runtime.store.bars.all();
