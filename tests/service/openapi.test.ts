@@ -27,6 +27,27 @@ describe('/openapi.json', () => {
     expect(JSON.stringify(document.paths['/api/v1/tokens/stream'])).toContain('errmsg');
   });
 
+  it('has examples, and each one is an answer the document describes (checked like a real answer)', async () => {
+    const document = (await (await service.request('/openapi.json', { key: null })).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
+    };
+    let checked = 0;
+    for (const [template, operations] of Object.entries(document.paths)) {
+      const path = template.replace(/\{[^}]+\}/g, 'ab');
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, answer] of Object.entries(operation.responses)) {
+          for (const [type, media] of Object.entries(answer.content ?? {})) {
+            if (media.example === undefined || type !== 'application/json') continue;
+            const response = new Response(JSON.stringify(media.example), { status: Number(status), headers: { 'Content-Type': type } });
+            expect(await undescribed(method.toUpperCase(), path, response), `${method} ${template} ${status}`).toBeUndefined();
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
   it('fails an answer it does not describe (the checker the contract tests run on every answer)', async () => {
     const wrongShape = new Response(JSON.stringify({ s: 'ok', t: 'not an array' }), { headers: { 'Content-Type': 'application/json' } });
     expect(await undescribed('GET', '/api/v1/history?symbol=x', wrongShape)).toMatch(/does not match the documented schema/);

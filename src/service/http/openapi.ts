@@ -42,7 +42,12 @@ function errors(family: 'price' | 'tokens', statuses: readonly number[]): ZodOpe
   for (const status of statuses) {
     out[String(status) as '400'] = {
       description: text[status] ?? 'Error',
-      content: { 'application/json': { schema } },
+      content: {
+        'application/json': {
+          schema,
+          example: family === 'price' ? { s: 'error', errmsg: text[status] ?? 'Error' } : { detail: [{ loc: status === 422 ? ['query', 'policy'] : ['header', 'Authorization'], msg: text[status] ?? 'Error', type: status === 422 ? 'missing' : 'error' }] },
+        },
+      },
       ...(status === 429 ? { headers: { ...rateHeaders, 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
     };
   }
@@ -54,7 +59,7 @@ function streamErrors(statuses: readonly number[]): ZodOpenApiResponsesObject {
   const json = errors('price', statuses);
   const out: ZodOpenApiResponsesObject = {};
   for (const [status, answer] of Object.entries(json)) {
-    out[status as '400'] = { ...answer, content: { 'text/event-stream': { schema: streamErrorSchema } } } as ZodOpenApiResponseObject;
+    out[status as '400'] = { ...answer, content: { 'text/event-stream': { schema: streamErrorSchema, example: { s: 'error', errmsg: 'Connection limit exceeded' } } } } as ZodOpenApiResponseObject;
   }
   return out;
 }
@@ -100,7 +105,10 @@ export function openApiDocument(): object {
       '/api/v1/groups': get({
         tags: ['Prices'],
         summary: 'The DEX groups',
-        responses: { '200': json(groupsResponseSchema, 'Every group, Aggregate included.'), ...errors('price', PRICE_ERRORS) },
+        responses: {
+          '200': json(groupsResponseSchema, 'Every group, Aggregate included.', { s: 'ok', d: { groups: [{ id: 'Minswap' }, { id: 'MinswapV2' }, { id: 'Aggregate' }] } }),
+          ...errors('price', PRICE_ERRORS),
+        },
       }),
       '/api/v1/symbol_info': get({
         tags: ['Prices'],
@@ -122,7 +130,19 @@ export function openApiDocument(): object {
         tags: ['Tokens'],
         summary: 'Statistics of a token’s ADA Aggregate pool (`policy`) or of a pool (`pool`)',
         requestParams: { query: tokenCurrentQuerySchema },
-        responses: { '200': json(tokenStatsSchema, 'Price, TVL, and their 1 h and 24 h changes and volumes.'), ...errors('tokens', TOKEN_ERRORS) },
+        responses: {
+          '200': json(tokenStatsSchema, 'Price, TVL, and their 1 h and 24 h changes and volumes.', {
+            current_price: 0.00371,
+            current_tvl: 2000400,
+            hourly_price_change: 0.27,
+            hourly_tvl_change: 0.02,
+            hourly_volume: 1200,
+            daily_price_change: -2.1,
+            daily_tvl_change: 0.5,
+            daily_volume: 35000,
+          }),
+          ...errors('tokens', TOKEN_ERRORS),
+        },
       }),
       '/api/v1/tokens/logo/{token}': get({
         tags: ['Tokens'],
