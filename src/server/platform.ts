@@ -85,7 +85,10 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       const path = c.req.path.length > 200 ? `${c.req.path.slice(0, 200)}…` : c.req.path;
       return c.json({ s: 'error', errmsg: `Unknown endpoint: ${c.req.method} ${path}` }, 404);
     });
-    if (runtime) {
+    if (runtime && runtime.config.role === 'ingest') {
+      // The single writer of a cluster: health (and the test market control) only; API nodes serve the rest.
+      app.all('/healthz', (c: Context) => runtime.app.fetch(c.req.raw, c.env));
+    } else if (runtime) {
       // Handed over whole (not app.route, which drops the service's own 404/405 answers in its error shapes).
       const service = (c: Context) => runtime.app.fetch(c.req.raw, c.env);
       app.all('/api/v1/*', service);
@@ -98,30 +101,34 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       app.get('/openapi.json', service);
       app.get('/docs', service);
       app.get('/docs/*', service);
-      if (options.testControls) {
-        log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
-        app.post('/__test__/block', async (c) => {
-          if (runtime.config.source !== 'simulated') return c.json({ s: 'error', errmsg: `The market's source is ${runtime.config.source}: there is no simulator to trade` }, 409);
-          try {
-            const trades = await runtime.simulator.forceBlock(Date.now() / 1000);
-            return c.json({ trades, height: runtime.simulator.blockHeight });
-          } catch (error) {
-            // The block was not committed (a full disk, say): nothing of it happened.
-            const errmsg = `The block could not be committed: ${error instanceof Error ? error.message : String(error)}`;
-            log?.(`market: ${errmsg}`);
-            return c.json({ s: 'error', errmsg }, 503);
-          }
-        });
-      }
     }
+    if (runtime && options.testControls) {
+      log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
+      app.post('/__test__/block', async (c) => {
+        if (runtime.config.source !== 'simulated') return c.json({ s: 'error', errmsg: `The market's source is ${runtime.config.source}: there is no simulator to trade` }, 409);
+        try {
+          const trades = await runtime.simulator.forceBlock(Date.now() / 1000);
+          return c.json({ trades, height: runtime.simulator.blockHeight });
+        } catch (error) {
+          // The block was not committed (a full disk, say): nothing of it happened.
+          const errmsg = `The block could not be committed: ${error instanceof Error ? error.message : String(error)}`;
+          log?.(`market: ${errmsg}`);
+          return c.json({ s: 'error', errmsg }, 503);
+        }
+      });
+    }
+    // An ingest node serves no browser: no gateway, no app.
+    const servesBrowser = runtime?.config.role !== 'ingest';
     // Compress gateway REST answers on the fly (the live SSE stream is never compressed).
-    app.use(`${GATEWAY_PREFIX}/*`, async (c, next) => {
-      if (c.req.path.startsWith(`${GATEWAY_PREFIX}/live`)) return next();
-      return compress()(c, next);
-    });
-    app.route('/', gateway.app);
+    if (servesBrowser) {
+      app.use(`${GATEWAY_PREFIX}/*`, async (c, next) => {
+        if (c.req.path.startsWith(`${GATEWAY_PREFIX}/live`)) return next();
+        return compress()(c, next);
+      });
+      app.route('/', gateway.app);
+    }
 
-    if (options.staticDir !== undefined) {
+    if (servesBrowser && options.staticDir !== undefined) {
       const root = resolve(options.staticDir);
       const indexFile = join(root, 'index.html');
       app.use('/assets/*', async (c, next) => {

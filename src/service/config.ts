@@ -26,6 +26,10 @@ export interface ServiceConfig {
   readonly extensions: boolean;
   /** Integrity check of an existing store at start: `quick` (PRAGMA quick_check) or `off`. */
   readonly storeCheck: 'quick' | 'off';
+  /** `--role`: `all` (one process), `ingest` (the single writer) or `api` (a serving node of a cluster). */
+  readonly role: 'all' | 'ingest' | 'api';
+  /** `REDIS_URL`: what the nodes of a cluster share (commit fan-out, rate limits, stream leases). */
+  readonly redisUrl?: string;
   /** Where trades come from: the embedded simulator, the chain through Ogmios, or none (imports only). */
   readonly source: 'simulated' | 'chain' | 'none';
   /** `--ogmios` / `OGMIOS_URL`: Ogmios v6 WebSocket address (source `chain`). */
@@ -57,6 +61,7 @@ export const SERVICE_SETTINGS = {
   tradesPerBlock: { flag: 'trades-per-block', env: 'TRADES_PER_BLOCK' },
   storeCheck: { flag: 'store-check', env: 'STORE_CHECK' },
   source: { flag: 'source', env: 'SOURCE' },
+  role: { flag: 'role', env: 'ROLE' },
   ogmios: { flag: 'ogmios', env: 'OGMIOS_URL' },
   chainStart: { flag: 'chain-start', env: 'CHAIN_START' },
 } as const;
@@ -104,7 +109,15 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   const ogmios = read('ogmios', z.string().regex(/^wss?:\/\/[^\s/]+\/?$/, 'ogmios must be a WebSocket address such as ws://127.0.0.1:1337'), undefined as unknown as string) as string | undefined;
   if (source === 'chain' && ogmios === undefined) throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
   const chainStart = read('chainStart', z.string().regex(/^\d+\.[0-9a-fA-F]{64}$/, 'chain-start must be <slot>.<block hash> (64 hex)'), undefined as unknown as string) as string | undefined;
+  const role = read('role', z.enum(['all', 'ingest', 'api'], { error: 'role must be all, ingest or api' }), 'all');
+  const redisUrl = env.REDIS_URL === undefined || env.REDIS_URL === '' ? undefined : env.REDIS_URL;
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) throw new Error('REDIS_URL must be a redis:// URL such as redis://127.0.0.1:6379');
+  if (role !== 'all' && (env.DATABASE_URL === undefined || env.DATABASE_URL === '' || redisUrl === undefined)) {
+    throw new Error(`--role ${role} is a node of a cluster: it needs DATABASE_URL (postgres://…) and REDIS_URL (redis://…), shared by every node`);
+  }
   return {
+    role,
+    ...(redisUrl !== undefined ? { redisUrl } : {}),
     source,
     ...(ogmios !== undefined ? { ogmiosUrl: ogmios } : {}),
     ...(chainStart !== undefined ? { chainStart } : {}),

@@ -5,6 +5,8 @@ import type { BackoffOptions } from '../shared/backoff';
 import { generateKey, KeyRing, KeyStore } from './auth/keys';
 import { slotTime } from './chain/block';
 import { ChainIngest } from './chain/chain-ingest';
+import { createApiNode } from './api-node';
+import { CommitPublisher } from './cluster/bus';
 import { ChainFollower, DEFAULT_CHAIN_START, parseChainPoint, type ChainStatus } from './chain/follower';
 import { RateLimiter } from './auth/rate-limit';
 import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
@@ -197,6 +199,7 @@ async function openPostgresMarket(databaseUrl: string, purpose: string): Promise
 }
 
 export async function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks = {}): Promise<ServiceRuntime> {
+  if (config.role === 'api') return createApiNode(config, hooks, INTERNAL_PLAN);
   const nowMs = hooks.nowMs ?? Date.now;
   const log = hooks.log;
   const handle = await openMarket(config.dataDir, 'service', { check: config.storeCheck, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
@@ -258,6 +261,20 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     // Caches first, so a client reacting to an event already reads the new bars.
     ingestor.onCommit((records) => history.invalidate(records));
     ingestor.onRollback(() => history.clear());
+    // The writer of a cluster tells the API nodes what each commit changed (docs/scaling.md).
+    const publisher = config.role === 'ingest' && config.redisUrl ? CommitPublisher.create(config.redisUrl, log) : undefined;
+    if (publisher) {
+      ingestor.onBatch((batch) => {
+        const resync =
+          (batch.tokens?.length ?? 0) + (batch.pairs?.length ?? 0) + (batch.pools?.length ?? 0) + (batch.tokenUpdates?.length ?? 0) > 0 ||
+          batch.removeTradesAfter !== undefined ||
+          (batch.refold?.length ?? 0) > 0 ||
+          batch.barsStale !== undefined;
+        publisher.publish({ records: batch.trades ?? [], reserves: batch.reserves ?? [], resync }).catch((error: unknown) => {
+          log?.(`commit bus: publish failed (${error instanceof Error ? error.message : String(error)}); API nodes will resync`);
+        });
+      });
+    }
     ingestor.onCommit((records) => hub.publish(records));
 
     const keyStore = new KeyStore(store.keys);
@@ -278,6 +295,7 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       tokens: market.tokens.size,
       streams: hub.connectionCount,
       source: config.source,
+      ...(config.role !== 'all' ? { role: config.role } : {}),
       ...(simulator ? { blockHeight: simulator.blockHeight, lastBlockTime: simulator.lastBlockAt } : {}),
       ...(follower ? { chain: chainHealth(follower.status()) } : {}),
     });
@@ -333,6 +351,7 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
         try {
           await simulator?.stop();
           await follower?.stop();
+          await publisher?.close();
         } finally {
           hub.closeAll();
           await handle.close();

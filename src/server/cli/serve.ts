@@ -28,6 +28,9 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
   --ogmios <url>          Ogmios v6 WebSocket address for --source chain (OGMIOS_URL), e.g. ws://127.0.0.1:1337
   --chain-start <s.hash>  <slot>.<block hash> to start from without a stored tip (CHAIN_START;
                           default: slot 115585913, docs/chain.md)
+  --role <r>              all (default: one process), ingest (the single writer of a cluster: serves
+                          /healthz only) or api (serves the API, gateway and app from the shared
+                          store); ingest and api need DATABASE_URL and REDIS_URL (ROLE; docs/scaling.md)
   --store-check <c>       integrity check at start: quick (default) or off (STORE_CHECK)
   --static-dir <dir>      built SPA (default dist)
   --test-controls         enable POST /__test__/block (tests only; refused with NODE_ENV=production)
@@ -36,7 +39,8 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
   --help
 
 Environment: TOKEN_API_KEYS (key:plan,...), TOKEN_API_PLANS (JSON), STREAM_PING_SECONDS,
-UPSTREAM_URL + UPSTREAM_API_KEY (gateway in front of a remote service), GATEWAY_* limits (README).`;
+UPSTREAM_URL + UPSTREAM_API_KEY (gateway in front of a remote service), GATEWAY_* limits,
+DATABASE_URL (PostgreSQL), REDIS_URL (a cluster's shared state) (README).`;
 
 /** Why the port cannot be listened on, in one line (undefined when it can). */
 function portProblem(error: NodeJS.ErrnoException, host: string, port: number): string {
@@ -72,6 +76,7 @@ async function main(): Promise<void> {
         'spec-only': { type: 'boolean' },
         'store-check': { type: 'string' },
         source: { type: 'string' },
+        role: { type: 'string' },
         ogmios: { type: 'string' },
         'chain-start': { type: 'string' },
         help: { type: 'boolean' },

@@ -3,20 +3,19 @@ import { cors } from 'hono/cors';
 import { TOKEN_ERROR_TYPES } from '../../shared/api/errors';
 import { EXTENSION_PREFIX } from '../../shared/api/extensions';
 import type { KeyRing } from '../auth/keys';
-import type { RateLimiter } from '../auth/rate-limit';
 import type { LogoService } from '../logos/logo-service';
 import type { Market } from '../market/model';
 import type { SymbolNames } from '../market/symbols';
-import type { BarStore, TradeStore } from '../store/ports';
+import { isStoreUnavailable, type BarStore, type TradeStore } from '../store/ports';
 import type { StreamHub } from '../stream/hub';
 import { requestLogger } from '../../node/http';
 import { echo, familyError, familyOf } from './errors';
-import type { ServiceEnv } from './guard';
+import type { RequestLimiter, ServiceEnv } from './guard';
 import { extensionRoutes } from './routes/extensions';
 import { udfRoutes } from './routes/udf';
 import { docsRoutes } from './routes/docs';
 import { priceRoutes } from './routes/price';
-import { streamRoutes, type StreamOptions } from './routes/stream';
+import { streamRoutes, type StreamLeases, type StreamOptions } from './routes/stream';
 import { tokenRoutes } from './routes/tokens';
 import type { HistoryCache } from './history-cache';
 import type { SymbolInfoCache } from './symbol-info-cache';
@@ -31,6 +30,10 @@ export interface HealthReport {
   readonly streams: number;
   readonly blockHeight?: number;
   readonly lastBlockTime?: number;
+  /** The node's role in a cluster (absent: one process). */
+  readonly role?: 'all' | 'ingest' | 'api';
+  /** An API node's link to the writer: Redis connected, gaps seen, resyncs from the store. */
+  readonly cluster?: { readonly redis: boolean; readonly gaps: number; readonly resyncs: number };
   /** Where the market's trades come from (docs/chain.md). */
   readonly source?: 'simulated' | 'chain' | 'none';
   /** The chain source's progress (source `chain`). */
@@ -54,7 +57,9 @@ export interface ServiceAppOptions {
   readonly trades: TradeStore;
   readonly bars: BarStore;
   readonly keys: KeyRing;
-  readonly limiter: RateLimiter;
+  readonly limiter: RequestLimiter;
+  /** Stream connection leases shared by the cluster (absent on one node). */
+  readonly leases?: StreamLeases;
   readonly hub: StreamHub;
   readonly logos: LogoService;
   readonly symbolInfo: SymbolInfoCache;
@@ -117,6 +122,10 @@ export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
   });
 
   app.onError((error, c) => {
+    if (isStoreUnavailable(error)) {
+      c.header('Retry-After', '5');
+      return familyError(c, familyOf(c.req.path), 503, 'The store is unavailable right now; retry in a few seconds', { loc: [], type: 'service_unavailable' });
+    }
     options.log?.(`error ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return familyError(c, familyOf(c.req.path), 500, 'Internal error', { loc: [], type: 'internal_error' });
   });

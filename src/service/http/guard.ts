@@ -2,14 +2,19 @@ import type { MiddlewareHandler } from 'hono';
 import { RATE_LIMIT_HEADERS, TOKEN_ERROR_TYPES } from '../../shared/api/errors';
 import { STREAM_ERRORS } from '../../shared/api/stream';
 import { bearerToken, type KeyRing, type Principal } from '../auth/keys';
-import type { RateLimiter } from '../auth/rate-limit';
+import type { RateDecision } from '../auth/rate-limit';
 import { familyError, priceError, streamError, tokenError, type Family } from './errors';
 
 export type ServiceEnv = { Variables: { principal: Principal } };
 
+/** A key's request budget: this node's (`RateLimiter`) or the cluster's (`SharedLimits`, in Redis). */
+export interface RequestLimiter {
+  take(keyId: string, perMinute: number): RateDecision | Promise<RateDecision>;
+}
+
 export interface GuardOptions {
   readonly keys: KeyRing;
-  readonly limiter: RateLimiter;
+  readonly limiter: RequestLimiter;
 }
 
 /**
@@ -38,7 +43,7 @@ export function guard({ keys, limiter }: GuardOptions, family: Family): Middlewa
       );
     }
     const plan = keys.plan(principal.plan);
-    const decision = limiter.take(principal.id, plan.requestsPerMinute);
+    const decision = await limiter.take(principal.id, plan.requestsPerMinute);
     c.header(RATE_LIMIT_HEADERS.limit, String(decision.limit));
     c.header(RATE_LIMIT_HEADERS.remaining, String(decision.remaining));
     c.header(RATE_LIMIT_HEADERS.reset, String(decision.resetSeconds));

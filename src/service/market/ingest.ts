@@ -61,6 +61,7 @@ export class Ingestor {
   private readonly before = new Map<Pool, [number, number]>();
   private readonly listeners = new Set<CommitListener>();
   private readonly rollbackListeners = new Set<() => void>();
+  private readonly batchListeners = new Set<(batch: CommitBatch) => void>();
   private readonly pendingIds = new Set<string>();
   private tokens: TokenRow[] = [];
   private tokenUpdates: { token: Token; before: Pick<Token, 'ticker' | 'name' | 'decimals'> }[] = [];
@@ -94,6 +95,12 @@ export class Ingestor {
   onCommit(listener: CommitListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Called after every successful commit with what it wrote (the cluster's commit bus publishes it). */
+  onBatch(listener: (batch: CommitBatch) => void): () => void {
+    this.batchListeners.add(listener);
+    return () => this.batchListeners.delete(listener);
   }
 
   /** Called after a commit that rolled trades back (caches of bars must forget what they hold). */
@@ -280,6 +287,7 @@ export class Ingestor {
       this.failure = undefined;
       const records = taken.batch.trades ?? [];
       if (taken.batch.removeTradesAfter !== undefined) for (const listener of this.rollbackListeners) listener();
+      for (const listener of this.batchListeners) listener(taken.batch);
       if (records.length > 0) for (const listener of this.listeners) listener(records);
       return records;
     });

@@ -134,6 +134,24 @@ export class Market {
     this.version++;
   }
 
+  /**
+   * Takes over another market's contents (an API node's resync from the store): the same object, so
+   * everything holding it sees the new tokens, pairs, pools and reserves.
+   */
+  replaceWith(other: Market): void {
+    for (const [from, to] of [
+      [other.tokens, this.tokens],
+      [other.tokensById, this.tokensById],
+      [other.pairs, this.pairs],
+      [other.pools, this.pools],
+      [other.poolsById, this.poolsById],
+    ] as [Map<unknown, unknown>, Map<unknown, unknown>][]) {
+      to.clear();
+      for (const [k, v] of from) to.set(k, v);
+    }
+    this.version++;
+  }
+
   /** The token's ADA pair (the pair `/tokens/current?policy=` describes). */
   adaPairOf(unit: string): Pair | undefined {
     return this.pairs.get(pairKey('', unit));

@@ -47,3 +47,8 @@ export async function openWriterStore(databaseUrl: string, purpose: string): Pro
     throw error;
   }
 }
+
+/** Opens a PostgreSQL store for reading (an API node of a cluster): no writer lock, no writes but keys. */
+export async function openReaderStore(databaseUrl: string): Promise<Store> {
+  return PostgresStore.open(databaseUrl);
+}

@@ -206,3 +206,14 @@ export interface Store {
   setBulkMode(bulk: boolean): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Error codes and messages by which a store says it cannot be reached (PostgreSQL down or restarting). */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+
+/** Whether an error means the store is unreachable for now (answered 503), rather than a bug (500). */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connect ECONNREFUSED/i.test(error.message);
+}

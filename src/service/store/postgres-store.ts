@@ -149,7 +149,9 @@ class PgTradeStore implements TradeStore {
     return rows[0]?.t === null || rows[0]?.t === undefined ? undefined : num(rows[0].t);
   }
 
-  async stateAt(series: number, aggregate: boolean, at: number): Promise<{ price: number; tvl: number } | undefined> {
+  async stateAt(series: number, aggregate: boolean, time: number): Promise<{ price: number; tvl: number } | undefined> {
+    // Block times are whole seconds (bigint): for a fractional time, <= t and > t hold exactly as for floor(t).
+    const at = Math.floor(time);
     const column = aggregate ? 'agg' : 'pool';
     const prefix = aggregate ? 'agg_' : '';
     const before = await this.db.query(
@@ -164,7 +166,7 @@ class PgTradeStore implements TradeStore {
   }
 
   async volumeSince(series: number, aggregate: boolean, since: number): Promise<number> {
-    const { rows } = await this.db.query(`SELECT coalesce(sum(volume), 0) AS v FROM trades WHERE ${aggregate ? 'agg' : 'pool'} = $1 AND block_time > $2`, [series, since]);
+    const { rows } = await this.db.query(`SELECT coalesce(sum(volume), 0) AS v FROM trades WHERE ${aggregate ? 'agg' : 'pool'} = $1 AND block_time > $2`, [series, Math.floor(since)]);
     return num(rows[0]?.v ?? 0);
   }
 
@@ -364,7 +366,10 @@ export class PostgresStore implements Store {
 
   /** Connects and brings the schema to the latest version (each migration in its own transaction). */
   static async open(url: string): Promise<PostgresStore> {
-    const pool = new pg.Pool({ connectionString: url, max: 8 });
+    // Bounded waits: with the database gone, a request fails in seconds (503) instead of hanging.
+    const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: 3_000, query_timeout: 15_000 });
+    // An idle client losing its connection (the database restarting) must not crash the process.
+    pool.on('error', () => undefined);
     try {
       await migrate(pool);
     } catch (error) {

@@ -119,6 +119,9 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       expect(await s.trades.lastTradeTime(1, true)).toBe(T + 70);
       expect(await s.trades.lastTradeTime(1, false)).toBeUndefined();
       expect(await s.trades.stateAt(2, false, T + 5)).toEqual({ price: 1.1, tvl: 110 });
+      // Times from a clock are fractional: they compare as the whole seconds before them.
+      expect(await s.trades.stateAt(2, false, T + 5.5)).toEqual({ price: 1.1, tvl: 110 });
+      expect(await s.trades.volumeSince(1, true, T - 0.5)).toBe(10 * VOLUME_SCALE);
       // Before the first trade: the state the first trade started from.
       expect(await s.trades.stateAt(1, true, T - 100)).toEqual({ price: 1, tvl: 300 });
       expect(await s.trades.volumeSince(1, true, T)).toBe(8 * VOLUME_SCALE);

@@ -17,8 +17,14 @@ export interface StreamOptions {
   readonly maxBufferedBytes: number;
 }
 
+/** A key's stream connections across the cluster (`SharedLimits`); absent on one node. */
+export interface StreamLeases {
+  acquireStream(keyId: string, max: number): Promise<(() => void) | undefined>;
+}
+
 export interface StreamRoutesOptions extends GuardOptions {
   readonly market: Market;
+  readonly leases?: StreamLeases;
   readonly hub: StreamHub;
   readonly stream: StreamOptions;
 }
@@ -75,7 +81,13 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
     if (ids.size > plan.poolsPerStream) {
       return refuse(`${STREAM_ERRORS.tooManyPools}: ${ids.size} requested, the ${principal.plan} plan allows ${plan.poolsPerStream} per connection`);
     }
-    if (!hub.acquire(principal.id, plan.streamsPerKey ?? 1)) return refuse(STREAM_ERRORS.connectionLimit);
+    const limit = plan.streamsPerKey ?? 1;
+    const lease = options.leases ? await options.leases.acquireStream(principal.id, limit) : () => undefined;
+    if (!lease) return refuse(STREAM_ERRORS.connectionLimit);
+    if (!hub.acquire(principal.id, limit)) {
+      lease();
+      return refuse(STREAM_ERRORS.connectionLimit);
+    }
 
     let released = false;
     // onClose runs later (the stream's end, never during openStream), when everything below exists.
@@ -86,6 +98,7 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
       unsubscribe();
       untrack();
       hub.release(principal.id);
+      lease();
     };
     const { response, sink } = openStream(c, {
       headers: STREAM_HEADERS,

@@ -1,0 +1,135 @@
+import { generateKey, KeyRing, KeyStore } from './auth/keys';
+import { CommitSubscriber } from './cluster/bus';
+import { SharedLimits } from './cluster/shared-limits';
+import type { ServiceConfig } from './config';
+import { createServiceApp, type HealthReport } from './http/app';
+import { HistoryCache } from './http/history-cache';
+import { SymbolInfoCache } from './http/symbol-info-cache';
+import { LogoService } from './logos/logo-service';
+import { Ingestor } from './market/ingest';
+import { buildMarket } from './market/load';
+import { sumAggregate } from './market/model';
+import { SymbolNames } from './market/symbols';
+import type { RuntimeHooks, ServiceRuntime } from './runtime';
+import { openReaderStore } from './store/open';
+import { StreamHub } from './stream/hub';
+
+/**
+ * An API node of a cluster (`--role api`): serves /api/v1 (and, composed by the server, the gateway and
+ * the app) from the shared PostgreSQL store, holding the market's structure and reserves in memory as
+ * a cache kept current by the writer's commit messages on Redis (a gap: reloaded from the store). No
+ * source, no writes but API keys; rate limits and stream connection leases are shared through Redis.
+ */
+export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks, internalPlan: { requestsPerMinute: number; poolsPerStream: number; streamsPerKey: number }): Promise<ServiceRuntime> {
+  const log = hooks.log;
+  const nowMs = hooks.nowMs ?? Date.now;
+  if (!config.databaseUrl || !config.redisUrl) throw new Error('--role api needs DATABASE_URL and REDIS_URL');
+  const store = await openReaderStore(config.databaseUrl);
+  try {
+    const market = buildMarket(await store.market.load());
+    const ingestor = await Ingestor.open(store, market);
+    const hub = new StreamHub(market);
+    const history = new HistoryCache(store.bars);
+    let resyncs = 0;
+    let resyncing: Promise<void> | undefined;
+    const resync = async () => {
+      // One reload at a time; a request for another while one runs is served by it.
+      resyncing ??= (async () => {
+        try {
+          market.replaceWith(buildMarket(await store.market.load()));
+          history.clear();
+          resyncs++;
+        } catch (error) {
+          log?.(`api node: resync failed (${error instanceof Error ? error.message : String(error)}); the next message retries`);
+        } finally {
+          resyncing = undefined;
+        }
+      })();
+      await resyncing;
+    };
+    const subscriber = CommitSubscriber.create(config.redisUrl, {
+      apply: (message) => {
+        for (const r of message.reserves) {
+          const pool = market.poolsById.get(r.id);
+          if (!pool) continue;
+          pool.baseReserve = r.base;
+          pool.quoteReserve = r.quote;
+        }
+        for (const r of message.reserves) {
+          const pool = market.poolsById.get(r.id);
+          if (pool && pool.group !== 'Aggregate') sumAggregate(pool.pair);
+        }
+        history.invalidate(message.records);
+        if (message.records.length > 0) hub.publish(message.records);
+      },
+      resync,
+      ...(log ? { log } : {}),
+    });
+    const shared = SharedLimits.create(config.redisUrl, { ...(log ? { log } : {}) });
+
+    const keyStore = new KeyStore(store.keys);
+    const keys = new KeyRing(keyStore, config.apiKeys, config.plans);
+    const internalKey = generateKey();
+    keys.addInternal(internalKey, 'internal', internalPlan);
+    const symbols = new SymbolNames(market);
+    const logos = new LogoService(store.market);
+    const health = (): HealthReport => ({
+      status: subscriber.connected ? 'ok' : 'degraded',
+      pools: market.pools.size,
+      tokens: market.tokens.size,
+      streams: hub.connectionCount,
+      source: config.source,
+      role: 'api',
+      cluster: { redis: subscriber.connected, gaps: subscriber.gaps, resyncs },
+    });
+    const app = createServiceApp({
+      market,
+      symbols,
+      trades: store.trades,
+      bars: store.bars,
+      keys,
+      limiter: shared,
+      leases: shared,
+      hub,
+      logos,
+      symbolInfo: new SymbolInfoCache(market, symbols, nowMs),
+      history,
+      stream: { pingSeconds: config.streamPingSeconds, maxBodyBytes: config.streamMaxBodyBytes, maxBufferedBytes: config.streamMaxBufferedBytes },
+      nowMs,
+      health,
+      ...(log ? { log } : {}),
+      logRequests: hooks.logRequests ?? false,
+      extensions: config.extensions,
+    });
+    let closed = false;
+    return {
+      app,
+      config,
+      store,
+      market,
+      get simulator(): never {
+        throw new Error('an API node has no simulator: the ingest node trades');
+      },
+      follower: undefined,
+      ingestor,
+      hub,
+      keyStore,
+      logos,
+      internalKey,
+      devKey: undefined,
+      startupTrades: 0,
+      startLive: () => undefined,
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        hub.closeAll();
+        await subscriber.close();
+        await shared.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
