@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { appBench } from './app';
 import { chainBench } from './chain';
+import { clusterBench } from './cluster';
 import type { BenchRow } from './measure';
 import { disposeService, serviceBench } from './service';
 import { streamBench } from './stream';
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
   if (wanted('stream')) rows.push(...(await streamBench({ log })));
   if (wanted('app')) rows.push(...(await appBench({ log })));
   if (wanted('chain')) rows.push(...(await chainBench({ log })));
+  if (wanted('cluster')) rows.push(...(await clusterBench({ log })));
 
   printTable(rows);
   const failed = rows.filter((r) => r.pass === false);

@@ -1,0 +1,200 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseServiceConfig } from '../src/service/config';
+import { createServiceRuntime, type ServiceRuntime } from '../src/service/runtime';
+import { freePort, startPostgres, startRedis } from '../tests/support/engines';
+import { median, percentile, type BenchRow } from './measure';
+
+/**
+ * The cluster suite (docs/scaling.md): /history's store read on PostgreSQL against SQLite for the same
+ * answer; then real processes on a real PostgreSQL 15 and Redis 7 (one ingest node, one or two API
+ * nodes): commit-to-client stream fan-out latency and requests/s with one and with two API nodes.
+ */
+const KEY = 'bench-cluster-key';
+/** A plan without a practical limit, so the load measures the nodes, not the (shared) rate limit. */
+const PLANS = JSON.stringify({ bench: { requestsPerMinute: 100_000_000, poolsPerStream: 10_000 } });
+
+async function waitHealthy(origin: string, child: ChildProcess): Promise<void> {
+  const until = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`a node exited during start (${origin})`);
+    try {
+      if ((await fetch(`${origin}/healthz`)).status === 200) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > until) throw new Error(`${origin} did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function node(args: readonly string[], env: Record<string, string>): Promise<{ origin: string; child: ChildProcess }> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-node-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dir, ...args], {
+    env: { ...process.env, NODE_ENV: 'test', ...env },
+    stdio: 'ignore',
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitHealthy(origin, child);
+  return { origin, child };
+}
+
+/** Store read of the busiest Aggregate's 1min bars over the whole backfill, median of 30. */
+async function historyRead(runtime: ServiceRuntime): Promise<number> {
+  const [busiest] = await runtime.store.trades.busiestAggregates(1);
+  const series = busiest?.series ?? 0;
+  const times: number[] = [];
+  for (let i = 0; i < 33; i++) {
+    const started = performance.now();
+    await runtime.store.bars.range(series, '1min', 0, 2 ** 31);
+    if (i >= 3) times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+/** Cold /history answers (first request of each of the 20 busiest Aggregates), median server time. */
+async function historyCold(runtime: ServiceRuntime, nowSeconds: number): Promise<number> {
+  const busiest = await runtime.store.trades.busiestAggregates(20);
+  const times: number[] = [];
+  for (const { series } of busiest) {
+    const pool = runtime.market.poolsById.get(series);
+    if (!pool) continue;
+    const started = performance.now();
+    const response = await runtime.app.request(`/api/v1/history?symbol=${pool.poolId}&resolution=1min&from=0&to=${nowSeconds}&include_tvl=true`, {
+      headers: { Authorization: `Bearer ${KEY}`, 'Accept-Encoding': 'gzip, deflate' },
+    });
+    await response.arrayBuffer();
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+async function requestsPerSecond(origins: readonly string[], path: string, seconds: number, concurrency: number): Promise<number> {
+  const until = Date.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, i) => {
+      const origin = origins[i % origins.length] as string;
+      while (Date.now() < until) {
+        const response = await fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${KEY}` } });
+        await response.arrayBuffer();
+        if (response.status === 200) done++;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+export async function clusterBench(options: { log: (line: string) => void }): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+  const children: ChildProcess[] = [];
+  const dirs: string[] = [];
+  try {
+    // /history on PostgreSQL vs SQLite: the same market (seed, size, days) in each.
+    const market = { pools: '2000', days: '7', seed: '3' };
+    const nowMs = () => 1_790_000_000_000;
+    const open = async (databaseUrl?: string) => {
+      const dir = mkdtempSync(join(tmpdir(), 'bench-history-'));
+      dirs.push(dir);
+      const config = parseServiceConfig({ 'data-dir': dir, ...market }, { TOKEN_API_KEYS: `${KEY}:bench`, TOKEN_API_PLANS: PLANS, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+      return createServiceRuntime(config, { nowMs });
+    };
+    options.log('cluster: the same market on SQLite and on PostgreSQL...');
+    const sqlite = await open();
+    const sqliteCold = await historyCold(sqlite, nowMs() / 1000);
+    const sqliteMs = await historyRead(sqlite);
+    await sqlite.close();
+    const postgres = await open(await pg.createDatabase('history'));
+    const pgCold = await historyCold(postgres, nowMs() / 1000);
+    const pgMs = await historyRead(postgres);
+    await postgres.close();
+    const ratio = pgCold / sqliteCold;
+    rows.push(
+      { suite: 'cluster', name: '/history cold (uncached), 20 busiest Aggregates, 7 days of 1min bars + TVL, deflate: SQLite, median', value: Number(sqliteCold.toFixed(2)), unit: 'ms' },
+      { suite: 'cluster', name: '… the same answers from PostgreSQL', value: Number(pgCold.toFixed(2)), unit: 'ms' },
+      { suite: 'cluster', name: '… PostgreSQL ÷ SQLite', value: Number(ratio.toFixed(2)), unit: '×', target: '<= 2', pass: ratio <= 2 },
+      { suite: 'cluster', name: 'bars store read alone (busiest Aggregate, 10,080 rows): SQLite / PostgreSQL', value: Number((pgMs / sqliteMs).toFixed(2)), unit: '×', note: `${sqliteMs.toFixed(2)} ms / ${pgMs.toFixed(2)} ms: the row transfer and parse of node-postgres` },
+    );
+
+    // Real processes: one ingest node, then one and two API nodes.
+    const env = { DATABASE_URL: await pg.createDatabase('cluster'), REDIS_URL: redis.url, TOKEN_API_KEYS: `${KEY}:bench`, TOKEN_API_PLANS: PLANS };
+    options.log('cluster: starting an ingest node and two API nodes...');
+    const ingest = await node(['--role', 'ingest', '--pools', '300', '--days', '1', '--test-controls'], env);
+    children.push(ingest.child);
+    const api1 = await node(['--role', 'api'], env);
+    children.push(api1.child);
+    const info = (await (await fetch(`${api1.origin}/api/v1/symbol_info?group=Aggregate`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { ticker: string[] };
+
+    // Fan-out latency: from asking the writer for a block to its first event on an API node's stream.
+    const response = await fetch(`${api1.origin}/api/v1/tokens/stream`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(info.ticker.slice(0, 1000)),
+    });
+    const reader = response.body?.getReader();
+    if (!reader) throw new Error('no stream');
+    const decoder = new TextDecoder();
+    let buffered = '';
+    const nextEvent = async (): Promise<void> => {
+      for (;;) {
+        const newline = buffered.indexOf('\n');
+        if (newline !== -1) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          if (line.includes('pool_id')) return;
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        buffered += decoder.decode(value, { stream: true });
+      }
+    };
+    const latencies: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      buffered = '';
+      const started = performance.now();
+      const eventSeen = nextEvent();
+      await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' });
+      await eventSeen;
+      latencies.push(performance.now() - started);
+      // Drain the rest of the block's events before the next.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await reader.cancel();
+    rows.push(
+      { suite: 'cluster', name: 'stream fan-out, block asked → first event on an API node, p50', value: Number(median(latencies).toFixed(1)), unit: 'ms', note: 'includes the block commit on PostgreSQL' },
+      { suite: 'cluster', name: '… p99', value: Number(percentile(latencies, 99).toFixed(1)), unit: 'ms' },
+    );
+
+    const path = `/api/v1/tokens/current?pool=${info.ticker[0]}`;
+    options.log('cluster: requests/s with one API node...');
+    const one = await requestsPerSecond([api1.origin], path, 10, 64);
+    const api2 = await node(['--role', 'api'], env);
+    children.push(api2.child);
+    options.log('cluster: requests/s with two API nodes...');
+    const two = await requestsPerSecond([api1.origin, api2.origin], path, 10, 64);
+    const rss = (child: ChildProcess) => {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+      } catch {
+        return 0;
+      }
+    };
+    rows.push(
+      { suite: 'cluster', name: 'API node RSS after the load (300-pool market)', value: Math.round(rss(api1.child)), unit: 'MiB' },
+      { suite: 'cluster', name: 'ingest node RSS', value: Math.round(rss(ingest.child)), unit: 'MiB' },
+      { suite: 'cluster', name: 'requests/s, /tokens/current, 64 clients, one API node', value: Math.round(one), unit: 'req/s', note: 'this machine: 2 cores shared by clients, nodes and engines' },
+      { suite: 'cluster', name: '… two API nodes', value: Math.round(two), unit: 'req/s' },
+    );
+    return rows;
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await Promise.all([pg.destroy(), redis.destroy()]);
+  }
+}
