@@ -65,7 +65,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks, 
       resync,
       ...(log ? { log } : {}),
     });
-    const shared = SharedLimits.create(config.redisUrl, { ...(log ? { log } : {}) });
+    const shared = SharedLimits.create(config.redisUrl, { leaseMs: config.streamLeaseSeconds * 1000, ...(log ? { log } : {}) });
 
     const keyStore = new KeyStore(store.keys);
     const keys = new KeyRing(keyStore, config.apiKeys, config.plans);

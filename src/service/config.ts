@@ -28,6 +28,8 @@ export interface ServiceConfig {
   readonly storeCheck: 'quick' | 'off';
   /** `--role`: `all` (one process), `ingest` (the single writer) or `api` (a serving node of a cluster). */
   readonly role: 'all' | 'ingest' | 'api';
+  /** `STREAM_LEASE_SECONDS`: how long a dead node's stream lease outlives it (cluster; default 30). */
+  readonly streamLeaseSeconds: number;
   /** `REDIS_URL`: what the nodes of a cluster share (commit fan-out, rate limits, stream leases). */
   readonly redisUrl?: string;
   /** Where trades come from: the embedded simulator, the chain through Ogmios, or none (imports only). */
@@ -115,8 +117,11 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   if (role !== 'all' && (env.DATABASE_URL === undefined || env.DATABASE_URL === '' || redisUrl === undefined)) {
     throw new Error(`--role ${role} is a node of a cluster: it needs DATABASE_URL (postgres://…) and REDIS_URL (redis://…), shared by every node`);
   }
+  const lease = positive('STREAM_LEASE_SECONDS').safeParse(env.STREAM_LEASE_SECONDS ?? 30);
+  if (!lease.success) throw new Error(`STREAM_LEASE_SECONDS: ${lease.error.issues[0]?.message ?? 'invalid'} (got "${env.STREAM_LEASE_SECONDS}")`);
   return {
     role,
+    streamLeaseSeconds: lease.data,
     ...(redisUrl !== undefined ? { redisUrl } : {}),
     source,
     ...(ogmios !== undefined ? { ogmiosUrl: ogmios } : {}),

@@ -42,7 +42,7 @@ async function events(reader: StreamReader, count: number): Promise<string[]> {
 beforeAll(async () => {
   [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   const url = await pg.createDatabase('cluster');
-  env = { DATABASE_URL: url, REDIS_URL: redis.url, TOKEN_API_KEYS: `${KEYS.a}:enterprise,${KEYS.b}:enterprise,${KEYS.c}:enterprise,${KEYS.free}:free` };
+  env = { DATABASE_URL: url, REDIS_URL: redis.url, STREAM_LEASE_SECONDS: '2', TOKEN_API_KEYS: `${KEYS.a}:enterprise,${KEYS.b}:enterprise,${KEYS.c}:enterprise,${KEYS.free}:free` };
   ingest = await startServerProcess({ args: ingestArgs, env });
   [api1, api2] = await Promise.all([startServerProcess({ args: ['--role', 'api'], env }), startServerProcess({ args: ['--role', 'api'], env })]);
   const info = (await (await get(api1.origin, '/api/v1/symbol_info?group=Aggregate')).json()) as { ticker: string[] };
@@ -114,9 +114,22 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     expect(priceErrorSchema.parse(await refused?.json()).errmsg).toMatch(/Rate limit exceeded/);
   }, 30_000);
 
-  it('keeps serving on one API node when the other is killed -9', async () => {
+  it('keeps serving on one API node when the other is killed -9; the dead node\'s stream lease expires', async () => {
+    const held = await stream(api1.origin, KEYS.c, aggregates.slice(0, 3));
+    await held.nextLine(5_000);
+    expect(await (await stream(api2.origin, KEYS.c, aggregates.slice(0, 3))).readToEnd(5_000)).toEqual([JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' })]);
     await api1.stop();
     expect((await get(api2.origin, '/api/v1/groups')).status).toBe(200);
+    // Nobody releases the dead node's lease: it expires (STREAM_LEASE_SECONDS=2 here, 30 by default).
+    await vi.waitUntil(
+      async () => {
+        const again = await stream(api2.origin, KEYS.c, aggregates.slice(0, 3));
+        const line = await again.nextLine(5_000);
+        await again.cancel();
+        return line === JSON.stringify({ s: 'ok' });
+      },
+      { timeout: 15_000, interval: 500 },
+    );
     api1 = await startServerProcess({ args: ['--role', 'api'], env });
   }, 60_000);
 
