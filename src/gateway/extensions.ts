@@ -62,7 +62,7 @@ export interface GatewayExtension {
   readonly route: ExtensionRoute;
   /** Hono path under /gw/v1 (`/liquidity`, `/token-info/:unit`). */
   readonly path: string;
-  /** How long the upstream's 200 is reused. */
+  /** How long the upstream's 200 is reused (ttlMs 0: never; streamed through). */
   readonly cache: CacheRule;
   /** The upstream path with query (`/api/x/…`), or a refusal of bad input. */
   target(c: Context): string | Response;
@@ -89,7 +89,8 @@ export function extensionRoutes({ forwarder, extensions, routes }: ExtensionRout
       } catch (error) {
         return forwarder.failure(c, 'price', error);
       }
-      if (present) return forwarder.forward(c, target, 'price', extension.cache);
+      // A rule of no time (live data) is streamed through, never cached.
+      if (present) return forwarder.forward(c, target, 'price', extension.cache && extension.cache.ttlMs > 0 ? extension.cache : undefined);
       if (extension.derive) return extension.derive(c);
       return gatewayError(c, 'price', 404, `Not available from this upstream: it has no ${EXTENSION_PREFIX}/${extension.route} route, and the spec's endpoints cannot give it`, {
         loc: ['path'],

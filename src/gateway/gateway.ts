@@ -207,6 +207,16 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       },
     },
     {
+      // No derive: the spec has no trades endpoint (the app's tape then shows what the live stream brings).
+      route: EXTENSION_ROUTES.trades,
+      path: '/trades',
+      cache: { ttlMs: 0, browserMaxAge: 0 },
+      target: (c) => {
+        const query = new URL(c.req.url).search;
+        return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.trades}${query.length > 2000 ? query.slice(0, 2000) : query}`;
+      },
+    },
+    {
       // No derive: decimals are in no spec endpoint (404; clients use the decoded asset name).
       route: EXTENSION_ROUTES.tokenInfo,
       path: '/token-info/:unit',

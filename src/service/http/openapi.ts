@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { priceErrorSchema, tokenErrorSchema } from '../../shared/api/errors';
-import { deepestSchema, extensionIndexSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema } from '../../shared/api/extensions';
+import { deepestSchema, extensionIndexSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesQuerySchema, tradesResponseSchema } from '../../shared/api/extensions';
 import { groupsResponseSchema } from '../../shared/api/groups';
 import { historyQuerySchema, historyResponseSchema } from '../../shared/api/history';
 import { streamErrorSchema, streamPingSchema, streamRequestSchema, tradeEventSchema } from '../../shared/api/stream';
@@ -195,6 +195,20 @@ export function openApiDocument(): object {
         summary: 'One token’s metadata',
         requestParams: { path: z.object({ unit: z.string().meta({ example: EXAMPLE_TOKEN }) }) },
         responses: { '200': json(tokenInfoSchema, 'The token.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/api/x/trades': get({
+        tags: ['Extensions'],
+        summary: 'A pool’s latest trades, newest first (the chart’s trades tape)',
+        description: 'The spec has no trades endpoint. For an Aggregate pool, the trades of every pool of its pair, with the DEX that traded. Page backwards with `before` = the previous page’s `next`.',
+        requestParams: { query: tradesQuerySchema },
+        responses: {
+          '200': json(tradesResponseSchema, 'Trades, newest first.', {
+            s: 'ok',
+            trades: [{ id: 'tx1#0', time: 1700000040, pool_id: EXAMPLE_POOL, group: 'MinswapV2', side: 'buy', price: 0.00371, previous_price: 0.0037, base_amount: 200, quote_amount: 53981.1, tvl: 2000400 }],
+            next: '1700000040.1234',
+          }),
+          ...errors('price', PRICE_ERRORS),
+        },
       }),
       '/udf/config': get({ tags: ['UDF'], summary: 'UDF configuration', responses: { '200': json(z.looseObject({ supported_resolutions: z.array(z.string()) }), 'TradingView’s config object.'), ...errors('price', PRICE_ERRORS) } }),
       '/udf/time': get({ tags: ['UDF'], summary: 'Server time', responses: { '200': { description: 'Unix seconds.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errors('price', PRICE_ERRORS) } }),

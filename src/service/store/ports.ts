@@ -155,6 +155,11 @@ export interface TradeStore {
    * pool's or one Aggregate's, or only those after a position; for checks, tools and tests.
    */
   list(filter?: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number }): Promise<(TradeRecord & { readonly seq: number })[]>;
+  /**
+   * A series' trades newest first (by block time, then ingest order), `limit` of them, those before
+   * the cursor `before` (the block time and seq of the last one of the previous page) when given.
+   */
+  recent(series: number, aggregate: boolean, limit: number, before?: { readonly time: number; readonly seq: number }): Promise<(TradeRecord & { readonly seq: number })[]>;
   /** The Aggregate series with the most trades, busiest first (benchmarks and tests pick pools by it). */
   busiestAggregates(limit: number): Promise<{ series: number; trades: number }[]>;
 }

@@ -182,6 +182,19 @@ class PgTradeStore implements TradeStore {
     return (await this.db.query(`SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY seq`, args)).rows.map(tradeOf);
   }
 
+  async recent(series: number, aggregate: boolean, limit: number, before?: { readonly time: number; readonly seq: number }): Promise<(TradeRecord & { readonly seq: number })[]> {
+    const column = aggregate ? 'agg' : 'pool';
+    const { rows } = before
+      ? await this.db.query(`SELECT * FROM trades WHERE ${column} = $1 AND (block_time < $2 OR (block_time = $2 AND seq < $3)) ORDER BY block_time DESC, seq DESC LIMIT $4`, [
+          series,
+          before.time,
+          before.seq,
+          limit,
+        ])
+      : await this.db.query(`SELECT * FROM trades WHERE ${column} = $1 ORDER BY block_time DESC, seq DESC LIMIT $2`, [series, limit]);
+    return rows.map(tradeOf);
+  }
+
   async busiestAggregates(limit: number): Promise<{ series: number; trades: number }[]> {
     const { rows } = await this.db.query('SELECT agg AS series, count(*) AS trades FROM trades GROUP BY agg ORDER BY trades DESC, agg LIMIT $1', [limit]);
     return rows.map((r) => ({ series: num(r.series), trades: num(r.trades) }));

@@ -152,8 +152,25 @@ class SqliteTradeStore implements TradeStore {
                 agg_prev_price, agg_price, agg_prev_tvl, agg_tvl FROM trades WHERE ${where.join(' AND ')} ORDER BY seq`,
       )
       .all(...args);
-    return Promise.resolve(
-      rows.map((r) => ({
+    return Promise.resolve(rows.map(sqliteTrade));
+  }
+
+  recent(series: number, aggregate: boolean, limit: number, before?: { readonly time: number; readonly seq: number }): Promise<(TradeRecord & { readonly seq: number })[]> {
+    const column = aggregate ? 'agg' : 'pool';
+    const cursor = before ? 'AND (block_time < ? OR (block_time = ? AND seq < ?))' : '';
+    const args = before ? [series, before.time, before.time, before.seq, limit] : [series, limit];
+    const rows = this.db
+      .prepare<number[], Record<string, number | string>>(
+        `SELECT seq, event_id, pool, agg, block_time, prev_price, price, prev_tvl, tvl, volume,
+                agg_prev_price, agg_price, agg_prev_tvl, agg_tvl FROM trades WHERE ${column} = ? ${cursor} ORDER BY block_time DESC, seq DESC LIMIT ?`,
+      )
+      .all(...args);
+    return Promise.resolve(rows.map(sqliteTrade));
+  }
+}
+
+function sqliteTrade(r: Record<string, number | string>): TradeRecord & { readonly seq: number } {
+  return {
         seq: Number(r.seq),
         eventId: String(r.event_id),
         pool: Number(r.pool),
@@ -167,10 +184,8 @@ class SqliteTradeStore implements TradeStore {
         aggPrevPrice: Number(r.agg_prev_price),
         aggPrice: Number(r.agg_price),
         aggPrevTvl: Number(r.agg_prev_tvl),
-        aggTvl: Number(r.agg_tvl),
-      })),
-    );
-  }
+    aggTvl: Number(r.agg_tvl),
+  };
 }
 
 class SqliteBarStore implements BarStore {

@@ -17,6 +17,8 @@ export const EXTENSION_ROUTES = {
   tokenInfo: 'token-info',
   /** `GET /api/x/deepest`: each group's deepest pool. */
   deepest: 'deepest',
+  /** `GET /api/x/trades?pool=&before=&limit=`: a pool's latest trades, newest first, paged backwards. */
+  trades: 'trades',
 } as const;
 export type ExtensionRoute = (typeof EXTENSION_ROUTES)[keyof typeof EXTENSION_ROUTES];
 
@@ -78,3 +80,55 @@ export const deepestSchema = z.strictObject({
   deepest: z.record(z.string(), z.string()),
 });
 export type Deepest = z.infer<typeof deepestSchema>;
+
+/** Query of `GET /api/x/trades`. */
+export const tradesQuerySchema = z.object({
+  pool: z
+    .string({ error: 'pool is required' })
+    .regex(/^(?:[0-9a-fA-F]{2}){1,64}$/, 'pool must be a hex pool ID (from symbol_info)')
+    .meta({ description: 'A DEX pool, or an Aggregate pool (then the trades of every pool of its pair).' }),
+  before: z
+    .string()
+    .regex(/^\d{1,12}\.\d{1,15}$/, 'before must be the `next` cursor of a previous page')
+    .optional()
+    .meta({ description: 'The `next` cursor of the previous page: trades older than its last one.' }),
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(500, 'limit must be at most 500')
+    .default(100)
+    .meta({ description: 'Trades per page (1-500, default 100).' }),
+});
+export type TradesQuery = z.infer<typeof tradesQuerySchema>;
+
+/** One trade of `GET /api/x/trades`: a pool state change of the stream, with what the tape shows. */
+export const tapeTradeSchema = z.strictObject({
+  /** The event id (`txHash#output` for the chain source). */
+  id: z.string(),
+  /** block_time, Unix seconds. */
+  time: z.number().int(),
+  /** The DEX pool that traded, and its group (for an Aggregate's tape, which DEX). */
+  pool_id: z.string(),
+  group: z.string(),
+  /** `buy` when the price of the quote token rose (it was bought with the base), `sell` when it fell. */
+  side: z.enum(['buy', 'sell']),
+  /** The pool's price after and before the trade (base per quote, whole units). */
+  price: z.number(),
+  previous_price: z.number(),
+  /** |change of the base reserve| in whole base units (the stream's volume). */
+  base_amount: z.number().nonnegative(),
+  /** The quote amount at the trade's mean price: base_amount / ((price + previous_price) / 2). */
+  quote_amount: z.number().nonnegative(),
+  /** The pool's TVL after the trade, whole base units. */
+  tvl: z.number(),
+});
+export type TapeTrade = z.infer<typeof tapeTradeSchema>;
+
+export const tradesResponseSchema = z.strictObject({
+  s: z.literal('ok'),
+  trades: z.array(tapeTradeSchema),
+  /** Cursor of the next (older) page, null at the first trade. */
+  next: z.string().nullable(),
+});
+export type TradesResponse = z.infer<typeof tradesResponseSchema>;

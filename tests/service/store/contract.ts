@@ -132,6 +132,12 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       expect((await s.trades.list({ afterSeq: listed[0]?.seq ?? 0 })).map((t) => t.eventId)).toEqual(['e2', 'e3']);
       expect((await s.trades.list({ pool: 3 }))[0]).toMatchObject(first[1] as TradeRecord);
       expect(await s.trades.busiestAggregates(5)).toEqual([{ series: 1, trades: 3 }]);
+      // Newest first, paged backwards by (block time, seq).
+      const page = await s.trades.recent(1, true, 2);
+      expect(page.map((t) => t.eventId)).toEqual(['e3', 'e2']);
+      const last = page[1] as TradeRecord & { seq: number };
+      expect((await s.trades.recent(1, true, 2, { time: last.blockTime, seq: last.seq })).map((t) => t.eventId)).toEqual(['e1']);
+      expect((await s.trades.recent(2, false, 5)).map((t) => t.eventId)).toEqual(['e3', 'e1']);
 
       // The Aggregate's 1min bars: [T, T+60) holds e1 and e2, [T+60, T+120) holds e3.
       const bars = await s.bars.range(1, '1min', 0, 2 ** 31);

@@ -1,5 +1,8 @@
 import { Hono } from 'hono';
-import { EXTENSION_ROUTES, liquidityQuerySchema, type Deepest, type ExtensionIndex, type TokenInfo, type TokenNames } from '../../../shared/api/extensions';
+import { EXTENSION_ROUTES, liquidityQuerySchema, tradesQuerySchema, type Deepest, type ExtensionIndex, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
+import { AGGREGATE_GROUP } from '../../../shared/groups';
+import { VOLUME_SCALE } from '../../store/bar-batch';
+import type { TradeStore } from '../../store/ports';
 import { ALL_GROUPS } from '../../../shared/groups';
 import { isTokenUnit } from '../../../shared/ids';
 import { marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
@@ -9,6 +12,7 @@ import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 
 export interface ExtensionRoutesOptions extends GuardOptions {
   readonly market: Market;
+  readonly trades: TradeStore;
   readonly nowMs: () => number;
 }
 
@@ -66,6 +70,37 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     if (!token) return priceError(c, 404, `Unknown token: ${echo(unit)}`);
     const body: TokenInfo = { unit: token.unit, ticker: token.ticker, name: token.name, decimals: token.decimals };
     c.header('Cache-Control', 'private, max-age=3600');
+    return c.json(body);
+  });
+
+  app.get(`/${EXTENSION_ROUTES.trades}`, auth, async (c) => {
+    const parsed = tradesQuerySchema.safeParse(c.req.query());
+    if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'invalid query');
+    const { pool: poolId, before, limit } = parsed.data;
+    const pool = market.pools.get(poolId.toLowerCase());
+    if (!pool) return priceError(c, 404, `Unknown pool: ${echo(poolId)}`);
+    const [time, seq] = before ? before.split('.').map(Number) : [];
+    const records = await options.trades.recent(pool.id, pool.group === AGGREGATE_GROUP, limit, time !== undefined && seq !== undefined ? { time, seq } : undefined);
+    const trades: TapeTrade[] = records.map((r) => {
+      const traded = market.poolsById.get(r.pool);
+      const base = r.volume / VOLUME_SCALE;
+      const mean = (r.price + r.prevPrice) / 2;
+      return {
+        id: r.eventId,
+        time: r.blockTime,
+        pool_id: traded?.poolId ?? '',
+        group: traded?.group ?? '',
+        side: r.price >= r.prevPrice ? 'buy' : 'sell',
+        price: r.price,
+        previous_price: r.prevPrice,
+        base_amount: base,
+        quote_amount: mean > 0 ? base / mean : 0,
+        tvl: r.tvl,
+      };
+    });
+    const last = records.at(-1);
+    const body: TradesResponse = { s: 'ok', trades, next: last && records.length === limit ? `${last.blockTime}.${last.seq}` : null };
+    c.header('Cache-Control', 'no-store');
     return c.json(body);
   });
 
