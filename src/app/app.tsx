@@ -11,6 +11,7 @@ import { ExportMenu, type ExportSource } from './features/export';
 import { PairSearch } from './features/search';
 import { ChartToggles, ConnectionStatus, deepestOf, DisplayToggles, gatewayInfoQueryOptions, GroupPicker, ResolutionButtons, SimulatedBadge } from './features/shell';
 import { TokenHeader } from './features/token-header';
+import { TradesTape } from './features/trades';
 import { Watchlist } from './features/watchlist';
 import { useApi, useDatafeed, usePreferences, useSelection } from './providers/app-providers';
 
@@ -189,6 +190,7 @@ export function App() {
               ) : (
                 <PriceChart symbol={chartInfo} resolution={resolution} appearance={appearance} {...(title ? { title } : {})} onHandle={setChartHandle} />
               )}
+              {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} /> : null}
             </>
           )}
         </main>

@@ -25,6 +25,13 @@ export function formatDateTime(seconds: number, zone: TimeZoneMode, withZone = f
   return withZone && zone === 'utc' ? `${text} UTC` : text;
 }
 
+/** `14:05:09`: a time of day with seconds (the trades tape). */
+export function formatTimeOfDay(seconds: number, zone: TimeZoneMode): string {
+  const d = new Date(seconds * 1000);
+  const [h, m, s] = zone === 'utc' ? [d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()] : [d.getHours(), d.getMinutes(), d.getSeconds()];
+  return `${pad(h)}:${pad(m)}:${pad(s)}`;
+}
+
 /** `2025-01-31` */
 export function formatDate(seconds: number, zone: TimeZoneMode): string {
   const p = partsOf(seconds, zone);

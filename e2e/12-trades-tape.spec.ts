@@ -1,0 +1,39 @@
+import { waitForCandles, expectConnection } from './support/chart';
+import { expect, test } from './support/fixtures';
+import { deepestPool, tradeUntilPoolMoves } from './support/market';
+
+/**
+ * The trades tape under the chart: filled on open from the stored trades (with the DEX that traded),
+ * a new trade on top as soon as the stream brings it, older trades paged in on scroll.
+ */
+test('trades tape: stored trades on open, a new trade on top, older ones on scroll', async ({ page, request }) => {
+  const pair = await deepestPool(request, 'Aggregate');
+  await page.goto('/');
+  await waitForCandles(page, { symbol: pair.symbol });
+  await expectConnection(page, 'live');
+  const tape = page.getByTestId('trades-tape');
+  const rows = tape.getByTestId('tape-row');
+  await expect(rows.first()).toBeVisible();
+  // A row: time, side, price, both amounts, the DEX of the Aggregate's pool that traded.
+  const cells = rows.first().locator('span');
+  await expect(cells.nth(1)).toHaveText(/^(Buy|Sell)$/);
+  await expect(cells.nth(5)).toHaveText(/^(Minswap|MinswapV2|SundaeSwap|SundaeSwapV3|WingRiders|WingRidersV2|Spectrum|Splash|MuesliSwap|VyFi)$/);
+
+  const server = async () => (await (await request.get(`/gw/v1/trades?pool=${pair.ticker}&limit=1`)).json()) as { trades: { id: string; price: number }[] };
+  const before = (await server()).trades[0]?.id;
+  await tradeUntilPoolMoves(request, pair.ticker);
+  const newest = (await server()).trades[0];
+  expect(newest?.id).not.toBe(before);
+  // The top row becomes the new trade, with its DEX once the stored page replaces the live row.
+  await expect(async () => {
+    const price = Number((await rows.first().locator('span').nth(2).innerText()).replace(/[^\d.e-]/g, ''));
+    expect(Math.abs(price - (newest?.price ?? 0)) / (newest?.price ?? 1)).toBeLessThan(0.01);
+    await expect(rows.first().locator('span').nth(5)).not.toHaveText('');
+  }).toPass({ timeout: 10_000 });
+
+  // Older trades page in as the list scrolls (100 a page).
+  const list = tape.getByTestId('tape-rows');
+  const first = Number(await list.getAttribute('data-count'));
+  await list.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  await expect.poll(async () => Number(await list.getAttribute('data-count'))).toBeGreaterThan(first);
+});

@@ -1,0 +1,1 @@
+export { TradesTape } from './components/trades-tape';
