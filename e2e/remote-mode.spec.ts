@@ -87,4 +87,35 @@ test('remote mode: the default pair, search by name, a pick and live updates, th
     }).toPass({ timeout: 10_000, intervals: [100] });
     test.info().annotations.push({ type: 'latency', description: `the page followed a trade on the other server ${Date.now() - move.sentAt} ms after it was asked for` });
   });
+
+  await test.step('trades tape: the other server\'s stored trades, through our extension route', async () => {
+    const rows = page.getByTestId('tape-row');
+    await expect(rows.first()).toBeVisible();
+    await expect(page.getByTestId('tape-note')).toHaveCount(0);
+    const server = (await (await request.get(`${service.origin}/gw/v1/trades?pool=${deepest.ticker}&limit=1`)).json()) as { trades: { group: string }[] };
+    await expect(rows.first().locator('span').nth(5)).toHaveText(server.trades[0]?.group ?? '');
+  });
+});
+
+test('remote mode against an upstream without our extension routes: the tape shows what the stream brings, and says so', async ({ page, request }, testInfo) => {
+  test.setTimeout(120_000);
+  const bare = await ServerProcess.create({ logFile: testInfo.outputPath('spec-only.log'), args: ['--spec-only'], env: { TOKEN_API_KEYS: `${KEY}:enterprise` } });
+  const front = await ServerProcess.create({ logFile: testInfo.outputPath('front.log'), testControls: false, readyPath: '/gw/v1/info', env: { UPSTREAM_URL: bare.origin, UPSTREAM_API_KEY: KEY } });
+  try {
+    await bare.start();
+    await front.start();
+    // The same generated market as the first server's (same seed and size): its deepest pair exists here too.
+    const deepest = await deepestPool(request, 'Aggregate', service.origin);
+    await page.goto(`${front.origin}/?group=Aggregate&symbol=${deepest.symbol}`);
+    await waitForCandles(page, { symbol: deepest.symbol });
+    await expectConnection(page, 'live');
+    await expect(page.getByTestId('tape-note')).toHaveText(/Since this page opened/);
+    await expect(page.getByTestId('tape-rows')).toHaveAttribute('data-count', '0');
+    await tradeUntilPoolMoves(request, deepest.ticker, { origin: bare.origin });
+    await expect.poll(async () => Number(await page.getByTestId('tape-rows').getAttribute('data-count'))).toBeGreaterThan(0);
+    await expect(page.getByTestId('tape-row').first().locator('span').nth(1)).toHaveText(/^(Buy|Sell)$/);
+  } finally {
+    await front.dispose();
+    await bare.dispose();
+  }
 });
