@@ -37,3 +37,22 @@ test('trades tape: stored trades on open, a new trade on top, older ones on scro
   await list.evaluate((el) => el.scrollTo(0, el.scrollHeight));
   await expect.poll(async () => Number(await list.getAttribute('data-count'))).toBeGreaterThan(first);
 });
+
+test('pools of an Aggregate: DEX, TVL share, deviation and volume; a click opens that pool\'s chart', async ({ page, request }) => {
+  const pair = await deepestPool(request, 'Aggregate');
+  await page.goto(`/?group=Aggregate&symbol=${pair.symbol}`);
+  await waitForCandles(page, { symbol: pair.symbol });
+  const panel = page.getByTestId('pair-pools');
+  const rows = panel.getByTestId('pair-pool');
+  await expect(rows.first()).toBeVisible();
+  const server = (await (await request.get(`/gw/v1/pair-pools?pool=${pair.ticker}`)).json()) as { pools: { symbol: string; group: string; share: number }[] };
+  await expect(rows).toHaveCount(server.pools.length);
+  const shares = (await panel.getByTestId('pool-share').allInnerTexts()).map((t) => Number(t.replace('%', '')));
+  expect(Math.abs(shares.reduce((a, b) => a + b, 0) - 100)).toBeLessThan(0.5);
+  const target = server.pools[0];
+  await rows.first().getByRole('button').click();
+  await waitForCandles(page, { symbol: target?.symbol ?? '' });
+  await expect(page).toHaveURL(new RegExp(`symbol=${encodeURIComponent(target?.symbol ?? '')}`));
+  // A DEX pool's page has no pools panel (it is one of them).
+  await expect(panel).toHaveCount(0);
+});

@@ -114,6 +114,9 @@ test('remote mode against an upstream without our extension routes: the tape sho
     await tradeUntilPoolMoves(request, deepest.ticker, { origin: bare.origin });
     await expect.poll(async () => Number(await page.getByTestId('tape-rows').getAttribute('data-count'))).toBeGreaterThan(0);
     await expect(page.getByTestId('tape-row').first().locator('span').nth(1)).toHaveText(/^(Buy|Sell)$/);
+    // The pools panel is built from the spec's endpoints instead (symbol lists, then /tokens/current per pool).
+    const reference = (await (await request.get(`${service.origin}/gw/v1/pair-pools?pool=${deepest.ticker}`)).json()) as { pools: unknown[] };
+    await expect(page.getByTestId('pair-pool')).toHaveCount(reference.pools.length, { timeout: 20_000 });
   } finally {
     await front.dispose();
     await bare.dispose();

@@ -12,6 +12,7 @@ import { PairSearch } from './features/search';
 import { ChartToggles, ConnectionStatus, deepestOf, DisplayToggles, gatewayInfoQueryOptions, GroupPicker, ResolutionButtons, SimulatedBadge } from './features/shell';
 import { TokenHeader } from './features/token-header';
 import { TradesTape } from './features/trades';
+import { PairPools } from './features/pair-pools';
 import { Watchlist } from './features/watchlist';
 import { useApi, useDatafeed, usePreferences, useSelection } from './providers/app-providers';
 
@@ -191,6 +192,9 @@ export function App() {
                 <PriceChart symbol={chartInfo} resolution={resolution} appearance={appearance} {...(title ? { title } : {})} onHandle={setChartHandle} />
               )}
               {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} /> : null}
+              {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
+                <PairPools row={fresh.row} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
+              ) : null}
             </>
           )}
         </main>

@@ -207,6 +207,16 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       },
     },
     {
+      // Over an upstream without it the app builds the panel from symbol_info and tokens/current itself.
+      route: EXTENSION_ROUTES.pairPools,
+      path: '/pair-pools',
+      cache: { ttlMs: 0, browserMaxAge: 0 },
+      target: (c) => {
+        const pool = c.req.query('pool') ?? '';
+        return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.pairPools}?pool=${encodeURIComponent(pool.slice(0, 200))}`;
+      },
+    },
+    {
       // No derive: the spec has no trades endpoint (the app's tape then shows what the live stream brings).
       route: EXTENSION_ROUTES.trades,
       path: '/trades',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { priceErrorSchema, tokenErrorSchema } from '../../shared/api/errors';
-import { deepestSchema, extensionIndexSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesQuerySchema, tradesResponseSchema } from '../../shared/api/extensions';
+import { deepestSchema, extensionIndexSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesQuerySchema, tradesResponseSchema, pairPoolsQuerySchema, pairPoolsResponseSchema } from '../../shared/api/extensions';
 import { groupsResponseSchema } from '../../shared/api/groups';
 import { historyQuerySchema, historyResponseSchema } from '../../shared/api/history';
 import { streamErrorSchema, streamPingSchema, streamRequestSchema, tradeEventSchema } from '../../shared/api/stream';
@@ -195,6 +195,12 @@ export function openApiDocument(): object {
         summary: 'One token’s metadata',
         requestParams: { path: z.object({ unit: z.string().meta({ example: EXAMPLE_TOKEN }) }) },
         responses: { '200': json(tokenInfoSchema, 'The token.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/api/x/pair-pools': get({
+        tags: ['Extensions'],
+        summary: 'Where an Aggregate comes from: its pair’s DEX pools with TVL share, price deviation and 24 h volume',
+        requestParams: { query: pairPoolsQuerySchema },
+        responses: { '200': json(pairPoolsResponseSchema, 'The Aggregate and its pools, deepest first.'), ...errors('price', PRICE_ERRORS) },
       }),
       '/api/x/trades': get({
         tags: ['Extensions'],

@@ -19,6 +19,8 @@ export const EXTENSION_ROUTES = {
   deepest: 'deepest',
   /** `GET /api/x/trades?pool=&before=&limit=`: a pool's latest trades, newest first, paged backwards. */
   trades: 'trades',
+  /** `GET /api/x/pair-pools?pool=<Aggregate pool>`: where an Aggregate comes from, pool by pool. */
+  pairPools: 'pair-pools',
 } as const;
 export type ExtensionRoute = (typeof EXTENSION_ROUTES)[keyof typeof EXTENSION_ROUTES];
 
@@ -132,3 +134,36 @@ export const tradesResponseSchema = z.strictObject({
   next: z.string().nullable(),
 });
 export type TradesResponse = z.infer<typeof tradesResponseSchema>;
+
+/** Query of `GET /api/x/pair-pools`. */
+export const pairPoolsQuerySchema = z.object({
+  pool: z
+    .string({ error: 'pool is required' })
+    .regex(/^(?:[0-9a-fA-F]{2}){1,64}$/, 'pool must be a hex pool ID (from symbol_info)')
+    .meta({ description: 'An Aggregate pool (or any pool of the pair).' }),
+});
+
+/** One DEX pool of an Aggregate's pair. */
+export const pairPoolSchema = z.strictObject({
+  pool_id: z.string(),
+  /** Its symbol name (opens its chart). */
+  symbol: z.string(),
+  group: z.string(),
+  /** TVL in whole base units, and its share of the Aggregate's (0-1). */
+  tvl: z.number(),
+  share: z.number(),
+  price: z.number(),
+  /** (price / the Aggregate's price - 1) × 100. */
+  deviation_percent: z.number(),
+  /** Base volume of the last 24 h, whole units. */
+  volume_24h: z.number(),
+});
+export type PairPool = z.infer<typeof pairPoolSchema>;
+
+export const pairPoolsResponseSchema = z.strictObject({
+  s: z.literal('ok'),
+  aggregate: z.strictObject({ pool_id: z.string(), symbol: z.string(), price: z.number(), tvl: z.number(), volume_24h: z.number() }),
+  /** Deepest first. */
+  pools: z.array(pairPoolSchema),
+});
+export type PairPoolsResponse = z.infer<typeof pairPoolsResponseSchema>;

@@ -1,16 +1,18 @@
 import { Hono } from 'hono';
-import { EXTENSION_ROUTES, liquidityQuerySchema, tradesQuerySchema, type Deepest, type ExtensionIndex, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
+import { EXTENSION_ROUTES, liquidityQuerySchema, pairPoolsQuerySchema, tradesQuerySchema, type PairPoolsResponse, type Deepest, type ExtensionIndex, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { VOLUME_SCALE } from '../../store/bar-batch';
 import type { TradeStore } from '../../store/ports';
 import { ALL_GROUPS } from '../../../shared/groups';
 import { isTokenUnit } from '../../../shared/ids';
 import { marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
-import type { Market } from '../../market/model';
+import { poolPrice, poolTvl, type Market } from '../../market/model';
+import type { SymbolNames } from '../../market/symbols';
 import { echo, priceError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 
 export interface ExtensionRoutesOptions extends GuardOptions {
+  readonly symbols: SymbolNames;
   readonly market: Market;
   readonly trades: TradeStore;
   readonly nowMs: () => number;
@@ -70,6 +72,36 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     if (!token) return priceError(c, 404, `Unknown token: ${echo(unit)}`);
     const body: TokenInfo = { unit: token.unit, ticker: token.ticker, name: token.name, decimals: token.decimals };
     c.header('Cache-Control', 'private, max-age=3600');
+    return c.json(body);
+  });
+
+  app.get(`/${EXTENSION_ROUTES.pairPools}`, auth, async (c) => {
+    const parsed = pairPoolsQuerySchema.safeParse(c.req.query());
+    if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'invalid query');
+    const pool = market.pools.get(parsed.data.pool.toLowerCase());
+    if (!pool) return priceError(c, 404, `Unknown pool: ${echo(parsed.data.pool)}`);
+    const aggregate = pool.pair.aggregate;
+    const since = Math.floor(nowMs() / 1000) - 86_400;
+    const aggPrice = poolPrice(aggregate);
+    const aggTvl = poolTvl(aggregate);
+    const volumes = await Promise.all(pool.pair.pools.map((p) => options.trades.volumeSince(p.id, false, since)));
+    const body: PairPoolsResponse = {
+      s: 'ok',
+      aggregate: { pool_id: aggregate.poolId, symbol: options.symbols.name(aggregate), price: aggPrice, tvl: aggTvl, volume_24h: volumes.reduce((a, b) => a + b, 0) / VOLUME_SCALE },
+      pools: pool.pair.pools
+        .map((p, i) => ({
+          pool_id: p.poolId,
+          symbol: options.symbols.name(p),
+          group: p.group,
+          tvl: poolTvl(p),
+          share: aggTvl > 0 ? poolTvl(p) / aggTvl : 0,
+          price: poolPrice(p),
+          deviation_percent: aggPrice > 0 && poolPrice(p) > 0 ? (poolPrice(p) / aggPrice - 1) * 100 : 0,
+          volume_24h: (volumes[i] ?? 0) / VOLUME_SCALE,
+        }))
+        .sort((a, b) => b.tvl - a.tvl),
+    };
+    c.header('Cache-Control', 'no-store');
     return c.json(body);
   });
 

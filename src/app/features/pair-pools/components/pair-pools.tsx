@@ -1,0 +1,104 @@
+import { useQuery } from '@tanstack/react-query';
+import type { SearchRow, UdfDatafeed } from '../../../../datafeed';
+import { GatewayError, type GatewayClient } from '../../../../datafeed';
+import { pairPoolsResponseSchema, type PairPool, type PairPoolsResponse } from '../../../../shared/api/extensions';
+import { tokenStatsSchema } from '../../../../shared/api/tokens';
+import { AGGREGATE_GROUP, DEX_GROUPS } from '../../../../shared/groups';
+import { formatAmount, formatPercent, formatPrice } from '../../../lib/format';
+import { useApi, useDatafeed } from '../../../providers/app-providers';
+
+/**
+ * Over an upstream without our `/pair-pools` route: the pair's pools from the groups' symbol lists,
+ * then each pool's statistics from the spec's `/tokens/current` (a few requests, one per pool).
+ */
+async function derivePairPools(datafeed: UdfDatafeed, api: GatewayClient, row: SearchRow, signal: AbortSignal): Promise<PairPoolsResponse> {
+  const lists = await Promise.all(DEX_GROUPS.map((group) => datafeed.search(row.quoteUnit || row.symbol, group, 200).catch(() => [] as SearchRow[])));
+  const pools = lists.flat().filter((r) => r.baseUnit === row.baseUnit && r.quoteUnit === row.quoteUnit && r.exchange !== AGGREGATE_GROUP);
+  const [aggregate, ...stats] = await Promise.all([row, ...pools].map((r) => api.getOrThrow('/tokens/current', { pool: r.ticker }, tokenStatsSchema, signal)));
+  const aggPrice = aggregate?.current_price ?? 0;
+  const aggTvl = aggregate?.current_tvl ?? 0;
+  const rows: PairPool[] = pools.map((r, i) => {
+    const s = stats[i];
+    const price = s?.current_price ?? 0;
+    const tvl = s?.current_tvl ?? 0;
+    return {
+      pool_id: r.ticker,
+      symbol: r.symbol,
+      group: r.exchange,
+      tvl,
+      share: aggTvl > 0 ? tvl / aggTvl : 0,
+      price,
+      deviation_percent: aggPrice > 0 && price > 0 ? (price / aggPrice - 1) * 100 : 0,
+      volume_24h: s?.daily_volume ?? 0,
+    };
+  });
+  return {
+    s: 'ok',
+    aggregate: { pool_id: row.ticker, symbol: row.symbol, price: aggPrice, tvl: aggTvl, volume_24h: aggregate?.daily_volume ?? 0 },
+    pools: rows.sort((a, b) => b.tvl - a.tvl),
+  };
+}
+
+/**
+ * Where an Aggregate comes from: its pair's pools with DEX, TVL and share, price and its deviation
+ * from the Aggregate, 24 h volume. A click opens that pool's chart. Refreshed every 15 s.
+ */
+export function PairPools({ row, onOpen }: { readonly row: SearchRow; readonly onOpen: (pool: PairPool) => void }) {
+  const api = useApi();
+  const datafeed = useDatafeed();
+  const query = useQuery({
+    queryKey: ['pair-pools', row.ticker],
+    queryFn: async ({ signal }): Promise<PairPoolsResponse> => {
+      try {
+        return await api.getOrThrow('/pair-pools', { pool: row.ticker }, pairPoolsResponseSchema, signal);
+      } catch (error) {
+        if (error instanceof GatewayError && error.status === 404) return derivePairPools(datafeed, api, row, signal);
+        throw error;
+      }
+    },
+    refetchInterval: 15_000,
+  });
+  if (row.exchange !== AGGREGATE_GROUP) return null;
+  const data = query.data;
+  return (
+    <section className="pair-pools" aria-label="Pools of this pair" data-testid="pair-pools">
+      <h2 className="pair-pools__title">
+        Where the Aggregate comes from{data ? ` · ${data.pools.length} pool${data.pools.length === 1 ? '' : 's'}` : ''}
+      </h2>
+      {query.isError ? <p className="pair-pools__empty">The pools could not load: {query.error.message}</p> : null}
+      {data ? (
+        <table className="pair-pools__table">
+          <thead>
+            <tr>
+              <th scope="col">DEX</th>
+              <th scope="col">TVL ({row.base})</th>
+              <th scope="col">Share</th>
+              <th scope="col">Price</th>
+              <th scope="col">vs Aggregate</th>
+              <th scope="col">24 h volume</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.pools.map((pool) => (
+              <tr key={pool.pool_id} data-testid="pair-pool" data-pool={pool.pool_id} data-symbol={pool.symbol}>
+                <td>
+                  <button type="button" className="pair-pools__open" onClick={() => onOpen(pool)} title={`Open ${pool.symbol}`}>
+                    {pool.group}
+                    {/_Pool([2-9]|\d\d+)$/.test(pool.symbol) ? ` #${pool.symbol.split('_Pool')[1]}` : ''}
+                  </button>
+                </td>
+                <td>{formatAmount(pool.tvl)}</td>
+                <td data-testid="pool-share">{(pool.share * 100).toFixed(1)}%</td>
+                <td>{formatPrice(pool.price)}</td>
+                <td className={pool.deviation_percent >= 0 ? 'up' : 'down'}>{formatPercent(pool.deviation_percent)}</td>
+                <td>{formatAmount(pool.volume_24h)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : query.isPending ? (
+        <p className="pair-pools__empty">Loading the pools…</p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,1 @@
+export { PairPools } from './components/pair-pools';
