@@ -19,7 +19,7 @@ afterAll(async () => service.close());
 
 describe('/api/x', () => {
   it('lists its routes', async () => {
-    expect(extensionIndexSchema.parse(await service.getJson('/api/x'))).toEqual({ s: 'ok', routes: ['liquidity', 'token-info', 'deepest'] });
+    expect(extensionIndexSchema.parse(await service.getJson('/api/x'))).toEqual({ s: 'ok', routes: ['liquidity', 'token-info', 'deepest', 'trades', 'pair-pools'] });
   });
 
   it('gives the TVL of every symbol of a group, as /tokens/current gives each', async () => {
