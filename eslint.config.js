@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 // @ts-check
 import js from '@eslint/js';
 import importX from 'eslint-plugin-import-x';
@@ -43,6 +44,16 @@ const storeZone = {
   message: 'store imports only shared: the market model, HTTP and the rest of the service build on it, not the reverse.',
 };
 
+/** The app's features do not import each other (app.tsx composes them): one zone per feature folder. */
+const features = readdirSync(new URL('./src/app/features', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const featureZones = features.map((name) => ({
+  target: `./src/app/features/${name}`,
+  from: features.filter((other) => other !== name).map((other) => `./src/app/features/${other}`),
+  message: 'features do not import each other: app.tsx composes them and passes what one needs from another as props.',
+}));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'dist-server/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'data/**', '.data-*/**'] },
   js.configs.recommended,
@@ -52,7 +63,7 @@ export default tseslint.config(
     plugins: { 'import-x': importX },
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, storeZone] }],
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, storeZone, ...featureZones] }],
       'no-restricted-imports': ['error', storeEngine],
       'import-x/no-default-export': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',

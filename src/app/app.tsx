@@ -191,7 +191,7 @@ export function App() {
               ) : (
                 <PriceChart symbol={chartInfo} resolution={resolution} appearance={appearance} {...(title ? { title } : {})} onHandle={setChartHandle} />
               )}
-              {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} /> : null}
+              {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} source={info.data?.market?.source} /> : null}
               {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
                 <PairPools row={fresh.row} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
               ) : null}

@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { LibrarySymbolInfo } from '../../../../datafeed';
@@ -9,7 +9,6 @@ import { isLiveSymbol, useLiveTrades } from '../../../hooks/use-live-trades';
 import { formatAmount, formatPrice } from '../../../lib/format';
 import { formatDateTime, formatTimeOfDay } from '../../../lib/time-format';
 import { useApi, usePreferences } from '../../../providers/app-providers';
-import { gatewayInfoQueryOptions } from '../../shell';
 
 /** A row of the tape: a stored trade, or one the live stream brought (no id, no DEX). */
 interface TapeRow extends Omit<TapeTrade, 'id' | 'pool_id' | 'group'> {
@@ -45,12 +44,19 @@ function fromEvent(event: TradeEvent, n: number): TapeRow {
  * scrolls, virtualised. Against an upstream without the route it shows what the stream brought since
  * the page opened, and says so.
  */
-export function TradesTape({ info, base, quote }: { readonly info: LibrarySymbolInfo | undefined; readonly base: string; readonly quote: string }) {
+export interface TradesTapeProps {
+  readonly info: LibrarySymbolInfo | undefined;
+  readonly base: string;
+  readonly quote: string;
+  /** The market's source (/gw/v1/info): `chain` links each trade to its transaction. */
+  readonly source?: string | undefined;
+}
+
+export function TradesTape({ info, base, quote, source }: TradesTapeProps) {
   const api = useApi();
   const queryClient = useQueryClient();
   const pool = info?.ticker;
   const zone = usePreferences((p) => p.timeZone);
-  const source = useQuery(gatewayInfoQueryOptions(api)).data?.market?.source;
   const [live, setLive] = useState<TapeRow[]>([]);
   const counter = useRef(0);
   const key = useMemo(() => ['trades-tape', pool] as const, [pool]);
