@@ -132,7 +132,8 @@ export function TradesTape({ info, base, quote, source }: TradesTapeProps) {
         <span>DEX</span>
         <span />
       </div>
-      <div ref={scroller} className="tape__scroll" role="list" data-testid="tape-rows" data-count={rows.length}>
+      {/* Focusable, so the list scrolls from the keyboard too (arrows, Page Up/Down). */}
+      <div ref={scroller} className="tape__scroll" role="list" aria-label={`Trades of ${base}/${quote}, newest first`} tabIndex={0} data-testid="tape-rows" data-count={rows.length}>
         {rows.length === 0 ? (
           <p className="tape__empty">{stored.isPending && !noHistory ? 'Loading trades…' : 'No trades yet'}</p>
         ) : (
