@@ -65,8 +65,10 @@ export class CommitSubscriber {
     redis.on('close', () => (subscriber.connected = false));
     redis.on('ready', () => {
       subscriber.connected = true;
-      // After a reconnect anything may have been missed while away.
+      // After a reconnect anything may have been missed while away; on the first connection, commits
+      // between the node's load from the store and its subscription: reload once (not counted as a gap).
       if (!first) void subscriber.gap(hooks, 'reconnected to Redis');
+      else void redis.subscribe(COMMIT_CHANNEL).then(() => hooks.resync('subscribed'));
       first = false;
     });
     redis.on('message', (_channel: string, text: string) => {
@@ -88,7 +90,6 @@ export class CommitSubscriber {
       if (message.resync) void hooks.resync('the writer added to the market or rolled back');
       else hooks.apply(message);
     });
-    void redis.subscribe(COMMIT_CHANNEL);
     return subscriber;
   }
 
