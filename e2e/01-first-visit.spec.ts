@@ -22,11 +22,11 @@ test('first visit: the default Aggregate pair renders candles, the header shows 
   expect(url.searchParams.get('group')).toBe('Aggregate');
   expect(url.searchParams.get('res')).toBe('60');
 
-  // The chart is labelled with the pair; the toolbar shows the default resolution.
+  // The chart is labelled with the pair as trading screens name it (SNEK/ADA: the token, priced in ADA).
   const [base, quote] = deepest.symbol.replace(/_.*$/, '').split('.');
-  await expect(chart(page)).toHaveAccessibleName(`Candlestick chart of ${base}/${quote} on Aggregate`);
+  await expect(chart(page)).toHaveAccessibleName(`Candlestick chart of ${quote}/${base} on Aggregate`);
   await expect(page.getByTestId('resolution-60')).toHaveAttribute('aria-pressed', 'true');
-  await expect(page).toHaveTitle(`${base}/${quote} on Aggregate · Cardano DEX Charts`);
+  await expect(page).toHaveTitle(`${quote}/${base} on Aggregate · Cardano DEX Charts`);
   await expect(page.getByTestId('simulated-badge')).toBeVisible();
 
   // Header: the token's logo (a real PNG, decoded), identity and statistics.

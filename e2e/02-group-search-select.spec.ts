@@ -43,7 +43,7 @@ test('group, search, select: a DEX group, part of a ticker, a keyboard pick; cha
     await expect(search).not.toHaveAttribute('aria-activedescendant', active ?? '');
   }
   await expect(target).toHaveAttribute('aria-selected', 'true');
-  await expect(target).toHaveAccessibleName(/^ADA\/INDY on MinswapV2, TVL /);
+  await expect(target).toHaveAccessibleName(/^INDY\/ADA on MinswapV2, TVL /);
   await search.press('Enter');
 
   // Chart, URL and header follow; the search closes.
@@ -56,14 +56,14 @@ test('group, search, select: a DEX group, part of a ticker, a keyboard pick; cha
   expect(url.searchParams.get('res')).toBe('60');
   const header = page.getByTestId('token-header');
   await expect(header.getByTestId('header-ticker')).toHaveText('INDY');
-  await expect(header).toContainText(`ADA/INDY · ${GROUP}`);
+  await expect(header).toContainText(`INDY/ADA · ${GROUP}`);
   await expect(header.getByTestId('header-price')).toHaveAttribute('data-value', /^\d/);
-  await expect(page).toHaveTitle(`ADA/INDY on ${GROUP} · Cardano DEX Charts`);
-  await expect(page.getByRole('img', { name: `Candlestick chart of ADA/INDY on ${GROUP}` })).toBeVisible();
+  await expect(page).toHaveTitle(`INDY/ADA on ${GROUP} · Cardano DEX Charts`);
+  await expect(page.getByRole('img', { name: `Candlestick chart of INDY/ADA on ${GROUP}` })).toBeVisible();
   await expect(page.getByRole('combobox', { name: 'Group' })).toHaveValue(GROUP);
 
   // The pick is remembered: an empty query lists it first, marked recent.
   await search.focus();
-  await expect(listbox.getByRole('option').first()).toHaveAccessibleName(/^ADA\/INDY on MinswapV2, .*, recent$/);
+  await expect(listbox.getByRole('option').first()).toHaveAccessibleName(/^INDY\/ADA on MinswapV2, .*, recent$/);
   await search.press('Escape');
 });

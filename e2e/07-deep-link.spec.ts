@@ -10,7 +10,7 @@ async function expectShown(page: Page, group: string, symbol: string, res: strin
   await expect(page.getByRole('group', { name: 'Resolution' }).locator('[aria-pressed="true"]')).toHaveAttribute('data-testid', `resolution-${res}`);
   await expect(page.getByRole('combobox', { name: 'Group' })).toHaveValue(group);
   await expect(page.getByTestId('header-ticker')).toHaveText(ticker);
-  await expect(page.getByTestId('token-header')).toContainText(`ADA/${ticker} · ${group}`);
+  await expect(page.getByTestId('token-header')).toContainText(`${ticker}/ADA · ${group}`);
 }
 
 test('deep link: group, symbol and resolution in the URL open that chart; back and forward work', async ({ page }) => {

@@ -15,6 +15,7 @@ import { TradesTape } from './features/trades';
 import { PairPools } from './features/pair-pools';
 import { Watchlist } from './features/watchlist';
 import { useApi, useDatafeed, usePreferences, useSelection } from './providers/app-providers';
+import { pairLabel } from './lib/orientation';
 
 /**
  * The shell: top bar (search, group, connection, display), the pair's header, the chart toolbar, the
@@ -28,6 +29,7 @@ export function App() {
   const group = useSelection((s) => s.group);
   const symbol = useSelection((s) => s.symbol);
   const resolution = useSelection((s) => s.resolution);
+  const inverted = useSelection((s) => s.inverted);
   const select = useSelection((s) => s.select);
   const theme = usePreferences((s) => s.theme);
   const showVolume = usePreferences((s) => s.showVolume);
@@ -67,7 +69,7 @@ export function App() {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
 
-  const pageTitle = fresh ? `${fresh.row.base}/${fresh.row.quote} on ${fresh.row.exchange} · Cardano DEX Charts` : 'Cardano DEX Charts';
+  const pageTitle = fresh ? `${pairLabel(fresh.row, inverted)} on ${fresh.row.exchange} · Cardano DEX Charts` : 'Cardano DEX Charts';
   useEffect(() => {
     document.title = pageTitle;
   }, [pageTitle]);
@@ -94,13 +96,13 @@ export function App() {
     if (match) {
       select({ group: next, symbol: match.symbol });
     } else {
-      setNotice(`${row.base}/${row.quote} has no pool on ${next}: showing ${next}’s deepest pair.`);
+      setNotice(`${pairLabel(row)} has no pool on ${next}: showing ${next}’s deepest pair.`);
       select({ group: next, symbol: undefined });
     }
   };
 
   const watched = current ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange) : false;
-  const title = current ? `${current.row.base}/${current.row.quote} on ${current.row.exchange}` : undefined;
+  const title = current ? `${pairLabel(current.row, inverted)} on ${current.row.exchange}` : undefined;
   const pair = current?.row;
   const exportSource = useMemo((): ExportSource | undefined => {
     if (compare) {
@@ -108,7 +110,7 @@ export function App() {
       return {
         kind: 'series',
         fileStem: `${pair.base}.${pair.quote}-compare`,
-        title: `${pair.base}/${pair.quote}: Aggregate and DEX pools, % change`,
+        title: `${pairLabel(pair)}: Aggregate and DEX pools, % change`,
         visibleSeries: () => compareHandle.visibleLines().map((line) => ({ header: `${line.symbol} (%)`, points: line.points })),
         legend: () => compareHandle.visibleLines().map((line) => ({ label: line.group, color: line.color })),
         screenshot: () => compareHandle.screenshot(),
@@ -168,6 +170,7 @@ export function App() {
             <TokenHeader
               info={current.info}
               row={current.row}
+              inverted={inverted}
               actions={
                 <ToggleButton pressed={watched} onToggle={() => toggleWatch({ symbol: current.info.name, group: current.info.exchange })} label="Watch this pair" testId="watch-toggle">
                   {watched ? '★' : '☆'}
@@ -183,15 +186,25 @@ export function App() {
             <>
               <div className="toolbar">
                 <ResolutionButtons value={resolution} onChange={(next) => select({ resolution: next })} />
+                {current ? (
+                  <ToggleButton
+                    pressed={inverted}
+                    onToggle={() => select({ inverted: !inverted })}
+                    label="Invert the pair"
+                    testId="invert-toggle"
+                  >
+                    {inverted ? `${current.row.base}/${current.row.quote}` : `${current.row.quote}/${current.row.base}`} ⇄
+                  </ToggleButton>
+                ) : null}
                 <ChartToggles />
                 <ExportMenu source={exportSource} resolution={resolution} />
               </div>
               {compare && current ? (
                 <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} onHandle={setCompareHandle} />
               ) : (
-                <PriceChart symbol={chartInfo} resolution={resolution} appearance={appearance} {...(title ? { title } : {})} onHandle={setChartHandle} />
+                <PriceChart symbol={chartInfo} resolution={resolution} appearance={appearance} inverted={inverted} {...(title ? { title } : {})} onHandle={setChartHandle} />
               )}
-              {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} source={info.data?.market?.source} /> : null}
+              {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} inverted={inverted} source={info.data?.market?.source} /> : null}
               {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
                 <PairPools row={fresh.row} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
               ) : null}

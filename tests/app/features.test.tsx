@@ -64,7 +64,7 @@ describe('watchlist', () => {
     const second = open('/?symbol=ADA.SNEK_Aggregate_Pool1', storage);
     await chartReady(second.container, 'ADA.SNEK_Aggregate_Pool1');
     const remembered = await screen.findByTestId('watchlist-item');
-    await user.click(within(remembered).getByRole('button', { name: /Show ADA\/DJED on Aggregate/ }));
+    await user.click(within(remembered).getByRole('button', { name: /Show DJED\/ADA on Aggregate/ }));
     await chartReady(second.container, 'ADA.DJED_Aggregate_Pool1');
     expect(urlParams().get('symbol')).toBe('ADA.DJED_Aggregate_Pool1');
     await user.click(within(remembered).getByRole('button', { name: /Remove/ }));
@@ -122,7 +122,7 @@ describe('group picker', () => {
     await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'idle'));
     if (without) {
       await user.selectOptions(screen.getByRole('combobox', { name: 'Group' }), without);
-      expect(await screen.findByTestId('notice')).toHaveTextContent(`ADA/SNEK has no pool on ${without}`);
+      expect(await screen.findByTestId('notice')).toHaveTextContent(`SNEK/ADA has no pool on ${without}`);
       await waitFor(() => expect(urlParams().get('symbol')).toMatch(new RegExp(`_${without}_Pool\\d$`)), { timeout: 10_000 });
     }
   });
@@ -187,7 +187,7 @@ describe('export with a title strip and in compare mode', () => {
     await waitFor(() => expect(screen.getByTestId('export-status')).toHaveTextContent('Exported the chart image'));
     expect(downloads.names.at(-1)).toMatch(/^ADA\.SNEK_Aggregate_Pool1-60-\d{8}T\d{4}Z\.png$/);
     const canvas = ensureDefined(downloads.canvases().at(-1));
-    expect(drawnText(canvas)).toContain('ADA/SNEK on Aggregate · 1 hour');
+    expect(drawnText(canvas)).toContain('SNEK/ADA on Aggregate · 1 hour');
     // The chart's screenshot sits below the strip, on a canvas taller than it by the strip.
     const shot = ensureDefined(canvasEvents(canvas).find((e) => e.type === 'drawImage'));
     expect(shot.props.dy).toBeGreaterThan(0);
@@ -229,7 +229,7 @@ describe('export with a title strip and in compare mode', () => {
     await waitFor(() => expect(screen.getByTestId('export-status')).toHaveTextContent('Exported the chart image'));
     expect(downloads.names.at(-1)).toMatch(/^ADA\.SNEK-compare-60-\d{8}T\d{4}Z\.png$/);
     const text = drawnText(ensureDefined(downloads.canvases().at(-1)));
-    expect(text).toContain('ADA/SNEK: Aggregate and DEX pools, % change · 1 hour');
+    expect(text).toContain('SNEK/ADA: Aggregate and DEX pools, % change · 1 hour');
     expect(text).toContain('Minswap');
   });
 });

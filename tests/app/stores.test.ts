@@ -32,8 +32,10 @@ function fakeHost(search: string): UrlHost & { entries: string[]; go(to: number)
 
 describe('selection in the URL', () => {
   it('reads group, symbol and resolution with defaults and aliases', () => {
-    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60' });
-    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D' });
+    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60', inverted: false });
+    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D', inverted: false });
+    expect(parseSelection('?inv=1').inverted).toBe(true);
+    expect(parseSelection('?inv=0').inverted).toBe(false);
     expect(parseSelection('?res=15min').resolution).toBe('15');
     expect(parseSelection('?resolution=1h').resolution).toBe('60');
     expect(parseSelection('?res=7').resolution).toBe('60');
@@ -42,10 +44,13 @@ describe('selection in the URL', () => {
   });
 
   it('writes a shareable query string that reads back the same', () => {
-    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60' };
+    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60', inverted: false };
     const search = formatSelection(selection, '?utm=x');
     expect(search).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&utm=x');
     expect(parseSelection(search)).toEqual(selection);
+    const inverted = { ...selection, inverted: true };
+    expect(formatSelection(inverted, '?inv=1&utm=x')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&inv=1&utm=x');
+    expect(parseSelection(formatSelection(inverted))).toEqual(inverted);
   });
 
   it('pushes a history entry per change, replaces on request, and follows popstate', () => {

@@ -13,6 +13,11 @@ export interface Selection {
   readonly symbol: string | undefined;
   /** Library resolution: 1, 5, 15, 60 or 1D. */
   readonly resolution: ResolutionString;
+  /**
+   * Orientation: false (default) shows `SNEK/ADA`, the price of one SNEK in ADA, as trading screens do;
+   * true shows `ADA/SNEK`, the price of one ADA in SNEK (every price inverted). URL: `inv=1`.
+   */
+  readonly inverted: boolean;
 }
 
 export const DEFAULT_RESOLUTION: ResolutionString = '60';
@@ -46,7 +51,8 @@ export function parseSelection(search: string): Selection {
   const group = params.get('group')?.trim() || AGGREGATE_GROUP;
   const symbol = params.get('symbol')?.trim() || undefined;
   const resolution = normaliseResolution(params.get('res') ?? params.get('resolution')) ?? DEFAULT_RESOLUTION;
-  return { group, symbol, resolution };
+  const inverted = params.get('inv') === '1';
+  return { group, symbol, resolution, inverted };
 }
 
 /** The query string of a selection (group, symbol, res first), keeping unrelated parameters of `base`. */
@@ -55,12 +61,13 @@ export function formatSelection(selection: Selection, base = ''): string {
   params.set('group', selection.group);
   if (selection.symbol !== undefined) params.set('symbol', selection.symbol);
   params.set('res', selection.resolution);
-  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution'].includes(name)) params.append(name, value);
+  if (selection.inverted) params.set('inv', '1');
+  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv'].includes(name)) params.append(name, value);
   return `?${params.toString()}`;
 }
 
 export function sameSelection(a: Selection, b: Selection): boolean {
-  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution;
+  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted;
 }
 
 export interface SelectionState extends Selection {
@@ -87,6 +94,7 @@ export function createSelectionStore(host: UrlHost): SelectionStore {
         group: next.group ?? current.group,
         symbol: 'symbol' in next ? next.symbol : current.symbol,
         resolution: next.resolution ?? current.resolution,
+        inverted: next.inverted ?? current.inverted,
       };
       const url = `${host.location.pathname}${formatSelection(merged, host.location.search)}${host.location.hash}`;
       if (options?.replace) host.history.replaceState(null, '', url);

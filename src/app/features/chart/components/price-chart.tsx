@@ -18,6 +18,8 @@ export interface PriceChartProps {
   readonly symbol: LibrarySymbolInfo | undefined;
   readonly resolution: ResolutionString;
   readonly appearance: ChartAppearance;
+  /** Prices inverted (lib/orientation). */
+  readonly inverted?: boolean;
   /** Shown in the legend: `ADA/SNEK` ... */
   readonly title?: string;
   readonly onHandle?: (handle: ChartHandle | undefined) => void;
@@ -27,7 +29,7 @@ export interface PriceChartProps {
  * The candlestick chart with volume and TVL, its legend, and its loading, empty and error states.
  * Container: data-testid="price-chart" with data-status, data-bars, data-last-time, data-last-close.
  */
-export function PriceChart({ symbol, resolution, appearance, title, onHandle }: PriceChartProps) {
+export function PriceChart({ symbol, resolution, appearance, inverted = false, title, onHandle }: PriceChartProps) {
   const datafeed = useDatafeed();
   const containerRef = useRef<HTMLDivElement>(null);
   const [controller, setController] = useState<ChartController | undefined>(undefined);
@@ -44,6 +46,11 @@ export function PriceChart({ symbol, resolution, appearance, title, onHandle }: 
       setController(undefined);
     };
   }, [datafeed]);
+
+  // Before the symbol: the first bars already come in the chosen orientation.
+  useEffect(() => {
+    controller?.setInverted(inverted);
+  }, [controller, inverted]);
 
   useEffect(() => {
     if (controller && symbol) controller.setSymbol(symbol, resolution);
@@ -66,7 +73,7 @@ export function PriceChart({ symbol, resolution, appearance, title, onHandle }: 
   return (
     <section className="chart" aria-label={title ? `Price chart of ${title}` : 'Price chart'}>
       <div className="chart__canvas" ref={containerRef} data-testid="price-chart" role="img" aria-label={title ? `Candlestick chart of ${title}` : 'Candlestick chart'} />
-      {controller ? <ChartOverlay controller={controller} resolving={!symbol} pricescale={symbol?.pricescale} title={title} /> : null}
+      {controller ? <ChartOverlay controller={controller} resolving={!symbol} pricescale={inverted ? undefined : symbol?.pricescale} title={title} /> : null}
     </section>
   );
 }

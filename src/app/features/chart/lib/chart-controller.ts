@@ -3,6 +3,7 @@ import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '../.
 import { AGGREGATE_GROUP } from '../../../../shared/groups';
 import { ChartTimes } from '../../../lib/chart-time';
 import { formatAmount } from '../../../lib/format';
+import { invertBar } from '../../../lib/orientation';
 import { PALETTES } from '../../../lib/palette';
 import { fetchBars, mergeBars, resolutionSeconds, sameSymbol } from './bars';
 import {
@@ -69,6 +70,9 @@ export class ChartController {
   private stopBars: (() => void) | undefined;
   private refreshTimer: ReturnType<typeof setInterval> | undefined;
   private state: ChartState = { status: 'idle', bars: 0, loadingOlder: false, exhausted: false, live: false };
+  /** Prices shown inverted (lib/orientation): bars are turned as they come in. */
+  private inverted = false;
+  private readonly orient = (bar: Bar): Bar => (this.inverted ? invertBar(bar) : bar);
   private legend: LegendBar | undefined;
   private hovered: LegendBar | undefined;
   private readonly stateListeners = new Set<() => void>();
@@ -127,7 +131,7 @@ export class ChartController {
     this.info = info;
     this.resolution = resolution;
     this.configureTimes();
-    this.candles.applyOptions({ priceFormat: priceFormatOf(info, this.bars.at(-1)?.close) });
+    this.candles.applyOptions({ priceFormat: priceFormatOf(this.formatInfo(info), this.bars.at(-1)?.close) });
     if (same) {
       // data-symbol names the resolved symbol, not its stand-in (a pool ID), without waiting for a live bar.
       this.writeAttributes();
@@ -193,9 +197,9 @@ export class ChartController {
       this.setState({ status: 'error', error: outcome.error });
       return;
     }
-    this.bars = outcome.bars;
-    // A provisional symbol has no pricescale yet: take one from the prices.
-    const latest = this.info ?? info;
+    this.bars = outcome.bars.map(this.orient);
+    // A provisional symbol has no pricescale yet (nor an inverted one): take one from the prices.
+    const latest = this.formatInfo(this.info ?? info);
     if (latest.pricescale <= 0) this.candles.applyOptions({ priceFormat: priceFormatOf(latest, this.bars.at(-1)?.close) });
     this.render();
     const n = this.bars.length;
@@ -224,7 +228,7 @@ export class ChartController {
       this.setState({ loadingOlder: false });
       return;
     }
-    const older = outcome.bars.filter((bar) => bar.time < oldest.time);
+    const older = outcome.bars.filter((bar) => bar.time < oldest.time).map(this.orient);
     if (older.length > 0) {
       const timeScale = this.chart.timeScale();
       const before = timeScale.getVisibleLogicalRange();
@@ -297,7 +301,8 @@ export class ChartController {
     for (const bar of outcome.bars) this.onLiveBar(bar);
   }
 
-  private onLiveBar(bar: Bar): void {
+  private onLiveBar(received: Bar): void {
+    const bar = this.orient(received);
     const last = this.bars.at(-1);
     if (last && bar.time < last.time) return;
     const wasEmpty = this.bars.length === 0;
@@ -318,6 +323,20 @@ export class ChartController {
     this.legendChanged();
     this.writeAttributes();
     if (this.bars.length !== this.state.bars) this.setState({ bars: this.bars.length });
+  }
+
+  /** Shows prices inverted (or back): the bars in hand are turned, new ones turned as they come. */
+  setInverted(inverted: boolean): void {
+    if (inverted === this.inverted) return;
+    this.inverted = inverted;
+    this.bars = this.bars.map(invertBar);
+    if (this.info) this.candles.applyOptions({ priceFormat: priceFormatOf(this.formatInfo(this.info), this.bars.at(-1)?.close) });
+    this.render();
+  }
+
+  /** The symbol as its prices are shown: inverted prices have no pricescale of their own (taken from the prices). */
+  private formatInfo(info: LibrarySymbolInfo): LibrarySymbolInfo {
+    return this.inverted ? { ...info, pricescale: 0 } : info;
   }
 
   // --- drawing ---

@@ -11,6 +11,7 @@ import { useDatafeed } from '../../../providers/app-providers';
 import type { Theme } from '../../../stores/preferences-store';
 import { compareSeriesQueryOptions } from '../api/compare-series';
 import { normaliseSeries } from '../lib/normalise';
+import { pairLabel } from '../../../lib/orientation';
 
 /** A compared line as drawn: its pool, colour and points (Unix seconds, percent change). */
 export interface CompareLine {
@@ -135,8 +136,8 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
 
   const drawn = lines.length;
   return (
-    <section className="chart" aria-label={`Compare ${row.base}/${row.quote} across DEX pools`}>
-      <div className="chart__canvas" ref={containerRef} data-testid="compare-chart" data-series={drawn} data-status={query.status} role="img" aria-label={`Percent change of ${row.base}/${row.quote} on each pool`} />
+    <section className="chart" aria-label={`Compare ${pairLabel(row)} across DEX pools`}>
+      <div className="chart__canvas" ref={containerRef} data-testid="compare-chart" data-series={drawn} data-status={query.status} role="img" aria-label={`Percent change of ${pairLabel(row)} on each pool`} />
       {query.data ? (
         <ul className="compare-legend" aria-label="Compared pools" data-testid="compare-legend">
           {normalised.map((s, i) => (
@@ -166,7 +167,7 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
       ) : null}
       {query.data && query.data.length <= 1 ? (
         <p className="compare-note" role="note" data-testid="compare-single">
-          {row.base}/{row.quote} trades on a single pool: nothing to compare.
+          {pairLabel(row)} trades on a single pool: nothing to compare.
         </p>
       ) : null}
     </section>

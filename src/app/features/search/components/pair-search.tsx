@@ -4,6 +4,7 @@ import type { SearchRow } from '../../../../datafeed';
 import { TokenLogo } from '../../../components/token-logo';
 import { formatAmount } from '../../../lib/format';
 import { useSearchIndex } from '../hooks/use-search-index';
+import { pairLabel } from '../../../lib/orientation';
 
 export interface RecentPick {
   readonly symbol: string;
@@ -218,7 +219,7 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
                   aria-selected={selected}
                   aria-setsize={items.length}
                   aria-posinset={virtual.index + 1}
-                  aria-label={`${row.base}/${row.quote} on ${row.exchange}${row.tvl !== undefined ? `, TVL ${formatAmount(row.tvl)} ${row.base}` : ''}${item.recent ? ', recent' : ''}`}
+                  aria-label={`${pairLabel(row)} on ${row.exchange}${row.tvl !== undefined ? `, TVL ${formatAmount(row.tvl)} ${row.base}` : ''}${item.recent ? ', recent' : ''}`}
                   className={`search__option${selected ? ' search__option--active' : ''}`}
                   data-testid="search-option"
                   data-symbol={row.symbol}
@@ -231,7 +232,7 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
                 >
                   <TokenLogo unit={row.quoteUnit} ticker={row.quote} size={24} />
                   <span className="search__pair">
-                    {row.base}/{row.quote}
+                    {pairLabel(row)}
                     {item.recent ? <span className="search__recent">Recent</span> : null}
                     {row.quoteName ? <span className="search__name">{row.quoteName}</span> : null}
                   </span>

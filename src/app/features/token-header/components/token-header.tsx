@@ -11,12 +11,15 @@ import { tokenInfoQueryOptions } from '../../../api/token-info';
 import { tokenStatsQueryOptions } from '../../../api/token-stats';
 import { useLiveOverlay } from '../../../hooks/use-live-overlay';
 import { liveStats } from '../../../lib/live-stats';
+import { invertPercent, invertPrice, pairLabel, priceUnit } from '../../../lib/orientation';
 
 export interface TokenHeaderProps {
   readonly info: LibrarySymbolInfo;
   readonly row: SearchRow;
   /** Extra controls at the end (e.g. the watchlist star). */
   readonly actions?: ReactNode;
+  /** Prices inverted (lib/orientation). */
+  readonly inverted?: boolean;
 }
 
 /**
@@ -46,15 +49,26 @@ function Stat({ label, value, trend, testId }: { label: string; value: string; t
  * The token header: logo, name, ticker, policy ID (copy), fingerprint, price and its 1 h / 24 h change,
  * TVL and its change, 1 h / 24 h volume — fetched from /tokens/current, then moved by live trade events.
  */
-export function TokenHeader({ info, row, actions }: TokenHeaderProps) {
+export function TokenHeader({ info, row, actions, inverted = false }: TokenHeaderProps) {
   const api = useApi();
   const live = info.exchange === 'Aggregate';
   const stats = useQuery(tokenStatsQueryOptions(api, row.ticker, live));
   const overlay = useLiveOverlay(info, () => void stats.refetch());
   const tokenInfo = useQuery({ ...tokenInfoQueryOptions(api, row.quoteUnit), enabled: row.quoteUnit !== '' });
   const identity = tokenIdentity(row, tokenInfo.data?.name);
-  const shown = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
+  const oriented = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
+  // Inverted (lib/orientation): the price and its changes turned; TVL and volumes stay in the base.
+  const shown =
+    oriented && inverted
+      ? {
+          ...oriented,
+          current_price: invertPrice(oriented.current_price),
+          hourly_price_change: invertPercent(oriented.hourly_price_change),
+          daily_price_change: invertPercent(oriented.daily_price_change),
+        }
+      : oriented;
   const base = row.base;
+  const unit = priceUnit(row, inverted);
 
   return (
     // A section with a name is a region landmark: its name is announced (a <header> inside <main> has no role that takes one).
@@ -66,7 +80,7 @@ export function TokenHeader({ info, row, actions }: TokenHeaderProps) {
             <span data-testid="header-name">{identity.name}</span> <span className="token-header__ticker" data-testid="header-ticker">{identity.ticker}</span>
           </h1>
           <p className="token-header__pair">
-            {row.base}/{row.quote} · {row.exchange}
+            <span data-testid="header-pair">{pairLabel(row, inverted)}</span> · {row.exchange}
           </p>
           {identity.policyId !== '' ? (
             <dl className="token-header__ids">
@@ -107,7 +121,7 @@ export function TokenHeader({ info, row, actions }: TokenHeaderProps) {
           <div className="stat stat--price">
             <dt className="stat__label">Price</dt>
             <dd className="stat__value stat__value--price" data-testid="header-price" data-value={shown.current_price}>
-              {formatPrice(shown.current_price, info.pricescale)} <span className="stat__unit">{base}</span>
+              {formatPrice(shown.current_price, inverted ? undefined : info.pricescale)} <span className="stat__unit">{unit}</span>
             </dd>
           </div>
           <Stat label="1h" value={formatPercent(shown.hourly_price_change)} trend={percentTrend(shown.hourly_price_change)} testId="header-change-1h" />

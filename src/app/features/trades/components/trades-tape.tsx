@@ -7,6 +7,7 @@ import { tradesResponseSchema, type TapeTrade, type TradesResponse } from '../..
 import type { TradeEvent } from '../../../../shared/api/stream';
 import { isLiveSymbol, useLiveTrades } from '../../../hooks/use-live-trades';
 import { formatAmount, formatPrice } from '../../../lib/format';
+import { invertPrice, pairLabel, priceUnit } from '../../../lib/orientation';
 import { formatDateTime, formatTimeOfDay } from '../../../lib/time-format';
 import { useApi, usePreferences } from '../../../providers/app-providers';
 
@@ -48,11 +49,13 @@ export interface TradesTapeProps {
   readonly info: LibrarySymbolInfo | undefined;
   readonly base: string;
   readonly quote: string;
+  /** Prices inverted (lib/orientation). */
+  readonly inverted?: boolean;
   /** The market's source (/gw/v1/info): `chain` links each trade to its transaction. */
   readonly source?: string | undefined;
 }
 
-export function TradesTape({ info, base, quote, source }: TradesTapeProps) {
+export function TradesTape({ info, base, quote, inverted = false, source }: TradesTapeProps) {
   const api = useApi();
   const queryClient = useQueryClient();
   const pool = info?.ticker;
@@ -126,14 +129,14 @@ export function TradesTape({ info, base, quote, source }: TradesTapeProps) {
       <div className="tape__row tape__row--labels" aria-hidden="true">
         <span>Time</span>
         <span>Side</span>
-        <span>Price ({base})</span>
+        <span>Price ({priceUnit({ base, quote }, inverted)})</span>
         <span>{base}</span>
         <span>{quote}</span>
         <span>DEX</span>
         <span />
       </div>
       {/* Focusable, so the list scrolls from the keyboard too (arrows, Page Up/Down). */}
-      <div ref={scroller} className="tape__scroll" role="list" aria-label={`Trades of ${base}/${quote}, newest first`} tabIndex={0} data-testid="tape-rows" data-count={rows.length}>
+      <div ref={scroller} className="tape__scroll" role="list" aria-label={`Trades of ${pairLabel({ base, quote }, inverted)}, newest first`} tabIndex={0} data-testid="tape-rows" data-count={rows.length}>
         {rows.length === 0 ? (
           <p className="tape__empty">{stored.isPending && !noHistory ? 'Loading trades…' : 'No trades yet'}</p>
         ) : (
@@ -152,7 +155,7 @@ export function TradesTape({ info, base, quote, source }: TradesTapeProps) {
                 >
                   <span title={formatDateTime(row.time, zone, true)}>{formatTimeOfDay(row.time, zone)}</span>
                   <span className="tape__side">{row.side === 'buy' ? 'Buy' : 'Sell'}</span>
-                  <span>{formatPrice(row.price)}</span>
+                  <span>{formatPrice(inverted ? invertPrice(row.price) : row.price)}</span>
                   <span>{formatAmount(row.base_amount)}</span>
                   <span>{formatAmount(row.quote_amount)}</span>
                   <span>{row.group ?? ''}</span>

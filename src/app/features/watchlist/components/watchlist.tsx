@@ -7,6 +7,7 @@ import { isLiveSymbol } from '../../../hooks/use-live-trades';
 import { formatPercent, formatPrice, percentTrend } from '../../../lib/format';
 import { liveStats } from '../../../lib/live-stats';
 import { useApi, useDatafeed } from '../../../providers/app-providers';
+import { pairLabel } from '../../../lib/orientation';
 
 export interface WatchedSymbol {
   readonly symbol: string;
@@ -52,7 +53,7 @@ function WatchRow({ item, current, onSelect, onRemove }: { item: WatchedSymbol; 
   const stats = useQuery({ ...tokenStatsQueryOptions(api, row?.ticker ?? '', isLiveSymbol(info)), enabled: row !== undefined });
   const overlay = useLiveOverlay(info, () => void stats.refetch());
   const shown = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
-  const label = row ? `${row.base}/${row.quote}` : item.symbol;
+  const label = row ? pairLabel(row) : item.symbol;
   return (
     <li className={`watchlist__row${current ? ' watchlist__row--current' : ''}`} data-testid="watchlist-item" data-symbol={item.symbol}>
       <button type="button" className="watchlist__pick" onClick={() => onSelect(item)} aria-current={current ? 'true' : undefined} aria-label={`Show ${label} on ${item.group}`}>
