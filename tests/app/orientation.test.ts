@@ -17,7 +17,7 @@ describe('orientation', () => {
     expect(invertPercent(100)).toBeCloseTo(-50, 12);
     expect(invertPercent(-50)).toBeCloseTo(100, 12);
     expect(invertPercent(0)).toBe(0);
-    const bar = { time: asMillis(60_000), open: 0.004, high: 0.005, low: 0.0025, close: 0.0045, volume: 10 };
+    const bar = { time: asMillis(60_000), open: 0.004, high: 0.005, low: 0.0025, close: 0.0045, volume: 10, tvl: 1000 };
     const inverted = invertBar(bar);
     expect(inverted).toMatchObject({ time: 60_000, volume: 10 });
     expect(inverted.open).toBeCloseTo(250, 9);
