@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { invertBar, invertPercent, invertPrice, pairLabel, priceUnit } from '../../src/app/lib/orientation';
-import { asMillis } from '../../src/shared/time';
+import { asSeconds } from '../../src/shared/time';
 
 describe('orientation', () => {
   it('names the pair as trading screens do (token/ADA), and the other way when inverted', () => {
@@ -17,9 +17,9 @@ describe('orientation', () => {
     expect(invertPercent(100)).toBeCloseTo(-50, 12);
     expect(invertPercent(-50)).toBeCloseTo(100, 12);
     expect(invertPercent(0)).toBe(0);
-    const bar = { time: asMillis(60_000), open: 0.004, high: 0.005, low: 0.0025, close: 0.0045, volume: 10, tvl: 1000 };
+    const bar = { time: asSeconds(60), open: 0.004, high: 0.005, low: 0.0025, close: 0.0045, volume: 10, tvl: 1000 };
     const inverted = invertBar(bar);
-    expect(inverted).toMatchObject({ time: 60_000, volume: 10 });
+    expect(inverted).toMatchObject({ time: 60, volume: 10, tvl: 1000 });
     expect(inverted.open).toBeCloseTo(250, 9);
     expect(inverted.high).toBeCloseTo(400, 9);
     expect(inverted.low).toBeCloseTo(200, 9);
