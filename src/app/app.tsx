@@ -6,7 +6,7 @@ import { findPairInGroup, provisionalSymbolInfo, resolvedSymbolQueryOptions, Unk
 import { ErrorState } from './components/error-state';
 import { ToggleButton } from './components/toggle-button';
 import { CompareChart, type CompareHandle } from './features/compare';
-import { PriceChart, type ChartAppearance, type ChartHandle } from './features/chart';
+import { IndicatorMenu, PriceChart, type ChartAppearance, type ChartHandle } from './features/chart';
 import { ExportMenu, type ExportSource } from './features/export';
 import { PairSearch } from './features/search';
 import { ChartToggles, ConnectionStatus, deepestOf, DisplayToggles, gatewayInfoQueryOptions, GroupPicker, ResolutionButtons, SimulatedBadge } from './features/shell';
@@ -30,6 +30,9 @@ export function App() {
   const symbol = useSelection((s) => s.symbol);
   const resolution = useSelection((s) => s.resolution);
   const inverted = useSelection((s) => s.inverted);
+  const indicators = useSelection((s) => s.indicators);
+  const savedIndicators = usePreferences((s) => s.indicators);
+  const saveIndicators = usePreferences((s) => s.setIndicators);
   const select = useSelection((s) => s.select);
   const theme = usePreferences((s) => s.theme);
   const showVolume = usePreferences((s) => s.showVolume);
@@ -68,6 +71,12 @@ export function App() {
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
+
+  // A URL without indicators gets the ones last chosen (preferences); a URL with some keeps its own.
+  const [initialIndicators] = useState(() => ({ url: indicators, saved: savedIndicators }));
+  useEffect(() => {
+    if (initialIndicators.url === '' && initialIndicators.saved !== '') select({ indicators: initialIndicators.saved }, { replace: true });
+  }, [initialIndicators, select]);
 
   const pageTitle = fresh ? `${pairLabel(fresh.row, inverted)} on ${fresh.row.exchange} · Cardano DEX Charts` : 'Cardano DEX Charts';
   useEffect(() => {
@@ -197,12 +206,21 @@ export function App() {
                   </ToggleButton>
                 ) : null}
                 <ChartToggles />
+                {compare ? null : (
+                  <IndicatorMenu
+                    value={indicators}
+                    onChange={(next) => {
+                      saveIndicators(next);
+                      select({ indicators: next }, { replace: true });
+                    }}
+                  />
+                )}
                 <ExportMenu source={exportSource} resolution={resolution} />
               </div>
               {compare && current ? (
                 <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} onHandle={setCompareHandle} />
               ) : (
-                <PriceChart symbol={chartInfo} resolution={resolution} appearance={appearance} inverted={inverted} {...(title ? { title } : {})} onHandle={setChartHandle} />
+                <PriceChart symbol={chartInfo} resolution={resolution} appearance={appearance} inverted={inverted} indicators={indicators} {...(title ? { title } : {})} onHandle={setChartHandle} />
               )}
               {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} inverted={inverted} source={info.data?.market?.source} /> : null}
               {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (

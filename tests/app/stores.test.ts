@@ -32,8 +32,9 @@ function fakeHost(search: string): UrlHost & { entries: string[]; go(to: number)
 
 describe('selection in the URL', () => {
   it('reads group, symbol and resolution with defaults and aliases', () => {
-    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60', inverted: false });
-    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D', inverted: false });
+    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60', inverted: false, indicators: '' });
+    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D', inverted: false, indicators: '' });
+    expect(parseSelection('?ind=RSI14,sma,bb20-2.5,nope,sma50,vwap').indicators).toBe('sma20,bb20-2.5,vwap,rsi14');
     expect(parseSelection('?inv=1').inverted).toBe(true);
     expect(parseSelection('?inv=0').inverted).toBe(false);
     expect(parseSelection('?res=15min').resolution).toBe('15');
@@ -44,12 +45,12 @@ describe('selection in the URL', () => {
   });
 
   it('writes a shareable query string that reads back the same', () => {
-    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60', inverted: false };
+    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60', inverted: false, indicators: '' };
     const search = formatSelection(selection, '?utm=x');
     expect(search).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&utm=x');
     expect(parseSelection(search)).toEqual(selection);
-    const inverted = { ...selection, inverted: true };
-    expect(formatSelection(inverted, '?inv=1&utm=x')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&inv=1&utm=x');
+    const inverted = { ...selection, inverted: true, indicators: 'ema50,rsi14' };
+    expect(formatSelection(inverted, '?inv=1&ind=x&utm=x')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&inv=1&ind=ema50%2Crsi14&utm=x');
     expect(parseSelection(formatSelection(inverted))).toEqual(inverted);
   });
 

@@ -18,6 +18,8 @@ export interface Preferences {
   readonly logScale: boolean;
   readonly timeZone: TimeZoneMode;
   readonly compare: boolean;
+  /** The indicators last chosen (lib/indicators), drawn when a URL names none. */
+  readonly indicators: string;
   /** Most recent first. */
   readonly recent: readonly SymbolRef[];
   readonly watchlist: readonly SymbolRef[];
@@ -30,6 +32,7 @@ export const DEFAULT_PREFERENCES: Preferences = {
   logScale: false,
   timeZone: 'utc',
   compare: false,
+  indicators: '',
   recent: [],
   watchlist: [],
 };
@@ -44,6 +47,7 @@ export interface PreferencesState extends Preferences {
   toggle(name: BooleanPreference): void;
   setTheme(theme: Theme): void;
   setTimeZone(zone: TimeZoneMode): void;
+  setIndicators(indicators: string): void;
   /** Puts a pick first in the recent list (deduplicated, at most MAX_RECENT). */
   addRecent(ref: SymbolRef): void;
   /** Adds or removes a symbol from the watchlist. */
@@ -70,6 +74,7 @@ export function createPreferencesStore(storage?: StateStorage): PreferencesStore
         toggle: (name) => set((s) => ({ [name]: !s[name] })),
         setTheme: (theme) => set({ theme }),
         setTimeZone: (timeZone) => set({ timeZone }),
+        setIndicators: (indicators) => set({ indicators }),
         addRecent: (ref) => set((s) => ({ recent: [ref, ...s.recent.filter((r) => !sameRef(r, ref))].slice(0, MAX_RECENT) })),
         toggleWatch: (ref) =>
           set((s) => ({
@@ -87,6 +92,7 @@ export function createPreferencesStore(storage?: StateStorage): PreferencesStore
           logScale: s.logScale,
           timeZone: s.timeZone,
           compare: s.compare,
+          indicators: s.indicators,
           recent: s.recent,
           watchlist: s.watchlist,
         }),

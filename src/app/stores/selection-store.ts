@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ResolutionString } from '../../datafeed';
 import { AGGREGATE_GROUP } from '../../shared/groups';
+import { formatIndicators, parseIndicators } from '../lib/indicators';
 
 /**
  * What the chart shows — group, symbol, resolution — lives in the URL
@@ -18,6 +19,8 @@ export interface Selection {
    * true shows `ADA/SNEK`, the price of one ADA in SNEK (every price inverted). URL: `inv=1`.
    */
   readonly inverted: boolean;
+  /** Indicators drawn on the chart, canonical (`sma20,ema50,bb20-2,vwap,rsi14`; lib/indicators). URL: `ind`. */
+  readonly indicators: string;
 }
 
 export const DEFAULT_RESOLUTION: ResolutionString = '60';
@@ -52,7 +55,8 @@ export function parseSelection(search: string): Selection {
   const symbol = params.get('symbol')?.trim() || undefined;
   const resolution = normaliseResolution(params.get('res') ?? params.get('resolution')) ?? DEFAULT_RESOLUTION;
   const inverted = params.get('inv') === '1';
-  return { group, symbol, resolution, inverted };
+  const indicators = formatIndicators(parseIndicators(params.get('ind')));
+  return { group, symbol, resolution, inverted, indicators };
 }
 
 /** The query string of a selection (group, symbol, res first), keeping unrelated parameters of `base`. */
@@ -62,12 +66,13 @@ export function formatSelection(selection: Selection, base = ''): string {
   if (selection.symbol !== undefined) params.set('symbol', selection.symbol);
   params.set('res', selection.resolution);
   if (selection.inverted) params.set('inv', '1');
-  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv'].includes(name)) params.append(name, value);
+  if (selection.indicators !== '') params.set('ind', selection.indicators);
+  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind'].includes(name)) params.append(name, value);
   return `?${params.toString()}`;
 }
 
 export function sameSelection(a: Selection, b: Selection): boolean {
-  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted;
+  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators;
 }
 
 export interface SelectionState extends Selection {
@@ -95,6 +100,7 @@ export function createSelectionStore(host: UrlHost): SelectionStore {
         symbol: 'symbol' in next ? next.symbol : current.symbol,
         resolution: next.resolution ?? current.resolution,
         inverted: next.inverted ?? current.inverted,
+        indicators: next.indicators ?? current.indicators,
       };
       const url = `${host.location.pathname}${formatSelection(merged, host.location.search)}${host.location.hash}`;
       if (options?.replace) host.history.replaceState(null, '', url);

@@ -3,6 +3,7 @@ import type { Bar, LibrarySymbolInfo, ResolutionString } from '../../../../dataf
 import { ErrorState } from '../../../components/error-state';
 import { ProgressBar } from '../../../components/progress-bar';
 import { useDatafeed } from '../../../providers/app-providers';
+import { parseIndicators } from '../../../lib/indicators';
 import { ChartController, type ChartAppearance } from '../lib/chart-controller';
 import { ChartLegend } from './chart-legend';
 
@@ -20,6 +21,8 @@ export interface PriceChartProps {
   readonly appearance: ChartAppearance;
   /** Prices inverted (lib/orientation). */
   readonly inverted?: boolean;
+  /** Indicators, canonical (lib/indicators). */
+  readonly indicators?: string;
   /** Shown in the legend: `ADA/SNEK` ... */
   readonly title?: string;
   readonly onHandle?: (handle: ChartHandle | undefined) => void;
@@ -29,7 +32,7 @@ export interface PriceChartProps {
  * The candlestick chart with volume and TVL, its legend, and its loading, empty and error states.
  * Container: data-testid="price-chart" with data-status, data-bars, data-last-time, data-last-close.
  */
-export function PriceChart({ symbol, resolution, appearance, inverted = false, title, onHandle }: PriceChartProps) {
+export function PriceChart({ symbol, resolution, appearance, inverted = false, indicators = '', title, onHandle }: PriceChartProps) {
   const datafeed = useDatafeed();
   const containerRef = useRef<HTMLDivElement>(null);
   const [controller, setController] = useState<ChartController | undefined>(undefined);
@@ -46,6 +49,10 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, t
       setController(undefined);
     };
   }, [datafeed]);
+
+  useEffect(() => {
+    controller?.setIndicators(parseIndicators(indicators));
+  }, [controller, indicators]);
 
   // Before the symbol: the first bars already come in the chosen orientation.
   useEffect(() => {

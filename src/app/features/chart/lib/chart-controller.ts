@@ -1,9 +1,11 @@
-import { CandlestickSeries, CrosshairMode, HistogramSeries, LineSeries, PriceScaleMode, createChart, type IChartApi, type ISeriesApi, type MouseEventParams } from 'lightweight-charts';
+import { CandlestickSeries, CrosshairMode, HistogramSeries, LineSeries, PriceScaleMode, createChart, type IChartApi, type ISeriesApi, type MouseEventParams, type UTCTimestamp } from 'lightweight-charts';
 import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '../../../../datafeed';
 import { AGGREGATE_GROUP } from '../../../../shared/groups';
 import { ChartTimes } from '../../../lib/chart-time';
 import { formatAmount } from '../../../lib/format';
+import { indicatorLabel, type IndicatorSpec } from '../../../lib/indicators';
 import { invertBar } from '../../../lib/orientation';
+import { indicatorLines } from './indicator-series';
 import { PALETTES } from '../../../lib/palette';
 import { fetchBars, mergeBars, resolutionSeconds, sameSymbol } from './bars';
 import {
@@ -22,6 +24,9 @@ import {
 } from './chart-style';
 
 export type { ChartAppearance, LegendBar } from './chart-style';
+
+/** Indicator line colours, in order (readable on both themes). */
+const INDICATOR_COLORS = ['#f59e0b', '#a855f7', '#06b6d4', '#ec4899', '#84cc16'];
 
 export type ChartStatus = 'idle' | 'loading' | 'ready' | 'empty' | 'error';
 
@@ -70,6 +75,9 @@ export class ChartController {
   private stopBars: (() => void) | undefined;
   private refreshTimer: ReturnType<typeof setInterval> | undefined;
   private state: ChartState = { status: 'idle', bars: 0, loadingOlder: false, exhausted: false, live: false };
+  /** Indicators drawn over the price or in their own pane (lib/indicators), and their line series by id. */
+  private indicators: readonly IndicatorSpec[] = [];
+  private readonly indicatorSeries = new Map<string, ISeriesApi<'Line'>>();
   /** Prices shown inverted (lib/orientation): bars are turned as they come in. */
   private inverted = false;
   private readonly orient = (bar: Bar): Bar => (this.inverted ? invertBar(bar) : bar);
@@ -319,10 +327,57 @@ export class ChartController {
     this.candles.update(candleOf(bar, time));
     this.volume.update(volumeOf(bar, PALETTES[this.appearance.theme], time));
     this.tvl?.update(tvlOf(bar, time));
+    this.drawIndicators();
     this.legend = legendOf(bar);
     this.legendChanged();
     this.writeAttributes();
     if (this.bars.length !== this.state.bars) this.setState({ bars: this.bars.length });
+  }
+
+  /** Draws these indicators (replacing the ones drawn): SMA, EMA, Bollinger bands, VWAP over the price, RSI in a pane of its own. */
+  setIndicators(specs: readonly IndicatorSpec[]): void {
+    if (JSON.stringify(specs) === JSON.stringify(this.indicators)) return;
+    for (const series of this.indicatorSeries.values()) this.dropSeries(series);
+    this.indicatorSeries.clear();
+    this.indicators = specs;
+    const palette = PALETTES[this.appearance.theme];
+    specs.forEach((spec, i) => {
+      for (const line of indicatorLines(spec, [])) {
+        const color = INDICATOR_COLORS[i % INDICATOR_COLORS.length] ?? palette.tvl;
+        const inPane = line.pane === 'rsi';
+        const series = this.chart.addSeries(
+          LineSeries,
+          { color, lineWidth: line.id === 'bb-middle' ? 1 : 2, lineStyle: line.id === 'bb-middle' ? 2 : 0, title: line.title, priceLineVisible: false, lastValueVisible: line.title !== '', crosshairMarkerVisible: false },
+          inPane ? this.chart.panes().length : 0,
+        );
+        if (inPane) {
+          series.getPane().setStretchFactor(0.4);
+          for (const level of [30, 70]) series.createPriceLine({ price: level, color: palette.text, lineWidth: 1, lineStyle: 2, axisLabelVisible: true, title: '' });
+        }
+        this.indicatorSeries.set(line.id, series);
+      }
+    });
+    this.drawIndicators();
+  }
+
+  /** Every indicator line again from the bars (a few thousand bars: well under a millisecond each). */
+  private drawIndicators(): void {
+    this.container.dataset.indicators = this.indicators.map(indicatorLabel).join(', ');
+    if (this.indicators.length === 0) return;
+    for (const spec of this.indicators) {
+      for (const line of indicatorLines(spec, this.bars)) {
+        const series = this.indicatorSeries.get(line.id);
+        series?.setData(line.values.map((value, i) => (value === null ? { time: this.timeAt(i) as UTCTimestamp } : { time: this.timeAt(i) as UTCTimestamp, value })));
+      }
+    }
+  }
+
+  /** Removes a series, and its pane when it leaves one empty (never the price pane). */
+  private dropSeries(series: ISeriesApi<'Line'>): void {
+    const pane = series.getPane();
+    this.chart.removeSeries(series);
+    const index = pane.paneIndex();
+    if (index > 0 && pane.getSeries().length === 0 && this.chart.panes().length > index) this.chart.removePane(index);
   }
 
   /** Shows prices inverted (or back): the bars in hand are turned, new ones turned as they come. */
@@ -347,6 +402,7 @@ export class ChartController {
     this.candles.setData(this.bars.map((b, i) => candleOf(b, this.timeAt(i))));
     this.volume.setData(this.bars.map((b, i) => volumeOf(b, palette, this.timeAt(i))));
     this.tvl?.setData(this.bars.map((b, i) => tvlOf(b, this.timeAt(i))));
+    this.drawIndicators();
     const last = this.bars.at(-1);
     this.legend = last ? legendOf(last) : undefined;
     this.hovered = undefined;
@@ -378,9 +434,8 @@ export class ChartController {
       this.tvl.priceScale().applyOptions(TVL_PRICE_SCALE);
       this.tvl.setData(this.bars.map((b, i) => tvlOf(b, this.timeAt(i))));
     } else if (!showTvl && this.tvl) {
-      this.chart.removeSeries(this.tvl);
+      this.dropSeries(this.tvl);
       this.tvl = undefined;
-      if (this.chart.panes().length > 1) this.chart.removePane(1);
     }
     this.tvl?.applyOptions({ color: palette.tvl });
     // Local time switched on or off: every time moves. Otherwise volume colours follow the theme.
