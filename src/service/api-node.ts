@@ -1,16 +1,14 @@
-import { generateKey, KeyRing, KeyStore } from './auth/keys';
+import { KeyRing, KeyStore } from './auth/keys';
 import { CommitSubscriber } from './cluster/bus';
 import { SharedLimits } from './cluster/shared-limits';
 import type { ServiceConfig } from './config';
-import { createServiceApp, type HealthReport } from './http/app';
+import type { HealthReport } from './http/app';
 import { HistoryCache } from './http/history-cache';
-import { SymbolInfoCache } from './http/symbol-info-cache';
-import { LogoService } from './logos/logo-service';
 import { Ingestor } from './market/ingest';
 import { buildMarket } from './market/load';
 import { sumAggregate } from './market/model';
-import { SymbolNames } from './market/symbols';
 import type { RuntimeHooks, ServiceRuntime } from './runtime';
+import { serveMarket } from './serving';
 import { openReaderStore } from './store/open';
 import { StreamHub } from './stream/hub';
 
@@ -20,7 +18,7 @@ import { StreamHub } from './stream/hub';
  * a cache kept current by the writer's commit messages on Redis (a gap: reloaded from the store). No
  * source, no writes but API keys; rate limits and stream connection leases are shared through Redis.
  */
-export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks, internalPlan: { requestsPerMinute: number; poolsPerStream: number; streamsPerKey: number }): Promise<ServiceRuntime> {
+export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks): Promise<ServiceRuntime> {
   const log = hooks.log;
   const nowMs = hooks.nowMs ?? Date.now;
   if (!config.databaseUrl || !config.redisUrl) throw new Error('--role api needs DATABASE_URL and REDIS_URL');
@@ -69,10 +67,6 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks, 
 
     const keyStore = new KeyStore(store.keys);
     const keys = new KeyRing(keyStore, config.apiKeys, config.plans);
-    const internalKey = generateKey();
-    keys.addInternal(internalKey, 'internal', internalPlan);
-    const symbols = new SymbolNames(market);
-    const logos = new LogoService(store.market);
     const health = (): HealthReport => ({
       status: subscriber.connected ? 'ok' : 'degraded',
       pools: market.pools.size,
@@ -82,25 +76,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks, 
       role: 'api',
       cluster: { redis: subscriber.connected, gaps: subscriber.gaps, resyncs },
     });
-    const app = createServiceApp({
-      market,
-      symbols,
-      trades: store.trades,
-      bars: store.bars,
-      keys,
-      limiter: shared,
-      leases: shared,
-      hub,
-      logos,
-      symbolInfo: new SymbolInfoCache(market, symbols, nowMs),
-      history,
-      stream: { pingSeconds: config.streamPingSeconds, maxBodyBytes: config.streamMaxBodyBytes, maxBufferedBytes: config.streamMaxBufferedBytes },
-      nowMs,
-      health,
-      ...(log ? { log } : {}),
-      logRequests: hooks.logRequests ?? false,
-      extensions: config.extensions,
-    });
+    const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs }, { store, market, keys, hub, history, limiter: shared, leases: shared, health });
     let closed = false;
     return {
       app,

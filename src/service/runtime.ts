@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import type { BackoffOptions } from '../shared/backoff';
-import { generateKey, KeyRing, KeyStore } from './auth/keys';
+import { KeyRing, KeyStore } from './auth/keys';
 import { slotTime } from './chain/block';
 import { ChainIngest } from './chain/chain-ingest';
 import { createApiNode } from './api-node';
@@ -10,20 +10,19 @@ import { CommitPublisher } from './cluster/bus';
 import { ChainFollower, DEFAULT_CHAIN_START, parseChainPoint, type ChainStatus } from './chain/follower';
 import { RateLimiter } from './auth/rate-limit';
 import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
-import { createServiceApp, type HealthReport } from './http/app';
+import type { HealthReport } from './http/app';
 import type { ServiceEnv } from './http/guard';
 import { HistoryCache } from './http/history-cache';
-import { SymbolInfoCache } from './http/symbol-info-cache';
-import { LogoService } from './logos/logo-service';
+import type { LogoService } from './logos/logo-service';
 import { generateMarket, type MarketSpec } from './market/generate';
 import { Ingestor } from './market/ingest';
 import { buildMarket } from './market/load';
 import { LOGO_GENERATED, LOGO_NONE, type Market } from './market/model';
 import { Simulator, type SimulatorProgress } from './market/simulator';
-import { SymbolNames } from './market/symbols';
 import { lockDataDir } from './store/lock';
 import { DATABASE_FILE, openStore, openWriterStore } from './store/open';
 import type { Store } from './store/ports';
+import { serveMarket } from './serving';
 import { StreamHub } from './stream/hub';
 
 /** File (in the data directory) holding the dev key created on a first start without keys. */
@@ -199,7 +198,7 @@ async function openPostgresMarket(databaseUrl: string, purpose: string): Promise
 }
 
 export async function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks = {}): Promise<ServiceRuntime> {
-  if (config.role === 'api') return createApiNode(config, hooks, INTERNAL_PLAN);
+  if (config.role === 'api') return createApiNode(config, hooks);
   const nowMs = hooks.nowMs ?? Date.now;
   const log = hooks.log;
   const handle = await openMarket(config.dataDir, 'service', { check: config.storeCheck, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
@@ -280,14 +279,10 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     const keyStore = new KeyStore(store.keys);
     const keys = new KeyRing(keyStore, config.apiKeys, config.plans);
     const devKey = await resolveDevKey(config, keyStore, keys, log);
-    const internalKey = generateKey();
-    keys.addInternal(internalKey, 'internal', INTERNAL_PLAN);
 
     const limiter = new RateLimiter(nowMs);
     const sweep = setInterval(() => limiter.sweep(), 60_000);
     sweep.unref();
-    const symbols = new SymbolNames(market);
-    const logos = new LogoService(store.market);
     const health = (): HealthReport => ({
       status: ingestor.lastCommitError ? 'degraded' : 'ok',
       ...(ingestor.lastCommitError ? { lastCommitError: ingestor.lastCommitError } : {}),
@@ -299,28 +294,7 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       ...(simulator ? { blockHeight: simulator.blockHeight, lastBlockTime: simulator.lastBlockAt } : {}),
       ...(follower ? { chain: chainHealth(follower.status()) } : {}),
     });
-    const app = createServiceApp({
-      market,
-      symbols,
-      trades: store.trades,
-      bars: store.bars,
-      keys,
-      limiter,
-      hub,
-      logos,
-      symbolInfo: new SymbolInfoCache(market, symbols, nowMs),
-      history,
-      stream: {
-        pingSeconds: config.streamPingSeconds,
-        maxBodyBytes: config.streamMaxBodyBytes,
-        maxBufferedBytes: config.streamMaxBufferedBytes,
-      },
-      nowMs,
-      health,
-      ...(log ? { log } : {}),
-      logRequests: hooks.logRequests ?? false,
-      extensions: config.extensions,
-    });
+    const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs }, { store, market, keys, hub, history, limiter, health });
 
     let closed = false;
     return {
@@ -384,11 +358,6 @@ function simulationProgress(phase: 'backfill' | 'catch-up', p: SimulatorProgress
   return { phase, done: Math.min(total, Math.max(0, p.blockTime - p.from)), total, trades: p.trades };
 }
 
-/**
- * Limits of the embedded gateway's internal key: one stream carries every browser's pools, and a
- * second one may open beside it while the gateway switches subscriptions (make before break).
- */
-const INTERNAL_PLAN = { requestsPerMinute: 1_000_000, poolsPerStream: 10_000, streamsPerKey: 2 };
 
 /**
  * With no key configured at all, the first start creates a dev key (enterprise plan), saves it in the

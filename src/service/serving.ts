@@ -1,0 +1,67 @@
+import type { Hono } from 'hono';
+import { generateKey, type KeyRing } from './auth/keys';
+import type { ServiceConfig } from './config';
+import { createServiceApp, type HealthReport } from './http/app';
+import type { RequestLimiter, ServiceEnv } from './http/guard';
+import type { HistoryCache } from './http/history-cache';
+import type { StreamLeases } from './http/routes/stream';
+import { SymbolInfoCache } from './http/symbol-info-cache';
+import { LogoService } from './logos/logo-service';
+import type { Market } from './market/model';
+import { SymbolNames } from './market/symbols';
+import type { Store } from './store/ports';
+import type { StreamHub } from './stream/hub';
+
+/**
+ * Limits of the embedded gateway's internal key: one stream carries every browser's pools, and a
+ * second one may open beside it while the gateway switches subscriptions (make before break).
+ */
+export const INTERNAL_PLAN = { requestsPerMinute: 1_000_000, poolsPerStream: 10_000, streamsPerKey: 2 };
+
+export interface ServingParts {
+  readonly store: Store;
+  readonly market: Market;
+  readonly keys: KeyRing;
+  readonly hub: StreamHub;
+  readonly history: HistoryCache;
+  readonly limiter: RequestLimiter;
+  /** Stream leases shared by a cluster (absent on one node). */
+  readonly leases?: StreamLeases;
+  readonly health: () => HealthReport;
+}
+
+/**
+ * The HTTP side every process that serves the API builds the same way (one process, or an API node
+ * of a cluster): the gateway's internal key, symbol names, logos, caches, and the Hono app.
+ */
+export function serveMarket(
+  config: ServiceConfig,
+  hooks: { readonly nowMs: () => number; readonly log?: (line: string) => void; readonly logRequests?: boolean },
+  parts: ServingParts,
+): { app: Hono<ServiceEnv>; internalKey: string; logos: LogoService } {
+  const { store, market } = parts;
+  const internalKey = generateKey();
+  parts.keys.addInternal(internalKey, 'internal', INTERNAL_PLAN);
+  const symbols = new SymbolNames(market);
+  const logos = new LogoService(store.market);
+  const app = createServiceApp({
+    market,
+    symbols,
+    trades: store.trades,
+    bars: store.bars,
+    keys: parts.keys,
+    limiter: parts.limiter,
+    ...(parts.leases ? { leases: parts.leases } : {}),
+    hub: parts.hub,
+    logos,
+    symbolInfo: new SymbolInfoCache(market, symbols, hooks.nowMs),
+    history: parts.history,
+    stream: { pingSeconds: config.streamPingSeconds, maxBodyBytes: config.streamMaxBodyBytes, maxBufferedBytes: config.streamMaxBufferedBytes },
+    nowMs: hooks.nowMs,
+    health: parts.health,
+    ...(hooks.log ? { log: hooks.log } : {}),
+    logRequests: hooks.logRequests ?? false,
+    extensions: config.extensions,
+  });
+  return { app, internalKey, logos };
+}
