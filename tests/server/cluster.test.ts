@@ -27,6 +27,14 @@ const stream = async (origin: string, key: string, pools: readonly string[]): Pr
   readStream(await fetch(`${origin}/api/v1/tokens/stream`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(pools) }));
 const block = async () => (await (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).json()) as { trades: number };
 
+/** Whether `key` can open a stream on `origin` now (its first line is a ping, not a refusal); closes it again. */
+async function streamsAgain(origin: string, key: string): Promise<boolean> {
+  const again = await stream(origin, key, aggregates.slice(0, 3));
+  const line = await again.nextLine(5_000);
+  await again.cancel();
+  return line === JSON.stringify({ s: 'ok' });
+}
+
 /** Trade events of a stream until `count` arrived (pings skipped). */
 async function events(reader: StreamReader, count: number): Promise<string[]> {
   const out: string[] = [];
@@ -89,15 +97,7 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     const second = await stream(api2.origin, KEYS.c, aggregates.slice(0, 3));
     expect(await second.readToEnd(5_000)).toEqual([JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' })]);
     await first.cancel();
-    await vi.waitUntil(
-      async () => {
-        const again = await stream(api2.origin, KEYS.c, aggregates.slice(0, 3));
-        const line = await again.nextLine(5_000);
-        await again.cancel();
-        return line === JSON.stringify({ s: 'ok' });
-      },
-      { timeout: 10_000, interval: 200 },
-    );
+    await vi.waitUntil(() => streamsAgain(api2.origin, KEYS.c), { timeout: 10_000, interval: 200 });
   }, 30_000);
 
   it('shares a free key’s budget: the 429 comes after the plan’s count across both nodes together', async () => {
@@ -121,15 +121,7 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     await api1.stop();
     expect((await get(api2.origin, '/api/v1/groups')).status).toBe(200);
     // Nobody releases the dead node's lease: it expires (STREAM_LEASE_SECONDS=2 here, 30 by default).
-    await vi.waitUntil(
-      async () => {
-        const again = await stream(api2.origin, KEYS.c, aggregates.slice(0, 3));
-        const line = await again.nextLine(5_000);
-        await again.cancel();
-        return line === JSON.stringify({ s: 'ok' });
-      },
-      { timeout: 15_000, interval: 500 },
-    );
+    await vi.waitUntil(() => streamsAgain(api2.origin, KEYS.c), { timeout: 15_000, interval: 500 });
     api1 = await startServerProcess({ args: ['--role', 'api'], env });
   }, 60_000);
 

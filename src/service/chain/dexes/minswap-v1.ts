@@ -1,6 +1,6 @@
-import { amountOf, datumOf } from '../block';
-import { assetClass, constr, DatumError, decodePlutusData } from '../plutus';
-import { assetOfPolicy, type DexDecoder } from './types';
+import { amountOf } from '../block';
+import { assetClass, DatumError } from '../plutus';
+import { assetOfPolicy, poolDatum, type DexDecoder } from './types';
 
 /**
  * Minswap V1 (group `Minswap`). Constants from Minswap's public deployment, as listed by
@@ -20,9 +20,7 @@ export const minswapV1: DexDecoder = {
   decode(output, tx) {
     const nft = assetOfPolicy(output, POOL_NFT_POLICY);
     if (!nft) throw new DatumError('Minswap pool without its pool NFT');
-    const cbor = datumOf(output, tx);
-    if (cbor === undefined) throw new DatumError('Minswap pool datum missing from the transaction');
-    const datum = constr(decodePlutusData(cbor), 'Minswap pool datum', 0);
+    const datum = poolDatum(output, tx, 'Minswap');
     const assetA = assetClass(datum.fields[0], 'asset A');
     const assetB = assetClass(datum.fields[1], 'asset B');
     return { group: 'Minswap', poolId: nft[0], assetA, assetB, reserveA: amountOf(output, assetA), reserveB: amountOf(output, assetB), feeBps: 30 };

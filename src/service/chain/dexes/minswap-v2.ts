@@ -1,6 +1,5 @@
-import { datumOf } from '../block';
-import { assetClass, constr, DatumError, decodePlutusData, int } from '../plutus';
-import { assetOfPolicy, type DexDecoder } from './types';
+import { assetClass, DatumError, int } from '../plutus';
+import { assetOfPolicy, poolDatum, type DexDecoder } from './types';
 
 /**
  * Minswap V2 (group `MinswapV2`). Constants from minswap/minswap-dex-v2 (mainnet deployment, also in
@@ -21,9 +20,7 @@ export const minswapV2: DexDecoder = {
   decode(output, tx) {
     const lp = assetOfPolicy(output, LP_POLICY, VALIDITY_ASSET);
     if (!lp) throw new DatumError('MinswapV2 pool without its LP token');
-    const cbor = datumOf(output, tx);
-    if (cbor === undefined) throw new DatumError('MinswapV2 pool without a datum');
-    const datum = constr(decodePlutusData(cbor), 'MinswapV2 pool datum', 0);
+    const datum = poolDatum(output, tx, 'MinswapV2');
     return {
       group: 'MinswapV2',
       poolId: lp[0],

@@ -1,6 +1,6 @@
-import { amountOf, datumOf } from '../block';
-import { assetClass, bytes, constr, DatumError, decodePlutusData, int } from '../plutus';
-import { assetOfPolicy, type DexDecoder } from './types';
+import { amountOf } from '../block';
+import { assetClass, bytes, constr, DatumError, int } from '../plutus';
+import { assetOfPolicy, poolDatum, type DexDecoder } from './types';
 
 /**
  * SundaeSwap V1 (group `SundaeSwap`). Constants from SundaeSwap's V1 mainnet deployment (also in
@@ -21,9 +21,7 @@ export const sundaeSwapV1: DexDecoder = {
   decode(output, tx) {
     const nft = assetOfPolicy(output, NFT_PREFIX);
     if (!nft) throw new DatumError('SundaeSwap pool without its pool NFT');
-    const cbor = datumOf(output, tx);
-    if (cbor === undefined) throw new DatumError('SundaeSwap pool datum missing from the transaction');
-    const datum = constr(decodePlutusData(cbor), 'SundaeSwap pool datum', 0);
+    const datum = poolDatum(output, tx, 'SundaeSwap');
     const assets = constr(datum.fields[0], 'SundaeSwap pool assets', 0);
     const assetA = assetClass(assets.fields[0], 'asset A');
     const assetB = assetClass(assets.fields[1], 'asset B');

@@ -1,5 +1,6 @@
 import type { DexGroup } from '../../../shared/groups';
-import type { ChainOutput, ChainTx } from '../block';
+import { datumOf, type ChainOutput, type ChainTx } from '../block';
+import { constr, DatumError, decodePlutusData, type PlutusData } from '../plutus';
 
 /** A pool's state as one output of a pool transaction leaves it. */
 export interface PoolState {
@@ -28,4 +29,11 @@ export interface DexDecoder {
 export function assetOfPolicy(output: ChainOutput, policy: string, except?: string): [string, bigint] | undefined {
   for (const entry of output.assets) if (entry[0].startsWith(policy) && entry[0] !== except) return entry;
   return undefined;
+}
+
+/** A pool output's datum (inline, or from the witness set), decoded as its constructor 0; DatumError when absent. */
+export function poolDatum(output: ChainOutput, tx: ChainTx, group: string): { readonly fields: readonly PlutusData[] } {
+  const cbor = datumOf(output, tx);
+  if (cbor === undefined) throw new DatumError(`${group} pool datum missing from the transaction`);
+  return constr(decodePlutusData(cbor), `${group} pool datum`, 0);
 }

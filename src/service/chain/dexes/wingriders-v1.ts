@@ -1,6 +1,6 @@
-import { amountOf, datumOf } from '../block';
-import { assetClass, constr, DatumError, decodePlutusData, int } from '../plutus';
-import { assetOfPolicy, type DexDecoder } from './types';
+import { amountOf } from '../block';
+import { assetClass, constr, DatumError, int } from '../plutus';
+import { assetOfPolicy, poolDatum, type DexDecoder } from './types';
 
 /**
  * WingRiders V1 (group `WingRiders`). Constants from WingRiders' mainnet deployment (also in
@@ -21,9 +21,7 @@ export const wingRidersV1: DexDecoder = {
   decode(output, tx) {
     const lp = assetOfPolicy(output, LP_POLICY, VALIDITY_ASSET);
     if (!lp) throw new DatumError('WingRiders pool without its LP token');
-    const cbor = datumOf(output, tx);
-    if (cbor === undefined) throw new DatumError('WingRiders pool datum missing from the transaction');
-    const datum = constr(decodePlutusData(cbor), 'WingRiders pool datum', 0);
+    const datum = poolDatum(output, tx, 'WingRiders');
     const state = constr(datum.fields[1], 'WingRiders pool state', 0);
     const assets = constr(state.fields[0], 'WingRiders pool assets', 0);
     const assetA = assetClass(assets.fields[0], 'asset A');
