@@ -12,11 +12,11 @@ import { E2E_API_KEYS, E2E_DATA_DIR, PREVIEW_DATA_DIR } from './e2e/support/keys
 
 /** Small seeded market for browser tests: fast to backfill, still realistic. */
 const MARKET = '--pools 400 --days 3 --seed 7';
-/** E2E_PORT_BASE moves the three servers' ports (base, base+1, base+2) so two checkouts can run side by side. */
-const PORT_BASE = Number(process.env.E2E_PORT_BASE ?? 4173);
-const PROD_PORT = PORT_BASE;
-const DEV_PORT = PORT_BASE + 1;
-const PREVIEW_PORT = PORT_BASE + 2;
+/** E2E_PORT_OFFSET shifts the three servers' fixed ports, so two checkouts can run their flows side by side. */
+const PORT_OFFSET = Number(process.env.E2E_PORT_OFFSET ?? 0);
+const PROD_PORT = 4173 + PORT_OFFSET;
+const DEV_PORT = 5174 + PORT_OFFSET;
+const PREVIEW_PORT = 4175 + PORT_OFFSET;
 
 const chromium = {
   ...devices['Desktop Chrome'],
