@@ -1,5 +1,5 @@
 import { defineConfig, devices } from '@playwright/test';
-import { E2E_API_KEYS, E2E_DATA_DIR, PREVIEW_DATA_DIR } from './e2e/support/keys';
+import { E2E_API_KEY, E2E_API_KEYS, E2E_DATA_DIR, PREVIEW_DATA_DIR } from './e2e/support/keys';
 
 /**
  * Browser tests (docs/e2e.md): one spec per user flow in e2e/, on Debian's Chromium, against the
@@ -17,6 +17,15 @@ const PORT_OFFSET = Number(process.env.E2E_PORT_OFFSET ?? 0);
 const PROD_PORT = 4173 + PORT_OFFSET;
 const DEV_PORT = 5174 + PORT_OFFSET;
 const PREVIEW_PORT = 4175 + PORT_OFFSET;
+const REMOTE_PORT = 4176 + PORT_OFFSET;
+
+/**
+ * The user flows that run again in remote mode (project `remote-flows`): the app served by a server
+ * without a market whose gateway fronts the `prod` server over HTTP (UPSTREAM_URL), as it fronts the
+ * hosted API. Flows that start servers of their own (live latency, reconnect, security, errors) or
+ * measure the embedded page are left to `prod` and `remote`.
+ */
+const REMOTE_FLOWS = /\/(01-first-visit|02-group-search-select|03-resolutions|04-toggles|07-deep-link|08-history|11-accessibility-phone|12-trades-tape|13-orientation|14-indicators)\.spec\.ts$/;
 
 const chromium = {
   ...devices['Desktop Chrome'],
@@ -47,6 +56,7 @@ export default defineConfig({
     { name: 'prod', use: { ...chromium, baseURL: `http://127.0.0.1:${PROD_PORT}` }, testIgnore: /(dev|preview)-smoke|remote-mode/ },
     // The app through a gateway in front of another server process (UPSTREAM_URL): it starts its own two.
     { name: 'remote', use: chromium, testMatch: /remote-mode/ },
+    { name: 'remote-flows', use: { ...chromium, baseURL: `http://127.0.0.1:${REMOTE_PORT}` }, testMatch: REMOTE_FLOWS },
     { name: 'dev', use: { ...chromium, baseURL: `http://127.0.0.1:${DEV_PORT}` }, testMatch: /dev-smoke/ },
     { name: 'preview', use: { ...chromium, baseURL: `http://127.0.0.1:${PREVIEW_PORT}` }, testMatch: /preview-smoke/ },
   ],
@@ -58,6 +68,17 @@ export default defineConfig({
       // A real key the browser must never see (flow 09-security). Test controls are refused under
       // NODE_ENV=production: this server is a test server whatever the environment says.
       env: { TOKEN_API_KEYS: E2E_API_KEYS, NODE_ENV: 'test' },
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      // Remote mode (project `remote-flows`): no market here; the gateway fronts the prod server above
+      // with its key, and passes the test control to it.
+      command: `rm -rf .data-e2e-remote && node --enable-source-maps dist-server/serve.js --port ${REMOTE_PORT} --data-dir .data-e2e-remote --test-controls`,
+      url: `http://127.0.0.1:${REMOTE_PORT}/gw/v1/info`,
+      env: { UPSTREAM_URL: `http://127.0.0.1:${PROD_PORT}`, UPSTREAM_API_KEY: E2E_API_KEY, NODE_ENV: 'test' },
       reuseExistingServer: false,
       timeout: 120_000,
       stdout: 'ignore',

@@ -63,12 +63,12 @@ async function listen(fetch: (request: Request) => Response | Promise<Response>)
 export async function gatewayHistoryRows(runtime: ServiceRuntime, historyUrl: string, key: string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const gatewayUrl = historyUrl.replace('/api/v1/', '/gw/v1/');
-  const embedded: Gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: embeddedUpstream((r) => runtime.app.fetch(r), runtime.internalKey), simulated: true });
+  const embedded: Gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: embeddedUpstream((r) => runtime.app.fetch(r), runtime.internalKey) });
   const both = new Hono();
   both.all('/api/*', (c) => runtime.app.fetch(c.req.raw, c.env));
   both.route('/', embedded.app);
   const server = await listen(both.fetch);
-  const remote: Gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(server.origin, key), simulated: false });
+  const remote: Gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(server.origin, key) });
   const remoteServer = await listen(remote.app.fetch);
   try {
     const auth = { Authorization: `Bearer ${key}` };

@@ -1,7 +1,7 @@
 import { addressRateLimit } from './address-limit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
-import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES } from '../shared/api/extensions';
+import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, marketSourceResponseSchema, type DataSource } from '../shared/api/extensions';
 import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo } from '../shared/api/gateway';
 import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
 import { isTokenUnit } from '../shared/ids';
@@ -19,10 +19,6 @@ import { publicUpstreamUrl, type Upstream } from './upstream';
 export interface GatewayOptions {
   readonly config: GatewayConfig;
   readonly upstream: Upstream;
-  /** True when the upstream is the embedded market simulator. */
-  readonly simulated: boolean;
-  /** The embedded market's source and progress, for /gw/v1/info (absent for a remote upstream). */
-  readonly market?: () => GatewayInfo['market'];
   readonly log?: (line: string) => void;
   /** The browser's address (for per-address limits); default: the socket's remote address. */
   readonly clientAddress?: (c: Context) => string;
@@ -39,6 +35,8 @@ export interface Gateway {
 }
 
 const AGGREGATE_TTL_MS = 60_000;
+/** The upstream's data source is asked again after this long (the chain's lag moves; /info is asked on every page load). */
+const MARKET_SOURCE_TTL_MS = 5_000;
 /** How long /info waits for the deepest pools before answering without them. */
 const INFO_DEEPEST_WAIT_MS = 3000;
 
@@ -109,20 +107,39 @@ export function createGateway(options: GatewayOptions): Gateway {
       return undefined;
     }
   };
+  /** Where the upstream's trades come from (its /api/x/market), when it says: the same over any upstream. */
+  let marketSource: { value: DataSource | undefined; until: number } | undefined;
+  const market = async (): Promise<DataSource | undefined> => {
+    if (marketSource && marketSource.until > Date.now()) return marketSource.value;
+    let value: DataSource | undefined;
+    try {
+      if (await extensions.has(EXTENSION_ROUTES.market)) {
+        const { answer } = await forwarder.buffered(`${EXTENSION_PREFIX}/${EXTENSION_ROUTES.market}`, 5_000);
+        if (answer.status === 200) {
+          const { s: _ok, ...source } = marketSourceResponseSchema.parse(JSON.parse(new TextDecoder().decode(answer.body)));
+          value = source;
+        }
+      }
+    } catch {
+      value = undefined;
+    }
+    marketSource = { value, until: Date.now() + MARKET_SOURCE_TTL_MS };
+    return value;
+  };
   const shownUpstream = upstream.origin === undefined ? undefined : publicUpstreamUrl(upstream.origin);
   const info = async (): Promise<GatewayInfo> => {
     const stop = new AbortController();
     const late = sleep(INFO_DEEPEST_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
-    const groups = await Promise.race([deepest(), late]).finally(() => stop.abort());
+    const [groups, source] = await Promise.all([Promise.race([deepest(), late]), Promise.race([market(), late])]).finally(() => stop.abort());
     return gatewayInfoSchema.parse({
       source: upstream.kind,
-      simulated: options.simulated,
+      simulated: source?.source === 'simulated',
       ...(shownUpstream ? { upstream: shownUpstream } : {}),
       heartbeatSeconds: config.heartbeatSeconds,
       maxPoolsPerConnection: config.maxPoolsPerConnection,
       time: Math.floor(Date.now() / 1000),
       ...(groups && Object.keys(groups).length > 0 ? { deepest: groups } : {}),
-      ...(options.market ? { market: options.market() } : {}),
+      ...(source ? { market: source } : {}),
     });
   };
 

@@ -1,4 +1,3 @@
-import { slotTime } from '../service/chain/block';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
@@ -18,7 +17,10 @@ export interface PlatformOptions {
   readonly gateway: GatewayConfig;
   /** Directory of the built SPA to serve (npm run serve); omit under Vite, which serves it. */
   readonly staticDir?: string;
-  /** Test-only market control (POST /__test__/block). Refused when NODE_ENV=production. */
+  /**
+   * Test-only market control (POST /__test__/block; in remote mode passed to the upstream's, for the
+   * browser flows). Refused when NODE_ENV=production.
+   */
   readonly testControls?: boolean;
   readonly hooks?: RuntimeHooks;
 }
@@ -59,20 +61,6 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     const gateway = createGateway({
       config: options.gateway,
       upstream,
-      simulated: runtime !== undefined && runtime.config.source === 'simulated',
-      ...(runtime
-        ? {
-            market: () => {
-              const chain = runtime.follower?.status();
-              return {
-                source: runtime.config.source,
-                ...(chain
-                  ? { chain: { state: chain.state, tipSlot: chain.tip?.slot ?? null, tipTime: chain.tip ? slotTime(chain.tip.slot) : null, lagSeconds: chain.lagSeconds ?? null } }
-                  : {}),
-              };
-            },
-          }
-        : {}),
       ...(log ? { log } : {}),
     });
 
@@ -114,6 +102,18 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
           const errmsg = `The block could not be committed: ${error instanceof Error ? error.message : String(error)}`;
           log?.(`market: ${errmsg}`);
           return c.json({ s: 'error', errmsg }, 503);
+        }
+      });
+    }
+    if (remote !== undefined && options.testControls) {
+      // Browser flows in remote mode drive the other server's market through this one.
+      log?.(`Test controls are ON: POST /__test__/block is passed to ${new URL(remote).origin}. Never use this in production.`);
+      app.post('/__test__/block', async (c) => {
+        try {
+          const answer = await fetch(new URL('/__test__/block', remote), { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+          return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': answer.headers.get('Content-Type') ?? 'application/json' } });
+        } catch (error) {
+          return c.json({ s: 'error', errmsg: `The upstream's test control did not answer: ${error instanceof Error ? error.message : String(error)}` }, 502);
         }
       });
     }

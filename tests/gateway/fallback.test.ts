@@ -62,7 +62,6 @@ beforeAll(async () => {
   gateway = createGateway({
     config: { ...DEFAULT_GATEWAY_CONFIG, fallbackRequestsPerMinute: PER_MINUTE, fallbackCandidatesPerGroup: CANDIDATES },
     upstream: remoteUpstream(proxy.origin, KEY),
-    simulated: false,
   });
 }, 90_000);
 
@@ -94,6 +93,12 @@ describe('extension routes over an upstream without /api/x', () => {
     expect(names.name[snek]).toBe('SNEK');
     const row = rows.find((r) => r.currency === SNEK);
     expect(parseSymbolName(row?.symbol ?? '')?.quote).toBe('SNEK');
+  });
+
+  it('does not claim a source the upstream does not state (the hosted API says nothing of its data)', async () => {
+    const info = gatewayInfoSchema.parse(await (await get('/info')).json());
+    expect(info).toMatchObject({ source: 'remote', simulated: false });
+    expect(info.market).toBeUndefined();
   });
 
   it('answers a single token\'s metadata with a 404 that says why: decimals are in no spec endpoint', async () => {

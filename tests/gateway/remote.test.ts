@@ -10,6 +10,7 @@ import { remoteUpstream } from '../../src/gateway/upstream';
 import { parseServiceConfig } from '../../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
 import { NODE_SERVER_OPTIONS } from '../../src/node/response-sink';
+import { gatewayInfoSchema } from '../../src/shared/api/gateway';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { liveStatuses, liveTrades, SseReader, tradeUntilSeen } from '../support/sse';
 
@@ -63,7 +64,6 @@ beforeAll(async () => {
   gateway = createGateway({
     config: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, backoffInitialMs: 50, backoffMaxMs: 400 },
     upstream: remoteUpstream(`http://127.0.0.1:${upstream.port}`, upstream.key),
-    simulated: false,
   });
   const market = upstream.runtime?.market;
   pools = [...(market?.pairs.values() ?? [])]
@@ -84,6 +84,11 @@ const trades = liveTrades;
 const tradeUntil = (reader: SseReader, followed: readonly string[], count: number) => tradeUntilSeen(reader, upstream, followed, count);
 
 describe('gateway in front of a remote service over HTTP', () => {
+  it('says the remote service\'s source: its simulated market is shown as simulated', async () => {
+    const info = gatewayInfoSchema.parse(await (await gateway.app.request('/gw/v1/info')).json());
+    expect(info).toMatchObject({ source: 'remote', simulated: true, market: { source: 'simulated' } });
+  });
+
   it('forwards REST with its key', async () => {
     const response = await gateway.app.request(`/gw/v1/history?symbol=${pools[0]}&resolution=1d&from=0&to=${Math.floor(Date.now() / 1000) + 86400}`);
     expect(response.status).toBe(200);
@@ -170,7 +175,6 @@ describe('upstream silence', () => {
     const quiet = createGateway({
       config: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, backoffInitialMs: 20, backoffMaxMs: 50, upstreamSilenceSeconds: 0.3 },
       upstream: remoteUpstream(`http://127.0.0.1:${silent.port}`, silent.key),
-      simulated: false,
       log: (line) => logs.push(line),
     });
     const pool = [...(silent.runtime?.market.pairs.values() ?? [])].find((p) => p.base.unit === '')?.aggregate.poolId ?? '';

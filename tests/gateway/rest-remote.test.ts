@@ -19,7 +19,7 @@ describe('a remote service answering gzip', () => {
   beforeAll(async () => {
     service = await createTestService();
     loopback = await serveLoopback(service.app.fetch);
-    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(loopback.origin, service.key), simulated: false });
+    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(loopback.origin, service.key) });
   });
   afterAll(async () => {
     gateway.close();
@@ -74,7 +74,7 @@ describe('an upstream that redirects', () => {
       // Same-origin redirects: following one would carry the key to any path.
       return new Response(null, { status: url.pathname.startsWith('/api/v1/tokens') ? 307 : 302, headers: { Location: '/api/v1/secret' } });
     });
-    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(fake.origin, 'redirect-test-key-1'), simulated: false });
+    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(fake.origin, 'redirect-test-key-1') });
   });
   afterAll(async () => {
     gateway.close();
@@ -128,7 +128,7 @@ describe('raw paths over a real socket', () => {
       seen.push(url.pathname);
       return Response.json({ s: 'ok', d: { groups: [] } });
     });
-    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(upstream.origin, 'raw-path-test-key-1'), simulated: false });
+    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(upstream.origin, 'raw-path-test-key-1') });
     front = await serveLoopback(gateway.app.fetch);
   });
   afterAll(async () => {

@@ -29,7 +29,6 @@ beforeAll(async () => {
   gateway = createGateway({
     config: DEFAULT_GATEWAY_CONFIG,
     upstream,
-    simulated: true,
   });
 });
 
@@ -218,7 +217,6 @@ describe('gateway REST forwarding', () => {
     const broken = createGateway({
       config: DEFAULT_GATEWAY_CONFIG,
       upstream: { kind: 'remote', decodesBodies: true, origin: 'http://127.0.0.1:9', fetch: () => Promise.reject(new Error('connect ECONNREFUSED')) },
-      simulated: false,
     });
     const response = await broken.app.request('/gw/v1/history?symbol=x&resolution=1min&from=0&to=1');
     expect(response.status).toBe(502);
@@ -243,7 +241,6 @@ describe('gateway info and liquidity', () => {
     const remote = createGateway({
       config: DEFAULT_GATEWAY_CONFIG,
       upstream: remoteUpstream('https://user:secret@api.example.com:8443/base/?token=abc#frag', 'the-key-0001'),
-      simulated: false,
     });
     const info = gatewayInfoSchema.parse(await (await remote.app.request('/gw/v1/info')).json());
     expect(info.upstream).toBe('https://api.example.com:8443/base');
@@ -252,7 +249,7 @@ describe('gateway info and liquidity', () => {
 
   it('describes the source without any key', async () => {
     const info = gatewayInfoSchema.parse(await (await get('/info')).json());
-    expect(info).toMatchObject({ source: 'embedded', simulated: true });
+    expect(info).toMatchObject({ source: 'embedded' });
     expect(Math.abs(info.time - Date.now() / 1000)).toBeLessThan(5);
   });
 

@@ -34,7 +34,6 @@ function gatewayFor(key: string, logs: string[] = [], config: Partial<GatewayCon
   return createGateway({
     config: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, backoffInitialMs: 50, backoffMaxMs: 400, ...config },
     upstream: remoteUpstream(loopback.origin, key),
-    simulated: false,
     log: (line) => logs.push(line),
   });
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceErrorSchema } from '../../src/shared/api/errors';
-import { deepestSchema, extensionIndexSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema } from '../../src/shared/api/extensions';
+import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema } from '../../src/shared/api/extensions';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { tokenStatsSchema } from '../../src/shared/api/tokens';
 import { ALL_GROUPS } from '../../src/shared/groups';
@@ -19,7 +19,13 @@ afterAll(async () => service.close());
 
 describe('/api/x', () => {
   it('lists its routes', async () => {
-    expect(extensionIndexSchema.parse(await service.getJson('/api/x'))).toEqual({ s: 'ok', routes: ['liquidity', 'token-info', 'deepest', 'trades', 'pair-pools'] });
+    expect(extensionIndexSchema.parse(await service.getJson('/api/x'))).toEqual({ s: 'ok', routes: ['liquidity', 'token-info', 'deepest', 'trades', 'pair-pools', 'market'] });
+  });
+
+  it('says where its trades come from (the simulator here), uncached', async () => {
+    const response = await service.request('/api/x/market');
+    expect(response.headers.get('Cache-Control')).toBe('no-store');
+    expect(marketSourceResponseSchema.parse(await response.json())).toEqual({ s: 'ok', source: 'simulated' });
   });
 
   it('gives the TVL of every symbol of a group, as /tokens/current gives each', async () => {

@@ -35,7 +35,7 @@ export interface HealthReport {
   /** An API node's link to the writer: Redis connected, gaps seen, resyncs from the store. */
   readonly cluster?: { readonly redis: boolean; readonly gaps: number; readonly resyncs: number };
   /** Where the market's trades come from (docs/chain.md). */
-  readonly source?: 'simulated' | 'chain' | 'none';
+  readonly source: 'simulated' | 'chain' | 'none';
   /** The chain source's progress (source `chain`). */
   readonly chain?: {
     readonly state: string;
@@ -149,4 +149,4 @@ const KNOWN_PATHS = [
   /^\/api\/v1\/tokens\/logo\/[^/]+$/,
 ];
 
-const EXTENSION_PATHS = [/^\/api\/x\/?$/, /^\/api\/x\/(liquidity|deepest|token-info|trades|pair-pools)\/?$/, /^\/api\/x\/token-info\/[^/]+$/];
+const EXTENSION_PATHS = [/^\/api\/x\/?$/, /^\/api\/x\/(liquidity|deepest|token-info|trades|pair-pools|market)\/?$/, /^\/api\/x\/token-info\/[^/]+$/];

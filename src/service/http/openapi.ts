@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { priceErrorSchema, tokenErrorSchema } from '../../shared/api/errors';
-import { deepestSchema, extensionIndexSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesQuerySchema, tradesResponseSchema, pairPoolsQuerySchema, pairPoolsResponseSchema } from '../../shared/api/extensions';
+import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesQuerySchema, tradesResponseSchema, pairPoolsQuerySchema, pairPoolsResponseSchema } from '../../shared/api/extensions';
 import { groupsResponseSchema } from '../../shared/api/groups';
 import { historyQuerySchema, historyResponseSchema } from '../../shared/api/history';
 import { streamErrorSchema, streamPingSchema, streamRequestSchema, tradeEventSchema } from '../../shared/api/stream';
@@ -187,6 +187,12 @@ export function openApiDocument(): object {
         summary: 'TVL of every symbol of a group',
         requestParams: { query: liquidityQuerySchema },
         responses: { '200': json(liquiditySchema, 'Columnar TVL.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/api/x/market': get({
+        tags: ['Extensions'],
+        summary: 'Where this service’s trades come from',
+        description: 'The simulator, the Cardano chain through Ogmios (with its state, tip and lag behind the node), or none (imported trades only). The gateway’s /gw/v1/info passes it on as `market`.',
+        responses: { '200': json(marketSourceResponseSchema, 'The data source.'), ...errors('price', PRICE_ERRORS) },
       }),
       '/api/x/deepest': get({ tags: ['Extensions'], summary: 'Each group’s deepest pool', responses: { '200': json(deepestSchema, 'Pool IDs by group.'), ...errors('price', PRICE_ERRORS) } }),
       '/api/x/token-info': get({ tags: ['Extensions'], summary: 'Every token’s ticker and name', responses: { '200': json(tokenNamesSchema, 'Columnar names.'), ...errors('price', PRICE_ERRORS) } }),

@@ -21,6 +21,8 @@ export const EXTENSION_ROUTES = {
   trades: 'trades',
   /** `GET /api/x/pair-pools?pool=<Aggregate pool>`: where an Aggregate comes from, pool by pool. */
   pairPools: 'pair-pools',
+  /** `GET /api/x/market`: where this service's trades come from (simulator, chain, imports only). */
+  market: 'market',
 } as const;
 export type ExtensionRoute = (typeof EXTENSION_ROUTES)[keyof typeof EXTENSION_ROUTES];
 
@@ -30,6 +32,27 @@ export const extensionIndexSchema = z.strictObject({
   routes: z.array(z.string()),
 });
 export type ExtensionIndex = z.infer<typeof extensionIndexSchema>;
+
+/**
+ * Where a service's trades come from: our market simulator, the Cardano chain through Ogmios (with its
+ * progress), or none (imported trades only). What the app's source badge shows, over any gateway.
+ */
+export const dataSourceSchema = z.strictObject({
+  source: z.enum(['simulated', 'chain', 'none']),
+  chain: z
+    .strictObject({
+      state: z.string(),
+      tipSlot: z.number().nullable(),
+      tipTime: z.number().nullable(),
+      lagSeconds: z.number().nullable(),
+    })
+    .optional(),
+});
+export type DataSource = z.infer<typeof dataSourceSchema>;
+
+/** `GET /api/x/market`: the service's data source (docs/chain.md for the chain's states). */
+export const marketSourceResponseSchema = dataSourceSchema.extend({ s: z.literal('ok') });
+export type MarketSourceResponse = z.infer<typeof marketSourceResponseSchema>;
 
 /** Query of `GET /api/x/liquidity`. */
 export const liquidityQuerySchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { liquiditySchema, tokenInfoSchema, tokenNamesSchema, type Liquidity, type TokenInfo, type TokenNames } from './extensions';
+import { dataSourceSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, type Liquidity, type TokenInfo, type TokenNames } from './extensions';
 import { tradeEventSchema } from './stream';
 
 /**
@@ -11,7 +11,7 @@ export const GATEWAY_PREFIX = '/gw/v1';
 export const gatewayInfoSchema = z.strictObject({
   /** Where the data come from. */
   source: z.enum(['embedded', 'remote']),
-  /** True when the data are produced by the embedded market simulator. */
+  /** True when the data are produced by our market simulator (the embedded market's, or the upstream's). */
   simulated: z.boolean(),
   /** Upstream origin for a remote source (never a key). */
   upstream: z.string().optional(),
@@ -29,22 +29,10 @@ export const gatewayInfoSchema = z.strictObject({
    */
   deepest: z.record(z.string(), z.string()).optional(),
   /**
-   * Where the embedded service's trades come from (absent for a remote upstream): the simulator, the
-   * chain through Ogmios (with its progress), or none (imports only).
+   * Where the upstream's trades come from (its `/api/x/market`): the simulator, the chain through Ogmios
+   * (with its progress), or none (imports only). Absent when the upstream does not say (the hosted API).
    */
-  market: z
-    .strictObject({
-      source: z.enum(['simulated', 'chain', 'none']),
-      chain: z
-        .strictObject({
-          state: z.string(),
-          tipSlot: z.number().nullable(),
-          tipTime: z.number().nullable(),
-          lagSeconds: z.number().nullable(),
-        })
-        .optional(),
-    })
-    .optional(),
+  market: dataSourceSchema.optional(),
 });
 export type GatewayInfo = z.infer<typeof gatewayInfoSchema>;
 

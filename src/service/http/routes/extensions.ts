@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { EXTENSION_ROUTES, liquidityQuerySchema, pairPoolsQuerySchema, tradesQuerySchema, type PairPoolsResponse, type Deepest, type ExtensionIndex, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
+import { EXTENSION_ROUTES, liquidityQuerySchema, pairPoolsQuerySchema, tradesQuerySchema, type PairPoolsResponse, type Deepest, type ExtensionIndex, type MarketSourceResponse, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { VOLUME_SCALE } from '../../store/bar-batch';
 import type { TradeStore } from '../../store/ports';
@@ -8,6 +8,7 @@ import { isTokenUnit } from '../../../shared/ids';
 import { marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
 import { poolPrice, poolTvl, type Market } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
+import type { HealthReport } from '../app';
 import { echo, priceError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 
@@ -16,6 +17,8 @@ export interface ExtensionRoutesOptions extends GuardOptions {
   readonly market: Market;
   readonly trades: TradeStore;
   readonly nowMs: () => number;
+  /** The service's health, whose source and chain progress `/api/x/market` tells. */
+  readonly health: () => HealthReport;
 }
 
 /** Depth moves slowly: a ten-second-old ranking is fine for picking a default pair. */
@@ -42,6 +45,17 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     const body = marketLiquidity(market, parsed.data.group);
     if (!body) return priceError(c, 404, `Unknown group: ${echo(parsed.data.group)} (known: ${ALL_GROUPS.join(', ')})`);
     c.header('Cache-Control', 'private, max-age=30');
+    return c.json(body);
+  });
+
+  app.get(`/${EXTENSION_ROUTES.market}`, auth, (c) => {
+    const { source, chain } = options.health();
+    const body: MarketSourceResponse = {
+      s: 'ok',
+      source,
+      ...(chain ? { chain: { state: chain.state, tipSlot: chain.tipSlot, tipTime: chain.tipTime, lagSeconds: chain.lagSeconds } } : {}),
+    };
+    c.header('Cache-Control', 'no-store');
     return c.json(body);
   });
 
