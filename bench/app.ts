@@ -1,10 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from '@playwright/test';
+import { build as viteBuild } from 'vite';
+import { PAGE_BARS } from '../src/app/features/chart/lib/chart-controller';
 import { median, percentile, round, type BenchRow } from './measure';
 
 const SUITE = 'app';
@@ -12,6 +14,10 @@ const NAVIGATION_TARGET_MS = 800;
 const SWITCH_TARGET_MS = 150;
 const KEYSTROKE_TARGET_MS = 16;
 const JS_TARGET_KB = 250;
+/** First candles of the app against the floor page's (bench/floor), measured in the same run. */
+const FLOOR_RATIO_TARGET = 1.3;
+/** The shared link measured against the floor: the same pair, resolution and bars. */
+const SHARED_LINK = { symbol: 'ADA.SNEK_Aggregate_Pool1', app: '60', wire: '60min', step: 3600 } as const;
 
 export interface AppBenchOptions {
   readonly log: (line: string) => void;
@@ -51,6 +57,10 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-app-'));
+  // The server serves the built app and, beside it under /floor/, the floor page.
+  const staticDir = join(dir, 'static');
+  cpSync('dist', staticDir, { recursive: true });
+  await viteBuild({ configFile: false, root: 'bench/floor', base: '/floor/', logLevel: 'warn', build: { outDir: join(staticDir, 'floor'), emptyOutDir: true } });
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   let server: ChildProcess | undefined;
@@ -58,7 +68,7 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
   try {
     log('app: starting the server with the default market (about 15 s of backfill)...');
     const started = performance.now();
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dir], {
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', join(dir, 'data'), '--static-dir', staticDir], {
       stdio: ['ignore', 'ignore', 'inherit'],
       detached: true,
     });
@@ -69,16 +79,49 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
 
     // Navigation -> first candles, cold cache (a new context each time), after one unmeasured warm-up.
     const navigations = options.navigations ?? 5;
-    for (const [label, path] of [
-      ['navigation -> first candles (/, default pair)', '/'],
-      ['navigation -> first candles (shared link)', '/?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60'],
+    const floorPath = `/floor/index.html?symbol=${SHARED_LINK.symbol}&resolution=${SHARED_LINK.wire}&step=${SHARED_LINK.step}&countback=${PAGE_BARS}`;
+    const measured: Record<string, number> = {};
+    // Interleaved rounds (floor, /, shared link), so a slower moment of the machine weighs on all three alike.
+    const pages = [
+      ['floor', floorPath, 'floor:candles'],
+      ['/', '/', 'chart:candles'],
+      ['shared', `/?group=Aggregate&symbol=${SHARED_LINK.symbol}&res=${SHARED_LINK.app}`, 'chart:candles'],
+    ] as const;
+    const times: Record<string, number[]> = { floor: [], '/': [], shared: [] };
+    for (const [, path, mark] of pages) await firstCandles(browser, `${origin}${path}`, mark);
+    for (let i = 0; i < navigations; i++) {
+      for (const [key, path, mark] of pages) times[key]?.push(await firstCandles(browser, `${origin}${path}`, mark));
+    }
+    for (const [key] of pages) measured[key] = median(times[key] ?? []);
+    const floor = measured.floor ?? Number.NaN;
+    log(`app: floor page -> first candles: ${(times.floor ?? []).map((t) => round(t, 0)).join(', ')} ms`);
+    rows.push({
+      suite: SUITE,
+      name: 'floor: minimal page -> first candles (shared link\'s bars, lightweight-charts alone)',
+      value: round(floor, 0),
+      unit: 'ms',
+      target: 'reference',
+      pass: Number.isFinite(floor),
+      note: `median of ${navigations}, max ${round(Math.max(...(times.floor ?? [])), 0)} ms; bench/floor: one /gw/v1/history request drawn as candles`,
+    });
+    for (const [key, label] of [
+      ['/', 'navigation -> first candles (/, default pair)'],
+      ['shared', 'navigation -> first candles (shared link)'],
     ] as const) {
-      await firstCandles(browser, `${origin}${path}`);
-      const times: number[] = [];
-      for (let i = 0; i < navigations; i++) times.push(await firstCandles(browser, `${origin}${path}`));
-      log(`app: ${label}: ${times.map((t) => round(t, 0)).join(', ')} ms`);
-      const value = median(times);
-      rows.push({ suite: SUITE, name: label, value: round(value, 0), unit: 'ms', target: `<= ${NAVIGATION_TARGET_MS} ms`, pass: value <= NAVIGATION_TARGET_MS, note: `median of ${navigations}, max ${round(Math.max(...times), 0)} ms` });
+      const list = times[key] ?? [];
+      const value = measured[key] ?? Number.NaN;
+      log(`app: ${label}: ${list.map((t) => round(t, 0)).join(', ')} ms`);
+      rows.push({ suite: SUITE, name: label, value: round(value, 0), unit: 'ms', target: `<= ${NAVIGATION_TARGET_MS} ms`, pass: value <= NAVIGATION_TARGET_MS, note: `median of ${navigations}, max ${round(Math.max(...list), 0)} ms` });
+      const ratio = value / floor;
+      rows.push({
+        suite: SUITE,
+        name: `${label} / floor`,
+        value: round(ratio, 2),
+        unit: 'x',
+        target: `<= ${FLOOR_RATIO_TARGET}x`,
+        pass: ratio <= FLOOR_RATIO_TARGET,
+        note: `${round(value, 0)} ms against the floor's ${round(floor, 0)} ms, same run`,
+      });
     }
 
     // One page for the interactive measures.
@@ -173,14 +216,14 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
   return rows;
 }
 
-/** Milliseconds from the navigation start to the first candles drawn, in a fresh context (cold cache). */
-async function firstCandles(browser: Browser, url: string): Promise<number> {
+/** Milliseconds from the navigation start to the first candles drawn (`mark`), in a fresh context (cold cache). */
+async function firstCandles(browser: Browser, url: string, mark: string): Promise<number> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     const page = await context.newPage();
     await page.goto(url);
-    await page.waitForFunction(() => performance.getEntriesByName('chart:candles').length > 0, undefined, { timeout: 30_000, polling: 20 });
-    return await page.evaluate(() => performance.getEntriesByName('chart:candles')[0]?.startTime ?? Number.NaN);
+    await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, mark, { timeout: 30_000, polling: 20 });
+    return await page.evaluate((name) => performance.getEntriesByName(name)[0]?.startTime ?? Number.NaN, mark);
   } finally {
     await context.close();
   }
