@@ -2,6 +2,7 @@
 import { getRequestListener } from '@hono/node-server';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
+import { compression } from 'vite-plugin-compression2';
 import { createPlatform, type Platform } from './src/server/platform';
 import { progressReporter } from './src/server/progress';
 import { readSettings } from './src/server/settings';
@@ -44,8 +45,14 @@ function tokenPriceService(): Plugin {
   };
 }
 
-export default defineConfig({
-  plugins: [react(), tokenPriceService()],
+export default defineConfig(({ isSsrBuild }) => ({
+  plugins: [
+    react(),
+    tokenPriceService(),
+    // The app's assets also as .br and .gz beside them: npm run serve sends those as they are
+    // (serveStatic's precompressed), never compressing on the fly. The server build needs none.
+    ...(isSsrBuild ? [] : [compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|css|html|svg)$/, logLevel: 'silent' })]),
+  ],
   build: { target: 'es2022', sourcemap: true },
   test: {
     projects: [
@@ -72,4 +79,4 @@ export default defineConfig({
       },
     ],
   },
-});
+}));

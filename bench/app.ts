@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { build as viteBuild } from 'vite';
+import { compression } from 'vite-plugin-compression2';
 import { PAGE_BARS } from '../src/app/features/chart/lib/chart-controller';
 import { median, percentile, round, type BenchRow } from './measure';
 
@@ -60,7 +61,15 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
   // The server serves the built app and, beside it under /floor/, the floor page.
   const staticDir = join(dir, 'static');
   cpSync('dist', staticDir, { recursive: true });
-  await viteBuild({ configFile: false, root: 'bench/floor', base: '/floor/', logLevel: 'warn', build: { outDir: join(staticDir, 'floor'), emptyOutDir: true } });
+  // Served as the app is: precompressed (vite.config.ts).
+  await viteBuild({
+    configFile: false,
+    root: 'bench/floor',
+    base: '/floor/',
+    logLevel: 'warn',
+    plugins: [compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|css|html|svg)$/, logLevel: 'silent' })],
+    build: { target: 'es2022', outDir: join(staticDir, 'floor'), emptyOutDir: true },
+  });
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   let server: ChildProcess | undefined;

@@ -135,7 +135,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         await next();
         if (c.res.status === 200) c.res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
       });
-      app.get('*', serveStatic({ root }));
+      // The build's .br/.gz files (vite.config.ts) when the browser accepts them.
+      app.get('*', serveStatic({ root, precompressed: true }));
       app.get('*', (c) => {
         if (NON_SPA.test(c.req.path) || !existsSync(indexFile)) return c.notFound();
         c.header('Cache-Control', 'no-cache');

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,16 +12,24 @@ import { gatewayInfoSchema, gatewayLiquiditySchema, gatewayTokenNamesSchema } fr
 /** The composed server (`npm run serve`, the Vite plugin): the service's contract must hold through it. */
 
 const KEY = 'platform-test-key-0001';
+const INDEX = '<!doctype html><title>app</title><div id="root"></div>';
+const SCRIPT = `console.log(${JSON.stringify('x'.repeat(4000))});`;
 let platform: Platform;
 let dir: string;
 const lines: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'platform-routing-'));
+  // A build as vite.config.ts makes it: each asset also as .br and .gz beside it.
+  mkdirSync(join(dir, 'build', 'assets'), { recursive: true });
+  writeFileSync(join(dir, 'build', 'index.html'), INDEX);
+  writeFileSync(join(dir, 'build', 'assets', 'app-1a2b.js'), SCRIPT);
+  writeFileSync(join(dir, 'build', 'assets', 'app-1a2b.js.br'), brotliCompressSync(SCRIPT));
+  writeFileSync(join(dir, 'build', 'assets', 'app-1a2b.js.gz'), gzipSync(SCRIPT));
   platform = await createPlatform({
     service: parseServiceConfig({ 'data-dir': dir, pools: '200', days: '1', seed: '7' }, { TOKEN_API_KEYS: `${KEY}:pro` }),
     gateway: DEFAULT_GATEWAY_CONFIG,
-    staticDir: join(dir, 'no-build'),
+    staticDir: join(dir, 'build'),
     hooks: { log: (line) => lines.push(line) },
   });
 });
@@ -105,5 +114,25 @@ describe('the composed server', () => {
     expect(lines[1]).toMatch(/^GET \/api\/v1\/history\?symbol=nope&resolution=1min&from=0&to=10 404 \d+\.\dms$/);
     expect(lines[2]).toMatch(/^GET \/gw\/v1\/groups 200 /);
     for (const line of lines) expect(line).not.toContain(KEY);
+  });
+
+  it('sends the build\'s precompressed assets as they are (brotli, gzip) and the plain file otherwise, cached for good', async () => {
+    const asset = '/assets/app-1a2b.js';
+    const br = await platform.app.request(asset, { headers: { 'Accept-Encoding': 'gzip, deflate, br' } });
+    expect(br.status).toBe(200);
+    expect(br.headers.get('content-encoding')).toBe('br');
+    expect(br.headers.get('vary')).toMatch(/accept-encoding/i);
+    expect(br.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(brotliDecompressSync(Buffer.from(await br.arrayBuffer())).toString()).toBe(SCRIPT);
+    const gz = await platform.app.request(asset, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString()).toBe(SCRIPT);
+    const plain = await platform.app.request(asset);
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(await plain.text()).toBe(SCRIPT);
+    // Any other path is the app (the SPA decides), never cached.
+    const page = await platform.app.request('/some/deep/link?symbol=x');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(await page.text()).toBe(INDEX);
   });
 });
