@@ -9,15 +9,8 @@ export type Outcome<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly error: string; readonly status?: number };
 
-export type QueryValue = string | number | boolean | undefined;
-
-/** Builds `<base><path>?<query>` (undefined values left out); `base` may be relative, e.g. `/gw/v1`. */
-export function gatewayUrl(base: string, path: string, query: Readonly<Record<string, QueryValue>> = {}): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-  const search = params.toString();
-  return `${base.replace(/\/+$/, '')}${path}${search === '' ? '' : `?${search}`}`;
-}
+export { gatewayUrl, type QueryValue } from './urls';
+import { gatewayUrl, type QueryValue } from './urls';
 
 /** A failed gateway request (what `GatewayClient.getOrThrow` rejects with): the message, and the HTTP status when there was an answer. */
 export class GatewayError extends Error {

@@ -3,6 +3,7 @@ import type { Bar } from '../shared/bars';
 import type { Resolution } from '../shared/resolutions';
 import { asSeconds, type UnixSeconds } from '../shared/time';
 import type { GatewayClient, Outcome } from './gateway-client';
+import { lastBarsQuery } from './urls';
 
 /** Columns of /history to bars (seconds, as on the wire). A body without `tvl` gives tvl 0. */
 export function barsOfHistory(body: HistoryResponse): Bar[] {
@@ -45,7 +46,7 @@ export class HistoryLoader {
   /** The last `count` bars that start before `to` (the `countback` extension; oldest first). */
   async last(symbol: string, resolution: Resolution, to: UnixSeconds, count: number): Promise<Outcome<Bar[]>> {
     const countback = Math.min(MAX_COUNTBACK, Math.max(1, Math.floor(count)));
-    const outcome = await this.client.get('/history', { symbol, resolution, to, countback, include_tvl: true }, historyResponseSchema);
+    const outcome = await this.client.get('/history', lastBarsQuery(symbol, resolution, to, countback), historyResponseSchema);
     return outcome.ok ? { ok: true, value: barsOfHistory(outcome.value) } : outcome;
   }
 

@@ -11,6 +11,7 @@ import { IDLE_STATUS, type EventSourceConstructor, type LiveConnectionStatus } f
 import { LiveFeed, type BarListener, type TradeListener } from './live-feed';
 import { SUPPORTED_RESOLUTIONS, toWireResolution, unsupportedResolutionMessage } from './resolution-map';
 import { SymbolCatalog } from './symbol-catalog';
+import { historySymbol } from './urls';
 import type { SearchRow, SymbolSearchIndex } from './symbol-search';
 import { gatewayTokenNames, type TokenNameSource } from './token-names';
 import type {
@@ -285,7 +286,7 @@ export class UdfDatafeed implements IBasicDataFeed {
   ): Promise<Outcome<BarsAnswer>> {
     const wire = toWireResolution(resolution);
     if (wire === undefined) return { ok: false, error: unsupportedResolutionMessage(resolution) };
-    const symbol = symbolInfo.ticker ?? symbolInfo.name;
+    const symbol = historySymbol(symbolInfo);
     const to = asSeconds(Math.max(0, Math.floor(period.to)));
     const from = asSeconds(Math.min(to, Math.max(0, Math.floor(period.from))));
     const countBack = Number.isFinite(period.countBack) ? Math.max(0, Math.floor(period.countBack)) : 0;

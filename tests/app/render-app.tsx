@@ -3,6 +3,7 @@ import { render, waitFor, type RenderResult } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { StateStorage } from 'zustand/middleware';
 import { App } from '../../src/app/app';
+import type { FetchLike } from '../../src/datafeed';
 import { AppProviders } from '../../src/app/providers/app-providers';
 import { createAppServices, type AppServices } from '../../src/app/providers/app-services';
 import { TestEventSource } from '../support/event-source';
@@ -38,7 +39,10 @@ export function memoryStorage(): StateStorage & { values: Map<string, string> } 
  * The real app on the in-process platform (service + gateway): its fetch and EventSource go to the
  * platform through the providers, exactly where the browser's would go. `url` is the page's URL.
  */
-export function renderApp(tp: TestPlatform, options: { url?: string; storage?: StateStorage; fault?: FetchFault } = {}): RenderedApp {
+export function renderApp(
+  tp: TestPlatform,
+  options: { url?: string; storage?: StateStorage; fault?: FetchFault; fetchThrough?: (fetch: FetchLike) => FetchLike } = {},
+): RenderedApp {
   window.history.replaceState(null, '', options.url ?? '/');
   const fetched: string[] = [];
   const sources: TestEventSource[] = [];
@@ -59,7 +63,7 @@ export function renderApp(tp: TestPlatform, options: { url?: string; storage?: S
     }
   }
   const services = createAppServices({
-    fetch: fetchImpl,
+    fetch: options.fetchThrough ? options.fetchThrough(fetchImpl) : fetchImpl,
     EventSource: PlatformEventSource,
     queryClient: new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } }),
     storage: options.storage ?? memoryStorage(),
@@ -99,7 +103,7 @@ export interface AppTestBed {
   /** The file's in-process platform (service + gateway). */
   readonly tp: TestPlatform;
   /** Renders the app at `url` (closing the one rendered before, if open). */
-  open(url?: string, options?: { storage?: StateStorage; fault?: FetchFault }): RenderedApp;
+  open(url?: string, options?: { storage?: StateStorage; fault?: FetchFault; fetchThrough?: (fetch: FetchLike) => FetchLike }): RenderedApp;
 }
 
 /**

@@ -1,11 +1,6 @@
-import { toWireResolution, type Bar, type LibrarySymbolInfo, type ResolutionString, type UdfDatafeed } from '../../../../datafeed';
-import { RESOLUTION_SECONDS } from '../../../../shared/resolutions';
+import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '../../../../datafeed';
 
-/** Seconds per bar of a library resolution (3600 for an unknown one). */
-export function resolutionSeconds(resolution: ResolutionString): number {
-  const wire = toWireResolution(resolution);
-  return wire === undefined ? 3600 : RESOLUTION_SECONDS[wire];
-}
+export { resolutionSeconds } from './first-page';
 
 export type BarsOutcome = { readonly ok: true; readonly bars: Bar[]; readonly noData: boolean } | { readonly ok: false; readonly error: string };
 

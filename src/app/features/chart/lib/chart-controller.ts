@@ -7,7 +7,8 @@ import { indicatorLabel, type IndicatorSpec } from '../../../lib/indicators';
 import { invertBar } from '../../../lib/orientation';
 import { indicatorLines } from './indicator-series';
 import { PALETTES } from '../../../lib/palette';
-import { fetchBars, mergeBars, resolutionSeconds, sameSymbol } from './bars';
+import { fetchBars, mergeBars, sameSymbol } from './bars';
+import { firstPage, PAGE_BARS, resolutionSeconds } from './first-page';
 import {
   candleColorsOf,
   candleOf,
@@ -41,8 +42,7 @@ export interface ChartState {
   readonly live: boolean;
 }
 
-/** Bars asked for on the first load and on each scroll into the past. */
-export const PAGE_BARS = 300;
+export { PAGE_BARS } from './first-page';
 /** Bars shown at first. */
 const INITIAL_VISIBLE_BARS = 150;
 /** Fewer than this many bars left of the view start loading older ones. */
@@ -197,9 +197,7 @@ export class ChartController {
     this.bars = [];
     this.render();
     this.setState({ status: 'loading', error: undefined, bars: 0, loadingOlder: false, exhausted: false, live: false });
-    const step = resolutionSeconds(this.resolution);
-    const to = Math.floor(this.now() / 1000) + step;
-    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: to - PAGE_BARS * step, to, countBack: PAGE_BARS });
+    const outcome = await fetchBars(this.datafeed, info, this.resolution, firstPage(this.resolution, this.now()));
     if (generation !== this.generation) return;
     if (!outcome.ok) {
       this.setState({ status: 'error', error: outcome.error });

@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import { gatewayInfoSchema, type GatewayInfo } from '../../../../shared/api/gateway';
+import { gatewayInfoSchema } from '../../../../shared/api/gateway';
 import type { GatewayClient } from '../../../../datafeed';
 
 /** GET /gw/v1/info: where the data come from (the simulator badge), each group's deepest pool. */
@@ -11,11 +11,4 @@ export function gatewayInfoQueryOptions(api: GatewayClient) {
   });
 }
 
-/** The pool ID of a group's deepest pool, when the gateway names it (group names match in any case). */
-export function deepestOf(info: GatewayInfo | undefined, group: string): string | undefined {
-  const deepest = info?.deepest;
-  if (!deepest) return undefined;
-  const key = Object.keys(deepest).find((g) => g.toLowerCase() === group.toLowerCase());
-  return key === undefined ? undefined : deepest[key];
-}
-
+export { deepestOf } from '../../../lib/deepest';

@@ -1,0 +1,28 @@
+import type { LibrarySymbolInfo } from '../../datafeed';
+import { isPoolId } from '../../shared/id-rules';
+import { parseSymbolName } from '../../shared/symbols';
+
+/**
+ * A stand-in for a symbol that is still being resolved, enough for getBars (which takes a symbol name
+ * or pool ID): the chart draws history while the group's symbol list loads. `pricescale` 0 means
+ * "not known yet" (the chart derives one from the prices). Undefined when `target` is neither a symbol
+ * name nor a pool ID (a token ticker needs the search).
+ */
+export function provisionalSymbolInfo(target: string | undefined): LibrarySymbolInfo | undefined {
+  if (target === undefined) return undefined;
+  const parsed = parseSymbolName(target);
+  if (!parsed && !isPoolId(target)) return undefined;
+  return {
+    name: target,
+    ...(parsed ? {} : { ticker: target.toLowerCase() }),
+    description: target,
+    type: 'spot',
+    session: '24x7',
+    timezone: 'Etc/UTC',
+    exchange: parsed?.group ?? '',
+    listed_exchange: parsed?.group ?? '',
+    format: 'price',
+    pricescale: 0,
+    minmov: 1,
+  };
+}

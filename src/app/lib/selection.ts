@@ -1,0 +1,76 @@
+import type { ResolutionString } from '../../datafeed';
+import { AGGREGATE_GROUP } from '../../shared/groups';
+import { formatIndicators, parseIndicators } from './indicators';
+
+/**
+ * What the chart shows — group, symbol, resolution — lives in the URL
+ * (`/?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60`), so a view can be shared and back/forward
+ * work. The selection store (stores/selection-store.ts) mirrors the URL: actions write history entries,
+ * popstate reads them back.
+ */
+export interface Selection {
+  readonly group: string;
+  /** Symbol name, pool ID or token ticker as written in the URL; undefined: the group's deepest pair. */
+  readonly symbol: string | undefined;
+  /** Library resolution: 1, 5, 15, 60 or 1D. */
+  readonly resolution: ResolutionString;
+  /**
+   * Orientation: false (default) shows `SNEK/ADA`, the price of one SNEK in ADA, as trading screens do;
+   * true shows `ADA/SNEK`, the price of one ADA in SNEK (every price inverted). URL: `inv=1`.
+   */
+  readonly inverted: boolean;
+  /** Indicators drawn on the chart, canonical (`sma20,ema50,bb20-2,vwap,rsi14`; lib/indicators). URL: `ind`. */
+  readonly indicators: string;
+}
+
+export const DEFAULT_RESOLUTION: ResolutionString = '60';
+
+/** The resolution buttons, finest first. */
+export const RESOLUTION_CHOICES: readonly { readonly value: ResolutionString; readonly label: string; readonly name: string }[] = [
+  { value: '1', label: '1m', name: '1 minute' },
+  { value: '5', label: '5m', name: '5 minutes' },
+  { value: '15', label: '15m', name: '15 minutes' },
+  { value: '60', label: '1h', name: '1 hour' },
+  { value: '1D', label: '1D', name: '1 day' },
+];
+
+const RESOLUTION_SPELLINGS: Readonly<Record<string, ResolutionString>> = {
+  '1': '1', '1m': '1', '1min': '1',
+  '5': '5', '5m': '5', '5min': '5',
+  '15': '15', '15m': '15', '15min': '15',
+  '60': '60', '60m': '60', '60min': '60', '1h': '60',
+  '1d': '1D', 'd': '1D', '1440': '1D', '24h': '1D',
+};
+
+/** `60`, `60min`, `1h`, `1D`, `1d`, `D` ... in the library's spelling; undefined when not a resolution we serve. */
+export function normaliseResolution(value: string | null | undefined): ResolutionString | undefined {
+  if (value === null || value === undefined) return undefined;
+  return RESOLUTION_SPELLINGS[value.trim().toLowerCase()];
+}
+
+/** Reads a selection from a query string. */
+export function parseSelection(search: string): Selection {
+  const params = new URLSearchParams(search);
+  const group = params.get('group')?.trim() || AGGREGATE_GROUP;
+  const symbol = params.get('symbol')?.trim() || undefined;
+  const resolution = normaliseResolution(params.get('res') ?? params.get('resolution')) ?? DEFAULT_RESOLUTION;
+  const inverted = params.get('inv') === '1';
+  const indicators = formatIndicators(parseIndicators(params.get('ind')));
+  return { group, symbol, resolution, inverted, indicators };
+}
+
+/** The query string of a selection (group, symbol, res first), keeping unrelated parameters of `base`. */
+export function formatSelection(selection: Selection, base = ''): string {
+  const params = new URLSearchParams();
+  params.set('group', selection.group);
+  if (selection.symbol !== undefined) params.set('symbol', selection.symbol);
+  params.set('res', selection.resolution);
+  if (selection.inverted) params.set('inv', '1');
+  if (selection.indicators !== '') params.set('ind', selection.indicators);
+  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind'].includes(name)) params.append(name, value);
+  return `?${params.toString()}`;
+}
+
+export function sameSelection(a: Selection, b: Selection): boolean {
+  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators;
+}

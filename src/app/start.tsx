@@ -1,0 +1,33 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app';
+import { earlyFirst } from './boot/early-requests';
+import { gatewayInfoQueryOptions } from './features/shell';
+import { AppProviders } from './providers/app-providers';
+import { createAppServices } from './providers/app-services';
+
+/**
+ * The app itself, loaded by main.tsx once the boot requests are on their way: one datafeed and the
+ * React tree in #root.
+ */
+export function startApp(): void {
+  performance.mark('app:start');
+  const root = document.getElementById('root');
+  if (!root) return;
+  // One datafeed for the app, over the browser's fetch and EventSource, through the same-origin gateway.
+  const services = createAppServices({
+    // The first request of a URL the boot script already asked (boot.ts) gets that answer.
+    fetch: earlyFirst((input, init) => window.fetch(input, init)),
+    ...(typeof window.EventSource === 'function' ? { EventSource: window.EventSource } : {}),
+  });
+  // Asked before the first render (the boot script has asked already): the default pair is known by
+  // the time the chart mounts, so its bars load at once.
+  void services.queryClient.prefetchQuery(gatewayInfoQueryOptions(services.api));
+  createRoot(root).render(
+    <StrictMode>
+      <AppProviders services={services}>
+        <App />
+      </AppProviders>
+    </StrictMode>,
+  );
+}

@@ -1,0 +1,2 @@
+/** Where the same-origin gateway's routes live (`/gw/v1/<path>`); no zod here, for the page's boot script. */
+export const GATEWAY_PREFIX = '/gw/v1';
