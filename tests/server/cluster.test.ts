@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
 import { streamLineSchema } from '../../src/shared/api/stream';
-import { PostgresStore } from '../../src/service/store/postgres-store';
+import { openReaderStore } from '../../src/service/store/open';
 import { startPostgres, startRedis, type TestPostgres, type TestRedis } from '../support/engines';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { readStream, type StreamReader } from '../support/stream';
@@ -136,7 +136,7 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     const trades = (await block()).trades;
     expect((await events(s2, trades)).length).toBe(trades);
     await s2.cancel();
-    const store = await PostgresStore.open(env.DATABASE_URL ?? '');
+    const store = await openReaderStore(env.DATABASE_URL ?? '');
     try {
       const list = await store.trades.list();
       expect(new Set(list.map((t) => t.eventId)).size).toBe(list.length);
