@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseServiceConfig } from '../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../src/service/runtime';
-import { freePort, startPostgres, startRedis } from '../tests/support/engines';
+import { startPostgres, startRedis } from '../tests/support/engines';
+import { freePort } from '../tests/support/free-port';
 import { median, percentile, type BenchRow } from './measure';
 
 /**

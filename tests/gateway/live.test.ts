@@ -13,7 +13,7 @@ const open = async (pools: string[], headers?: Record<string, string>) =>
 
 const statuses = liveStatuses;
 const trades = liveTrades;
-const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, t, pools, count);
+const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, t.runtime, t.nowSeconds(), pools, count);
 
 const serviceStreams = () => t.platform.runtime?.hub.connectionCount ?? -1;
 

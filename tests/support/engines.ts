@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 
 /**
  * Real PostgreSQL and Redis servers for tests (Debian's packages; `.ci/run` installs them): each on a
@@ -11,18 +12,6 @@ import { join } from 'node:path';
 
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const REDIS_SERVER = process.env.REDIS_SERVER ?? 'redis-server';
-
-/** A free TCP port on 127.0.0.1 (bound then released; the engine takes it right after). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Resolves once something accepts TCP connections on the port (or rejects after `timeoutMs`). */
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
