@@ -49,6 +49,12 @@ export interface RuntimeHooks {
   readonly onProgress?: (progress: StartupProgress) => void;
   /** Reconnect delays of the chain source (tests shorten them). */
   readonly chainBackoff?: BackoffOptions;
+  /**
+   * The runtime cannot go on (a cluster's writer found another writer holding the database after it
+   * lost its connection): the host should stop the process. Without it, the line is logged and the
+   * runtime stays up without committing.
+   */
+  readonly onFatal?: (line: string) => void;
 }
 
 export interface ServiceRuntime {
@@ -125,16 +131,23 @@ export function requireStore(dataDir: string): void {
   }
 }
 
+export interface OpenMarketOptions {
+  /** Only a store that is already there (commands that read or fix one). */
+  readonly existing?: boolean;
+  readonly check?: 'quick' | 'off';
+  /** A PostgreSQL database (`DATABASE_URL`) instead of the data directory's SQLite file. */
+  readonly databaseUrl?: string;
+  readonly log?: (line: string) => void;
+  /** Another writer took the database after this one lost its PostgreSQL session (see `RuntimeHooks.onFatal`). */
+  readonly onLockTaken?: (line: string) => void;
+}
+
 /**
- * Opens a data directory's store for one writer (the server, or a CLI such as an importer); with
- * `existing`, only a store that is already there.
+ * Opens a data directory's store (or the PostgreSQL database of `databaseUrl`) for one writer (the
+ * server, or a CLI such as an importer); with `existing`, only a store that is already there.
  */
-export async function openMarket(
-  dataDir: string,
-  purpose: string,
-  options: { readonly existing?: boolean; readonly check?: 'quick' | 'off'; readonly databaseUrl?: string } = {},
-): Promise<MarketHandle> {
-  if (options.databaseUrl !== undefined) return openPostgresMarket(options.databaseUrl, purpose);
+export async function openMarket(dataDir: string, purpose: string, options: OpenMarketOptions = {}): Promise<MarketHandle> {
+  if (options.databaseUrl !== undefined) return openPostgresMarket(options.databaseUrl, purpose, options);
   // A missing directory is reported before the lock would create it; a held one reports its holder.
   if (options.existing && !existsSync(dataDir)) requireStore(dataDir);
   const release = lockDataDir(dataDir, purpose);
@@ -169,13 +182,13 @@ export async function openMarket(
   }
 }
 
-/**
- * Opens (or creates) the store, backfills or catches up the simulated market to now, and builds the
- * HTTP app. Live trading starts with `startLive()`.
- */
-/** The market of a PostgreSQL database (`DATABASE_URL`), for its single writer. */
-async function openPostgresMarket(databaseUrl: string, purpose: string): Promise<MarketHandle> {
-  const store = await openWriterStore(databaseUrl, purpose);
+/** The market of a PostgreSQL database (`DATABASE_URL`), for its single writer: refused while another writer holds it. */
+async function openPostgresMarket(databaseUrl: string, purpose: string, options: OpenMarketOptions): Promise<MarketHandle> {
+  const line = (text: string) => {
+    options.log?.(text);
+    options.onLockTaken?.(text);
+  };
+  const store = await openWriterStore(databaseUrl, purpose, { ...(options.log ? { log: options.log } : {}), onTaken: (why) => line(`${purpose}: ${why}`) });
   try {
     const market = buildMarket(await store.market.load());
     const ingestor = await Ingestor.open(store, market);
@@ -201,7 +214,19 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
   if (config.role === 'api') return createApiNode(config, hooks);
   const nowMs = hooks.nowMs ?? Date.now;
   const log = hooks.log;
-  const handle = await openMarket(config.dataDir, 'service', { check: config.storeCheck, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
+  let simulator: Simulator | undefined;
+  let follower: ChainFollower | undefined;
+  const handle = await openMarket(config.dataDir, config.role === 'ingest' ? 'the ingest node' : 'service', {
+    check: config.storeCheck,
+    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    ...(log ? { log } : {}),
+    onLockTaken: (line) => {
+      // Nothing more is committed anyway (the store refuses): stop producing.
+      void simulator?.stop();
+      void follower?.stop();
+      hooks.onFatal?.(line);
+    },
+  });
   const { store, ingestor } = handle;
   try {
 
@@ -216,8 +241,6 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     }
     const market = handle.market;
     const nowSeconds = () => Math.floor(nowMs() / 1000);
-    let simulator: Simulator | undefined;
-    let follower: ChainFollower | undefined;
     let startupTrades = 0;
     if (config.source === 'simulated') {
       // The market's identity is fixed at first start; later flags that disagree are reported, not applied.

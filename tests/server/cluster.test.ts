@@ -187,5 +187,14 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       console.log(api1.output().slice(-4000));
       throw error;
     });
-  }, 90_000);
+    // The writer survived PostgreSQL's stop (its lock session was cut), took its lock back and commits again.
+    await vi.waitUntil(async () => (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).status === 200, { timeout: 30_000, interval: 500 }).catch((error: unknown) => {
+      console.log(ingest.output().slice(-4000));
+      throw error;
+    });
+    expect(ingest.output()).toMatch(/the writer lost its PostgreSQL session/);
+    expect(ingest.output()).toMatch(/the writer lock is held again/);
+    // And it still holds it: a second writer is refused.
+    await expect(startServerProcess({ args: ingestArgs, env })).rejects.toThrow(/is in use by another writer/);
+  }, 120_000);
 });

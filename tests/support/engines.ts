@@ -102,7 +102,14 @@ export async function startPostgres(): Promise<TestPostgres> {
     ]);
     const started = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
-    await waitForPort(port, started, 30_000, collect(started));
+    const output = collect(started);
+    await waitForPort(port, started, 30_000, output);
+    // The port opens before the server takes queries ("the database system is starting up").
+    const until = Date.now() + 30_000;
+    while (spawnSync(join(PG_BIN, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q']).status !== 0) {
+      if (started.exitCode !== null || Date.now() > until) throw new Error(`PostgreSQL did not become ready:\n${output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   };
   // pg_ctl's fast shutdown signals the postmaster itself (runuser, our child, passes no signals on):
   // clients are disconnected, the data stays consistent.
