@@ -60,7 +60,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
         history.invalidate(message.records);
         if (message.records.length > 0) hub.publish(message.records);
       },
-      resync,
+      resync: () => resync(),
       ...(log ? { log } : {}),
     });
     const shared = SharedLimits.create(config.redisUrl, { leaseMs: config.streamLeaseSeconds * 1000, ...(log ? { log } : {}) });

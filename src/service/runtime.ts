@@ -6,7 +6,7 @@ import { KeyRing, KeyStore } from './auth/keys';
 import { slotTime } from './chain/block';
 import { ChainIngest } from './chain/chain-ingest';
 import { createApiNode } from './api-node';
-import { CommitPublisher } from './cluster/bus';
+import { announceCommits, type Announce, type Announcer } from './cluster/announce';
 import { ChainFollower, DEFAULT_CHAIN_START, parseChainPoint, type ChainStatus } from './chain/follower';
 import { RateLimiter } from './auth/rate-limit';
 import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
@@ -79,6 +79,7 @@ export interface ServiceRuntime {
   readonly startupTrades: number;
   /** Starts live trading on the clock. */
   startLive(): void;
+
   /** Stops trading (after the block in progress is committed), closes the streams and the store. */
   close(): Promise<void>;
 }
@@ -131,12 +132,20 @@ export function requireStore(dataDir: string): void {
   }
 }
 
+/**
+ * Opens a data directory's store for one writer (the server, or a CLI such as an importer); with
+ * `existing`, only a store that is already there.
+ */
 export interface OpenMarketOptions {
   /** Only a store that is already there (commands that read or fix one). */
   readonly existing?: boolean;
   readonly check?: 'quick' | 'off';
   /** A PostgreSQL database (`DATABASE_URL`) instead of the data directory's SQLite file. */
   readonly databaseUrl?: string;
+  /** A cluster's Redis (`REDIS_URL`, with `databaseUrl`): the API nodes are told of this writer's commits. */
+  readonly redisUrl?: string;
+  /** How they are told (see `Announce`); default `commits`. */
+  readonly announce?: Announce;
   readonly log?: (line: string) => void;
   /** Another writer took the database after this one lost its PostgreSQL session (see `RuntimeHooks.onFatal`). */
   readonly onLockTaken?: (line: string) => void;
@@ -182,17 +191,23 @@ export async function openMarket(dataDir: string, purpose: string, options: Open
   }
 }
 
-/** The market of a PostgreSQL database (`DATABASE_URL`), for its single writer: refused while another writer holds it. */
+/**
+ * The market of a PostgreSQL database (`DATABASE_URL`), for its single writer: refused while another
+ * writer holds the database; with `redisUrl`, every commit from here on is announced to the API nodes.
+ */
 async function openPostgresMarket(databaseUrl: string, purpose: string, options: OpenMarketOptions): Promise<MarketHandle> {
   const line = (text: string) => {
     options.log?.(text);
     options.onLockTaken?.(text);
   };
   const store = await openWriterStore(databaseUrl, purpose, { ...(options.log ? { log: options.log } : {}), onTaken: (why) => line(`${purpose}: ${why}`) });
+  let announcer: Announcer | undefined;
   try {
     const market = buildMarket(await store.market.load());
     const ingestor = await Ingestor.open(store, market);
     if (await store.bars.stale()) await store.bars.rebuild();
+    // Attached before the first commit (a backfill, a catch-up, an import): none goes unannounced.
+    if (options.redisUrl !== undefined) announcer = await announceCommits(ingestor, options.redisUrl, options.announce ?? 'commits', options.log);
     let closed = false;
     return {
       store,
@@ -201,10 +216,15 @@ async function openPostgresMarket(databaseUrl: string, purpose: string, options:
       close: async () => {
         if (closed) return;
         closed = true;
-        await store.close();
+        try {
+          await announcer?.close();
+        } finally {
+          await store.close();
+        }
       },
     };
   } catch (error) {
+    await announcer?.close();
     await store.close();
     throw error;
   }
@@ -219,6 +239,8 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
   const handle = await openMarket(config.dataDir, config.role === 'ingest' ? 'the ingest node' : 'service', {
     check: config.storeCheck,
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    // The writer of a cluster tells the API nodes what each commit changed (docs/scaling.md).
+    ...(config.role === 'ingest' && config.redisUrl ? { redisUrl: config.redisUrl } : {}),
     ...(log ? { log } : {}),
     onLockTaken: (line) => {
       // Nothing more is committed anyway (the store refuses): stop producing.
@@ -283,20 +305,6 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     // Caches first, so a client reacting to an event already reads the new bars.
     ingestor.onCommit((records) => history.invalidate(records));
     ingestor.onRollback(() => history.clear());
-    // The writer of a cluster tells the API nodes what each commit changed (docs/scaling.md).
-    const publisher = config.role === 'ingest' && config.redisUrl ? CommitPublisher.create(config.redisUrl, log) : undefined;
-    if (publisher) {
-      ingestor.onBatch((batch) => {
-        const resync =
-          (batch.tokens?.length ?? 0) + (batch.pairs?.length ?? 0) + (batch.pools?.length ?? 0) + (batch.tokenUpdates?.length ?? 0) > 0 ||
-          batch.removeTradesAfter !== undefined ||
-          (batch.refold?.length ?? 0) > 0 ||
-          batch.barsStale !== undefined;
-        publisher.publish({ records: batch.trades ?? [], reserves: batch.reserves ?? [], resync }).catch((error: unknown) => {
-          log?.(`commit bus: publish failed (${error instanceof Error ? error.message : String(error)}); API nodes will resync`);
-        });
-      });
-    }
     ingestor.onCommit((records) => hub.publish(records));
 
     const keyStore = new KeyStore(store.keys);
@@ -348,7 +356,6 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
         try {
           await simulator?.stop();
           await follower?.stop();
-          await publisher?.close();
         } finally {
           hub.closeAll();
           await handle.close();
