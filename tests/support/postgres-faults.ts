@@ -17,7 +17,7 @@ export interface TableHold {
 }
 
 /** Takes `table` in ACCESS EXCLUSIVE mode (every other statement on it waits) until `release`. */
-export async function holdTable(url: string, table: 'sim_state' | 'pairs' | 'meta'): Promise<TableHold> {
+export async function holdTable(url: string, table: 'sim_state' | 'pairs' | 'pools' | 'meta'): Promise<TableHold> {
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
   await client.connect();

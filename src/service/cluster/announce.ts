@@ -1,5 +1,5 @@
 import type { Ingestor } from '../market/ingest';
-import type { CommitBatch } from '../store/ports';
+import { COMMIT_POSITION_META, type CommitBatch } from '../store/ports';
 import { CommitPublisher } from './bus';
 
 /**
@@ -38,8 +38,9 @@ export async function announceCommits(ingestor: Ingestor, redisUrl: string, mode
   const reload = () => publisher.publish(publisher.next(), { records: [], reserves: [], resync: true }).catch(failed);
   await reload();
   if (mode === 'commits') {
+    ingestor.stampBatches(() => ({ [COMMIT_POSITION_META]: publisher.position(publisher.next()) }));
     ingestor.onBatch((batch) => {
-      const seq = publisher.next();
+      const seq = Number(/#(\d+)$/.exec(batch.meta?.[COMMIT_POSITION_META] ?? '')?.[1]);
       const resync = changesStructure(batch);
       // A reload makes the nodes read the trades from the store: the message need not carry them.
       void publisher.publish(seq, { records: resync ? [] : (batch.trades ?? []), reserves: resync ? [] : (batch.reserves ?? []), resync }).catch(failed);

@@ -2,20 +2,21 @@ import pg from 'pg';
 import { barsFromEvents, rollupBars } from '../../shared/bars';
 import { AGGREGATE_GROUP } from '../../shared/groups';
 import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
-import type {
-  BarRow,
-  BarStore,
-  CommitBatch,
-  KeyStore,
-  MarketRows,
-  MarketStore,
-  NextIds,
-  SimState,
-  SimStateStore,
-  Store,
-  StoredKey,
-  TradeRecord,
-  TradeStore,
+import {
+  COMMIT_POSITION_META,
+  type BarRow,
+  type BarStore,
+  type CommitBatch,
+  type KeyStore,
+  type MarketRows,
+  type MarketStore,
+  type NextIds,
+  type SimState,
+  type SimStateStore,
+  type Store,
+  type StoredKey,
+  type TradeRecord,
+  type TradeStore,
 } from './ports';
 
 /**
@@ -91,31 +92,57 @@ function tradeOf(r: Record<string, unknown>): TradeRecord & { seq: number } {
   };
 }
 
+/** The market's rows and commit position, in the caller's transaction. */
+async function readMarket(db: pg.ClientBase): Promise<MarketRows> {
+  const tokens = (await db.query('SELECT id, unit, ticker, name, decimals, logo_kind FROM tokens ORDER BY id')).rows.map((r) => ({
+    id: num(r.id),
+    unit: String(r.unit),
+    ticker: String(r.ticker),
+    name: String(r.name),
+    decimals: num(r.decimals),
+    logoKind: num(r.logo_kind),
+  }));
+  const pairs = (await db.query('SELECT id, base, quote FROM pairs ORDER BY id')).rows.map((r) => ({ id: num(r.id), base: num(r.base), quote: num(r.quote) }));
+  const pools = (await db.query('SELECT * FROM pools ORDER BY id')).rows.map((r) => ({
+    id: num(r.id),
+    poolId: String(r.pool_id),
+    group: String(r.grp),
+    pairId: num(r.pair_id),
+    n: num(r.n),
+    feeBps: num(r.fee_bps),
+    baseReserve: num(r.base_reserve),
+    quoteReserve: num(r.quote_reserve),
+    simulated: r.simulated === true,
+  }));
+  const position = (await db.query('SELECT value FROM meta WHERE key = $1', [COMMIT_POSITION_META])).rows[0]?.value as string | undefined;
+  return { tokens, pairs, pools, ...(position !== undefined ? { position } : {}) };
+}
+
 class PgMarketStore implements MarketStore {
   constructor(private readonly db: Queryable) {}
 
+  /**
+   * The market's rows and the commit position they include, read in one REPEATABLE READ transaction:
+   * one snapshot, however many commits land meanwhile.
+   */
   async load(): Promise<MarketRows> {
-    const tokens = (await this.db.query('SELECT id, unit, ticker, name, decimals, logo_kind FROM tokens ORDER BY id')).rows.map((r) => ({
-      id: num(r.id),
-      unit: String(r.unit),
-      ticker: String(r.ticker),
-      name: String(r.name),
-      decimals: num(r.decimals),
-      logoKind: num(r.logo_kind),
-    }));
-    const pairs = (await this.db.query('SELECT id, base, quote FROM pairs ORDER BY id')).rows.map((r) => ({ id: num(r.id), base: num(r.base), quote: num(r.quote) }));
-    const pools = (await this.db.query('SELECT * FROM pools ORDER BY id')).rows.map((r) => ({
-      id: num(r.id),
-      poolId: String(r.pool_id),
-      group: String(r.grp),
-      pairId: num(r.pair_id),
-      n: num(r.n),
-      feeBps: num(r.fee_bps),
-      baseReserve: num(r.base_reserve),
-      quoteReserve: num(r.quote_reserve),
-      simulated: r.simulated === true,
-    }));
-    return { tokens, pairs, pools };
+    const db = this.db;
+    const client = db instanceof pg.Pool ? await db.connect() : db;
+    const quiet = () => undefined;
+    // A checked-out client losing its connection between queries must not crash the process.
+    client.on('error', quiet);
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const rows = await readMarket(client);
+      await client.query('COMMIT');
+      return rows;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.removeListener('error', quiet);
+      if (db instanceof pg.Pool) (client as pg.PoolClient).release();
+    }
   }
 
   async nextIds(): Promise<NextIds> {
