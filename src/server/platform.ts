@@ -76,6 +76,10 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       ...(log ? { log } : {}),
     });
 
+    // An API node of a cluster that resynced after a gap tells its browsers through the gateway, as the
+    // gateway tells them after a gap of its own upstream stream.
+    const unwatch = runtime?.onStreamGap(() => gateway.upstreamStream.markMissed());
+
     const app = new Hono({ strict: false });
     if (log) app.use('*', requestLogger(log));
     // A path under an API prefix that no part serves (e.g. /gw/healthz) is a 404 in the price family's
@@ -149,6 +153,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       gateway,
       startLive: () => runtime?.startLive(),
       close: async () => {
+        unwatch?.();
         gateway.close();
         await runtime?.close();
       },

@@ -28,6 +28,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
     const ingestor = await Ingestor.open(store, market);
     const hub = new StreamHub(market);
     const history = new HistoryCache(store.bars);
+    const gapListeners = new Set<() => void>();
     let resyncs = 0;
 
     /** A commit's reserves into the market in memory, its Aggregates' sums after them. */
@@ -87,7 +88,11 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
         history.invalidate(message.records);
         if (message.records.length > 0) hub.publish(message.records);
       },
-      resync: () => resync(),
+      resync: async (_why, gap) => {
+        await resync();
+        // Browsers of this node's gateway may have missed events: tell them, once the store is reloaded.
+        if (gap) for (const listener of gapListeners) listener();
+      },
       ...(log ? { log } : {}),
     });
     const shared = SharedLimits.create(config.redisUrl, { leaseMs: config.streamLeaseSeconds * 1000, ...(log ? { log } : {}) });
@@ -122,6 +127,10 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       devKey: undefined,
       startupTrades: 0,
       startLive: () => undefined,
+      onStreamGap: (listener) => {
+        gapListeners.add(listener);
+        return () => gapListeners.delete(listener);
+      },
       close: async () => {
         if (closed) return;
         closed = true;

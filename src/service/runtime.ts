@@ -79,6 +79,11 @@ export interface ServiceRuntime {
   readonly startupTrades: number;
   /** Starts live trading on the clock. */
   startLive(): void;
+  /**
+   * Calls `listener` when the stream may have missed events: an API node of a cluster that resynced
+   * from the store after a gap in the commit messages (never on one process). Returns the unsubscribe.
+   */
+  onStreamGap(listener: () => void): () => void;
 
   /** Stops trading (after the block in progress is committed), closes the streams and the store. */
   close(): Promise<void>;
@@ -345,6 +350,8 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       internalKey,
       devKey,
       startupTrades,
+      // One process publishes every commit to its own hub: it never misses one.
+      onStreamGap: () => () => undefined,
       startLive: () => {
         simulator?.start(nowSeconds, (error) => log?.(`market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`));
         follower?.start();

@@ -10,6 +10,7 @@ import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { openReaderStore } from '../../src/service/store/open';
 import type { Store, TradeRecord } from '../../src/service/store/ports';
 import { holdTable } from '../support/postgres-faults';
+import { liveStatuses, SseReader } from '../support/sse';
 import { startPostgres, startRedis, type TestPostgres, type TestRedis } from '../support/engines';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { readStream, type StreamReader } from '../support/stream';
@@ -287,10 +288,13 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     }
   }, 180_000);
 
-  it('resumes streams after a Redis restart, with the gap marked', async () => {
+  it('resumes streams after a Redis restart, with the gap marked, and tells the gateway\'s browsers to resync', async () => {
     const s1 = await stream(api1.origin, KEYS.a, aggregates);
     await s1.nextLine(5_000);
     const delivered = collectEvents(s1);
+    const browser = new SseReader(await fetch(`${api1.origin}/gw/v1/live?pools=${aggregates.slice(0, 3).join(',')}`));
+    await browser.until(() => liveStatuses(browser).some((s) => s.state === 'connected'), 10_000);
+    expect(liveStatuses(browser).some((s) => s.resync)).toBe(false);
     const before = (await cluster(api1.origin)).gaps;
     await redis.stop();
     await redis.start();
@@ -311,6 +315,10 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       throw error;
     });
     delivered.stop();
+    // The node's gateway heard of the gap: its browsers are told to resync, and stay live.
+    await browser.until(() => liveStatuses(browser).some((s) => s.resync), 10_000);
+    expect(liveStatuses(browser).at(-1)).toEqual({ state: 'connected', resync: true });
+    browser.cancel();
   }, 60_000);
 
   it('answers 503 in each family’s shape while PostgreSQL is down (never a hang or a 500), and recovers', async () => {
