@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
 import { streamLineSchema, type TradeEvent } from '../../src/shared/api/stream';
@@ -295,6 +296,13 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     const browser = new SseReader(await fetch(`${api1.origin}/gw/v1/live?pools=${aggregates.slice(0, 3).join(',')}`));
     await browser.until(() => liveStatuses(browser).some((s) => s.state === 'connected'), 10_000);
     expect(liveStatuses(browser).some((s) => s.resync)).toBe(false);
+    // A key's one stream, held on api1 across the restart; its lease is the key that appears in Redis.
+    const probe = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const others = await probe.keys('tps:lease:*');
+    const held = await stream(api1.origin, KEYS.c, aggregates.slice(0, 3));
+    await held.nextLine(5_000);
+    const leases = (await probe.keys('tps:lease:*')).filter((key) => !others.includes(key));
+    expect(leases).toHaveLength(1);
     const before = (await cluster(api1.origin)).gaps;
     await redis.stop();
     await redis.start();
@@ -319,6 +327,18 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     await browser.until(() => liveStatuses(browser).some((s) => s.resync), 10_000);
     expect(liveStatuses(browser).at(-1)).toEqual({ state: 'connected', resync: true });
     browser.cancel();
+    // Redis came back empty; the open streams took their leases back, so the key's second stream is refused.
+    await vi.waitUntil(async () => {
+      const current = await probe.keys('tps:lease:*');
+      return leases.every((key) => current.includes(key));
+    }, {
+      timeout: 10_000,
+      interval: 100,
+    });
+    probe.disconnect();
+    expect(await (await stream(api2.origin, KEYS.c, aggregates.slice(0, 3))).readToEnd(5_000)).toEqual([JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' })]);
+    await held.cancel();
+    await vi.waitUntil(() => streamsAgain(api2.origin, KEYS.c), { timeout: 10_000, interval: 200 });
   }, 60_000);
 
   it('answers 503 in each family’s shape while PostgreSQL is down (never a hang or a 500), and recovers', async () => {

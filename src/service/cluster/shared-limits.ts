@@ -3,24 +3,51 @@ import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateDecision } from '../auth/rate-limit';
 
+/** Redis key of one of a key's stream slots. */
+const leaseKey = (keyId: string, slot: number) => `tps:lease:${keyId}:${slot}`;
+
+/** Extends the lease if it is ours, takes it back if it is gone (1); 0 when someone else holds it. */
+const REFRESH_LEASE = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0`;
+
+/** Deletes the lease only if it is still ours (a lease that expired may be another connection's now). */
+const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** The client with the two lease scripts (ioredis `defineCommand`). */
+type LeaseRedis = Redis & {
+  refreshLease(key: string, token: string, ms: number): Promise<number>;
+  releaseLease(key: string, token: string): Promise<number>;
+};
+
 /**
  * What nodes share through Redis (issue "scale out"): each key's request budget (rate-limiter-flexible,
  * atomic in Redis; a per-node memory limiter stands in while Redis is unreachable), and each key's
  * stream connections (a lease per connection slot with an expiry, refreshed while the connection
- * lives, released when it ends, recovered by expiry when its node dies).
+ * lives and taken again if it vanished, released when it ends, recovered by expiry when its node
+ * dies). The lease steps that must compare and set at once are two tiny scripts (`defineCommand`):
+ * redis-semaphore, the kept library for this, reports a vanished lease as lost instead of taking it
+ * again, and its leases expire by each node's own clock.
  */
 export class SharedLimits {
   private readonly limiters = new Map<number, RateLimiterRedis>();
   readonly node = randomUUID();
   private constructor(
-    private readonly redis: Redis,
+    private readonly redis: LeaseRedis,
     private readonly leaseMs: number,
   ) {}
 
   static create(url: string, options: { readonly leaseMs?: number; readonly log?: (line: string) => void } = {}): SharedLimits {
     const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 });
     redis.on('error', (error: Error) => options.log?.(`redis (limits): ${error.message}`));
-    return new SharedLimits(redis, options.leaseMs ?? 30_000);
+    // Two compare-and-set steps Redis has no command for (before 8.4's DELEX IFEQ), each one atomic script.
+    redis.defineCommand('refreshLease', { numberOfKeys: 1, lua: REFRESH_LEASE });
+    redis.defineCommand('releaseLease', { numberOfKeys: 1, lua: RELEASE_LEASE });
+    return new SharedLimits(redis as LeaseRedis, options.leaseMs ?? 30_000);
   }
 
   private limiter(perMinute: number): RateLimiterRedis {
@@ -53,35 +80,58 @@ export class SharedLimits {
   /**
    * Takes one of a key's `max` stream slots for this connection; resolves with its release, or
    * undefined when every slot is held (by this node or another). Unreachable Redis refuses.
+   *
+   * While the connection lives its lease is refreshed; a lease that vanished (Redis restarted
+   * without persistence) is taken again, in any free slot; if every slot is someone else's by then,
+   * `onLost` is called: the connection must end, or the key would hold one stream too many.
    */
-  async acquireStream(keyId: string, max: number): Promise<(() => void) | undefined> {
+  async acquireStream(keyId: string, max: number, onLost: () => void = () => undefined): Promise<(() => void) | undefined> {
     const token = `${this.node}:${randomUUID()}`;
+    let slot: number | undefined;
+    try {
+      slot = await this.takeFreeSlot(keyId, max, token);
+    } catch {
+      return undefined;
+    }
+    if (slot === undefined) return undefined;
+    let released = false;
+    let refreshing = false;
+    const refresh = setInterval(() => {
+      if (refreshing || released) return;
+      refreshing = true;
+      void (async () => {
+        try {
+          const key = leaseKey(keyId, slot ?? 0);
+          if ((await this.redis.refreshLease(key, token, this.leaseMs)) === 1) return;
+          // Ours no more: take any free slot again, or give the connection up.
+          const again = await this.takeFreeSlot(keyId, max, token);
+          if (released) return;
+          if (again !== undefined) slot = again;
+          else {
+            released = true;
+            clearInterval(refresh);
+            onLost();
+          }
+        } catch {
+          // Redis unreachable: try again at the next refresh (the lease may expire meanwhile, and is then taken again).
+        } finally {
+          refreshing = false;
+        }
+      })();
+    }, Math.max(100, Math.floor(this.leaseMs / 3)));
+    refresh.unref();
+    return () => {
+      if (released) return;
+      released = true;
+      clearInterval(refresh);
+      void this.redis.releaseLease(leaseKey(keyId, slot ?? 0), token).catch(() => undefined);
+    };
+  }
+
+  /** Takes the first free slot of the key for `token` (SET NX with the lease's expiry); undefined when all are held. */
+  private async takeFreeSlot(keyId: string, max: number, token: string): Promise<number | undefined> {
     for (let slot = 0; slot < max; slot++) {
-      const key = `tps:lease:${keyId}:${slot}`;
-      let taken: string | null;
-      try {
-        taken = await this.redis.set(key, token, 'PX', this.leaseMs, 'NX');
-      } catch {
-        return undefined;
-      }
-      if (taken !== 'OK') continue;
-      const refresh = setInterval(() => {
-        void this.redis
-          .get(key)
-          .then((holder) => (holder === token ? this.redis.pexpire(key, this.leaseMs) : undefined))
-          .catch(() => undefined);
-      }, Math.max(100, Math.floor(this.leaseMs / 3)));
-      refresh.unref();
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        clearInterval(refresh);
-        void this.redis
-          .get(key)
-          .then((holder) => (holder === token ? this.redis.del(key) : undefined))
-          .catch(() => undefined);
-      };
+      if ((await this.redis.set(leaseKey(keyId, slot), token, 'PX', this.leaseMs, 'NX')) === 'OK') return slot;
     }
     return undefined;
   }
