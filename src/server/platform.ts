@@ -60,6 +60,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       config: options.gateway,
       upstream,
       simulated: runtime !== undefined && runtime.config.source === 'simulated',
+      // An API node of a cluster: an address's REST budget is one across the nodes.
+      ...(runtime?.sharedLimiter ? { addressLimiter: runtime.sharedLimiter } : {}),
       ...(runtime
         ? {
             market: () => {

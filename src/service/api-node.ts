@@ -127,6 +127,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       devKey: undefined,
       startupTrades: 0,
       startLive: () => undefined,
+      sharedLimiter: shared,
       onStreamGap: (listener) => {
         gapListeners.add(listener);
         return () => gapListeners.delete(listener);

@@ -9,6 +9,7 @@ import { createApiNode } from './api-node';
 import { announceCommits, type Announce, type Announcer } from './cluster/announce';
 import { ChainFollower, DEFAULT_CHAIN_START, parseChainPoint, type ChainStatus } from './chain/follower';
 import { RateLimiter } from './auth/rate-limit';
+import type { RequestLimiter } from '../node/token-bucket';
 import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
 import type { HealthReport } from './http/app';
 import type { ServiceEnv } from './http/guard';
@@ -84,6 +85,8 @@ export interface ServiceRuntime {
    * from the store after a gap in the commit messages (never on one process). Returns the unsubscribe.
    */
   onStreamGap(listener: () => void): () => void;
+  /** Request budgets shared by a cluster's nodes (an API node: in Redis), for other per-client limits; undefined on one process. */
+  readonly sharedLimiter: RequestLimiter | undefined;
 
   /** Stops trading (after the block in progress is committed), closes the streams and the store. */
   close(): Promise<void>;
@@ -352,6 +355,7 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       startupTrades,
       // One process publishes every commit to its own hub: it never misses one.
       onStreamGap: () => () => undefined,
+      sharedLimiter: undefined,
       startLive: () => {
         simulator?.start(nowSeconds, (error) => log?.(`market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`));
         follower?.start();

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TokenBuckets, type RateDecision } from '../../src/node/token-bucket';
 import { SharedLimits } from '../../src/service/cluster/shared-limits';
 import { startRedis, type TestRedis } from '../support/engines';
 
@@ -32,6 +33,36 @@ afterAll(async () => {
   for (const limits of nodes) await limits.close();
   probe?.disconnect();
   await redis?.destroy();
+});
+
+describe('request budgets shared through Redis', () => {
+  it('answer as one process does: the same token bucket, the same remaining, reset and Retry-After', async () => {
+    const shared = node();
+    await vi.waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG', { timeout: 5_000, interval: 50 });
+    // Warm: the node's connection is up (a refused command would fall back to its own buckets).
+    await vi.waitUntil(async () => (await shared.acquireStream('warm', 1, () => undefined)) !== undefined, { timeout: 5_000, interval: 50 });
+    const local = new TokenBuckets(() => 1_000_000);
+    const started = Date.now();
+    const remote: RateDecision[] = [];
+    const memory: RateDecision[] = [];
+    for (let i = 0; i < 62; i++) {
+      remote.push(await shared.take('budget-key', 60));
+      memory.push(local.take('budget-key', 60));
+    }
+    // Well within a second (Redis' clock refills one token a second): the same answers, the 61st and 62nd refused.
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(remote).toEqual(memory);
+    expect(memory[60]).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 60, retryAfterSeconds: 1 });
+    expect(await probe.exists('tps:bucket:60:budget-key')).toBe(1);
+  });
+
+  it('is one budget for every node', async () => {
+    const [a, b] = [node(), node()];
+    for (const limits of [a, b]) await vi.waitUntil(async () => (await limits.acquireStream(`warm-${limits.node}`, 1, () => undefined)) !== undefined, { timeout: 5_000, interval: 50 });
+    let allowed = 0;
+    for (let i = 0; i < 20; i++) if ((await (i % 2 === 0 ? a : b).take('two-nodes', 10)).allowed) allowed++;
+    expect(allowed).toBe(10);
+  });
 });
 
 describe('stream leases', () => {
