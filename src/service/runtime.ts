@@ -21,7 +21,7 @@ import { buildMarket } from './market/load';
 import { LOGO_GENERATED, LOGO_NONE, type Market } from './market/model';
 import { Simulator, type SimulatorProgress } from './market/simulator';
 import { lockDataDir } from './store/lock';
-import { DATABASE_FILE, openStore, openWriterStore } from './store/open';
+import { DATABASE_FILE, openStore, openWriterStore, shownDatabase } from './store/open';
 import type { Store } from './store/ports';
 import { serveMarket } from './serving';
 import { StreamHub } from './stream/hub';
@@ -127,6 +127,8 @@ export interface MarketHandle {
   readonly store: Store;
   readonly market: Market;
   readonly ingestor: Ingestor;
+  /** Tells a cluster's API nodes to reload from the store (after writes outside the ingestor); nothing elsewhere. */
+  reloadReaders(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -182,6 +184,7 @@ export async function openMarket(dataDir: string, purpose: string, options: Open
       store: opened,
       market,
       ingestor,
+      reloadReaders: () => Promise.resolve(),
       close: async () => {
         if (closed) return;
         closed = true;
@@ -212,6 +215,9 @@ async function openPostgresMarket(databaseUrl: string, purpose: string, options:
   let announcer: Announcer | undefined;
   try {
     const market = buildMarket(await store.market.load());
+    if (options.existing && market.tokens.size === 0 && (await store.market.meta('source')) === undefined) {
+      throw new Error(`no market in ${shownDatabase(databaseUrl)}: check DATABASE_URL, or start the server once to create it`);
+    }
     const ingestor = await Ingestor.open(store, market);
     if (await store.bars.stale()) await store.bars.rebuild();
     // Attached before the first commit (a backfill, a catch-up, an import): none goes unannounced.
@@ -221,6 +227,9 @@ async function openPostgresMarket(databaseUrl: string, purpose: string, options:
       store,
       market,
       ingestor,
+      reloadReaders: async () => {
+        await announcer?.reload();
+      },
       close: async () => {
         if (closed) return;
         closed = true;

@@ -23,6 +23,8 @@ function changesStructure(batch: CommitBatch): boolean {
 
 /** The publishing side of a writer, attached to its ingestor before its first commit. */
 export interface Announcer {
+  /** Tells the API nodes to reload now (after a change that bypasses the commits, such as a bar rebuild). */
+  reload(): Promise<void>;
   /** Publishes what is still held back (a `reloads` announcer's last reload) and disconnects. */
   close(): Promise<void>;
 }
@@ -45,7 +47,7 @@ export async function announceCommits(ingestor: Ingestor, redisUrl: string, mode
       // A reload makes the nodes read the trades from the store: the message need not carry them.
       void publisher.publish(seq, { records: resync ? [] : (batch.trades ?? []), reserves: resync ? [] : (batch.reserves ?? []), resync }).catch(failed);
     });
-    return { close: () => publisher.close() };
+    return { reload, close: () => publisher.close() };
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   let held = false;
@@ -65,6 +67,7 @@ export async function announceCommits(ingestor: Ingestor, redisUrl: string, mode
     }, 1_000);
   });
   return {
+    reload,
     close: async () => {
       if (timer !== undefined) clearTimeout(timer);
       if (held) await reload();
