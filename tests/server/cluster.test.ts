@@ -383,6 +383,25 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     await vi.waitUntil(() => streamsAgain(api2.origin, KEYS.c), { timeout: 10_000, interval: 200 });
   }, 60_000);
 
+  it('ends a stream whose lease another connection holds by then (the key never has two)', async () => {
+    const probe = new Redis(redis.url, { maxRetriesPerRequest: null });
+    try {
+      const others = await probe.keys('tps:lease:*');
+      const held = await stream(api1.origin, KEYS.c, aggregates.slice(0, 3));
+      await held.nextLine(5_000);
+      const [lease] = (await probe.keys('tps:lease:*')).filter((key) => !others.includes(key));
+      // As if Redis had lost it and another node's connection had taken the slot.
+      await probe.set(lease ?? '', 'another-node:another-connection', 'PX', 60_000);
+      const rest = (await held.readToEnd(10_000)).filter((line) => line !== JSON.stringify({ s: 'ok' }));
+      expect(rest.at(-1)).toBe(JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' }));
+      // The other connection's lease is untouched by this one's end.
+      expect(await probe.get(lease ?? '')).toBe('another-node:another-connection');
+      await probe.del(lease ?? '');
+    } finally {
+      probe.disconnect();
+    }
+  }, 30_000);
+
   it('answers 503 in each family’s shape while PostgreSQL is down (never a hang or a 500), and recovers', async () => {
     await pg.stop();
     try {
