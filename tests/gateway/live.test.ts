@@ -192,20 +192,27 @@ describe('an upstream that says it missed events without its stream breaking (a 
   it('tells live browsers to resync and keeps them live; one coming back from before the gap resyncs too', async () => {
     const pool = aggregates[0] ?? '';
     const reader = await open([pool]);
-    await reader.until(() => statuses(reader).some((s) => s.state === 'connected'));
-    await tradeUntil(reader, [pool], 1);
-    const before = reader.frames.filter((f) => f.event === 'trade').at(-1)?.id ?? '';
-    t.platform.gateway.upstreamStream.markMissed();
-    await reader.until(() => statuses(reader).some((s) => s.resync));
-    expect(statuses(reader).at(-1)).toEqual({ state: 'connected', resync: true });
-    // Still one upstream connection, still live: events keep coming.
-    expect(serviceStreams()).toBe(1);
-    await tradeUntil(reader, [pool], 1);
-    const back = await open([pool], { 'Last-Event-ID': before });
-    await back.until(() => statuses(back).length > 0);
-    expect(statuses(back)[0]).toEqual({ state: 'connected', resync: true });
-    reader.cancel();
-    back.cancel();
+    let back: SseReader | undefined;
+    try {
+      await reader.until(() => statuses(reader).some((s) => s.state === 'connected'));
+      // Settled: one upstream connection (an earlier switch's handover is over).
+      await vi.waitUntil(() => serviceStreams() === 1, { timeout: 3000, interval: 10 });
+      await tradeUntil(reader, [pool], 1);
+      const before = reader.frames.filter((f) => f.event === 'trade').at(-1)?.id ?? '';
+      t.platform.gateway.upstreamStream.markMissed();
+      await reader.until(() => statuses(reader).some((s) => s.resync));
+      expect(statuses(reader).at(-1)).toEqual({ state: 'connected', resync: true });
+      // Still the same upstream connection, still live: events keep coming.
+      expect(serviceStreams()).toBe(1);
+      await tradeUntil(reader, [pool], 1);
+      back = await open([pool], { 'Last-Event-ID': before });
+      const reconnected = back;
+      await reconnected.until(() => statuses(reconnected).length > 0);
+      expect(statuses(reconnected)[0]).toEqual({ state: 'connected', resync: true });
+    } finally {
+      reader.cancel();
+      back?.cancel();
+    }
   });
 });
 
