@@ -234,7 +234,9 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     // GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS=30 here: one budget (a node of its own would allow 30 more).
     expect(allowed).toBeLessThanOrEqual(30 + Math.floor((Date.now() - started) / 2000));
     expect(refused?.headers.get('RateLimit-Limit')).toBe('30');
-    expect(refused?.headers.get('Retry-After')).toBe('2');
+    // 30 a minute is one token every 2 s: at most 2 s to wait (less once part of a token has refilled).
+    expect(['1', '2']).toContain(refused?.headers.get('Retry-After'));
+    expect(refused?.status).toBe(429);
   }, 30_000);
 
   it('keeps serving on one API node when the other is killed -9; the dead node\'s stream lease expires', async () => {
