@@ -24,23 +24,28 @@ const layerZones = [
 
 /**
  * The store seam (docs/architecture.md "The store"): the service reaches its data only through the
- * interfaces of src/service/store/ports.ts, opened by store/open.ts. The engine (better-sqlite3) and
- * the SQLite implementation stay inside the store folder; the only exceptions are fault injection at
+ * interfaces of src/service/store/ports.ts, opened by store/open.ts. The engines (better-sqlite3, pg) and
+ * the SQLite and PostgreSQL implementations stay inside the store folder; the only exceptions are fault injection at
  * the engine in tests and the benchmark's raw-SQL baseline.
  */
 const storeEngine = {
   paths: [
     { name: 'better-sqlite3', message: 'The SQLite engine is the store\'s business: use the interfaces of src/service/store/ports.ts (opened by store/open.ts).' },
+    { name: 'pg', message: 'The PostgreSQL driver is the store\'s business: use the interfaces of src/service/store/ports.ts (opened by store/open.ts).' },
   ],
   patterns: [
-    { group: ['**/store/database', '**/store/sqlite-store'], message: 'The SQLite store is reached through src/service/store/open.ts and the interfaces of ports.ts.' },
+    { group: ['**/store/database', '**/store/sqlite-store', '**/store/postgres-store'], message: 'The stores are reached through src/service/store/open.ts and the interfaces of ports.ts.' },
   ],
 };
 
 /** The store is the service's lowest layer: rows in, rows out. It never sees the market model or HTTP. */
 const storeZone = {
   target: './src/service/store',
-  from: ['./src/service/market', './src/service/http', './src/service/auth', './src/service/stream', './src/service/importers', './src/service/logos', './src/service/cli', './src/service/runtime.ts', './src/node'],
+  from: [
+    './src/service/market', './src/service/http', './src/service/auth', './src/service/stream', './src/service/importers', './src/service/logos',
+    './src/service/chain', './src/service/cluster', './src/service/cli', './src/service/runtime.ts', './src/service/api-node.ts', './src/service/serving.ts',
+    './src/service/config.ts', './src/node',
+  ],
   message: 'store imports only shared: the market model, HTTP and the rest of the service build on it, not the reverse.',
 };
 
@@ -74,7 +79,7 @@ export default tseslint.config(
   },
   {
     // Inside the store, and the two places that must touch the engine itself.
-    files: ['src/service/store/**', 'tests/support/sqlite-faults.ts', 'tests/service/store/**', 'bench/service.ts'],
+    files: ['src/service/store/**', 'tests/support/sqlite-faults.ts', 'tests/support/postgres-faults.ts', 'tests/service/store/**', 'bench/service.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
   {

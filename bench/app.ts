@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -8,6 +7,7 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import { build as viteBuild } from 'vite';
 import { compression } from 'vite-plugin-compression2';
 import { PAGE_BARS } from '../src/app/features/chart/lib/chart-controller';
+import { freePort } from '../tests/support/free-port';
 import { median, percentile, round, type BenchRow } from './measure';
 
 const SUITE = 'app';
@@ -289,18 +289,6 @@ function jsGzipBytes(assets: string): { total: number; raw: number; files: numbe
     files++;
   }
   return { total, raw, files };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForHealth(origin: string, timeoutMs: number): Promise<void> {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseServiceConfig } from '../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../src/service/runtime';
-import { freePort, startPostgres, startRedis } from '../tests/support/engines';
+import { startPostgres, startRedis } from '../tests/support/engines';
+import { freePort } from '../tests/support/free-port';
 import { median, percentile, type BenchRow } from './measure';
 
 /**
@@ -14,7 +15,10 @@ import { median, percentile, type BenchRow } from './measure';
  */
 const KEY = 'bench-cluster-key';
 /** A plan without a practical limit, so the load measures the nodes, not the (shared) rate limit. */
-const PLANS = JSON.stringify({ bench: { requestsPerMinute: 100_000_000, poolsPerStream: 10_000 } });
+const PLANS = JSON.stringify({ bench: { requestsPerMinute: 100_000_000, poolsPerStream: 10_000, streamsPerKey: 100_000 } });
+/** Stream connections of the fan-out over two API nodes, half on each. */
+const FANOUT_STREAMS = 200;
+const FANOUT_BLOCKS = 40;
 
 async function waitHealthy(origin: string, child: ChildProcess): Promise<void> {
   const until = Date.now() + 120_000;
@@ -72,20 +76,54 @@ async function historyCold(runtime: ServiceRuntime, nowSeconds: number): Promise
   return median(times);
 }
 
-async function requestsPerSecond(origins: readonly string[], path: string, seconds: number, concurrency: number): Promise<number> {
+/** Requests/s over `paths` taken in turn by `concurrency` clients, spread over `origins`, for `seconds`. */
+async function requestsPerSecond(origins: readonly string[], paths: readonly string[], seconds: number, concurrency: number): Promise<number> {
   const until = Date.now() + seconds * 1000;
   let done = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async (_, i) => {
       const origin = origins[i % origins.length] as string;
-      while (Date.now() < until) {
-        const response = await fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${KEY}` } });
+      for (let n = i; Date.now() < until; n++) {
+        const response = await fetch(`${origin}${paths[n % paths.length] ?? ''}`, { headers: { Authorization: `Bearer ${KEY}`, 'Accept-Encoding': 'gzip, deflate' } });
         await response.arrayBuffer();
         if (response.status === 200) done++;
       }
     }),
   );
   return done / seconds;
+}
+
+/** One stream connection counting its trade events and noting when each block's first one came. */
+interface Listener {
+  events: number;
+  firstAt: number | undefined;
+  readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+}
+
+async function listen(origin: string, pools: readonly string[]): Promise<Listener> {
+  const response = await fetch(`${origin}/api/v1/tokens/stream`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(pools),
+  });
+  const reader = response.body?.getReader();
+  if (!reader) throw new Error('no stream');
+  const listener: Listener = { events: 0, firstAt: undefined, reader };
+  const decoder = new TextDecoder();
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) return;
+      const now = performance.now();
+      // A chunk holds whole lines of a commit; counting "pool_id" counts its events.
+      const events = decoder.decode(value, { stream: true }).split('pool_id').length - 1;
+      if (events > 0) {
+        listener.firstAt ??= now;
+        listener.events += events;
+      }
+    }
+  })();
+  return listener;
 }
 
 export async function clusterBench(options: { log: (line: string) => void }): Promise<BenchRow[]> {
@@ -170,13 +208,48 @@ export async function clusterBench(options: { log: (line: string) => void }): Pr
       { suite: 'cluster', name: '… p99', value: Number(percentile(latencies, 99).toFixed(1)), unit: 'ms' },
     );
 
+    // A mix as an app's users make it: history (day of 5min bars), current stats and symbol_info.
+    const now = Math.floor(Date.now() / 1000);
+    const pools = info.ticker.slice(0, 20);
+    const mix = pools.flatMap((pool, i) => [
+      `/api/v1/history?symbol=${pool}&resolution=5min&from=${now - 86_400}&to=${now}&include_tvl=true`,
+      `/api/v1/tokens/current?pool=${pool}`,
+      i % 4 === 0 ? '/api/v1/symbol_info?group=Aggregate' : `/api/v1/tokens/current?pool=${pool}`,
+    ]);
     const path = `/api/v1/tokens/current?pool=${info.ticker[0]}`;
     options.log('cluster: requests/s with one API node...');
-    const one = await requestsPerSecond([api1.origin], path, 10, 64);
+    const one = await requestsPerSecond([api1.origin], [path], 10, 64);
+    const oneMix = await requestsPerSecond([api1.origin], mix, 10, 64);
     const api2 = await node(['--role', 'api'], env);
     children.push(api2.child);
     options.log('cluster: requests/s with two API nodes...');
-    const two = await requestsPerSecond([api1.origin, api2.origin], path, 10, 64);
+    const two = await requestsPerSecond([api1.origin, api2.origin], [path], 10, 64);
+    const twoMix = await requestsPerSecond([api1.origin, api2.origin], mix, 10, 64);
+
+    // Fan-out to many connections on two nodes: each block's first event at each of 200 streams.
+    options.log(`cluster: fan-out to ${FANOUT_STREAMS} streams over two API nodes...`);
+    const listeners = await Promise.all(Array.from({ length: FANOUT_STREAMS }, (_, i) => listen(i % 2 === 0 ? api1.origin : api2.origin, info.ticker)));
+    const fanout: number[] = [];
+    const commits: number[] = [];
+    for (let i = 0; i < FANOUT_BLOCKS; i++) {
+      for (const l of listeners) l.firstAt = undefined;
+      const before = listeners.map((l) => l.events);
+      const started = performance.now();
+      const { trades } = (await (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).json()) as { trades: number };
+      commits.push(performance.now() - started);
+      const deadline = performance.now() + 10_000;
+      // Every stream has every event of the block (every trade is on an Aggregate all of them follow).
+      while (listeners.some((l, j) => l.events - (before[j] ?? 0) < trades)) {
+        if (performance.now() > deadline) throw new Error('fan-out: a stream missed events of a block');
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      for (const l of listeners) fanout.push((l.firstAt ?? started) - started);
+    }
+    for (const l of listeners) await l.reader.cancel().catch(() => undefined);
+    rows.push(
+      { suite: 'cluster', name: `stream fan-out, ${FANOUT_STREAMS} streams over two API nodes (all Aggregates each): block asked → first event at each stream, p50`, value: Number(median(fanout).toFixed(1)), unit: 'ms', note: `${FANOUT_BLOCKS} blocks; includes the commit on PostgreSQL (median ${median(commits).toFixed(1)} ms until the writer answered)` },
+      { suite: 'cluster', name: '… p99', value: Number(percentile(fanout, 99).toFixed(1)), unit: 'ms' },
+    );
     const rss = (child: ChildProcess) => {
       try {
         const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -190,6 +263,8 @@ export async function clusterBench(options: { log: (line: string) => void }): Pr
       { suite: 'cluster', name: 'ingest node RSS', value: Math.round(rss(ingest.child)), unit: 'MiB' },
       { suite: 'cluster', name: 'requests/s, /tokens/current, 64 clients, one API node', value: Math.round(one), unit: 'req/s', note: 'this machine: 2 cores shared by clients, nodes and engines' },
       { suite: 'cluster', name: '… two API nodes', value: Math.round(two), unit: 'req/s' },
+      { suite: 'cluster', name: 'requests/s, a mix (history 1 day of 5min + tokens/current + symbol_info, 20 pools), 64 clients, one API node', value: Math.round(oneMix), unit: 'req/s' },
+      { suite: 'cluster', name: '… two API nodes', value: Math.round(twoMix), unit: 'req/s' },
     );
     return rows;
   } finally {

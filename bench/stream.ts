@@ -97,7 +97,8 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     floor = floorServer;
     const floorPort = await floorServer.listen();
 
-    const busy = await busiestAggregates(runtime, BUSY_POOLS);
+    const busy = (await runtime.store.trades.busiestAggregates(BUSY_POOLS)).map((r) => runtime.market.poolsById.get(r.series)?.poolId).filter((id): id is string => id !== undefined);
+    if (busy.length < POOLS_PER_CLIENT) throw new Error(`only ${busy.length} Aggregate pools traded`);
     const specs = (keys: readonly string[] | undefined, count: number): ClientSpec[] =>
       Array.from({ length: count }, (_, i) => ({
         pools: Array.from({ length: POOLS_PER_CLIENT }, (_, j) => busy[(i + j) % busy.length] ?? ''),
@@ -280,14 +281,6 @@ function memoryRows(mode: StreamMode, before: Memory, after: Memory, clients: nu
     },
     { suite: SUITE, name: `${mode}: open ${clients} connections (until each has its first line)`, value: round(openMs / 1000, 2), unit: 's' },
   ];
-}
-
-/** The Aggregate pools with the most trades in the backfill. */
-async function busiestAggregates(runtime: ServiceRuntime, count: number): Promise<string[]> {
-  const rows = await runtime.store.trades.busiestAggregates(count);
-  const ids = rows.map((r) => runtime.market.poolsById.get(r.series)?.poolId).filter((id): id is string => id !== undefined);
-  if (ids.length < POOLS_PER_CLIENT) throw new Error(`only ${ids.length} Aggregate pools traded`);
-  return ids;
 }
 
 /** Forces `count` blocks, one every BLOCK_EVERY_MS on a fixed schedule. */

@@ -7,7 +7,8 @@ import { chartAttributes, expectConnection, waitForCandles } from './support/cha
 import { expect, test } from './support/fixtures';
 import { devKeyOf, E2E_API_KEY, E2E_DATA_DIR, GENERATED_KEY, secretsIn } from './support/keys';
 import { deepestPool, tradeUntilPoolMoves } from './support/market';
-import { freePort, ServerProcess } from './support/server-process';
+import { freePort } from '../tests/support/free-port';
+import { ServerProcess } from './support/server-process';
 
 interface Exchange {
   readonly where: string;

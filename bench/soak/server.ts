@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../tests/support/free-port';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -8,18 +8,6 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const SOAK_KEY = 'soak-key-0123456789abcdef';
 export const FREE_KEY = 'free-key-0123456789abcdef';
 const PLANS = JSON.stringify({ soak: { requestsPerMinute: 100_000_000, poolsPerStream: 10_000, streamsPerKey: 1_000 } });
-
-/** A TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export interface SoakServerOptions {
   readonly dataDir: string;

@@ -1,41 +1,44 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { RATE_LIMIT_HEADERS, TOKEN_ERROR_TYPES } from '../shared/api/errors';
+import { TokenBuckets, type RequestLimiter } from '../node/token-bucket';
 import { gatewayError } from './forward';
 
 /**
  * Requests per minute per client address on /gw/v1 (the part exposed to the public, which spends the
- * gateway's own key upstream). The budget is a fixed one-minute window per address
- * (rate-limiter-flexible), answered like the service's limits: `RateLimit-*` headers on every answer,
- * and past the budget a 429 with `Retry-After` in the family's error shape. The live stream is
- * limited by connections per address instead, and is not counted here.
+ * gateway's own key upstream). The budget is a token bucket per address, the service's rule for a
+ * key's plan (src/node/token-bucket.ts), answered like the service's limits: `RateLimit-*` headers on
+ * every answer, and past the budget a 429 with `Retry-After` in the family's error shape. `limiter`
+ * is this process's buckets by default, or a cluster's shared ones (an API node with REDIS_URL: the
+ * budget is the address's across every node). The live stream is limited by connections per address
+ * instead, and is not counted here.
  */
-export function addressRateLimit(options: { readonly requestsPerMinute: number; readonly clientAddress: (c: Context) => string }): MiddlewareHandler {
-  const limiter = new RateLimiterMemory({ points: options.requestsPerMinute, duration: 60 });
+export function addressRateLimit(options: {
+  readonly requestsPerMinute: number;
+  readonly clientAddress: (c: Context) => string;
+  readonly limiter?: RequestLimiter;
+}): MiddlewareHandler {
+  let limiter = options.limiter;
+  if (!limiter) {
+    const own = new TokenBuckets();
+    setInterval(() => own.sweep(), 60_000).unref();
+    limiter = own;
+  }
+  const budget = limiter;
   return async (c, next) => {
     if (c.req.path.endsWith('/live')) return next();
     const address = options.clientAddress(c);
-    let state: RateLimiterRes;
-    let allowed = true;
-    try {
-      state = await limiter.consume(address, 1);
-    } catch (refused) {
-      if (!(refused instanceof RateLimiterRes)) throw refused;
-      state = refused;
-      allowed = false;
-    }
-    const reset = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+    const decision = await budget.take(`gw-address:${address}`, options.requestsPerMinute);
     // The browser's own budget: these replace what an upstream answer said about the gateway's key.
     const describe = () => {
-      c.header(RATE_LIMIT_HEADERS.limit, String(options.requestsPerMinute));
-      c.header(RATE_LIMIT_HEADERS.remaining, String(Math.max(0, state.remainingPoints)));
-      c.header(RATE_LIMIT_HEADERS.reset, String(reset));
+      c.header(RATE_LIMIT_HEADERS.limit, String(decision.limit));
+      c.header(RATE_LIMIT_HEADERS.remaining, String(decision.remaining));
+      c.header(RATE_LIMIT_HEADERS.reset, String(decision.resetSeconds));
     };
-    if (!allowed) {
+    if (!decision.allowed) {
       describe();
-      c.header(RATE_LIMIT_HEADERS.retryAfter, String(reset));
+      c.header(RATE_LIMIT_HEADERS.retryAfter, String(decision.retryAfterSeconds));
       const family = /\/tokens(\/|$)/.test(c.req.path) ? 'tokens' : 'price';
-      return gatewayError(c, family, 429, `Rate limit exceeded: ${options.requestsPerMinute} requests per minute per client address; retry in ${reset} s`, {
+      return gatewayError(c, family, 429, `Rate limit exceeded: ${options.requestsPerMinute} requests per minute per client address; retry in ${decision.retryAfterSeconds} s`, {
         loc: ['client'],
         type: TOKEN_ERROR_TYPES.rateLimit,
       });

@@ -1,4 +1,5 @@
 import { addressRateLimit } from './address-limit';
+import type { RequestLimiter } from '../node/token-bucket';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
 import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, marketSourceResponseSchema, type DataSource } from '../shared/api/extensions';
@@ -22,6 +23,11 @@ export interface GatewayOptions {
   readonly log?: (line: string) => void;
   /** The browser's address (for per-address limits); default: the socket's remote address. */
   readonly clientAddress?: (c: Context) => string;
+  /**
+   * Budgets of the per-address REST limit: this process's by default; a cluster's API node passes its
+   * shared ones, so an address has one budget across the nodes behind a load balancer.
+   */
+  readonly addressLimiter?: RequestLimiter;
 }
 
 export interface Gateway {
@@ -145,7 +151,9 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const app = new Hono({ strict: false }).basePath(GATEWAY_PREFIX);
   const clientAddress = options.clientAddress ?? socketAddress;
-  if (config.requestsPerMinutePerAddress > 0) app.use('*', addressRateLimit({ requestsPerMinute: config.requestsPerMinutePerAddress, clientAddress }));
+  if (config.requestsPerMinutePerAddress > 0) {
+    app.use('*', addressRateLimit({ requestsPerMinute: config.requestsPerMinutePerAddress, clientAddress, ...(options.addressLimiter ? { limiter: options.addressLimiter } : {}) }));
+  }
   app.get('/info', async (c) => {
     c.header('Cache-Control', 'no-store');
     return c.json(await info());

@@ -61,8 +61,14 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     const gateway = createGateway({
       config: options.gateway,
       upstream,
+      // An API node of a cluster: an address's REST budget is one across the nodes.
+      ...(runtime?.sharedLimiter ? { addressLimiter: runtime.sharedLimiter } : {}),
       ...(log ? { log } : {}),
     });
+
+    // An API node of a cluster that resynced after a gap tells its browsers through the gateway, as the
+    // gateway tells them after a gap of its own upstream stream.
+    const unwatch = runtime?.onStreamGap(() => gateway.upstreamStream.markMissed());
 
     const app = new Hono({ strict: false });
     if (log) app.use('*', requestLogger(log));
@@ -150,6 +156,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       gateway,
       startLive: () => runtime?.startLive(),
       close: async () => {
+        unwatch?.();
         gateway.close();
         await runtime?.close();
       },

@@ -1,5 +1,5 @@
 import { KeyRing, KeyStore } from './auth/keys';
-import { CommitSubscriber } from './cluster/bus';
+import { CommitSubscriber, parsePosition, type CommitMessage } from './cluster/bus';
 import { SharedLimits } from './cluster/shared-limits';
 import type { ServiceConfig } from './config';
 import type { HealthReport } from './http/app';
@@ -28,39 +28,71 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
     const ingestor = await Ingestor.open(store, market);
     const hub = new StreamHub(market);
     const history = new HistoryCache(store.bars);
+    const gapListeners = new Set<() => void>();
     let resyncs = 0;
-    let resyncing: Promise<void> | undefined;
-    const resync = async () => {
-      // One reload at a time; a request for another while one runs is served by it.
-      resyncing ??= (async () => {
-        try {
-          market.replaceWith(buildMarket(await store.market.load()));
-          history.clear();
-          resyncs++;
-        } catch (error) {
-          log?.(`api node: resync failed (${error instanceof Error ? error.message : String(error)}); the next message retries`);
-        } finally {
-          resyncing = undefined;
+
+    /** A commit's reserves into the market in memory, its Aggregates' sums after them. */
+    const applyReserves = (message: CommitMessage) => {
+      for (const r of message.reserves) {
+        const pool = market.poolsById.get(r.id);
+        if (!pool) continue;
+        pool.baseReserve = r.base;
+        pool.quoteReserve = r.quote;
+      }
+      for (const r of message.reserves) {
+        const pool = market.poolsById.get(r.id);
+        if (pool && pool.group !== 'Aggregate') sumAggregate(pool.pair);
+      }
+    };
+    /** Messages applied while a reload runs: those its snapshot does not include are applied again after it. */
+    let applied: CommitMessage[] | undefined;
+    const reload = async () => {
+      applied = [];
+      try {
+        const rows = await store.market.load();
+        const snapshot = parsePosition(rows.position);
+        market.replaceWith(buildMarket(rows));
+        history.clear();
+        for (const message of applied) {
+          // Same writer: the snapshot includes its messages up to the stamped one. Another: none of them.
+          if (snapshot && snapshot.writer === message.writer && message.seq <= snapshot.seq) continue;
+          applyReserves(message);
+          history.invalidate(message.records);
         }
-      })();
-      await resyncing;
+        resyncs++;
+      } catch (error) {
+        log?.(`api node: resync failed (${error instanceof Error ? error.message : String(error)}); the next message retries`);
+      } finally {
+        applied = undefined;
+      }
+    };
+    // One reload at a time; a request while one runs gets a fresh one after it (the running one may
+    // have read the store before the commits the request is about), shared by every request meanwhile.
+    let running: Promise<void> | undefined;
+    let queued: Promise<void> | undefined;
+    const resync = (): Promise<void> => {
+      if (!running) {
+        running = reload().finally(() => (running = undefined));
+        return running;
+      }
+      queued ??= running.then(() => {
+        queued = undefined;
+        return resync();
+      });
+      return queued;
     };
     const subscriber = CommitSubscriber.create(config.redisUrl, {
       apply: (message) => {
-        for (const r of message.reserves) {
-          const pool = market.poolsById.get(r.id);
-          if (!pool) continue;
-          pool.baseReserve = r.base;
-          pool.quoteReserve = r.quote;
-        }
-        for (const r of message.reserves) {
-          const pool = market.poolsById.get(r.id);
-          if (pool && pool.group !== 'Aggregate') sumAggregate(pool.pair);
-        }
+        applyReserves(message);
+        applied?.push(message);
         history.invalidate(message.records);
         if (message.records.length > 0) hub.publish(message.records);
       },
-      resync,
+      resync: async (_why, gap) => {
+        await resync();
+        // Browsers of this node's gateway may have missed events: tell them, once the store is reloaded.
+        if (gap) for (const listener of gapListeners) listener();
+      },
       ...(log ? { log } : {}),
     });
     const shared = SharedLimits.create(config.redisUrl, { leaseMs: config.streamLeaseSeconds * 1000, ...(log ? { log } : {}) });
@@ -95,6 +127,11 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       devKey: undefined,
       startupTrades: 0,
       startLive: () => undefined,
+      sharedLimiter: shared,
+      onStreamGap: (listener) => {
+        gapListeners.add(listener);
+        return () => gapListeners.delete(listener);
+      },
       close: async () => {
         if (closed) return;
         closed = true;

@@ -90,6 +90,19 @@ function databaseUrlOf(raw: string): string {
   return raw;
 }
 
+/**
+ * `DATABASE_URL` and `REDIS_URL`, checked (throws an Error naming the variable): where a cluster's
+ * market lives and what its nodes share. The server and the store CLIs read them the same way.
+ */
+export function clusterUrls(env: Env): { readonly databaseUrl?: string; readonly redisUrl?: string } {
+  const redisUrl = env.REDIS_URL === undefined || env.REDIS_URL === '' ? undefined : env.REDIS_URL;
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) throw new Error('REDIS_URL must be a redis:// URL such as redis://127.0.0.1:6379');
+  return {
+    ...(env.DATABASE_URL ? { databaseUrl: databaseUrlOf(env.DATABASE_URL) } : {}),
+    ...(redisUrl !== undefined ? { redisUrl } : {}),
+  };
+}
+
 /** Parses the service's configuration; throws an Error naming the bad flag or variable. */
 export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   const read = <T>(key: keyof typeof SERVICE_SETTINGS, schema: z.ZodType<T>, fallback: T): T => {
@@ -112,9 +125,8 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   if (source === 'chain' && ogmios === undefined) throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
   const chainStart = read('chainStart', z.string().regex(/^\d+\.[0-9a-fA-F]{64}$/, 'chain-start must be <slot>.<block hash> (64 hex)'), undefined as unknown as string) as string | undefined;
   const role = read('role', z.enum(['all', 'ingest', 'api'], { error: 'role must be all, ingest or api' }), 'all');
-  const redisUrl = env.REDIS_URL === undefined || env.REDIS_URL === '' ? undefined : env.REDIS_URL;
-  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) throw new Error('REDIS_URL must be a redis:// URL such as redis://127.0.0.1:6379');
-  if (role !== 'all' && (env.DATABASE_URL === undefined || env.DATABASE_URL === '' || redisUrl === undefined)) {
+  const { databaseUrl, redisUrl } = clusterUrls(env);
+  if (role !== 'all' && (databaseUrl === undefined || redisUrl === undefined)) {
     throw new Error(`--role ${role} is a node of a cluster: it needs DATABASE_URL (postgres://…) and REDIS_URL (redis://…), shared by every node`);
   }
   const lease = positive('STREAM_LEASE_SECONDS').safeParse(env.STREAM_LEASE_SECONDS ?? 30);
@@ -137,7 +149,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     streamMaxBodyBytes: 256 * 1024,
     streamMaxBufferedBytes: 1024 * 1024,
     extensions: !(flags['spec-only'] === true || env.SPEC_ONLY === '1'),
-    ...(env.DATABASE_URL ? { databaseUrl: databaseUrlOf(env.DATABASE_URL) } : {}),
+    ...(databaseUrl !== undefined ? { databaseUrl } : {}),
     storeCheck: read('storeCheck', z.enum(['quick', 'off'], { error: 'store-check must be quick or off' }), 'quick'),
   };
 }

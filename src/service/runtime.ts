@@ -6,9 +6,10 @@ import { KeyRing, KeyStore } from './auth/keys';
 import { slotTime } from './chain/block';
 import { ChainIngest } from './chain/chain-ingest';
 import { createApiNode } from './api-node';
-import { CommitPublisher } from './cluster/bus';
+import { announceCommits, type Announce, type Announcer } from './cluster/announce';
 import { ChainFollower, DEFAULT_CHAIN_START, parseChainPoint, type ChainStatus } from './chain/follower';
 import { RateLimiter } from './auth/rate-limit';
+import type { RequestLimiter } from '../node/token-bucket';
 import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
 import type { HealthReport } from './http/app';
 import type { ServiceEnv } from './http/guard';
@@ -20,7 +21,7 @@ import { buildMarket } from './market/load';
 import { LOGO_GENERATED, LOGO_NONE, type Market } from './market/model';
 import { Simulator, type SimulatorProgress } from './market/simulator';
 import { lockDataDir } from './store/lock';
-import { DATABASE_FILE, openStore, openWriterStore } from './store/open';
+import { DATABASE_FILE, openStore, openWriterStore, shownDatabase } from './store/open';
 import type { Store } from './store/ports';
 import { serveMarket } from './serving';
 import { StreamHub } from './stream/hub';
@@ -49,6 +50,12 @@ export interface RuntimeHooks {
   readonly onProgress?: (progress: StartupProgress) => void;
   /** Reconnect delays of the chain source (tests shorten them). */
   readonly chainBackoff?: BackoffOptions;
+  /**
+   * The runtime cannot go on (a cluster's writer found another writer holding the database after it
+   * lost its connection): the host should stop the process. Without it, the line is logged and the
+   * runtime stays up without committing.
+   */
+  readonly onFatal?: (line: string) => void;
 }
 
 export interface ServiceRuntime {
@@ -73,6 +80,14 @@ export interface ServiceRuntime {
   readonly startupTrades: number;
   /** Starts live trading on the clock. */
   startLive(): void;
+  /**
+   * Calls `listener` when the stream may have missed events: an API node of a cluster that resynced
+   * from the store after a gap in the commit messages (never on one process). Returns the unsubscribe.
+   */
+  onStreamGap(listener: () => void): () => void;
+  /** Request budgets shared by a cluster's nodes (an API node: in Redis), for other per-client limits; undefined on one process. */
+  readonly sharedLimiter: RequestLimiter | undefined;
+
   /** Stops trading (after the block in progress is committed), closes the streams and the store. */
   close(): Promise<void>;
 }
@@ -112,6 +127,8 @@ export interface MarketHandle {
   readonly store: Store;
   readonly market: Market;
   readonly ingestor: Ingestor;
+  /** Tells a cluster's API nodes to reload from the store (after writes outside the ingestor); nothing elsewhere. */
+  reloadReaders(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -129,12 +146,27 @@ export function requireStore(dataDir: string): void {
  * Opens a data directory's store for one writer (the server, or a CLI such as an importer); with
  * `existing`, only a store that is already there.
  */
-export async function openMarket(
-  dataDir: string,
-  purpose: string,
-  options: { readonly existing?: boolean; readonly check?: 'quick' | 'off'; readonly databaseUrl?: string } = {},
-): Promise<MarketHandle> {
-  if (options.databaseUrl !== undefined) return openPostgresMarket(options.databaseUrl, purpose);
+export interface OpenMarketOptions {
+  /** Only a store that is already there (commands that read or fix one). */
+  readonly existing?: boolean;
+  readonly check?: 'quick' | 'off';
+  /** A PostgreSQL database (`DATABASE_URL`) instead of the data directory's SQLite file. */
+  readonly databaseUrl?: string;
+  /** A cluster's Redis (`REDIS_URL`, with `databaseUrl`): the API nodes are told of this writer's commits. */
+  readonly redisUrl?: string;
+  /** How they are told (see `Announce`); default `commits`. */
+  readonly announce?: Announce;
+  readonly log?: (line: string) => void;
+  /** Another writer took the database after this one lost its PostgreSQL session (see `RuntimeHooks.onFatal`). */
+  readonly onLockTaken?: (line: string) => void;
+}
+
+/**
+ * Opens a data directory's store (or the PostgreSQL database of `databaseUrl`) for one writer (the
+ * server, or a CLI such as an importer); with `existing`, only a store that is already there.
+ */
+export async function openMarket(dataDir: string, purpose: string, options: OpenMarketOptions = {}): Promise<MarketHandle> {
+  if (options.databaseUrl !== undefined) return openPostgresMarket(options.databaseUrl, purpose, options);
   // A missing directory is reported before the lock would create it; a held one reports its holder.
   if (options.existing && !existsSync(dataDir)) requireStore(dataDir);
   const release = lockDataDir(dataDir, purpose);
@@ -152,6 +184,7 @@ export async function openMarket(
       store: opened,
       market,
       ingestor,
+      reloadReaders: () => Promise.resolve(),
       close: async () => {
         if (closed) return;
         closed = true;
@@ -170,28 +203,45 @@ export async function openMarket(
 }
 
 /**
- * Opens (or creates) the store, backfills or catches up the simulated market to now, and builds the
- * HTTP app. Live trading starts with `startLive()`.
+ * The market of a PostgreSQL database (`DATABASE_URL`), for its single writer: refused while another
+ * writer holds the database; with `redisUrl`, every commit from here on is announced to the API nodes.
  */
-/** The market of a PostgreSQL database (`DATABASE_URL`), for its single writer. */
-async function openPostgresMarket(databaseUrl: string, purpose: string): Promise<MarketHandle> {
-  const store = await openWriterStore(databaseUrl, purpose);
+async function openPostgresMarket(databaseUrl: string, purpose: string, options: OpenMarketOptions): Promise<MarketHandle> {
+  const line = (text: string) => {
+    options.log?.(text);
+    options.onLockTaken?.(text);
+  };
+  const store = await openWriterStore(databaseUrl, purpose, { ...(options.log ? { log: options.log } : {}), onTaken: (why) => line(`${purpose}: ${why}`) });
+  let announcer: Announcer | undefined;
   try {
     const market = buildMarket(await store.market.load());
+    if (options.existing && market.tokens.size === 0 && (await store.market.meta('source')) === undefined) {
+      throw new Error(`no market in ${shownDatabase(databaseUrl)}: check DATABASE_URL, or start the server once to create it`);
+    }
     const ingestor = await Ingestor.open(store, market);
     if (await store.bars.stale()) await store.bars.rebuild();
+    // Attached before the first commit (a backfill, a catch-up, an import): none goes unannounced.
+    if (options.redisUrl !== undefined) announcer = await announceCommits(ingestor, options.redisUrl, options.announce ?? 'commits', options.log);
     let closed = false;
     return {
       store,
       market,
       ingestor,
+      reloadReaders: async () => {
+        await announcer?.reload();
+      },
       close: async () => {
         if (closed) return;
         closed = true;
-        await store.close();
+        try {
+          await announcer?.close();
+        } finally {
+          await store.close();
+        }
       },
     };
   } catch (error) {
+    await announcer?.close();
     await store.close();
     throw error;
   }
@@ -201,7 +251,21 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
   if (config.role === 'api') return createApiNode(config, hooks);
   const nowMs = hooks.nowMs ?? Date.now;
   const log = hooks.log;
-  const handle = await openMarket(config.dataDir, 'service', { check: config.storeCheck, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
+  let simulator: Simulator | undefined;
+  let follower: ChainFollower | undefined;
+  const handle = await openMarket(config.dataDir, config.role === 'ingest' ? 'the ingest node' : 'service', {
+    check: config.storeCheck,
+    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    // The writer of a cluster tells the API nodes what each commit changed (docs/scaling.md).
+    ...(config.role === 'ingest' && config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+    ...(log ? { log } : {}),
+    onLockTaken: (line) => {
+      // Nothing more is committed anyway (the store refuses): stop producing.
+      void simulator?.stop();
+      void follower?.stop();
+      hooks.onFatal?.(line);
+    },
+  });
   const { store, ingestor } = handle;
   try {
 
@@ -216,8 +280,6 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     }
     const market = handle.market;
     const nowSeconds = () => Math.floor(nowMs() / 1000);
-    let simulator: Simulator | undefined;
-    let follower: ChainFollower | undefined;
     let startupTrades = 0;
     if (config.source === 'simulated') {
       // The market's identity is fixed at first start; later flags that disagree are reported, not applied.
@@ -260,20 +322,6 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     // Caches first, so a client reacting to an event already reads the new bars.
     ingestor.onCommit((records) => history.invalidate(records));
     ingestor.onRollback(() => history.clear());
-    // The writer of a cluster tells the API nodes what each commit changed (docs/scaling.md).
-    const publisher = config.role === 'ingest' && config.redisUrl ? CommitPublisher.create(config.redisUrl, log) : undefined;
-    if (publisher) {
-      ingestor.onBatch((batch) => {
-        const resync =
-          (batch.tokens?.length ?? 0) + (batch.pairs?.length ?? 0) + (batch.pools?.length ?? 0) + (batch.tokenUpdates?.length ?? 0) > 0 ||
-          batch.removeTradesAfter !== undefined ||
-          (batch.refold?.length ?? 0) > 0 ||
-          batch.barsStale !== undefined;
-        publisher.publish({ records: batch.trades ?? [], reserves: batch.reserves ?? [], resync }).catch((error: unknown) => {
-          log?.(`commit bus: publish failed (${error instanceof Error ? error.message : String(error)}); API nodes will resync`);
-        });
-      });
-    }
     ingestor.onCommit((records) => hub.publish(records));
 
     const keyStore = new KeyStore(store.keys);
@@ -314,6 +362,9 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       internalKey,
       devKey,
       startupTrades,
+      // One process publishes every commit to its own hub: it never misses one.
+      onStreamGap: () => () => undefined,
+      sharedLimiter: undefined,
       startLive: () => {
         simulator?.start(nowSeconds, (error) => log?.(`market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`));
         follower?.start();
@@ -325,7 +376,6 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
         try {
           await simulator?.stop();
           await follower?.stop();
-          await publisher?.close();
         } finally {
           hub.closeAll();
           await handle.close();

@@ -13,7 +13,7 @@ const open = async (pools: string[], headers?: Record<string, string>) =>
 
 const statuses = liveStatuses;
 const trades = liveTrades;
-const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, t, pools, count);
+const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, t.runtime, t.nowSeconds(), pools, count);
 
 const serviceStreams = () => t.platform.runtime?.hub.connectionCount ?? -1;
 
@@ -185,6 +185,34 @@ describe('gateway live multiplexing', () => {
     }
     expect(t.platform.gateway.hub.size).toBe(before - 1);
     await response.body?.cancel();
+  });
+});
+
+describe('an upstream that says it missed events without its stream breaking (a cluster node after a gap)', () => {
+  it('tells live browsers to resync and keeps them live; one coming back from before the gap resyncs too', async () => {
+    const pool = aggregates[0] ?? '';
+    const reader = await open([pool]);
+    let back: SseReader | undefined;
+    try {
+      await reader.until(() => statuses(reader).some((s) => s.state === 'connected'));
+      // Settled: one upstream connection (an earlier switch's handover is over).
+      await vi.waitUntil(() => serviceStreams() === 1, { timeout: 3000, interval: 10 });
+      await tradeUntil(reader, [pool], 1);
+      const before = reader.frames.filter((f) => f.event === 'trade').at(-1)?.id ?? '';
+      t.platform.gateway.upstreamStream.markMissed();
+      await reader.until(() => statuses(reader).some((s) => s.resync));
+      expect(statuses(reader).at(-1)).toEqual({ state: 'connected', resync: true });
+      // Still the same upstream connection, still live: events keep coming.
+      expect(serviceStreams()).toBe(1);
+      await tradeUntil(reader, [pool], 1);
+      back = await open([pool], { 'Last-Event-ID': before });
+      const reconnected = back;
+      await reconnected.until(() => statuses(reconnected).length > 0);
+      expect(statuses(reconnected)[0]).toEqual({ state: 'connected', resync: true });
+    } finally {
+      reader.cancel();
+      back?.cancel();
+    }
   });
 });
 

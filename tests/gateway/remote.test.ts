@@ -81,7 +81,7 @@ afterAll(async () => {
 
 const statuses = liveStatuses;
 const trades = liveTrades;
-const tradeUntil = (reader: SseReader, followed: readonly string[], count: number) => tradeUntilSeen(reader, upstream, followed, count);
+const tradeUntil = (reader: SseReader, followed: readonly string[], count: number) => tradeUntilSeen(reader, upstream.runtime, Date.now() / 1000, followed, count);
 
 describe('gateway in front of a remote service over HTTP', () => {
   it('says the remote service\'s source: its simulated market is shown as simulated', async () => {

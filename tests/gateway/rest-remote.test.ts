@@ -160,3 +160,58 @@ describe('raw paths over a real socket', () => {
     expect(seen).toEqual(['/api/v1/groups']); // the second from the gateway's cache
   });
 });
+
+describe('a slow remote upstream', () => {
+  let release: () => void = () => undefined;
+  let finished = false;
+  let upstream: Loopback;
+  let gateway: Gateway;
+  const first = `{"s":"ok","t":[${Array.from({ length: 2000 }, (_, i) => 1_700_000_000 + i * 60).join(',')}]`;
+  beforeAll(async () => {
+    // Sends the first part of a history answer at once and the rest only when the test says so.
+    upstream = await serveLoopback(() => {
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(encoder.encode(first));
+          await held;
+          controller.enqueue(encoder.encode(',"o":[]}'));
+          finished = true;
+          controller.close();
+        },
+      });
+      return new Response(body, { headers: { 'Content-Type': 'application/json' } });
+    });
+    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(upstream.origin, 'slow-upstream-key') });
+  });
+  afterAll(async () => {
+    release();
+    gateway.close();
+    await upstream.close();
+  });
+
+  it('streams /gw/v1/history through: the browser gets the first bytes before the upstream has finished', async () => {
+    const response = await gateway.app.request('/gw/v1/history?symbol=x&resolution=1min&from=0&to=1');
+    expect(response.status).toBe(200);
+    const reader = (response.body ?? new ReadableStream<Uint8Array>()).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    // Waits on state: reads until the whole first part has arrived, while the upstream still holds the rest.
+    while (text.length < first.length) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(finished).toBe(false);
+    expect(text).toBe(first);
+    release();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(finished).toBe(true);
+    expect(JSON.parse(text)).toMatchObject({ s: 'ok', o: [] });
+  });
+});

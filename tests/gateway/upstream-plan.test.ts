@@ -44,7 +44,7 @@ const statuses = liveStatuses;
 const errors = (r: SseReader): LiveError[] => r.events('error').map((e) => liveErrorSchema.parse(e));
 const connected = (r: SseReader, count = 1) => r.until(() => statuses(r).filter((s) => s.state === 'connected').length >= count, 10_000);
 
-const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, service, pools, count);
+const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, service.runtime, service.clock.seconds(), pools, count);
 
 describe('an upstream plan that allows fewer pools than the gateway is configured for', () => {
   it('refuses the browser that does not fit with a retryable error, learns the limit, and keeps the others live', async () => {

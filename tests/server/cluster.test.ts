@@ -1,7 +1,17 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
-import { streamLineSchema } from '../../src/shared/api/stream';
-import { PostgresStore } from '../../src/service/store/postgres-store';
+import { streamLineSchema, type TradeEvent } from '../../src/shared/api/stream';
+import { parseServiceConfig } from '../../src/service/config';
+import { createServiceRuntime } from '../../src/service/runtime';
+import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
+import { openReaderStore } from '../../src/service/store/open';
+import type { Store, TradeRecord } from '../../src/service/store/ports';
+import { holdTable } from '../support/postgres-faults';
+import { liveStatuses, SseReader } from '../support/sse';
 import { startPostgres, startRedis, type TestPostgres, type TestRedis } from '../support/engines';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { readStream, type StreamReader } from '../support/stream';
@@ -35,22 +45,101 @@ async function streamsAgain(origin: string, key: string): Promise<boolean> {
   return line === JSON.stringify({ s: 'ok' });
 }
 
-/** Trade events of a stream until `count` arrived (pings skipped). */
-async function events(reader: StreamReader, count: number): Promise<string[]> {
-  const out: string[] = [];
-  while (out.length < count) {
-    const line = await reader.nextLine(20_000);
-    if (line === undefined) throw new Error(`the stream ended after ${out.length} events`);
-    const parsed = streamLineSchema.parse(JSON.parse(line));
-    if ('pool_id' in parsed) out.push(line);
+/** Collects a stream's trade events as they come (pings skipped) until stopped. */
+function collectEvents(reader: StreamReader): { events: TradeEvent[]; stop(): void } {
+  const events: TradeEvent[] = [];
+  let stopped = false;
+  void (async () => {
+    while (!stopped) {
+      const line = await reader.nextLine(60_000).catch(() => undefined);
+      if (line === undefined) return;
+      const parsed = streamLineSchema.parse(JSON.parse(line));
+      if ('pool_id' in parsed) events.push(parsed);
+    }
+  })();
+  return {
+    events,
+    stop: () => {
+      stopped = true;
+      void reader.cancel().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Waits until `delivered` holds `expected` (the store's trades as events) and checks they came as one
+ * run, in order, each once; only a block committed between opening the stream and reading the store
+ * (a live one) may come before it.
+ */
+async function expectDelivered(delivered: { events: TradeEvent[] }, expected: readonly TradeEvent[]): Promise<void> {
+  const first = JSON.stringify(expected[0]);
+  let start = -1;
+  await vi.waitUntil(
+    () => {
+      start = delivered.events.findIndex((e) => JSON.stringify(e) === first);
+      return start >= 0 && delivered.events.length >= start + expected.length;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+  // Only what came before the store was read (a live block: a few trades) precedes the run.
+  expect(start).toBeLessThan(50);
+  expect(delivered.events.slice(start, start + expected.length)).toEqual(expected);
+}
+
+/** Pool IDs by series (row id), from the store. */
+async function poolNames(store: Store): Promise<Map<number, string>> {
+  return new Map((await store.market.load()).pools.map((p) => [p.id, p.poolId]));
+}
+
+/** The stream event a stored trade makes (the service's own mapping: its Aggregate's state change). */
+function eventOf(t: TradeRecord, names: ReadonlyMap<number, string>): TradeEvent {
+  return {
+    block_time: t.blockTime,
+    pool_id: names.get(t.agg) ?? '',
+    current_price: t.aggPrice,
+    previous_price: t.aggPrevPrice,
+    current_tvl: t.aggTvl,
+    previous_tvl: t.aggPrevTvl,
+    volume: t.volume / VOLUME_SCALE,
+  };
+}
+
+/** An API node's link to the writer (its /healthz `cluster`). */
+const cluster = async (origin: string) => ((await (await fetch(`${origin}/healthz`)).json()) as { cluster: { gaps: number; redis: boolean; resyncs: number } }).cluster;
+
+const lastSeq = async (store: Store) => (await store.trades.list()).at(-1)?.seq ?? 0;
+
+const historyPath = (pool: string) => {
+  const now = Math.floor(Date.now() / 1000);
+  return `/api/v1/history?symbol=${pool}&resolution=1min&from=${now - 86_400}&to=${now + 600}&include_tvl=true`;
+};
+
+/**
+ * `count` blocks committed by a writer that tells no API node (the service in-process on the cluster's
+ * database, without Redis), while the ingest node is down; returns the seq range of their trades.
+ */
+async function unannouncedBlocks(count: number): Promise<{ from: number; to: number }> {
+  const store = await openReaderStore(env.DATABASE_URL ?? '');
+  // Its own catch-up at start is unannounced too.
+  const from = await lastSeq(store).finally(() => store.close());
+  const dir = mkdtempSync(join(tmpdir(), 'cluster-rogue-'));
+  const config = parseServiceConfig({ 'data-dir': dir, pools: '80', days: '0.2' }, { DATABASE_URL: env.DATABASE_URL, TOKEN_API_KEYS: env.TOKEN_API_KEYS });
+  const runtime = await createServiceRuntime(config);
+  try {
+    for (let i = 0; i < count; i++) await runtime.simulator.forceBlock(Date.now() / 1000);
+    const to = (await runtime.store.trades.list()).at(-1)?.seq ?? 0;
+    expect(to).toBeGreaterThan(from);
+    return { from, to };
+  } finally {
+    await runtime.close();
+    rmSync(dir, { recursive: true, force: true });
   }
-  return out;
 }
 
 beforeAll(async () => {
   [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   const url = await pg.createDatabase('cluster');
-  env = { DATABASE_URL: url, REDIS_URL: redis.url, STREAM_LEASE_SECONDS: '2', TOKEN_API_KEYS: `${KEYS.a}:enterprise,${KEYS.b}:enterprise,${KEYS.c}:enterprise,${KEYS.free}:free` };
+  env = { DATABASE_URL: url, REDIS_URL: redis.url, STREAM_LEASE_SECONDS: '2', GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '30', TOKEN_API_KEYS: `${KEYS.a}:enterprise,${KEYS.b}:enterprise,${KEYS.c}:enterprise,${KEYS.free}:free` };
   ingest = await startServerProcess({ args: ingestArgs, env });
   [api1, api2] = await Promise.all([startServerProcess({ args: ['--role', 'api'], env }), startServerProcess({ args: ['--role', 'api'], env })]);
   const info = (await (await get(api1.origin, '/api/v1/symbol_info?group=Aggregate')).json()) as { ticker: string[] };
@@ -71,13 +160,23 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     expect(aggregates.length).toBeGreaterThan(10);
   });
 
-  it('fans a committed trade out to stream clients on both API nodes, in order, none lost', async () => {
+  it('fans committed trades out to stream clients on both API nodes: the store\'s trades, in order, none lost', async () => {
     const [s1, s2] = await Promise.all([stream(api1.origin, KEYS.a, aggregates), stream(api2.origin, KEYS.b, aggregates)]);
-    let trades = 0;
-    for (let i = 0; i < 5; i++) trades += (await block()).trades;
-    const [e1, e2] = await Promise.all([events(s1, trades), events(s2, trades)]);
-    expect(e1).toEqual(e2);
-    await Promise.all([s1.cancel(), s2.cancel()]);
+    await Promise.all([s1.nextLine(5_000), s2.nextLine(5_000)]);
+    const [d1, d2] = [collectEvents(s1), collectEvents(s2)];
+    const store = await openReaderStore(env.DATABASE_URL ?? '');
+    try {
+      const from = await lastSeq(store);
+      for (let i = 0; i < 5; i++) await block();
+      const names = await poolNames(store);
+      const expected = (await store.trades.list({ afterSeq: from })).map((t) => eventOf(t, names));
+      expect(expected.length).toBeGreaterThanOrEqual(5);
+      for (const delivered of [d1, d2]) await expectDelivered(delivered, expected);
+    } finally {
+      d1.stop();
+      d2.stop();
+      await store.close();
+    }
   }, 60_000);
 
   it('answers /history and /tokens/current the same on both nodes', async () => {
@@ -97,21 +196,47 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     const second = await stream(api2.origin, KEYS.c, aggregates.slice(0, 3));
     expect(await second.readToEnd(5_000)).toEqual([JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' })]);
     await first.cancel();
+    // Released on api1: the key connects again on the other node, and on the same one.
     await vi.waitUntil(() => streamsAgain(api2.origin, KEYS.c), { timeout: 10_000, interval: 200 });
+    await vi.waitUntil(() => streamsAgain(api1.origin, KEYS.c), { timeout: 10_000, interval: 200 });
   }, 30_000);
 
-  it('shares a free key’s budget: the 429 comes after the plan’s count across both nodes together', async () => {
+  it('shares a free key’s budget: the 429 comes after the plan’s count across both nodes together, as on one process', async () => {
     let allowed = 0;
     let refused: Response | undefined;
+    const started = Date.now();
     for (let i = 0; i < 200 && !refused; i++) {
       const response = await get(i % 2 === 0 ? api1.origin : api2.origin, '/api/v1/groups', KEYS.free);
       if (response.status === 429) refused = response;
       else allowed++;
     }
-    expect(allowed).toBe(60);
-    expect(refused?.headers.get('Retry-After')).toMatch(/^\d+$/);
+    // A token bucket of 60 refills one a second: the whole budget, and what refilled while spending it.
+    expect(allowed).toBeGreaterThanOrEqual(60);
+    expect(allowed).toBeLessThanOrEqual(60 + Math.floor((Date.now() - started) / 1000));
+    // The headers one process answers with (tests/service/rate-limit.test.ts).
+    expect(refused?.headers.get('Retry-After')).toBe('1');
     expect(refused?.headers.get('RateLimit-Limit')).toBe('60');
+    expect(refused?.headers.get('RateLimit-Remaining')).toBe('0');
+    expect(refused?.headers.get('RateLimit-Reset')).toBe('60');
     expect(priceErrorSchema.parse(await refused?.json()).errmsg).toMatch(/Rate limit exceeded/);
+  }, 30_000);
+
+  it('limits a browser address on /gw/v1 across both nodes', async () => {
+    let allowed = 0;
+    let refused: Response | undefined;
+    const started = Date.now();
+    for (let i = 0; i < 200 && !refused; i++) {
+      const response = await fetch(`${i % 2 === 0 ? api1.origin : api2.origin}/gw/v1/groups`);
+      if (response.status === 429) refused = response;
+      else allowed++;
+      await response.arrayBuffer();
+    }
+    // GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS=30 here: one budget (a node of its own would allow 30 more).
+    expect(allowed).toBeLessThanOrEqual(30 + Math.floor((Date.now() - started) / 2000));
+    expect(refused?.headers.get('RateLimit-Limit')).toBe('30');
+    // 30 a minute is one token every 2 s: at most 2 s to wait (less once part of a token has refilled).
+    expect(['1', '2']).toContain(refused?.headers.get('Retry-After'));
+    expect(refused?.status).toBe(429);
   }, 30_000);
 
   it('keeps serving on one API node when the other is killed -9; the dead node\'s stream lease expires', async () => {
@@ -120,52 +245,164 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     expect(await (await stream(api2.origin, KEYS.c, aggregates.slice(0, 3))).readToEnd(5_000)).toEqual([JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' })]);
     await api1.stop();
     expect((await get(api2.origin, '/api/v1/groups')).status).toBe(200);
+    // A route the store answers, not only memory.
+    const history = await get(api2.origin, historyPath(aggregates[0] ?? ''));
+    expect(history.status).toBe(200);
+    expect(((await history.json()) as { s: string; t: number[] }).t.length).toBeGreaterThan(0);
     // Nobody releases the dead node's lease: it expires (STREAM_LEASE_SECONDS=2 here, 30 by default).
     await vi.waitUntil(() => streamsAgain(api2.origin, KEYS.c), { timeout: 15_000, interval: 500 });
     api1 = await startServerProcess({ args: ['--role', 'api'], env });
   }, 60_000);
 
-  it('loses or doubles nothing when the writer is killed -9 mid-block and restarted: bars equal a rebuild', async () => {
-    const s2 = await stream(api2.origin, KEYS.b, aggregates);
-    const blocks = Array.from({ length: 5 }, () => fetch(`${ingest.origin}/__test__/block`, { method: 'POST' }).catch(() => undefined));
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    await ingest.stop();
-    await Promise.all(blocks);
-    ingest = await startServerProcess({ args: ingestArgs, env });
-    // The stream carries on across the writer's restart (a resync, marked in health).
-    const trades = (await block()).trades;
-    expect((await events(s2, trades)).length).toBe(trades);
-    await s2.cancel();
-    const store = await PostgresStore.open(env.DATABASE_URL ?? '');
+  it('loses or doubles nothing when the writer is killed -9 mid-block and restarted; the API nodes then answer as the store', async () => {
+    const reader = await stream(api2.origin, KEYS.b, aggregates);
+    await reader.nextLine(5_000);
+    const delivered = collectEvents(reader);
+    const store = await openReaderStore(env.DATABASE_URL ?? '');
     try {
-      const list = await store.trades.list();
-      expect(new Set(list.map((t) => t.eventId)).size).toBe(list.length);
+      const firstSeq = await lastSeq(store);
+      const probe = aggregates.slice(0, 6);
+      // Answers the nodes cache: after the restart they must not be stale.
+      const paths = probe.flatMap((pool) => [`/api/v1/tokens/current?pool=${pool}`, historyPath(pool)]);
+      for (const path of paths) for (const origin of [api1.origin, api2.origin]) expect((await get(origin, path)).status).toBe(200);
+      for (let i = 0; i < 3; i++) await block();
+
+      // Mid-block: the writer's commit waits inside its transaction (trades written, its state not yet),
+      // held up by a lock on sim_state; the writer dies there.
+      const hold = await holdTable(env.DATABASE_URL ?? '', 'sim_state');
+      try {
+        const inFlight = fetch(`${ingest.origin}/__test__/block`, { method: 'POST' }).catch(() => undefined);
+        await vi.waitUntil(async () => (await hold.waiting()).length > 0, { timeout: 20_000, interval: 50 });
+        await ingest.stop();
+        await inFlight;
+        await hold.release();
+        // PostgreSQL ends the dead writer's session (and frees its lock) once it reads the closed socket.
+        await vi.waitUntil(async () => !(await hold.writerLockHeld()), { timeout: 20_000, interval: 100 });
+      } finally {
+        await hold.close();
+      }
+      // The block in flight is wholly absent (its transaction never committed): no trade of a block at
+      // or past the simulator state the store holds (trade ids are sim:<block height>:<n>).
+      const height = (await store.sim.load())?.height ?? 0;
+      const afterKill = await store.trades.list({ afterSeq: firstSeq });
+      expect(afterKill.length).toBeGreaterThan(0);
+      expect(afterKill.filter((t) => Number(/^sim:(\d+):/.exec(t.eventId)?.[1]) >= height)).toEqual([]);
+
+      // Commits the API nodes are never told of (as a writer killed between a commit and its message):
+      // a writer of its own, without Redis, trades while the ingest node is down.
+      const unannounced = await unannouncedBlocks(5);
+      ingest = await startServerProcess({ args: ingestArgs, env });
+      for (let i = 0; i < 3; i++) await block();
+
+      // Nothing lost or doubled: every trade in the store once; the stream delivered each trade the
+      // announced commits made, in order, and nothing else (the unannounced ones are a gap, not replayed).
+      const trades = await store.trades.list({ afterSeq: firstSeq });
+      const all = await store.trades.list();
+      expect(new Set(all.map((t) => t.eventId)).size).toBe(all.length);
+      expect(await store.trades.count()).toBe(all.length);
+      const names = await poolNames(store);
+      const expected = trades.filter((t) => t.seq <= unannounced.from || t.seq > unannounced.to).map((t) => eventOf(t, names));
+      await expectDelivered(delivered, expected);
+      delivered.stop();
+
+      // The API nodes reloaded on the new writer: their answers equal a node started now, fresh from the store.
+      const fresh = await startServerProcess({ args: ['--role', 'api'], env });
+      try {
+        const touched = [...new Set(trades.filter((t) => t.seq > unannounced.from && t.seq <= unannounced.to).map((t) => names.get(t.agg) ?? ''))].slice(0, 4);
+        const compare = [...paths, ...touched.flatMap((pool) => [`/api/v1/tokens/current?pool=${pool}`, historyPath(pool)])];
+        // Live blocks may land between the reads: compare until one round agrees.
+        await vi.waitUntil(
+          async () => {
+            for (const path of compare) {
+              const [a, b, c] = await Promise.all([api1.origin, api2.origin, fresh.origin].map(async (origin) => JSON.stringify(await (await get(origin, path)).json())));
+              if (a !== c || b !== c) return false;
+            }
+            return true;
+          },
+          { timeout: 30_000, interval: 500 },
+        );
+      } finally {
+        await fresh.stop();
+      }
+
       const bars = await store.bars.all();
       await store.bars.rebuild();
       expect(await store.bars.all()).toEqual(bars);
     } finally {
       await store.close();
     }
-  }, 90_000);
+  }, 180_000);
 
-  it('resumes streams after a Redis restart, with the gap marked', async () => {
+  it('resumes streams after a Redis restart, with the gap marked, and tells the gateway\'s browsers to resync', async () => {
     const s1 = await stream(api1.origin, KEYS.a, aggregates);
+    await s1.nextLine(5_000);
+    const delivered = collectEvents(s1);
+    const browser = new SseReader(await fetch(`${api1.origin}/gw/v1/live?pools=${aggregates.slice(0, 3).join(',')}`));
+    await browser.until(() => liveStatuses(browser).some((s) => s.state === 'connected'), 10_000);
+    expect(liveStatuses(browser).some((s) => s.resync)).toBe(false);
+    // A key's one stream, held on api1 across the restart; its lease is the key that appears in Redis.
+    const probe = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const others = await probe.keys('tps:lease:*');
+    const held = await stream(api1.origin, KEYS.c, aggregates.slice(0, 3));
+    await held.nextLine(5_000);
+    const leases = (await probe.keys('tps:lease:*')).filter((key) => !others.includes(key));
+    expect(leases).toHaveLength(1);
+    const before = (await cluster(api1.origin)).gaps;
     await redis.stop();
     await redis.start();
-    await vi.waitUntil(async () => ((await (await fetch(`${api1.origin}/healthz`)).json()) as { cluster: { gaps: number; redis: boolean } }).cluster.gaps > 0, { timeout: 20_000, interval: 200 });
-    // Publishing reconnects too: blocks until events flow again.
-    let got = 0;
+    await vi.waitUntil(async () => {
+      const state = await cluster(api1.origin);
+      return state.redis && state.gaps > before;
+    }, { timeout: 20_000, interval: 200 });
+    // Publishing reconnects too: blocks until one's events reach the stream (every block trades on some Aggregate).
     await vi.waitUntil(
       async () => {
-        const trades = (await block()).trades;
-        got = (await events(s1, trades).catch(() => [])).length;
-        return got > 0;
+        if (delivered.events.length > 0) return true;
+        await block();
+        return false;
       },
-      { timeout: 20_000, interval: 500 },
-    );
-    expect(got).toBeGreaterThan(0);
-    await s1.cancel();
+      { timeout: 20_000, interval: 300 },
+    ).catch((error: unknown) => {
+      console.log(api1.output().slice(-3000), ingest.output().slice(-3000));
+      throw error;
+    });
+    delivered.stop();
+    // The node's gateway heard of the gap: its browsers are told to resync, and stay live.
+    await browser.until(() => liveStatuses(browser).some((s) => s.resync), 10_000);
+    expect(liveStatuses(browser).at(-1)).toEqual({ state: 'connected', resync: true });
+    browser.cancel();
+    // Redis came back empty; the open streams took their leases back, so the key's second stream is refused.
+    await vi.waitUntil(async () => {
+      const current = await probe.keys('tps:lease:*');
+      return leases.every((key) => current.includes(key));
+    }, {
+      timeout: 10_000,
+      interval: 100,
+    });
+    probe.disconnect();
+    expect(await (await stream(api2.origin, KEYS.c, aggregates.slice(0, 3))).readToEnd(5_000)).toEqual([JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' })]);
+    await held.cancel();
+    await vi.waitUntil(() => streamsAgain(api2.origin, KEYS.c), { timeout: 10_000, interval: 200 });
   }, 60_000);
+
+  it('ends a stream whose lease another connection holds by then (the key never has two)', async () => {
+    const probe = new Redis(redis.url, { maxRetriesPerRequest: null });
+    try {
+      const others = await probe.keys('tps:lease:*');
+      const held = await stream(api1.origin, KEYS.c, aggregates.slice(0, 3));
+      await held.nextLine(5_000);
+      const [lease] = (await probe.keys('tps:lease:*')).filter((key) => !others.includes(key));
+      // As if Redis had lost it and another node's connection had taken the slot.
+      await probe.set(lease ?? '', 'another-node:another-connection', 'PX', 60_000);
+      const rest = (await held.readToEnd(10_000)).filter((line) => line !== JSON.stringify({ s: 'ok' }));
+      expect(rest.at(-1)).toBe(JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' }));
+      // The other connection's lease is untouched by this one's end.
+      expect(await probe.get(lease ?? '')).toBe('another-node:another-connection');
+      await probe.del(lease ?? '');
+    } finally {
+      probe.disconnect();
+    }
+  }, 30_000);
 
   it('answers 503 in each family’s shape while PostgreSQL is down (never a hang or a 500), and recovers', async () => {
     await pg.stop();
@@ -187,5 +424,14 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       console.log(api1.output().slice(-4000));
       throw error;
     });
-  }, 90_000);
+    // The writer survived PostgreSQL's stop (its lock session was cut), took its lock back and commits again.
+    await vi.waitUntil(async () => (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).status === 200, { timeout: 30_000, interval: 500 }).catch((error: unknown) => {
+      console.log(ingest.output().slice(-4000));
+      throw error;
+    });
+    expect(ingest.output()).toMatch(/the writer lost its PostgreSQL session/);
+    expect(ingest.output()).toMatch(/the writer lock is held again/);
+    // And it still holds it: a second writer is refused.
+    await expect(startServerProcess({ args: ingestArgs, env })).rejects.toThrow(/is in use by another writer/);
+  }, 120_000);
 });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { openMarket } from '../../src/service/runtime';
-import { freePort } from '../support/server-process';
+import { freePort } from '../support/free-port';
 
 /**
  * Stopping the server the way a process manager does: a signal to npm's PID (`npm run serve`, the

@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 
 /**
  * Real PostgreSQL and Redis servers for tests (Debian's packages; `.ci/run` installs them): each on a
@@ -11,18 +12,6 @@ import { join } from 'node:path';
 
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const REDIS_SERVER = process.env.REDIS_SERVER ?? 'redis-server';
-
-/** A free TCP port on 127.0.0.1 (bound then released; the engine takes it right after). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Resolves once something accepts TCP connections on the port (or rejects after `timeoutMs`). */
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
@@ -113,7 +102,14 @@ export async function startPostgres(): Promise<TestPostgres> {
     ]);
     const started = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
-    await waitForPort(port, started, 30_000, collect(started));
+    const output = collect(started);
+    await waitForPort(port, started, 30_000, output);
+    // The port opens before the server takes queries ("the database system is starting up").
+    const until = Date.now() + 30_000;
+    while (spawnSync(join(PG_BIN, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q']).status !== 0) {
+      if (started.exitCode !== null || Date.now() > until) throw new Error(`PostgreSQL did not become ready:\n${output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   };
   // pg_ctl's fast shutdown signals the postmaster itself (runuser, our child, passes no signals on):
   // clients are disconnected, the data stays consistent.

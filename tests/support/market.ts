@@ -158,16 +158,24 @@ export function referenceBars(steps: readonly PriceStep[], resolution: Resolutio
 }
 
 /**
- * Makes the market trade (`simulator.forceBlock(atSeconds)`, block after block) until a trade touches
- * one of `aggregates`; returns every trade stored meanwhile, in ingest order.
+ * Makes the market trade (`simulator.forceBlock(atSeconds)`, block after block; it picks pools at
+ * random) until `count` trades (default 1) touched `aggregates` (pools, or their pool IDs); returns
+ * every trade stored meanwhile, in ingest order.
  */
-export async function forceTradesOn(runtime: ServiceRuntime, aggregates: readonly Pool[], atSeconds: number, maxBlocks = 1000): Promise<StoredTrade[]> {
-  const ids = new Set(aggregates.map((p) => p.id));
+export async function forceTradesOn(
+  runtime: ServiceRuntime,
+  aggregates: readonly (Pool | string)[],
+  atSeconds: number,
+  options: { readonly count?: number; readonly maxBlocks?: number } = {},
+): Promise<StoredTrade[]> {
+  const ids = new Set(aggregates.map((p) => (typeof p === 'string' ? runtime.market.pools.get(p.toLowerCase())?.id : p.id)));
+  const count = options.count ?? 1;
+  const maxBlocks = options.maxBlocks ?? 1000;
   const before = await lastSeq(runtime);
   for (let i = 0; i < maxBlocks; i++) {
     await runtime.simulator.forceBlock(atSeconds);
     const fresh = await storedTrades(runtime, { afterSeq: before });
-    if (fresh.some((t) => ids.has(t.agg))) return fresh;
+    if (fresh.filter((t) => ids.has(t.agg)).length >= count) return fresh;
   }
-  throw new Error(`no trade on the given pools within ${maxBlocks} blocks`);
+  throw new Error(`fewer than ${count} trades on the given ${aggregates.length} pools within ${maxBlocks} blocks`);
 }

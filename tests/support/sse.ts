@@ -2,7 +2,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
 import { tradeEventSchema, type TradeEvent } from '../../src/shared/api/stream';
 import type { ServiceRuntime } from '../../src/service/runtime';
-import { lastSeq, storedTrades } from './market';
+import { forceTradesOn } from './market';
 
 /**
  * Reads SSE frames from a Response body into a queue, for tests that want to wait for a given frame.
@@ -93,27 +93,13 @@ export function liveTrades(reader: SseReader): TradeEvent[] {
   return reader.events('trade').map((e) => tradeEventSchema.parse(e));
 }
 
-/** A market the test can make trade: the service's runtime (to count its trades) and its one-block control. */
-export interface TradingMarket {
-  readonly runtime: ServiceRuntime | undefined;
-  trade(): unknown;
-}
-
 /**
- * Makes `market` trade, block after block (it picks pools at random), until it has made `count` trades
- * on `pools` (the Aggregate pool IDs `reader` follows), then waits until `reader` has seen them.
+ * Makes the market trade (`forceTradesOn`, blocks at `atSeconds`) until it has made `count` trades on
+ * `pools` (the Aggregate pool IDs `reader` follows), then waits until `reader` has seen them.
  */
-export async function tradeUntilSeen(reader: SseReader, market: TradingMarket, pools: readonly string[], count = 1, maxBlocks = 1000): Promise<void> {
-  const runtime = market.runtime;
+export async function tradeUntilSeen(reader: SseReader, runtime: ServiceRuntime | undefined, atSeconds: number, pools: readonly string[], count = 1): Promise<void> {
   if (!runtime) throw new Error('the market is not running');
-  const aggregates = new Set(pools.map((id) => runtime.market.pools.get(id.toLowerCase())?.id));
   const target = liveTrades(reader).length + count;
-  const since = await lastSeq(runtime);
-  let made = 0;
-  for (let blocks = 0; made < count; blocks++) {
-    if (blocks >= maxBlocks) throw new Error(`the market made ${made} of ${count} trades on ${pools.length} pools in ${maxBlocks} blocks`);
-    await market.trade();
-    made = (await storedTrades(runtime, { afterSeq: since })).filter((t) => aggregates.has(t.agg)).length;
-  }
+  await forceTradesOn(runtime, pools, atSeconds, { count });
   await reader.until(() => liveTrades(reader).length >= target);
 }

@@ -103,6 +103,21 @@ export class UpstreamStream {
     return this.down;
   }
 
+  /**
+   * The upstream says events may have been missed although its stream never broke (a cluster's API
+   * node that resynced from its store after a gap in its commit messages): the listener hears it as
+   * after a reconnect, `onLive(pools, afterFailure = true)`, so browsers resync. Without a live
+   * subscription, the next one goes live with `afterFailure`.
+   */
+  markMissed(): void {
+    if (this.closed) return;
+    if (this.current && !this.opening && this.retry === undefined) {
+      this.listener.onLive(this.current.pools, true);
+      return;
+    }
+    this.missed = true;
+  }
+
   /** Sets the union of pools to carry; the connection follows after the debounce. */
   setPools(pools: Iterable<string>): void {
     const next = new Set(pools);

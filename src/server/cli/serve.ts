@@ -102,7 +102,15 @@ async function main(): Promise<void> {
   const platform = await createPlatform({
     ...options,
     staticDir,
-    hooks: { log: (line) => console.log(line), onProgress: progress.onProgress },
+    hooks: {
+      log: (line) => console.log(line),
+      onProgress: progress.onProgress,
+      // Another writer has the database: this one must not carry on (an orchestrator restarting it is refused clearly).
+      onFatal: (line) => {
+        console.error(`Stopping: ${line}`);
+        process.exit(1);
+      },
+    },
   });
   progress.stop();
   const runtime = platform.runtime;

@@ -4,6 +4,10 @@
  * 2 bad usage (the error and the usage text on stderr).
  */
 
+import { clusterUrls } from '../config';
+import { openMarket, type MarketHandle } from '../runtime';
+import { shownDatabase } from '../store/open';
+
 /** Bad command-line usage: reported with the usage text and exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -20,6 +24,41 @@ export function resolveDataDir(flag: string | undefined, env: Readonly<Record<st
   }
   const fromEnv = env.DATA_DIR;
   return fromEnv === undefined || fromEnv.trim() === '' ? DEFAULT_DATA_DIR : fromEnv;
+}
+
+/** Where a store CLI's market is: the data directory's SQLite store, or `DATABASE_URL`'s PostgreSQL database. */
+export interface StoreLocation {
+  readonly dataDir: string;
+  readonly databaseUrl?: string;
+  /** `REDIS_URL` (with `DATABASE_URL`): a cluster's API nodes are told to reload after the CLI's writes. */
+  readonly redisUrl?: string;
+}
+
+/** The store a CLI works on: `DATABASE_URL` when set (as the server reads it), else the data directory. */
+export function storeLocation(dataDirFlag: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env): StoreLocation {
+  const { databaseUrl, redisUrl } = clusterUrls(env);
+  const dataDir = resolveDataDir(dataDirFlag, env);
+  if (databaseUrl === undefined) return { dataDir };
+  if (dataDirFlag !== undefined) throw new UsageError('--data-dir names a SQLite store, but DATABASE_URL is set: the market is in that PostgreSQL database (unset DATABASE_URL to use the data directory)');
+  return { dataDir, databaseUrl, ...(redisUrl !== undefined ? { redisUrl } : {}) };
+}
+
+/** Where a location's store is, for messages. */
+export function shownLocation(where: StoreLocation): string {
+  return where.databaseUrl !== undefined ? shownDatabase(where.databaseUrl) : where.dataDir;
+}
+
+/**
+ * Opens the market for a CLI that writes it, as its single writer: a data directory's lock, or the
+ * PostgreSQL writer lock (refused, clearly, while a cluster's ingest node or a server holds it: imports
+ * go through the single-writer rule). With `REDIS_URL`, the API nodes reload after the writes.
+ */
+export function openCliMarket(where: StoreLocation, purpose: string, options: { readonly existing?: boolean } = {}): Promise<MarketHandle> {
+  return openMarket(where.dataDir, purpose, {
+    ...options,
+    ...(where.databaseUrl !== undefined ? { databaseUrl: where.databaseUrl } : {}),
+    ...(where.redisUrl !== undefined ? { redisUrl: where.redisUrl, announce: 'reloads' as const } : {}),
+  });
 }
 
 /** Errors thrown by `node:util` parseArgs (unknown option, missing value, extra positional). */

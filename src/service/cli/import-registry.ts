@@ -1,8 +1,7 @@
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatRegistryReport, importRegistry } from '../importers/registry';
-import { openMarket } from '../runtime';
-import { resolveDataDir, runCli, UsageError } from './cli-support';
+import { openCliMarket, runCli, storeLocation, UsageError } from './cli-support';
 
 /** `npm run import:registry -- <dir> [--data-dir d]`: imports CIP-26 token-registry mappings. */
 
@@ -14,6 +13,10 @@ Running it again with the same files changes nothing.
 
 Options:
   --data-dir <dir>  data directory of the store (default: $DATA_DIR, else ./data)
+
+With DATABASE_URL set, the market is that PostgreSQL database (a cluster's): the import is its single
+writer, refused while an ingest node or a server holds it (stop it first); with REDIS_URL too, the
+cluster's API nodes reload what the import wrote (docs/scaling.md).
   -h, --help        show this help`;
 
 await runCli(USAGE, async () => {
@@ -32,8 +35,7 @@ await runCli(USAGE, async () => {
   if (!stat) throw new Error(`${dir} does not exist`);
   if (!stat.isDirectory()) throw new Error(`${dir} is not a directory`);
 
-  const dataDir = resolveDataDir(values['data-dir']);
-  const handle = await openMarket(dataDir, 'import:registry');
+  const handle = await openCliMarket(storeLocation(values['data-dir']), 'import:registry');
   try {
     const report = await importRegistry(handle, dir);
     for (const line of formatRegistryReport(report)) process.stdout.write(`${line}\n`);

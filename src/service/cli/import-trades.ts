@@ -2,8 +2,7 @@ import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { formatTradesReport, importTrades } from '../importers/trades';
-import { openMarket } from '../runtime';
-import { resolveDataDir, runCli, UsageError } from './cli-support';
+import { openCliMarket, runCli, storeLocation, UsageError } from './cli-support';
 
 /** `npm run import:trades -- <file.jsonl> [--data-dir d]`: imports token, pool and trade lines. */
 
@@ -19,6 +18,10 @@ kept. Trades already imported (same id) are skipped, so a re-run changes nothing
 
 Options:
   --data-dir <dir>  data directory of the store (default: $DATA_DIR, else ./data)
+
+With DATABASE_URL set, the market is that PostgreSQL database (a cluster's): the import is its single
+writer, refused while an ingest node or a server holds it (stop it first); with REDIS_URL too, the
+cluster's API nodes reload what the import wrote (docs/scaling.md).
   -h, --help        show this help`;
 
 await runCli(USAGE, async () => {
@@ -38,8 +41,7 @@ await runCli(USAGE, async () => {
   if (!stat.isFile()) throw new Error(`${file} is not a file`);
   const size = stat.size;
 
-  const dataDir = resolveDataDir(values['data-dir']);
-  const handle = await openMarket(dataDir, 'import:trades');
+  const handle = await openCliMarket(storeLocation(values['data-dir']), 'import:trades');
   // A progress bar on an interactive terminal only: logs and pipes get the summary alone.
   const bar = process.stderr.isTTY
     ? new SingleBar({ format: 'importing [{bar}] {percentage}% | {value}/{total} bytes', stream: process.stderr }, undefined)

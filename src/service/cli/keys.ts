@@ -1,14 +1,16 @@
 import { parseArgs } from 'node:util';
 import { KeyStore, type StoredKey } from '../auth/keys';
 import { parsePlans } from '../auth/plans';
-import { openStore } from '../store/open';
+import { openReaderStore, openStore } from '../store/open';
+import type { Store } from '../store/ports';
 import { requireStore } from '../runtime';
-import { resolveDataDir, runCli, UsageError } from './cli-support';
+import { runCli, storeLocation, UsageError } from './cli-support';
 
 /**
- * `npm run keys -- create|list|revoke`: manages the API keys of a data directory's key store. It only
- * touches the api_keys table, so it opens the database directly (no data-directory lock) and may run
- * while the server runs; the server sees new and revoked keys on the next request.
+ * `npm run keys -- create|list|revoke`: manages the API keys of a data directory's key store, or of
+ * `DATABASE_URL`'s PostgreSQL database (a cluster's: every node reads keys from there). It only
+ * touches the api_keys table, so it opens the database directly (no writer lock) and may run while
+ * the servers run; they see new and revoked keys on the next request.
  */
 
 const USAGE = `Usage:
@@ -25,7 +27,10 @@ Options:
   --plan <plan>     plan of the new key (default: free)
   --label <text>    a note to recognise the key by
   --data-dir <dir>  data directory of the store (default: $DATA_DIR, else ./data)
-  -h, --help        show this help`;
+  -h, --help        show this help
+
+With DATABASE_URL set, the keys are stored in that PostgreSQL database (every node of a cluster reads
+them there), and --data-dir does not apply.`;
 
 function formatTime(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -74,11 +79,11 @@ await runCli(USAGE, async () => {
     throw new Error(`unknown plan "${plan}" (known plans: ${Object.keys(plans).join(', ')})`);
   }
 
-  const dataDir = resolveDataDir(values['data-dir']);
+  const where = storeLocation(values['data-dir']);
   // Keys may be created before the first start; listing or revoking needs an existing store.
-  if (command !== 'create') requireStore(dataDir);
-  // No data-directory lock: keys are managed beside a running server (SQLite serialises the writes).
-  const opened = openStore(dataDir);
+  if (command !== 'create' && where.databaseUrl === undefined) requireStore(where.dataDir);
+  // No writer lock: keys are managed beside running servers (each key write is its own transaction).
+  const opened: Store = where.databaseUrl !== undefined ? await openReaderStore(where.databaseUrl) : openStore(where.dataDir);
   try {
     const store = new KeyStore(opened.keys);
     if (command === 'create') {

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
-import { openMarket } from '../runtime';
-import { resolveDataDir, runCli, UsageError } from './cli-support';
+import { openCliMarket, runCli, storeLocation, UsageError } from './cli-support';
 
 /** `npm run rebuild-bars [-- --data-dir d]`: deletes every bar and folds every stored trade again. */
 
@@ -12,6 +11,9 @@ a bar-rule change or to check that bars and trades agree. The server must not be
 
 Options:
   --data-dir <dir>  data directory of the store (default: $DATA_DIR, else ./data)
+
+With DATABASE_URL set, the store is that PostgreSQL database: the rebuild is its single writer (stop
+the ingest node or server first); with REDIS_URL too, the cluster's API nodes reload afterwards.
   -h, --help        show this help`;
 
 await runCli(USAGE, async () => {
@@ -25,7 +27,7 @@ await runCli(USAGE, async () => {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0] ?? ''}`);
 
-  const handle = await openMarket(resolveDataDir(values['data-dir']), 'rebuild-bars', { existing: true });
+  const handle = await openCliMarket(storeLocation(values['data-dir']), 'rebuild-bars', { existing: true });
   const bar = new SingleBar(
     { format: 'rebuilding bars [{bar}] {percentage}% | {value}/{total} trades', stream: process.stderr, noTTYOutput: false },
     undefined,
@@ -42,6 +44,8 @@ await runCli(USAGE, async () => {
       }
     });
     if (begun) bar.stop();
+    // A cluster's API nodes cache bars: they reload (the rebuild wrote outside the commits they hear of).
+    await handle.reloadReaders();
     const seconds = (performance.now() - started) / 1000;
     process.stdout.write(`Rebuilt bars from ${folded} trade(s) in ${seconds.toFixed(1)} s.\n`);
   } finally {

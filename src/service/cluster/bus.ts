@@ -3,9 +3,11 @@ import type { TradeRecord } from '../store/ports';
 
 /**
  * The commit bus between the single writer (ingest node) and the API nodes, on Redis pub/sub: after
- * every commit the writer publishes what changed, numbered; each API node applies it to its caches and
- * its stream connections. A node that misses messages (a gap in the numbers, a Redis restart or a
- * network blip) resyncs from the store and says so; streams carry on from the next message.
+ * every commit the writer publishes what changed, numbered (the number is stamped in the commit's
+ * transaction too, so a node reloading from the store knows which messages its snapshot includes);
+ * each API node applies it to its caches and its stream connections. A node that may have missed
+ * messages (a gap in the numbers, a Redis restart or a network blip, a new writer) resyncs from the
+ * store and says so; streams carry on from the next message.
  */
 export const COMMIT_CHANNEL = 'tps:commits';
 
@@ -21,20 +23,42 @@ export interface CommitMessage {
 }
 
 export class CommitPublisher {
+  /** This writer's id: a new one on each start, so readers see a new writer (and resync). */
+  readonly writer = `${process.pid}-${Date.now().toString(36)}`;
   private seq = 0;
-  private readonly writer = `${process.pid}-${Date.now().toString(36)}`;
   private constructor(private readonly redis: Redis) {}
 
-  static create(url: string, log?: (line: string) => void): CommitPublisher {
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  /**
+   * Connects to Redis, waiting up to 5 s for it: a writer starting while Redis is away carries on
+   * (its publishes fail and are logged; API nodes see the gap when the messages resume, and resync).
+   */
+  static async connect(url: string, log?: (line: string) => void): Promise<CommitPublisher> {
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     redis.on('error', (error: Error) => log?.(`redis (publish): ${error.message}`));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 5_000);
+      timer.unref?.();
+      redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     return new CommitPublisher(redis);
   }
 
-  /** Publishes one commit's changes (a failure is logged: API nodes see the gap and resync). */
-  async publish(message: Omit<CommitMessage, 'writer' | 'seq'>): Promise<void> {
-    this.seq++;
-    await this.redis.publish(COMMIT_CHANNEL, JSON.stringify({ writer: this.writer, seq: this.seq, ...message }));
+  /** Takes the next message number (a commit takes it when its batch is taken, to stamp it with). */
+  next(): number {
+    return ++this.seq;
+  }
+
+  /** The commit position of message `seq`, as stamped in the store (`COMMIT_POSITION_META`). */
+  position(seq: number): string {
+    return `${this.writer}#${seq}`;
+  }
+
+  /** Publishes message `seq` (a failure is logged by the caller: API nodes see the gap and resync). */
+  async publish(seq: number, message: Omit<CommitMessage, 'writer' | 'seq'>): Promise<void> {
+    await this.redis.publish(COMMIT_CHANNEL, JSON.stringify({ writer: this.writer, seq, ...message }));
   }
 
   async close(): Promise<void> {
@@ -42,11 +66,20 @@ export class CommitPublisher {
   }
 }
 
+/** The writer and message number of a commit position (`<writer>#<seq>`), if it is one. */
+export function parsePosition(position: string | undefined): { writer: string; seq: number } | undefined {
+  const match = position === undefined ? null : /^(.+)#(\d+)$/.exec(position);
+  return match ? { writer: match[1] ?? '', seq: Number(match[2]) } : undefined;
+}
+
 export interface SubscriberHooks {
   /** A message in sequence. */
   readonly apply: (message: CommitMessage) => void;
-  /** Messages may have been missed (or the commit asks for it): reload from the store. */
-  readonly resync: (why: string) => Promise<void>;
+  /**
+   * Reload from the store: `gap` when messages may have been missed (a gap in the numbers, a Redis
+   * reconnect, a new writer), else because the commit asked for it (the market's structure changed).
+   */
+  readonly resync: (why: string, gap: boolean) => Promise<void>;
   readonly log?: (line: string) => void;
 }
 
@@ -68,7 +101,7 @@ export class CommitSubscriber {
       // After a reconnect anything may have been missed while away; on the first connection, commits
       // between the node's load from the store and its subscription: reload once (not counted as a gap).
       if (!first) void subscriber.gap(hooks, 'reconnected to Redis');
-      else void redis.subscribe(COMMIT_CHANNEL).then(() => hooks.resync('subscribed'));
+      else void redis.subscribe(COMMIT_CHANNEL).then(() => hooks.resync('subscribed', false));
       first = false;
     });
     redis.on('message', (_channel: string, text: string) => {
@@ -81,13 +114,17 @@ export class CommitSubscriber {
       }
       const last = subscriber.last;
       subscriber.last = { writer: message.writer, seq: message.seq };
-      const inSequence = last !== undefined && last.writer === message.writer && message.seq === last.seq + 1;
-      const firstOfWriter = last === undefined || (last.writer !== message.writer && message.seq === 1);
-      if (!inSequence && !firstOfWriter) {
-        void subscriber.gap(hooks, `missed commit messages (got ${message.writer}#${message.seq} after ${last?.writer}#${last?.seq})`);
+      // The first message this node sees follows its load from the store (made after subscribing).
+      if (last !== undefined && last.writer !== message.writer) {
+        // A new writer: the old one may have committed without publishing (killed in between).
+        void subscriber.gap(hooks, `a new writer (${message.writer} after ${last.writer})`);
         return;
       }
-      if (message.resync) void hooks.resync('the writer added to the market or rolled back');
+      if (last !== undefined && message.seq !== last.seq + 1) {
+        void subscriber.gap(hooks, `missed commit messages (got ${message.writer}#${message.seq} after ${last.writer}#${last.seq})`);
+        return;
+      }
+      if (message.resync) void hooks.resync('the writer added to the market or rolled back', false);
       else hooks.apply(message);
     });
     return subscriber;
@@ -96,7 +133,7 @@ export class CommitSubscriber {
   private async gap(hooks: SubscriberHooks, why: string): Promise<void> {
     this.gaps++;
     hooks.log?.(`commit bus: ${why}; resyncing from the store`);
-    await hooks.resync(why);
+    await hooks.resync(why, true);
   }
 
   async close(): Promise<void> {

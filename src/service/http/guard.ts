@@ -2,15 +2,13 @@ import type { MiddlewareHandler } from 'hono';
 import { RATE_LIMIT_HEADERS, TOKEN_ERROR_TYPES } from '../../shared/api/errors';
 import { STREAM_ERRORS } from '../../shared/api/stream';
 import { bearerToken, type KeyRing, type Principal } from '../auth/keys';
-import type { RateDecision } from '../auth/rate-limit';
+import type { RequestLimiter } from '../../node/token-bucket';
 import { familyError, priceError, streamError, tokenError, type Family } from './errors';
 
 export type ServiceEnv = { Variables: { principal: Principal } };
 
 /** A key's request budget: this node's (`RateLimiter`) or the cluster's (`SharedLimits`, in Redis). */
-export interface RequestLimiter {
-  take(keyId: string, perMinute: number): RateDecision | Promise<RateDecision>;
-}
+export type { RequestLimiter };
 
 export interface GuardOptions {
   readonly keys: KeyRing;

@@ -103,6 +103,16 @@ export class Ingestor {
     return () => this.batchListeners.delete(listener);
   }
 
+  /**
+   * Adds meta entries to every batch as it is taken, written in that batch's transaction (a cluster's
+   * writer numbers its commits so readers know which ones a snapshot of the store includes).
+   */
+  stampBatches(stamp: () => Readonly<Record<string, string>>): void {
+    this.stamp = stamp;
+  }
+
+  private stamp: (() => Readonly<Record<string, string>>) | undefined;
+
   /** Called after a commit that rolled trades back (caches of bars must forget what they hold). */
   onRollback(listener: () => void): () => void {
     this.rollbackListeners.add(listener);
@@ -321,7 +331,7 @@ export class Ingestor {
       ...(this.deferBars ? (this.pending.length > 0 ? { barsStale: true } : {}) : { bars: this.bars }),
       // New pools are written with their reserves of now; the others get an update.
       reserves: [...this.before.keys()].filter((p) => !created.has(p)).map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })),
-      meta: { ...this.meta, ...extras.meta },
+      meta: { ...this.meta, ...extras.meta, ...this.stamp?.() },
       ...(extras.removeTradesAfter !== undefined ? { removeTradesAfter: extras.removeTradesAfter } : {}),
       ...(this.refold.size > 0 && !this.deferBars ? { refold: [...this.refold].map(([series, [aggregate, from]]) => ({ series, aggregate, from })) } : {}),
       ...(extras.simState ? { simState: extras.simState } : {}),

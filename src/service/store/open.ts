@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DATABASE_FILE } from './database';
 import type { Store } from './ports';
-import { PostgresStore } from './postgres-store';
+import { PostgresStore, type WriterLockOptions } from './postgres-store';
 import { openSqliteStore } from './sqlite-store';
 
 /** File of the SQLite store in a data directory. */
@@ -31,14 +31,18 @@ export function shownDatabase(url: string): string {
   }
 }
 
+export type { WriterLockOptions };
+
 /**
  * Opens the store of a PostgreSQL database (`DATABASE_URL`) for the single writer: refused, with a
  * clear message, while another writer holds it (an advisory lock held for the writer's lifetime).
+ * Should the writer's session drop, its commits are refused until it has the lock again; if another
+ * writer took it meanwhile, `options.onTaken` says so and this store never commits again.
  */
-export async function openWriterStore(databaseUrl: string, purpose: string): Promise<Store> {
+export async function openWriterStore(databaseUrl: string, purpose: string, options: WriterLockOptions = {}): Promise<Store> {
   const store = await PostgresStore.open(databaseUrl);
   try {
-    if (!(await store.lockWriter())) {
+    if (!(await store.lockWriter(options))) {
       throw new Error(`${shownDatabase(databaseUrl)} is in use by another writer (an ingest node, a server or an importer). Stop it first; ${purpose} needs to be the only writer.`);
     }
     return store;

@@ -48,7 +48,15 @@ export interface MarketRows {
   readonly tokens: readonly TokenRow[];
   readonly pairs: readonly PairRow[];
   readonly pools: readonly PoolRow[];
+  /**
+   * The meta value `COMMIT_POSITION_META` as of the same snapshot: which commit of a cluster's writer
+   * these rows include (absent where no writer stamps its commits).
+   */
+  readonly position?: string;
 }
+
+/** Meta key a cluster's writer stamps each commit with (`<writer>#<seq>`, in the commit's transaction). */
+export const COMMIT_POSITION_META = 'commit_position';
 
 /** The next free row ids; the single writer hands them out. */
 export interface NextIds {

@@ -2,20 +2,21 @@ import pg from 'pg';
 import { barsFromEvents, rollupBars } from '../../shared/bars';
 import { AGGREGATE_GROUP } from '../../shared/groups';
 import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
-import type {
-  BarRow,
-  BarStore,
-  CommitBatch,
-  KeyStore,
-  MarketRows,
-  MarketStore,
-  NextIds,
-  SimState,
-  SimStateStore,
-  Store,
-  StoredKey,
-  TradeRecord,
-  TradeStore,
+import {
+  COMMIT_POSITION_META,
+  type BarRow,
+  type BarStore,
+  type CommitBatch,
+  type KeyStore,
+  type MarketRows,
+  type MarketStore,
+  type NextIds,
+  type SimState,
+  type SimStateStore,
+  type Store,
+  type StoredKey,
+  type TradeRecord,
+  type TradeStore,
 } from './ports';
 
 /**
@@ -68,7 +69,7 @@ const BARS_STALE = 'bars_stale';
 // bigint columns come back as numbers (every value here is far below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-type Queryable = pg.Pool | pg.PoolClient;
+type Queryable = pg.Pool | pg.ClientBase;
 
 const num = (value: unknown): number => Number(value);
 
@@ -91,31 +92,57 @@ function tradeOf(r: Record<string, unknown>): TradeRecord & { seq: number } {
   };
 }
 
+/** The market's rows and commit position, in the caller's transaction. */
+async function readMarket(db: pg.ClientBase): Promise<MarketRows> {
+  const tokens = (await db.query('SELECT id, unit, ticker, name, decimals, logo_kind FROM tokens ORDER BY id')).rows.map((r) => ({
+    id: num(r.id),
+    unit: String(r.unit),
+    ticker: String(r.ticker),
+    name: String(r.name),
+    decimals: num(r.decimals),
+    logoKind: num(r.logo_kind),
+  }));
+  const pairs = (await db.query('SELECT id, base, quote FROM pairs ORDER BY id')).rows.map((r) => ({ id: num(r.id), base: num(r.base), quote: num(r.quote) }));
+  const pools = (await db.query('SELECT * FROM pools ORDER BY id')).rows.map((r) => ({
+    id: num(r.id),
+    poolId: String(r.pool_id),
+    group: String(r.grp),
+    pairId: num(r.pair_id),
+    n: num(r.n),
+    feeBps: num(r.fee_bps),
+    baseReserve: num(r.base_reserve),
+    quoteReserve: num(r.quote_reserve),
+    simulated: r.simulated === true,
+  }));
+  const position = (await db.query('SELECT value FROM meta WHERE key = $1', [COMMIT_POSITION_META])).rows[0]?.value as string | undefined;
+  return { tokens, pairs, pools, ...(position !== undefined ? { position } : {}) };
+}
+
 class PgMarketStore implements MarketStore {
   constructor(private readonly db: Queryable) {}
 
+  /**
+   * The market's rows and the commit position they include, read in one REPEATABLE READ transaction:
+   * one snapshot, however many commits land meanwhile.
+   */
   async load(): Promise<MarketRows> {
-    const tokens = (await this.db.query('SELECT id, unit, ticker, name, decimals, logo_kind FROM tokens ORDER BY id')).rows.map((r) => ({
-      id: num(r.id),
-      unit: String(r.unit),
-      ticker: String(r.ticker),
-      name: String(r.name),
-      decimals: num(r.decimals),
-      logoKind: num(r.logo_kind),
-    }));
-    const pairs = (await this.db.query('SELECT id, base, quote FROM pairs ORDER BY id')).rows.map((r) => ({ id: num(r.id), base: num(r.base), quote: num(r.quote) }));
-    const pools = (await this.db.query('SELECT * FROM pools ORDER BY id')).rows.map((r) => ({
-      id: num(r.id),
-      poolId: String(r.pool_id),
-      group: String(r.grp),
-      pairId: num(r.pair_id),
-      n: num(r.n),
-      feeBps: num(r.fee_bps),
-      baseReserve: num(r.base_reserve),
-      quoteReserve: num(r.quote_reserve),
-      simulated: r.simulated === true,
-    }));
-    return { tokens, pairs, pools };
+    const db = this.db;
+    const client = db instanceof pg.Pool ? await db.connect() : db;
+    const quiet = () => undefined;
+    // A checked-out client losing its connection between queries must not crash the process.
+    client.on('error', quiet);
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const rows = await readMarket(client);
+      await client.query('COMMIT');
+      return rows;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.removeListener('error', quiet);
+      if (db instanceof pg.Pool) (client as pg.PoolClient).release();
+    }
   }
 
   async nextIds(): Promise<NextIds> {
@@ -275,7 +302,7 @@ class PgBarStore implements BarStore {
 }
 
 /** See `CommitBatch.removeTradesAfter`: delete the later trades, fold their series' bars again from the cut. */
-async function removeTradesAfter(client: pg.PoolClient, after: number): Promise<void> {
+async function removeTradesAfter(client: pg.ClientBase, after: number): Promise<void> {
   const { rows: affected } = await client.query(
     'SELECT DISTINCT pool AS series, false AS agg FROM trades WHERE block_time > $1 UNION SELECT DISTINCT agg AS series, true AS agg FROM trades WHERE block_time > $1',
     [after],
@@ -285,7 +312,7 @@ async function removeTradesAfter(client: pg.PoolClient, after: number): Promise<
 }
 
 /** Folds a series' bars again from the bucket holding `since` on, from its stored trades in time order. */
-async function refold(client: pg.PoolClient, series: number, agg: boolean, since: number): Promise<void> {
+async function refold(client: pg.ClientBase, series: number, agg: boolean, since: number): Promise<void> {
   const prefix = agg ? 'agg_' : '';
   for (const resolution of RESOLUTIONS) {
     const from = bucketStart(since, resolution);
@@ -369,7 +396,10 @@ export class PostgresStore implements Store {
   readonly keys: PgKeyStore;
   readonly sim: PgSimStateStore;
 
-  private constructor(private readonly pool: pg.Pool) {
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+  ) {
     this.market = new PgMarketStore(pool);
     this.trades = new PgTradeStore(pool);
     this.bars = new PgBarStore(pool);
@@ -389,11 +419,12 @@ export class PostgresStore implements Store {
       await pool.end();
       throw error;
     }
-    return new PostgresStore(pool);
+    return new PostgresStore(pool, url);
   }
 
   async commit(batch: CommitBatch): Promise<void> {
-    const client = await this.pool.connect();
+    // A writer commits on the session that holds its lock: if that session is gone, so is the commit.
+    const client = this.writer ? this.writer.session() : await this.pool.connect();
     try {
       await client.query('BEGIN');
       if (batch.removeTradesAfter !== undefined) await removeTradesAfter(client, batch.removeTradesAfter);
@@ -447,25 +478,24 @@ export class PostgresStore implements Store {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      if (!this.writer) (client as pg.PoolClient).release();
     }
   }
 
-  private writerLock: pg.PoolClient | undefined;
+  private writer: WriterLock | undefined;
 
   /**
    * Takes the single-writer lock (a session advisory lock on a connection of its own, held until
-   * `close`; freed by PostgreSQL when the writer dies). False when another session holds it.
+   * `close`; freed by PostgreSQL when the writer dies). False when another session holds it. From
+   * then on commits run on that session. If it drops (PostgreSQL restarting, the network), commits are
+   * refused while the lock is taken again; if another writer took it meanwhile, `onTaken` is told and
+   * commits stay refused.
    */
-  async lockWriter(): Promise<boolean> {
-    const client = await this.pool.connect();
-    const { rows } = await client.query('SELECT pg_try_advisory_lock(727002) AS ok');
-    if (rows[0]?.ok === true) {
-      this.writerLock = client;
-      return true;
-    }
-    client.release();
-    return false;
+  async lockWriter(options: WriterLockOptions = {}): Promise<boolean> {
+    const lock = new WriterLock(this.url, options);
+    if (!(await lock.acquire())) return false;
+    this.writer = lock;
+    return true;
   }
 
   /** PostgreSQL has no bulk mode of ours: commits are durable either way. */
@@ -474,12 +504,125 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    if (this.writerLock) {
-      await this.writerLock.query('SELECT pg_advisory_unlock(727002)').catch(() => undefined);
-      this.writerLock.release();
-      this.writerLock = undefined;
-    }
+    await this.writer?.release();
+    this.writer = undefined;
     await this.pool.end();
+  }
+}
+
+/** Key of the single writer's session advisory lock. */
+const WRITER_LOCK_KEY = 727002;
+
+export interface WriterLockOptions {
+  /** Another writer holds the lock after this one lost its session: this one must stop writing. */
+  readonly onTaken?: (message: string) => void;
+  readonly log?: (line: string) => void;
+  /** First delay between attempts to take the lock back (doubling up to 5 s); default 250 ms. */
+  readonly retryMs?: number;
+}
+
+/** The commit refused because the writer's lock is not held (see `PostgresStore.lockWriter`). */
+export class WriterLockLost extends Error {
+  override readonly name = 'WriterLockLost';
+  readonly code = 'WRITER_LOCK_LOST';
+}
+
+/**
+ * The single writer's PostgreSQL session holding the advisory lock. A session lock lives exactly as
+ * long as its connection, so losing the connection loses the lock: the writer then refuses to commit
+ * until it has taken the lock again on a new session, and gives up (onTaken) if another writer has it.
+ */
+class WriterLock {
+  private client: pg.Client | undefined;
+  private state: 'held' | 'lost' | 'taken' | 'closed' = 'lost';
+  private retry: ReturnType<typeof setTimeout> | undefined;
+  private attempt = 0;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: WriterLockOptions,
+  ) {}
+
+  /** Connects a session and tries the lock once; true when held. A connection failure is thrown. */
+  async acquire(): Promise<boolean> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 3_000, query_timeout: 60_000, keepAlive: true });
+    // Until it is ours, a failing session is only a failed attempt; once ours, its loss is the lock's.
+    client.on('error', (error: Error) => this.dropped(client, error.message));
+    client.on('end', () => this.dropped(client, 'the connection ended'));
+    try {
+      await client.connect();
+      const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [WRITER_LOCK_KEY]);
+      if (rows[0]?.ok !== true || this.state === 'closed') {
+        await client.end().catch(() => undefined);
+        return false;
+      }
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    this.client = client;
+    this.state = 'held';
+    this.attempt = 0;
+    return true;
+  }
+
+  /** The session to commit on; throws WriterLockLost while the lock is not held. */
+  session(): pg.Client {
+    if (this.state === 'held' && this.client) return this.client;
+    throw new WriterLockLost(
+      this.state === 'taken'
+        ? 'another writer took the database while this one was disconnected: this writer no longer commits'
+        : 'the writer lost its PostgreSQL session (and with it the writer lock): not committing until the lock is taken again',
+    );
+  }
+
+  private dropped(client: pg.Client, why: string): void {
+    if (client !== this.client || this.state !== 'held') return;
+    this.client = undefined;
+    this.state = 'lost';
+    this.options.log?.(`store: the writer lost its PostgreSQL session (${why}): commits are refused until the writer lock is taken again`);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.state !== 'lost' || this.retry !== undefined) return;
+    const delay = Math.min(5_000, (this.options.retryMs ?? 250) * 2 ** Math.min(this.attempt, 5));
+    this.attempt++;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.reacquire();
+    }, delay);
+    this.retry.unref?.();
+  }
+
+  private async reacquire(): Promise<void> {
+    if (this.state !== 'lost') return;
+    let held: boolean;
+    try {
+      held = await this.acquire();
+    } catch {
+      // PostgreSQL is still away: try again later.
+      this.schedule();
+      return;
+    }
+    if (held) {
+      this.options.log?.('store: the writer lock is held again; committing resumes');
+      return;
+    }
+    if (this.state !== 'lost') return;
+    this.state = 'taken';
+    this.options.onTaken?.('another writer took the database while this writer was disconnected from PostgreSQL: this writer stops (its later commits are refused)');
+  }
+
+  async release(): Promise<void> {
+    const client = this.client;
+    this.state = 'closed';
+    this.client = undefined;
+    if (this.retry !== undefined) clearTimeout(this.retry);
+    this.retry = undefined;
+    if (!client) return;
+    await client.query('SELECT pg_advisory_unlock($1)', [WRITER_LOCK_KEY]).catch(() => undefined);
+    await client.end().catch(() => undefined);
   }
 }
 

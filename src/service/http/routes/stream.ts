@@ -19,7 +19,8 @@ export interface StreamOptions {
 
 /** A key's stream connections across the cluster (`SharedLimits`); absent on one node. */
 export interface StreamLeases {
-  acquireStream(keyId: string, max: number): Promise<(() => void) | undefined>;
+  /** Resolves with the release, or undefined when the key has no free slot; `onLost` if the slot is lost later. */
+  acquireStream(keyId: string, max: number, onLost: () => void): Promise<(() => void) | undefined>;
 }
 
 export interface StreamRoutesOptions extends GuardOptions {
@@ -82,7 +83,10 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
       return refuse(`${STREAM_ERRORS.tooManyPools}: ${ids.size} requested, the ${principal.plan} plan allows ${plan.poolsPerStream} per connection`);
     }
     const limit = plan.streamsPerKey ?? 1;
-    const lease = options.leases ? await options.leases.acquireStream(principal.id, limit) : () => undefined;
+    // A lease lost to another connection (Redis lost it, another node took the slot) ends this one.
+    let lost = false;
+    let endLost: () => void = () => (lost = true);
+    const lease = options.leases ? await options.leases.acquireStream(principal.id, limit, () => endLost()) : () => undefined;
     if (!lease) return refuse(STREAM_ERRORS.connectionLimit);
     if (!hub.acquire(principal.id, limit)) {
       lease();
@@ -109,7 +113,12 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
     const unsubscribe = hub.subscribe(ids, (line, _event, bytes) => sink.write(line, bytes));
     const ping = setInterval(() => sink.write(PING), stream.pingSeconds * 1000);
     const untrack = hub.track(() => sink.end());
+    endLost = () => {
+      sink.write(streamErrorLine(STREAM_ERRORS.connectionLimit));
+      sink.end();
+    };
     sink.write(PING);
+    if (lost) endLost();
     // The client may already be gone (closed while we subscribed).
     if (!sink.open) cleanup();
     return response;

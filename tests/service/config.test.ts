@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { clusterUrls, parseServiceConfig } from '../../src/service/config';
+
+/** The cluster's settings: --role / ROLE and the engines it needs, refused with a line naming the setting. */
+const PG = 'postgres://app:secret@db:5432/prices';
+const REDIS = 'redis://cache:6379';
+
+describe('--role / ROLE', () => {
+  it('is all by default, one process on SQLite', () => {
+    const config = parseServiceConfig({}, {});
+    expect(config.role).toBe('all');
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.redisUrl).toBeUndefined();
+  });
+
+  it('takes ingest or api from the flag or the environment, the flag first', () => {
+    const env = { DATABASE_URL: PG, REDIS_URL: REDIS };
+    expect(parseServiceConfig({ role: 'ingest' }, env).role).toBe('ingest');
+    expect(parseServiceConfig({}, { ...env, ROLE: 'api' }).role).toBe('api');
+    expect(parseServiceConfig({ role: 'api' }, { ...env, ROLE: 'ingest' }).role).toBe('api');
+    expect(parseServiceConfig({ role: 'api' }, env)).toMatchObject({ databaseUrl: PG, redisUrl: REDIS, streamLeaseSeconds: 30 });
+  });
+
+  it('refuses an unknown role, naming the flag, the variable and the choices', () => {
+    expect(() => parseServiceConfig({ role: 'writer' }, {})).toThrow('--role / ROLE: role must be all, ingest or api (got "writer")');
+    expect(() => parseServiceConfig({}, { ROLE: 'API' })).toThrow('--role / ROLE: role must be all, ingest or api (got "API")');
+  });
+
+  it('refuses a node of a cluster without both engines', () => {
+    const needs = (role: string) => `--role ${role} is a node of a cluster: it needs DATABASE_URL (postgres://…) and REDIS_URL (redis://…), shared by every node`;
+    expect(() => parseServiceConfig({ role: 'ingest' }, {})).toThrow(needs('ingest'));
+    expect(() => parseServiceConfig({ role: 'api' }, { DATABASE_URL: PG })).toThrow(needs('api'));
+    expect(() => parseServiceConfig({ role: 'api' }, { REDIS_URL: REDIS })).toThrow(needs('api'));
+    expect(() => parseServiceConfig({}, { ROLE: 'ingest', DATABASE_URL: PG, REDIS_URL: '' })).toThrow(needs('ingest'));
+  });
+
+  it('refuses malformed engine addresses and lease times, naming the variable', () => {
+    expect(() => parseServiceConfig({}, { DATABASE_URL: 'mysql://db/prices' })).toThrow('DATABASE_URL must be a postgres:// URL (got mysql:)');
+    expect(() => parseServiceConfig({}, { DATABASE_URL: 'not a url' })).toThrow('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
+    expect(() => parseServiceConfig({}, { REDIS_URL: 'http://cache:6379' })).toThrow('REDIS_URL must be a redis:// URL such as redis://127.0.0.1:6379');
+    expect(() => parseServiceConfig({ role: 'api' }, { DATABASE_URL: PG, REDIS_URL: REDIS, STREAM_LEASE_SECONDS: '0' })).toThrow('STREAM_LEASE_SECONDS: STREAM_LEASE_SECONDS must be positive (got "0")');
+    expect(clusterUrls({ DATABASE_URL: PG, REDIS_URL: 'rediss://cache:6380' })).toEqual({ databaseUrl: PG, redisUrl: 'rediss://cache:6380' });
+  });
+});

@@ -1,0 +1,109 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TokenBuckets, type RateDecision } from '../../src/node/token-bucket';
+import { SharedLimits } from '../../src/service/cluster/shared-limits';
+import { startRedis, type TestRedis } from '../support/engines';
+
+/**
+ * Stream leases of a cluster on a real Redis 7 (two SharedLimits stand for two nodes): what happens to
+ * a lease when Redis loses it, or when another connection holds its slot.
+ */
+let redis: TestRedis;
+let probe: Redis;
+const nodes: SharedLimits[] = [];
+const node = () => {
+  const limits = SharedLimits.create(redis.url, { leaseMs: 600 });
+  nodes.push(limits);
+  return limits;
+};
+
+/** Takes a free slot, once the node's connection to Redis is up (before, it refuses). */
+async function take(limits: SharedLimits, key: string, max: number, lost: () => void): Promise<() => void> {
+  let release: (() => void) | undefined;
+  await vi.waitUntil(async () => (release = await limits.acquireStream(key, max, lost)) !== undefined, { timeout: 5_000, interval: 50 });
+  if (!release) throw new Error('no lease');
+  return release;
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  probe = new Redis(redis.url, { maxRetriesPerRequest: null });
+});
+afterAll(async () => {
+  for (const limits of nodes) await limits.close();
+  probe?.disconnect();
+  await redis?.destroy();
+});
+
+describe('request budgets shared through Redis', () => {
+  it('answer as one process does: the same token bucket, the same remaining, reset and Retry-After', async () => {
+    const shared = node();
+    await vi.waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG', { timeout: 5_000, interval: 50 });
+    // Warm: the node's connection is up (a refused command would fall back to its own buckets).
+    await vi.waitUntil(async () => (await shared.acquireStream('warm', 1, () => undefined)) !== undefined, { timeout: 5_000, interval: 50 });
+    const local = new TokenBuckets(() => 1_000_000);
+    const started = Date.now();
+    const remote: RateDecision[] = [];
+    const memory: RateDecision[] = [];
+    for (let i = 0; i < 62; i++) {
+      remote.push(await shared.take('budget-key', 60));
+      memory.push(local.take('budget-key', 60));
+    }
+    // Well within a second (Redis' clock refills one token a second): the same answers, the 61st and 62nd refused.
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(remote).toEqual(memory);
+    expect(memory[60]).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 60, retryAfterSeconds: 1 });
+    expect(await probe.exists('tps:bucket:60:budget-key')).toBe(1);
+  });
+
+  it('is one budget for every node', async () => {
+    const [a, b] = [node(), node()];
+    for (const limits of [a, b]) await vi.waitUntil(async () => (await limits.acquireStream(`warm-${limits.node}`, 1, () => undefined)) !== undefined, { timeout: 5_000, interval: 50 });
+    let allowed = 0;
+    for (let i = 0; i < 20; i++) if ((await (i % 2 === 0 ? a : b).take('two-nodes', 10)).allowed) allowed++;
+    expect(allowed).toBe(10);
+  });
+});
+
+describe('stream leases', () => {
+  it('takes a lease back after Redis restarts empty, so a second stream of the key is still refused', async () => {
+    const [a, b] = [node(), node()];
+    const lost = vi.fn();
+    await take(a, 'key-restart', 1, lost);
+    // b is connected (it takes another key's slot), and refused this key's.
+    await take(b, 'key-restart-b1', 1, () => undefined);
+    expect(await b.acquireStream('key-restart', 1, () => undefined)).toBeUndefined();
+    await redis.stop();
+    await redis.start();
+    // Waiting on state: the lease is there again (the holder's refresh took it back).
+    await vi.waitUntil(async () => (await probe.get('tps:lease:key-restart:0').catch(() => null)) !== null, { timeout: 10_000, interval: 50 });
+    await take(b, 'key-restart-b2', 1, () => undefined);
+    expect(await b.acquireStream('key-restart', 1, () => undefined)).toBeUndefined();
+    expect(lost).not.toHaveBeenCalled();
+  });
+
+  it('gives the connection up when another holds its slot by then, and never deletes another\'s lease', async () => {
+    const a = node();
+    const lost = vi.fn();
+    const release = await take(a, 'key-taken', 1, lost);
+    // As if the lease had expired and another node's connection had taken the slot.
+    await probe.set('tps:lease:key-taken:0', 'another-connection', 'PX', 60_000);
+    await vi.waitUntil(() => lost.mock.calls.length > 0, { timeout: 5_000, interval: 20 });
+    release();
+    // The release compares before it deletes: the other connection's lease stays.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await probe.get('tps:lease:key-taken:0')).toBe('another-connection');
+  });
+
+  it('moves to a free slot when its own was taken and the key has another', async () => {
+    const a = node();
+    const lost = vi.fn();
+    const release = await take(a, 'key-two', 2, lost);
+    await probe.set('tps:lease:key-two:0', 'another-connection', 'PX', 60_000);
+    await vi.waitUntil(async () => (await probe.get('tps:lease:key-two:1')) !== null, { timeout: 5_000, interval: 20 });
+    expect(lost).not.toHaveBeenCalled();
+    release();
+    await vi.waitUntil(async () => (await probe.get('tps:lease:key-two:1')) === null, { timeout: 5_000, interval: 20 });
+    expect(await probe.get('tps:lease:key-two:0')).toBe('another-connection');
+  });
+});
