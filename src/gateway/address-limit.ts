@@ -1,14 +1,14 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { RATE_LIMIT_HEADERS, TOKEN_ERROR_TYPES } from '../shared/api/errors';
-import { TokenBuckets, type RequestLimiter } from '../node/token-bucket';
+import { memoryBudgets, type RequestLimiter } from '../node/rate-limits';
 import { gatewayError } from './forward';
 
 /**
  * Requests per minute per client address on /gw/v1 (the part exposed to the public, which spends the
- * gateway's own key upstream). The budget is a token bucket per address, the service's rule for a
- * key's plan (src/node/token-bucket.ts), answered like the service's limits: `RateLimit-*` headers on
+ * gateway's own key upstream). The budget is so many requests per one-minute window per address, the
+ * service's rule for a key's plan (src/node/rate-limits.ts), answered like the service's limits: `RateLimit-*` headers on
  * every answer, and past the budget a 429 with `Retry-After` in the family's error shape. `limiter`
- * is this process's buckets by default, or a cluster's shared ones (an API node with REDIS_URL: the
+ * is this process's budgets by default, or a cluster's shared ones (an API node with REDIS_URL: the
  * budget is the address's across every node). The live stream is limited by connections per address
  * instead, and is not counted here.
  */
@@ -17,13 +17,7 @@ export function addressRateLimit(options: {
   readonly clientAddress: (c: Context) => string;
   readonly limiter?: RequestLimiter;
 }): MiddlewareHandler {
-  let limiter = options.limiter;
-  if (!limiter) {
-    const own = new TokenBuckets();
-    setInterval(() => own.sweep(), 60_000).unref();
-    limiter = own;
-  }
-  const budget = limiter;
+  const budget = options.limiter ?? memoryBudgets('gw-address');
   return async (c, next) => {
     if (c.req.path.endsWith('/live')) return next();
     const address = options.clientAddress(c);

@@ -1,5 +1,5 @@
 import { addressRateLimit } from './address-limit';
-import type { RequestLimiter } from '../node/token-bucket';
+import type { RequestLimiter } from '../node/rate-limits';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
 import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, marketSourceResponseSchema, type DataSource } from '../shared/api/extensions';

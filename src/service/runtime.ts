@@ -8,8 +8,8 @@ import { ChainIngest } from './chain/chain-ingest';
 import { createApiNode } from './api-node';
 import { announceCommits, type Announce, type Announcer } from './cluster/announce';
 import { ChainFollower, DEFAULT_CHAIN_START, parseChainPoint, type ChainStatus } from './chain/follower';
-import { RateLimiter } from './auth/rate-limit';
-import type { RequestLimiter } from '../node/token-bucket';
+import { keyBudgets } from './auth/rate-limit';
+import type { RequestLimiter } from '../node/rate-limits';
 import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
 import type { HealthReport } from './http/app';
 import type { ServiceEnv } from './http/guard';
@@ -328,9 +328,7 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     const keys = new KeyRing(keyStore, config.apiKeys, config.plans);
     const devKey = await resolveDevKey(config, keyStore, keys, log);
 
-    const limiter = new RateLimiter(nowMs);
-    const sweep = setInterval(() => limiter.sweep(), 60_000);
-    sweep.unref();
+    const limiter = keyBudgets();
     const health = (): HealthReport => ({
       status: ingestor.lastCommitError ? 'degraded' : 'ok',
       ...(ingestor.lastCommitError ? { lastCommitError: ingestor.lastCommitError } : {}),
@@ -372,7 +370,6 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       close: async () => {
         if (closed) return;
         closed = true;
-        clearInterval(sweep);
         try {
           await simulator?.stop();
           await follower?.stop();

@@ -210,21 +210,23 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       if (response.status === 429) refused = response;
       else allowed++;
     }
-    // A token bucket of 60 refills one a second: the whole budget, and what refilled while spending it.
-    expect(allowed).toBeGreaterThanOrEqual(60);
-    expect(allowed).toBeLessThanOrEqual(60 + Math.floor((Date.now() - started) / 1000));
-    // The headers one process answers with (tests/service/rate-limit.test.ts).
-    expect(refused?.headers.get('Retry-After')).toBe('1');
+    const spent = (Date.now() - started) / 1000;
+    // 60 a one-minute window, counted once for both nodes (a node of its own would allow 60 more).
+    expect(allowed).toBe(60);
+    // The headers one process answers with (tests/service/rate-limit.test.ts): the window closes a
+    // minute after its first request, and Retry-After says when.
+    const retry = Number(refused?.headers.get('Retry-After'));
+    expect(retry).toBeGreaterThanOrEqual(Math.floor(60 - spent - 1));
+    expect(retry).toBeLessThanOrEqual(60);
+    expect(refused?.headers.get('RateLimit-Reset')).toBe(String(retry));
     expect(refused?.headers.get('RateLimit-Limit')).toBe('60');
     expect(refused?.headers.get('RateLimit-Remaining')).toBe('0');
-    expect(refused?.headers.get('RateLimit-Reset')).toBe('60');
     expect(priceErrorSchema.parse(await refused?.json()).errmsg).toMatch(/Rate limit exceeded/);
   }, 30_000);
 
   it('limits a browser address on /gw/v1 across both nodes', async () => {
     let allowed = 0;
     let refused: Response | undefined;
-    const started = Date.now();
     for (let i = 0; i < 200 && !refused; i++) {
       const response = await fetch(`${i % 2 === 0 ? api1.origin : api2.origin}/gw/v1/groups`);
       if (response.status === 429) refused = response;
@@ -232,10 +234,9 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       await response.arrayBuffer();
     }
     // GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS=30 here: one budget (a node of its own would allow 30 more).
-    expect(allowed).toBeLessThanOrEqual(30 + Math.floor((Date.now() - started) / 2000));
+    expect(allowed).toBe(30);
     expect(refused?.headers.get('RateLimit-Limit')).toBe('30');
-    // 30 a minute is one token every 2 s: at most 2 s to wait (less once part of a token has refilled).
-    expect(['1', '2']).toContain(refused?.headers.get('Retry-After'));
+    expect(Number(refused?.headers.get('Retry-After'))).toBeGreaterThan(0);
     expect(refused?.status).toBe(429);
   }, 30_000);
 

@@ -1,5 +1,11 @@
+import { memoryBudgets, type RequestBudgets } from '../../node/rate-limits';
+
+export type { RateDecision } from '../../node/rate-limits';
+
 /**
- * Per-key request limits: a token bucket per key (src/node/token-bucket.ts, the rule every limit of
- * ours follows), in this process's memory; a cluster shares them in Redis (cluster/shared-limits.ts).
+ * Per-key request limits in this process's memory: the budgets of src/node/rate-limits.ts (a plan's
+ * requests per one-minute window); a cluster shares them in Redis (cluster/shared-limits.ts).
  */
-export { TokenBuckets as RateLimiter, type RateDecision } from '../../node/token-bucket';
+export function keyBudgets(): RequestBudgets {
+  return memoryBudgets('tps:key');
+}

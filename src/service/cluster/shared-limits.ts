@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { bucketDecision, TokenBuckets, type RateDecision, type RequestLimiter } from '../../node/token-bucket';
+import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { RequestBudgets, WINDOW_SECONDS, type RateDecision, type RequestLimiter } from '../../node/rate-limits';
 
 /** Redis key of one of a key's stream slots. */
 const leaseKey = (keyId: string, slot: number) => `tps:lease:${keyId}:${slot}`;
@@ -17,78 +18,57 @@ const RELEASE_LEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-/**
- * Takes one request from a token bucket (the same rule as `TokenBuckets`, src/node/token-bucket.ts)
- * kept in Redis, timed by Redis' clock (every node then sees one time): returns whether it was allowed
- * and the tokens left. A bucket idle for a minute is full again, so it is forgotten.
- */
-const TAKE_TOKEN = `
-local limit = tonumber(ARGV[1])
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1]) or limit
-local at = tonumber(state[2]) or now
-tokens = math.min(limit, tokens + math.max(0, now - at) * limit / 60000)
-local allowed = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-  allowed = 1
-end
-redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'at', now)
-redis.call('PEXPIRE', KEYS[1], 60000)
-return { allowed, string.format('%.17g', tokens) }`;
-
-/** The client with the bucket and lease scripts (ioredis `defineCommand`). */
+/** The client with the lease scripts (ioredis `defineCommand`). */
 type LeaseRedis = Redis & {
-  takeToken(key: string, perMinute: number): Promise<[number, string]>;
   refreshLease(key: string, token: string, ms: number): Promise<number>;
   releaseLease(key: string, token: string): Promise<number>;
 };
 
 /**
- * What nodes share through Redis (issue "scale out"): each key's request budget (the token bucket of
- * one process, atomic in Redis; the node's own buckets stand in while Redis is unreachable), and each key's
- * stream connections (a lease per connection slot with an expiry, refreshed while the connection
- * lives and taken again if it vanished, released when it ends, recovered by expiry when its node
- * dies). The steps that must read and write at once are tiny scripts (`defineCommand`): no kept
- * library has a token bucket on Redis (rate-limiter-flexible's limiters are fixed windows, a rule
- * unlike one process's, with twice the budget around a window's edge), and redis-semaphore reports
- * a vanished lease as lost instead of taking it again, and times leases by each node's own clock.
+ * What nodes share through Redis (issue "scale out"): each key's request budget (one process's rule,
+ * src/node/rate-limits.ts, counted atomically in Redis by rate-limiter-flexible; the node's own memory
+ * stands in while Redis is unreachable, the library's insurance limiter), and each key's stream
+ * connections (a lease per connection slot with an expiry, refreshed while the connection lives and
+ * taken again if it vanished, released when it ends, recovered by expiry when its node dies). The
+ * two lease steps that must compare and set at once are tiny scripts (`defineCommand`): Redis 7 has
+ * no compare-and-delete, and redis-semaphore reports a vanished lease as lost instead of taking it
+ * again, and times leases by each node's own clock.
  */
 export class SharedLimits implements RequestLimiter {
-  /** This node's own buckets, standing in while Redis is unreachable (the same rule, per node). */
-  private readonly insurance = new TokenBuckets();
-  private readonly sweep = setInterval(() => this.insurance.sweep(), 60_000);
   readonly node = randomUUID();
+  /** Budgets counted in Redis, with this node's memory as the insurance while Redis is unreachable. */
+  private readonly budgets: RequestBudgets;
   private constructor(
     private readonly redis: LeaseRedis,
     private readonly leaseMs: number,
   ) {
-    this.sweep.unref();
+    this.budgets = new RequestBudgets(
+      (points) =>
+        new RateLimiterRedis({
+          storeClient: redis,
+          points,
+          duration: WINDOW_SECONDS,
+          keyPrefix: `tps:budget:${points}`,
+          insuranceLimiter: new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: `tps:budget:${points}` }),
+        }),
+    );
   }
 
   static create(url: string, options: { readonly leaseMs?: number; readonly log?: (line: string) => void } = {}): SharedLimits {
     const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 });
     redis.on('error', (error: Error) => options.log?.(`redis (limits): ${error.message}`));
     // Two compare-and-set steps Redis has no command for (before 8.4's DELEX IFEQ), each one atomic script.
-    redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_TOKEN });
     redis.defineCommand('refreshLease', { numberOfKeys: 1, lua: REFRESH_LEASE });
     redis.defineCommand('releaseLease', { numberOfKeys: 1, lua: RELEASE_LEASE });
     return new SharedLimits(redis as LeaseRedis, options.leaseMs ?? 30_000);
   }
 
   /**
-   * Takes one request from `id`'s budget, shared by every node: the same token bucket as one process
-   * has, so the 429 and its headers are the same whichever way the service runs.
+   * Takes one request from `id`'s budget, shared by every node: the same rule as one process has, so
+   * the 429 and its headers are the same whichever way the service runs.
    */
-  async take(id: string, perMinute: number): Promise<RateDecision> {
-    try {
-      const [allowed, tokens] = await this.redis.takeToken(`tps:bucket:${perMinute}:${id}`, perMinute);
-      return bucketDecision(Number(tokens), perMinute, allowed === 1);
-    } catch {
-      return this.insurance.take(id, perMinute);
-    }
+  take(id: string, perMinute: number): Promise<RateDecision> {
+    return this.budgets.take(id, perMinute);
   }
 
   /**
@@ -151,7 +131,6 @@ export class SharedLimits implements RequestLimiter {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.sweep);
     this.redis.disconnect();
   }
 }

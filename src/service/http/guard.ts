@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { RATE_LIMIT_HEADERS, TOKEN_ERROR_TYPES } from '../../shared/api/errors';
 import { STREAM_ERRORS } from '../../shared/api/stream';
 import { bearerToken, type KeyRing, type Principal } from '../auth/keys';
-import type { RequestLimiter } from '../../node/token-bucket';
+import type { RequestLimiter } from '../../node/rate-limits';
 import { familyError, priceError, streamError, tokenError, type Family } from './errors';
 
 export type ServiceEnv = { Variables: { principal: Principal } };
