@@ -121,7 +121,19 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   const ping = positive('STREAM_PING_SECONDS').safeParse(pingRaw ?? STREAM_PING_SECONDS);
   if (!ping.success) throw new Error(`STREAM_PING_SECONDS: ${ping.error.issues[0]?.message ?? 'invalid'} (got "${pingRaw}")`);
   const source = read('source', z.enum(['simulated', 'chain', 'none'], { error: 'source must be simulated, chain or none' }), 'simulated');
-  const ogmios = read('ogmios', z.string().regex(/^wss?:\/\/[^\s/]+\/?$/, 'ogmios must be a WebSocket address such as ws://127.0.0.1:1337'), undefined as unknown as string) as string | undefined;
+  // A hosted Ogmios may take its key in the path or query: both are kept (and never logged: only origin and path are).
+  const ogmios = read(
+    'ogmios',
+    z.string().refine((value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'ws:' || url.protocol === 'wss:') && url.hostname !== '' && url.hash === '' && url.username === '' && !/\s/.test(value);
+      } catch {
+        return false;
+      }
+    }, 'ogmios must be a WebSocket address such as ws://127.0.0.1:1337 or wss://host/path?key=… (no credentials or fragment)'),
+    undefined as unknown as string,
+  ) as string | undefined;
   if (source === 'chain' && ogmios === undefined) throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
   const chainStart = read('chainStart', z.string().regex(/^\d+\.[0-9a-fA-F]{64}$/, 'chain-start must be <slot>.<block hash> (64 hex)'), undefined as unknown as string) as string | undefined;
   const role = read('role', z.enum(['all', 'ingest', 'api'], { error: 'role must be all, ingest or api' }), 'all');

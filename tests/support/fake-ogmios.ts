@@ -8,7 +8,9 @@ import { wireJson, type OgmiosWireBlock } from './prise';
  * for what `@cardano-ogmios/client` calls (GET /health, findIntersection, nextBlock), serving a chain
  * of blocks the test gives it. Scripted: `extend` adds blocks (clients waiting at the tip get them),
  * `rollBackTo` cuts the chain (clients past the point get a backward), `dropConnections` closes every
- * socket, `sendGarbage` writes a frame that is not JSON.
+ * socket, `sendGarbage` writes a frame that is not JSON, `sendResult` answers a waiting request with
+ * any result (valid JSON that is not a block), and `silent` makes it answer nothing, pings included
+ * (a half-open connection).
  */
 interface Client {
   readonly socket: WebSocket;
@@ -24,6 +26,8 @@ export class FakeOgmios {
   readonly requests: string[] = [];
   /** Delay before each block is sent (ms): a slow node, so a sync can be interrupted midway. */
   blockDelayMs = 0;
+  /** While true, nothing is answered: no block, no intersection, no pong. */
+  silent = false;
   private sending = new WeakSet<Client>();
   private constructor(
     private readonly http: Server,
@@ -40,7 +44,8 @@ export class FakeOgmios {
       }
       res.writeHead(404).end();
     });
-    const wss = new WebSocketServer({ server: http });
+    // Pongs are answered by hand, so that a silent node answers none.
+    const wss = new WebSocketServer({ server: http, autoPong: false });
     const fake = new FakeOgmios(http, wss, [...blocks]);
     wss.on('connection', (socket) => fake.accept(socket));
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -64,7 +69,11 @@ export class FakeOgmios {
     const client: Client = { socket, next: -1, backward: undefined, waiting: [] };
     this.clients.add(client);
     socket.on('close', () => this.clients.delete(client));
+    socket.on('ping', (data) => {
+      if (!this.silent) socket.pong(data);
+    });
     socket.on('message', (data) => {
+      if (this.silent) return;
       let request: { method?: string; params?: { points?: ({ slot: number; id: string } | 'origin')[] }; id?: unknown };
       try {
         request = JSON.parse(String(data));
@@ -104,6 +113,7 @@ export class FakeOgmios {
   }
 
   private serve(client: Client): void {
+    if (this.silent) return;
     if (this.blockDelayMs > 0) {
       if (this.sending.has(client)) return;
       this.sending.add(client);
@@ -155,6 +165,22 @@ export class FakeOgmios {
         this.serve(client);
       }
     }
+  }
+
+  /** Answers every client's oldest waiting nextBlock request with `result` as it is. */
+  sendResult(result: unknown): void {
+    for (const client of this.clients) {
+      // The client library sends its requests without an id: a waiting entry may be undefined.
+      if (client.waiting.length === 0) continue;
+      const id = client.waiting.shift();
+      this.send(client, { method: 'nextBlock', result, id });
+    }
+  }
+
+  /** Wakes the clients after `silent` ends: waiting requests are answered again. */
+  resume(): void {
+    this.silent = false;
+    for (const client of this.clients) this.serve(client);
   }
 
   dropConnections(): void {

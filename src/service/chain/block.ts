@@ -3,7 +3,12 @@
  * whatever the source (Ogmios v6 here; tests convert real blocks from other formats to it).
  */
 
-/** Unix seconds of a mainnet slot (from the Shelley era on): slot + 1591566291. */
+/**
+ * Unix seconds of a mainnet slot from the Shelley era on: slot + 1591566291. Shelley began at slot
+ * 4,492,800 on 2020-07-29 21:44:51 UTC (Unix 1,596,059,091) with one-second slots (mainnet
+ * shelley-genesis.json `slotLength` 1; the hard fork's epoch 208, as in cardano-node's and Ogmios'
+ * era summaries): 1,596,059,091 − 4,492,800.
+ */
 export const SHELLEY_UNIX_OFFSET = 1_591_566_291;
 
 export function slotTime(slot: number): number {
@@ -39,6 +44,8 @@ export interface ChainBlock {
   readonly slot: number;
   readonly id: string;
   readonly height: number;
+  /** The id of the block before it ('genesis' for the first), when the source says. */
+  readonly ancestor?: string;
   /** Valid transactions only (a failed script transaction creates no outputs but its collateral return). */
   readonly transactions: readonly ChainTx[];
 }

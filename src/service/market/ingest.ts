@@ -1,6 +1,6 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
 import { BarBatch, VOLUME_SCALE } from '../store/bar-batch';
-import type { CommitBatch, NextIds, PoolRow, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
+import type { CommitBatch, JournalChange, NextIds, PoolRow, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
 import { aggregatePoolId } from './generate';
 import { pairKey, poolPrice, poolTvl, sumAggregate, type LogoKind, type Market, type Pair, type Pool, type Token } from './model';
 
@@ -42,6 +42,8 @@ export interface CommitExtras {
   /** A rollback written first in the same transaction (see `CommitBatch.removeTradesAfter`). */
   readonly removeTradesAfter?: number;
   readonly meta?: Readonly<Record<string, string>>;
+  /** The chain source's rollback journal (see `CommitBatch.journal`). */
+  readonly journal?: JournalChange;
 }
 
 /**
@@ -335,6 +337,7 @@ export class Ingestor {
       ...(extras.removeTradesAfter !== undefined ? { removeTradesAfter: extras.removeTradesAfter } : {}),
       ...(this.refold.size > 0 && !this.deferBars ? { refold: [...this.refold].map(([series, [aggregate, from]]) => ({ series, aggregate, from })) } : {}),
       ...(extras.simState ? { simState: extras.simState } : {}),
+      ...(extras.journal ? { journal: extras.journal } : {}),
     };
     const before = new Map(this.before);
     const newTokens = this.newTokens;

@@ -103,4 +103,14 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX api_keys_prefix ON api_keys (prefix);
   `,
+  // 3: the chain source's rollback journal, one row per block (it was one meta value rewritten whole
+  // on every block): the block and the reserves (JSON [[pool row id, base, quote], ...]) it changed.
+  `
+  CREATE TABLE chain_journal (
+    slot   INTEGER PRIMARY KEY,
+    id     TEXT NOT NULL,
+    height INTEGER NOT NULL,
+    before TEXT NOT NULL
+  );
+  `,
 ];

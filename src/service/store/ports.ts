@@ -105,6 +105,24 @@ export interface StoredKey {
   readonly revokedAt: number | null;
 }
 
+/**
+ * One block of the chain source's rollback journal: the block, and the reserves every pool it changed
+ * had before it (pool row id, base, quote), so that a rollback can put them back.
+ */
+export interface JournalRow {
+  readonly slot: number;
+  readonly id: string;
+  readonly height: number;
+  readonly before: readonly (readonly [number, number, number])[];
+}
+
+/** Changes to the rollback journal of a commit: rows after a slot dropped, then a row added, then rows before a slot dropped. */
+export interface JournalChange {
+  readonly removeAfter?: number;
+  readonly append?: JournalRow;
+  readonly removeBefore?: number;
+}
+
 /** Everything one logical write changes, applied in one transaction. */
 export interface CommitBatch {
   /**
@@ -135,6 +153,8 @@ export interface CommitBatch {
   readonly reserves?: readonly { readonly id: number; readonly base: number; readonly quote: number }[];
   readonly meta?: Readonly<Record<string, string>>;
   readonly simState?: SimState;
+  /** The chain source's rollback journal, written with the block it describes. */
+  readonly journal?: JournalChange;
 }
 
 export interface MarketStore {
@@ -144,6 +164,8 @@ export interface MarketStore {
   /** A token's stored PNG logo, or null. */
   logo(tokenId: number): Promise<Buffer | null>;
   meta(key: string): Promise<string | undefined>;
+  /** The chain source's rollback journal, oldest block first. */
+  journal(): Promise<JournalRow[]>;
 }
 
 export interface TradeStore {

@@ -8,6 +8,7 @@ import {
   type BarStore,
   type CommitBatch,
   type KeyStore,
+  type JournalRow,
   type MarketRows,
   type MarketStore,
   type NextIds,
@@ -61,6 +62,10 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX api_keys_prefix ON api_keys (prefix);
   CREATE TABLE sim_state (id INTEGER PRIMARY KEY CHECK (id = 1), height INTEGER NOT NULL, next_block_time DOUBLE PRECISION NOT NULL, fair BYTEA NOT NULL);
+  `,
+  // 2: the chain source's rollback journal, one row per block (the SQLite store's migration 3).
+  `
+  CREATE TABLE chain_journal (slot BIGINT PRIMARY KEY, id TEXT NOT NULL, height BIGINT NOT NULL, before TEXT NOT NULL);
   `,
 ];
 
@@ -161,6 +166,11 @@ class PgMarketStore implements MarketStore {
   async meta(key: string): Promise<string | undefined> {
     const { rows } = await this.db.query('SELECT value FROM meta WHERE key = $1', [key]);
     return rows[0] === undefined ? undefined : String(rows[0].value);
+  }
+
+  async journal(): Promise<JournalRow[]> {
+    const { rows } = await this.db.query('SELECT slot, id, height, before FROM chain_journal ORDER BY slot');
+    return rows.map((r) => ({ slot: num(r.slot), id: String(r.id), height: num(r.height), before: JSON.parse(String(r.before)) as JournalRow['before'] }));
   }
 }
 
@@ -465,6 +475,12 @@ export class PostgresStore implements Store {
       for (const r of batch.reserves ?? []) await client.query('UPDATE pools SET base_reserve = $1, quote_reserve = $2 WHERE id = $3', [r.base, r.quote, r.id]);
       for (const [key, value] of Object.entries(batch.meta ?? {})) {
         await client.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+      }
+      if (batch.journal) {
+        const { removeAfter, append, removeBefore } = batch.journal;
+        if (removeAfter !== undefined) await client.query('DELETE FROM chain_journal WHERE slot > $1', [removeAfter]);
+        if (append) await client.query('INSERT INTO chain_journal (slot, id, height, before) VALUES ($1, $2, $3, $4)', [append.slot, append.id, append.height, JSON.stringify(append.before)]);
+        if (removeBefore !== undefined) await client.query('DELETE FROM chain_journal WHERE slot < $1', [removeBefore]);
       }
       if (batch.simState) {
         await client.query(

@@ -7,6 +7,7 @@ import type {
   BarStore,
   CommitBatch,
   KeyStore,
+  JournalRow,
   MarketRows,
   MarketStore,
   NextIds,
@@ -76,6 +77,11 @@ class SqliteMarketStore implements MarketStore {
 
   meta(key: string): Promise<string | undefined> {
     return Promise.resolve(this.metaStmt.get(key)?.value);
+  }
+
+  journal(): Promise<JournalRow[]> {
+    const rows = this.db.prepare<[], { slot: number; id: string; height: number; before: string }>('SELECT slot, id, height, before FROM chain_journal ORDER BY slot').all();
+    return Promise.resolve(rows.map((r) => ({ slot: r.slot, id: r.id, height: r.height, before: JSON.parse(r.before) as JournalRow['before'] })));
   }
 }
 
@@ -395,6 +401,9 @@ export class SqliteStore implements Store {
     );
     const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     const clearMeta = db.prepare('DELETE FROM meta WHERE key = ?');
+    const journalRemoveAfter = db.prepare('DELETE FROM chain_journal WHERE slot > ?');
+    const journalAppend = db.prepare('INSERT INTO chain_journal (slot, id, height, before) VALUES (?, ?, ?, ?)');
+    const journalRemoveBefore = db.prepare('DELETE FROM chain_journal WHERE slot < ?');
     const saveSim = db.prepare(
       `INSERT INTO sim_state (id, height, next_block_time, fair) VALUES (1, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET height = excluded.height, next_block_time = excluded.next_block_time, fair = excluded.fair`,
@@ -452,6 +461,12 @@ export class SqliteStore implements Store {
       for (const r of batch.reserves ?? []) updateReserves.run(r.base, r.quote, r.id);
       for (const [key, value] of Object.entries(batch.meta ?? {})) setMeta.run(key, value);
       if (batch.simState) saveSim.run(batch.simState.height, batch.simState.nextBlockTime, batch.simState.fair);
+      if (batch.journal) {
+        const { removeAfter, append, removeBefore } = batch.journal;
+        if (removeAfter !== undefined) journalRemoveAfter.run(removeAfter);
+        if (append) journalAppend.run(append.slot, append.id, append.height, JSON.stringify(append.before));
+        if (removeBefore !== undefined) journalRemoveBefore.run(removeBefore);
+      }
     });
   }
 

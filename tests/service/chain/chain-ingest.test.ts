@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChainBlock } from '../../../src/service/chain/block';
-import { ChainIngest } from '../../../src/service/chain/chain-ingest';
-import { fromOgmiosBlock, type OgmiosBlock } from '../../../src/service/chain/ogmios-block';
+import { ChainGapError, ChainIngest } from '../../../src/service/chain/chain-ingest';
+import { fromOgmiosBlock } from '../../../src/service/chain/ogmios-block';
 import { openMarket, type MarketHandle } from '../../../src/service/runtime';
 import { hasPrise, realOgmiosBlocks } from '../../support/prise';
+import { syntheticBlocks, syntheticPoolId, syntheticPools, type ChainCursor } from '../../support/synthetic-chain';
 
 /** ChainIngest on a real store: undecodable blocks are skipped whole, replays change nothing. */
 let dir: string;
@@ -22,7 +23,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const blocks = (): ChainBlock[] => realOgmiosBlocks().map((b) => fromOgmiosBlock(b as unknown as OgmiosBlock));
+const blocks = (): ChainBlock[] => realOgmiosBlocks().map((b) => fromOgmiosBlock(b));
 
 describe.skipIf(!hasPrise)('ChainIngest', () => {
   it('skips a block whose pool output cannot be decoded whole (logged with slot and hash, counted), and moves past it', async () => {
@@ -52,5 +53,64 @@ describe.skipIf(!hasPrise)('ChainIngest', () => {
     expect(await handle.store.trades.count()).toBe(trades);
     expect(await handle.store.bars.all()).toEqual(bars);
     expect(trades).toBe(1);
+  });
+});
+
+describe('ChainIngest on blocks shaped like Ogmios\'s', () => {
+  const start = (): ChainCursor => ({ slot: 120_000_000, id: '00'.repeat(32), height: 0 });
+
+  it('refuses a block that does not follow the stored tip, and applies nothing of it', async () => {
+    const ingest = await ChainIngest.open(handle.ingestor, handle.store.market);
+    const pools = syntheticPools(3);
+    const cursor = start();
+    const chain = syntheticBlocks(cursor, pools, 4, { updates: 3, sequential: true });
+    for (const block of chain.slice(0, 2)) await ingest.applyBlock(fromOgmiosBlock(block));
+    const trades = await handle.store.trades.count();
+    // The fourth block's ancestor is the third, which was never applied: a gap.
+    await expect(ingest.applyBlock(fromOgmiosBlock(chain[3]))).rejects.toThrow(ChainGapError);
+    expect(ingest.tip?.id).toBe(chain[1]?.id);
+    expect(await handle.store.trades.count()).toBe(trades);
+    await ingest.applyBlock(fromOgmiosBlock(chain[2]));
+    await ingest.applyBlock(fromOgmiosBlock(chain[3]));
+    expect(ingest.tip?.id).toBe(chain[3]?.id);
+  });
+
+  it('keeps the journal in the store: after a reopen it offers older points to intersect at and can still undo blocks', async () => {
+    const pools = syntheticPools(2);
+    const cursor = start();
+    const chain = syntheticBlocks(cursor, pools, 20, { updates: 2, sequential: true });
+    let ingest = await ChainIngest.open(handle.ingestor, handle.store.market);
+    for (const block of chain) await ingest.applyBlock(fromOgmiosBlock(block));
+    const reservesAt = (id: string) => {
+      const pool = handle.ingestor.market.pools.get(id);
+      return [pool?.baseReserve, pool?.quoteReserve];
+    };
+    const first = pools[0];
+    if (!first) throw new Error('no pool');
+    const pool = syntheticPoolId(first);
+    await handle.close();
+    handle = await openMarket(dir, 'test');
+    const afterTen = await (async () => {
+      // The reserves after block 10, from a fresh store that applies only the first ten.
+      const other = mkdtempSync(join(tmpdir(), 'chain-ingest-ten-'));
+      const ten = await openMarket(other, 'test');
+      try {
+        const first = await ChainIngest.open(ten.ingestor, ten.store.market);
+        for (const block of chain.slice(0, 10)) await first.applyBlock(fromOgmiosBlock(block));
+        return { reserves: [ten.ingestor.market.pools.get(pool)?.baseReserve, ten.ingestor.market.pools.get(pool)?.quoteReserve], trades: await ten.store.trades.count(), bars: await ten.store.bars.all() };
+      } finally {
+        await ten.close();
+        rmSync(other, { recursive: true, force: true });
+      }
+    })();
+    ingest = await ChainIngest.open(handle.ingestor, handle.store.market);
+    const at = (i: number) => ({ slot: chain[i]?.slot, id: chain[i]?.id });
+    // Newest first: the tip, then 1, 2, 4, 8, 16 blocks back, then the oldest block, then the start.
+    expect(ingest.intersectionPoints({ slot: 1, id: 'ff'.repeat(32) })).toEqual([at(19), at(18), at(17), at(15), at(11), at(3), at(0), { slot: 1, id: 'ff'.repeat(32) }]);
+    expect(await ingest.rollBackTo({ slot: chain[9]?.slot ?? 0, id: chain[9]?.id ?? '' })).toBe(10);
+    expect(reservesAt(pool)).toEqual(afterTen.reserves);
+    expect(await handle.store.trades.count()).toBe(afterTen.trades);
+    expect(await handle.store.bars.all()).toEqual(afterTen.bars);
+    expect((await handle.store.market.journal()).map((r) => r.slot)).toEqual(chain.slice(0, 10).map((b) => b.slot));
   });
 });

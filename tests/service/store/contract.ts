@@ -221,6 +221,24 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       ]);
     });
 
+    it('keeps the chain source\'s rollback journal a row per block: appended, cut after a slot, pruned before one, whole or not at all, across a reopen', async () => {
+      const s = await open();
+      await s.commit(structure());
+      const row = (slot: number, before: [number, number, number][] = []) => ({ slot, id: slot.toString(16).padStart(64, '0'), height: slot - 90, before });
+      for (const slot of [100, 110, 120, 130]) await s.commit({ journal: { append: row(slot, [[2, slot, slot + 1]]) } });
+      expect(await s.market.journal()).toEqual([100, 110, 120, 130].map((slot) => row(slot, [[2, slot, slot + 1]])));
+      // A rollback to 110 and the other branch's block, with the oldest row pruned, in one commit.
+      await s.commit({ journal: { removeAfter: 110, append: row(115, [[3, 7.5, 8]]), removeBefore: 110 } });
+      expect(await s.market.journal()).toEqual([row(110, [[2, 110, 111]]), row(115, [[3, 7.5, 8]])]);
+      // A failing batch (the trade's event id is already stored) leaves the journal as it was.
+      await s.commit(withBars([trade('j1', 2, T, 1, 1.1, 1)]));
+      await expect(s.commit({ ...withBars([trade('j1', 2, T + 1, 1.1, 1.2, 1)]), journal: { append: row(140), removeBefore: 200 } })).rejects.toThrow();
+      expect((await s.market.journal()).map((r) => r.slot)).toEqual([110, 115]);
+      await s.close();
+      store = await current?.reopen();
+      expect((await store?.market.journal())?.map((r) => r.slot)).toEqual([110, 115]);
+    });
+
     it('keeps the simulator state written with a commit', async () => {
       const s = await open();
       const fair = Buffer.from(new Float64Array([1.5, 2.5, 3.5]).buffer);

@@ -1,5 +1,5 @@
 import { amountOf } from '../block';
-import { assetClass, DatumError } from '../plutus';
+import { assetClass, DatumError, int } from '../plutus';
 import { assetOfPolicy, poolDatum, type DexDecoder } from './types';
 
 /**
@@ -23,6 +23,7 @@ export const minswapV1: DexDecoder = {
     const datum = poolDatum(output, tx, 'Minswap');
     const assetA = assetClass(datum.fields[0], 'asset A');
     const assetB = assetClass(datum.fields[1], 'asset B');
-    return { group: 'Minswap', poolId: nft[0], assetA, assetB, reserveA: amountOf(output, assetA), reserveB: amountOf(output, assetB), feeBps: 30 };
+    const liquidity = int(datum.fields[2], 'total liquidity');
+    return { group: 'Minswap', poolId: nft[0], assetA, assetB, reserveA: amountOf(output, assetA), reserveB: amountOf(output, assetB), liquidity, feeBps: 30 };
   },
 };

@@ -28,6 +28,7 @@ export const minswapV2: DexDecoder = {
       assetB: assetClass(datum.fields[2], 'asset B'),
       reserveA: int(datum.fields[4], 'reserve A'),
       reserveB: int(datum.fields[5], 'reserve B'),
+      liquidity: int(datum.fields[3], 'total liquidity'),
       feeBps: Number(int(datum.fields[6], 'base fee A')),
     };
   },

@@ -29,6 +29,7 @@ export const sundaeSwapV1: DexDecoder = {
     const fee = constr(datum.fields[3], 'SundaeSwap fee', 0);
     const den = int(fee.fields[1], 'fee denominator');
     const feeBps = den > 0n ? Number((int(fee.fields[0], 'fee numerator') * 10_000n) / den) : 0;
-    return { group: 'SundaeSwap', poolId: nft[0], assetA, assetB, reserveA: amountOf(output, assetA), reserveB: amountOf(output, assetB), feeBps };
+    const liquidity = int(datum.fields[2], 'circulating LP');
+    return { group: 'SundaeSwap', poolId: nft[0], assetA, assetB, reserveA: amountOf(output, assetA), reserveB: amountOf(output, assetB), liquidity, feeBps };
   },
 };

@@ -13,6 +13,8 @@ export interface PoolState {
   /** Raw reserves that trade, after what the DEX keeps aside. */
   readonly reserveA: bigint;
   readonly reserveB: bigint;
+  /** LP tokens issued (the pool's liquidity shares): a deposit or withdrawal changes it, a swap never does. */
+  readonly liquidity: bigint;
   readonly feeBps: number;
 }
 
