@@ -163,3 +163,44 @@ describe('the chain follower, when things go wrong', () => {
     await expectWholeAndOnce(5);
   });
 });
+
+describe('the chain follower\'s state', () => {
+  it('is syncing while behind the node, reconnecting when the connection drops mid-sync, live at the tip; tip age and lag follow', async () => {
+    const pools = syntheticPools(2);
+    const cursor = origin();
+    const chain = [...syntheticBlocks(cursor, pools, 1, { updates: 2, sequential: true }), ...syntheticBlocks(cursor, pools, 30, { updates: 1, slotStep: 600 })];
+    const f = await follow([]);
+    if (!fake) throw new Error('no fake');
+    fake.blockDelayMs = 40;
+    fake.extend(chain);
+    const seen = new Set<string>();
+    const lags: number[] = [];
+    await vi.waitUntil(
+      () => {
+        const status = f.status();
+        seen.add(status.state);
+        if (status.lagSeconds !== undefined) lags.push(status.lagSeconds);
+        return (status.tip?.slot ?? 0) >= (chain[10]?.slot ?? 0);
+      },
+      { timeout: 10_000, interval: 5 },
+    );
+    expect(seen).toContain('syncing');
+    // Behind the node by whole blocks of 600 s each while syncing.
+    expect(Math.max(...lags)).toBeGreaterThanOrEqual(600);
+    fake.dropConnections();
+    await vi.waitUntil(
+      () => {
+        seen.add(f.status().state);
+        return seen.has('reconnecting');
+      },
+      { timeout: 5_000, interval: 2 },
+    );
+    fake.blockDelayMs = 0;
+    await vi.waitUntil(() => f.status().tip?.slot === chain.at(-1)?.slot && f.status().state === 'live', { timeout: 10_000, interval: 20 });
+    const status = f.status();
+    expect(status.lagSeconds).toBe(0);
+    // The tip's block was made at slot + 1,591,566,291: its age is measured from then.
+    expect(status.tipAgeSeconds).toBeCloseTo(Date.now() / 1000 - ((chain.at(-1)?.slot ?? 0) + 1_591_566_291), -1);
+    await expectWholeAndOnce(30);
+  });
+});

@@ -63,7 +63,10 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
     fake.extend(blocks.slice(9));
     let event = await stream.next(15_000);
     while ('s' in event && event.s === 'ok') event = await stream.next(15_000);
-    expect(event).toMatchObject({ pool_id: aggregate, block_time: slotTime(TRADE_SLOT) });
+    // block_time: the slot's Unix time, 115,586,077 + 1,591,566,291 (Shelley's start, docs/decisions.md);
+    // the previous state is the pool's as first seen at slot 115586003 (2,264.525560 ADA, 7,541,914,768 tokens).
+    expect(event).toMatchObject({ pool_id: aggregate, block_time: 1_707_152_368 });
+    expect((event as { previous_price: number }).previous_price).toBeCloseTo(2_264.52556 / 7_541_914_768, 15);
     await stream.cancel();
     const trades = await service.runtime.store.trades.list();
     expect(trades.map((t) => t.eventId)).toEqual([expect.stringMatching(/^3ed2b954[0-9a-f]{56}#\d+$/)]);
