@@ -6,7 +6,7 @@ import { DEX_GROUPS } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, isPoolId, isTokenUnit } from '../../shared/ids';
 import type { Ingestor } from '../market/ingest';
 import { isAggregate, LOGO_GENERATED, LOGO_NONE, sumAggregate, type Market, type Pool, type Token } from '../market/model';
-import type { TradeStore } from '../store/ports';
+import type { MarketStore, TradeStore } from '../store/ports';
 
 /**
  * Importer of trade history from a JSON Lines file (one JSON object per line). See docs/importers.md.
@@ -47,7 +47,7 @@ import type { TradeStore } from '../store/ports';
 
 /** An opened store (`MarketHandle`), as the importer needs it. */
 export interface TradesTarget {
-  readonly store: { readonly trades: TradeStore };
+  readonly store: { readonly trades: TradeStore; readonly market: Pick<MarketStore, 'meta'> };
   readonly market: Market;
   readonly ingestor: Ingestor;
 }
@@ -145,6 +145,10 @@ export async function importTrades(target: TradesTarget, file: string, options: 
   const batchSize = options.batchSize ?? TRADE_BATCH_SIZE;
   const maxErrors = options.maxErrors ?? 1_000;
   const { store, market, ingestor } = target;
+  // Sources are never mixed (docs/decisions.md), and a chain rollback removes every trade after its point, imported ones too.
+  if ((await store.market.meta('source')) === 'chain') {
+    throw new Error('this market follows the chain (--source chain): trades cannot be imported into it; import them into a data directory of their own (served with --source none)');
+  }
   const report: TradesReport = { lines: 0, tokens: 0, tokensAdded: 0, pools: 0, poolsAdded: 0, trades: 0, duplicates: 0, errors: [], errorCount: 0 };
 
   /** Latest trade time per pool and per Aggregate series (row id), stored or pending. */

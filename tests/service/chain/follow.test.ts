@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slotTime } from '../../../src/service/chain/block';
 import { tokenStatsSchema } from '../../../src/shared/api/tokens';
+import { symbolInfoResponseSchema } from '../../../src/shared/api/symbol-info';
+import { displayAssetName, splitTokenUnit } from '../../../src/shared/ids';
+import { fallbackTicker } from '../../../src/service/importers/registry';
+import { importTrades } from '../../../src/service/importers/trades';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { STREAM_PATH, streamInit } from '../../support/builders';
 import { FakeOgmios } from '../../support/fake-ogmios';
 import { hasPrise, realOgmiosBlocks, type OgmiosWireBlock } from '../../support/prise';
@@ -54,6 +60,31 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
     expect(await service.runtime.store.trades.count()).toBe(0);
     expect([...service.runtime.market.pools.values()].every((p) => !p.simulated)).toBe(true);
     expect(() => service.runtime.simulator).toThrow(/source is chain/);
+  });
+
+  it('names the tokens it creates as the registry importer names a token without a registry entry, and lists the pools in symbol_info', async () => {
+    const tokens = [...service.runtime.market.tokens.values()].filter((t) => t.unit !== '');
+    expect(tokens.length).toBeGreaterThan(0);
+    for (const token of tokens) {
+      const { policyId, assetName } = splitTokenUnit(token.unit);
+      const decoded = displayAssetName(assetName);
+      const name = assetName !== '' && decoded !== assetName ? decoded : `${policyId.slice(0, 8)}…${assetName.slice(0, 8)}`;
+      expect(token.name, token.unit).toBe(name);
+      expect(token.ticker, token.unit).toBe(fallbackTicker(token.unit, name));
+      expect(token.decimals).toBe(0);
+    }
+    // SNEK's pool among them (asset name "SNEK", no registry import here).
+    expect(tokens.find((t) => t.unit === '279c909f348e533da5808898f87f9a14bb2c3dfbbacccd631d927a3f534e454b')?.ticker).toBe('SNEK');
+    const symbols = symbolInfoResponseSchema.parse(await service.getJson('/api/v1/symbol_info?group=Minswap'));
+    const dexPools = [...service.runtime.market.pools.values()].filter((p) => p.group === 'Minswap');
+    expect(new Set(symbols.ticker)).toEqual(new Set(dexPools.map((p) => p.poolId)));
+  });
+
+  it('refuses to import trades into the chain-fed market (a rollback would remove them)', async () => {
+    const file = join(service.dataDir, 'import.jsonl');
+    writeFileSync(file, `${JSON.stringify({ id: 'x1', block_time: 1_707_152_000, pool_id: poolId(), previous_price: 1, current_price: 1, previous_tvl: 1, current_tvl: 1, volume: 1 })}\n`);
+    await expect(importTrades(service.runtime, file)).rejects.toThrow(/follows the chain.*--source none/);
+    expect(await service.runtime.store.trades.count()).toBe(0);
   });
 
   it('turns the next state change into a trade event: /history, /tokens/current and an open stream connection get it', async () => {
