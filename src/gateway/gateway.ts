@@ -15,6 +15,7 @@ import { LiveHub } from './live/live-hub';
 import { liveRoutes } from './live/live-route';
 import { UpstreamStream } from './live/upstream-stream';
 import { restRoutes } from './rest';
+import { UDF_GATEWAY_PATH, udfRoutes } from './udf';
 import { publicUpstreamUrl, type Upstream } from './upstream';
 
 export interface GatewayOptions {
@@ -47,7 +48,7 @@ const MARKET_SOURCE_TTL_MS = 5_000;
 const INFO_DEEPEST_WAIT_MS = 3000;
 
 /** The gateway's own GET routes below (relative to /gw/v1): other methods there are a 405, not a 404. */
-const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/token-info(\/[^/]+)?\/?$/, /^\/live\/?$/];
+const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/token-info(\/[^/]+)?\/?$/, /^\/live\/?$/, UDF_GATEWAY_PATH];
 
 /** Socket address of a request served by @hono/node-server (or 'local' in-process). */
 function socketAddress(c: Context): string {
@@ -172,6 +173,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       clientAddress,
     }),
   );
+  app.route('/', udfRoutes(forwarder));
   app.route('/', restRoutes({ forwarder, ownPaths: OWN_PATHS }));
 
   return {

@@ -110,6 +110,18 @@ describe('TradingView UDF routes', () => {
     expect(before).toEqual({ s: 'no_data' });
   });
 
+  it('/symbol_info answers a group request as /api/v1/symbol_info does; a group is required and must exist', async () => {
+    const udf = await json('/udf/symbol_info?group=minswapv2');
+    expect(udf.status).toBe(200);
+    expect(udf.body).toEqual((await json(`${API}/symbol_info?group=MinswapV2`)).body);
+    // UDF's group answer: a symbol array and the columns TradingView reads from it.
+    expect(Array.isArray((udf.body as { symbol: unknown }).symbol)).toBe(true);
+    expect((await json('/udf/symbol_info')).status).toBe(400);
+    const unknown = await json('/udf/symbol_info?group=NYSE');
+    expect(unknown.status).toBe(404);
+    expect(priceErrorSchema.parse(unknown.body).errmsg).toMatch(/unknown group NYSE/);
+  });
+
   it('answers bad requests with s: "error" and errmsg, and needs the same key as /api/v1', async () => {
     const bad = await json('/udf/history?symbol=x&resolution=7&from=0&to=1');
     expect(bad.status).toBe(400);

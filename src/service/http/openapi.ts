@@ -3,6 +3,7 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponse
 import { priceErrorSchema, tokenErrorSchema } from '../../shared/api/errors';
 import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesQuerySchema, tradesResponseSchema, pairPoolsQuerySchema, pairPoolsResponseSchema } from '../../shared/api/extensions';
 import { groupsResponseSchema } from '../../shared/api/groups';
+import { udfConfigSchema, udfHistoryQuerySchema, udfHistoryResponseSchema, udfSearchItemSchema, udfSearchQuerySchema, udfSymbolInfoQuerySchema, udfSymbolSchema, udfSymbolsQuerySchema } from '../../shared/api/udf';
 import { historyQuerySchema, historyResponseSchema } from '../../shared/api/history';
 import { streamErrorSchema, streamPingSchema, streamRequestSchema, tradeEventSchema } from '../../shared/api/stream';
 import { symbolInfoQuerySchema, symbolInfoResponseSchema } from '../../shared/api/symbol-info';
@@ -222,28 +223,32 @@ export function openApiDocument(): object {
           ...errors('price', PRICE_ERRORS),
         },
       }),
-      '/udf/config': get({ tags: ['UDF'], summary: 'UDF configuration', responses: { '200': json(z.looseObject({ supported_resolutions: z.array(z.string()) }), 'TradingView’s config object.'), ...errors('price', PRICE_ERRORS) } }),
-      '/udf/time': get({ tags: ['UDF'], summary: 'Server time', responses: { '200': { description: 'Unix seconds.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errors('price', PRICE_ERRORS) } }),
+      '/udf/config': get({ tags: ['UDF'], summary: 'UDF configuration', responses: { '200': json(udfConfigSchema, 'TradingView’s config object.'), ...errors('price', PRICE_ERRORS) } }),
+      '/udf/time': get({ tags: ['UDF'], summary: 'Server time', responses: { '200': { description: 'Unix seconds.', content: { 'text/plain': { schema: { type: 'string', pattern: '^\\d+$' } } } }, ...errors('price', PRICE_ERRORS) } }),
       '/udf/symbols': get({
         tags: ['UDF'],
         summary: 'TradingView symbol info',
-        requestParams: { query: z.object({ symbol: z.string() }) },
-        responses: { '200': json(z.looseObject({ name: z.string(), ticker: z.string(), pricescale: z.number() }), 'LibrarySymbolInfo.'), ...errors('price', PRICE_ERRORS) },
+        requestParams: { query: udfSymbolsQuerySchema },
+        responses: { '200': json(udfSymbolSchema, 'LibrarySymbolInfo.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/udf/symbol_info': get({
+        tags: ['UDF'],
+        summary: 'Every symbol of a group (UDF group request)',
+        description: 'The same columnar answer as /api/v1/symbol_info?group=. /udf/config announces search instead (`supports_group_request: false`): the stock adapter asks groups by fixed exchange names.',
+        requestParams: { query: udfSymbolInfoQuerySchema },
+        responses: { '200': json(symbolInfoResponseSchema, 'Columnar symbol information.'), ...errors('price', PRICE_ERRORS) },
       }),
       '/udf/search': get({
         tags: ['UDF'],
         summary: 'Symbol search',
-        requestParams: { query: z.object({ query: z.string().optional(), type: z.string().optional(), exchange: z.string().optional(), limit: z.string().optional() }) },
-        responses: { '200': json(z.array(z.looseObject({ symbol: z.string(), ticker: z.string() })), 'Matches.'), ...errors('price', PRICE_ERRORS) },
+        requestParams: { query: udfSearchQuerySchema },
+        responses: { '200': json(z.array(udfSearchItemSchema), 'Matches.'), ...errors('price', PRICE_ERRORS) },
       }),
       '/udf/history': get({
         tags: ['UDF'],
         summary: 'Bars in TradingView’s resolution names',
-        requestParams: { query: z.object({ symbol: z.string(), resolution: z.string(), from: z.string().optional(), to: z.string(), countback: z.string().optional() }) },
-        responses: {
-          '200': json(z.union([historyResponseSchema, z.strictObject({ s: z.literal('no_data'), nextTime: z.number().optional() })]), 'Bars, or no_data with nextTime.'),
-          ...errors('price', PRICE_ERRORS),
-        },
+        requestParams: { query: udfHistoryQuerySchema },
+        responses: { '200': json(udfHistoryResponseSchema, 'Bars, or no_data with nextTime.'), ...errors('price', PRICE_ERRORS) },
       }),
     },
   });

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { historyResponseSchema } from '../../../shared/api/history';
+import { UDF_RESOLUTIONS, type UdfConfig, type UdfHistoryResponse, type UdfSearchItem, type UdfSymbol } from '../../../shared/api/udf';
 import { ALL_GROUPS } from '../../../shared/groups';
 import type { Resolution } from '../../../shared/resolutions';
 import { poolPrice, type Market, type Pool } from '../../market/model';
@@ -8,7 +9,7 @@ import type { BarStore } from '../../store/ports';
 import { priceError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 import type { HistoryCache } from '../history-cache';
-import { pricescaleFor } from '../symbol-info-cache';
+import { pricescaleFor, type SymbolInfoCache } from '../symbol-info-cache';
 import { findSymbol } from './price';
 
 /**
@@ -18,7 +19,7 @@ import { findSymbol } from './price';
  * resolution names and `no_data` + `nextTime` for empty ranges (docs/udf.md).
  */
 
-/** TradingView resolution names and ours (weeks and months: TradingView builds them from days). */
+/** TradingView resolution names and ours. */
 const RESOLUTIONS: Readonly<Record<string, Resolution>> = {
   '1': '1min',
   '5': '5min',
@@ -28,18 +29,18 @@ const RESOLUTIONS: Readonly<Record<string, Resolution>> = {
   D: '1d',
   '1440': '1d',
 };
-export const UDF_RESOLUTIONS = ['1', '5', '15', '60', '1D'] as const;
 
 export interface UdfRoutesOptions extends GuardOptions {
   readonly market: Market;
   readonly symbols: SymbolNames;
   readonly bars: BarStore;
   readonly history: HistoryCache;
+  readonly symbolInfo: SymbolInfoCache;
   readonly nowMs: () => number;
 }
 
 /** A symbol as the UDF `/symbols` answers it (TradingView's LibrarySymbolInfo fields). */
-function symbolInfo(pool: Pool, symbols: SymbolNames) {
+function symbolInfo(pool: Pool, symbols: SymbolNames): UdfSymbol {
   return {
     name: symbols.name(pool),
     ticker: pool.poolId,
@@ -75,7 +76,7 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
   const auth = guard(options, 'price');
 
   app.get('/config', auth, (c) =>
-    c.json({
+    c.json<UdfConfig>({
       supported_resolutions: [...UDF_RESOLUTIONS],
       supports_group_request: false,
       supports_marks: false,
@@ -92,6 +93,17 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
 
   app.get('/time', auth, (c) => c.text(String(Math.floor(nowMs() / 1000))));
 
+  // UDF's group request: every symbol of a group, columnar (the spec's /symbol_info is this shape).
+  app.get('/symbol_info', auth, (c) => {
+    const requested = c.req.query('group')?.trim();
+    if (!requested) return priceError(c, 400, 'group is required');
+    const group = ALL_GROUPS.find((g) => g.toLowerCase() === requested.toLowerCase());
+    if (group === undefined) return priceError(c, 404, `unknown group ${requested.slice(0, 100)} (known: ${ALL_GROUPS.join(', ')})`);
+    c.header('Cache-Control', 'private, max-age=60');
+    c.header('Content-Type', 'application/json');
+    return c.body(options.symbolInfo.get(group).json);
+  });
+
   app.get('/symbols', auth, (c) => {
     const symbol = c.req.query('symbol');
     if (!symbol) return priceError(c, 400, 'symbol is required');
@@ -107,7 +119,7 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
     const limitRaw = Number(c.req.query('limit') ?? '30');
     const limit = Number.isInteger(limitRaw) && limitRaw > 0 ? Math.min(limitRaw, 100) : 30;
     if (type !== '' && type !== 'spot') return c.json([]);
-    const found: unknown[] = [];
+    const found: UdfSearchItem[] = [];
     for (const pool of market.poolsById.values()) {
       if (exchange !== '' && pool.group.toLowerCase() !== exchange.toLowerCase()) continue;
       const name = symbols.name(pool);
@@ -125,9 +137,10 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
     if (!resolution) return priceError(c, 400, `resolution must be one of ${UDF_RESOLUTIONS.join(', ')}`);
     const from = Number(q.from);
     const to = Number(q.to);
-    const countback = q.countback === undefined ? undefined : Number(q.countback);
+    // TradingView's adapter sends countback=0 when it wants the range only (found by running it).
+    const countback = q.countback === undefined || q.countback === '0' ? undefined : Number(q.countback);
     if (!Number.isFinite(to) || (countback === undefined && !Number.isFinite(from))) return priceError(c, 400, 'from and to must be Unix seconds');
-    if (countback !== undefined && !(Number.isInteger(countback) && countback > 0)) return priceError(c, 400, 'countback must be a positive integer');
+    if (countback !== undefined && !(Number.isInteger(countback) && countback > 0)) return priceError(c, 400, 'countback must be a whole number of bars (0: the range only)');
     if (countback === undefined && from > to) return priceError(c, 400, 'from must not be later than to');
     const pool = findSymbol(market, symbols, withoutExchange(q.symbol.trim()));
     if (!pool) return priceError(c, 404, 'unknown_symbol');
@@ -142,7 +155,7 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
     if (body.t.length > 0) return c.json(body);
     // Nothing in the range: where the data before it ends, so the chart can jump there.
     const previous = await bars.countbackStart(pool.id, resolution, start, 1);
-    return c.json(previous === undefined ? { s: 'no_data' } : { s: 'no_data', nextTime: previous });
+    return c.json<UdfHistoryResponse>(previous === undefined ? { s: 'no_data' } : { s: 'no_data', nextTime: previous });
   });
 
   return app;
