@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectDescribed } from '../support/openapi';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { embeddedUpstream, remoteUpstream, type Upstream } from '../../src/gateway/upstream';
@@ -39,7 +40,11 @@ afterAll(async () => {
 });
 
 const get = (path: string, init?: RequestInit) => gateway.app.request(`/gw/v1${path}`, init);
-const direct = (path: string) => runtime.app.request(`/api/v1${path}`, { headers: { Authorization: `Bearer ${runtime.internalKey}` } });
+const direct = async (path: string) => {
+  const response = await runtime.app.request(`/api/v1${path}`, { headers: { Authorization: `Bearer ${runtime.internalKey}` } });
+  await expectDescribed('GET', `/api/v1${path}`, response);
+  return response;
+};
 
 describe('gateway REST forwarding', () => {
   it('adds the key upstream and passes status and body through unchanged', async () => {

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
+import { expectDescribed } from '../support/openapi';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 
 /** Sends raw bytes and resolves with everything the server answered before it closed. */
@@ -16,10 +17,12 @@ function raw(origin: string, bytes: string): Promise<string> {
   });
 }
 
-function split(answer: string): { status: number; type: string; body: unknown } {
+/** The answer's parts, checked against the OpenAPI document for the path it was sent to. */
+async function split(answer: string, path: string): Promise<{ status: number; type: string; body: unknown }> {
   const [head = '', body = ''] = answer.split('\r\n\r\n');
   const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]);
   const type = /content-type: ([^\r\n]+)/i.exec(head)?.[1] ?? '';
+  await expectDescribed('GET', path, new Response(body, { status, headers: { 'Content-Type': type } }));
   return { status, type, body: JSON.parse(body) };
 }
 
@@ -31,7 +34,7 @@ describe('requests Node refuses before routing (the soak fuzz found bare 431s)',
   afterAll(async () => server.stop());
 
   it('answers a request line over 16 KiB with a 431 in the price family’s shape', async () => {
-    const answer = split(await raw(server.origin, `GET /api/v1/history?symbol=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    const answer = await split(await raw(server.origin, `GET /api/v1/history?symbol=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), '/api/v1/history');
     expect(answer.status).toBe(431);
     expect(answer.type).toBe('application/json');
     expect(priceErrorSchema.parse(answer.body).errmsg).toMatch(/too large/);
@@ -39,17 +42,17 @@ describe('requests Node refuses before routing (the soak fuzz found bare 431s)',
 
   it('answers it FastAPI-style for the token endpoints, through the gateway too', async () => {
     for (const path of ['/api/v1/tokens/current?pool=', '/gw/v1/tokens/current?pool=']) {
-      const answer = split(await raw(server.origin, `GET ${path}${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+      const answer = await split(await raw(server.origin, `GET ${path}${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), path);
       expect(answer.status).toBe(431);
       expect(tokenErrorSchema.parse(answer.body).detail[0]?.msg).toMatch(/too large/);
     }
   });
 
   it('answers headers over the limit, and bytes that are not HTTP, in the price shape', async () => {
-    const big = split(await raw(server.origin, `GET /gw/v1/info HTTP/1.1\r\nHost: x\r\nX-Pad: ${'b'.repeat(20_000)}\r\n\r\n`));
+    const big = await split(await raw(server.origin, `GET /gw/v1/info HTTP/1.1\r\nHost: x\r\nX-Pad: ${'b'.repeat(20_000)}\r\n\r\n`), '/gw/v1/info');
     expect(big.status).toBe(431);
     priceErrorSchema.parse(big.body);
-    const garbage = split(await raw(server.origin, 'NOT HTTP AT ALL\r\n\r\n'));
+    const garbage = await split(await raw(server.origin, 'NOT HTTP AT ALL\r\n\r\n'), '/');
     expect(garbage.status).toBe(400);
     expect(priceErrorSchema.parse(garbage.body).errmsg).toBe('Malformed HTTP request');
   });

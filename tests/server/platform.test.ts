@@ -7,6 +7,7 @@ import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/server/platform';
 import { parseServiceConfig } from '../../src/service/config';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
+import { expectDescribed } from '../support/openapi';
 import { gatewayInfoSchema, gatewayLiquiditySchema, gatewayTokenNamesSchema } from '../../src/shared/api/gateway';
 
 /** The composed server (`npm run serve`, the Vite plugin): the service's contract must hold through it. */
@@ -38,8 +39,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const request = (path: string, init: RequestInit = {}) =>
-  Promise.resolve(platform.app.request(path, { ...init, headers: { Authorization: `Bearer ${KEY}`, ...init.headers } }));
+/** A request to the composed server; answers under the API's prefixes are checked against the OpenAPI document. */
+const request = async (path: string, init: RequestInit = {}) => {
+  const response = await platform.app.request(path, { ...init, headers: { Authorization: `Bearer ${KEY}`, ...init.headers } });
+  await expectDescribed(init.method ?? 'GET', path, response);
+  return response;
+};
 
 describe('the composed server', () => {
   it('answers unknown paths under /api/v1 with 404 in the family’s error shape', async () => {

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
+import { expectDescribed } from '../support/openapi';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 
 /**
@@ -25,7 +26,10 @@ async function raw(path: string): Promise<{ status: number; body: unknown }> {
     socket.on('error', reject);
   });
   const [head = '', body = ''] = answer.split('\r\n\r\n');
-  return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), body: JSON.parse(body) as unknown };
+  const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]);
+  const type = /content-type: ([^\r\n]+)/i.exec(head)?.[1] ?? '';
+  await expectDescribed('GET', path, new Response(body, { status, headers: { 'Content-Type': type } }));
+  return { status, body: JSON.parse(body) as unknown };
 }
 
 describe('raw paths with a backslash or dot segments', () => {

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { undescribed } from '../support/openapi';
+import { streamLineUndescribed, undescribed } from '../support/openapi';
 import { createTestService, type TestService } from '../support/service';
 
 /** /openapi.json is a valid OpenAPI 3.1 document of every route; /docs serves Swagger UI from local files. */
@@ -55,6 +55,23 @@ describe('/openapi.json', () => {
     expect(await undescribed('GET', '/api/v1/groups', wrongStatus)).toMatch(/status 418 is not documented/);
     const wrongType = new Response('x', { headers: { 'Content-Type': 'text/html' } });
     expect(await undescribed('GET', '/api/v1/groups', wrongType)).toMatch(/content type text\/html is not documented/);
+    // A success on a path the document does not list.
+    const unlisted = new Response('{"s":"ok"}', { headers: { 'Content-Type': 'application/json' } });
+    expect(await undescribed('GET', '/api/x/brand-new', unlisted)).toMatch(/status 200 on a path or method the document does not describe/);
+    // A wrong method's answer that is not an error in a family's shape.
+    const textNotAllowed = new Response('Method Not Allowed', { status: 405, headers: { 'Content-Type': 'text/plain' } });
+    expect(await undescribed('POST', '/api/v1/groups', textNotAllowed)).toMatch(/not a JSON error/);
+    const jsonNotAllowed = new Response('{"s":"error","errmsg":"Method POST is not allowed"}', { status: 405, headers: { 'Content-Type': 'application/json' } });
+    expect(await undescribed('POST', '/api/v1/groups', jsonNotAllowed)).toBeUndefined();
+    // A stream refusal whose line is not an error; a live stream's lines that are not its kinds (checked where read).
+    const badRefusal = new Response('{"hello":"world"}\n', { status: 429, headers: { 'Content-Type': 'text/event-stream' } });
+    expect(await undescribed('POST', '/api/v1/tokens/stream', badRefusal)).toMatch(/a stream line does not match/);
+    expect(streamLineUndescribed('{"hello":"world"}')).toMatch(/does not match the documented kinds/);
+    expect(streamLineUndescribed('not json')).toMatch(/not JSON/);
+    expect(streamLineUndescribed('{"s":"ok"}')).toBeUndefined();
+    // Bytes that are not a PNG, sent as one.
+    const notPng = new Response('GIF89a', { headers: { 'Content-Type': 'image/png' } });
+    expect(await undescribed('GET', `/api/v1/tokens/logo/${'ab'.repeat(28)}`, notPng)).toMatch(/without a PNG signature/);
   });
 });
 

@@ -1,5 +1,6 @@
 import { streamLineSchema, type StreamLine } from '../../src/shared/api/stream';
 import { streamInit, STREAM_PATH } from './builders';
+import { streamLineUndescribed } from './openapi';
 import type { TestService } from './service';
 
 /**
@@ -69,7 +70,12 @@ export function readStream(response: Response): StreamReader {
     }
   };
 
-  const parse = (line: string): StreamLine => streamLineSchema.parse(JSON.parse(line));
+  const parse = (line: string): StreamLine => {
+    // Every line read must be one the OpenAPI document describes, besides the wire contract's schema.
+    const problem = streamLineUndescribed(line);
+    if (problem !== undefined) throw new Error(`Not described by /openapi.json: ${problem}`);
+    return streamLineSchema.parse(JSON.parse(line));
+  };
 
   return {
     response,
