@@ -11,6 +11,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface FaultCheck {
   readonly name: string;
   readonly ok: boolean;
+  /** Not run here (the table says SKIPPED, not ok). */
+  readonly skipped?: boolean;
   readonly detail: string;
 }
 
@@ -95,7 +97,7 @@ async function damagedCopies(dataDir: string, root: string): Promise<FaultCheck[
  * says so and keeps answering reads; with space again, trading resumes and the store is consistent.
  */
 async function fullDisk(dataDir: string, root: string): Promise<FaultCheck> {
-  if (process.getuid?.() !== 0) return { name: 'a full disk during commits', ok: true, detail: 'skipped: mounting a small tmpfs needs root' };
+  if (process.getuid?.() !== 0) return { name: 'a full disk during commits', ok: true, skipped: true, detail: 'SKIPPED: mounting a small tmpfs needs root (run the soak as root to check it)' };
   const mount = join(root, 'tmpfs');
   mkdirSync(mount, { recursive: true });
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1g', 'tmpfs', mount]);

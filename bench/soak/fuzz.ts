@@ -1,8 +1,10 @@
 import fc from 'fast-check';
-import { request } from 'undici';
+import { Client, request } from 'undici';
 import { z } from 'zod';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
-import { deepestSchema, extensionIndexSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema } from '../../src/shared/api/extensions';
+import { deepestSchema, extensionIndexSchema, liquiditySchema, marketSourceResponseSchema, pairPoolsResponseSchema, tokenInfoSchema, tokenNamesSchema, tradesResponseSchema } from '../../src/shared/api/extensions';
+import { streamLineSchema } from '../../src/shared/api/stream';
+import { udfConfigSchema, udfHistoryResponseSchema, udfSearchItemSchema, udfSymbolSchema } from '../../src/shared/api/udf';
 import { gatewayInfoSchema } from '../../src/shared/api/gateway';
 import { groupsResponseSchema } from '../../src/shared/api/groups';
 import { historyResponseSchema } from '../../src/shared/api/history';
@@ -18,6 +20,8 @@ interface FuzzRequest {
   readonly body?: string;
   /** The endpoint it was generated for (for the report). */
   readonly endpoint: string;
+  /** Sent with its path exactly as written (dot segments, `\`), through undici's dispatcher API. */
+  readonly raw?: boolean;
 }
 
 export interface FuzzResult {
@@ -165,6 +169,24 @@ function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
       fc.tuple(path, headers, METHOD).map(([p, h, m]): FuzzRequest => ({ method: m || 'GET', path: `${prefix}${p}`, headers: h, endpoint: `${prefix}${endpoint}` })),
     );
   };
+  const trades = query({ pool, before: value(['1700000000.1', '1700000000.123456', '1.1']), limit: value(['1', '50', '200', '201']) }).map((q) => `/trades${q}`);
+  const pairPools = query({ pool }).map((q) => `/pair-pools${q}`);
+  const udfResolution = value(['1', '5', '15', '60', '1D', 'D', '1440', '1W', '30']);
+  const udf: Record<string, fc.Arbitrary<string>> = {
+    '/udf/config': fc.constantFrom('/udf/config', '/udf/config/'),
+    '/udf/time': fc.constant('/udf/time'),
+    '/udf/symbols': query({ symbol }).map((q) => `/udf/symbols${q}`),
+    '/udf/symbol_info': query({ group }).map((q) => `/udf/symbol_info${q}`),
+    '/udf/search': query({ query: value(['ADA', 'snek', 'ada.']), type: value(['', 'spot']), exchange: group, limit: value(['30', '100', '0']) }).map((q) => `/udf/search${q}`),
+    '/udf/history': query({ symbol, resolution: udfResolution, from: time, to: time, countback: value(['0', '1', '300']) }).map((q) => `/udf/history${q}`),
+  };
+  // Paths sent exactly as written: dot segments and backslashes a client could send before any URL parsing.
+  const rawPath = fc.tuple(
+    fc.constantFrom('/api/v1', '/gw/v1', '/api/x', '/udf', '/gw/v1/udf'),
+    fc.constantFrom('/%2e%2e/healthz', '/./groups', '/../healthz', '/groups\\', '/a\\..\\groups', '/tokens/%2E%2E/current', '/%2e/history', '/.%2e/x', '//groups', '/config/..', '/history/.'),
+    authHeader(seeds.key),
+    METHOD,
+  ).map(([prefix, tail, h, m]): FuzzRequest => ({ method: m || 'GET', path: `${prefix}${tail}`, headers: h, endpoint: `${prefix}/{raw path}`, raw: true }));
   return fc.oneof(
     ...api('/api/v1', true),
     ...api('/gw/v1', false),
@@ -174,6 +196,9 @@ function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
       '/deepest': fc.constant('/deepest'),
       '/token-info': fc.constant('/token-info'),
       '/token-info/{unit}': token.filter((t) => t !== '').map((t) => `/token-info/${encodeURIComponent(t)}`),
+      '/trades': trades,
+      '/pair-pools': pairPools,
+      '/market': fc.constant('/market'),
     }),
     ...extensions('/gw/v1', false, {
       '/info': fc.constant('/info'),
@@ -181,12 +206,18 @@ function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
       '/token-info': fc.constant('/token-info'),
       '/token-info/{unit}': token.filter((t) => t !== '').map((t) => `/token-info/${encodeURIComponent(t)}`),
       '/live': query({ pools: fc.array(pool, { maxLength: 60 }).map((p) => p.join(',')), lastEventId: value(['1', 'x']) }).map((q) => `/live${q}`),
+      '/trades': trades,
+      '/pair-pools': pairPools,
+      ...udf,
     }),
+    ...extensions('', true, udf),
+    rawPath,
   );
 }
 
 /** The schema a 2xx answer of an endpoint must satisfy (undefined: a stream, checked by its headers). */
 function successSchema(endpoint: string): z.ZodType | undefined {
+  if (endpoint.endsWith('/udf/time')) return z.number();
   const tail = endpoint.replace(/^\/(api\/v1|gw\/v1|api\/x)/, '');
   const table: Record<string, z.ZodType | undefined> = {
     '/groups': groupsResponseSchema,
@@ -200,6 +231,14 @@ function successSchema(endpoint: string): z.ZodType | undefined {
     '/token-info': tokenNamesSchema,
     '/token-info/{unit}': tokenInfoSchema,
     '/info': gatewayInfoSchema,
+    '/trades': tradesResponseSchema,
+    '/pair-pools': pairPoolsResponseSchema,
+    '/market': marketSourceResponseSchema,
+    '/udf/config': udfConfigSchema,
+    '/udf/symbols': udfSymbolSchema,
+    '/udf/symbol_info': symbolInfoResponseSchema,
+    '/udf/search': z.array(udfSearchItemSchema),
+    '/udf/history': udfHistoryResponseSchema,
   };
   return table[tail];
 }
@@ -217,12 +256,34 @@ const anySuccessSchema = z.union([
   tokenNamesSchema,
   tokenInfoSchema,
   gatewayInfoSchema,
+  tradesResponseSchema,
+  pairPoolsResponseSchema,
+  marketSourceResponseSchema,
+  udfConfigSchema,
+  udfSymbolSchema,
+  z.array(udfSearchItemSchema),
+  udfHistoryResponseSchema,
+  z.number(),
   z.looseObject({ status: z.enum(['ok', 'degraded']) }),
 ]);
 
 /** The error family of a path: `/tokens/...` answers FastAPI-style, everything else price-style. */
 function errorSchema(path: string): z.ZodType {
   return /^\/(api|gw)\/v1\/tokens(\/|$|\?)/.test(path) ? tokenErrorSchema : priceErrorSchema;
+}
+
+/** The first line of a stream, read for up to a second (the rest is left: the request is then aborted). */
+async function firstStreamLine(body: AsyncIterable<Buffer>): Promise<string | undefined> {
+  let text = '';
+  const deadline = Date.now() + 1_000;
+  const iterator = body[Symbol.asyncIterator]();
+  while (!text.includes('\n') && Date.now() < deadline) {
+    const chunk = await Promise.race([iterator.next(), new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now())))]);
+    if (chunk === 'late' || chunk.done) break;
+    text += chunk.value.toString('utf8');
+  }
+  const newline = text.indexOf('\n');
+  return newline === -1 ? undefined : text.slice(0, newline);
 }
 
 /**
@@ -247,8 +308,10 @@ export async function fuzz(server: SoakServer, seeds: FuzzSeeds, count: number, 
     examples.push(`${kind} ${req.method} ${req.path.slice(0, 160)} -> ${detail.slice(0, 200)}`);
   };
   let next = 0;
-  // The client parses each URL as browsers do (dot segments resolved, `\` made `/`): answers are judged
-  // for the path the server was sent. Raw paths are covered by tests/server/raw-path.test.ts.
+  // Most requests go as browsers send them (the URL parsed: dot segments resolved, `\` made `/`), and
+  // are judged for the path the server was sent; raw-path requests go through a client of their own
+  // that sends the path exactly as written.
+  const rawClient = new Client(server.origin);
   const worker = async () => {
     for (;;) {
       const index = next++;
@@ -260,18 +323,30 @@ export async function fuzz(server: SoakServer, seeds: FuzzSeeds, count: number, 
         const abort = new AbortController();
         const timer = setTimeout(() => abort.abort(), HANG_MS);
         try {
-          const response = await request(`${server.origin}${req.path}`, {
-            method: req.method as 'GET',
-            headers: req.headers,
-            ...(req.body !== undefined && req.method !== 'GET' && req.method !== 'HEAD' ? { body: req.body } : {}),
-            signal: abort.signal,
-          });
+          const body = req.body !== undefined && req.method !== 'GET' && req.method !== 'HEAD' ? { body: req.body } : {};
+          const response = req.raw
+            ? await rawClient.request({ path: req.path, method: req.method as 'GET', headers: req.headers, ...body, signal: abort.signal })
+            : await request(`${server.origin}${req.path}`, { method: req.method as 'GET', headers: req.headers, ...body, signal: abort.signal });
           const status = response.statusCode;
           byStatus[status] = (byStatus[status] ?? 0) + 1;
           const type = String(response.headers['content-type'] ?? '');
           const streaming = /ndjson|event-stream/.test(type);
           if (streaming) {
-            // An open stream: its headers are the answer; hang up.
+            // An open stream: the API's first line must be one of the stream's kinds (the gateway's SSE
+            // is judged by its headers); then hang up.
+            if (req.path.includes('/tokens/stream') && !req.path.startsWith('/gw/')) {
+              const line = await firstStreamLine(response.body).catch(() => undefined);
+              let parsed: unknown;
+              try {
+                parsed = line === undefined ? undefined : JSON.parse(line);
+              } catch {
+                parsed = Symbol('not json');
+              }
+              if (line !== undefined && !streamLineSchema.safeParse(parsed).success) {
+                badShape++;
+                note('shape', req, `${status} stream line ${line}`);
+              }
+            }
             abort.abort();
             await response.body.text().catch(() => '');
           } else {
@@ -282,10 +357,10 @@ export async function fuzz(server: SoakServer, seeds: FuzzSeeds, count: number, 
             } else if (req.method === 'HEAD' || req.method === 'OPTIONS' || status === 204 || status === 304) {
               // No body to check.
             } else {
-              const sent = new URL(`${server.origin}${req.path}`);
-            // The client resolved dot segments: a success is judged as an answer of whichever endpoint got the request.
-            const moved = sent.pathname !== (req.path.split('?')[0] ?? '');
-            const schema = status < 300 ? (moved ? anySuccessSchema : successSchema(req.endpoint)) : errorSchema(`${sent.pathname}${sent.search}`);
+              const sent = req.raw ? { pathname: req.path.split('?')[0] ?? '', search: '' } : new URL(`${server.origin}${req.path}`);
+              // The client resolved dot segments: a success is judged as an answer of whichever endpoint got the request.
+              const moved = req.raw || sent.pathname !== (req.path.split('?')[0] ?? '');
+              const schema = status < 300 ? (moved ? anySuccessSchema : successSchema(req.endpoint)) : errorSchema(`${sent.pathname}${sent.search}`);
               let parsed: unknown;
               try {
                 parsed = JSON.parse(text);
@@ -322,5 +397,6 @@ export async function fuzz(server: SoakServer, seeds: FuzzSeeds, count: number, 
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+  await rawClient.close().catch(() => undefined);
   return { requests: samples.length - unsendable, unsendable, status5xx, badShape, hangs, examples, byStatus };
 }

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
+import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
 import { percentile } from '../measure';
 import type { FuzzSeeds } from './fuzz';
 import type { SoakServer } from './server';
@@ -17,6 +19,19 @@ export function rssMiB(pid: number | undefined): number {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A 429 of the per-address limit as documented: the family's error shape, Retry-After and RateLimit-*. */
+function limitAnswer(path: string, headers: Record<string, string | string[] | undefined>, body: Buffer): boolean {
+  let parsed: unknown;
+  try {
+    const text = headers['content-encoding'] === 'gzip' ? gunzipSync(body).toString('utf8') : body.toString('utf8');
+    parsed = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const shape = /\/tokens\//.test(path) ? tokenErrorSchema : priceErrorSchema;
+  return shape.safeParse(parsed).success && Number(headers['retry-after']) > 0 && headers['ratelimit-limit'] !== undefined && headers['ratelimit-remaining'] === '0';
+}
 
 /** Keeps the market trading (a forced block every `everyMs`) until the returned stop is called. */
 export function keepTrading(server: SoakServer, everyMs: number): () => Promise<number> {
@@ -74,6 +89,8 @@ export interface LoadResult {
   readonly streams: number;
   readonly requests: number;
   readonly errors: number;
+  /** 429s of the gateway's per-address limit, each in its family's shape with its headers (`gatewayLimit` runs). */
+  readonly rateLimited: number;
   readonly errorExamples: readonly string[];
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -88,13 +105,16 @@ export interface LoadResult {
 /**
  * `clients` concurrent clients for `seconds` mixing /history, /symbol_info and /tokens/current through
  * the gateway and the API, with `streams` stream connections open and reading, while the market trades.
+ * `gatewayLimit`: through the gateway only, whose per-address limit is on: its 429s (the family's
+ * error shape, `Retry-After` and `RateLimit-*`) are counted apart, anything else that is not a 200 is
+ * an error.
  */
-export async function load(server: SoakServer, seeds: FuzzSeeds, options: { clients: number; seconds: number; streams: number }): Promise<LoadResult> {
+export async function load(server: SoakServer, seeds: FuzzSeeds, options: { clients: number; seconds: number; streams: number; gatewayLimit?: boolean }): Promise<LoadResult> {
   const rssBefore = rssMiB(server.pid);
   const now = Math.floor(Date.now() / 1000);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)] as T;
   const paths = (): string => {
-    const prefix = Math.random() < 0.5 ? '/api/v1' : '/gw/v1';
+    const prefix = options.gatewayLimit || Math.random() < 0.5 ? '/gw/v1' : '/api/v1';
     const roll = Math.random();
     if (roll < 0.5) {
       const resolution = pick(['1min', '5min', '15min', '60min', '1d']);
@@ -112,6 +132,7 @@ export async function load(server: SoakServer, seeds: FuzzSeeds, options: { clie
   const latencies: number[] = [];
   const errorExamples: string[] = [];
   let errors = 0;
+  let rateLimited = 0;
   let sent = 0;
   let peak = rssBefore;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(server.pid))), 500);
@@ -127,9 +148,11 @@ export async function load(server: SoakServer, seeds: FuzzSeeds, options: { clie
           headers: { ...(path.startsWith('/api/') ? server.auth() : {}), 'Accept-Encoding': 'gzip' },
           signal: AbortSignal.timeout(10_000),
         });
-        await response.body.arrayBuffer();
+        const body = Buffer.from(await response.body.arrayBuffer());
         latencies.push(performance.now() - started);
-        if (response.statusCode !== 200) {
+        if (response.statusCode === 429 && options.gatewayLimit && limitAnswer(path, response.headers, body)) {
+          rateLimited++;
+        } else if (response.statusCode !== 200) {
           errors++;
           if (errorExamples.length < 5) errorExamples.push(`${response.statusCode} ${path}`);
         }
@@ -156,6 +179,7 @@ export async function load(server: SoakServer, seeds: FuzzSeeds, options: { clie
     streams: options.streams,
     requests: sent,
     errors,
+    rateLimited,
     errorExamples,
     p50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
     p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,

@@ -40,7 +40,7 @@ export class SoakServer {
   }
 
   /** Starts the process and resolves once /healthz answers 200 (rejects if it exits first or takes > `timeoutMs`). */
-  async start(timeoutMs = 120_000): Promise<void> {
+  async start(timeoutMs = 120_000, env: Readonly<Record<string, string>> = {}): Promise<void> {
     this.port = this.port || (await freePort());
     this.origin = `http://127.0.0.1:${this.port}`;
     this.log = '';
@@ -61,7 +61,7 @@ export class SoakServer {
     ];
     const child = spawn(process.execPath, args, {
       cwd: REPO,
-      env: { ...process.env, NODE_ENV: 'test', TOKEN_API_PLANS: PLANS, TOKEN_API_KEYS: `${SOAK_KEY}:soak,${FREE_KEY}:free`, ...this.options.env },
+      env: { ...process.env, NODE_ENV: 'test', TOKEN_API_PLANS: PLANS, TOKEN_API_KEYS: `${SOAK_KEY}:soak,${FREE_KEY}:free`, ...this.options.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
