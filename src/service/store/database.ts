@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { MIGRATIONS } from './migrations';
 
 export type Db = Database.Database;
@@ -51,6 +51,12 @@ export function openDatabase({ dataDir, check = 'quick' }: OpenDatabaseOptions):
     existed = existsSync(file);
     // An empty file is what a truncated copy or a failed restore leaves: never a new market.
     if (existed && statSync(file).size === 0) throw new StoreFileError(file, 'is empty (0 bytes): it holds no market');
+    // A write-ahead log without its database is half of a store (a restore that missed the main file):
+    // a new store here would throw away the commits the log holds.
+    const wal = `${file}-wal`;
+    if (!existed && existsSync(wal) && statSync(wal).size > 0) {
+      throw new StoreFileError(file, `is missing, but its write-ahead log ${basename(wal)} is there: restore ${basename(file)} beside it, or remove both to create a new market`);
+    }
   }
   const db = new Database(file);
   try {

@@ -73,6 +73,16 @@ describe('opening a store file that holds no market', () => {
     await expect(createTestService({ dataDir: dir })).rejects.toThrow(new RegExp(`The store ${file} is damaged`));
   });
 
+  it('refuses to create a market where only the store\'s write-ahead log is left (the main file missing), and keeps the log', async () => {
+    const { dir, file } = dirWith(Buffer.alloc(0));
+    rmSync(file);
+    const wal = `${file}-wal`;
+    writeFileSync(wal, Buffer.from('log pages of commits not yet folded into the store'));
+    await expect(createTestService({ dataDir: dir })).rejects.toThrow(`The store ${file} is missing, but its write-ahead log ${DATABASE_FILE}-wal is there`);
+    expect(existsSync(file)).toBe(false);
+    expect(statSync(wal).size).toBeGreaterThan(0);
+  });
+
   it('opens the intact store (the check passes) and a new directory creates a market', async () => {
     const { dir } = dirWith(intact);
     const reopened = await createTestService({ dataDir: dir, pools: 60, days: 1 });
