@@ -11,8 +11,8 @@ import { freePort } from '../support/free-port';
 
 /**
  * Stopping the server the way a process manager does: a signal to npm's PID (`npm run serve`, the
- * built server) must reach node and stop it cleanly — streams ended, the data directory's lock
- * released, the port free, no process left.
+ * built server; `npm start`, which builds first; `npm run serve:dev`, from source) must reach node and
+ * stop it cleanly — streams ended, the data directory's lock released, the port free, no process left.
  */
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,11 +45,17 @@ function openStream(port: number, pool: string): Promise<{ ended: Promise<string
   });
 }
 
-describe.each(['SIGTERM', 'SIGINT'] as const)('npm run serve stopped with %s to npm’s PID', (signal) => {
+describe.each([
+  ['serve', 'SIGTERM'],
+  ['serve', 'SIGINT'],
+  // From source with tsx (npm → tsx → node), and `npm start` (npm → npm → node, after building the app).
+  ['serve:dev', 'SIGTERM'],
+  ['start', 'SIGTERM'],
+] as const)('npm run %s stopped with %s to npm’s PID', (script, signal) => {
   it('stops node cleanly: the stream ends, the lock and the port are free, no process is left', async () => {
     const port = await freePort();
-    const dataDir = join(root, signal);
-    const npm = spawn('npm', ['run', 'serve', '--', '--port', String(port), '--data-dir', dataDir, '--pools', '40', '--days', '0.1'], {
+    const dataDir = join(root, `${script}-${signal}`);
+    const npm = spawn('npm', ['run', script, '--', '--port', String(port), '--data-dir', dataDir, '--pools', '40', '--days', '0.1'], {
       cwd: REPO,
       env: { ...process.env, TOKEN_API_KEYS: `${KEY}:pro` },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,12 +65,13 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('npm run serve stopped with %s to 
     npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
     try {
-      await vi.waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200, { timeout: 60_000, interval: 200 });
+      // `npm start` builds the app first.
+      await vi.waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200, { timeout: 150_000, interval: 200 });
       const info = symbolInfoResponseSchema.parse(await (await fetch(`http://127.0.0.1:${port}/api/v1/symbol_info?group=Aggregate`, { headers: { Authorization: `Bearer ${KEY}` } })).json());
       const stream = await openStream(port, info.ticker[0] ?? '');
 
       npm.kill(signal);
-      const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`npm run serve did not exit within 15 s of ${signal}:\n${output}`)), 15_000).unref());
+      const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`npm run ${script} did not exit within 15 s of ${signal}:\n${output}`)), 15_000).unref());
       await Promise.race([exited, late]);
       // The stream was ended by the server (chunked body closed), not cut.
       expect(await stream.ended).toMatch(/0\r\n\r\n$/);
@@ -79,5 +86,5 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('npm run serve stopped with %s to 
       if (npm.exitCode === null) npm.kill('SIGKILL');
       spawnSync('pkill', ['-KILL', '-f', dataDir]);
     }
-  }, 90_000);
+  }, 200_000);
 });
