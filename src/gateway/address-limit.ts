@@ -19,7 +19,8 @@ export function addressRateLimit(options: {
 }): MiddlewareHandler {
   const budget = options.limiter ?? memoryBudgets('gw-address');
   return async (c, next) => {
-    if (c.req.path.endsWith('/live')) return next();
+    // The live stream only (limited by connections per address): any other path counts.
+    if (/^\/gw\/v1\/live\/?$/.test(c.req.path)) return next();
     const address = options.clientAddress(c);
     const decision = await budget.take(`gw-address:${address}`, options.requestsPerMinute);
     // The browser's own budget: these replace what an upstream answer said about the gateway's key.

@@ -28,6 +28,18 @@ function get(path: string, from: string): Promise<{ status: number; headers: Rec
   });
 }
 
+/** The answer's headers only; the connection is then closed (for the live stream). */
+function head(path: string, from: string): Promise<Record<string, string | string[] | undefined>> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, localAddress: from }, (res) => {
+      resolve(res.headers);
+      res.destroy();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe('per-address rate limit of /gw/v1', () => {
   it('answers the budget, then 429 in the family shape with the service’s headers; another address is unaffected', async () => {
     for (let i = 0; i < 5; i++) {
@@ -48,6 +60,13 @@ describe('per-address rate limit of /gw/v1', () => {
     const other = await get('/gw/v1/groups', '127.0.0.3');
     expect(other.status).toBe(200);
     expect(other.headers['ratelimit-remaining']).toBe('4');
+  });
+
+  it('leaves out the live stream only (limited by connections): another path that ends in /live counts', async () => {
+    // The live route (its headers are enough: the stream is hung up at once), never counted.
+    for (let i = 0; i < 8; i++) expect((await head('/gw/v1/live?pools=ab', '127.0.0.4'))['ratelimit-remaining']).toBeUndefined();
+    for (let i = 0; i < 5; i++) expect((await get('/gw/v1/tokens/logo/live', '127.0.0.4')).headers['ratelimit-remaining']).toBe(String(4 - i));
+    expect((await get('/gw/v1/groups', '127.0.0.4')).status).toBe(429);
   });
 
   it('does not count the API’s own routes (they have the key’s plan)', async () => {

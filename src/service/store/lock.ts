@@ -11,8 +11,18 @@ export const LOCK_HOLDER_FILE = 'store.lock.holder';
 /** Lock files this process holds, with their purpose. */
 const heldHere = new Map<string, string>();
 
+/** Whether a process of this PID is running (the holder file may be a dead holder's, read before the new one wrote its own). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
 function inUse(dataDir: string, holder: { pid?: number; purpose?: string } | undefined, cause?: unknown): Error {
-  const who = holder?.pid === undefined ? 'another process' : `process ${holder.pid} (${holder.purpose ?? 'unknown'})`;
+  const who = holder?.pid === undefined || !running(holder.pid) ? 'another process' : `process ${holder.pid} (${holder.purpose ?? 'unknown'})`;
   return new Error(`${dataDir} is in use by ${who}. Stop it first, or use another --data-dir.`, cause === undefined ? {} : { cause });
 }
 
