@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RESOLUTIONS, isResolution, type Resolution } from '../resolutions';
+import { RESOLUTIONS, type Resolution } from '../resolutions';
 
 /** Largest accepted `countback`. */
 export const MAX_COUNTBACK = 100_000;
@@ -31,10 +31,9 @@ export const historyQuerySchema = z
       .trim()
       .min(1, 'symbol is required')
       .meta({ description: 'The ticker (pool ID, hex) or the symbol name (e.g. ADA.SNEK_Aggregate_Pool1).' }),
+    // An enum, so the OpenAPI document lists the values.
     resolution: z
-      .string({ error: 'resolution is required' })
-      .refine(isResolution, `resolution must be one of ${RESOLUTIONS.join(', ')}`)
-      .transform((value) => value as Resolution)
+      .enum(RESOLUTIONS as [Resolution, ...Resolution[]], { error: (issue) => (issue.input === undefined ? 'resolution is required' : `resolution must be one of ${RESOLUTIONS.join(', ')}`) })
       .meta({ description: `One of ${RESOLUTIONS.join(', ')}.`, examples: ['1min', '1d'] }),
     from: z.string().optional().meta({ description: 'Unix seconds, >= 0, not later than `to` (a fraction is floored). Required unless `countback` is given (then ignored).' }),
     to: finiteNumber('to').meta({ description: 'Unix seconds, >= 0 (exclusive).' }),
