@@ -13,7 +13,7 @@ import { tokenCurrentQuerySchema, tokenLogoSchema, tokenStatsSchema } from '../.
  * The service's OpenAPI 3.1 document, generated from the wire contract's zod schemas by zod-openapi
  * (never written by hand): every route of /api/v1, our extensions (/api/x, /udf) under their own tags,
  * both error families with their status codes, the stream's line kinds, the Bearer scheme. Served at
- * /openapi.json, with Swagger UI at /docs (docs/api.md).
+ * /openapi.json, with Swagger UI at /docs (README "The API, with curl"; docs/decisions.md "OpenAPI").
  */
 
 const EXAMPLE_POOL = 'f5808c2c990d86da54bfc97d89cee6efa20cd8461616359478d96b4c';
