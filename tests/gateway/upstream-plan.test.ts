@@ -126,13 +126,16 @@ describe('a re-subscription the upstream refuses for another reason', () => {
       await waiting.until(() => statuses(waiting).length > 0, 10_000);
       expect(statuses(waiting)[0]).toEqual({ state: 'reconnecting', resync: false });
 
-      // The bucket refills: the retry goes through (breaking first, as the key allows one stream).
-      service.clock.advance(60_000);
+      // The window closes: the retry goes through (breaking first, as the key allows one stream).
+      // Budgets count wall-clock minutes (rate-limiter-flexible reads Date), so the wall clock moves.
+      vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+      vi.setSystemTime(Date.now() + 61_000);
       await connected(waiting);
       expect(statuses(waiting).at(-1)).toEqual({ state: 'connected', resync: false });
       await connected(first, 2);
       expect(statuses(first).at(-1)).toEqual({ state: 'connected', resync: true });
     } finally {
+      vi.useRealTimers();
       readers.forEach((r) => r.cancel());
       gateway.close();
     }

@@ -74,8 +74,10 @@ export function streamLineUndescribed(line: string): string | undefined {
  */
 export async function undescribed(method: string, url: string, response: Response): Promise<string | undefined> {
   // A path as sent (a raw-socket test's dot segments and backslashes are judged as they are).
-  const path = url.startsWith('/') ? (url.split('?')[0] ?? url) : new URL(url).pathname;
-  const match = templates.find((t) => t.pattern.test(path));
+  // The query and the fragment are not the path; one trailing slash is accepted (docs/decisions.md).
+  const path = url.startsWith('/') ? (url.split(/[?#]/)[0] ?? url) : new URL(url).pathname;
+  const bare = path.length > 1 && path.endsWith('/') && !path.endsWith('//') ? path.slice(0, -1) : path;
+  const match = templates.find((t) => t.pattern.test(path)) ?? templates.find((t) => t.pattern.test(bare));
   const verb = method.toLowerCase();
   const operation = match ? document.paths[match.template]?.[verb === 'head' ? 'get' : verb] : undefined;
   if (!match || !operation) {
