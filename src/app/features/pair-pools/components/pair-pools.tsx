@@ -109,7 +109,7 @@ export function PairPools({ row, onOpen, inverted = false, currency = 'ada' }: P
                 </td>
                 <td>{formatAmount(pool.tvl * rate)}</td>
                 <td data-testid="pool-share">{(pool.share * 100).toFixed(1)}%</td>
-                <td data-testid="pool-price" data-value={price(pool.price)}>
+                <td data-testid="pool-price" data-value={Number.isFinite(price(pool.price)) ? price(pool.price) : undefined}>
                   {formatPrice(price(pool.price))}
                 </td>
                 <td className={deviation(pool.deviation_percent) >= 0 ? 'up' : 'down'} data-testid="pool-deviation">

@@ -200,10 +200,10 @@ export function TradesTape({ info, base, quote, baseUnit = '', inverted = false,
                 >
                   <span title={formatDateTime(row.time, zone, true)}>{formatTimeOfDay(row.time, zone)}</span>
                   <span className="tape__side">{row.side === 'buy' ? 'Buy' : 'Sell'}</span>
-                  <span data-testid="tape-price" data-value={price}>
+                  <span data-testid="tape-price" data-value={Number.isFinite(price) ? price : undefined}>
                     {formatPrice(price)}
                   </span>
-                  <span data-testid="tape-value" data-value={value}>
+                  <span data-testid="tape-value" data-value={Number.isFinite(value) ? value : undefined}>
                     {formatAmount(value)}
                   </span>
                   <span>{formatAmount(row.base_amount)}</span>
