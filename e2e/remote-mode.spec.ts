@@ -93,7 +93,7 @@ test('remote mode: the default pair, search by name, a pick and live updates, th
     await expect(rows.first()).toBeVisible();
     await expect(page.getByTestId('tape-note')).toHaveCount(0);
     const server = (await (await request.get(`${service.origin}/gw/v1/trades?pool=${deepest.ticker}&limit=1`)).json()) as { trades: { group: string }[] };
-    await expect(rows.first().locator('span').nth(5)).toHaveText(server.trades[0]?.group ?? '');
+    await expect(rows.first().getByTestId('tape-dex')).toHaveText(server.trades[0]?.group ?? '');
   });
 });
 
