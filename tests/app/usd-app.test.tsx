@@ -2,12 +2,11 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { formatPrice } from '../../src/app/lib/format';
-import { historyResponseSchema } from '../../src/shared/api/history';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { tokenStatsSchema } from '../../src/shared/api/tokens';
-import { STABLECOINS } from '../../src/shared/stablecoins';
 import { ensureDefined } from '../support/ensure';
 import { expectClose } from '../support/expect-close';
+import { rateAtTime, rateNow as rateNowOf } from '../support/usd';
 import { appTestBed, chartReady, memoryStorage, urlParams } from './render-app';
 
 /**
@@ -24,41 +23,8 @@ async function json(url: string): Promise<unknown> {
   return (await bed.tp.fetch(url)).json();
 }
 
-/** The stablecoins' Aggregate pools against ADA, from the symbol list. */
-async function stablePools(): Promise<string[]> {
-  const body = symbolInfoResponseSchema.parse(await json('/gw/v1/symbol_info?group=Aggregate'));
-  const units = new Set(STABLECOINS.map((c) => c.unit));
-  return body.ticker.filter((_, i) => body['base-currency'][i] === '' && units.has(body.currency[i] ?? ''));
-}
-
-/** USD per ADA in the hour bucket starting at `time`: each stablecoin's last hourly bar at or before it, 1/close weighted by TVL. */
-async function hourlyRate(time: number): Promise<number> {
-  let weight = 0;
-  let sum = 0;
-  for (const pool of await stablePools()) {
-    const body = historyResponseSchema.parse(await json(`/gw/v1/history?symbol=${pool}&resolution=60min&to=${time + 1}&countback=1&include_tvl=true`));
-    const close = body.c[0];
-    const tvl = body.tvl?.[0];
-    if (close === undefined || tvl === undefined || !(close > 0) || !(tvl > 0)) continue;
-    weight += tvl;
-    sum += tvl / close;
-  }
-  return sum / weight;
-}
-
-/** USD per ADA now: each stablecoin's /tokens/current?policy=. */
-async function rateNow(): Promise<number> {
-  let weight = 0;
-  let sum = 0;
-  for (const coin of STABLECOINS) {
-    const response = await bed.tp.fetch(`/gw/v1/tokens/current?policy=${coin.unit}`);
-    if (response.status === 404) continue;
-    const stats = tokenStatsSchema.parse(await response.json());
-    weight += stats.current_tvl;
-    sum += stats.current_tvl / stats.current_price;
-  }
-  return sum / weight;
-}
+const hourlyRate = (time: number) => rateAtTime(bed.tp.fetch, time);
+const rateNow = () => rateNowOf(bed.tp.fetch);
 
 async function poolOf(symbol: string): Promise<string> {
   const body = symbolInfoResponseSchema.parse(await json('/gw/v1/symbol_info?group=Aggregate'));

@@ -57,9 +57,15 @@ export interface LiveQuote {
 /** One resolution's series: each stablecoin pool's points, and the span they are complete over. */
 interface Book {
   readonly series: Map<string, StablePoint[]>;
-  /** [from, to): every bar of every pool in it is loaded, and the last one before `from` (carried in). */
+  /**
+   * [from, to): every bar of every pool in it is loaded, and the last one before `from` (carried in);
+   * `to` is at most the start of the bucket in progress when it was loaded: later buckets are kept up
+   * by live trades.
+   */
   from: number;
   to: number;
+  /** Live trades may have been missed since `to` (the pools just went live, or resynced): load that part again. */
+  stale: boolean;
   /** Fills of this resolution run one after the other (the chart and the tape may ask at once). */
   queue: Promise<void>;
 }
@@ -97,6 +103,7 @@ export class UsdRateBook implements UsdRates {
   private quotesSnapshot: ReadonlyMap<string, LiveQuote> = new Map();
   private stopLive: (() => void) | undefined;
   private liveGeneration = 0;
+  private epoch = 0;
 
   constructor(
     private readonly datafeed: UdfDatafeed,
@@ -139,6 +146,12 @@ export class UsdRateBook implements UsdRates {
   /** Each stablecoin's latest state seen live, by unit (a new map after each trade). */
   readonly liveQuotes = (): ReadonlyMap<string, LiveQuote> => this.quotesSnapshot;
 
+  /**
+   * Bumped each time the stablecoins' pools go live, and whenever trades may have been missed
+   * (resync): statistics fetched before then should be fetched again (they miss what live did not bring).
+   */
+  readonly liveEpoch = (): number => this.epoch;
+
   readonly subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
     if (this.listeners.size === 1) this.startLive();
@@ -151,7 +164,7 @@ export class UsdRateBook implements UsdRates {
   private book(wire: Resolution): Book {
     let book = this.books.get(wire);
     if (!book) {
-      book = { series: new Map(), from: Infinity, to: -Infinity, queue: Promise.resolve() };
+      book = { series: new Map(), from: Infinity, to: -Infinity, stale: false, queue: Promise.resolve() };
       this.books.set(wire, book);
     }
     return book;
@@ -163,13 +176,16 @@ export class UsdRateBook implements UsdRates {
     // Bars after the current bucket's start may still change: never count that bucket as complete.
     const complete = bucketStart(this.now() / 1000, wire);
     const empty = book.from > book.to;
-    if (!empty && book.from <= from && book.to >= Math.min(to, complete)) return;
+    if (!empty && !book.stale && book.from <= from && book.to >= Math.min(to, complete)) return;
+    // Stale: through the bucket in progress, whatever was asked.
+    const end = book.stale ? Math.max(to, complete + RESOLUTION_SECONDS[wire]) : to;
+    book.stale = false;
     const gaps: { from: number; to: number; carry: boolean }[] = [];
     if (empty) {
       gaps.push({ from, to, carry: true });
     } else {
       if (from < book.from) gaps.push({ from, to: book.from, carry: true });
-      if (to > book.to) gaps.push({ from: book.to, to, carry: false });
+      if (end > book.to) gaps.push({ from: book.to, to: end, carry: false });
     }
     await Promise.all(
       pools.map(async (pool) => {
@@ -182,7 +198,7 @@ export class UsdRateBook implements UsdRates {
       }),
     );
     book.from = Math.min(empty ? from : book.from, from);
-    book.to = Math.max(empty ? -Infinity : book.to, Math.min(to, complete));
+    book.to = Math.max(empty ? -Infinity : book.to, Math.min(empty ? to : end, complete));
   }
 
   /**
@@ -225,15 +241,32 @@ export class UsdRateBook implements UsdRates {
               this.notify();
             },
             onLive: ({ resync }) => {
-              // Trades may have been missed: the next fill asks for everything after the span's start again.
-              if (!resync) return;
-              for (const book of this.books.values()) if (book.from <= book.to) book.to = book.from;
+              this.epoch++;
+              // Trades before the pools went live, or missed (resync: anything since the span's start), are loaded again.
+              for (const book of this.books.values()) {
+                if (book.from > book.to) continue;
+                if (resync) book.to = book.from;
+                book.stale = true;
+              }
+              void this.refreshStale().then(() => this.notify());
               this.notify();
             },
           },
         );
       })
       .catch(() => undefined);
+  }
+
+  /** Loads again what went stale, through the bucket in progress, at every resolution kept. */
+  private async refreshStale(): Promise<void> {
+    const now = this.now() / 1000;
+    await Promise.all(
+      [...this.books].map(([wire, book]) => {
+        if (!book.stale) return undefined;
+        const start = bucketStart(now, wire);
+        return this.ensure(toLibraryResolution(wire), start, start + RESOLUTION_SECONDS[wire]).catch(() => undefined);
+      }),
+    );
   }
 
   private endLive(): void {

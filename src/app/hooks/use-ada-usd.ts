@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { STABLECOINS } from '../../shared/stablecoins';
 import { stablecoinStatsQueryOptions } from '../api/ada-usd';
 import { liveStats } from '../lib/live-stats';
@@ -26,7 +26,12 @@ export function useAdaUsd(live = false): AdaUsdState {
   const rates = useUsdRates();
   const query = useQuery(stablecoinStatsQueryOptions(api));
   const quotes = useSyncExternalStore(live ? rates.subscribe : NO_SUBSCRIPTION, rates.liveQuotes, rates.liveQuotes);
-  const { data, dataUpdatedAt, error } = query;
+  const epoch = useSyncExternalStore(live ? rates.subscribe : NO_SUBSCRIPTION, rates.liveEpoch, rates.liveEpoch);
+  const { data, dataUpdatedAt, error, refetch } = query;
+  // The stablecoins went live (or may have missed trades): their statistics again, with what live could not bring.
+  useEffect(() => {
+    if (live && epoch > 0) void refetch();
+  }, [live, epoch, refetch]);
   return useMemo((): AdaUsdState => {
     if (!data) return error ? { status: 'error', reason: `ADA/USD is unavailable: ${error.message}` } : { status: 'loading', reason: 'Looking for USD stablecoin pools…' };
     // A stablecoin's trade seen after the fetch moves its price and TVL (lib/live-stats), as for the header.
