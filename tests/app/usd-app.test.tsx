@@ -100,6 +100,27 @@ describe('the currency switch', () => {
     expect(screen.getByTestId('invert-toggle')).toBeEnabled();
   });
 
+  it('exports a PNG titled with the pair in USD', async () => {
+    const user = userEvent.setup();
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: () => 'blob:test', revokeObjectURL: () => {} }));
+    const names: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      names.push(this.download);
+    });
+    const toBlob = vi.mocked(HTMLCanvasElement.prototype.toBlob);
+    toBlob.mockClear();
+    const { container } = bed.open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=60&cur=usd');
+    const chart = await chartReady(container);
+    await waitFor(() => expect(chart.dataset.currency).toBe('usd'));
+    await chartReady(container);
+    await user.click(screen.getByRole('button', { name: 'PNG' }));
+    await waitFor(() => expect(screen.getByTestId('export-status')).toHaveTextContent('Exported the chart image'));
+    expect(names.at(-1)).toMatch(/^ADA\.SNEK_Aggregate_Pool1-usd-60-\d{8}T\d{4}Z\.png$/);
+    const canvas = ensureDefined(toBlob.mock.contexts.at(-1)) as HTMLCanvasElement;
+    const events = (canvas.getContext('2d') as unknown as { __getEvents(): { type: string; props: { text?: string } }[] }).__getEvents();
+    expect(events.filter((e) => e.type === 'fillText').map((e) => e.props.text)).toContain('SNEK/USD on Aggregate · 1 hour');
+  });
+
   it('is kept in the preferences: a URL without `cur` opens in the currency last chosen', async () => {
     const user = userEvent.setup();
     const storage = memoryStorage();
