@@ -65,9 +65,10 @@ export function App() {
   const chartInfo = fresh?.info ?? provisional;
 
   // USD prices (lib/usd, docs/app.md "USD prices"): for pairs against ADA, on a market with a USD
-  // stablecoin pool; shown at once when asked (the stablecoins' statistics confirm it meanwhile).
+  // stablecoin pool; shown at once when asked (the stablecoins' statistics confirm it meanwhile). In ADA
+  // the switch asks whether USD is available once the pair is there, not before the first candles.
   const usdRates = useUsdRates();
-  const adaUsd = useAdaUsd();
+  const adaUsd = useAdaUsd({ enabled: currency === 'usd' || fresh !== undefined });
   const usdUnavailable =
     current && current.row.baseUnit !== ''
       ? `USD prices are for pairs against ADA (this one is priced in ${current.row.base})`

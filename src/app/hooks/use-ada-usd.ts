@@ -18,13 +18,14 @@ const NO_SUBSCRIPTION = () => () => undefined;
 export const NO_STABLECOIN_REASON = `No USD stablecoin pool (${STABLECOINS.map((c) => c.ticker).join(', ')}) on this market`;
 
 /**
- * ADA/USD now, from the stablecoins' statistics (`/tokens/current?policy=`, spec endpoints); with `live`,
- * moved by their trades as they happen (the same live connection as everything else).
+ * ADA/USD now, from the stablecoins' statistics (`/tokens/current?policy=`, spec endpoints), asked for
+ * once something `enabled` it (shared by every caller); with `live`, moved by their trades as they
+ * happen (the same live connection as everything else).
  */
-export function useAdaUsd(live = false): AdaUsdState {
+export function useAdaUsd({ live = false, enabled = true }: { readonly live?: boolean; readonly enabled?: boolean } = {}): AdaUsdState {
   const api = useApi();
   const rates = useUsdRates();
-  const query = useQuery(stablecoinStatsQueryOptions(api));
+  const query = useQuery({ ...stablecoinStatsQueryOptions(api), enabled: enabled || live });
   const quotes = useSyncExternalStore(live ? rates.subscribe : NO_SUBSCRIPTION, rates.liveQuotes, rates.liveQuotes);
   const epoch = useSyncExternalStore(live ? rates.subscribe : NO_SUBSCRIPTION, rates.liveEpoch, rates.liveEpoch);
   const { data, dataUpdatedAt, error, refetch } = query;

@@ -72,7 +72,7 @@ export function PairPools({ row, onOpen, inverted = false, currency = 'ada' }: P
     refetchInterval: 15_000,
   });
   const usd = currency === 'usd';
-  const adaUsd = useAdaUsd(usd);
+  const adaUsd = useAdaUsd({ live: usd, enabled: usd });
   if (row.exchange !== AGGREGATE_GROUP) return null;
   const data = query.data;
   // USD: at ADA/USD now (NaN, shown as a dash, until it is known).

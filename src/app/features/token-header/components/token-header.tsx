@@ -63,7 +63,7 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
   const oriented = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
   const usd = currency === 'usd';
   // ADA/USD now, moved live by the stablecoins' trades while shown in USD.
-  const adaUsd = useAdaUsd(usd);
+  const adaUsd = useAdaUsd({ live: usd, enabled: usd });
   // In USD (lib/usd): everything valued at ADA/USD; inverted (lib/orientation): the price and its
   // changes turned, TVL and volumes staying in the base.
   const shown = usd
