@@ -11,6 +11,8 @@ async function violations(page: Page): Promise<string[]> {
 }
 
 test('accessibility: no WCAG A/AA violation (labels, contrast, landmarks) in either theme; keyboard focus follows the layout', async ({ page, request }) => {
+  // Two full axe scans: half a minute on a busy 2-core machine.
+  test.setTimeout(60_000);
   const deepest = await deepestPool(request, 'Aggregate');
   await page.goto(`/?symbol=${deepest.symbol}`);
   await waitForCandles(page, { symbol: deepest.symbol });
@@ -68,4 +70,28 @@ test('phone width: the page fits the screen, draws candles, and a pair can be se
   await search.press('Enter');
   await waitForCandles(page, { symbol: /DJED/ });
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+});
+
+test('accessibility with the indicator menu open, the RSI pane showing and prices in USD, in both themes', async ({ page, request }) => {
+  test.setTimeout(60_000);
+  const deepest = await deepestPool(request, 'Aggregate');
+  await page.goto(`/?symbol=${deepest.symbol}&ind=sma20,bb20-2,rsi14&cur=usd`);
+  await waitForCandles(page, { symbol: deepest.symbol });
+  const chart = page.getByTestId('price-chart');
+  await expect(chart).toHaveAttribute('data-indicators', 'SMA 20, BB 20 2, RSI 14');
+  await expect(chart).toHaveAttribute('data-currency', 'usd');
+  // RSI's pane: lightweight-charts draws panes as table rows (with separators between).
+  await expect.poll(async () => chart.locator('table tr').count()).toBeGreaterThan(3);
+  await page.getByTestId('indicator-menu').locator('summary').click();
+  await expect(page.getByRole('group', { name: 'Indicators' })).toBeVisible();
+  expect(await violations(page), 'dark theme').toEqual([]);
+  await page.getByRole('button', { name: 'Light' }).click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  await expect(page.getByRole('group', { name: 'Indicators' })).toBeVisible();
+  expect(await violations(page), 'light theme').toEqual([]);
+  // The menu is reachable and usable from the keyboard: its first checkbox toggles with Space.
+  const sma = page.getByTestId('indicator-sma');
+  await sma.focus();
+  await page.keyboard.press('Space');
+  await expect(chart).toHaveAttribute('data-indicators', 'BB 20 2, RSI 14');
 });

@@ -14,22 +14,25 @@ test('trades tape: stored trades on open, a new trade on top, older ones on scro
   const tape = page.getByTestId('trades-tape');
   const rows = tape.getByTestId('tape-row');
   await expect(rows.first()).toBeVisible();
-  // A row: time, side, price, both amounts, the DEX of the Aggregate's pool that traded.
+  // A row: time, side, price, value, both amounts, the DEX of the Aggregate's pool that traded.
   const cells = rows.first().locator('span');
   await expect(cells.nth(1)).toHaveText(/^(Buy|Sell)$/);
-  await expect(cells.nth(5)).toHaveText(/^(Minswap|MinswapV2|SundaeSwap|SundaeSwapV3|WingRiders|WingRidersV2|Spectrum|Splash|MuesliSwap|VyFi)$/);
+  await expect(rows.first().getByTestId('tape-dex')).toHaveText(/^(Minswap|MinswapV2|SundaeSwap|SundaeSwapV3|WingRiders|WingRidersV2|Spectrum|Splash|MuesliSwap|VyFi)$/);
 
-  const server = async () => (await (await request.get(`/gw/v1/trades?pool=${pair.ticker}&limit=1`)).json()) as { trades: { id: string; price: number }[] };
+  const server = async () => (await (await request.get(`/gw/v1/trades?pool=${pair.ticker}&limit=1`)).json()) as { trades: { id: string; price: number; base_amount: number }[] };
   const before = (await server()).trades[0]?.id;
   await tradeUntilPoolMoves(request, pair.ticker);
   const newest = (await server()).trades[0];
   expect(newest?.id).not.toBe(before);
-  // The top row becomes the new trade, with its DEX once the stored page replaces the live row.
+  // The top row becomes the new trade, with its DEX once the stored page replaces the live row; its
+  // value is its ADA amount (an ADA pair).
   await expect(async () => {
-    const price = Number((await rows.first().locator('span').nth(2).innerText()).replace(/[^\d.e-]/g, ''));
+    const price = Number((await rows.first().getByTestId('tape-price').innerText()).replace(/[^\d.e-]/g, ''));
     expect(Math.abs(price - (newest?.price ?? 0)) / (newest?.price ?? 1)).toBeLessThan(0.01);
-    await expect(rows.first().locator('span').nth(5)).not.toHaveText('');
+    await expect(rows.first().getByTestId('tape-dex')).not.toHaveText('');
+    expect(Number(await rows.first().getByTestId('tape-value').getAttribute('data-value'))).toBe(newest?.base_amount);
   }).toPass({ timeout: 10_000 });
+  await expect(tape.getByText('Value (ADA)')).toBeVisible();
 
   // Older trades page in as the list scrolls (100 a page).
   const list = tape.getByTestId('tape-rows');

@@ -29,6 +29,15 @@ test('orientation: SNEK/ADA by default; the toggle inverts chart, legend and hea
     expect(close(Number(await page.getByTestId('header-price').getAttribute('data-value')), 1 / server.current_price)).toBe(true);
   }).toPass({ timeout: 5_000 });
   await expect(page.getByTestId('header-price')).toContainText(quote ?? '');
+  // The pools panel follows: each pool's price in SNEK per ADA too.
+  const pools = page.getByTestId('pair-pools');
+  await expect(pools.getByRole('columnheader', { name: `Price (${quote})` })).toBeVisible();
+  await expect(async () => {
+    const server = (await (await request.get(`/gw/v1/pair-pools?pool=${pair.ticker}`)).json()) as { pools: { pool_id: string; price: number }[] };
+    const first = server.pools[0];
+    const shown = Number(await pools.locator(`[data-pool="${first?.pool_id}"]`).getByTestId('pool-price').getAttribute('data-value'));
+    expect(close(shown, 1 / (first?.price ?? Number.NaN))).toBe(true);
+  }).toPass({ timeout: 5_000 });
 
   // Kept across a reload, and back again with the toggle.
   await page.reload();

@@ -2,6 +2,7 @@ import { chartAttributes, close, expectConnection, headerPrice, waitForCandles }
 import { expect, test } from './support/fixtures';
 import { deepestPool, poolStats, tradeUntilPoolMoves } from './support/market';
 import { ServerProcess } from './support/server-process';
+import { usdPerAdaNow } from './support/usd';
 
 /**
  * Remote mode (project `remote`): the app served by a server whose gateway fronts another server
@@ -35,11 +36,12 @@ test.afterAll(async () => {
 });
 
 test('remote mode: the default pair, search by name, a pick and live updates, through a gateway in front of another server', async ({ page, request }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(150_000);
   // The remote gateway knows the same deepest pool as the service's own.
   const deepest = await deepestPool(request, 'Aggregate', service.origin);
   const info = (await (await request.get(`${gateway.origin}/gw/v1/info`)).json()) as { source: string; simulated: boolean; deepest?: Record<string, string> };
-  expect(info).toMatchObject({ source: 'remote', simulated: false });
+  // The other server's market is the simulator's, and it says so (/api/x/market): so does this gateway.
+  expect(info).toMatchObject({ source: 'remote', simulated: true });
   expect(info.deepest?.Aggregate).toBe(deepest.ticker);
   // There is no market here: the data are the other server's.
   expect((await request.get(`${gateway.origin}/api/v1/groups`)).status()).toBe(404);
@@ -93,7 +95,68 @@ test('remote mode: the default pair, search by name, a pick and live updates, th
     await expect(rows.first()).toBeVisible();
     await expect(page.getByTestId('tape-note')).toHaveCount(0);
     const server = (await (await request.get(`${service.origin}/gw/v1/trades?pool=${deepest.ticker}&limit=1`)).json()) as { trades: { group: string }[] };
-    await expect(rows.first().locator('span').nth(5)).toHaveText(server.trades[0]?.group ?? '');
+    await expect(rows.first().getByTestId('tape-dex')).toHaveText(server.trades[0]?.group ?? '');
+  });
+
+  await test.step('orientation: the toggle inverts the header, the legend and the chart, kept in the URL', async () => {
+    const [base, quote] = deepest.symbol.replace(/_.*$/, '').split('.');
+    const header = page.getByTestId('token-header');
+    await expect(header.getByTestId('header-pair')).toHaveText(`${quote}/${base}`);
+    await page.getByTestId('invert-toggle').click();
+    await expect(page).toHaveURL(/[?&]inv=1(&|$)/);
+    await expect(header.getByTestId('header-pair')).toHaveText(`${base}/${quote}`);
+    await expect(page.getByRole('img', { name: `Candlestick chart of ${base}/${quote} on Aggregate` })).toBeVisible();
+    await expect(async () => {
+      const server = await poolStats(request, deepest.ticker, service.origin);
+      const chart = await chartAttributes(page);
+      expect(close(Number(await header.getByTestId('header-price').getAttribute('data-value')), 1 / server.current_price)).toBe(true);
+      expect(close(chart.lastClose, 1 / server.current_price, 1e-6)).toBe(true);
+      expect(close(Number((await page.getByTestId('legend-close').innerText()).replace(/,/g, '')), chart.lastClose, 1e-3)).toBe(true);
+    }).toPass({ timeout: 10_000 });
+    await page.getByTestId('invert-toggle').click();
+    await expect(page).not.toHaveURL(/inv=1/);
+  });
+
+  await test.step('pools panel from the other server\'s /api/x/pair-pools; a click opens that pool\'s chart', async () => {
+    const pools = async () => ((await (await request.get(`${service.origin}/gw/v1/pair-pools?pool=${deepest.ticker}`)).json()) as { pools: { symbol: string; share: number }[] }).pools;
+    const rows = page.getByTestId('pair-pool');
+    // The panel refreshes every 15 s and the market trades meanwhile: the same pools, shares as the server's.
+    await expect(async () => {
+      const server = await pools();
+      await expect(rows).toHaveCount(server.length, { timeout: 1000 });
+      const shares = (await page.getByTestId('pool-share').allInnerTexts()).map((t) => Number(t.replace('%', '')));
+      const expected = server.map((p) => Number((p.share * 100).toFixed(1)));
+      shares.forEach((share, i) => expect(Math.abs(share - (expected[i] ?? Number.NaN))).toBeLessThanOrEqual(0.5));
+    }).toPass({ timeout: 20_000 });
+    const target = (await rows.first().getAttribute('data-symbol')) ?? '';
+    expect((await pools()).map((p) => p.symbol)).toContain(target);
+    await rows.first().getByRole('button').click();
+    await waitForCandles(page, { symbol: target });
+    await expect(page).toHaveURL(new RegExp(`symbol=${target}`));
+    await page.goBack();
+    await waitForCandles(page, { symbol: deepest.symbol });
+  });
+
+  await test.step('indicators: RSI in a pane of its own, kept in the URL', async () => {
+    const chart = page.getByTestId('price-chart');
+    const panes = async () => chart.locator('table tr').count();
+    const before = await panes();
+    await page.getByTestId('indicator-menu').locator('summary').click();
+    await page.getByTestId('indicator-rsi').check();
+    await page.getByTestId('indicator-ema').check();
+    await expect(page).toHaveURL(/[?&]ind=ema50%2Crsi14(&|$)/);
+    await expect(chart).toHaveAttribute('data-indicators', 'EMA 50, RSI 14');
+    await expect.poll(panes).toBeGreaterThan(before);
+  });
+
+  await test.step('USD: the header at the other server\'s ADA/USD', async () => {
+    await page.getByRole('group', { name: 'Currency' }).getByRole('button', { name: 'USD' }).click();
+    await expect(page).toHaveURL(/[?&]cur=usd(&|$)/);
+    await expect(page.getByTestId('price-chart')).toHaveAttribute('data-currency', 'usd');
+    await expect(async () => {
+      const server = await poolStats(request, deepest.ticker, service.origin);
+      expect(close(await headerPrice(page), server.current_price * (await usdPerAdaNow(request, service.origin)), 1e-9)).toBe(true);
+    }).toPass({ timeout: 10_000 });
   });
 });
 
@@ -115,8 +178,28 @@ test('remote mode against an upstream without our extension routes: the tape sho
     await expect.poll(async () => Number(await page.getByTestId('tape-rows').getAttribute('data-count'))).toBeGreaterThan(0);
     await expect(page.getByTestId('tape-row').first().locator('span').nth(1)).toHaveText(/^(Buy|Sell)$/);
     // The pools panel is built from the spec's endpoints instead (symbol lists, then /tokens/current per pool).
-    const reference = (await (await request.get(`${service.origin}/gw/v1/pair-pools?pool=${deepest.ticker}`)).json()) as { pools: unknown[] };
+    const reference = (await (await request.get(`${service.origin}/gw/v1/pair-pools?pool=${deepest.ticker}`)).json()) as { pools: { symbol: string }[] };
     await expect(page.getByTestId('pair-pool')).toHaveCount(reference.pools.length, { timeout: 20_000 });
+
+    // USD from the spec's endpoints alone (the stablecoins' /tokens/current and /history): header and chart.
+    await page.getByRole('group', { name: 'Currency' }).getByRole('button', { name: 'USD' }).click();
+    await expect(page.getByTestId('price-chart')).toHaveAttribute('data-currency', 'usd');
+    await waitForCandles(page, { symbol: deepest.symbol });
+    await expect(async () => {
+      const server = await poolStats(request, deepest.ticker, bare.origin);
+      const rate = await usdPerAdaNow(request, bare.origin);
+      expect(close(await headerPrice(page), server.current_price * rate, 1e-9), `header ${await headerPrice(page)} vs ${server.current_price * rate}`).toBe(true);
+      // The newest bar is the current one (the pair just traded): its rate is ADA/USD now.
+      const chart = await chartAttributes(page);
+      expect(close(chart.lastClose, server.current_price * rate, 1e-9), `chart ${chart.lastClose} at ${chart.lastTime} vs ${server.current_price * rate}`).toBe(true);
+    }).toPass({ timeout: 15_000 });
+
+    // A pool of the derived panel opens its chart.
+    const target = page.getByTestId('pair-pool').first();
+    const symbol = (await target.getAttribute('data-symbol')) ?? '';
+    expect(reference.pools.map((p) => p.symbol)).toContain(symbol);
+    await target.getByRole('button').click();
+    await waitForCandles(page, { symbol });
   } finally {
     await front.dispose();
     await bare.dispose();

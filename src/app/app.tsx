@@ -9,13 +9,15 @@ import { CompareChart, type CompareHandle } from './features/compare';
 import { IndicatorMenu, PriceChart, type ChartAppearance, type ChartHandle } from './features/chart';
 import { ExportMenu, type ExportSource } from './features/export';
 import { PairSearch } from './features/search';
-import { ChartToggles, ConnectionStatus, deepestOf, DisplayToggles, gatewayInfoQueryOptions, GroupPicker, ResolutionButtons, SimulatedBadge } from './features/shell';
+import { ChartToggles, ConnectionStatus, CurrencySwitch, deepestOf, DisplayToggles, gatewayInfoQueryOptions, GroupPicker, ResolutionButtons, SimulatedBadge } from './features/shell';
 import { TokenHeader } from './features/token-header';
 import { TradesTape } from './features/trades';
 import { PairPools } from './features/pair-pools';
 import { Watchlist } from './features/watchlist';
-import { useApi, useDatafeed, usePreferences, useSelection } from './providers/app-providers';
+import { useApi, useDatafeed, usePreferences, useSelection, useUsdRates } from './providers/app-providers';
 import { pairLabel } from './lib/orientation';
+import { usdPairLabel, type Currency } from './lib/usd';
+import { useAdaUsd } from './hooks/use-ada-usd';
 
 /**
  * The shell: top bar (search, group, connection, display), the pair's header, the chart toolbar, the
@@ -33,6 +35,9 @@ export function App() {
   const indicators = useSelection((s) => s.indicators);
   const savedIndicators = usePreferences((s) => s.indicators);
   const saveIndicators = usePreferences((s) => s.setIndicators);
+  const currency = useSelection((s) => s.currency);
+  const savedCurrency = usePreferences((s) => s.currency);
+  const saveCurrency = usePreferences((s) => s.setCurrency);
   const select = useSelection((s) => s.select);
   const theme = usePreferences((s) => s.theme);
   const showVolume = usePreferences((s) => s.showVolume);
@@ -59,6 +64,23 @@ export function App() {
   const provisional = useMemo(() => provisionalSymbolInfo(symbol ?? deepest), [symbol, deepest]);
   const chartInfo = fresh?.info ?? provisional;
 
+  // USD prices (lib/usd, docs/app.md "USD prices"): for pairs against ADA, on a market with a USD
+  // stablecoin pool; shown at once when asked (the stablecoins' statistics confirm it meanwhile). In ADA
+  // the switch asks whether USD is available once the pair is there, not before the first candles.
+  const usdRates = useUsdRates();
+  const adaUsd = useAdaUsd({ enabled: currency === 'usd' || fresh !== undefined });
+  const usdUnavailable =
+    current && current.row.baseUnit !== ''
+      ? `USD prices are for pairs against ADA (this one is priced in ${current.row.base})`
+      : adaUsd.status === 'none' || adaUsd.status === 'error'
+        ? adaUsd.reason
+        : undefined;
+  const usd = currency === 'usd' && usdUnavailable === undefined;
+  // In USD the price is the token's: the pair is not inverted (the toggle is off meanwhile).
+  const shownInverted = inverted && !usd;
+  const shownCurrency: Currency = usd ? 'usd' : 'ada';
+  const labelOf = useCallback((row: { base: string; quote: string }) => (usd ? usdPairLabel(row) : pairLabel(row, shownInverted)), [usd, shownInverted]);
+
   // The URL names the symbol canonically (a ticker or an empty symbol becomes the symbol's name).
   useEffect(() => {
     const data = resolved.data;
@@ -77,8 +99,17 @@ export function App() {
   useEffect(() => {
     if (initialIndicators.url === '' && initialIndicators.saved !== '') select({ indicators: initialIndicators.saved }, { replace: true });
   }, [initialIndicators, select]);
+  // The same for the currency: a URL without `cur` gets the one last chosen.
+  const [initialCurrency] = useState(() => ({ url: currency, saved: savedCurrency }));
+  useEffect(() => {
+    if (initialCurrency.url === 'ada' && initialCurrency.saved === 'usd') select({ currency: 'usd', inverted: false }, { replace: true });
+  }, [initialCurrency, select]);
+  const changeCurrency = (next: Currency) => {
+    saveCurrency(next);
+    select(next === 'usd' ? { currency: next, inverted: false } : { currency: next });
+  };
 
-  const pageTitle = fresh ? `${pairLabel(fresh.row, inverted)} on ${fresh.row.exchange} · Cardano DEX Charts` : 'Cardano DEX Charts';
+  const pageTitle = fresh ? `${labelOf(fresh.row)} on ${fresh.row.exchange} · Cardano DEX Charts` : 'Cardano DEX Charts';
   useEffect(() => {
     document.title = pageTitle;
   }, [pageTitle]);
@@ -111,7 +142,7 @@ export function App() {
   };
 
   const watched = current ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange) : false;
-  const title = current ? `${pairLabel(current.row, inverted)} on ${current.row.exchange}` : undefined;
+  const title = current ? `${labelOf(current.row)} on ${current.row.exchange}` : undefined;
   const pair = current?.row;
   const exportSource = useMemo((): ExportSource | undefined => {
     if (compare) {
@@ -128,12 +159,13 @@ export function App() {
     if (!chartHandle) return undefined;
     return {
       kind: 'bars',
-      fileStem: chartHandle.symbolName,
+      fileStem: usd ? `${chartHandle.symbolName}-usd` : chartHandle.symbolName,
       title: title ?? chartHandle.symbolName,
+      currency: shownCurrency,
       visibleBars: () => chartHandle.visibleBars(),
       screenshot: () => chartHandle.screenshot(),
     };
-  }, [compare, compareHandle, chartHandle, pair, title]);
+  }, [compare, compareHandle, chartHandle, pair, title, usd, shownCurrency]);
 
   return (
     <div className="app">
@@ -179,7 +211,8 @@ export function App() {
             <TokenHeader
               info={current.info}
               row={current.row}
-              inverted={inverted}
+              inverted={shownInverted}
+              currency={shownCurrency}
               actions={
                 <ToggleButton pressed={watched} onToggle={() => toggleWatch({ symbol: current.info.name, group: current.info.exchange })} label="Watch this pair" testId="watch-toggle">
                   {watched ? '★' : '☆'}
@@ -197,14 +230,17 @@ export function App() {
                 <ResolutionButtons value={resolution} onChange={(next) => select({ resolution: next })} />
                 {current ? (
                   <ToggleButton
-                    pressed={inverted}
+                    pressed={shownInverted}
                     onToggle={() => select({ inverted: !inverted })}
                     label="Invert the pair"
                     testId="invert-toggle"
+                    disabled={usd}
+                    {...(usd ? { title: 'In USD the price is the token’s: switch to ADA to invert the pair' } : {})}
                   >
-                    {inverted ? `${current.row.base}/${current.row.quote}` : `${current.row.quote}/${current.row.base}`} ⇄
+                    {shownInverted ? `${current.row.base}/${current.row.quote}` : `${current.row.quote}/${current.row.base}`} ⇄
                   </ToggleButton>
                 ) : null}
+                {compare ? null : <CurrencySwitch value={shownCurrency} onChange={changeCurrency} unavailable={usdUnavailable} />}
                 <ChartToggles />
                 {compare ? null : (
                   <IndicatorMenu
@@ -220,11 +256,20 @@ export function App() {
               {compare && current ? (
                 <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} onHandle={setCompareHandle} />
               ) : (
-                <PriceChart symbol={chartInfo} resolution={resolution} appearance={appearance} inverted={inverted} indicators={indicators} {...(title ? { title } : {})} onHandle={setChartHandle} />
+                <PriceChart
+                  symbol={chartInfo}
+                  resolution={resolution}
+                  appearance={appearance}
+                  inverted={shownInverted}
+                  indicators={indicators}
+                  usd={usd ? usdRates : undefined}
+                  {...(title ? { title } : {})}
+                  onHandle={setChartHandle}
+                />
               )}
-              {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} inverted={inverted} source={info.data?.market?.source} /> : null}
+              {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={shownInverted} currency={shownCurrency} /> : null}
               {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
-                <PairPools row={fresh.row} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
+                <PairPools row={fresh.row} inverted={shownInverted} currency={shownCurrency} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
               ) : null}
             </>
           )}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { asSeconds } from '../../src/shared/time';
-import { barsToCsv, CSV_HEADER, exportFileName, seriesToCsv } from '../../src/app/features/export/lib/csv';
+import { barsToCsv, CSV_HEADER, csvHeader, exportFileName, seriesToCsv } from '../../src/app/features/export/lib/csv';
 
 describe('CSV export', () => {
   it('writes one header line and one line per bar, times in UTC', () => {
@@ -15,6 +15,13 @@ describe('CSV export', () => {
     expect(lines[2]).toBe('2025-01-31T15:00:00Z,1738335600,0.0000001,0.0000002,0.0000001,0.00000015,0,12');
     expect(lines[3]).toBe('');
     expect(barsToCsv([])).toBe(`${CSV_HEADER.join(',')}\r\n`);
+  });
+
+  it('says USD in every value column of bars in USD (the plain header is the pair’s own units)', () => {
+    expect(csvHeader('usd').join(',')).toBe('time_utc,unix_time,open_usd,high_usd,low_usd,close_usd,volume_usd,tvl_usd');
+    expect(csvHeader()).toEqual(CSV_HEADER);
+    const bar = { time: asSeconds(60), open: 0.5, high: 0.75, low: 0.25, close: 0.5, volume: 2, tvl: 10 };
+    expect(barsToCsv([bar], 'usd').split('\r\n')).toEqual([csvHeader('usd').join(','), '1970-01-01T00:01:00Z,60,0.5,0.75,0.25,0.5,2,10', '']);
   });
 
   it('names files after the symbol, resolution and time, safely', () => {

@@ -32,11 +32,14 @@ function fakeHost(search: string): UrlHost & { entries: string[]; go(to: number)
 
 describe('selection in the URL', () => {
   it('reads group, symbol and resolution with defaults and aliases', () => {
-    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60', inverted: false, indicators: '' });
-    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D', inverted: false, indicators: '' });
+    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60', inverted: false, indicators: '', currency: 'ada' });
+    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D', inverted: false, indicators: '', currency: 'ada' });
     expect(parseSelection('?ind=RSI14,sma,bb20-2.5,nope,sma50,vwap').indicators).toBe('sma20,bb20-2.5,vwap,rsi14');
     expect(parseSelection('?inv=1').inverted).toBe(true);
     expect(parseSelection('?inv=0').inverted).toBe(false);
+    expect(parseSelection('?cur=usd').currency).toBe('usd');
+    expect(parseSelection('?cur=USD').currency).toBe('usd');
+    expect(parseSelection('?cur=eur').currency).toBe('ada');
     expect(parseSelection('?res=15min').resolution).toBe('15');
     expect(parseSelection('?resolution=1h').resolution).toBe('60');
     expect(parseSelection('?res=7').resolution).toBe('60');
@@ -45,13 +48,17 @@ describe('selection in the URL', () => {
   });
 
   it('writes a shareable query string that reads back the same', () => {
-    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60', inverted: false, indicators: '' };
+    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60', inverted: false, indicators: '', currency: 'ada' as const };
     const search = formatSelection(selection, '?utm=x');
     expect(search).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&utm=x');
     expect(parseSelection(search)).toEqual(selection);
     const inverted = { ...selection, inverted: true, indicators: 'ema50,rsi14' };
     expect(formatSelection(inverted, '?inv=1&ind=x&utm=x')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&inv=1&ind=ema50%2Crsi14&utm=x');
     expect(parseSelection(formatSelection(inverted))).toEqual(inverted);
+    const usd = { ...selection, currency: 'usd' as const };
+    expect(formatSelection(usd, '?cur=ada&utm=x')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&cur=usd&utm=x');
+    expect(parseSelection(formatSelection(usd))).toEqual(usd);
+    expect(formatSelection(selection, '?cur=usd')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60');
   });
 
   it('pushes a history entry per change, replaces on request, and follows popstate', () => {
@@ -79,10 +86,11 @@ describe('preferences', () => {
     first.getState().setTheme('light');
     first.getState().toggle('showVolume');
     first.getState().setTimeZone('local');
+    first.getState().setCurrency('usd');
     first.getState().toggleWatch({ symbol: 'ADA.MIN_Aggregate_Pool1', group: 'Aggregate' });
     expect(storage.values.has(PREFERENCES_KEY)).toBe(true);
     const reloaded = createPreferencesStore(storage);
-    expect(reloaded.getState()).toMatchObject({ theme: 'light', showVolume: false, timeZone: 'local', watchlist: [{ symbol: 'ADA.MIN_Aggregate_Pool1', group: 'Aggregate' }] });
+    expect(reloaded.getState()).toMatchObject({ theme: 'light', showVolume: false, timeZone: 'local', currency: 'usd', watchlist: [{ symbol: 'ADA.MIN_Aggregate_Pool1', group: 'Aggregate' }] });
   });
 
   it('keeps the latest recent picks first, without duplicates', () => {

@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port';
 import { vi } from 'vitest';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
+// From the string (not a URL object): under jsdom (app tests) the global URL is jsdom's, which Node's fileURLToPath refuses.
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface ServerProcess {
   readonly origin: string;

@@ -1,9 +1,25 @@
 import type { ReactNode } from 'react';
 
-/** A button that is on or off (aria-pressed). */
-export function ToggleButton({ pressed, onToggle, children, label, testId }: { pressed: boolean; onToggle: () => void; children: ReactNode; label?: string; testId?: string }) {
+/** A button that is on or off (aria-pressed); `disabled` with a `title` saying why. */
+export function ToggleButton({
+  pressed,
+  onToggle,
+  children,
+  label,
+  testId,
+  disabled,
+  title,
+}: {
+  pressed: boolean;
+  onToggle: () => void;
+  children: ReactNode;
+  label?: string;
+  testId?: string;
+  disabled?: boolean;
+  title?: string;
+}) {
   return (
-    <button type="button" className="button button--toggle" aria-pressed={pressed} onClick={onToggle} aria-label={label} data-testid={testId}>
+    <button type="button" className="button button--toggle" aria-pressed={pressed} onClick={onToggle} aria-label={label} data-testid={testId} disabled={disabled} title={title}>
       {children}
     </button>
   );

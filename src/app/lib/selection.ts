@@ -1,6 +1,7 @@
 import type { ResolutionString } from '../../datafeed';
 import { AGGREGATE_GROUP } from '../../shared/groups';
 import { formatIndicators, parseIndicators } from './indicators';
+import type { Currency } from './usd';
 
 /**
  * What the chart shows — group, symbol, resolution — lives in the URL
@@ -21,6 +22,8 @@ export interface Selection {
   readonly inverted: boolean;
   /** Indicators drawn on the chart, canonical (`sma20,ema50,bb20-2,vwap,rsi14`; lib/indicators). URL: `ind`. */
   readonly indicators: string;
+  /** Prices in ADA (default) or in USD (lib/usd; ADA pairs only, not inverted). URL: `cur=usd`. */
+  readonly currency: Currency;
 }
 
 export const DEFAULT_RESOLUTION: ResolutionString = '60';
@@ -56,7 +59,8 @@ export function parseSelection(search: string): Selection {
   const resolution = normaliseResolution(params.get('res') ?? params.get('resolution')) ?? DEFAULT_RESOLUTION;
   const inverted = params.get('inv') === '1';
   const indicators = formatIndicators(parseIndicators(params.get('ind')));
-  return { group, symbol, resolution, inverted, indicators };
+  const currency: Currency = params.get('cur')?.trim().toLowerCase() === 'usd' ? 'usd' : 'ada';
+  return { group, symbol, resolution, inverted, indicators, currency };
 }
 
 /** The query string of a selection (group, symbol, res first), keeping unrelated parameters of `base`. */
@@ -67,10 +71,11 @@ export function formatSelection(selection: Selection, base = ''): string {
   params.set('res', selection.resolution);
   if (selection.inverted) params.set('inv', '1');
   if (selection.indicators !== '') params.set('ind', selection.indicators);
-  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind'].includes(name)) params.append(name, value);
+  if (selection.currency === 'usd') params.set('cur', 'usd');
+  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind', 'cur'].includes(name)) params.append(name, value);
   return `?${params.toString()}`;
 }
 
 export function sameSelection(a: Selection, b: Selection): boolean {
-  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators;
+  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators && a.currency === b.currency;
 }

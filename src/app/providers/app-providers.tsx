@@ -2,6 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { GatewayClient, UdfDatafeed } from '../../datafeed';
+import type { UsdRateBook } from '../api/ada-usd';
 import type { PreferencesState } from '../stores/preferences-store';
 import type { SelectionState } from '../stores/selection-store';
 import type { AppServices } from './app-services';
@@ -23,6 +24,11 @@ export function useDatafeed(): UdfDatafeed {
 /** The gateway's HTTP client (the datafeed's), for React Query fetchers. */
 export function useApi(): GatewayClient {
   return useServices().api;
+}
+
+/** ADA/USD through time (USD prices), shared by the chart, the header and the tape. */
+export function useUsdRates(): UsdRateBook {
+  return useServices().usdRates;
 }
 
 /** Group, symbol and resolution (mirrors the URL). */

@@ -1,6 +1,7 @@
 import { QueryClient } from '@tanstack/react-query';
 import type { StateStorage } from 'zustand/middleware';
 import { UdfDatafeed, type EventSourceConstructor, type FetchLike, type GatewayClient } from '../../datafeed';
+import { UsdRateBook } from '../api/ada-usd';
 import { createPreferencesStore, type PreferencesStore } from '../stores/preferences-store';
 import { createSelectionStore, type SelectionStore, type UrlHost } from '../stores/selection-store';
 import { LiveStatusMonitor } from './live-status';
@@ -14,6 +15,8 @@ export interface AppServices {
   readonly liveStatus: LiveStatusMonitor;
   readonly selection: SelectionStore;
   readonly preferences: PreferencesStore;
+  /** ADA/USD through time from the stablecoins' pools (USD prices: chart, tape), over the datafeed. */
+  readonly usdRates: UsdRateBook;
   /** Closes the live connection. */
   dispose(): void;
 }
@@ -59,6 +62,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     liveStatus,
     selection: createSelectionStore(options.urlHost ?? window),
     preferences: createPreferencesStore(options.storage),
+    usdRates: new UsdRateBook(datafeed),
     dispose: () => datafeed.close(),
   };
 }

@@ -1,6 +1,7 @@
 import { createJSONStorage, persist, type StateStorage } from 'zustand/middleware';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { TimeZoneMode } from '../lib/time-format';
+import type { Currency } from '../lib/usd';
 
 /** A remembered symbol (recent picks, watchlist). */
 export interface SymbolRef {
@@ -20,6 +21,8 @@ export interface Preferences {
   readonly compare: boolean;
   /** The indicators last chosen (lib/indicators), drawn when a URL names none. */
   readonly indicators: string;
+  /** The currency last chosen (ADA or USD), applied to a URL that names none. */
+  readonly currency: Currency;
   /** Most recent first. */
   readonly recent: readonly SymbolRef[];
   readonly watchlist: readonly SymbolRef[];
@@ -33,6 +36,7 @@ export const DEFAULT_PREFERENCES: Preferences = {
   timeZone: 'utc',
   compare: false,
   indicators: '',
+  currency: 'ada',
   recent: [],
   watchlist: [],
 };
@@ -48,6 +52,7 @@ export interface PreferencesState extends Preferences {
   setTheme(theme: Theme): void;
   setTimeZone(zone: TimeZoneMode): void;
   setIndicators(indicators: string): void;
+  setCurrency(currency: Currency): void;
   /** Puts a pick first in the recent list (deduplicated, at most MAX_RECENT). */
   addRecent(ref: SymbolRef): void;
   /** Adds or removes a symbol from the watchlist. */
@@ -75,6 +80,7 @@ export function createPreferencesStore(storage?: StateStorage): PreferencesStore
         setTheme: (theme) => set({ theme }),
         setTimeZone: (timeZone) => set({ timeZone }),
         setIndicators: (indicators) => set({ indicators }),
+        setCurrency: (currency) => set({ currency }),
         addRecent: (ref) => set((s) => ({ recent: [ref, ...s.recent.filter((r) => !sameRef(r, ref))].slice(0, MAX_RECENT) })),
         toggleWatch: (ref) =>
           set((s) => ({
@@ -93,6 +99,7 @@ export function createPreferencesStore(storage?: StateStorage): PreferencesStore
           timeZone: s.timeZone,
           compare: s.compare,
           indicators: s.indicators,
+          currency: s.currency,
           recent: s.recent,
           watchlist: s.watchlist,
         }),

@@ -29,6 +29,7 @@ export function createSelectionStore(host: UrlHost): SelectionStore {
         resolution: next.resolution ?? current.resolution,
         inverted: next.inverted ?? current.inverted,
         indicators: next.indicators ?? current.indicators,
+        currency: next.currency ?? current.currency,
       };
       const url = `${host.location.pathname}${formatSelection(merged, host.location.search)}${host.location.hash}`;
       if (options?.replace) host.history.replaceState(null, '', url);

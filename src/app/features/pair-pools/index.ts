@@ -1,1 +1,1 @@
-export { PairPools } from './components/pair-pools';
+export { PairPools, type PairPoolsProps } from './components/pair-pools';

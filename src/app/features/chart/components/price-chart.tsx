@@ -4,6 +4,7 @@ import { ErrorState } from '../../../components/error-state';
 import { ProgressBar } from '../../../components/progress-bar';
 import { useDatafeed } from '../../../providers/app-providers';
 import { parseIndicators } from '../../../lib/indicators';
+import type { UsdRates } from '../../../api/ada-usd';
 import { ChartController, type ChartAppearance } from '../lib/chart-controller';
 import { ChartLegend } from './chart-legend';
 
@@ -23,6 +24,8 @@ export interface PriceChartProps {
   readonly inverted?: boolean;
   /** Indicators, canonical (lib/indicators). */
   readonly indicators?: string;
+  /** Prices in USD with these rates (lib/usd); undefined: in ADA. */
+  readonly usd?: UsdRates | undefined;
   /** Shown in the legend: `ADA/SNEK` ... */
   readonly title?: string;
   readonly onHandle?: (handle: ChartHandle | undefined) => void;
@@ -32,7 +35,7 @@ export interface PriceChartProps {
  * The candlestick chart with volume and TVL, its legend, and its loading, empty and error states.
  * Container: data-testid="price-chart" with data-status, data-bars, data-last-time, data-last-close.
  */
-export function PriceChart({ symbol, resolution, appearance, inverted = false, indicators = '', title, onHandle }: PriceChartProps) {
+export function PriceChart({ symbol, resolution, appearance, inverted = false, indicators = '', usd, title, onHandle }: PriceChartProps) {
   const datafeed = useDatafeed();
   const containerRef = useRef<HTMLDivElement>(null);
   const [controller, setController] = useState<ChartController | undefined>(undefined);
@@ -60,6 +63,10 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
   }, [controller, inverted]);
 
   useEffect(() => {
+    controller?.setUsd(usd);
+  }, [controller, usd]);
+
+  useEffect(() => {
     if (controller && symbol) controller.setSymbol(symbol, resolution);
   }, [controller, symbol, resolution]);
 
@@ -80,7 +87,7 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
   return (
     <section className="chart" aria-label={title ? `Price chart of ${title}` : 'Price chart'}>
       <div className="chart__canvas" ref={containerRef} data-testid="price-chart" role="img" aria-label={title ? `Candlestick chart of ${title}` : 'Candlestick chart'} />
-      {controller ? <ChartOverlay controller={controller} resolving={!symbol} pricescale={inverted ? undefined : symbol?.pricescale} title={title} /> : null}
+      {controller ? <ChartOverlay controller={controller} resolving={!symbol} pricescale={inverted || usd ? undefined : symbol?.pricescale} title={title} /> : null}
     </section>
   );
 }

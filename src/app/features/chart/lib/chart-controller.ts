@@ -5,6 +5,8 @@ import { ChartTimes } from '../../../lib/chart-time';
 import { formatAmount } from '../../../lib/format';
 import { indicatorLabel, type IndicatorSpec } from '../../../lib/indicators';
 import { invertBar } from '../../../lib/orientation';
+import { barInUsd } from '../../../lib/usd';
+import type { UsdRates } from '../../../api/ada-usd';
 import { indicatorLines } from './indicator-series';
 import { PALETTES } from '../../../lib/palette';
 import { fetchBars, mergeBars, sameSymbol } from './bars';
@@ -63,6 +65,8 @@ export class ChartController {
   private readonly candles: ISeriesApi<'Candlestick'>;
   private readonly volume: ISeriesApi<'Histogram'>;
   private tvl: ISeriesApi<'Line'> | undefined;
+  /** The bars as the datafeed gave them (ADA per token), and as shown (`present`: inverted or in USD). */
+  private raw: Bar[] = [];
   private bars: Bar[] = [];
   /** The bars' times as the chart sees them (moved in Local mode, see lib/chart-time.ts), by index. */
   private display: number[] = [];
@@ -80,7 +84,9 @@ export class ChartController {
   private readonly indicatorSeries = new Map<string, ISeriesApi<'Line'>>();
   /** Prices shown inverted (lib/orientation): bars are turned as they come in. */
   private inverted = false;
-  private readonly orient = (bar: Bar): Bar => (this.inverted ? invertBar(bar) : bar);
+  /** Prices shown in USD (lib/usd): each bar times ADA/USD of its bucket; wins over `inverted`. */
+  private usd: UsdRates | undefined;
+  private stopRates: (() => void) | undefined;
   private legend: LegendBar | undefined;
   private hovered: LegendBar | undefined;
   private readonly stateListeners = new Set<() => void>();
@@ -180,6 +186,7 @@ export class ChartController {
   dispose(): void {
     this.generation++;
     this.stopLive();
+    this.stopRates?.();
     this.chart.timeScale().unsubscribeVisibleLogicalRangeChange(this.onRangeChange);
     this.chart.unsubscribeCrosshairMove(this.onCrosshair);
     this.chart.remove();
@@ -194,16 +201,23 @@ export class ChartController {
     if (!info) return;
     const generation = ++this.generation;
     this.stopLive();
+    this.raw = [];
     this.bars = [];
     this.render();
     this.setState({ status: 'loading', error: undefined, bars: 0, loadingOlder: false, exhausted: false, live: false });
-    const outcome = await fetchBars(this.datafeed, info, this.resolution, firstPage(this.resolution, this.now()));
+    const page = firstPage(this.resolution, this.now());
+    // In USD the rates of the same span load beside the bars (and further back if the bars reach further).
+    const [outcome, rates] = await Promise.all([fetchBars(this.datafeed, info, this.resolution, page), this.loadRates(page.from, page.to)]);
     if (generation !== this.generation) return;
-    if (!outcome.ok) {
-      this.setState({ status: 'error', error: outcome.error });
+    const older = outcome.ok ? outcome.bars[0] : undefined;
+    const more = rates === undefined && older !== undefined && older.time < page.from ? await this.loadRates(older.time, page.from) : undefined;
+    if (generation !== this.generation) return;
+    if (!outcome.ok || rates !== undefined || more !== undefined) {
+      this.setState({ status: 'error', error: outcome.ok ? (rates ?? more) : outcome.error });
       return;
     }
-    this.bars = outcome.bars.map(this.orient);
+    this.raw = outcome.bars;
+    this.bars = this.presentAll(this.raw);
     // A provisional symbol has no pricescale yet (nor an inverted one): take one from the prices.
     const latest = this.formatInfo(this.info ?? info);
     if (latest.pricescale <= 0) this.candles.applyOptions({ priceFormat: priceFormatOf(latest, this.bars.at(-1)?.close) });
@@ -219,7 +233,7 @@ export class ChartController {
 
   private async loadOlder(): Promise<void> {
     const info = this.info;
-    const oldest = this.bars[0];
+    const oldest = this.raw[0];
     if (!info || !oldest || this.loadingOlder || this.state.exhausted || this.state.status !== 'ready') return;
     this.loadingOlder = true;
     const generation = this.generation;
@@ -227,14 +241,18 @@ export class ChartController {
     const step = resolutionSeconds(this.resolution);
     const to = oldest.time;
     const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: to - PAGE_BARS * step, to, countBack: PAGE_BARS });
+    const first = outcome.ok ? outcome.bars[0] : undefined;
+    const rates = first === undefined ? undefined : await this.loadRates(first.time, to);
     this.loadingOlder = false;
     if (generation !== this.generation) return;
-    if (!outcome.ok) {
+    if (!outcome.ok || rates !== undefined) {
       // Scrolling on will try again.
       this.setState({ loadingOlder: false });
       return;
     }
-    const older = outcome.bars.filter((bar) => bar.time < oldest.time).map(this.orient);
+    const olderRaw = outcome.bars.filter((bar) => bar.time < oldest.time);
+    const older = this.presentAll(olderRaw);
+    if (olderRaw.length > 0) this.raw = [...olderRaw, ...this.raw];
     if (older.length > 0) {
       const timeScale = this.chart.timeScale();
       const before = timeScale.getVisibleLogicalRange();
@@ -244,7 +262,7 @@ export class ChartController {
       if (before) timeScale.setVisibleLogicalRange({ from: before.from + older.length, to: before.to + older.length });
       this.writeVisible(timeScale.getVisibleLogicalRange());
     }
-    this.setState({ loadingOlder: false, bars: this.bars.length, exhausted: outcome.noData || older.length === 0 });
+    this.setState({ loadingOlder: false, bars: this.bars.length, exhausted: outcome.noData || olderRaw.length === 0 });
   }
 
   /** Display times follow the zone and the resolution (daily bars stay UTC days); true when they changed. */
@@ -299,16 +317,22 @@ export class ChartController {
   /** A DEX pool's newest bars, merged in. */
   private async refreshNewest(generation: number): Promise<void> {
     const info = this.info;
-    const newest = this.bars.at(-1);
+    const newest = this.raw.at(-1);
     if (!info || this.state.status !== 'ready' || !newest) return;
     const step = resolutionSeconds(this.resolution);
-    const outcome = await fetchBars(this.datafeed, info, this.resolution, { from: newest.time, to: Math.floor(this.now() / 1000) + step, countBack: 0 });
-    if (generation !== this.generation || !outcome.ok) return;
+    const to = Math.floor(this.now() / 1000) + step;
+    const [outcome, rates] = await Promise.all([fetchBars(this.datafeed, info, this.resolution, { from: newest.time, to, countBack: 0 }), this.loadRates(newest.time, to)]);
+    if (generation !== this.generation || !outcome.ok || rates !== undefined) return;
     for (const bar of outcome.bars) this.onLiveBar(bar);
   }
 
   private onLiveBar(received: Bar): void {
-    const bar = this.orient(received);
+    const lastRaw = this.raw.at(-1);
+    if (lastRaw && received.time < lastRaw.time) return;
+    this.raw = mergeBars(this.raw, received);
+    const bar = this.present(received);
+    // In USD, a bar before any stablecoin traded has no price to show.
+    if (!bar) return;
     const last = this.bars.at(-1);
     if (last && bar.time < last.time) return;
     const wasEmpty = this.bars.length === 0;
@@ -382,14 +406,75 @@ export class ChartController {
   setInverted(inverted: boolean): void {
     if (inverted === this.inverted) return;
     this.inverted = inverted;
-    this.bars = this.bars.map(invertBar);
+    if (this.usd) return;
+    this.bars = this.presentAll(this.raw);
     if (this.info) this.candles.applyOptions({ priceFormat: priceFormatOf(this.formatInfo(this.info), this.bars.at(-1)?.close) });
     this.render();
   }
 
-  /** The symbol as its prices are shown: inverted prices have no pricescale of their own (taken from the prices). */
+  /**
+   * Shows prices in USD with these rates (lib/usd: each bar times ADA/USD of its bucket), or back in ADA
+   * (undefined). The bars load again (with their rates); live stablecoin trades move the newest bar.
+   */
+  setUsd(usd: UsdRates | undefined): void {
+    if (usd === this.usd) return;
+    this.usd = usd;
+    this.stopRates?.();
+    this.stopRates = usd?.subscribe(this.onRates);
+    if (this.info) void this.load();
+  }
+
+  /** A stablecoin traded: the newest bar's rate may have moved. */
+  private readonly onRates = () => {
+    const raw = this.raw.at(-1);
+    const shown = this.bars.at(-1);
+    if (!raw || !shown || raw.time !== shown.time || this.state.status !== 'ready') return;
+    const bar = this.present(raw);
+    if (!bar || bar.close === shown.close) return;
+    this.bars = mergeBars(this.bars, bar);
+    const time = this.timeAt(this.bars.length - 1);
+    this.candles.update(candleOf(bar, time));
+    this.volume.update(volumeOf(bar, PALETTES[this.appearance.theme], time));
+    this.tvl?.update(tvlOf(bar, time));
+    this.drawIndicators();
+    this.legend = legendOf(bar);
+    this.legendChanged();
+    this.writeAttributes();
+  };
+
+  /** The rates (in USD) for bar times in [from, to): undefined once loaded (or in ADA), else the error to show. */
+  private async loadRates(from: number, to: number): Promise<string | undefined> {
+    const usd = this.usd;
+    if (!usd) return undefined;
+    try {
+      await usd.ensure(this.resolution, from, to);
+      return undefined;
+    } catch (error) {
+      return `USD prices could not load: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  /** A bar as shown: in USD (undefined before any stablecoin traded), else inverted or as it is. */
+  private present(bar: Bar): Bar | undefined {
+    if (this.usd) {
+      const rate = this.usd.rateAt(this.resolution, bar.time);
+      return rate === undefined ? undefined : barInUsd(bar, rate);
+    }
+    return this.inverted ? invertBar(bar) : bar;
+  }
+
+  private presentAll(raw: readonly Bar[]): Bar[] {
+    const shown: Bar[] = [];
+    for (const bar of raw) {
+      const presented = this.present(bar);
+      if (presented) shown.push(presented);
+    }
+    return shown;
+  }
+
+  /** The symbol as its prices are shown: inverted or USD prices have no pricescale of their own (taken from the prices). */
   private formatInfo(info: LibrarySymbolInfo): LibrarySymbolInfo {
-    return this.inverted ? { ...info, pricescale: 0 } : info;
+    return this.inverted || this.usd ? { ...info, pricescale: 0 } : info;
   }
 
   // --- drawing ---
@@ -465,6 +550,7 @@ export class ChartController {
     d.lastClose = last ? String(last.close) : '';
     d.symbol = this.info?.name ?? '';
     d.resolution = this.resolution;
+    d.currency = this.usd ? 'usd' : 'ada';
   }
 
   private setState(patch: Partial<ChartState>): void {

@@ -19,6 +19,8 @@ interface ExportCommon {
 /** The candlestick chart: its bars in view. */
 export interface BarsExportSource extends ExportCommon {
   readonly kind: 'bars';
+  /** The currency the bars are in (the CSV's header says USD): ADA by default. */
+  readonly currency?: 'ada' | 'usd';
   visibleBars(): readonly Bar[];
 }
 
@@ -47,7 +49,7 @@ function download(blob: Blob, name: string): void {
 function csvOf(source: ExportSource): { text: string; message: string } | undefined {
   if (source.kind === 'bars') {
     const bars = source.visibleBars();
-    return bars.length === 0 ? undefined : { text: barsToCsv(bars), message: `Exported ${bars.length} bars` };
+    return bars.length === 0 ? undefined : { text: barsToCsv(bars, source.currency), message: `Exported ${bars.length} bars${source.currency === 'usd' ? ' in USD' : ''}` };
   }
   const series = source.visibleSeries().filter((s) => s.points.length > 0);
   const rows = new Set(series.flatMap((s) => s.points.map((p) => p.time))).size;

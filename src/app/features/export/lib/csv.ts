@@ -2,6 +2,14 @@ import type { Bar } from '../../../../shared/bars';
 
 export const CSV_HEADER = ['time_utc', 'unix_time', 'open', 'high', 'low', 'close', 'volume', 'tvl'] as const;
 
+/**
+ * The header of bars in a currency: in the pair's own units (prices in its base, volume and TVL in its
+ * base: ADA for ADA pairs) the plain CSV_HEADER; in USD every value column says so (`close_usd`).
+ */
+export function csvHeader(currency: 'ada' | 'usd' = 'ada'): readonly string[] {
+  return currency === 'usd' ? CSV_HEADER.map((name, i) => (i < 2 ? name : `${name}_usd`)) : CSV_HEADER;
+}
+
 /** Numbers as JavaScript writes them (full precision, no grouping, no exponent for ordinary prices). */
 function number(value: number): string {
   if (!Number.isFinite(value)) return '';
@@ -37,9 +45,9 @@ export function seriesToCsv(series: readonly ExportSeries[]): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-/** Bars as CSV (RFC 4180, CRLF line ends): one header line, one line per bar, times in UTC ISO 8601. */
-export function barsToCsv(bars: readonly Bar[]): string {
-  const lines = [CSV_HEADER.join(',')];
+/** Bars as CSV (RFC 4180, CRLF line ends): one header line (csvHeader), one line per bar, times in UTC ISO 8601. */
+export function barsToCsv(bars: readonly Bar[], currency: 'ada' | 'usd' = 'ada'): string {
+  const lines = [csvHeader(currency).join(',')];
   for (const bar of bars) {
     lines.push(
       [isoTime(bar.time), String(bar.time), number(bar.open), number(bar.high), number(bar.low), number(bar.close), number(bar.volume), number(bar.tvl)].join(','),

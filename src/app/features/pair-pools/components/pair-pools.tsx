@@ -6,6 +6,9 @@ import { tokenStatsSchema } from '../../../../shared/api/tokens';
 import { AGGREGATE_GROUP, DEX_GROUPS } from '../../../../shared/groups';
 import { formatAmount, formatPercent, formatPrice } from '../../../lib/format';
 import { useApi, useDatafeed } from '../../../providers/app-providers';
+import { useAdaUsd } from '../../../hooks/use-ada-usd';
+import { invertPercent, invertPrice, priceUnit } from '../../../lib/orientation';
+import type { Currency } from '../../../lib/usd';
 
 /**
  * Over an upstream without our `/pair-pools` route: the pair's pools from the groups' symbol lists,
@@ -39,11 +42,21 @@ async function derivePairPools(datafeed: UdfDatafeed, api: GatewayClient, row: S
   };
 }
 
+export interface PairPoolsProps {
+  readonly row: SearchRow;
+  readonly onOpen: (pool: PairPool) => void;
+  /** Prices inverted (lib/orientation): each pool's price and its deviation turned. */
+  readonly inverted?: boolean;
+  /** Prices, TVL and volumes in USD at ADA/USD now (lib/usd; an ADA pair, not inverted). */
+  readonly currency?: Currency;
+}
+
 /**
  * Where an Aggregate comes from: its pair's pools with DEX, TVL and share, price and its deviation
- * from the Aggregate, 24 h volume. A click opens that pool's chart. Refreshed every 15 s.
+ * from the Aggregate, 24 h volume, as the chart shows prices (inverted, or in USD). A click opens that
+ * pool's chart. Refreshed every 15 s.
  */
-export function PairPools({ row, onOpen }: { readonly row: SearchRow; readonly onOpen: (pool: PairPool) => void }) {
+export function PairPools({ row, onOpen, inverted = false, currency = 'ada' }: PairPoolsProps) {
   const api = useApi();
   const datafeed = useDatafeed();
   const query = useQuery({
@@ -58,8 +71,15 @@ export function PairPools({ row, onOpen }: { readonly row: SearchRow; readonly o
     },
     refetchInterval: 15_000,
   });
+  const usd = currency === 'usd';
+  const adaUsd = useAdaUsd({ live: usd, enabled: usd });
   if (row.exchange !== AGGREGATE_GROUP) return null;
   const data = query.data;
+  // USD: at ADA/USD now (NaN, shown as a dash, until it is known).
+  const rate = !usd ? 1 : adaUsd.status === 'ready' ? adaUsd.now.rate : Number.NaN;
+  const unit = usd ? 'USD' : row.base;
+  const price = (value: number) => (usd ? value * rate : inverted ? invertPrice(value) : value);
+  const deviation = (percent: number) => (inverted && !usd ? invertPercent(percent) : percent);
   return (
     <section className="pair-pools" aria-label="Pools of this pair" data-testid="pair-pools">
       <h2 className="pair-pools__title">
@@ -71,11 +91,11 @@ export function PairPools({ row, onOpen }: { readonly row: SearchRow; readonly o
           <thead>
             <tr>
               <th scope="col">DEX</th>
-              <th scope="col">TVL ({row.base})</th>
+              <th scope="col">TVL ({unit})</th>
               <th scope="col">Share</th>
-              <th scope="col">Price</th>
+              <th scope="col">Price ({usd ? 'USD' : priceUnit(row, inverted)})</th>
               <th scope="col">vs Aggregate</th>
-              <th scope="col">24 h volume</th>
+              <th scope="col">24 h volume ({unit})</th>
             </tr>
           </thead>
           <tbody>
@@ -87,11 +107,15 @@ export function PairPools({ row, onOpen }: { readonly row: SearchRow; readonly o
                     {/_Pool([2-9]|\d\d+)$/.test(pool.symbol) ? ` #${pool.symbol.split('_Pool')[1]}` : ''}
                   </button>
                 </td>
-                <td>{formatAmount(pool.tvl)}</td>
+                <td>{formatAmount(pool.tvl * rate)}</td>
                 <td data-testid="pool-share">{(pool.share * 100).toFixed(1)}%</td>
-                <td>{formatPrice(pool.price)}</td>
-                <td className={pool.deviation_percent >= 0 ? 'up' : 'down'}>{formatPercent(pool.deviation_percent)}</td>
-                <td>{formatAmount(pool.volume_24h)}</td>
+                <td data-testid="pool-price" data-value={Number.isFinite(price(pool.price)) ? price(pool.price) : undefined}>
+                  {formatPrice(price(pool.price))}
+                </td>
+                <td className={deviation(pool.deviation_percent) >= 0 ? 'up' : 'down'} data-testid="pool-deviation">
+                  {formatPercent(deviation(pool.deviation_percent))}
+                </td>
+                <td>{formatAmount(pool.volume_24h * rate)}</td>
               </tr>
             ))}
           </tbody>

@@ -12,6 +12,8 @@ import { tokenStatsQueryOptions } from '../../../api/token-stats';
 import { useLiveOverlay } from '../../../hooks/use-live-overlay';
 import { liveStats } from '../../../lib/live-stats';
 import { invertPercent, invertPrice, pairLabel, priceUnit } from '../../../lib/orientation';
+import { statsInUsd, usdPairLabel, type Currency } from '../../../lib/usd';
+import { useAdaUsd } from '../../../hooks/use-ada-usd';
 
 export interface TokenHeaderProps {
   readonly info: LibrarySymbolInfo;
@@ -20,6 +22,8 @@ export interface TokenHeaderProps {
   readonly actions?: ReactNode;
   /** Prices inverted (lib/orientation). */
   readonly inverted?: boolean;
+  /** Prices, TVL and volumes in USD (lib/usd; an ADA pair, not inverted). */
+  readonly currency?: Currency;
 }
 
 /**
@@ -49,7 +53,7 @@ function Stat({ label, value, trend, testId }: { label: string; value: string; t
  * The token header: logo, name, ticker, policy ID (copy), fingerprint, price and its 1 h / 24 h change,
  * TVL and its change, 1 h / 24 h volume — fetched from /tokens/current, then moved by live trade events.
  */
-export function TokenHeader({ info, row, actions, inverted = false }: TokenHeaderProps) {
+export function TokenHeader({ info, row, actions, inverted = false, currency = 'ada' }: TokenHeaderProps) {
   const api = useApi();
   const live = info.exchange === 'Aggregate';
   const stats = useQuery(tokenStatsQueryOptions(api, row.ticker, live));
@@ -57,9 +61,16 @@ export function TokenHeader({ info, row, actions, inverted = false }: TokenHeade
   const tokenInfo = useQuery({ ...tokenInfoQueryOptions(api, row.quoteUnit), enabled: row.quoteUnit !== '' });
   const identity = tokenIdentity(row, tokenInfo.data?.name);
   const oriented = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
-  // Inverted (lib/orientation): the price and its changes turned; TVL and volumes stay in the base.
-  const shown =
-    oriented && inverted
+  const usd = currency === 'usd';
+  // ADA/USD now, moved live by the stablecoins' trades while shown in USD.
+  const adaUsd = useAdaUsd({ live: usd, enabled: usd });
+  // In USD (lib/usd): everything valued at ADA/USD; inverted (lib/orientation): the price and its
+  // changes turned, TVL and volumes staying in the base.
+  const shown = usd
+    ? oriented && adaUsd.status === 'ready'
+      ? statsInUsd(oriented, adaUsd.now)
+      : undefined
+    : oriented && inverted
       ? {
           ...oriented,
           current_price: invertPrice(oriented.current_price),
@@ -67,12 +78,12 @@ export function TokenHeader({ info, row, actions, inverted = false }: TokenHeade
           daily_price_change: invertPercent(oriented.daily_price_change),
         }
       : oriented;
-  const base = row.base;
-  const unit = priceUnit(row, inverted);
+  const base = usd ? 'USD' : row.base;
+  const unit = usd ? 'USD' : priceUnit(row, inverted);
 
   return (
     // A section with a name is a region landmark: its name is announced (a <header> inside <main> has no role that takes one).
-    <section className="token-header" data-testid="token-header" aria-label={`${identity.name} (${identity.ticker})`}>
+    <section className="token-header" data-testid="token-header" data-currency={currency} aria-label={`${identity.name} (${identity.ticker})`}>
       <div className="token-header__identity">
         <TokenLogo unit={row.quoteUnit} ticker={row.quote} size={40} />
         <div>
@@ -80,7 +91,7 @@ export function TokenHeader({ info, row, actions, inverted = false }: TokenHeade
             <span data-testid="header-name">{identity.name}</span> <span className="token-header__ticker" data-testid="header-ticker">{identity.ticker}</span>
           </h1>
           <p className="token-header__pair">
-            <span data-testid="header-pair">{pairLabel(row, inverted)}</span> · {row.exchange}
+            <span data-testid="header-pair">{usd ? usdPairLabel(row) : pairLabel(row, inverted)}</span> · {row.exchange}
           </p>
           {identity.policyId !== '' ? (
             <dl className="token-header__ids">
@@ -121,7 +132,7 @@ export function TokenHeader({ info, row, actions, inverted = false }: TokenHeade
           <div className="stat stat--price">
             <dt className="stat__label">Price</dt>
             <dd className="stat__value stat__value--price" data-testid="header-price" data-value={shown.current_price}>
-              {formatPrice(shown.current_price, inverted ? undefined : info.pricescale)} <span className="stat__unit">{unit}</span>
+              {formatPrice(shown.current_price, inverted || usd ? undefined : info.pricescale)} <span className="stat__unit">{unit}</span>
             </dd>
           </div>
           <Stat label="1h" value={formatPercent(shown.hourly_price_change)} trend={percentTrend(shown.hourly_price_change)} testId="header-change-1h" />

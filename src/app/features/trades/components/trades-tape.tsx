@@ -1,15 +1,17 @@
-import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
-import type { LibrarySymbolInfo } from '../../../../datafeed';
+import { useEffect, useMemo, useReducer, useRef, useState, useSyncExternalStore } from 'react';
+import type { LibrarySymbolInfo, ResolutionString } from '../../../../datafeed';
 import { GatewayError } from '../../../../datafeed';
 import { tradesResponseSchema, type TapeTrade, type TradesResponse } from '../../../../shared/api/extensions';
 import type { TradeEvent } from '../../../../shared/api/stream';
+import { tokenStatsSchema } from '../../../../shared/api/tokens';
 import { isLiveSymbol, useLiveTrades } from '../../../hooks/use-live-trades';
 import { formatAmount, formatPrice } from '../../../lib/format';
 import { invertPrice, pairLabel, priceUnit } from '../../../lib/orientation';
+import { usdPairLabel, type Currency } from '../../../lib/usd';
 import { formatDateTime, formatTimeOfDay } from '../../../lib/time-format';
-import { useApi, usePreferences } from '../../../providers/app-providers';
+import { useApi, usePreferences, useUsdRates } from '../../../providers/app-providers';
 
 /** A row of the tape: a stored trade, or one the live stream brought (no id, no DEX). */
 interface TapeRow extends Omit<TapeTrade, 'id' | 'pool_id' | 'group'> {
@@ -22,7 +24,12 @@ const PAGE = 100;
 const ROW_HEIGHT = 28;
 /** Live rows kept when the source has no trade history (bounded memory). */
 const LIVE_ROWS = 2_000;
-const CHAIN_ID = /^([0-9a-f]{64})#\d+$/;
+/** A trade of the Cardano chain (its event id is the transaction's hash and output), whatever the upstream: linked to an explorer. */
+const CHAIN_ID = /^([0-9a-f]{64})#\d+$/i;
+/** The rates the tape values trades at: ADA/USD of the trade's hour (lib/usd). */
+const RATE_RESOLUTION = '60' as ResolutionString;
+const HOUR = 3600;
+const NO_SUBSCRIPTION = () => () => undefined;
 
 function fromEvent(event: TradeEvent, n: number): TapeRow {
   const mean = (event.current_price + event.previous_price) / 2;
@@ -49,13 +56,15 @@ export interface TradesTapeProps {
   readonly info: LibrarySymbolInfo | undefined;
   readonly base: string;
   readonly quote: string;
+  /** The base token's unit ('' for ADA): a token/token pair's trades are valued at its ADA price. */
+  readonly baseUnit?: string;
   /** Prices inverted (lib/orientation). */
   readonly inverted?: boolean;
-  /** The market's source (/gw/v1/info): `chain` links each trade to its transaction. */
-  readonly source?: string | undefined;
+  /** Prices and values in USD (lib/usd; an ADA pair, not inverted). */
+  readonly currency?: Currency;
 }
 
-export function TradesTape({ info, base, quote, inverted = false, source }: TradesTapeProps) {
+export function TradesTape({ info, base, quote, baseUnit = '', inverted = false, currency = 'ada' }: TradesTapeProps) {
   const api = useApi();
   const queryClient = useQueryClient();
   const pool = info?.ticker;
@@ -105,6 +114,36 @@ export function TradesTape({ info, base, quote, inverted = false, source }: Trad
     return [...live, ...pages.map((t) => ({ ...t, key: t.id }))];
   }, [live, stored.data]);
 
+  // A trade's value in ADA: its base amount (ADA pairs), or that amount at the base token's ADA price now.
+  const baseInAda = useQuery({
+    queryKey: ['token-stats-policy', baseUnit],
+    queryFn: ({ signal }) => api.getOrThrow('/tokens/current', { policy: baseUnit }, tokenStatsSchema, signal),
+    enabled: baseUnit !== '',
+    staleTime: 60_000,
+  });
+  const adaPerBase = baseUnit === '' ? 1 : baseInAda.data?.current_price;
+
+  // In USD: ADA/USD of each trade's hour, loaded over the rows' span (and moved live by stablecoin trades).
+  const usd = currency === 'usd';
+  const rates = useUsdRates();
+  // Rendered again as the book's rates change: a stablecoin traded, a span loaded.
+  useSyncExternalStore(usd ? rates.subscribe : NO_SUBSCRIPTION, rates.liveQuotes, rates.liveQuotes);
+  const [, ratesLoaded] = useReducer((n: number) => n + 1, 0);
+  const oldest = rows.at(-1)?.time;
+  const newest = rows[0]?.time;
+  useEffect(() => {
+    if (!usd || oldest === undefined || newest === undefined) return undefined;
+    let current = true;
+    rates.ensure(RATE_RESOLUTION, oldest - (oldest % HOUR), newest + HOUR).then(
+      () => current && ratesLoaded(),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [usd, rates, oldest, newest]);
+  const rateAt = (time: number) => (usd ? rates.rateAt(RATE_RESOLUTION, time) : 1);
+
   const scroller = useRef<HTMLDivElement>(null);
   // The virtualizer's functions are only used inside this component (nothing memoized depends on them).
   // eslint-disable-next-line react-hooks/incompatible-library
@@ -116,6 +155,8 @@ export function TradesTape({ info, base, quote, inverted = false, source }: Trad
   }, [lastIndex, rows.length, stored]);
 
   if (pool === undefined) return null;
+  const unit = usd ? 'USD' : priceUnit({ base, quote }, inverted);
+  const valueUnit = usd ? 'USD' : 'ADA';
   return (
     <section className="tape" aria-label="Trades" data-testid="trades-tape">
       <header className="tape__head">
@@ -129,21 +170,25 @@ export function TradesTape({ info, base, quote, inverted = false, source }: Trad
       <div className="tape__row tape__row--labels" aria-hidden="true">
         <span>Time</span>
         <span>Side</span>
-        <span>Price ({priceUnit({ base, quote }, inverted)})</span>
+        <span>Price ({unit})</span>
+        <span>Value ({valueUnit})</span>
         <span>{base}</span>
         <span>{quote}</span>
         <span>DEX</span>
         <span />
       </div>
       {/* Focusable, so the list scrolls from the keyboard too (arrows, Page Up/Down). */}
-      <div ref={scroller} className="tape__scroll" role="list" aria-label={`Trades of ${pairLabel({ base, quote }, inverted)}, newest first`} tabIndex={0} data-testid="tape-rows" data-count={rows.length}>
+      <div ref={scroller} className="tape__scroll" role="list" aria-label={`Trades of ${usd ? usdPairLabel({ quote }) : pairLabel({ base, quote }, inverted)}, newest first`} tabIndex={0} data-testid="tape-rows" data-count={rows.length}>
         {rows.length === 0 ? (
           <p className="tape__empty">{stored.isPending && !noHistory ? 'Loading trades…' : 'No trades yet'}</p>
         ) : (
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {items.map((item) => {
               const row = rows[item.index] as TapeRow;
-              const tx = source === 'chain' && row.id ? CHAIN_ID.exec(row.id)?.[1] : undefined;
+              const tx = row.id ? CHAIN_ID.exec(row.id)?.[1]?.toLowerCase() : undefined;
+              const rate = rateAt(row.time);
+              const price = usd ? (rate === undefined ? Number.NaN : row.price * rate) : inverted ? invertPrice(row.price) : row.price;
+              const value = adaPerBase === undefined || rate === undefined ? Number.NaN : row.base_amount * adaPerBase * rate;
               return (
                 <div
                   key={row.key}
@@ -155,13 +200,18 @@ export function TradesTape({ info, base, quote, inverted = false, source }: Trad
                 >
                   <span title={formatDateTime(row.time, zone, true)}>{formatTimeOfDay(row.time, zone)}</span>
                   <span className="tape__side">{row.side === 'buy' ? 'Buy' : 'Sell'}</span>
-                  <span>{formatPrice(inverted ? invertPrice(row.price) : row.price)}</span>
+                  <span data-testid="tape-price" data-value={Number.isFinite(price) ? price : undefined}>
+                    {formatPrice(price)}
+                  </span>
+                  <span data-testid="tape-value" data-value={Number.isFinite(value) ? value : undefined}>
+                    {formatAmount(value)}
+                  </span>
                   <span>{formatAmount(row.base_amount)}</span>
                   <span>{formatAmount(row.quote_amount)}</span>
-                  <span>{row.group ?? ''}</span>
+                  <span data-testid="tape-dex">{row.group ?? ''}</span>
                   <span>
                     {tx ? (
-                      <a href={`https://cexplorer.io/tx/${tx}`} target="_blank" rel="noreferrer noopener" title="The transaction on a Cardano explorer">
+                      <a href={`https://cexplorer.io/tx/${tx}`} target="_blank" rel="noreferrer noopener" title="The transaction on a Cardano explorer" data-testid="tape-tx">
                         tx ↗
                       </a>
                     ) : null}
