@@ -21,7 +21,12 @@ export interface Selection {
   readonly inverted: boolean;
   /** Indicators drawn on the chart, canonical (`sma20,ema50,bb20-2,vwap,rsi14`; lib/indicators). URL: `ind`. */
   readonly indicators: string;
+  /** The screen: the pair's chart (default), or the market overview of the group (URL: `view=markets`). */
+  readonly view: View;
 }
+
+/** The app's screens: a pair's chart, or the list of a group's pairs. */
+export type View = 'chart' | 'markets';
 
 export const DEFAULT_RESOLUTION: ResolutionString = '60';
 
@@ -56,7 +61,8 @@ export function parseSelection(search: string): Selection {
   const resolution = normaliseResolution(params.get('res') ?? params.get('resolution')) ?? DEFAULT_RESOLUTION;
   const inverted = params.get('inv') === '1';
   const indicators = formatIndicators(parseIndicators(params.get('ind')));
-  return { group, symbol, resolution, inverted, indicators };
+  const view: View = params.get('view') === 'markets' ? 'markets' : 'chart';
+  return { group, symbol, resolution, inverted, indicators, view };
 }
 
 /** The query string of a selection (group, symbol, res first), keeping unrelated parameters of `base`. */
@@ -67,10 +73,11 @@ export function formatSelection(selection: Selection, base = ''): string {
   params.set('res', selection.resolution);
   if (selection.inverted) params.set('inv', '1');
   if (selection.indicators !== '') params.set('ind', selection.indicators);
-  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind'].includes(name)) params.append(name, value);
+  if (selection.view === 'markets') params.set('view', 'markets');
+  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind', 'view'].includes(name)) params.append(name, value);
   return `?${params.toString()}`;
 }
 
 export function sameSelection(a: Selection, b: Selection): boolean {
-  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators;
+  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators && a.view === b.view;
 }
