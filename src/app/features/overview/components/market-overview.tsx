@@ -10,7 +10,7 @@ import { useApi, useDatafeed } from '../../../providers/app-providers';
 import { groupStatsQueryOptions, shownStatsQueryOptions } from '../api/group-stats';
 import { useLiveRows } from '../hooks/use-live-rows';
 import { OVERVIEW_ROWS_MARK, OVERVIEW_SORT_MARK, OVERVIEW_SORT_MEASURE } from '../lib/marks';
-import { DEFAULT_SORT, filterByText, liveNumbers, mergeAnswers, parsePlace, rowsOf, sortRows, type OverviewPlace, type OverviewRow, type SortKey, type SortOrder } from '../lib/rows';
+import { DEFAULT_SORT, filterByText, liveNumbers, mergeAnswers, parsePlace, rowsOf, sortRows, sortValue, type OverviewPlace, type OverviewRow, type SortKey, type SortOrder } from '../lib/rows';
 
 const ROW_HEIGHT = 44;
 /** The sticky column headers' height (CSS): the rows start below it. */
@@ -266,6 +266,13 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
       ) : (
         <div ref={scrollRef} className="overview__scroll" onKeyDown={onKeyDown} data-testid="overview-scroll">
           <table className="overview__table" aria-labelledby={`${id}-title`} aria-rowcount={sorted.length + 1}>
+            {/* Fixed widths: the columns stay put while rows come and go with the scroll. */}
+            <colgroup>
+              <col className="overview__col-pair" />
+              {COLUMNS.map((column) => (
+                <col key={column.key} className="overview__col-num" />
+              ))}
+            </colgroup>
             <thead>
               <tr aria-rowindex={1}>
                 <th scope="col" className="overview__pair-head">
@@ -306,6 +313,8 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
                     data-testid="overview-row"
                     data-symbol={row.symbol}
                     data-pool={row.ticker}
+                    // What the row was sorted by (the numbers fetched; live trades move the cells, not the order).
+                    data-sort-value={sortValue(row, sort.key) ?? ''}
                     onClick={(event) => onRowClick(event, row)}
                   >
                     <th scope="row" className="overview__pair-cell">
