@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type MouseEvent } from 'react';
 import type { SearchRow } from '../datafeed';
 import { AGGREGATE_GROUP } from '../shared/groups';
 import { findPairInGroup, provisionalSymbolInfo, resolvedSymbolQueryOptions, UnknownSymbolError } from './api/resolve-symbol';
@@ -18,6 +18,16 @@ import { useApi, useDatafeed, usePreferences, useSelection, useUsdRates } from '
 import { pairLabel } from './lib/orientation';
 import { usdPairLabel, type Currency } from './lib/usd';
 import { useAdaUsd } from './hooks/use-ada-usd';
+import { formatSelection, type View } from './stores/selection-store';
+
+/** The market overview, a chunk of its own: the chart page does not load it. */
+const MarketOverview = lazy(() => import('./features/overview').then((m) => ({ default: m.MarketOverview })));
+
+/** Key of the overview's place (sort, filter, scroll) in its history entry. */
+const OVERVIEW_PLACE = 'overview';
+
+/** A plain left click (a new tab or window is the link's own business). */
+const plainClick = (event: MouseEvent) => event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
 
 /**
  * The shell: top bar (search, group, connection, display), the pair's header, the chart toolbar, the
@@ -39,6 +49,9 @@ export function App() {
   const savedCurrency = usePreferences((s) => s.currency);
   const saveCurrency = usePreferences((s) => s.setCurrency);
   const select = useSelection((s) => s.select);
+  const view = useSelection((s) => s.view);
+  const placeOf = useSelection((s) => s.place);
+  const keepPlace = useSelection((s) => s.keepPlace);
   const theme = usePreferences((s) => s.theme);
   const showVolume = usePreferences((s) => s.showVolume);
   const showTvl = usePreferences((s) => s.showTvl);
@@ -53,7 +66,8 @@ export function App() {
   const [compareHandle, setCompareHandle] = useState<CompareHandle | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
 
-  const resolved = useQuery({ ...resolvedSymbolQueryOptions(datafeed, symbol, group), placeholderData: keepPreviousData });
+  // The overview needs no symbol: nothing is resolved (no symbol list loaded) while it is shown.
+  const resolved = useQuery({ ...resolvedSymbolQueryOptions(datafeed, symbol, group), placeholderData: keepPreviousData, enabled: view === 'chart' });
   const current = resolved.isError ? undefined : resolved.data;
   const fresh = resolved.isPlaceholderData ? undefined : current;
   // Without a symbol in the URL, the group's deepest pool as the gateway names it (/info, a few hundred
@@ -84,11 +98,11 @@ export function App() {
   // The URL names the symbol canonically (a ticker or an empty symbol becomes the symbol's name).
   useEffect(() => {
     const data = resolved.data;
-    if (!data || resolved.isPlaceholderData) return;
+    if (!data || resolved.isPlaceholderData || view !== 'chart') return;
     if (symbol === data.info.name && group === data.info.exchange) return;
     queryClient.setQueryData(resolvedSymbolQueryOptions(datafeed, data.info.name, data.info.exchange).queryKey, data);
     select({ symbol: data.info.name, group: data.info.exchange }, { replace: true });
-  }, [resolved.data, resolved.isPlaceholderData, symbol, group, datafeed, queryClient, select]);
+  }, [resolved.data, resolved.isPlaceholderData, symbol, group, datafeed, queryClient, select, view]);
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -109,7 +123,8 @@ export function App() {
     select(next === 'usd' ? { currency: next, inverted: false } : { currency: next });
   };
 
-  const pageTitle = fresh ? `${labelOf(fresh.row)} on ${fresh.row.exchange} · Cardano DEX Charts` : 'Cardano DEX Charts';
+  const pageTitle =
+    view === 'markets' ? `Markets on ${group} · Cardano DEX Charts` : fresh ? `${labelOf(fresh.row)} on ${fresh.row.exchange} · Cardano DEX Charts` : 'Cardano DEX Charts';
   useEffect(() => {
     document.title = pageTitle;
   }, [pageTitle]);
@@ -120,13 +135,18 @@ export function App() {
     (row: SearchRow) => {
       setNotice(undefined);
       addRecent({ symbol: row.symbol, group: row.exchange });
-      select({ symbol: row.symbol, group: row.exchange });
+      select({ symbol: row.symbol, group: row.exchange, view: 'chart' });
     },
     [addRecent, select],
   );
 
   const changeGroup = async (next: string) => {
     setNotice(undefined);
+    // The overview lists any group; the chart looks for the same pair there.
+    if (view === 'markets') {
+      select({ group: next });
+      return;
+    }
     const row = current?.row;
     if (!row) {
       select({ group: next, symbol: undefined });
@@ -167,10 +187,39 @@ export function App() {
     };
   }, [compare, compareHandle, chartHandle, pair, title, usd, shownCurrency]);
 
+  const hrefOf = (next: { readonly symbol?: string | undefined; readonly group: string; readonly view: View }) =>
+    `${location.pathname}${formatSelection({ group: next.group, symbol: next.symbol, resolution, inverted, indicators, currency, view: next.view }, location.search)}`;
+  const showView = (next: View) => (event: MouseEvent) => {
+    if (!plainClick(event)) return;
+    event.preventDefault();
+    select({ view: next });
+  };
+  const overview =
+    view === 'markets' ? (
+      <Suspense
+        fallback={
+          <p className="overview__loading" role="status">
+            Loading the market overview…
+          </p>
+        }
+      >
+        <MarketOverview
+          key={group}
+          group={group}
+          onOpen={(pair) => select({ symbol: pair.symbol, group: pair.group, view: 'chart' })}
+          hrefOf={(pair) => hrefOf({ ...pair, view: 'chart' })}
+          place={placeOf(OVERVIEW_PLACE)}
+          onPlace={(place) => keepPlace(OVERVIEW_PLACE, place)}
+          // The live connection's pool budget, less the watchlist's pools and one chart.
+          livePools={Math.max(0, (info.data?.maxPoolsPerConnection ?? 50) - watchlist.length - 1)}
+        />
+      </Suspense>
+    ) : undefined;
+
   return (
     <div className="app">
       <a className="skip-link" href="#main">
-        Skip to the chart
+        {view === 'markets' ? 'Skip to the market list' : 'Skip to the chart'}
       </a>
       <header className="topbar">
         <div className="topbar__brand">
@@ -178,8 +227,16 @@ export function App() {
           <span className="topbar__name">Cardano DEX Charts</span>
           <SimulatedBadge />
         </div>
+        <nav className="views" aria-label="Views">
+          <a className="views__link" href={hrefOf({ symbol, group, view: 'chart' })} aria-current={view === 'chart' ? 'page' : undefined} onClick={showView('chart')} data-testid="view-chart">
+            Chart
+          </a>
+          <a className="views__link" href={hrefOf({ symbol, group, view: 'markets' })} aria-current={view === 'markets' ? 'page' : undefined} onClick={showView('markets')} data-testid="view-markets">
+            Markets
+          </a>
+        </nav>
         <PairSearch onSelect={pick} recent={recent} />
-        <GroupPicker value={current?.info.exchange ?? group} onChange={(next) => void changeGroup(next)} />
+        <GroupPicker value={view === 'markets' ? group : (current?.info.exchange ?? group)} onChange={(next) => void changeGroup(next)} />
         <div className="topbar__end">
           <ConnectionStatus />
           <DisplayToggles />
@@ -187,6 +244,8 @@ export function App() {
       </header>
       <div className="layout">
         <main id="main" className="main" tabIndex={-1}>
+          {/* The market overview, or the chart page below. */}
+          {overview ?? (<>
           {notice ? (
             <p className="notice" role="status" data-testid="notice">
               {notice}
@@ -273,13 +332,14 @@ export function App() {
               ) : null}
             </>
           )}
+          </>)}
         </main>
         {/* Not a landmark of its own: the watchlist inside is the region "Watchlist". */}
         <div className="sidebar">
           <Watchlist
             items={watchlist}
             {...(current ? { current: current.info.name } : {})}
-            onSelect={(item) => select({ symbol: item.symbol, group: item.group })}
+            onSelect={(item) => select({ symbol: item.symbol, group: item.group, view: 'chart' })}
             onRemove={(item) => toggleWatch(item)}
           />
         </div>

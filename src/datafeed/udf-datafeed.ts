@@ -68,8 +68,12 @@ const SYMBOL_TYPES = [
   { name: 'Spot', value: 'spot' },
 ];
 
-/** What `onTrades` follows: a resolved symbol, or pool IDs / symbol names (resolved through the symbol lists). */
-export type TradesTarget = LibrarySymbolInfo | string | readonly string[];
+/**
+ * What `onTrades` follows: a resolved symbol, pool IDs / symbol names (resolved through the symbol
+ * lists), or pool IDs the caller knows to be Aggregate pools (`{ aggregatePools }`: no lookup, e.g.
+ * the rows of an Aggregate list).
+ */
+export type TradesTarget = LibrarySymbolInfo | string | readonly string[] | { readonly aggregatePools: readonly string[] };
 
 /** The range `bars` asks for (Unix seconds, as on the wire). */
 export interface BarsRange {
@@ -374,7 +378,9 @@ export class UdfDatafeed implements IBasicDataFeed {
     const start = (pools: readonly string[]) => {
       if (!stopped && pools.length > 0) stop = live.followTrades(pools, handlers);
     };
-    if (isSymbolInfo(target)) {
+    if (isAggregatePools(target)) {
+      start(target.aggregatePools.filter((pool) => isPoolId(pool)));
+    } else if (isSymbolInfo(target)) {
       const ticker = target.ticker;
       start(streamsLive(target) && ticker !== undefined && isPoolId(ticker) ? [ticker] : []);
     } else {
@@ -435,8 +441,12 @@ function streamsLive(symbolInfo: LibrarySymbolInfo): boolean {
   return symbolInfo.listed_exchange === AGGREGATE_GROUP || symbolInfo.exchange === AGGREGATE_GROUP;
 }
 
+function isAggregatePools(target: TradesTarget): target is { readonly aggregatePools: readonly string[] } {
+  return typeof target === 'object' && 'aggregatePools' in target;
+}
+
 function isSymbolInfo(target: TradesTarget): target is LibrarySymbolInfo {
-  return typeof target === 'object' && !Array.isArray(target);
+  return typeof target === 'object' && !Array.isArray(target) && !isAggregatePools(target);
 }
 
 /** Keys of the `newest` map for a symbol: its ticker (pool ID) and its name, any case. */

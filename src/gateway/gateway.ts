@@ -2,7 +2,7 @@ import { addressRateLimit } from './address-limit';
 import type { RequestLimiter } from '../node/rate-limits';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
-import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, marketSourceResponseSchema, type DataSource } from '../shared/api/extensions';
+import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, groupStatsQuerySchema, marketSourceResponseSchema, type DataSource } from '../shared/api/extensions';
 import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo } from '../shared/api/gateway';
 import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
 import { isTokenUnit } from '../shared/ids';
@@ -48,7 +48,7 @@ const MARKET_SOURCE_TTL_MS = 5_000;
 const INFO_DEEPEST_WAIT_MS = 3000;
 
 /** The gateway's own GET routes below (relative to /gw/v1): other methods there are a 405, not a 404. */
-const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/token-info(\/[^/]+)?\/?$/, /^\/live\/?$/, UDF_GATEWAY_PATH];
+const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/group-stats\/?$/, /^\/token-info(\/[^/]+)?\/?$/, /^\/live\/?$/, UDF_GATEWAY_PATH];
 
 /** Socket address of a request served by @hono/node-server (or 'local' in-process). */
 function socketAddress(c: Context): string {
@@ -228,6 +228,34 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
           const answer = await derivation.tokenNames();
           c.header('Cache-Control', answer.complete ? 'private, max-age=600' : 'no-store');
           return c.json(answer.body);
+        } catch (error) {
+          return forwarder.failure(c, 'price', error);
+        }
+      },
+    },
+    {
+      // Over an upstream without it: the rows from symbol_info, the numbers of the rows a browser shows
+      // (`pools`) from /tokens/current through the paced queue, partial (`complete: false`) meanwhile.
+      route: EXTENSION_ROUTES.groupStats,
+      path: '/group-stats',
+      cache: { ttlMs: 5_000, browserMaxAge: 5 },
+      target: (c) => {
+        const parsed = groupStatsQuerySchema.safeParse(c.req.query());
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          return gatewayError(c, 'price', 400, issue?.message ?? 'group is required', { loc: ['query', String(issue?.path[0] ?? 'group')], type: 'value_error' });
+        }
+        const { group, pools } = parsed.data;
+        return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.groupStats}?group=${encodeURIComponent(group)}${pools === undefined ? '' : `&pools=${pools.toLowerCase()}`}`;
+      },
+      derive: async (c) => {
+        const { group, pools } = groupStatsQuerySchema.parse(c.req.query());
+        try {
+          const body = await derivation.groupStats(group, pools?.split(','));
+          if (!body) return gatewayError(c, 'price', 404, `Unknown group: ${group.slice(0, 100)}`, { loc: ['query', 'group'], type: 'not_found' });
+          // Partial while numbers are being fetched: the browser asks again soon.
+          c.header('Cache-Control', body.complete ? 'private, max-age=10' : 'no-store');
+          return c.json(body);
         } catch (error) {
           return forwarder.failure(c, 'price', error);
         }

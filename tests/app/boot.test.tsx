@@ -78,6 +78,20 @@ describe('the boot requests', () => {
     expect(takeEarly(INFO_URL)).toBeUndefined();
   });
 
+  it('ask what the market overview asks first: /info and the group\'s statistics once, and no bars', async () => {
+    const { fetchImpl, reached } = counting();
+    const page = '/?view=markets&group=MinswapV2';
+    bootRequests(page.slice(1), fetchImpl);
+    const stats = '/gw/v1/group-stats?group=MinswapV2';
+    expect(reached).toEqual([INFO_URL, stats]);
+    const app = bed.open(page, { fetchThrough: earlyFirst });
+    await waitFor(() => expect(app.getByTestId('market-overview')).toHaveAttribute('data-status', 'ready'), { timeout: 10_000 });
+    expect(reached.filter((u) => u === stats)).toHaveLength(1);
+    expect(app.fetched).not.toContain(stats);
+    expect(reached.filter((u) => u.startsWith('/gw/v1/history'))).toEqual([]);
+    expect(takeEarly(stats)).toBeUndefined();
+  });
+
   it('ask no bars before the symbol is resolved when the URL names a token ticker', () => {
     expect(firstBarsUrl({ resolution: '60' }, 'SNEK', Date.now())).toBeUndefined();
     expect(firstBarsUrl({ resolution: '60' }, SNEK, Date.now())).toMatch(/^\/gw\/v1\/history\?symbol=ADA\.SNEK_Aggregate_Pool1&resolution=60min&to=\d+&countback=300&include_tvl=true$/);

@@ -32,8 +32,10 @@ function fakeHost(search: string): UrlHost & { entries: string[]; go(to: number)
 
 describe('selection in the URL', () => {
   it('reads group, symbol and resolution with defaults and aliases', () => {
-    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60', inverted: false, indicators: '', currency: 'ada' });
-    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D', inverted: false, indicators: '', currency: 'ada' });
+    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60', inverted: false, indicators: '', currency: 'ada', view: 'chart' });
+    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D', inverted: false, indicators: '', currency: 'ada', view: 'chart' });
+    expect(parseSelection('?view=markets&group=Minswap').view).toBe('markets');
+    expect(parseSelection('?view=other').view).toBe('chart');
     expect(parseSelection('?ind=RSI14,sma,bb20-2.5,nope,sma50,vwap').indicators).toBe('sma20,bb20-2.5,vwap,rsi14');
     expect(parseSelection('?inv=1').inverted).toBe(true);
     expect(parseSelection('?inv=0').inverted).toBe(false);
@@ -48,7 +50,7 @@ describe('selection in the URL', () => {
   });
 
   it('writes a shareable query string that reads back the same', () => {
-    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60', inverted: false, indicators: '', currency: 'ada' as const };
+    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60', inverted: false, indicators: '', currency: 'ada', view: 'chart' } as const;
     const search = formatSelection(selection, '?utm=x');
     expect(search).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&utm=x');
     expect(parseSelection(search)).toEqual(selection);
@@ -59,6 +61,25 @@ describe('selection in the URL', () => {
     expect(formatSelection(usd, '?cur=ada&utm=x')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&cur=usd&utm=x');
     expect(parseSelection(formatSelection(usd))).toEqual(usd);
     expect(formatSelection(selection, '?cur=usd')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60');
+    const markets = { ...selection, symbol: undefined, view: 'markets' } as const;
+    expect(formatSelection(markets, '?view=chart&utm=x')).toBe('?group=Aggregate&res=60&view=markets&utm=x');
+    expect(parseSelection(formatSelection(markets))).toEqual(markets);
+  });
+
+  it('keeps a screen’s place in its history entry: a new entry starts without one, Back finds it, a rewrite keeps it', () => {
+    window.history.replaceState(null, '', '/?view=markets');
+    const store = createSelectionStore(window);
+    expect(store.getState().place('overview')).toBeUndefined();
+    store.getState().keepPlace('overview', { offset: 440 });
+    store.getState().keepPlace('other', 1);
+    expect(store.getState().place('overview')).toEqual({ offset: 440 });
+    expect(window.location.search).toBe('?view=markets');
+    store.getState().select({ view: 'chart', symbol: 'ADA.SNEK_Aggregate_Pool1' });
+    expect(window.location.search).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60');
+    expect(store.getState().place('overview')).toBeUndefined();
+    store.getState().keepPlace('chart', 'x');
+    store.getState().select({ resolution: '5' }, { replace: true });
+    expect(store.getState().place('chart')).toBe('x');
   });
 
   it('pushes a history entry per change, replaces on request, and follows popstate', () => {

@@ -222,6 +222,19 @@ describe('onTrades', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('follows pool IDs known to be Aggregate pools without looking them up in the symbol lists', async () => {
+    const { datafeed, fetched } = feed();
+    const events: TradeEvent[] = [];
+    const stop = datafeed.onTrades({ aggregatePools: [pool(0).poolId, pool(2).poolId, 'not a pool'] }, (event) => events.push(event));
+    await vi.waitFor(() => expect(datafeed.liveStatus).toMatchObject({ state: 'live', pools: [pool(0).poolId, pool(2).poolId].sort() }));
+    await forceTradesOn(h.tp.runtime, [pool(2)], h.tp.nowSeconds());
+    await vi.waitFor(() => expect(events.length).toBeGreaterThan(0));
+    expect(events.every((e) => e.pool_id === pool(2).poolId)).toBe(true);
+    expect(fetched.filter((url) => url.includes('/symbol_info'))).toEqual([]);
+    stop();
+    await vi.waitFor(() => expect(datafeed.liveStatus.state).toBe('idle'));
+  });
+
   it('warns about names that are not Aggregate symbols and follows nothing for them', async () => {
     const { datafeed, sources, warnings } = feed();
     const dex = (await busiestPools(h.tp.runtime)).dexPool;

@@ -2,6 +2,7 @@ import { toWireResolution } from '../../datafeed/resolution-map';
 import { gatewayUrl, historySymbol, lastBarsQuery } from '../../datafeed/urls';
 import { GATEWAY_PREFIX } from '../../shared/api/gateway-prefix';
 import { firstPage } from '../features/chart/lib/first-page';
+import { groupStatsUrl } from '../features/overview/lib/group-stats-url';
 import { provisionalSymbolInfo } from '../lib/provisional-symbol';
 import type { FetchLike } from '../../datafeed';
 import { deepestOf } from '../lib/deepest';
@@ -35,7 +36,8 @@ function deepestIn(body: unknown): Record<string, string> | undefined {
 
 /**
  * Asks, for the page at `search`, what the first chart needs: /info, and the first bars of the URL's
- * pair, or of the group's deepest pair once /info names it. The answers wait for the app (early-requests.ts).
+ * pair, or of the group's deepest pair once /info names it; for the market overview (`view=markets`),
+ * /info and the group's statistics. The answers wait for the app (early-requests.ts).
  */
 export function bootRequests(search: string, fetchImpl?: FetchLike, nowMs: () => number = Date.now): void {
   const selection = parseSelection(search);
@@ -44,6 +46,11 @@ export function bootRequests(search: string, fetchImpl?: FetchLike, nowMs: () =>
     if (url !== undefined) startEarly(url, fetchImpl);
   };
   const info = startEarly(INFO_URL, fetchImpl);
+  // The market overview draws no chart: its one request is the group's statistics.
+  if (selection.view === 'markets') {
+    startEarly(groupStatsUrl(selection.group), fetchImpl);
+    return;
+  }
   if (selection.symbol !== undefined) {
     firstBars(selection.symbol);
     return;

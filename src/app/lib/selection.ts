@@ -24,7 +24,12 @@ export interface Selection {
   readonly indicators: string;
   /** Prices in ADA (default) or in USD (lib/usd; ADA pairs only, not inverted). URL: `cur=usd`. */
   readonly currency: Currency;
+  /** The screen: the pair's chart (default), or the market overview of the group (URL: `view=markets`). */
+  readonly view: View;
 }
+
+/** The app's screens: a pair's chart, or the list of a group's pairs. */
+export type View = 'chart' | 'markets';
 
 export const DEFAULT_RESOLUTION: ResolutionString = '60';
 
@@ -60,7 +65,8 @@ export function parseSelection(search: string): Selection {
   const inverted = params.get('inv') === '1';
   const indicators = formatIndicators(parseIndicators(params.get('ind')));
   const currency: Currency = params.get('cur')?.trim().toLowerCase() === 'usd' ? 'usd' : 'ada';
-  return { group, symbol, resolution, inverted, indicators, currency };
+  const view: View = params.get('view') === 'markets' ? 'markets' : 'chart';
+  return { group, symbol, resolution, inverted, indicators, currency, view };
 }
 
 /** The query string of a selection (group, symbol, res first), keeping unrelated parameters of `base`. */
@@ -72,10 +78,11 @@ export function formatSelection(selection: Selection, base = ''): string {
   if (selection.inverted) params.set('inv', '1');
   if (selection.indicators !== '') params.set('ind', selection.indicators);
   if (selection.currency === 'usd') params.set('cur', 'usd');
-  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind', 'cur'].includes(name)) params.append(name, value);
+  if (selection.view === 'markets') params.set('view', 'markets');
+  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind', 'cur', 'view'].includes(name)) params.append(name, value);
   return `?${params.toString()}`;
 }
 
 export function sameSelection(a: Selection, b: Selection): boolean {
-  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators && a.currency === b.currency;
+  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators && a.currency === b.currency && a.view === b.view;
 }

@@ -1,7 +1,7 @@
-import type { Liquidity, TokenNames } from '../../shared/api/extensions';
+import type { GroupStats, Liquidity, TokenNames } from '../../shared/api/extensions';
 import { groupsResponseSchema } from '../../shared/api/groups';
 import { symbolInfoResponseSchema, symbolInfoRows, type SymbolInfoRow } from '../../shared/api/symbol-info';
-import { tokenStatsSchema } from '../../shared/api/tokens';
+import { tokenStatsSchema, type TokenStats } from '../../shared/api/tokens';
 import { AGGREGATE_GROUP } from '../../shared/groups';
 import { displayAssetName, splitTokenUnit } from '../../shared/ids';
 import { parseSymbolName } from '../../shared/symbols';
@@ -13,6 +13,8 @@ export interface SpecDerivationOptions {
   /** How long symbol lists and TVLs are reused before they are fetched again. */
   readonly catalogTtlMs: number;
   readonly tvlTtlMs: number;
+  /** How long a pool's statistics (/tokens/current) fetched for the rows a browser shows are reused (default 60 s). */
+  readonly statsTtlMs?: number;
   readonly now?: () => number;
   readonly log?: (line: string) => void;
 }
@@ -31,7 +33,10 @@ interface Known {
 const RETRY_AFTER_FAILURE_MS = 30_000;
 
 /** Priorities in the paced queue: what a browser waits for first, background TVLs last. */
-const PRIORITY = { groups: 3, catalog: 2, tvl: 1, price: 1 } as const;
+const PRIORITY = { groups: 3, catalog: 2, shown: 2, tvl: 1, price: 1 } as const;
+
+/** Above this many requests waiting, rows shown are not queued (the browser asks again while they lack numbers). */
+const SHOWN_BACKLOG = 200;
 
 const pairKey = (row: SymbolInfoRow) => `${row.baseCurrency.toLowerCase()}|${row.currency.toLowerCase()}`;
 
@@ -47,12 +52,16 @@ const pairKey = (row: SymbolInfoRow) => `${row.baseCurrency.toLowerCase()}|${row
  *   pair deep also brings it to every DEX), `candidatesPerGroup` per group, Aggregate first; a token/
  *   token pair's TVL is valued in ADA with /tokens/current?policy= of its base. A group's liquidity
  *   lists the candidates whose TVL is known so far; the deepest is the deepest among them.
+ * - **A group's statistics** (`/group-stats`): the rows from symbol_info, and the numbers of the rows
+ *   a browser shows (`pools`) from one /tokens/current each, fetched when asked and reused for
+ *   `statsTtlMs`; the rest of the rows carry what is known (a candidate's TVL) or null.
  */
 export class SpecDerivation {
   private groupNames: { names: readonly string[]; at: number } | undefined;
   private readonly catalogs = new Map<string, Catalog>();
   private readonly tvl = new Map<string, Known>();
   private readonly adaPrice = new Map<string, Known>();
+  private readonly stats = new Map<string, { readonly value: TokenStats; readonly at: number }>();
   private refreshing: Promise<void> | undefined;
   private lastRefresh = -Infinity;
 
@@ -187,6 +196,76 @@ export class SpecDerivation {
       body.tvl_ada.push(this.adaValue(row, known.value));
     }
     return { body, complete: this.refreshing === undefined };
+  }
+
+  /**
+   * A group's rows (only `pools`, when given) with the numbers known so far (undefined: no such
+   * group). Fetches, through the paced queue and without waiting for them, the statistics of the
+   * `pools` rows that have none or old ones. `complete` when every row answered has its numbers.
+   */
+  async groupStats(group: string, pools?: readonly string[]): Promise<GroupStats | undefined> {
+    const canonical = await this.canonical(group);
+    if (canonical === undefined) return undefined;
+    const rows = await this.catalog(canonical);
+    void this.refresh();
+    let selected = rows;
+    if (pools) {
+      const wanted = new Set(pools.map((p) => p.toLowerCase()));
+      selected = rows.filter((row) => wanted.has(row.ticker.toLowerCase()));
+      for (const row of selected) {
+        if (this.paced.backlog > SHOWN_BACKLOG) break;
+        this.measureStats(row).catch((error: unknown) => {
+          this.options.log?.(`gateway: statistics of ${row.ticker.slice(0, 16)}… from the upstream's /tokens/current failed: ${error instanceof Error ? error.message : String(error)}`);
+        });
+      }
+    }
+    const body: GroupStats = { s: 'ok', group: canonical, complete: true, ticker: [], symbol: [], base: [], quote: [], price: [], change_24h: [], volume_24h: [], tvl: [], tvl_ada: [] };
+    for (const row of selected) {
+      const id = row.ticker.toLowerCase();
+      const stats = this.stats.get(id)?.value;
+      const tvl = stats?.current_tvl ?? this.tvl.get(id)?.value;
+      const adaPrice = row.baseCurrency === '' ? 1 : this.adaPrice.get(row.baseCurrency.toLowerCase())?.value;
+      body.ticker.push(row.ticker);
+      body.symbol.push(row.symbol);
+      body.base.push(row.baseCurrency);
+      body.quote.push(row.currency);
+      body.price.push(stats?.current_price ?? null);
+      body.change_24h.push(stats?.daily_price_change ?? null);
+      body.volume_24h.push(stats?.daily_volume ?? null);
+      body.tvl.push(tvl ?? null);
+      body.tvl_ada.push(tvl === undefined || adaPrice === undefined ? null : tvl * adaPrice);
+      if (!stats || adaPrice === undefined) body.complete = false;
+    }
+    return body;
+  }
+
+  /** Fetches a pool's statistics (and its base's ADA price for a token/token pair) unless fresh, ahead of the TVL round. */
+  private async measureStats(row: SymbolInfoRow): Promise<void> {
+    const id = row.ticker.toLowerCase();
+    const known = this.stats.get(id);
+    if (!known || this.now() - known.at >= (this.options.statsTtlMs ?? 60_000)) {
+      try {
+        const stats = await this.paced.get(`/api/v1/tokens/current?pool=${encodeURIComponent(row.ticker)}`, tokenStatsSchema, PRIORITY.shown);
+        this.stats.set(id, { value: stats, at: this.now() });
+        this.tvl.set(id, { value: stats.current_tvl, at: this.now() });
+      } catch (error) {
+        // A pool gone since the symbol list was fetched has no numbers.
+        if (error instanceof UpstreamStatusError && error.status === 404) return;
+        throw error;
+      }
+    }
+    const base = row.baseCurrency.toLowerCase();
+    if (base === '') return;
+    const price = this.adaPrice.get(base);
+    if (price && this.now() - price.at < this.options.tvlTtlMs) return;
+    try {
+      const stats = await this.paced.get(`/api/v1/tokens/current?policy=${encodeURIComponent(base)}`, tokenStatsSchema, PRIORITY.shown);
+      this.adaPrice.set(base, { value: stats.current_price, at: this.now() });
+    } catch (error) {
+      // A base without an ADA pair (404) is valued at 0, as the service's route does.
+      if (!(error instanceof UpstreamStatusError && error.status === 404)) throw error;
+      this.adaPrice.set(base, { value: 0, at: this.now() });
+    }
   }
 
   /** The deepest pool known so far of each group (TVL in ADA); starts a refresh round. */

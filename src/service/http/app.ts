@@ -149,4 +149,4 @@ const KNOWN_PATHS = [
   /^\/api\/v1\/tokens\/logo\/[^/]+$/,
 ];
 
-const EXTENSION_PATHS = [/^\/udf\/(config|time|symbols|symbol_info|search|history)\/?$/, /^\/api\/x\/?$/, /^\/api\/x\/(liquidity|deepest|token-info|trades|pair-pools|market)\/?$/, /^\/api\/x\/token-info\/[^/]+$/];
+const EXTENSION_PATHS = [/^\/udf\/(config|time|symbols|symbol_info|search|history)\/?$/, /^\/api\/x\/?$/, /^\/api\/x\/(liquidity|deepest|token-info|trades|pair-pools|market|group-stats)\/?$/, /^\/api\/x\/token-info\/[^/]+$/];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { priceErrorSchema, tokenErrorSchema } from '../../shared/api/errors';
-import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesQuerySchema, tradesResponseSchema, pairPoolsQuerySchema, pairPoolsResponseSchema } from '../../shared/api/extensions';
+import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesQuerySchema, tradesResponseSchema, pairPoolsQuerySchema, pairPoolsResponseSchema, groupStatsQuerySchema, groupStatsSchema } from '../../shared/api/extensions';
 import { groupsResponseSchema } from '../../shared/api/groups';
 import { udfConfigSchema, udfHistoryQuerySchema, udfHistoryResponseSchema, udfSearchItemSchema, udfSearchQuerySchema, udfSymbolInfoQuerySchema, udfSymbolSchema, udfSymbolsQuerySchema } from '../../shared/api/udf';
 import { historyQuerySchema, historyResponseSchema } from '../../shared/api/history';
@@ -208,6 +208,31 @@ export function openApiDocument(): object {
         summary: 'Where an Aggregate comes from: its pair’s DEX pools with TVL share, price deviation and 24 h volume',
         requestParams: { query: pairPoolsQuerySchema },
         responses: { '200': json(pairPoolsResponseSchema, 'The Aggregate and its pools, deepest first.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/api/x/group-stats': get({
+        tags: ['Extensions'],
+        summary: 'Every pair of a group with price, 24 h change, 24 h volume and TVL (a market overview), in one request',
+        description:
+          'Columnar, one entry per symbol of the group; the numbers equal /api/v1/tokens/current’s for the same pool (`price` = current_price, `change_24h` = daily_price_change, `volume_24h` = daily_volume, `tvl` = current_tvl). ' +
+          'The 24 h reference prices and volumes are at most 10 s old. `pools` names the rows wanted (up to 100). A gateway deriving the answer from spec endpoints leaves numbers it has not learnt yet null and says `complete: false`.',
+        requestParams: { query: groupStatsQuerySchema },
+        responses: {
+          '200': json(groupStatsSchema, 'The group’s rows.', {
+            s: 'ok',
+            group: 'Aggregate',
+            complete: true,
+            ticker: [EXAMPLE_POOL],
+            symbol: ['ADA.SNEK_Aggregate_Pool1'],
+            base: [''],
+            quote: [EXAMPLE_TOKEN],
+            price: [0.00371],
+            change_24h: [-2.4],
+            volume_24h: [182000.5],
+            tvl: [4000800],
+            tvl_ada: [4000800],
+          }),
+          ...errors('price', PRICE_ERRORS),
+        },
       }),
       '/api/x/trades': get({
         tags: ['Extensions'],

@@ -21,7 +21,7 @@ export function marketLiquidity(market: Market, group: string | undefined): Liqu
 }
 
 /** ADA per whole unit of a pool's base token: 1 for ADA, the base's Aggregate price against ADA, else 0. */
-function adaPerBase(market: Market, pool: Pool): number {
+export function adaPerBase(market: Market, pool: Pool): number {
   const base = pool.pair.base;
   if (base.unit === '') return 1;
   const adaPair = market.pairs.get(pairKey('', base.unit));

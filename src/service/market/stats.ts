@@ -4,7 +4,8 @@ import type { TradeStore } from '../store/ports';
 import { isAggregate, poolPrice, poolTvl, type Pool } from './model';
 
 const HOUR = 3600;
-const DAY = 86_400;
+/** The window of the daily statistics, seconds. */
+export const DAY = 86_400;
 
 /**
  * Statistics of a pool (or Aggregate pool) at `now` (decisions "Units and denominations"): price and
@@ -22,7 +23,7 @@ export async function poolStats(pool: Pool, trades: TradeStore, now: number): Pr
     trades.volumeSince(pool.id, aggregate, now - HOUR),
     trades.volumeSince(pool.id, aggregate, now - DAY),
   ]);
-  const change = (from: number) => (from > 0 ? (price / from - 1) * 100 : 0);
+  const change = (from: number) => priceChange(price, from);
   return {
     current_price: price,
     current_tvl: tvl,
@@ -33,4 +34,9 @@ export async function poolStats(pool: Pool, trades: TradeStore, now: number): Pr
     daily_tvl_change: tvl - dayAgo.tvl,
     daily_volume: dayVolume / VOLUME_SCALE,
   };
+}
+
+/** Percent change of a price from an earlier one (0 when the earlier one is not positive). */
+export function priceChange(price: number, from: number): number {
+  return from > 0 ? (price / from - 1) * 100 : 0;
 }

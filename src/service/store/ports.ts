@@ -84,6 +84,13 @@ export interface TradeRecord {
   readonly aggTvl: number;
 }
 
+/** A series' price as of the start of a window and the volume traded in it (`TradeStore.windowStats`). */
+export interface WindowStats {
+  readonly price: number | undefined;
+  /** Millionths of a whole base unit. */
+  readonly volume: number;
+}
+
 /** Raw bar rows as read for /history: columns t, o, h, l, c, v (millionths), tvl. */
 export type BarRow = [number, number, number, number, number, number, number];
 
@@ -179,6 +186,12 @@ export interface TradeStore {
   stateAt(series: number, aggregate: boolean, at: number): Promise<{ price: number; tvl: number } | undefined>;
   /** Sum of volume (millionths) of a series' trades with block_time > since. */
   volumeSince(series: number, aggregate: boolean, since: number): Promise<number>;
+  /**
+   * `stateAt(series, since).price` and `volumeSince(series, since)` of many series at once, in one
+   * query (a group's 24 h statistics: thousands of series). Every series asked is in the map; `price`
+   * is undefined for a series without trades.
+   */
+  windowStats(series: readonly number[], aggregate: boolean, since: number): Promise<Map<number, WindowStats>>;
   count(): Promise<number>;
   /**
    * Stored trades in ingest order with their position in it (`seq`, increasing), optionally only one

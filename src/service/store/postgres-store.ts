@@ -18,6 +18,7 @@ import {
   type StoredKey,
   type TradeRecord,
   type TradeStore,
+  type WindowStats,
 } from './ports';
 
 /**
@@ -205,6 +206,23 @@ class PgTradeStore implements TradeStore {
   async volumeSince(series: number, aggregate: boolean, since: number): Promise<number> {
     const { rows } = await this.db.query(`SELECT coalesce(sum(volume), 0) AS v FROM trades WHERE ${aggregate ? 'agg' : 'pool'} = $1 AND block_time > $2`, [series, Math.floor(since)]);
     return num(rows[0]?.v ?? 0);
+  }
+
+  async windowStats(series: readonly number[], aggregate: boolean, since: number): Promise<Map<number, WindowStats>> {
+    const column = aggregate ? 'agg' : 'pool';
+    const prefix = aggregate ? 'agg_' : '';
+    // Per series, the queries of stateAt (price) and volumeSince, over one array parameter.
+    const { rows } = await this.db.query(
+      `SELECT s.id AS series,
+         coalesce(
+           (SELECT ${prefix}price FROM trades WHERE ${column} = s.id AND block_time <= $2 ORDER BY block_time DESC, seq DESC LIMIT 1),
+           (SELECT ${prefix}prev_price FROM trades WHERE ${column} = s.id AND block_time > $2 ORDER BY block_time, seq LIMIT 1)
+         ) AS price,
+         (SELECT coalesce(sum(volume), 0) FROM trades WHERE ${column} = s.id AND block_time > $2) AS volume
+       FROM unnest($1::integer[]) AS s(id)`,
+      [series, Math.floor(since)],
+    );
+    return new Map(rows.map((r) => [num(r.series), { price: r.price === null || r.price === undefined ? undefined : num(r.price), volume: num(r.volume) }]));
   }
 
   async count(): Promise<number> {

@@ -20,6 +20,7 @@ import type {
   TokenRow,
   TradeRecord,
   TradeStore,
+  WindowStats,
 } from './ports';
 
 /** The store on SQLite (better-sqlite3): every port of `ports.ts`, each call completing at once. */
@@ -102,6 +103,16 @@ class SqliteTradeStore implements TradeStore {
          WHERE ${series} = ? AND block_time > ? ORDER BY block_time, seq LIMIT 1`,
       ),
       volume: db.prepare<[number, number], { v: number | null }>(`SELECT sum(volume) AS v FROM trades WHERE ${series} = ? AND block_time > ?`),
+      // One pass over a JSON array of series: per series, the queries of stateAt (price) and volumeSince.
+      window: db.prepare<[{ ids: string; since: number }], { series: number; price: number | null; volume: number | null }>(
+        `SELECT s.value AS series,
+           coalesce(
+             (SELECT ${prefix}price FROM trades WHERE ${series} = s.value AND block_time <= @since ORDER BY block_time DESC, seq DESC LIMIT 1),
+             (SELECT ${prefix}prev_price FROM trades WHERE ${series} = s.value AND block_time > @since ORDER BY block_time, seq LIMIT 1)
+           ) AS price,
+           (SELECT sum(volume) FROM trades WHERE ${series} = s.value AND block_time > @since) AS volume
+         FROM json_each(@ids) AS s`,
+      ),
     });
     this.poolStats = statsFor('pool', '');
     this.aggStats = statsFor('agg', 'agg_');
@@ -127,6 +138,11 @@ class SqliteTradeStore implements TradeStore {
 
   volumeSince(series: number, aggregate: boolean, since: number): Promise<number> {
     return Promise.resolve((aggregate ? this.aggStats : this.poolStats).volume.get(series, since)?.v ?? 0);
+  }
+
+  windowStats(series: readonly number[], aggregate: boolean, since: number): Promise<Map<number, WindowStats>> {
+    const rows = (aggregate ? this.aggStats : this.poolStats).window.all({ ids: JSON.stringify(series), since });
+    return Promise.resolve(new Map(rows.map((r) => [r.series, { price: r.price ?? undefined, volume: r.volume ?? 0 }])));
   }
 
   count(): Promise<number> {

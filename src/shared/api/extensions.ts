@@ -23,6 +23,8 @@ export const EXTENSION_ROUTES = {
   pairPools: 'pair-pools',
   /** `GET /api/x/market`: where this service's trades come from (simulator, chain, imports only). */
   market: 'market',
+  /** `GET /api/x/group-stats?group=`: every pair of a group with price, 24 h change and volume, TVL (the market overview). */
+  groupStats: 'group-stats',
 } as const;
 export type ExtensionRoute = (typeof EXTENSION_ROUTES)[keyof typeof EXTENSION_ROUTES];
 
@@ -190,3 +192,60 @@ export const pairPoolsResponseSchema = z.strictObject({
   pools: z.array(pairPoolSchema),
 });
 export type PairPoolsResponse = z.infer<typeof pairPoolsResponseSchema>;
+
+/** Most pools one `GET /api/x/group-stats?pools=` names (a screen of rows, with room). */
+export const GROUP_STATS_MAX_POOLS = 100;
+
+/** Query of `GET /api/x/group-stats`. */
+export const groupStatsQuerySchema = z.object({
+  group: z.string({ error: 'group is required' }).min(1, 'group is required').meta({ description: 'A group of /api/v1/groups (any case).', example: 'Aggregate' }),
+  pools: z
+    .string()
+    .regex(
+      new RegExp(`^(?:[0-9a-fA-F]{2}){1,64}(?:,(?:[0-9a-fA-F]{2}){1,64}){0,${GROUP_STATS_MAX_POOLS - 1}}$`),
+      `pools must be up to ${GROUP_STATS_MAX_POOLS} hex pool IDs, comma-separated`,
+    )
+    .optional()
+    .meta({ description: `Only these pools of the group (up to ${GROUP_STATS_MAX_POOLS}, comma-separated; others are left out): the rows a screen shows.` }),
+});
+export type GroupStatsQuery = z.infer<typeof groupStatsQuerySchema>;
+
+/** A column of numbers where null means "not known (yet)": a gateway deriving them fills rows as it learns them. */
+const knownNumbers = z.array(z.number().nullable());
+
+/**
+ * `GET /api/x/group-stats?group=<group>`: every symbol of a group with what a market overview sorts
+ * by, in one request. Columnar like symbol_info; the numbers are those of /api/v1/tokens/current for
+ * the same pool (`price` = current_price, `change_24h` = daily_price_change, `volume_24h` =
+ * daily_volume, `tvl` = current_tvl), and `tvl_ada` the TVL valued in ADA as /api/x/liquidity's.
+ */
+export const groupStatsSchema = z
+  .strictObject({
+    s: z.literal('ok'),
+    /** The group's canonical name. */
+    group: z.string(),
+    /** Every row has its numbers (false: some are null, still being fetched; ask again for the rows shown). */
+    complete: z.boolean(),
+    /** Pool IDs. */
+    ticker: z.array(z.string()),
+    /** Symbol names (`ADA.SNEK_Aggregate_Pool1`). */
+    symbol: z.array(z.string()),
+    /** Token units of the pair ('' for ADA), as symbol_info's base-currency and currency. */
+    base: z.array(z.string()),
+    quote: z.array(z.string()),
+    /** Whole base units per whole quote unit. */
+    price: knownNumbers,
+    /** Percent change of the price over 24 h. */
+    change_24h: knownNumbers,
+    /** Base volume of the last 24 h, whole units. */
+    volume_24h: knownNumbers,
+    /** TVL in whole base units. */
+    tvl: knownNumbers,
+    /** TVL valued in ADA (0 when the base has no ADA price). */
+    tvl_ada: knownNumbers,
+  })
+  .refine(
+    (b) => [b.symbol, b.base, b.quote, b.price, b.change_24h, b.volume_24h, b.tvl, b.tvl_ada].every((column) => column.length === b.ticker.length),
+    'every column must have one entry per ticker',
+  );
+export type GroupStats = z.infer<typeof groupStatsSchema>;

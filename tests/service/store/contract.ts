@@ -157,6 +157,27 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       expect(await s.bars.all()).toEqual(incremental);
     });
 
+    it('answers windowStats for many series at once as stateAt and volumeSince answer them one by one', async () => {
+      const s = await open();
+      await s.commit(structure());
+      // Two trades in the same second on pool 2 (ingest order decides), one before and one after on pool 3.
+      await s.commit(withBars([trade('w1', 2, T, 1, 1.1, 2), trade('w2', 2, T, 1.1, 1.15, 1), trade('w3', 3, T + 30, 1.15, 1.3, 4)]));
+      await s.commit(withBars([trade('w4', 2, T + 90, 1.3, 0.95, 6)]));
+      for (const since of [T - 100, T - 0.5, T, T + 0.5, T + 30, T + 60, T + 90, T + 1000]) {
+        for (const [series, aggregate] of [[[2, 3, 99], false], [[1, 99], true]] as const) {
+          const window = await s.trades.windowStats(series, aggregate, since);
+          expect([...window.keys()].sort(), `since ${since}`).toEqual([...series].sort());
+          for (const id of series) {
+            const state = await s.trades.stateAt(id, aggregate, since);
+            expect(window.get(id), `series ${id} since ${since}`).toEqual({ price: state?.price, volume: await s.trades.volumeSince(id, aggregate, since) });
+          }
+        }
+      }
+      expect(await s.trades.windowStats([2], false, T)).toEqual(new Map([[2, { price: 1.15, volume: 6 * VOLUME_SCALE }]]));
+      expect(await s.trades.windowStats([99], true, T)).toEqual(new Map([[99, { price: undefined, volume: 0 }]]));
+      expect((await s.trades.windowStats([], true, T)).size).toBe(0);
+    });
+
     it('applies a batch whole or not at all: a failing batch leaves no trade, bar, reserve or meta of it', async () => {
       const s = await open();
       await s.commit(structure());

@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
-import { EXTENSION_ROUTES, liquidityQuerySchema, pairPoolsQuerySchema, tradesQuerySchema, type PairPoolsResponse, type Deepest, type ExtensionIndex, type MarketSourceResponse, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
+import { EXTENSION_ROUTES, groupStatsQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, tradesQuerySchema, type PairPoolsResponse, type Deepest, type ExtensionIndex, type MarketSourceResponse, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { VOLUME_SCALE } from '../../store/bar-batch';
 import type { TradeStore } from '../../store/ports';
 import { ALL_GROUPS } from '../../../shared/groups';
 import { isTokenUnit } from '../../../shared/ids';
+import { GroupStatsSource } from '../../market/group-stats';
 import { marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
 import { poolPrice, poolTvl, type Market } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
@@ -23,6 +24,8 @@ export interface ExtensionRoutesOptions extends GuardOptions {
 
 /** Depth moves slowly: a ten-second-old ranking is fine for picking a default pair. */
 const DEEPEST_TTL_MS = 10_000;
+/** A group's 24 h reference prices and volumes are reused this long (an overview's list; live trades move the rows shown). */
+const GROUP_STATS_TTL_MS = 10_000;
 
 /**
  * Our extension routes under /api/x (src/shared/api/extensions.ts): answers the spec's endpoints
@@ -45,6 +48,17 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     const body = marketLiquidity(market, parsed.data.group);
     if (!body) return priceError(c, 404, `Unknown group: ${echo(parsed.data.group)} (known: ${ALL_GROUPS.join(', ')})`);
     c.header('Cache-Control', 'private, max-age=30');
+    return c.json(body);
+  });
+
+  const groupStats = new GroupStatsSource({ market, symbols: options.symbols, trades: options.trades, nowMs, ttlMs: GROUP_STATS_TTL_MS });
+  app.get(`/${EXTENSION_ROUTES.groupStats}`, auth, async (c) => {
+    const parsed = groupStatsQuerySchema.safeParse(c.req.query());
+    if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'group is required');
+    const { group, pools } = parsed.data;
+    const body = await groupStats.stats(group, pools?.split(','));
+    if (!body) return priceError(c, 404, `Unknown group: ${echo(group)} (known: ${ALL_GROUPS.join(', ')})`);
+    c.header('Cache-Control', 'private, max-age=10');
     return c.json(body);
   });
 

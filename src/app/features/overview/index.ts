@@ -1,0 +1,3 @@
+/** The market overview: loaded as a chunk of its own (app.tsx imports it with React.lazy). */
+export { MarketOverview, type MarketOverviewProps, type OverviewPair } from './components/market-overview';
+export type { OverviewPlace } from './lib/rows';
