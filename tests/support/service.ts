@@ -110,7 +110,8 @@ async function open(dataDir: string, ownsDir: boolean, clock: TestClock, options
     if (sent !== null && !headers.has('Authorization')) headers.set('Authorization', `Bearer ${sent}`);
     const response = await runtime.app.request(path, { ...rest, headers });
     // Every answer must be one the OpenAPI document describes (streams: by status and content type).
-    const problem = await undescribed(rest.method ?? 'GET', path, response);
+    // Judged by the path the app saw: app.request parses it as a URL (dot segments resolved, no fragment).
+    const problem = await undescribed(rest.method ?? 'GET', new URL(path, 'http://localhost').pathname, response);
     if (problem !== undefined) throw new Error(`Not described by /openapi.json: ${problem}`);
     return response;
   };
