@@ -228,8 +228,9 @@ describe('onTrades', () => {
     const stop = datafeed.onTrades({ aggregatePools: [pool(0).poolId, pool(2).poolId, 'not a pool'] }, (event) => events.push(event));
     await vi.waitFor(() => expect(datafeed.liveStatus).toMatchObject({ state: 'live', pools: [pool(0).poolId, pool(2).poolId].sort() }));
     await forceTradesOn(h.tp.runtime, [pool(2)], h.tp.nowSeconds());
-    await vi.waitFor(() => expect(events.length).toBeGreaterThan(0));
-    expect(events.every((e) => e.pool_id === pool(2).poolId)).toBe(true);
+    await vi.waitFor(() => expect(events.some((e) => e.pool_id === pool(2).poolId)).toBe(true));
+    // Pool 0 may trade meanwhile (an earlier test's trades): only the two followed pools are heard.
+    expect(events.filter((e) => e.pool_id !== pool(0).poolId && e.pool_id !== pool(2).poolId)).toEqual([]);
     expect(fetched.filter((url) => url.includes('/symbol_info'))).toEqual([]);
     stop();
     await vi.waitFor(() => expect(datafeed.liveStatus.state).toBe('idle'));
