@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { groupStatsSchema, type GroupStats } from '../../src/shared/api/extensions';
 import { tokenStatsSchema } from '../../src/shared/api/tokens';
 import { ensureDefined } from '../support/ensure';
-import { forceTradesOn } from '../support/market';
+import { aggregatesByActivity, forceTradesOn } from '../support/market';
 import { appTestBed, chartReady, urlParams } from './render-app';
 
 /** The market overview (features/overview) on the in-process platform: the real service and gateway. */
@@ -158,6 +158,28 @@ describe('market overview', () => {
     await forceTradesOn(bed.tp.runtime, [pool], bed.tp.nowSeconds() + 1);
     const stats = tokenStatsSchema.parse(await (await bed.tp.fetch(`/gw/v1/tokens/current?pool=${pool}`)).json());
     expect(String(stats.current_price)).not.toBe(before);
+    await waitFor(() => expect(within(ensureDefined(rows()[0])).getByTestId('overview-price')).toHaveAttribute('data-value', String(stats.current_price)), { timeout: 10_000 });
+    expect(within(ensureDefined(rows()[0])).getByTestId('overview-tvl')).toHaveAttribute('data-value', String(stats.current_tvl));
+  });
+
+  it('shows what a pair traded while off screen once its row comes on screen (before the list is fetched again)', async () => {
+    const user = userEvent.setup();
+    bed.open('/?view=markets&group=Aggregate');
+    await ready();
+    await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'live'), { timeout: 10_000 });
+    // A busy pair whose row is not on screen, so not followed live.
+    const body = await groupStats('Aggregate');
+    const onScreen = new Set(rows().map((row) => row.dataset.pool?.toLowerCase()));
+    const target = ensureDefined((await aggregatesByActivity(bed.tp.runtime)).find((p) => !onScreen.has(p.poolId.toLowerCase()) && body.ticker.includes(p.poolId)));
+    const pool = target.poolId;
+    const far = ensureDefined(body.symbol[body.ticker.indexOf(pool)]);
+    expect(symbolsShown()).not.toContain(far);
+    await forceTradesOn(bed.tp.runtime, [pool], bed.tp.nowSeconds() + 1);
+    const stats = tokenStatsSchema.parse(await (await bed.tp.fetch(`/gw/v1/tokens/current?pool=${pool}`)).json());
+    expect(stats.current_price).not.toBe(body.price[body.symbol.indexOf(far)]);
+    // It comes on screen (filtered by its pool ID): its numbers are the pair's now, not the list's.
+    await user.type(screen.getByRole('searchbox', { name: 'Filter pairs' }), pool);
+    await waitFor(() => expect(symbolsShown()).toEqual([far]));
     await waitFor(() => expect(within(ensureDefined(rows()[0])).getByTestId('overview-price')).toHaveAttribute('data-value', String(stats.current_price)), { timeout: 10_000 });
     expect(within(ensureDefined(rows()[0])).getByTestId('overview-tvl')).toHaveAttribute('data-value', String(stats.current_tvl));
   });

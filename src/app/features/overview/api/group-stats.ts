@@ -19,17 +19,24 @@ export function groupStatsQueryOptions(api: GatewayClient, group: string) {
 /**
  * GET /gw/v1/group-stats?group=&pools=: the numbers of the rows shown, asked while the list's are
  * incomplete (a gateway deriving them from spec endpoints fetches them as they are asked for): every
- * 2 s while some are missing, then every 30 s. `onAnswer` gets each answer (to merge it into the list).
+ * 2 s while some are missing, then every 30 s. `onAnswer` gets each answer (to merge it into the list)
+ * and when it was asked (what trades after that time change is not in it).
  */
-export function shownStatsQueryOptions(api: GatewayClient, group: string, pools: readonly string[], onAnswer?: (body: GroupStats) => void) {
+export function shownStatsQueryOptions(api: GatewayClient, group: string, pools: readonly string[], onAnswer?: (body: GroupStats, askedAt: number) => void) {
   return queryOptions({
     queryKey: ['group-stats', group, 'shown', pools.join(',')],
     queryFn: async ({ signal }) => {
+      const askedAt = Date.now();
       const body = await api.getOrThrow(GROUP_STATS_PATH, { group, pools: pools.join(',') }, groupStatsSchema, signal);
-      onAnswer?.(body);
+      onAnswer?.(body, askedAt);
       return body;
     },
     refetchInterval: (query) => (query.state.data?.complete === false || query.state.status === 'pending' ? 2000 : 30_000),
     staleTime: 1000,
   });
+}
+
+/** GET /gw/v1/group-stats?group=&pools=, once: the numbers of these rows now. */
+export function fetchShownStats(api: GatewayClient, group: string, pools: readonly string[]): Promise<GroupStats> {
+  return api.getOrThrow(GROUP_STATS_PATH, { group, pools: pools.join(',') }, groupStatsSchema);
 }

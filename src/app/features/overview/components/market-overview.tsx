@@ -1,13 +1,14 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useEffectEvent, useId, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import type { GroupStats } from '../../../../shared/api/extensions';
 import { AGGREGATE_GROUP } from '../../../../shared/groups';
 import { ErrorState } from '../../../components/error-state';
 import { TokenLogo } from '../../../components/token-logo';
 import { formatAmount, formatPercent, formatPrice, percentTrend } from '../../../lib/format';
 import { pairLabel } from '../../../lib/orientation';
 import { useApi, useDatafeed } from '../../../providers/app-providers';
-import { groupStatsQueryOptions, shownStatsQueryOptions } from '../api/group-stats';
+import { fetchShownStats, groupStatsQueryOptions, shownStatsQueryOptions } from '../api/group-stats';
 import { useLiveRows } from '../hooks/use-live-rows';
 import { OVERVIEW_ROWS_MARK, OVERVIEW_SORT_MARK, OVERVIEW_SORT_MEASURE } from '../lib/marks';
 import { DEFAULT_SORT, filterByText, liveNumbers, mergeAnswers, parsePlace, rowsOf, sortRows, sortValue, type OverviewPlace, type OverviewRow, type SortKey, type SortOrder } from '../lib/rows';
@@ -119,15 +120,40 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
   }, [onScreenKey, shownKey]);
   const shown = useMemo(() => (shownKey === '' ? [] : shownKey.split(',')), [shownKey]);
 
+  // When each row's numbers were asked, for the rows answered apart from the list: live trades after
+  // that time are added on top of them (the list's own time for the others).
+  const [askedAt, setAskedAt] = useState<ReadonlyMap<string, number>>(new Map());
+  const mergeShown = (body: GroupStats, at: number) => {
+    // The list keeps its own fetch time: the rows not in `body` are as old as they were.
+    const listAt = queryClient.getQueryState(listOptions.queryKey)?.dataUpdatedAt;
+    queryClient.setQueryData(listOptions.queryKey, (old) => (old ? mergeAnswers(old, body) : old), listAt === undefined ? undefined : { updatedAt: listAt });
+    setAskedAt((current) => {
+      const next = new Map(current);
+      body.ticker.forEach((ticker, i) => {
+        if (body.price[i] !== null && body.price[i] !== undefined) next.set(ticker.toLowerCase(), at);
+      });
+      return next;
+    });
+  };
+
   // An incomplete list (a gateway deriving it from spec endpoints): ask for the rows shown until they
   // have their numbers, merged into the list.
   const incomplete = list.data?.complete === false;
   useQuery({
-    ...shownStatsQueryOptions(api, group, shown, (body) => queryClient.setQueryData(listOptions.queryKey, (old) => (old ? mergeAnswers(old, body) : old))),
+    ...shownStatsQueryOptions(api, group, shown, mergeShown),
     enabled: incomplete && shown.length > 0,
   });
 
-  const live = useLiveRows(group === AGGREGATE_GROUP ? shown.slice(0, Math.max(0, livePools)) : [], () => void list.refetch());
+  // Rows that come on screen are followed live from then on; what they traded before (since the
+  // list was fetched) is asked once they are live.
+  const refreshFollowed = (pools: readonly string[]) => {
+    const at = Date.now();
+    fetchShownStats(api, group, pools).then(
+      (body) => mergeShown(body, at),
+      () => undefined, // The minute's refetch of the list brings them.
+    );
+  };
+  const live = useLiveRows(group === AGGREGATE_GROUP ? shown.slice(0, Math.max(0, livePools)) : [], () => void list.refetch(), refreshFollowed);
 
   // Performance marks: the first rows on screen; a sort from the click to its rows rendered.
   useEffect(() => {
@@ -302,7 +328,7 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
               {items.map((item) => {
                 const row = sorted[item.index];
                 if (!row) return null;
-                const numbers = liveNumbers(row, live.get(row.ticker.toLowerCase()), list.dataUpdatedAt);
+                const numbers = liveNumbers(row, live.get(row.ticker.toLowerCase()), Math.max(list.dataUpdatedAt, askedAt.get(row.ticker.toLowerCase()) ?? 0));
                 const name = names?.find(row.symbol)?.quoteName;
                 return (
                   <tr
