@@ -5,14 +5,12 @@ import { AGGREGATE_GROUP } from '../shared/groups';
 import { findPairInGroup, provisionalSymbolInfo, resolvedSymbolQueryOptions, UnknownSymbolError } from './api/resolve-symbol';
 import { ErrorState } from './components/error-state';
 import { ToggleButton } from './components/toggle-button';
-import { CompareChart, type CompareHandle } from './features/compare';
+import type { CompareHandle } from './features/compare';
 import { IndicatorMenu, PriceChart, type ChartAppearance, type ChartHandle } from './features/chart';
 import { ExportMenu, type ExportSource } from './features/export';
 import { PairSearch } from './features/search';
 import { ChartToggles, ConnectionStatus, CurrencySwitch, deepestOf, DisplayToggles, gatewayInfoQueryOptions, GroupPicker, ResolutionButtons, SimulatedBadge } from './features/shell';
 import { TokenHeader } from './features/token-header';
-import { TradesTape } from './features/trades';
-import { PairPools } from './features/pair-pools';
 import { Watchlist } from './features/watchlist';
 import { useApi, useDatafeed, usePreferences, useSelection, useUsdRates } from './providers/app-providers';
 import { pairLabel } from './lib/orientation';
@@ -22,6 +20,11 @@ import { formatSelection, type View } from './stores/selection-store';
 
 /** The market overview, a chunk of its own: the chart page does not load it. */
 const MarketOverview = lazy(() => import('./features/overview').then((m) => ({ default: m.MarketOverview })));
+/** Compare mode, a chunk of its own: the first chart does not need it. */
+const CompareChart = lazy(() => import('./features/compare').then((m) => ({ default: m.CompareChart })));
+/** Below the chart, once the pair is known: chunks loaded beside the first candles, not before them. */
+const TradesTape = lazy(() => import('./features/trades').then((m) => ({ default: m.TradesTape })));
+const PairPools = lazy(() => import('./features/pair-pools').then((m) => ({ default: m.PairPools })));
 
 /** Key of the overview's place (sort, filter, scroll) in its history entry. */
 const OVERVIEW_PLACE = 'overview';
@@ -313,7 +316,17 @@ export function App() {
                 <ExportMenu source={exportSource} resolution={resolution} />
               </div>
               {compare && current ? (
-                <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} onHandle={setCompareHandle} />
+                <Suspense
+                  fallback={
+                    <section className="chart" aria-label="Compare" aria-busy="true">
+                      <p className="chart__loading" role="status">
+                        Loading the comparison…
+                      </p>
+                    </section>
+                  }
+                >
+                  <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} onHandle={setCompareHandle} />
+                </Suspense>
               ) : (
                 <PriceChart
                   symbol={chartInfo}
@@ -326,10 +339,12 @@ export function App() {
                   onHandle={setChartHandle}
                 />
               )}
-              {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={shownInverted} currency={shownCurrency} /> : null}
-              {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
-                <PairPools row={fresh.row} inverted={shownInverted} currency={shownCurrency} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
-              ) : null}
+              <Suspense fallback={null}>
+                {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={shownInverted} currency={shownCurrency} /> : null}
+                {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
+                  <PairPools row={fresh.row} inverted={shownInverted} currency={shownCurrency} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
+                ) : null}
+              </Suspense>
             </>
           )}
           </>)}

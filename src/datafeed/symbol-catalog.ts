@@ -5,7 +5,12 @@ import { AGGREGATE_GROUP, ALL_GROUPS } from '../shared/groups';
 import { ADA_TICKER, isPoolId } from '../shared/ids';
 import { parseSymbolName } from '../shared/symbols';
 import type { GatewayClient, Outcome } from './gateway-client';
-import { SymbolSearchIndex, type SearchRow } from './symbol-search';
+import type * as SearchModuleType from './symbol-search';
+import type { SearchRow, SymbolSearchIndex } from './symbol-search';
+
+/** The search index's module (ranking, CIP-14 fingerprints), a chunk of its own in the app: resolving a symbol needs only the lookups. */
+type SearchModule = typeof SearchModuleType;
+const loadSearch = (): Promise<SearchModule> => import('./symbol-search');
 import type { TokenNameSource, TokenNames } from './token-names';
 
 /** A symbol with everything `resolveSymbol` and search need. */
@@ -39,8 +44,8 @@ export class GroupCatalog {
   }
 
   /** The search index, built on first use: resolving a symbol needs only the lookups (a page's first load). */
-  get index(): SymbolSearchIndex {
-    this.built ??= new SymbolSearchIndex(this.symbols);
+  indexWith(search: SearchModule): SymbolSearchIndex {
+    this.built ??= new search.SymbolSearchIndex(this.symbols);
     return this.built;
   }
 
@@ -201,12 +206,13 @@ export class SymbolCatalog {
 
   /** The search index of one group, or of every group when `group` is undefined or ''. */
   async index(group: string | undefined): Promise<Outcome<SymbolSearchIndex>> {
+    const search = loadSearch();
     if (group === undefined || group === '') {
       const all = await this.all();
-      return all.ok ? { ok: true, value: this.combinedIndex(all.value) } : all;
+      return all.ok ? { ok: true, value: this.combinedIndex(all.value, await search) } : all;
     }
     const one = await this.group(group);
-    return one.ok ? { ok: true, value: one.value.index } : one;
+    return one.ok ? { ok: true, value: one.value.indexWith(await search) } : one;
   }
 
   /** Ranked search in one group, or in every group when `group` is undefined or ''. */
@@ -216,10 +222,10 @@ export class SymbolCatalog {
     return { ok: true, value: index.value.search(query, { limit, ...(type === undefined ? {} : { type }) }) };
   }
 
-  private combinedIndex(parts: readonly GroupCatalog[]): SymbolSearchIndex {
+  private combinedIndex(parts: readonly GroupCatalog[], search: SearchModule): SymbolSearchIndex {
     const same = this.combined && this.combined.parts.length === parts.length && this.combined.parts.every((p, i) => p === parts[i]);
     if (this.combined && same) return this.combined.index;
-    const index = new SymbolSearchIndex(parts.flatMap((p) => p.symbols));
+    const index = new search.SymbolSearchIndex(parts.flatMap((p) => p.symbols));
     this.combined = { parts, index };
     return index;
   }

@@ -2,12 +2,17 @@ import { CandlestickSeries, CrosshairMode, HistogramSeries, LineSeries, PriceSca
 import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '../../../../datafeed';
 import { AGGREGATE_GROUP } from '../../../../shared/groups';
 import { ChartTimes } from '../../../lib/chart-time';
+import { FIRST_CANDLES_MARK } from '../../../lib/first-candles';
 import { formatAmount } from '../../../lib/format';
 import { indicatorLabel, type IndicatorSpec } from '../../../lib/indicators';
 import { invertBar } from '../../../lib/orientation';
 import { barInUsd } from '../../../lib/usd';
 import type { UsdRates } from '../../../api/ada-usd';
-import { indicatorLines } from './indicator-series';
+import type * as IndicatorMaths from './indicator-series';
+
+/** The indicator maths (trading-signals), a chunk of its own: loaded when a first indicator is drawn. */
+let indicatorMaths: typeof IndicatorMaths | undefined;
+const loadIndicatorMaths = () => import('./indicator-series').then((m) => (indicatorMaths = m));
 import { PALETTES } from '../../../lib/palette';
 import { fetchBars, mergeBars, sameSymbol } from './bars';
 import { firstPage, PAGE_BARS, resolutionSeconds } from './first-page';
@@ -81,6 +86,9 @@ export class ChartController {
   private state: ChartState = { status: 'idle', bars: 0, loadingOlder: false, exhausted: false, live: false };
   /** Indicators drawn over the price or in their own pane (lib/indicators), and their line series by id. */
   private indicators: readonly IndicatorSpec[] = [];
+  /** The indicators last asked for (drawn once their maths is loaded). */
+  private wantedIndicators: readonly IndicatorSpec[] = [];
+  private disposed = false;
   private readonly indicatorSeries = new Map<string, ISeriesApi<'Line'>>();
   /** Prices shown inverted (lib/orientation): bars are turned as they come in. */
   private inverted = false;
@@ -184,6 +192,7 @@ export class ChartController {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.generation++;
     this.stopLive();
     this.stopRates?.();
@@ -223,7 +232,7 @@ export class ChartController {
     if (latest.pricescale <= 0) this.candles.applyOptions({ priceFormat: priceFormatOf(latest, this.bars.at(-1)?.close) });
     this.render();
     const n = this.bars.length;
-    if (n > 0) performance.mark('chart:candles', { detail: { symbol: info.name, resolution: this.resolution, bars: n } });
+    if (n > 0) performance.mark(FIRST_CANDLES_MARK, { detail: { symbol: info.name, resolution: this.resolution, bars: n } });
     if (n > 0) this.chart.timeScale().setVisibleLogicalRange({ from: Math.max(-3, n - INITIAL_VISIBLE_BARS), to: n + 3 });
     this.setState({ status: n === 0 ? 'empty' : 'ready', bars: n, exhausted: outcome.noData || n === 0 });
     this.startLive(generation);
@@ -358,13 +367,26 @@ export class ChartController {
 
   /** Draws these indicators (replacing the ones drawn): SMA, EMA, Bollinger bands, VWAP over the price, RSI in a pane of its own. */
   setIndicators(specs: readonly IndicatorSpec[]): void {
+    this.wantedIndicators = specs;
+    const maths = indicatorMaths;
+    if (specs.length > 0 && !maths) {
+      // Drawn once the maths is there, unless other indicators were asked meanwhile; a chunk that fails
+      // to load leaves them undrawn (and is asked again with the next change).
+      void loadIndicatorMaths().then(
+        () => {
+          if (!this.disposed && this.wantedIndicators === specs) this.setIndicators(specs);
+        },
+        () => undefined,
+      );
+      return;
+    }
     if (JSON.stringify(specs) === JSON.stringify(this.indicators)) return;
     for (const series of this.indicatorSeries.values()) this.dropSeries(series);
     this.indicatorSeries.clear();
     this.indicators = specs;
     const palette = PALETTES[this.appearance.theme];
     specs.forEach((spec, i) => {
-      for (const line of indicatorLines(spec, [])) {
+      for (const line of maths?.indicatorLines(spec, []) ?? []) {
         const color = INDICATOR_COLORS[i % INDICATOR_COLORS.length] ?? palette.tvl;
         const inPane = line.pane === 'rsi';
         const series = this.chart.addSeries(
@@ -385,9 +407,9 @@ export class ChartController {
   /** Every indicator line again from the bars (a few thousand bars: well under a millisecond each). */
   private drawIndicators(): void {
     this.container.dataset.indicators = this.indicators.map(indicatorLabel).join(', ');
-    if (this.indicators.length === 0) return;
+    if (this.indicators.length === 0 || !indicatorMaths) return;
     for (const spec of this.indicators) {
-      for (const line of indicatorLines(spec, this.bars)) {
+      for (const line of indicatorMaths.indicatorLines(spec, this.bars)) {
         const series = this.indicatorSeries.get(line.id);
         series?.setData(line.values.map((value, i) => (value === null ? { time: this.timeAt(i) as UTCTimestamp } : { time: this.timeAt(i) as UTCTimestamp, value })));
       }

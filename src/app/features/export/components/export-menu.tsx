@@ -4,8 +4,11 @@ import { PALETTES } from '../../../lib/palette';
 import { usePreferences } from '../../../providers/app-providers';
 import { RESOLUTION_CHOICES } from '../../../stores/selection-store';
 import type { Bar } from '../../../../shared/bars';
-import { barsToCsv, exportFileName, seriesToCsv, type ExportSeries } from '../lib/csv';
-import { withTitleStrip } from '../lib/png';
+import type { ExportSeries } from '../lib/csv';
+
+/** The CSV and PNG makers, a chunk of their own: the first chart does not need them (asked on hover or focus). */
+const loadExporters = () => Promise.all([import('../lib/csv'), import('../lib/png')]).then(([csv, png]) => ({ ...csv, ...png }));
+type Exporters = Awaited<ReturnType<typeof loadExporters>>;
 
 interface ExportCommon {
   /** File names start with it: the symbol name, or `ADA.SNEK-compare` in compare mode. */
@@ -46,7 +49,7 @@ function download(blob: Blob, name: string): void {
 }
 
 /** The CSV of what is in view, with the status line; undefined when nothing is in view. */
-function csvOf(source: ExportSource): { text: string; message: string } | undefined {
+function csvOf(source: ExportSource, { barsToCsv, seriesToCsv }: Exporters): { text: string; message: string } | undefined {
   if (source.kind === 'bars') {
     const bars = source.visibleBars();
     return bars.length === 0 ? undefined : { text: barsToCsv(bars, source.currency), message: `Exported ${bars.length} bars${source.currency === 'usd' ? ' in USD' : ''}` };
@@ -64,18 +67,20 @@ export function ExportMenu({ source, resolution }: { source: ExportSource | unde
   const [message, setMessage] = useState('');
   const theme = usePreferences((s) => s.theme);
   const timeZone = usePreferences((s) => s.timeZone);
-  const exportCsv = () => {
+  const exportCsv = async () => {
     if (!source) return;
-    const csv = csvOf(source);
+    const exporters = await loadExporters();
+    const csv = csvOf(source, exporters);
     if (!csv) {
       setMessage(source.kind === 'bars' ? 'No bars in view to export' : 'No compared lines in view to export');
       return;
     }
-    download(new Blob([csv.text], { type: 'text/csv' }), exportFileName(source.fileStem, resolution, Date.now(), 'csv'));
+    download(new Blob([csv.text], { type: 'text/csv' }), exporters.exportFileName(source.fileStem, resolution, Date.now(), 'csv'));
     setMessage(csv.message);
   };
-  const exportPng = () => {
+  const exportPng = async () => {
     if (!source) return;
+    const { withTitleStrip, exportFileName } = await loadExporters();
     const palette = PALETTES[theme];
     const resolutionName = RESOLUTION_CHOICES.find((c) => c.value === resolution)?.name ?? resolution;
     const now = Date.now();
@@ -99,11 +104,11 @@ export function ExportMenu({ source, resolution }: { source: ExportSource | unde
     }, 'image/png');
   };
   return (
-    <div className="button-group" role="group" aria-label="Export">
-      <button type="button" className="button" onClick={exportCsv} disabled={!source} data-testid="export-csv">
+    <div className="button-group" role="group" aria-label="Export" onPointerEnter={() => void loadExporters()} onFocus={() => void loadExporters()}>
+      <button type="button" className="button" onClick={() => void exportCsv()} disabled={!source} data-testid="export-csv">
         CSV
       </button>
-      <button type="button" className="button" onClick={exportPng} disabled={!source} data-testid="export-png">
+      <button type="button" className="button" onClick={() => void exportPng()} disabled={!source} data-testid="export-png">
         PNG
       </button>
       <span className="visually-hidden" role="status" data-testid="export-status">

@@ -1,21 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { afterFirstCandles } from '../../../lib/first-candles';
 import { useDatafeed } from '../../../providers/app-providers';
 import { searchIndexQueryOptions } from '../api/search-index';
 
-/** Waits this long after start before loading every group's symbols (the chart comes first). */
-const PREFETCH_DELAY_MS = 1500;
+/** Waits this long after the first candles before loading every group's symbols (the chart comes first). */
+const PREFETCH_DELAY_MS = 1000;
+/** ... or this long after start on a page that draws no candles. */
+const PREFETCH_FALLBACK_MS = 3000;
 
 /**
- * The search index: loaded when the search is first used, or shortly after start, whichever comes
- * first, so the first keystroke rarely waits.
+ * The search index: loaded when the search is first used, or shortly after the first candles,
+ * whichever comes first, so the first keystroke rarely waits and the first chart never does.
  */
 export function useSearchIndex(wanted: boolean) {
   const datafeed = useDatafeed();
   const [idle, setIdle] = useState(false);
   useEffect(() => {
-    const timer = setTimeout(() => setIdle(true), PREFETCH_DELAY_MS);
-    return () => clearTimeout(timer);
+    return afterFirstCandles(() => setIdle(true), PREFETCH_DELAY_MS, PREFETCH_FALLBACK_MS);
   }, []);
   return useQuery({ ...searchIndexQueryOptions(datafeed), enabled: wanted || idle });
 }

@@ -1,7 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import type { LibrarySymbolInfo, SearchRow } from '../../../../datafeed';
-import { assetFingerprint } from '../../../../shared/fingerprint';
 import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../../../shared/ids';
 import { CopyButton } from '../../../components/copy-button';
 import { TokenLogo } from '../../../components/token-logo';
@@ -30,11 +29,21 @@ export interface TokenHeaderProps {
  * The pair's token (the quote side): its name (the registry's when known, else the decoded asset
  * name), ticker, policy ID and CIP-14 fingerprint.
  */
-export function tokenIdentity(row: SearchRow, registryName?: string): { name: string; ticker: string; policyId: string; fingerprint: string | undefined } {
+export function tokenIdentity(row: SearchRow, registryName?: string): { name: string; ticker: string; policyId: string; assetName: string } {
   const unit = row.quoteUnit.toLowerCase();
-  if (!isTokenUnit(unit)) return { name: registryName ?? row.quote, ticker: row.quote, policyId: '', fingerprint: undefined };
+  if (!isTokenUnit(unit)) return { name: registryName ?? row.quote, ticker: row.quote, policyId: '', assetName: '' };
   const { policyId, assetName } = splitTokenUnit(unit);
-  return { name: registryName ?? displayAssetName(assetName), ticker: row.quote, policyId, fingerprint: assetFingerprint(policyId, assetName) };
+  return { name: registryName ?? displayAssetName(assetName), ticker: row.quote, policyId, assetName };
+}
+
+/** The CIP-14 fingerprint, computed in a chunk of its own (blake2b and bech32: the first chart does not wait for them). */
+function useFingerprint(policyId: string, assetName: string): string | undefined {
+  return useQuery({
+    queryKey: ['fingerprint', policyId, assetName],
+    queryFn: () => import('../../../../shared/fingerprint').then((m) => m.assetFingerprint(policyId, assetName)),
+    enabled: policyId !== '',
+    staleTime: Infinity,
+  }).data;
 }
 
 /** A statistic; `trend` colours it (the direction of the value as written). */
@@ -60,6 +69,7 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
   const overlay = useLiveOverlay(info, () => void stats.refetch());
   const tokenInfo = useQuery({ ...tokenInfoQueryOptions(api, row.quoteUnit), enabled: row.quoteUnit !== '' });
   const identity = tokenIdentity(row, tokenInfo.data?.name);
+  const fingerprint = useFingerprint(identity.policyId, identity.assetName);
   const oriented = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
   const usd = currency === 'usd';
   // ADA/USD now, moved live by the stablecoins' trades while shown in USD.
@@ -104,17 +114,16 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
                   <CopyButton text={identity.policyId} label="Copy policy ID" testId="copy-policy-id" />
                 </dd>
               </div>
-              {identity.fingerprint ? (
-                <div>
-                  <dt>Fingerprint</dt>
-                  <dd>
-                    <code className="token-header__id" data-testid="header-fingerprint">
-                      {identity.fingerprint}
-                    </code>
-                    <CopyButton text={identity.fingerprint} label="Copy fingerprint" testId="copy-fingerprint" />
-                  </dd>
-                </div>
-              ) : null}
+              {/* The row is there at once (no layout shift); its value a moment later. */}
+              <div>
+                <dt>Fingerprint</dt>
+                <dd>
+                  <code className="token-header__id" data-testid="header-fingerprint">
+                    {fingerprint ?? '…'}
+                  </code>
+                  {fingerprint ? <CopyButton text={fingerprint} label="Copy fingerprint" testId="copy-fingerprint" /> : null}
+                </dd>
+              </div>
             </dl>
           ) : null}
         </div>
