@@ -8,13 +8,15 @@ import { build as viteBuild } from 'vite';
 import { compression } from 'vite-plugin-compression2';
 import { PAGE_BARS } from '../src/app/features/chart/lib/chart-controller';
 import { freePort } from '../tests/support/free-port';
+import { indicatorAdds, JS_TARGET_KB, jsLoadedByChartPage, markAfterNavigation, OVERVIEW_PAGE, overviewRowsRow, overviewSort, tapeUnderLoad } from './app-pages';
 import { median, percentile, round, type BenchRow } from './measure';
 
 const SUITE = 'app';
 const NAVIGATION_TARGET_MS = 800;
+/** Issue 14: the Aggregate overview's rows on screen. */
+const OVERVIEW_TARGET_MS = 800;
 const SWITCH_TARGET_MS = 150;
 const KEYSTROKE_TARGET_MS = 16;
-const JS_TARGET_KB = 250;
 /** First candles of the app against the floor page's (bench/floor), measured in the same run. */
 const FLOOR_RATIO_TARGET = 1.3;
 /** The shared link measured against the floor: the same pair, resolution and bars. */
@@ -37,7 +39,10 @@ const TYPED_QUERIES = ['snek', 'min', 'djed', 'ada/ind', 'hosky', '279c909f', 'a
  * `chart:candles` performance mark, relative to the navigation start, cold browser cache), symbol
  * switch -> new candles (Enter in the search -> the new symbol's `chart:candles` mark), one search
  * keystroke (the app's `search:keystroke` measure: input event -> results rendered, over every
- * Aggregate and DEX symbol), and the JS shipped (gzip).
+ * Aggregate and DEX symbol), and the JS shipped (gzip). Issue 14 (bench/app-pages.ts): the Aggregate
+ * overview's rows on screen and its sorts, an indicator added until drawn, the trades tape at 50
+ * trades/s (the server runs with --test-controls to feed the pair on screen), and the JS the chart
+ * page loads.
  */
 export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
   const { log } = options;
@@ -52,9 +57,9 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     name: 'JS shipped (gzip, every chunk)',
     value: round(js.total / 1000, 1),
     unit: 'kB',
-    target: `<= ${JS_TARGET_KB} kB`,
-    pass: js.total / 1000 <= JS_TARGET_KB,
-    note: `${js.files} file(s), ${round(js.raw / 1000, 0)} kB minified`,
+    // The budget is what a page loads: the row "JS loaded by the chart page (gzip)" (bench/app-pages.ts).
+    target: 'information',
+    note: `${js.files} file(s), ${round(js.raw / 1000, 0)} kB minified; the budget (<= ${JS_TARGET_KB} kB) is checked on the chart page's row`,
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-app-'));
@@ -77,9 +82,13 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
   try {
     log('app: starting the server with the default market (about 15 s of backfill)...');
     const started = performance.now();
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', join(dir, 'data'), '--static-dir', staticDir], {
+    // Test controls feed the tape's pair (refused under NODE_ENV=production, which the Vite build above may have set).
+    const env = { ...process.env };
+    delete env.NODE_ENV;
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', join(dir, 'data'), '--static-dir', staticDir, '--test-controls'], {
       stdio: ['ignore', 'ignore', 'inherit'],
       detached: true,
+      env,
     });
     await waitForHealth(origin, 180_000);
     log(`app: server ready in ${round((performance.now() - started) / 1000, 1)} s`);
@@ -90,16 +99,22 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     const navigations = options.navigations ?? 5;
     const floorPath = `/floor/index.html?symbol=${SHARED_LINK.symbol}&resolution=${SHARED_LINK.wire}&step=${SHARED_LINK.step}&countback=${PAGE_BARS}`;
     const measured: Record<string, number> = {};
-    // Interleaved rounds (floor, /, shared link), so a slower moment of the machine weighs on all three alike.
+    // Interleaved rounds (floor, /, shared link, overview), so a slower moment of the machine weighs on all alike.
     const pages = [
       ['floor', floorPath, 'floor:candles'],
       ['/', '/', 'chart:candles'],
       ['shared', `/?group=Aggregate&symbol=${SHARED_LINK.symbol}&res=${SHARED_LINK.app}`, 'chart:candles'],
+      ['overview', OVERVIEW_PAGE.path, OVERVIEW_PAGE.mark],
     ] as const;
-    const times: Record<string, number[]> = { floor: [], '/': [], shared: [] };
-    for (const [, path, mark] of pages) await firstCandles(browser, `${origin}${path}`, mark);
+    const times: Record<string, number[]> = { floor: [], '/': [], shared: [], overview: [] };
+    let overviewRows = 0;
+    for (const [, path, mark] of pages) await markAfterNavigation(browser, `${origin}${path}`, mark);
     for (let i = 0; i < navigations; i++) {
-      for (const [key, path, mark] of pages) times[key]?.push(await firstCandles(browser, `${origin}${path}`, mark));
+      for (const [key, path, mark] of pages) {
+        const { ms, detail } = await markAfterNavigation(browser, `${origin}${path}`, mark);
+        times[key]?.push(ms);
+        if (key === 'overview') overviewRows = (detail as { rows?: number } | undefined)?.rows ?? 0;
+      }
     }
     for (const [key] of pages) measured[key] = median(times[key] ?? []);
     const floor = measured.floor ?? Number.NaN;
@@ -132,6 +147,8 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
         note: `${round(value, 0)} ms against the floor's ${round(floor, 0)} ms, same run`,
       });
     }
+    log(`app: overview -> rows shown: ${(times.overview ?? []).map((t) => round(t, 0)).join(', ')} ms (${overviewRows} rows)`);
+    rows.push(overviewRowsRow(times.overview ?? [], overviewRows, OVERVIEW_TARGET_MS));
 
     // One page for the interactive measures.
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -210,6 +227,16 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
       pass: p95 <= KEYSTROKE_TARGET_MS,
       note: `${symbolCount.replace(/\s+/g, ' ')} searched; median ${round(median(keystrokes), 2)} ms over ${keystrokes.length} keystrokes; Event Timing (keydown to next paint, frame wait included, 8 ms steps): ${slowEvents} of ${keystrokes.length} >= 16 ms, worst ${round(worstPaint, 0)} ms`,
     });
+
+    // Issue 14, each on a page of its own (bench/app-pages.ts).
+    log('app: overview sorts...');
+    rows.push(await overviewSort(browser, origin, log));
+    log('app: indicator adds...');
+    rows.push(await indicatorAdds(browser, origin));
+    log('app: JS loaded by the chart page...');
+    rows.push(await jsLoadedByChartPage(browser, origin, staticDir, js.files));
+    log('app: trades tape at 50 trades/s...');
+    rows.push(await tapeUnderLoad(browser, origin, log));
   } finally {
     await browser?.close().catch(() => {});
     if (server?.pid !== undefined) {
@@ -223,19 +250,6 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     rmSync(dir, { recursive: true, force: true });
   }
   return rows;
-}
-
-/** Milliseconds from the navigation start to the first candles drawn (`mark`), in a fresh context (cold cache). */
-async function firstCandles(browser: Browser, url: string, mark: string): Promise<number> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  try {
-    const page = await context.newPage();
-    await page.goto(url);
-    await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, mark, { timeout: 30_000, polling: 20 });
-    return await page.evaluate((name) => performance.getEntriesByName(name)[0]?.startTime ?? Number.NaN, mark);
-  } finally {
-    await context.close();
-  }
 }
 
 async function waitForCandles(page: Page, symbol: string): Promise<void> {

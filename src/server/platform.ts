@@ -10,6 +10,7 @@ import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from '../gateway/config';
 import { createGateway, type Gateway } from '../gateway/gateway';
 import { embeddedUpstream, remoteUpstream } from '../gateway/upstream';
+import { parseBlockQuery } from './test-controls';
 
 export interface PlatformOptions {
   /** The embedded service's configuration (unused when the gateway has a remote upstream). */
@@ -18,8 +19,8 @@ export interface PlatformOptions {
   /** Directory of the built SPA to serve (npm run serve); omit under Vite, which serves it. */
   readonly staticDir?: string;
   /**
-   * Test-only market control (POST /__test__/block; in remote mode passed to the upstream's, for the
-   * browser flows). Refused when NODE_ENV=production.
+   * Test-only market control (POST /__test__/block, optionally ?pool=&trades= to trade one pair; in
+   * remote mode passed to the upstream's, for the browser flows). Refused when NODE_ENV=production.
    */
   readonly testControls?: boolean;
   readonly hooks?: RuntimeHooks;
@@ -100,8 +101,15 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
       app.post('/__test__/block', async (c) => {
         if (runtime.config.source !== 'simulated') return c.json({ s: 'error', errmsg: `The market's source is ${runtime.config.source}: there is no simulator to trade` }, 409);
+        const query = parseBlockQuery(c.req.query('pool'), c.req.query('trades'));
+        if ('errmsg' in query) return c.json({ s: 'error', errmsg: query.errmsg }, 400);
+        const { target } = query;
+        if (target && !runtime.simulator.trades(target.pool)) {
+          const errmsg = runtime.market.pools.has(target.pool) ? `The simulator does not trade ${target.pool} (a pair with imported history)` : `Unknown pool ${target.pool}`;
+          return c.json({ s: 'error', errmsg }, runtime.market.pools.has(target.pool) ? 409 : 404);
+        }
         try {
-          const trades = await runtime.simulator.forceBlock(Date.now() / 1000);
+          const trades = await runtime.simulator.forceBlock(Date.now() / 1000, target);
           return c.json({ trades, height: runtime.simulator.blockHeight });
         } catch (error) {
           // The block was not committed (a full disk, say): nothing of it happened.
@@ -116,7 +124,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       log?.(`Test controls are ON: POST /__test__/block is passed to ${new URL(remote).origin}. Never use this in production.`);
       app.post('/__test__/block', async (c) => {
         try {
-          const answer = await fetch(new URL('/__test__/block', remote), { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+          // The query (a pool to trade, trades) goes along: the upstream's control reads it.
+          const answer = await fetch(new URL(`/__test__/block${new URL(c.req.url).search}`, remote), { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(15_000) });
           return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': answer.headers.get('Content-Type') ?? 'application/json' } });
         } catch (error) {
           return c.json({ s: 'error', errmsg: `The upstream's test control did not answer: ${error instanceof Error ? error.message : String(error)}` }, 502);

@@ -1,8 +1,10 @@
-import { act, waitFor } from '@testing-library/react';
+import { act, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import type * as LightweightCharts from 'lightweight-charts';
 import type { IChartApi, ISeriesApi, SeriesType } from 'lightweight-charts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { indicatorLines } from '../../src/app/features/chart/lib/indicator-series';
+import { INDICATOR_ADD_MARK, INDICATOR_DRAWN_MEASURE } from '../../src/app/features/chart/lib/marks';
 import { parseIndicators } from '../../src/app/lib/indicators';
 import type { Bar } from '../../src/shared/bars';
 import { asSeconds } from '../../src/shared/time';
@@ -126,5 +128,23 @@ describe('indicators on the live chart', () => {
     expect(valuesOf(sma)).toHaveLength(closes().length - 2);
     expect(valuesOf(rsi)).toHaveLength(closes().length - 3);
     expect(valuesOf(rsi).at(-1)).not.toBe(before.rsi);
+  });
+
+  it('leave a performance measure for the benchmark: picked in the menu -> the chart\'s frame with its lines', async () => {
+    performance.clearMeasures(INDICATOR_DRAWN_MEASURE);
+    const user = userEvent.setup();
+    const { container } = bed.open('/?res=60');
+    const chart = await chartReady(container);
+    await user.click(screen.getByText('Indicators'));
+    await user.click(screen.getByTestId('indicator-rsi'));
+    await waitFor(() => expect(performance.getEntriesByName(INDICATOR_DRAWN_MEASURE)).toHaveLength(1));
+    const measure = ensureDefined(performance.getEntriesByName(INDICATOR_DRAWN_MEASURE)[0]) as PerformanceMeasure;
+    expect(measure.detail).toEqual({ indicators: 'RSI 14', bars: Number(chart.dataset.bars) });
+    expect(measure.duration).toBeGreaterThanOrEqual(0);
+    // The pick is measured once; taking an indicator off measures nothing.
+    expect(performance.getEntriesByName(INDICATOR_ADD_MARK)).toHaveLength(0);
+    await user.click(screen.getByTestId('indicator-rsi'));
+    await waitFor(() => expect(chart.dataset.indicators).toBe(''));
+    expect(performance.getEntriesByName(INDICATOR_DRAWN_MEASURE)).toHaveLength(1);
   });
 });

@@ -33,7 +33,8 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
                           store); ingest and api need DATABASE_URL and REDIS_URL (ROLE; docs/scaling.md)
   --store-check <c>       integrity check at start: quick (default) or off (STORE_CHECK)
   --static-dir <dir>      built SPA (default dist)
-  --test-controls         enable POST /__test__/block (tests only; refused with NODE_ENV=production)
+  --test-controls         enable POST /__test__/block[?pool=<id>&trades=<n>] (tests and benchmarks
+                          only; refused with NODE_ENV=production)
   --spec-only             serve the spec's /api/v1 only, without our /api/x extension routes
                           (SPEC_ONLY=1; to try a gateway against an upstream like the hosted API)
   --help

@@ -36,6 +36,13 @@ interface SimPool {
   readonly quoteToken: number;
 }
 
+/** A forced block's trades all on one pool's pair (test control): `trades` of them, exactly. */
+export interface ForcedTrades {
+  /** A DEX pool (its trades land there) or an Aggregate pool (on the pair's DEX pools), by pool ID. */
+  readonly pool: string;
+  readonly trades: number;
+}
+
 const DAY = 86_400;
 /** Jumps of the fair price: expected count per token per day, and their size (log scale). */
 const JUMPS_PER_DAY = 0.15;
@@ -76,6 +83,8 @@ class AliasTable {
 
 export class Simulator {
   private readonly simPools: SimPool[] = [];
+  /** The pools a forced block may target, by pool ID: a DEX pool itself, an Aggregate its pair's pools. */
+  private readonly targets = new Map<string, SimPool[]>();
   private readonly chooser: AliasTable;
   private readonly volatility: Float64Array;
   /** Log fair price in ADA, and the time it was last advanced to, per spec token. */
@@ -115,7 +124,12 @@ export class Simulator {
       // Pairs that hold imported pools carry real history: simulated trades there would interleave
       // with it out of order in the pair's Aggregate series, so the simulator leaves them alone.
       if (pool.pair.pools.some((p) => !p.simulated)) continue;
-      this.simPools.push({ pool, baseToken, quoteToken });
+      const sim = { pool, baseToken, quoteToken };
+      this.simPools.push(sim);
+      this.targets.set(pool.poolId, [sim]);
+      const aggregate = this.targets.get(pool.pair.aggregate.poolId);
+      if (aggregate) aggregate.push(sim);
+      else this.targets.set(pool.pair.aggregate.poolId, [sim]);
       // Deeper pools trade more (sub-linearly, so the tail still trades now and then).
       weights.push((2 * poolSpec.baseReserve * Math.exp(this.fairLog[baseToken] ?? 0) / 10 ** pool.pair.base.decimals) ** 0.75);
     }
@@ -169,15 +183,23 @@ export class Simulator {
     return trades;
   }
 
+  /** Whether a forced block can trade this pool ID (a pool of a pair the simulator trades). */
+  trades(poolId: string): boolean {
+    return this.targets.has(poolId);
+  }
+
   /**
    * Produces one block right now (at `time`, not before the last block), whatever the schedule says:
-   * the test-only control that makes the market trade on demand. Returns the number of trades.
+   * the test-only control that makes the market trade on demand. With `target`, the block's trades
+   * are that many, all on the target's pair (benchmarks feeding one pair). Returns the number of trades.
    */
-  async forceBlock(time: number): Promise<number> {
+  async forceBlock(time: number, target?: ForcedTrades): Promise<number> {
+    const pools = target === undefined ? undefined : this.targets.get(target.pool);
+    if (target !== undefined && pools === undefined) throw new RangeError(`the simulator trades no pool ${target.pool}`);
     // One block at a time: a forced block waits for a live tick in progress, and the reverse.
     const run = this.busy.then(async () => {
       const blockTime = Math.max(Math.floor(time), this.lastBlockTime);
-      const trades = this.produceBlock(blockTime, true);
+      const trades = this.produceBlock(blockTime, true, pools && target ? { pools, count: target.trades } : undefined);
       await this.commit();
       return trades;
     });
@@ -231,18 +253,19 @@ export class Simulator {
     }
   }
 
-  private produceBlock(blockTime: number, atLeastOne = false): number {
+  private produceBlock(blockTime: number, atLeastOne = false, target?: { readonly pools: readonly SimPool[]; readonly count: number }): number {
     const random = new Random(this.options.seed, this.height, 0x626c6b);
-    let count = random.poisson(this.options.tradesPerBlock);
+    let count = target?.count ?? random.poisson(this.options.tradesPerBlock);
     if (atLeastOne) count = Math.max(1, count);
+    let traded = 0;
     for (let i = 0; i < count; i++) {
-      const sim = this.simPools[this.chooser.sample(random)];
-      if (sim) this.trade(sim, blockTime, random, `sim:${this.height}:${i}`);
+      const sim = target ? target.pools[random.int(target.pools.length)] : this.simPools[this.chooser.sample(random)];
+      if (sim && this.trade(sim, blockTime, random, `sim:${this.height}:${i}`)) traded++;
     }
     this.height++;
     this.lastBlockTime = blockTime;
     this.nextBlockTime = blockTime + Math.max(1, Math.round(random.exponential(this.meanBlockSeconds)));
-    return count;
+    return traded;
   }
 
   /** Advances a token's fair price to `time` (lazily: only tokens that trade are ever advanced). */
@@ -258,12 +281,13 @@ export class Simulator {
     return Math.exp(this.fairLog[token] ?? 0);
   }
 
-  private trade(sim: SimPool, blockTime: number, random: Random, eventId: string): void {
+  /** One swap against the pool; false when none fits (an empty pool, a swap the arithmetic refuses). */
+  private trade(sim: SimPool, blockTime: number, random: Random, eventId: string): boolean {
     const { pool } = sim;
     const { base, quote } = pool.pair;
     const x = pool.baseReserve;
     const y = pool.quoteReserve;
-    if (x <= 0 || y <= 0) return;
+    if (x <= 0 || y <= 0) return false;
     const baseAda = this.fair(sim.baseToken, blockTime, random);
     const fairPrice = this.fair(sim.quoteToken, blockTime, random) / baseAda;
     const baseScale = 10 ** base.decimals;
@@ -308,10 +332,11 @@ export class Simulator {
       newY = y + quoteIn;
       volumeRaw = out;
     } else {
-      return;
+      return false;
     }
-    if (!(newX > 0 && newY > 0) || !Number.isFinite(newX) || !Number.isFinite(newY)) return;
+    if (!(newX > 0 && newY > 0) || !Number.isFinite(newX) || !Number.isFinite(newY)) return false;
     this.ingestor.swap(pool, newX, newY, blockTime, volumeRaw / baseScale, eventId, { newId: true });
+    return true;
   }
 
   private state(): SimState {

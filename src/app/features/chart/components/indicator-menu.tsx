@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { formatIndicators, INDICATOR_DEFAULTS, INDICATOR_NAMES, parseIndicators, type IndicatorSpec } from '../../../lib/indicators';
+import { INDICATOR_ADD_MARK } from '../lib/marks';
 
 const KINDS = Object.keys(INDICATOR_DEFAULTS) as IndicatorSpec['kind'][];
 
@@ -25,7 +26,16 @@ export function IndicatorMenu({ value, onChange }: { readonly value: string; rea
           return (
             <div className="indicators__row" key={kind}>
               <label>
-                <input type="checkbox" checked={spec !== undefined} onChange={(e) => set(kind, e.target.checked ? shown : undefined)} data-testid={`indicator-${kind}`} />{' '}
+                <input
+                  type="checkbox"
+                  checked={spec !== undefined}
+                  onChange={(e) => {
+                    // Performance mark: the pick (its lines drawn: the chart controller's measure).
+                    if (e.target.checked) performance.mark(INDICATOR_ADD_MARK, { detail: { kind } });
+                    set(kind, e.target.checked ? shown : undefined);
+                  }}
+                  data-testid={`indicator-${kind}`}
+                />{' '}
                 {INDICATOR_NAMES[kind]}
               </label>
               {'period' in shown ? (

@@ -13,6 +13,7 @@ import type * as IndicatorMaths from './indicator-series';
 /** The indicator maths (trading-signals), a chunk of its own: loaded when a first indicator is drawn. */
 let indicatorMaths: typeof IndicatorMaths | undefined;
 const loadIndicatorMaths = () => import('./indicator-series').then((m) => (indicatorMaths = m));
+import { INDICATOR_ADD_MARK, INDICATOR_DRAWN_MEASURE } from './marks';
 import { PALETTES } from '../../../lib/palette';
 import { fetchBars, mergeBars, sameSymbol } from './bars';
 import { firstPage, PAGE_BARS, resolutionSeconds } from './first-page';
@@ -402,6 +403,24 @@ export class ChartController {
       }
     });
     this.drawIndicators();
+    this.measureIndicatorAdd();
+  }
+
+  /** Performance measure: an indicator picked in the menu -> the chart's frame with its lines (a rAF after the chart's own). */
+  private measureIndicatorAdd(): void {
+    if (performance.getEntriesByName(INDICATOR_ADD_MARK).length === 0) return;
+    const detail = { indicators: this.container.dataset.indicators, bars: this.bars.length };
+    const measure = () => {
+      try {
+        performance.measure(INDICATOR_DRAWN_MEASURE, { start: INDICATOR_ADD_MARK, detail });
+      } catch {
+        // The mark was cleared meanwhile (a benchmark): nothing to measure.
+      }
+      performance.clearMarks(INDICATOR_ADD_MARK);
+    };
+    // Without bars there is nothing to draw: the pick is forgotten rather than measured against a later load.
+    if (this.bars.length === 0) performance.clearMarks(INDICATOR_ADD_MARK);
+    else requestAnimationFrame(measure);
   }
 
   /** Every indicator line again from the bars (a few thousand bars: well under a millisecond each). */
