@@ -136,6 +136,8 @@ describe('export', () => {
     const { container } = open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=60');
     const chart = await chartReady(container);
     await user.click(screen.getByRole('button', { name: 'CSV' }));
+    // The CSV maker is a chunk of its own, loaded on the first export.
+    await waitFor(() => expect(blobs).toHaveLength(1));
     const csv = await ensureDefined(blobs[0]).text();
     const lines = csv.trim().split('\r\n');
     expect(lines[0]).toBe(CSV_HEADER.join(','));
@@ -205,6 +207,7 @@ describe('export with a title strip and in compare mode', () => {
     const csvButton = screen.getByRole('button', { name: 'CSV' });
     await waitFor(() => expect(csvButton).toBeEnabled());
     await user.click(csvButton);
+    await waitFor(() => expect(screen.getByTestId('export-status')).toHaveTextContent(/^Exported/));
     expect(downloads.names.at(-1)).toMatch(/^ADA\.SNEK-compare-60-\d{8}T\d{4}Z\.csv$/);
     const lines = (await ensureDefined(downloads.blobs.at(-1)).text()).trim().split('\r\n').map((line) => line.split(','));
     const [header = [], ...rows] = lines;

@@ -87,6 +87,8 @@ describe('the currency switch', () => {
 
     // The CSV says its unit: every value column in USD.
     await user.click(screen.getByRole('button', { name: 'CSV' }));
+    // The CSV maker is a chunk of its own, loaded on the first export.
+    await waitFor(() => expect(blobs.length).toBeGreaterThan(0));
     const lines = (await ensureDefined(blobs.at(-1)).text()).trim().split('\r\n');
     expect(lines[0]).toBe('time_utc,unix_time,open_usd,high_usd,low_usd,close_usd,volume_usd,tvl_usd');
     expect(ensureDefined(lines.at(-1)).split(',')[5]).toBe(chart.dataset.lastClose);
