@@ -160,15 +160,23 @@ export class SpecDerivation {
         throw error;
       }
     }
+    await this.learnAdaPrice(row, PRIORITY.price);
+  }
+
+  /**
+   * The ADA price of `row`'s base (a token base only), asked again after the TVL's time to live. A base
+   * without an ADA pair (404) is valued at 0, as the service's route does; another failure ends the round.
+   */
+  private async learnAdaPrice(row: SymbolInfoRow, priority: number): Promise<void> {
     const base = row.baseCurrency.toLowerCase();
     if (base === '') return;
     const price = this.adaPrice.get(base);
     if (price && this.now() - price.at < this.options.tvlTtlMs) return;
     try {
-      const stats = await this.paced.get(`/api/v1/tokens/current?policy=${encodeURIComponent(base)}`, tokenStatsSchema, PRIORITY.price);
+      const stats = await this.paced.get(`/api/v1/tokens/current?policy=${encodeURIComponent(base)}`, tokenStatsSchema, priority);
       this.adaPrice.set(base, { value: stats.current_price, at: this.now() });
-    } catch {
-      // A base without an ADA pair (404) is valued at 0, as the service's route does.
+    } catch (error) {
+      if (!(error instanceof UpstreamStatusError && error.status === 404)) throw error;
       this.adaPrice.set(base, { value: 0, at: this.now() });
     }
   }
@@ -254,18 +262,7 @@ export class SpecDerivation {
         throw error;
       }
     }
-    const base = row.baseCurrency.toLowerCase();
-    if (base === '') return;
-    const price = this.adaPrice.get(base);
-    if (price && this.now() - price.at < this.options.tvlTtlMs) return;
-    try {
-      const stats = await this.paced.get(`/api/v1/tokens/current?policy=${encodeURIComponent(base)}`, tokenStatsSchema, PRIORITY.shown);
-      this.adaPrice.set(base, { value: stats.current_price, at: this.now() });
-    } catch (error) {
-      // A base without an ADA pair (404) is valued at 0, as the service's route does.
-      if (!(error instanceof UpstreamStatusError && error.status === 404)) throw error;
-      this.adaPrice.set(base, { value: 0, at: this.now() });
-    }
+    await this.learnAdaPrice(row, PRIORITY.shown);
   }
 
   /** The deepest pool known so far of each group (TVL in ADA); starts a refresh round. */
