@@ -113,3 +113,39 @@ test('errors: the data service stopped behind the gateway shows the gateway’s 
     await service.dispose();
   }
 });
+
+test('errors: a part of the page whose code cannot be fetched says so in its place, the chart goes on, and a reload brings it', async ({ page, request }) => {
+  const deepest = await deepestPool(request, 'Aggregate');
+  // The trades', the search's and the CSV maker's chunks fail to load, as when the server is down
+  // the moment they are asked for (a browser keeps such a module failed until the page is reloaded).
+  const chunks = /\/assets\/(trades|symbol-search|csv)-[^/]+\.js$/;
+  await page.route(chunks, (route) => route.abort('connectionrefused'));
+  await page.goto(`/?group=Aggregate&symbol=${deepest.symbol}&res=60`);
+  await waitForCandles(page, { symbol: deepest.symbol });
+
+  const tape = page.getByRole('alert').filter({ has: page.getByTestId('tape-part-error-message') });
+  await expect(tape).toContainText('The trades could not load');
+  await expect(page.getByTestId('tape-part-error-message')).toContainText('Reload the page to try again');
+  // The rest of the page works: the pools panel, the chart.
+  await expect(page.getByTestId('pair-pool').first()).toBeVisible();
+  await page.getByRole('button', { name: '5 minutes', exact: true }).click();
+  await waitForCandles(page, { symbol: deepest.symbol, resolution: '5' });
+
+  // The search says why it cannot search.
+  await page.getByRole('combobox', { name: 'Search pairs' }).fill('snek');
+  await expect(page.getByTestId('search-status')).toHaveText(/^Search is unavailable: The search's code could not load \(.+\): reload the page$/);
+  await page.keyboard.press('Escape');
+
+  // So does the export.
+  await page.getByTestId('export-csv').click();
+  await expect(page.getByTestId('export-error')).toHaveText(/^The export could not load \(.+\): reload the page to try again$/);
+
+  // Back online: the part's own button reloads the page, and everything is there.
+  await page.unroute(chunks);
+  await tape.getByRole('button', { name: 'Reload the page' }).click();
+  await waitForCandles(page, { symbol: deepest.symbol, resolution: '5' });
+  await expect(page.getByTestId('trades-tape')).toBeVisible();
+  await expect(page.getByTestId('tape-part-error')).toHaveCount(0);
+  await page.getByRole('combobox', { name: 'Search pairs' }).fill('snek');
+  await expect(page.getByTestId('search-status')).toHaveText(/^\d+ match(es)?$/);
+});

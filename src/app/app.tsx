@@ -4,6 +4,7 @@ import type { SearchRow } from '../datafeed';
 import { AGGREGATE_GROUP } from '../shared/groups';
 import { findPairInGroup, provisionalSymbolInfo, resolvedSymbolQueryOptions, UnknownSymbolError } from './api/resolve-symbol';
 import { ErrorState } from './components/error-state';
+import { PartBoundary } from './components/part-boundary';
 import { ToggleButton } from './components/toggle-button';
 import type { CompareHandle } from './features/compare';
 import { IndicatorMenu, PriceChart, type ChartAppearance, type ChartHandle } from './features/chart';
@@ -199,24 +200,26 @@ export function App() {
   };
   const overview =
     view === 'markets' ? (
-      <Suspense
-        fallback={
-          <p className="overview__loading" role="status">
-            Loading the market overview…
-          </p>
-        }
-      >
-        <MarketOverview
-          key={group}
-          group={group}
-          onOpen={(pair) => select({ symbol: pair.symbol, group: pair.group, view: 'chart' })}
-          hrefOf={(pair) => hrefOf({ ...pair, view: 'chart' })}
-          place={placeOf(OVERVIEW_PLACE)}
-          onPlace={(place) => keepPlace(OVERVIEW_PLACE, place)}
-          // The live connection's pool budget, less the watchlist's pools and one chart.
-          livePools={Math.max(0, (info.data?.maxPoolsPerConnection ?? 50) - watchlist.length - 1)}
-        />
-      </Suspense>
+      <PartBoundary label="The market overview" testId="overview-part-error" resetKey={group}>
+        <Suspense
+          fallback={
+            <p className="overview__loading" role="status">
+              Loading the market overview…
+            </p>
+          }
+        >
+          <MarketOverview
+            key={group}
+            group={group}
+            onOpen={(pair) => select({ symbol: pair.symbol, group: pair.group, view: 'chart' })}
+            hrefOf={(pair) => hrefOf({ ...pair, view: 'chart' })}
+            place={placeOf(OVERVIEW_PLACE)}
+            onPlace={(place) => keepPlace(OVERVIEW_PLACE, place)}
+            // The live connection's pool budget, less the watchlist's pools and one chart.
+            livePools={Math.max(0, (info.data?.maxPoolsPerConnection ?? 50) - watchlist.length - 1)}
+          />
+        </Suspense>
+      </PartBoundary>
     ) : undefined;
 
   return (
@@ -316,17 +319,19 @@ export function App() {
                 <ExportMenu source={exportSource} resolution={resolution} />
               </div>
               {compare && current ? (
-                <Suspense
-                  fallback={
-                    <section className="chart" aria-label="Compare" aria-busy="true">
-                      <p className="chart__loading" role="status">
-                        Loading the comparison…
-                      </p>
-                    </section>
-                  }
-                >
-                  <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} onHandle={setCompareHandle} />
-                </Suspense>
+                <PartBoundary label="Compare mode" testId="compare-part-error">
+                  <Suspense
+                    fallback={
+                      <section className="chart" aria-label="Compare" aria-busy="true">
+                        <p className="chart__loading" role="status">
+                          Loading the comparison…
+                        </p>
+                      </section>
+                    }
+                  >
+                    <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} onHandle={setCompareHandle} />
+                  </Suspense>
+                </PartBoundary>
               ) : (
                 <PriceChart
                   symbol={chartInfo}
@@ -339,12 +344,20 @@ export function App() {
                   onHandle={setChartHandle}
                 />
               )}
-              <Suspense fallback={null}>
-                {fresh ? <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={shownInverted} currency={shownCurrency} /> : null}
-                {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
-                  <PairPools row={fresh.row} inverted={shownInverted} currency={shownCurrency} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
-                ) : null}
-              </Suspense>
+              {fresh ? (
+                <PartBoundary label="The trades" testId="tape-part-error" resetKey={fresh.row.ticker}>
+                  <Suspense fallback={null}>
+                    <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={shownInverted} currency={shownCurrency} />
+                  </Suspense>
+                </PartBoundary>
+              ) : null}
+              {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
+                <PartBoundary label="The pools of this pair" testId="pools-part-error" resetKey={fresh.row.ticker}>
+                  <Suspense fallback={null}>
+                    <PairPools row={fresh.row} inverted={shownInverted} currency={shownCurrency} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
+                  </Suspense>
+                </PartBoundary>
+              ) : null}
             </>
           )}
           </>)}

@@ -7,11 +7,23 @@ import { parseSymbolName } from '../shared/symbols';
 import type { GatewayClient, Outcome } from './gateway-client';
 import type * as SearchModuleType from './symbol-search';
 import type { SearchRow, SymbolSearchIndex } from './symbol-search';
+import type { TokenNameSource, TokenNames } from './token-names';
 
 /** The search index's module (ranking, CIP-14 fingerprints), a chunk of its own in the app: resolving a symbol needs only the lookups. */
 type SearchModule = typeof SearchModuleType;
-const loadSearch = (): Promise<SearchModule> => import('./symbol-search');
-import type { TokenNameSource, TokenNames } from './token-names';
+
+/**
+ * The search module, or why it could not load. A browser keeps a module that failed to load failed
+ * until the page is loaded again (Chromium does), so the message says to reload.
+ */
+async function loadSearch(): Promise<Outcome<SearchModule>> {
+  try {
+    return { ok: true, value: await import('./symbol-search') };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: `The search's code could not load (${reason}): reload the page` };
+  }
+}
 
 /** A symbol with everything `resolveSymbol` and search need. */
 export interface CatalogSymbol extends SearchRow {
@@ -206,13 +218,18 @@ export class SymbolCatalog {
 
   /** The search index of one group, or of every group when `group` is undefined or ''. */
   async index(group: string | undefined): Promise<Outcome<SymbolSearchIndex>> {
-    const search = loadSearch();
+    // The module loads beside the symbol lists; it never rejects (a failure is an outcome).
+    const module = loadSearch();
     if (group === undefined || group === '') {
       const all = await this.all();
-      return all.ok ? { ok: true, value: this.combinedIndex(all.value, await search) } : all;
+      if (!all.ok) return all;
+      const search = await module;
+      return search.ok ? { ok: true, value: this.combinedIndex(all.value, search.value) } : search;
     }
     const one = await this.group(group);
-    return one.ok ? { ok: true, value: one.value.indexWith(await search) } : one;
+    if (!one.ok) return one;
+    const search = await module;
+    return search.ok ? { ok: true, value: one.value.indexWith(search.value) } : search;
   }
 
   /** Ranked search in one group, or in every group when `group` is undefined or ''. */

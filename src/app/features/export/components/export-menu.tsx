@@ -9,6 +9,8 @@ import type { ExportSeries } from '../lib/csv';
 /** The CSV and PNG makers, a chunk of their own: the first chart does not need them (asked on hover or focus). */
 const loadExporters = () => Promise.all([import('../lib/csv'), import('../lib/png')]).then(([csv, png]) => ({ ...csv, ...png }));
 type Exporters = Awaited<ReturnType<typeof loadExporters>>;
+/** Warms the exporters' chunk (hover, focus); a failure is told when an export asks for it. */
+const preloadExporters = () => void loadExporters().catch(() => undefined);
 
 interface ExportCommon {
   /** File names start with it: the symbol name, or `ADA.SNEK-compare` in compare mode. */
@@ -65,22 +67,38 @@ function csvOf(source: ExportSource, { barsToCsv, seriesToCsv }: Exporters): { t
  */
 export function ExportMenu({ source, resolution }: { source: ExportSource | undefined; resolution: string }) {
   const [message, setMessage] = useState('');
+  const [failure, setFailure] = useState('');
   const theme = usePreferences((s) => s.theme);
   const timeZone = usePreferences((s) => s.timeZone);
+  /** The exporters, or undefined when their chunk could not load (said on screen: a browser keeps it failed until a reload). */
+  const exporters = async (): Promise<Exporters | undefined> => {
+    try {
+      const loaded = await loadExporters();
+      setFailure('');
+      return loaded;
+    } catch (error) {
+      setMessage('');
+      setFailure(`The export could not load (${error instanceof Error ? error.message : String(error)}): reload the page to try again`);
+      return undefined;
+    }
+  };
   const exportCsv = async () => {
     if (!source) return;
-    const exporters = await loadExporters();
-    const csv = csvOf(source, exporters);
+    const loaded = await exporters();
+    if (!loaded) return;
+    const csv = csvOf(source, loaded);
     if (!csv) {
       setMessage(source.kind === 'bars' ? 'No bars in view to export' : 'No compared lines in view to export');
       return;
     }
-    download(new Blob([csv.text], { type: 'text/csv' }), exporters.exportFileName(source.fileStem, resolution, Date.now(), 'csv'));
+    download(new Blob([csv.text], { type: 'text/csv' }), loaded.exportFileName(source.fileStem, resolution, Date.now(), 'csv'));
     setMessage(csv.message);
   };
   const exportPng = async () => {
     if (!source) return;
-    const { withTitleStrip, exportFileName } = await loadExporters();
+    const loaded = await exporters();
+    if (!loaded) return;
+    const { withTitleStrip, exportFileName } = loaded;
     const palette = PALETTES[theme];
     const resolutionName = RESOLUTION_CHOICES.find((c) => c.value === resolution)?.name ?? resolution;
     const now = Date.now();
@@ -104,7 +122,7 @@ export function ExportMenu({ source, resolution }: { source: ExportSource | unde
     }, 'image/png');
   };
   return (
-    <div className="button-group" role="group" aria-label="Export" onPointerEnter={() => void loadExporters()} onFocus={() => void loadExporters()}>
+    <div className="button-group" role="group" aria-label="Export" onPointerEnter={preloadExporters} onFocus={preloadExporters}>
       <button type="button" className="button" onClick={() => void exportCsv()} disabled={!source} data-testid="export-csv">
         CSV
       </button>
@@ -114,6 +132,11 @@ export function ExportMenu({ source, resolution }: { source: ExportSource | unde
       <span className="visually-hidden" role="status" data-testid="export-status">
         {message}
       </span>
+      {failure ? (
+        <span className="export__failure" role="alert" data-testid="export-error">
+          {failure}
+        </span>
+      ) : null}
     </div>
   );
 }
