@@ -62,8 +62,8 @@ export interface GatewayExtension {
   readonly route: ExtensionRoute;
   /** Hono path under /gw/v1 (`/liquidity`, `/token-info/:unit`). */
   readonly path: string;
-  /** How long the upstream's 200 is reused (ttlMs 0: never; streamed through). */
-  readonly cache: CacheRule;
+  /** How long the upstream's 200 is reused (ttlMs 0: never; streamed through), or the rule for one request. */
+  readonly cache: CacheRule | ((c: Context) => CacheRule);
   /** The upstream path with query (`/api/x/…`), or a refusal of bad input. */
   target(c: Context): string | Response;
   /** The answer over an upstream that lacks the route. */
@@ -90,7 +90,8 @@ export function extensionRoutes({ forwarder, extensions, routes }: ExtensionRout
         return forwarder.failure(c, 'price', error);
       }
       // A rule of no time (live data) is streamed through, never cached.
-      if (present) return forwarder.forward(c, target, 'price', extension.cache && extension.cache.ttlMs > 0 ? extension.cache : undefined);
+      const rule = typeof extension.cache === 'function' ? extension.cache(c) : extension.cache;
+      if (present) return forwarder.forward(c, target, 'price', rule.ttlMs > 0 ? rule : undefined);
       if (extension.derive) return extension.derive(c);
       return gatewayError(c, 'price', 404, `Not available from this upstream: it has no ${EXTENSION_PREFIX}/${extension.route} route, and the spec's endpoints cannot give it`, {
         loc: ['path'],

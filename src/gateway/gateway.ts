@@ -238,7 +238,9 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       // (`pools`) from /tokens/current through the paced queue, partial (`complete: false`) meanwhile.
       route: EXTENSION_ROUTES.groupStats,
       path: '/group-stats',
-      cache: { ttlMs: 5_000, browserMaxAge: 5 },
+      // The whole list is shared for 5 s; the rows a browser names (`pools`) are asked to be fresh
+      // (rows that just came on screen, or after missed trades): never from a cache.
+      cache: (c) => ((c.req.query('pools') ?? '') === '' ? { ttlMs: 5_000, browserMaxAge: 5 } : { ttlMs: 0, browserMaxAge: 0 }),
       target: (c) => {
         const parsed = groupStatsQuerySchema.safeParse(c.req.query());
         if (!parsed.success) {
@@ -253,8 +255,8 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
         try {
           const body = await derivation.groupStats(group, pools?.split(','));
           if (!body) return gatewayError(c, 'price', 404, `Unknown group: ${group.slice(0, 100)}`, { loc: ['query', 'group'], type: 'not_found' });
-          // Partial while numbers are being fetched: the browser asks again soon.
-          c.header('Cache-Control', body.complete ? 'private, max-age=10' : 'no-store');
+          // Partial while numbers are being fetched: the browser asks again soon. Named rows are asked to be fresh.
+          c.header('Cache-Control', body.complete && pools === undefined ? 'private, max-age=10' : 'no-store');
           return c.json(body);
         } catch (error) {
           return forwarder.failure(c, 'price', error);

@@ -101,6 +101,12 @@ describe('live statistics', () => {
     expect(shown.daily_volume).toBeCloseTo(103.5);
     // Statistics fetched after those trades have them (and whatever the page missed): they win.
     expect(liveStats(stats, overlay, 5000)).toEqual(stats);
+    // Unless the pool was followed without a break since its last trade: that trade is its state
+    // now (an answer asked later may be a cache's, older than it); the volumes are still counted once.
+    const followed = liveStats(stats, overlay, 5000, { lastTradeWins: true });
+    expect(followed.current_price).toBe(4);
+    expect(followed.current_tvl).toBe(1200);
+    expect(followed.daily_volume).toBe(100);
   });
 
   it('keeps a day of live volumes', () => {

@@ -182,6 +182,10 @@ describe('market overview', () => {
     await waitFor(() => expect(symbolsShown()).toEqual([far]));
     await waitFor(() => expect(within(ensureDefined(rows()[0])).getByTestId('overview-price')).toHaveAttribute('data-value', String(stats.current_price)), { timeout: 10_000 });
     expect(within(ensureDefined(rows()[0])).getByTestId('overview-tvl')).toHaveAttribute('data-value', String(stats.current_tvl));
+    // Shown, not sorted by: the row keeps the place the list gave it (by TVL in ADA as listed) until the
+    // list is fetched again or sorted, so no row moves under the pointer.
+    expect(stats.current_tvl).not.toBe(body.tvl[body.symbol.indexOf(far)]);
+    expect(ensureDefined(rows()[0]).dataset.sortValue).toBe(String(body.tvl_ada[body.symbol.indexOf(far)]));
   });
 
   it('lists a DEX group picked in the top bar, and loads no symbol list of its own', async () => {

@@ -6,6 +6,8 @@ import { priceErrorSchema } from '../../src/shared/api/errors';
 import { groupStatsSchema, type GroupStats } from '../../src/shared/api/extensions';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { tokenStatsSchema } from '../../src/shared/api/tokens';
+import { ensureDefined } from '../support/ensure';
+import { aggregatesByActivity, forceTradesOn } from '../support/market';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
 import { createTestService, type TestService } from '../support/service';
 import { serveLoopback, type Loopback } from './support/loopback';
@@ -43,6 +45,25 @@ describe('over the embedded service', () => {
       expect(priceErrorSchema.parse(await response.json()).s).toBe('error');
     }
     expect((await tp.fetch('/gw/v1/group-stats?group=Aggregate', { method: 'POST' })).status).toBe(405);
+  });
+
+  it('shares the whole list for a few seconds, but answers named rows fresh (a browser asks them after trades it missed)', async () => {
+    const [target] = await aggregatesByActivity(tp.runtime);
+    const pool = ensureDefined(target).poolId;
+    const list = await tp.fetch('/gw/v1/group-stats?group=Aggregate');
+    expect(list.headers.get('cache-control')).toBe('private, max-age=5');
+    const listed = await parse(list);
+    const named = await tp.fetch(`/gw/v1/group-stats?group=Aggregate&pools=${pool}`);
+    expect(named.headers.get('cache-control')).toBe('no-store');
+    const before = await parse(named);
+    await forceTradesOn(tp.runtime, [pool], tp.nowSeconds() + 1);
+    const now = tokenStatsSchema.parse(await (await tp.fetch(`/gw/v1/tokens/current?pool=${pool}`)).json());
+    expect(now.current_price).not.toBe(before.price[0]);
+    // Named again at once: the trade is in it. The whole list is the gateway's copy of a moment ago.
+    const after = await parse(await tp.fetch(`/gw/v1/group-stats?group=Aggregate&pools=${pool}`));
+    expect([after.price[0], after.tvl[0]]).toEqual([now.current_price, now.current_tvl]);
+    const again = await parse(await tp.fetch('/gw/v1/group-stats?group=Aggregate'));
+    expect(again.price).toEqual(listed.price);
   });
 });
 

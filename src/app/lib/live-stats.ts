@@ -29,10 +29,12 @@ export function applyTrade(overlay: LiveOverlay, trade: Pick<TradeEvent, 'curren
  * The statistics to show: the last fetched ones with what trades seen after the fetch (`fetchedAt`, ms)
  * changed on top: the newest trade's price and TVL, and their volume added to both windows. Changes
  * are recomputed against the same reference (the price 1 h / 24 h ago implied by the fetched change).
- * Statistics fetched after the newest trade win (they have it, and whatever the page missed).
+ * Statistics fetched after the newest trade win (they have it, and whatever the page missed), unless
+ * `lastTradeWins`: the overlay's pool has been followed without a break since its newest trade, so
+ * that trade is the pool's state now, whatever an answer (perhaps from a cache) says.
  */
-export function liveStats(stats: TokenStats, overlay: LiveOverlay, fetchedAt: number): TokenStats {
-  const newer = overlay.at !== undefined && overlay.at > fetchedAt;
+export function liveStats(stats: TokenStats, overlay: LiveOverlay, fetchedAt: number, options: { readonly lastTradeWins?: boolean } = {}): TokenStats {
+  const newer = overlay.at !== undefined && (options.lastTradeWins === true || overlay.at > fetchedAt);
   const price = newer && overlay.price !== undefined ? overlay.price : stats.current_price;
   const tvl = newer && overlay.tvl !== undefined ? overlay.tvl : stats.current_tvl;
   const changeFrom = (change: number) => {

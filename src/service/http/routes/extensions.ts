@@ -58,7 +58,8 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     const { group, pools } = parsed.data;
     const body = await groupStats.stats(group, pools?.split(','));
     if (!body) return priceError(c, 404, `Unknown group: ${echo(group)} (known: ${ALL_GROUPS.join(', ')})`);
-    c.header('Cache-Control', 'private, max-age=10');
+    // Named rows are asked to be fresh (rows that just came on screen): never from a cache.
+    c.header('Cache-Control', pools === undefined ? 'private, max-age=10' : 'no-store');
     return c.json(body);
   });
 

@@ -2,6 +2,7 @@ import { queryOptions } from '@tanstack/react-query';
 import type { GatewayClient } from '../../../../datafeed';
 import { groupStatsSchema, type GroupStats } from '../../../../shared/api/extensions';
 import { GROUP_STATS_PATH } from '../lib/group-stats-url';
+import { mergeAnswers } from '../lib/rows';
 
 /**
  * GET /gw/v1/group-stats?group=: every pair of the group with its numbers, one request. Refreshed
@@ -10,10 +11,37 @@ import { GROUP_STATS_PATH } from '../lib/group-stats-url';
 export function groupStatsQueryOptions(api: GatewayClient, group: string) {
   return queryOptions({
     queryKey: ['group-stats', group],
-    queryFn: ({ signal }) => api.getOrThrow(GROUP_STATS_PATH, { group }, groupStatsSchema, signal),
+    queryFn: async ({ signal }) => {
+      const at = Date.now();
+      const body = await api.getOrThrow(GROUP_STATS_PATH, { group }, groupStatsSchema, signal);
+      ASKED_AT.set(body, at);
+      return body;
+    },
     staleTime: 30_000,
     refetchInterval: 60_000,
+    // Each answer is a new object (its ask time is filed under it); 6,000 rows are not compared deeply.
+    structuralSharing: false,
   });
+}
+
+/**
+ * When each list answer was asked (ms, the page's clock). A trade seen live after that time may be
+ * missing from the answer; one seen before is in it. (The query's own `dataUpdatedAt` is when the
+ * answer arrived: a trade seen while the request was on its way would be taken as already in it.)
+ */
+const ASKED_AT = new WeakMap<GroupStats, number>();
+
+/** When `body` (a list answer, or one merged from it) was asked; undefined for another object. */
+export function listAskedAt(body: GroupStats): number | undefined {
+  return ASKED_AT.get(body);
+}
+
+/** `into` with the numbers `from` has merged in (rows answered apart), keeping `into`'s ask time. */
+export function mergeIntoList(into: GroupStats, from: GroupStats): GroupStats {
+  const merged = mergeAnswers(into, from);
+  const at = ASKED_AT.get(into);
+  if (at !== undefined) ASKED_AT.set(merged, at);
+  return merged;
 }
 
 /**

@@ -8,10 +8,10 @@ import { TokenLogo } from '../../../components/token-logo';
 import { formatAmount, formatPercent, formatPrice, percentTrend } from '../../../lib/format';
 import { pairLabel } from '../../../lib/orientation';
 import { useApi, useDatafeed } from '../../../providers/app-providers';
-import { fetchShownStats, groupStatsQueryOptions, shownStatsQueryOptions } from '../api/group-stats';
+import { fetchShownStats, groupStatsQueryOptions, listAskedAt, mergeIntoList, shownStatsQueryOptions } from '../api/group-stats';
 import { useLiveRows } from '../hooks/use-live-rows';
 import { OVERVIEW_ROWS_MARK, OVERVIEW_SORT_MARK, OVERVIEW_SORT_MEASURE } from '../lib/marks';
-import { DEFAULT_SORT, filterByText, liveNumbers, mergeAnswers, parsePlace, rowsOf, sortRows, sortValue, type OverviewPlace, type OverviewRow, type SortKey, type SortOrder } from '../lib/rows';
+import { DEFAULT_SORT, filterByText, liveNumbers, numbersAt, parsePlace, rowsOf, sortRows, sortValue, type OverviewPlace, type OverviewRow, type RowNumbers, type SortKey, type SortOrder } from '../lib/rows';
 
 const ROW_HEIGHT = 44;
 /** The sticky column headers' height (CSS): the rows start below it. */
@@ -73,6 +73,8 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
 
   const listOptions = groupStatsQueryOptions(api, group);
   const list = useQuery(listOptions);
+  // When the list shown was asked (trades seen live after it are added to it).
+  const listAt = list.data ? (listAskedAt(list.data) ?? list.dataUpdatedAt) : 0;
   const rows = useMemo(() => (list.data ? rowsOf(list.data) : []), [list.data]);
 
   // Token names and the search's matching (policy IDs, fingerprints): the group's search index, loaded
@@ -126,7 +128,7 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
   const mergeShown = (body: GroupStats, at: number) => {
     // The list keeps its own fetch time: the rows not in `body` are as old as they were.
     const listAt = queryClient.getQueryState(listOptions.queryKey)?.dataUpdatedAt;
-    queryClient.setQueryData(listOptions.queryKey, (old) => (old ? mergeAnswers(old, body) : old), listAt === undefined ? undefined : { updatedAt: listAt });
+    queryClient.setQueryData(listOptions.queryKey, (old) => (old ? mergeIntoList(old, body) : old), listAt === undefined ? undefined : { updatedAt: listAt });
     setAskedAt((current) => {
       const next = new Map(current);
       body.ticker.forEach((ticker, i) => {
@@ -145,11 +147,21 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
   });
 
   // Rows that come on screen are followed live from then on; what they traded before (since the
-  // list was fetched) is asked once they are live.
+  // list was fetched) is asked once they are live. Those numbers are shown, not sorted by: the rows
+  // keep their places until the list is fetched again or sorted (a row never moves under the pointer).
+  const [refreshed, setRefreshed] = useState<ReadonlyMap<string, { readonly numbers: RowNumbers; readonly at: number }>>(new Map());
   const refreshFollowed = (pools: readonly string[]) => {
     const at = Date.now();
     fetchShownStats(api, group, pools).then(
-      (body) => mergeShown(body, at),
+      (body) =>
+        setRefreshed((current) => {
+          const next = new Map(current);
+          body.ticker.forEach((ticker, i) => {
+            const numbers = numbersAt(body, i);
+            if (numbers.price !== undefined) next.set(ticker.toLowerCase(), { numbers, at });
+          });
+          return next;
+        }),
       () => undefined, // The minute's refetch of the list brings them.
     );
   };
@@ -328,7 +340,11 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
               {items.map((item) => {
                 const row = sorted[item.index];
                 if (!row) return null;
-                const numbers = liveNumbers(row, live.get(row.ticker.toLowerCase()), Math.max(list.dataUpdatedAt, askedAt.get(row.ticker.toLowerCase()) ?? 0));
+                const pool = row.ticker.toLowerCase();
+                // The newest numbers asked for the row (the list's, its own answer, a refresh once followed), with live trades since.
+                const rowAt = Math.max(listAt, askedAt.get(pool) ?? 0);
+                const fresh = refreshed.get(pool);
+                const numbers = fresh && fresh.at > rowAt ? liveNumbers({ ...row, ...fresh.numbers }, live.get(pool), fresh.at) : liveNumbers(row, live.get(pool), rowAt);
                 const name = names?.find(row.symbol)?.quoteName;
                 return (
                   <tr

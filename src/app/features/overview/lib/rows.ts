@@ -161,7 +161,8 @@ export function sortRows(rows: readonly OverviewRow[], order: SortOrder): Overvi
 /**
  * A row's numbers with the trades seen live since they were fetched (`fetchedAt`, ms) on top: the
  * newest trade's price and TVL, its volume added, the change recomputed against the same price 24 h
- * ago (lib/live-stats). A row without numbers yet stays as it is.
+ * ago (lib/live-stats). The newest trade wins over any answer: overlays exist only for pools followed
+ * without a break (hooks/use-live-rows). A row without numbers yet stays as it is.
  */
 export function liveNumbers(row: RowNumbers & { readonly baseUnit: string }, overlay: LiveOverlay | undefined, fetchedAt: number): RowNumbers {
   if (overlay === undefined || row.price === undefined) return row;
@@ -178,6 +179,8 @@ export function liveNumbers(row: RowNumbers & { readonly baseUnit: string }, ove
     },
     overlay,
     fetchedAt,
+    // Overlays are kept only for pools followed without a break (hooks/use-live-rows).
+    { lastTradeWins: true },
   );
   const tvl = row.tvl === undefined ? undefined : stats.current_tvl;
   const tvlAda = row.tvlAda === undefined || tvl === undefined ? undefined : row.baseUnit === '' ? tvl : row.tvl && row.tvl > 0 ? (tvl * row.tvlAda) / row.tvl : row.tvlAda;
