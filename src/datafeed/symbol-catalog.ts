@@ -37,7 +37,7 @@ export interface CatalogSymbol extends SearchRow {
 /** The symbols of one group, with lookups and a search index. */
 export class GroupCatalog {
   readonly symbols: readonly CatalogSymbol[];
-  private built: SymbolSearchIndex | undefined;
+  private built: Promise<SymbolSearchIndex> | undefined;
   private readonly byName = new Map<string, CatalogSymbol>();
   private readonly byNameLower = new Map<string, CatalogSymbol>();
   private readonly byTicker = new Map<string, CatalogSymbol>();
@@ -55,9 +55,12 @@ export class GroupCatalog {
     }
   }
 
-  /** The search index, built on first use: resolving a symbol needs only the lookups (a page's first load). */
-  indexWith(search: SearchModule): SymbolSearchIndex {
-    this.built ??= new search.SymbolSearchIndex(this.symbols);
+  /**
+   * The search index, built on first use (resolving a symbol needs only the lookups: a page's first
+   * load) in slices that leave the page's main thread free between them.
+   */
+  indexWith(search: SearchModule): Promise<SymbolSearchIndex> {
+    this.built ??= search.SymbolSearchIndex.build(this.symbols);
     return this.built;
   }
 
@@ -109,7 +112,7 @@ export class SymbolCatalog {
   private groupNames: Promise<Outcome<readonly string[]>> | undefined;
   private readonly loaded = new Map<string, GroupCatalog>();
   private readonly loading = new Map<string, Promise<Outcome<GroupCatalog>>>();
-  private combined: { readonly parts: readonly GroupCatalog[]; readonly index: SymbolSearchIndex } | undefined;
+  private combined: { readonly parts: readonly GroupCatalog[]; readonly index: Promise<SymbolSearchIndex> } | undefined;
   private tokenNames: { readonly at: number; readonly names: Promise<TokenNames> } | undefined;
 
   constructor(
@@ -224,12 +227,12 @@ export class SymbolCatalog {
       const all = await this.all();
       if (!all.ok) return all;
       const search = await module;
-      return search.ok ? { ok: true, value: this.combinedIndex(all.value, search.value) } : search;
+      return search.ok ? { ok: true, value: await this.combinedIndex(all.value, search.value) } : search;
     }
     const one = await this.group(group);
     if (!one.ok) return one;
     const search = await module;
-    return search.ok ? { ok: true, value: one.value.indexWith(search.value) } : search;
+    return search.ok ? { ok: true, value: await one.value.indexWith(search.value) } : search;
   }
 
   /** Ranked search in one group, or in every group when `group` is undefined or ''. */
@@ -239,10 +242,10 @@ export class SymbolCatalog {
     return { ok: true, value: index.value.search(query, { limit, ...(type === undefined ? {} : { type }) }) };
   }
 
-  private combinedIndex(parts: readonly GroupCatalog[], search: SearchModule): SymbolSearchIndex {
+  private combinedIndex(parts: readonly GroupCatalog[], search: SearchModule): Promise<SymbolSearchIndex> {
     const same = this.combined && this.combined.parts.length === parts.length && this.combined.parts.every((p, i) => p === parts[i]);
     if (this.combined && same) return this.combined.index;
-    const index = new search.SymbolSearchIndex(parts.flatMap((p) => p.symbols));
+    const index = search.SymbolSearchIndex.build(parts.flatMap((p) => p.symbols));
     this.combined = { parts, index };
     return index;
   }

@@ -120,4 +120,21 @@ describe('SymbolSearchIndex over 17,000 symbols', () => {
     expectSortedByLiquidity(top);
     expect(liquidity(ensureDefined(top[0]))).toBe(Math.max(...rows.map(liquidity)));
   });
+
+  it('builds in slices that let timers run between them, to the same index as building at once', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    try {
+      const sliced = await SymbolSearchIndex.build(rows, { sliceMs: 1 });
+      // 17,100 rows are far more than one slice: the page's timers ran while it was being built.
+      expect(ticks).toBeGreaterThan(2);
+      expect(sliced.size).toBe(index.size);
+      for (const query of ['snek', 'sn', 'tk12', 'ada/snek', 'snek minswap', 'on vyfi', rows[5]?.ticker ?? '', '']) {
+        expect(sliced.search(query, { limit: 200 })).toEqual(index.search(query, { limit: 200 }));
+      }
+      expect(sliced.find('ADA.SNEK_Minswap_Pool1')).toEqual(index.find('ada.snek_minswap_pool1'));
+    } finally {
+      clearInterval(timer);
+    }
+  });
 });
