@@ -1,4 +1,4 @@
-import { useEffect, useEffectEvent, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useEffectEvent, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { Bar, LibrarySymbolInfo, ResolutionString } from '../../../../datafeed';
 import { ErrorState } from '../../../components/error-state';
 import { ProgressBar } from '../../../components/progress-bar';
@@ -39,13 +39,21 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
   const datafeed = useDatafeed();
   const containerRef = useRef<HTMLDivElement>(null);
   const [controller, setController] = useState<ChartController | undefined>(undefined);
-  // The appearance at creation time; later changes go through setAppearance.
-  const currentAppearance = useEffectEvent(() => appearance);
+  // The props at creation time; later changes go through the effects below.
+  const current = useEffectEvent(() => ({ appearance, inverted, usd, indicators, symbol, resolution }));
 
-  useEffect(() => {
+  // Created before the first paint and given its symbol at once: the first bars are asked in the same
+  // task, not after a render for the controller (about 40 ms of a first load; the effects below then
+  // find everything set already: each setter ignores a value it has).
+  useLayoutEffect(() => {
     const container = containerRef.current;
     if (!container) return undefined;
-    const created = new ChartController(container, datafeed, currentAppearance());
+    const now = current();
+    const created = new ChartController(container, datafeed, now.appearance);
+    created.setInverted(now.inverted);
+    created.setUsd(now.usd);
+    created.setIndicators(parseIndicators(now.indicators));
+    if (now.symbol) created.setSymbol(now.symbol, now.resolution);
     setController(created);
     return () => {
       created.dispose();
