@@ -14,15 +14,23 @@ import { ChartToggles, ConnectionStatus, CurrencySwitch, deepestOf, DisplayToggl
 import { TokenHeader } from './features/token-header';
 import { Watchlist } from './features/watchlist';
 import { useApi, useDatafeed, usePreferences, useSelection, useUsdRates } from './providers/app-providers';
+import { lazyPart } from './lib/lazy-part';
 import { pairLabel } from './lib/orientation';
 import { usdPairLabel, type Currency } from './lib/usd';
 import { useAdaUsd } from './hooks/use-ada-usd';
 import { formatSelection, type View } from './stores/selection-store';
 
-/** The market overview, a chunk of its own: the chart page does not load it. */
-const MarketOverview = lazy(() => import('./features/overview').then((m) => ({ default: m.MarketOverview })));
-/** Compare mode, a chunk of its own: the first chart does not need it. */
-const CompareChart = lazy(() => import('./features/compare').then((m) => ({ default: m.CompareChart })));
+/**
+ * The market overview, a chunk of its own: the chart page does not load it (start.tsx loads it before
+ * the first render of a page opened on it; pointing at the Markets link loads it too).
+ */
+const overviewPart = lazyPart(() => import('./features/overview').then((m) => m.MarketOverview));
+const MarketOverview = overviewPart.Part;
+export const preloadOverview = overviewPart.preload;
+/** Compare mode, a chunk of its own: the first chart does not need it (start.tsx loads it first when compare mode is on). */
+const comparePart = lazyPart(() => import('./features/compare').then((m) => m.CompareChart));
+const CompareChart = comparePart.Part;
+export const preloadCompare = comparePart.preload;
 /** Below the chart, once the pair is known: chunks loaded beside the first candles, not before them. */
 const TradesTape = lazy(() => import('./features/trades').then((m) => ({ default: m.TradesTape })));
 const PairPools = lazy(() => import('./features/pair-pools').then((m) => ({ default: m.PairPools })));
@@ -237,7 +245,7 @@ export function App() {
           <a className="views__link" href={hrefOf({ symbol, group, view: 'chart' })} aria-current={view === 'chart' ? 'page' : undefined} onClick={showView('chart')} data-testid="view-chart">
             Chart
           </a>
-          <a className="views__link" href={hrefOf({ symbol, group, view: 'markets' })} aria-current={view === 'markets' ? 'page' : undefined} onClick={showView('markets')} data-testid="view-markets">
+          <a className="views__link" href={hrefOf({ symbol, group, view: 'markets' })} aria-current={view === 'markets' ? 'page' : undefined} onClick={showView('markets')} onPointerEnter={() => void preloadOverview().catch(() => undefined)} onFocus={() => void preloadOverview().catch(() => undefined)} data-testid="view-markets">
             Markets
           </a>
         </nav>

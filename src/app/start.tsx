@@ -1,16 +1,17 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './app';
+import { App, preloadCompare, preloadOverview } from './app';
 import { earlyFirst } from './boot/early-requests';
 import { gatewayInfoQueryOptions } from './features/shell';
 import { AppProviders } from './providers/app-providers';
 import { createAppServices } from './providers/app-services';
+import { parseSelection } from './lib/selection';
 
 /**
  * The app itself, loaded by main.tsx once the boot requests are on their way: one datafeed and the
  * React tree in #root.
  */
-export function startApp(): void {
+export async function startApp(): Promise<void> {
   performance.mark('app:start');
   const root = document.getElementById('root');
   if (!root) return;
@@ -23,6 +24,12 @@ export function startApp(): void {
   // Asked before the first render (the boot script has asked already): the default pair is known by
   // the time the chart mounts, so its bars load at once.
   void services.queryClient.prefetchQuery(gatewayInfoQueryOptions(services.api));
+  // The first screen's own chunk, when it has one, is in before the first render (main.tsx has been
+  // fetching it beside this one): the page renders it at once rather than a fallback first. A chunk
+  // that cannot load is left to the part's boundary, which says so in its place.
+  const first = parseSelection(location.search);
+  const part = first.view === 'markets' ? preloadOverview() : services.preferences.getState().compare ? preloadCompare() : undefined;
+  await part?.catch(() => undefined);
   createRoot(root).render(
     <StrictMode>
       <AppProviders services={services}>
