@@ -118,7 +118,6 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       get simulator(): never {
         throw new Error('an API node has no simulator: the ingest node trades');
       },
-      follower: undefined,
       ingestor,
       hub,
       keyStore,

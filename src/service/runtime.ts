@@ -66,8 +66,6 @@ export interface ServiceRuntime {
   readonly market: Market;
   /** The simulator (source `simulated`; reading it with another source throws). */
   readonly simulator: Simulator;
-  /** The chain follower (source `chain`). */
-  readonly follower: ChainFollower | undefined;
   readonly ingestor: Ingestor;
   readonly hub: StreamHub;
   readonly keyStore: KeyStore;
@@ -352,7 +350,6 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
         if (!simulator) throw new Error(`this market's source is ${config.source}: it has no simulator`);
         return simulator;
       },
-      follower,
       ingestor,
       hub,
       keyStore,
