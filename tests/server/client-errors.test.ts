@@ -18,11 +18,11 @@ function raw(origin: string, bytes: string): Promise<string> {
 }
 
 /** The answer's parts, checked against the OpenAPI document for the path it was sent to. */
-async function split(answer: string, path: string): Promise<{ status: number; type: string; body: unknown }> {
+async function split(answer: string, path: string, method = 'GET'): Promise<{ status: number; type: string; body: unknown }> {
   const [head = '', body = ''] = answer.split('\r\n\r\n');
   const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]);
   const type = /content-type: ([^\r\n]+)/i.exec(head)?.[1] ?? '';
-  await expectDescribed('GET', path, new Response(body, { status, headers: { 'Content-Type': type } }));
+  await expectDescribed(method, path, new Response(body, { status, headers: { 'Content-Type': type } }));
   return { status, type, body: JSON.parse(body) };
 }
 
@@ -46,6 +46,13 @@ describe('requests Node refuses before routing (the soak fuzz found bare 431s)',
       expect(answer.status).toBe(431);
       expect(tokenErrorSchema.parse(answer.body).detail[0]?.msg).toMatch(/too large/);
     }
+  });
+
+  it('answers the stream (POST /api/v1/tokens/stream) FastAPI-style too, as its OpenAPI entry says', async () => {
+    const path = '/api/v1/tokens/stream';
+    const answer = await split(await raw(server.origin, `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'k'.repeat(20_000)}\r\nContent-Length: 2\r\n\r\n[]`), path, 'POST');
+    expect(answer.status).toBe(431);
+    expect(tokenErrorSchema.parse(answer.body).detail[0]?.msg).toMatch(/too large/);
   });
 
   it('answers headers over the limit, and bytes that are not HTTP, in the price shape', async () => {

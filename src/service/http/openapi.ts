@@ -177,8 +177,9 @@ export function openApiDocument(): object {
             },
             // Refusals the stream route makes itself are one error line in the stream's media type...
             ...streamErrors([404, 405, 429, 500, 503]),
-            // ...while the server's own refusals before any route (raw path, oversized head) are JSON.
-            ...errors('price', [400, 431] as const),
+            // ...while the server's own refusals before any route (raw path, oversized head) are JSON in
+            // the token family's shape, as for every path under /api/v1/tokens (src/node).
+            ...errors('tokens', [400, 431] as const),
           },
         },
       },
