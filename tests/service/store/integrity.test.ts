@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupsResponseSchema } from '../../../src/shared/api/groups';
 import { DATABASE_FILE } from '../../../src/service/store/database';
 import { freePort } from '../../support/free-port';
 import { createTestService } from '../../support/service';
@@ -107,5 +108,36 @@ describe('npm run serve on an empty store file', () => {
     expect(result.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^The store ${file} is empty \\(0 bytes\\): it holds no market\\. Nothing was changed\\. Restore the file from a backup`));
     expect(statSync(file).size).toBe(0);
     expect(existsSync(join(dir, 'dev-api-key.txt'))).toBe(false);
+  });
+});
+
+describe('a store with our schema and no market yet (a market being prepared)', () => {
+  it('is not refused: a key made before the first start still works once the start has added the market', async () => {
+    const dir = join(root, `case-${counter++}`);
+    // `npm run keys -- create` on a new directory makes the store (schema, a key, no market).
+    const created = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/service/cli/keys.ts', 'create', '--data-dir', dir], { cwd: REPO, timeout: 60_000 }, (error, stdout) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout }),
+      );
+    });
+    expect(created.code).toBe(0);
+    const key = /\b(cdx_[A-Za-z0-9_-]+)/.exec(created.stdout)?.[1];
+    expect(key).toBeDefined();
+    const prepared = new Database(join(dir, DATABASE_FILE), { readonly: true });
+    const pools = (prepared.prepare('SELECT COUNT(*) AS n FROM pools').get() as { n: number }).n;
+    prepared.close();
+    expect(pools).toBe(0);
+
+    const service = await createTestService({ pools: 40, days: 1, dataDir: dir });
+    try {
+      // The start added the market to the prepared store...
+      const groups = await service.request('/api/v1/groups', { key: key ?? '' });
+      expect(groups.status).toBe(200);
+      expect(groupsResponseSchema.parse(await groups.json()).d.groups.length).toBeGreaterThan(0);
+      // ...and replaced nothing: the key made before it authenticates, a made-up one does not.
+      expect((await service.request('/api/v1/groups', { key: `${key ?? ''}x` })).status).toBe(401);
+    } finally {
+      await service.close();
+    }
   });
 });
