@@ -277,6 +277,14 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       );
     }
     const market = handle.market;
+    // Imported pools and trades carry no source: the chain would mix with them (and a rollback would
+    // take imported trades after its point with it).
+    if (storedSource === undefined && config.source === 'chain' && market.pools.size > 0) {
+      throw new Error(
+        `${config.databaseUrl ? 'the database' : config.dataDir} holds ${market.pools.size} imported pool(s) and their trades, and this start asked for --source chain: ` +
+          'serve it with --source none, and follow the chain in a data directory of its own (sources are never mixed)',
+      );
+    }
     const nowSeconds = () => Math.floor(nowMs() / 1000);
     let startupTrades = 0;
     if (config.source === 'simulated') {

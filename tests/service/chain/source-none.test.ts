@@ -51,4 +51,34 @@ describe('--source none', () => {
     }
     await expect(createTestService({ dataDir: dir })).rejects.toThrow(/fed by the none source.*--source none/);
   });
+
+  it('refuses to follow the chain in a directory of imported trades (no source stored yet), changing nothing', async () => {
+    const imported = join(dir, 'imported-only');
+    const file = join(dir, 'one-pool.jsonl');
+    writeFileSync(
+      file,
+      [
+        { kind: 'token', unit: UNIT, ticker: 'SNEK', decimals: 0 },
+        { kind: 'pool', pool_id: POOL, group: 'MinswapV2', base: '', quote: UNIT },
+        { id: 'tx1#0', block_time: T, pool_id: POOL, previous_price: 0.0037, current_price: 0.00371, previous_tvl: 2_000_000, current_tvl: 2_000_400, volume: 200 },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
+    const handle = await openMarket(imported, 'import');
+    expect((await importTrades(handle, file)).trades).toBe(1);
+    await handle.close();
+
+    await expect(createTestService({ dataDir: imported, env: { SOURCE: 'chain', OGMIOS_URL: 'ws://127.0.0.1:9' } })).rejects.toThrow(
+      /holds 2 imported pool\(s\) and their trades, and this start asked for --source chain: serve it with --source none/,
+    );
+    // Nothing was changed: served with --source none afterwards, the trade is there alone.
+    const service = await createTestService({ dataDir: imported, env: { SOURCE: 'none' } });
+    try {
+      expect(await service.runtime.store.trades.count()).toBe(1);
+      expect(service.runtime.market.pools.size).toBe(2);
+    } finally {
+      await service.close();
+    }
+  });
 });
