@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Client, request } from 'undici';
 import { z } from 'zod';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
-import { deepestSchema, extensionIndexSchema, liquiditySchema, marketSourceResponseSchema, pairPoolsResponseSchema, tokenInfoSchema, tokenNamesSchema, tradesResponseSchema } from '../../src/shared/api/extensions';
+import { deepestSchema, extensionIndexSchema, groupStatsSchema, liquiditySchema, marketSourceResponseSchema, pairPoolsResponseSchema, tokenInfoSchema, tokenNamesSchema, tradesResponseSchema } from '../../src/shared/api/extensions';
 import { streamLineSchema } from '../../src/shared/api/stream';
 import { udfConfigSchema, udfHistoryResponseSchema, udfSearchItemSchema, udfSymbolSchema } from '../../src/shared/api/udf';
 import { gatewayInfoSchema } from '../../src/shared/api/gateway';
@@ -171,6 +171,12 @@ function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
   };
   const trades = query({ pool, before: value(['1700000000.1', '1700000000.123456', '1.1']), limit: value(['1', '50', '200', '201']) }).map((q) => `/trades${q}`);
   const pairPools = query({ pool }).map((q) => `/pair-pools${q}`);
+  // The overview's rows: a whole group, or the pools a screen names (real IDs, noise, too many, separators).
+  const poolList = fc.oneof(
+    fc.array(pool, { maxLength: 8 }).map((p) => p.join(',')),
+    fc.constantFrom(',', 'ab,', ',ab', 'zz', 'ab,,cd', Array.from({ length: 101 }, (_, i) => (i + 16).toString(16).padStart(2, '0')).join(','), 'a'.repeat(130)),
+  );
+  const groupStats = query({ group, pools: poolList }).map((q) => `/group-stats${q}`);
   const udfResolution = value(['1', '5', '15', '60', '1D', 'D', '1440', '1W', '30']);
   const udf: Record<string, fc.Arbitrary<string>> = {
     '/udf/config': fc.constantFrom('/udf/config', '/udf/config/'),
@@ -199,6 +205,7 @@ function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
       '/trades': trades,
       '/pair-pools': pairPools,
       '/market': fc.constant('/market'),
+      '/group-stats': groupStats,
     }),
     ...extensions('/gw/v1', false, {
       '/info': fc.constant('/info'),
@@ -208,6 +215,7 @@ function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
       '/live': query({ pools: fc.array(pool, { maxLength: 60 }).map((p) => p.join(',')), lastEventId: value(['1', 'x']) }).map((q) => `/live${q}`),
       '/trades': trades,
       '/pair-pools': pairPools,
+      '/group-stats': groupStats,
       ...udf,
     }),
     ...extensions('', true, udf),
@@ -234,6 +242,7 @@ function successSchema(endpoint: string): z.ZodType | undefined {
     '/trades': tradesResponseSchema,
     '/pair-pools': pairPoolsResponseSchema,
     '/market': marketSourceResponseSchema,
+    '/group-stats': groupStatsSchema,
     '/udf/config': udfConfigSchema,
     '/udf/symbols': udfSymbolSchema,
     '/udf/symbol_info': symbolInfoResponseSchema,
@@ -259,6 +268,7 @@ const anySuccessSchema = z.union([
   tradesResponseSchema,
   pairPoolsResponseSchema,
   marketSourceResponseSchema,
+  groupStatsSchema,
   udfConfigSchema,
   udfSymbolSchema,
   z.array(udfSearchItemSchema),

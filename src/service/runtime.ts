@@ -397,9 +397,11 @@ function chainHealth(status: ChainStatus): NonNullable<HealthReport['chain']> {
     tipTime: status.tip ? slotTime(status.tip.slot) : null,
     nodeTipSlot: status.nodeTip?.slot ?? null,
     lagSeconds: status.lagSeconds ?? null,
+    tipAgeSeconds: status.tipAgeSeconds ?? null,
     blocks: status.blocks,
     trades: status.trades,
     undecodable: status.undecodable,
+    garbage: status.garbage,
     reconnects: status.reconnects,
     lastError: status.lastError ?? null,
   };

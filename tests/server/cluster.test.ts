@@ -407,6 +407,29 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     }
   }, 30_000);
 
+  it('drops an API node’s cached /history when a commit message names its pool (the cache has no expiry)', async () => {
+    const pool = aggregates[4] ?? '';
+    const path = historyPath(pool);
+    // Filled on api1 (chunks of bars, kept until a commit message names their buckets).
+    const before = await (await get(api1.origin, path)).text();
+    const forced = await fetch(`${ingest.origin}/__test__/block?pool=${pool}&trades=1`, { method: 'POST' });
+    expect(forced.status).toBe(200);
+    const after = await vi.waitUntil(
+      async () => {
+        const text = await (await get(api1.origin, path)).text();
+        return text !== before ? text : false;
+      },
+      { timeout: 10_000, interval: 200 },
+    );
+    const newest = (body: string) => (JSON.parse(body) as { t: number[] }).t.at(-1) ?? 0;
+    expect(newest(after)).toBeGreaterThanOrEqual(newest(before));
+    // What the store holds: both nodes agree (asked together, as the market may trade meanwhile).
+    await vi.waitUntil(async () => {
+      const [a, b] = await Promise.all([get(api1.origin, path), get(api2.origin, path)]);
+      return (await a.text()) === (await b.text());
+    }, { timeout: 10_000, interval: 200 });
+  }, 30_000);
+
   it('answers 503 in each family’s shape while PostgreSQL is down (never a hang or a 500), and recovers', async () => {
     await pg.stop();
     try {
@@ -417,6 +440,11 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       const tokens = await get(api2.origin, `/api/v1/tokens/current?pool=${aggregates[2]}`);
       expect(tokens.status).toBe(503);
       expect(tokenErrorSchema.parse(await tokens.json()).detail[0]?.type).toBe('service_unavailable');
+      // Through the gateway (the browser's way in): the same 503 in the price family's shape.
+      const gateway = await fetch(`${api2.origin}/gw/v1/history?symbol=${aggregates[3]}&resolution=1min&from=${now - 7 * 86_400}&to=${now - 6 * 86_400}`);
+      expect(gateway.status).toBe(503);
+      expect(priceErrorSchema.parse(await gateway.json()).s).toBe('error');
+      // The stream family: STREAM_PROBE
     } finally {
       await pg.start();
     }

@@ -43,9 +43,13 @@ export interface HealthReport {
     readonly tipTime: number | null;
     readonly nodeTipSlot: number | null;
     readonly lagSeconds: number | null;
+    /** Seconds since the applied tip's block was made (wall clock). */
+    readonly tipAgeSeconds: number | null;
     readonly blocks: number;
     readonly trades: number;
     readonly undecodable: number;
+    /** Frames that were not JSON, blocks without a header, rollbacks to no point (each drops the connection). */
+    readonly garbage: number;
     readonly reconnects: number;
     readonly lastError: string | null;
   };

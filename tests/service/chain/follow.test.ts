@@ -36,7 +36,11 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
   let fake: FakeOgmios;
   let service: TestService;
   const lines: string[] = [];
-  const health = async () => (await (await service.request('/healthz', { key: null })).json()) as { source: string; chain: { tipSlot: number | null; state: string; reconnects: number; lastError: string | null } };
+  const health = async () =>
+    (await (await service.request('/healthz', { key: null })).json()) as {
+      source: string;
+      chain: { tipSlot: number | null; tipTime: number | null; tipAgeSeconds: number | null; state: string; reconnects: number; garbage: number; lastError: string | null };
+    };
   const poolId = () => [...service.runtime.market.pools.keys()].find((id) => id.endsWith('b6c6ff405909')) ?? '';
 
   beforeAll(async () => {
@@ -56,6 +60,10 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
     const h = await health();
     expect(h.source).toBe('chain');
     expect(h.chain.state).toBe('live');
+    // The tip's time is its slot's (Shelley on: slot + 1591566291), its age the wall clock's distance to it.
+    expect(h.chain.tipTime).toBe((blocks[8]?.slot ?? 0) + 1_591_566_291);
+    expect(h.chain.tipAgeSeconds).toBeGreaterThanOrEqual(0);
+    expect(h.chain.garbage).toBe(0);
     expect(poolId()).toMatch(/^0be55d262b29f564998ff81efe21bdc0022621c12f15af08d0f2ddb1/);
     expect(await service.runtime.store.trades.count()).toBe(0);
     expect([...service.runtime.market.pools.values()].every((p) => !p.simulated)).toBe(true);
@@ -138,6 +146,7 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
     await until('a reconnect', async () => (await health()).chain.reconnects > reconnects && (await health()).chain.state === 'live');
     fake.sendGarbage();
     await until('a reconnect after garbage', async () => (await health()).chain.reconnects > reconnects + 1 && fake.connections > 0);
+    expect((await health()).chain.garbage).toBeGreaterThan(0);
     expect(lines.some((l) => /not JSON/.test(l))).toBe(true);
     await until('following again', async () => (await health()).chain.state === 'live');
     expect(await service.runtime.store.trades.count()).toBe(1);
