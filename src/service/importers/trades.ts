@@ -5,7 +5,7 @@ import { tradeEventSchema } from '../../shared/api/stream';
 import { DEX_GROUPS } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, isPoolId, isTokenUnit } from '../../shared/ids';
 import type { Ingestor } from '../market/ingest';
-import { isAggregate, LOGO_GENERATED, LOGO_NONE, sumAggregate, type Market, type Pool, type Token } from '../market/model';
+import { isAggregate, LOGO_GENERATED, LOGO_NONE, reservesAt, sumAggregate, type Market, type Pool, type Token } from '../market/model';
 import type { MarketStore, TradeStore } from '../store/ports';
 
 /**
@@ -129,12 +129,6 @@ function describeIssues(error: z.ZodError): string {
 
 /** Thrown for a line that is rejected; the message is the reason. */
 class LineRejected extends Error {}
-
-/** Reserves (raw units) of a pool whose state is `price` and `tvl` (whole base units). */
-function reservesOf(pool: Pool, price: number, tvl: number): [number, number] {
-  const baseWhole = tvl / 2;
-  return [baseWhole * 10 ** pool.pair.base.decimals, (baseWhole / price) * 10 ** pool.pair.quote.decimals];
-}
 
 /**
  * Reads a JSON Lines file of token, pool and trade lines into the store (see the module comment for
@@ -266,19 +260,21 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     }
     // A trade older than its pool's (or its pair's) latest is accepted: it is stored, the pool keeps
     // its latest state, and the bars of the buckets from its time on are folded again from the stored
-    // trades at the next commit (bars fold trades in time order), so the import order does not matter.
+    // trades at the next commit (bars fold trades in time order). The Aggregate columns of a pair of
+    // several pools are computed at the commit from the stored trades in time order (aggregateFromStore),
+    // so the import order does not matter, to the bit.
     const aggregate = pool.pair.aggregate;
     const poolLatest = await latestOf(pool);
     const pairLatest = await latestOf(aggregate);
     const backdated = (poolLatest !== undefined && line.block_time < poolLatest) || (pairLatest !== undefined && line.block_time < pairLatest);
-    const [prevBase, prevQuote] = reservesOf(pool, line.previous_price, line.previous_tvl);
-    const [base, quote] = reservesOf(pool, line.current_price, line.current_tvl);
+    const [prevBase, prevQuote] = reservesAt(pool, line.previous_price, line.previous_tvl);
+    const [base, quote] = reservesAt(pool, line.current_price, line.current_tvl);
     if (!committed.has(pool)) committed.set(pool, [pool.baseReserve, pool.quoteReserve]);
     const [latestBase, latestQuote] = [pool.baseReserve, pool.quoteReserve];
     pool.baseReserve = prevBase;
     pool.quoteReserve = prevQuote;
     sumAggregate(pool.pair);
-    ingestor.swap(pool, base, quote, line.block_time, line.volume, line.id, { backdated });
+    ingestor.swap(pool, base, quote, line.block_time, line.volume, line.id, { backdated, aggregateFromStore: true });
     if (backdated) {
       // The pool's present state stays the latest trade's.
       ingestor.setReserves(pool, latestBase, latestQuote);

@@ -2,7 +2,7 @@ import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
 import { BarBatch, VOLUME_SCALE } from '../store/bar-batch';
 import type { CommitBatch, JournalChange, NextIds, PoolRow, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
 import { aggregatePoolId } from './generate';
-import { pairKey, poolPrice, poolTvl, sumAggregate, type LogoKind, type Market, type Pair, type Pool, type Token } from './model';
+import { aggregateReplay, pairKey, poolPrice, poolTvl, sumAggregate, type LogoKind, type Market, type Pair, type Pool, type Token } from './model';
 
 export type CommitListener = (records: readonly TradeRecord[]) => void;
 
@@ -17,6 +17,13 @@ export interface SwapOptions {
    * pending bars; the buckets from its time on are folded again from the stored trades at commit.
    */
   readonly backdated?: boolean;
+  /**
+   * The trade's Aggregate columns are computed from the stored trades at commit, in time order, from
+   * each pool's state as its trades give it (market/model.ts `aggregateReplay`), and the Aggregate's
+   * bars folded again from them: the importers' rule for a pair of several pools, so that the columns
+   * and bars of a file do not depend on the order its trades are imported in (to the bit).
+   */
+  readonly aggregateFromStore?: boolean;
 }
 
 export interface NewToken {
@@ -59,6 +66,8 @@ export class Ingestor {
   private bars = new BarBatch();
   /** Series to fold again from a time on (backdated trades), by series: [aggregate, from]. */
   private refold = new Map<number, [boolean, number]>();
+  /** Pairs of several pools whose Aggregate columns are computed again from a time on (backdated trades). */
+  private reaggregate = new Map<Pair, number>();
   /** Reserves of every pool touched since the last commit, as they were before: restored on failure. */
   private readonly before = new Map<Pool, [number, number]>();
   private readonly listeners = new Set<CommitListener>();
@@ -257,12 +266,24 @@ export class Ingestor {
     };
     this.pending.push(record);
     this.pendingIds.add(eventId);
+    const fromStore = options.aggregateFromStore === true && pool.pair.pools.length > 1;
+    const refoldFrom = (series: number, aggregateSeries: boolean) => {
+      const known = this.refold.get(series);
+      this.refold.set(series, [aggregateSeries, Math.min(known?.[1] ?? blockTime, blockTime)]);
+    };
     if (options.backdated) {
-      for (const [series, aggregateSeries] of [[pool.id, false], [aggregate.id, true]] as const) {
-        const known = this.refold.get(series);
-        this.refold.set(series, [aggregateSeries, Math.min(known?.[1] ?? blockTime, blockTime)]);
-      }
-    } else if (!this.deferBars) this.bars.add(record);
+      refoldFrom(pool.id, false);
+      refoldFrom(aggregate.id, true);
+    } else if (!this.deferBars) {
+      if (fromStore) this.bars.addPool(record);
+      else this.bars.add(record);
+    }
+    if (fromStore) {
+      // The pair's other pools may be at later states than this trade's time (an older trade imported
+      // late) and the trade changes the pair at every later trade: computed again in the store.
+      this.reaggregate.set(pool.pair, Math.min(this.reaggregate.get(pool.pair) ?? blockTime, blockTime));
+      refoldFrom(aggregate.id, true);
+    }
     return record;
   }
 
@@ -335,6 +356,7 @@ export class Ingestor {
       reserves: [...this.before.keys()].filter((p) => !created.has(p)).map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })),
       meta: { ...this.meta, ...extras.meta, ...this.stamp?.() },
       ...(extras.removeTradesAfter !== undefined ? { removeTradesAfter: extras.removeTradesAfter } : {}),
+      ...(this.reaggregate.size > 0 ? { reaggregate: [...this.reaggregate].map(([pair, from]) => ({ agg: pair.aggregate.id, from, replay: aggregateReplay(pair) })) } : {}),
       ...(this.refold.size > 0 && !this.deferBars ? { refold: [...this.refold].map(([series, [aggregate, from]]) => ({ series, aggregate, from })) } : {}),
       ...(extras.simState ? { simState: extras.simState } : {}),
       ...(extras.journal ? { journal: extras.journal } : {}),
@@ -391,6 +413,7 @@ export class Ingestor {
     this.pendingIds.clear();
     this.bars = new BarBatch();
     this.refold = new Map();
+    this.reaggregate = new Map();
     this.before.clear();
     this.tokens = [];
     this.tokenUpdates = [];

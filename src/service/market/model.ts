@@ -1,4 +1,5 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
+import type { AggregateReplay } from '../store/ports';
 
 /**
  * The in-memory market: tokens, pairs and pools with their current reserves. The store is the
@@ -59,6 +60,62 @@ export function poolTvl(pool: Pool): number {
 
 export function isAggregate(pool: Pool): boolean {
   return pool.group === AGGREGATE_GROUP;
+}
+
+/**
+ * The raw reserves of a constant-product pool at a price (whole base units per whole quote unit) and
+ * TVL (whole base units, twice the base reserve): how an imported trade's states become reserves.
+ */
+export function reservesAt(pool: Pool, price: number, tvl: number): [number, number] {
+  const baseWhole = tvl / 2;
+  return [baseWhole * 10 ** pool.pair.base.decimals, (baseWhole / price) * 10 ** pool.pair.quote.decimals];
+}
+
+/**
+ * The Aggregate columns of a pair's trades, computed again in time order from each pool's state
+ * (`reservesAt` its prices and TVLs): at each trade its pool is at its previous state for the "prev"
+ * columns and at its new one after, the others at their last trade's state (none yet: empty). The
+ * arithmetic is `swap`'s (`sumAggregate`, `poolPrice`, `poolTvl`), so the columns equal, to the bit,
+ * those of importing the same trades in time order. What an out-of-order import needs (CommitBatch).
+ */
+export function aggregateReplay(pair: Pair): AggregateReplay {
+  return (before, trades) => {
+    const byId = new Map(pair.pools.map((pool) => [pool.id, pool]));
+    const reserves = new Map<number, [number, number]>(pair.pools.map((pool) => [pool.id, [0, 0]]));
+    for (const [id, state] of before) {
+      const pool = byId.get(id);
+      if (pool) reserves.set(id, reservesAt(pool, state.price, state.tvl));
+    }
+    const { aggregate } = pair;
+    const aggregateNow = (): [number, number] => {
+      let base = 0;
+      let quote = 0;
+      for (const pool of pair.pools) {
+        const [b, q] = reserves.get(pool.id) ?? [0, 0];
+        base += b;
+        quote += q;
+      }
+      aggregate.baseReserve = base;
+      aggregate.quoteReserve = quote;
+      return [poolPrice(aggregate), poolTvl(aggregate)];
+    };
+    const [keptBase, keptQuote] = [aggregate.baseReserve, aggregate.quoteReserve];
+    try {
+      return trades.map((trade) => {
+        const pool = byId.get(trade.pool);
+        if (!pool) throw new Error(`pool ${trade.pool} is not a pool of pair ${pair.id}`);
+        reserves.set(trade.pool, reservesAt(pool, trade.prevPrice, trade.prevTvl));
+        const [aggPrevPrice, aggPrevTvl] = aggregateNow();
+        reserves.set(trade.pool, reservesAt(pool, trade.price, trade.tvl));
+        const [aggPrice, aggTvl] = aggregateNow();
+        return { aggPrevPrice, aggPrice, aggPrevTvl, aggTvl };
+      });
+    } finally {
+      // The Aggregate's present state is its pools' latest, not the replay's.
+      aggregate.baseReserve = keptBase;
+      aggregate.quoteReserve = keptQuote;
+    }
+  };
 }
 
 /** Recomputes an Aggregate pool's reserves as the sums over its pair's pools (always in the same order). */

@@ -27,6 +27,11 @@ export class BarBatch {
     this.fold(record.agg, aggEvent(record));
   }
 
+  /** The trade's pool's bars only (its Aggregate's are folded elsewhere). */
+  addPool(record: TradeRecord): void {
+    this.fold(record.pool, poolEvent(record));
+  }
+
   private fold(series: number, event: BarEvent): void {
     for (let r = 0; r < RES_COUNT; r++) {
       const key = series * RES_COUNT + r;

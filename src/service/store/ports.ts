@@ -130,6 +130,31 @@ export interface JournalChange {
   readonly removeBefore?: number;
 }
 
+/** A trade of a pair as `CommitBatch.reaggregate` reads it: its pool's states before and after. */
+export interface PairTradeRow {
+  readonly seq: number;
+  readonly pool: number;
+  readonly prevPrice: number;
+  readonly price: number;
+  readonly prevTvl: number;
+  readonly tvl: number;
+}
+
+/** A trade's Aggregate columns. */
+export interface AggregateColumns {
+  readonly aggPrevPrice: number;
+  readonly aggPrice: number;
+  readonly aggPrevTvl: number;
+  readonly aggTvl: number;
+}
+
+/**
+ * New Aggregate columns for a pair's trades from a time on, given each pool's last state before it
+ * (by pool row id; a pool with no trade before is absent) and those trades in time order (ties in
+ * ingest order): one answer per trade, in the same order.
+ */
+export type AggregateReplay = (before: ReadonlyMap<number, { readonly price: number; readonly tvl: number }>, trades: readonly PairTradeRow[]) => readonly AggregateColumns[];
+
 /** Everything one logical write changes, applied in one transaction. */
 export interface CommitBatch {
   /**
@@ -145,6 +170,13 @@ export interface CommitBatch {
    * but re-fold exactly the buckets they touch. Bars fold trades in time order (ties in ingest order).
    */
   readonly refold?: readonly { readonly series: number; readonly aggregate: boolean; readonly from: number }[];
+  /**
+   * Pairs whose trades' Aggregate columns are computed again from `from` on, after this batch's trades
+   * are written and before `refold`: a trade imported older than its pair's latest changes the pair's
+   * state at every later trade of the pair (an Aggregate sums its pools). `agg` is the Aggregate's
+   * series; `replay` computes the columns (market/model.ts `aggregateReplay`).
+   */
+  readonly reaggregate?: readonly { readonly agg: number; readonly from: number; readonly replay: AggregateReplay }[];
   readonly tokens?: readonly TokenRow[];
   readonly tokenUpdates?: readonly Pick<TokenRow, 'id' | 'ticker' | 'name' | 'decimals'>[];
   /** Logo changes: the kind, and the PNG when the kind is `stored`. */

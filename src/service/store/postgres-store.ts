@@ -4,6 +4,7 @@ import { AGGREGATE_GROUP } from '../../shared/groups';
 import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
 import {
   COMMIT_POSITION_META,
+  type AggregateReplay,
   type BarRow,
   type BarStore,
   type CommitBatch,
@@ -12,6 +13,7 @@ import {
   type MarketRows,
   type MarketStore,
   type NextIds,
+  type PairTradeRow,
   type SimState,
   type SimStateStore,
   type Store,
@@ -339,6 +341,32 @@ async function removeTradesAfter(client: pg.ClientBase, after: number): Promise<
   for (const { series, agg } of affected as { series: number; agg: boolean }[]) await refold(client, series, agg, after + 1);
 }
 
+/** See `CommitBatch.reaggregate`: the pair's Aggregate columns from `from` on, as its replay computes them. */
+async function reaggregate(client: pg.ClientBase, agg: number, from: number, replay: AggregateReplay): Promise<void> {
+  const { rows: last } = await client.query({
+    text: `SELECT pool, price, tvl FROM (
+             SELECT pool, price, tvl, ROW_NUMBER() OVER (PARTITION BY pool ORDER BY block_time DESC, seq DESC) AS r FROM trades WHERE agg = $1 AND block_time < $2
+           ) AS latest WHERE r = 1`,
+    values: [agg, from],
+    rowMode: 'array',
+  });
+  const before = new Map(last.map((r: unknown[]) => [num(r[0]), { price: num(r[1]), tvl: num(r[2]) }] as const));
+  const { rows } = await client.query({
+    text: 'SELECT seq, pool, prev_price, price, prev_tvl, tvl FROM trades WHERE agg = $1 AND block_time >= $2 ORDER BY block_time, seq',
+    values: [agg, from],
+    rowMode: 'array',
+  });
+  const trades: PairTradeRow[] = rows.map((r: unknown[]) => ({ seq: num(r[0]), pool: num(r[1]), prevPrice: num(r[2]), price: num(r[3]), prevTvl: num(r[4]), tvl: num(r[5]) }));
+  const columns = replay(before, trades);
+  if (columns.length !== trades.length) throw new Error(`reaggregate: ${columns.length} answers for ${trades.length} trades`);
+  if (trades.length === 0) return;
+  await client.query(
+    `UPDATE trades SET agg_prev_price = x.app, agg_price = x.ap, agg_prev_tvl = x.apt, agg_tvl = x.at
+     FROM unnest($1::bigint[], $2::float8[], $3::float8[], $4::float8[], $5::float8[]) AS x(seq, app, ap, apt, at) WHERE trades.seq = x.seq`,
+    [trades.map((t) => t.seq), columns.map((c) => c.aggPrevPrice), columns.map((c) => c.aggPrice), columns.map((c) => c.aggPrevTvl), columns.map((c) => c.aggTvl)],
+  );
+}
+
 /** Folds a series' bars again from the bucket holding `since` on, from its stored trades in time order. */
 async function refold(client: pg.ClientBase, series: number, agg: boolean, since: number): Promise<void> {
   const prefix = agg ? 'agg_' : '';
@@ -487,6 +515,7 @@ export class PostgresStore implements Store {
         const bars = [...batch.bars.entries()].map(({ series, resolution, bar }) => ({ series, res: RESOLUTION_SECONDS[resolution], bar }));
         await insertBars(client, bars, true);
       }
+      for (const r of batch.reaggregate ?? []) await reaggregate(client, r.agg, r.from, r.replay);
       for (const r of batch.refold ?? []) await refold(client, r.series, r.aggregate, r.from);
       if (batch.barsStale === true) await client.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [BARS_STALE, '1']);
       else if (batch.barsStale === false) await client.query('DELETE FROM meta WHERE key = $1', [BARS_STALE]);

@@ -3,6 +3,8 @@ import { AGGREGATE_GROUP } from '../../shared/groups';
 import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
 import { openDatabase, setBulkMode, type Db } from './database';
 import type {
+  AggregateColumns,
+  AggregateReplay,
   BarRow,
   BarStore,
   CommitBatch,
@@ -12,6 +14,7 @@ import type {
   MarketStore,
   NextIds,
   PairRow,
+  PairTradeRow,
   PoolRow,
   SimState,
   SimStateStore,
@@ -449,6 +452,26 @@ export class SqliteStore implements Store {
         for (const bar of barsFromEvents(events, resolution)) insertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
       }
     };
+    const lastStatesBefore = db.prepare<[number, number], { pool: number; price: number; tvl: number }>(
+      `SELECT pool, price, tvl FROM (
+         SELECT pool, price, tvl, ROW_NUMBER() OVER (PARTITION BY pool ORDER BY block_time DESC, seq DESC) AS r FROM trades WHERE agg = ? AND block_time < ?
+       ) WHERE r = 1`,
+    );
+    const pairTradesFrom = db.prepare<[number, number], PairTradeRow>(
+      'SELECT seq, pool, prev_price AS prevPrice, price, prev_tvl AS prevTvl, tvl FROM trades WHERE agg = ? AND block_time >= ? ORDER BY block_time, seq',
+    );
+    const setAggregateColumns = db.prepare('UPDATE trades SET agg_prev_price = ?, agg_price = ?, agg_prev_tvl = ?, agg_tvl = ? WHERE seq = ?');
+    /** See `CommitBatch.reaggregate`: the pair's Aggregate columns from `from` on, as its replay computes them. */
+    const reaggregate = (agg: number, from: number, replay: AggregateReplay) => {
+      const before = new Map(lastStatesBefore.all(agg, from).map((row) => [row.pool, { price: row.price, tvl: row.tvl }]));
+      const trades = pairTradesFrom.all(agg, from);
+      const columns = replay(before, trades);
+      if (columns.length !== trades.length) throw new Error(`reaggregate: ${columns.length} answers for ${trades.length} trades`);
+      trades.forEach((trade, i) => {
+        const c = columns[i] as AggregateColumns;
+        setAggregateColumns.run(c.aggPrevPrice, c.aggPrice, c.aggPrevTvl, c.aggTvl, trade.seq);
+      });
+    };
     const removeTradesAfter = (after: number) => {
       const affected = affectedSeries.all(after, after);
       deleteTradesAfter.run(after);
@@ -471,6 +494,7 @@ export class SqliteStore implements Store {
           upsertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
         }
       }
+      for (const r of batch.reaggregate ?? []) reaggregate(r.agg, r.from, r.replay);
       for (const r of batch.refold ?? []) refold(r.series, r.aggregate, r.from);
       if (batch.barsStale === true) setMeta.run(BARS_STALE, '1');
       else if (batch.barsStale === false) clearMeta.run(BARS_STALE);

@@ -262,6 +262,41 @@ describe('trades importer', () => {
     expect(await handle.store.bars.all()).toEqual(inOrder);
   });
 
+  it('gives the same bars whatever the order of a file\'s chunks when a pair has several pools: its Aggregate is computed again from each pool\'s state at the time', async () => {
+    // Three pools of one pair, each moving its own way: the Aggregate at a trade sums every pool's
+    // state at that moment, which an older trade imported late changes for every later trade.
+    const POOL_C = 'cc03';
+    const head = [tokenLine, poolLine(POOL_A, 'MinswapV2'), poolLine(POOL_B, 'SundaeSwapV3'), poolLine(POOL_C, 'WingRiders')];
+    const ids = [POOL_A, POOL_B, POOL_C];
+    const state = ids.map((_, k) => ({ price: 1 + k * 0.05, tvl: 1000 * (k + 1) }));
+    const trades = Array.from({ length: 450 }, (_, i) => {
+      const which = (i * 7) % 3;
+      const was = state[which] ?? { price: 1, tvl: 1000 };
+      const now = { price: was.price * (1 + (((i * 7919) % 13) - 6) / 300), tvl: was.tvl * (1 + (((i * 104_729) % 11) - 5) / 400) };
+      state[which] = now;
+      return trade({ id: `m${i}`, pool: ids[which] ?? POOL_A, t: i * 41, prev: was.price, cur: now.price, prevTvl: was.tvl, curTvl: now.tvl, volume: 1 + (i % 7) });
+    });
+    await run([...head, ...trades], { batchSize: 40 });
+    const inOrder = await handle.store.bars.all();
+    const aggregate = pool(POOL_A).pair.aggregate.id;
+    const aggregateBars = await handle.store.bars.range(aggregate, '1min', DAY, DAY + 450 * 41);
+    expect(aggregateBars.length).toBeGreaterThan(300);
+
+    await handle.close();
+    handle = await openMarket(join(root, 'shuffled-pools'), 'test');
+    await run(head);
+    const chunks = Array.from({ length: 9 }, (_, k) => trades.slice(k * 50, k * 50 + 50));
+    for (const k of [6, 1, 8, 0, 4, 7, 2, 5, 3]) expect((await run(chunks[k] ?? [], { batchSize: 17 })).errors).toEqual([]);
+    expect(await handle.store.trades.count()).toBe(450);
+    expect(await handle.store.bars.all()).toEqual(inOrder);
+    await handle.store.bars.rebuild();
+    expect(await handle.store.bars.all()).toEqual(inOrder);
+    // The pair's present is its pools' latest states whatever the order.
+    const present = pool(POOL_A).pair.aggregate;
+    const latest = state.reduce((sum, s) => sum + s.tvl, 0);
+    expect((2 * present.baseReserve) / 1e6).toBeCloseTo(latest, 6);
+  });
+
   it('rejects trades on pools of the simulated market, which trades them up to the present', async () => {
     await handle.close();
     const simulated = await createTestService({ days: 1, dataDir: join(root, 'simulated') });

@@ -226,6 +226,51 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       expect(await s.bars.all()).toEqual(bars);
     });
 
+    it('computes a pair\'s Aggregate columns again from a time on (reaggregate), before re-folding: the replay gets each pool\'s last state before and the trades after, in time order', async () => {
+      const s = await open();
+      await s.commit(structure());
+      // Pool 2 at T and T + 90, pool 3 at T + 20; then, written late, pool 3 at T + 5 (older than all but one).
+      await s.commit(withBars([trade('q1', 2, T, 1, 1.1, 1), trade('q2', 3, T + 20, 2, 2.2, 1), trade('q3', 2, T + 90, 1.1, 1.3, 1)]));
+      const seen: { before: [number, { price: number; tvl: number }][]; trades: { pool: number; prevPrice: number; price: number }[] }[] = [];
+      await s.commit({
+        trades: [trade('q0', 3, T + 5, 1.9, 2, 1)],
+        reaggregate: [
+          {
+            agg: 1,
+            from: T + 5,
+            replay: (before, trades) => {
+              seen.push({ before: [...before].sort((a, b) => a[0] - b[0]), trades: trades.map((t) => ({ pool: t.pool, prevPrice: t.prevPrice, price: t.price })) });
+              // Stand-in columns: the trade's place in time order.
+              return trades.map((_, i) => ({ aggPrevPrice: 100 + i, aggPrice: 200 + i, aggPrevTvl: 300 + i, aggTvl: 400 + i }));
+            },
+          },
+        ],
+        refold: [{ series: 3, aggregate: false, from: T + 5 }, { series: 1, aggregate: true, from: T + 5 }],
+      });
+      expect(seen).toEqual([
+        {
+          before: [[2, { price: 1.1, tvl: 110 }]],
+          trades: [
+            { pool: 3, prevPrice: 1.9, price: 2 },
+            { pool: 3, prevPrice: 2, price: 2.2 },
+            { pool: 2, prevPrice: 1.1, price: 1.3 },
+          ],
+        },
+      ]);
+      const columns = (await s.trades.list({ agg: 1 })).map((t) => [t.eventId, t.aggPrevPrice, t.aggPrice, t.aggPrevTvl, t.aggTvl]);
+      expect(columns).toEqual([
+        ['q1', 1, 1.1, 300, 310],
+        ['q2', 101, 201, 301, 401],
+        ['q3', 102, 202, 302, 402],
+        ['q0', 100, 200, 300, 400],
+      ]);
+      // The Aggregate's bars were folded from the new columns: they equal a rebuild.
+      const bars = await s.bars.all();
+      await s.bars.rebuild();
+      expect(await s.bars.all()).toEqual(bars);
+      expect((await s.bars.range(1, '1min', T, T + 60))[0]?.[4]).toBe(201);
+    });
+
     it('marks bars stale while a bulk load writes trades alone, and a rebuild makes them current', async () => {
       const s = await open();
       await s.commit(structure());
