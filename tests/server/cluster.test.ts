@@ -8,6 +8,7 @@ import { streamLineSchema, type TradeEvent } from '../../src/shared/api/stream';
 import { parseServiceConfig } from '../../src/service/config';
 import { createServiceRuntime } from '../../src/service/runtime';
 import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
+import { KeyStore } from '../../src/service/auth/keys';
 import { openReaderStore } from '../../src/service/store/open';
 import type { Store, TradeRecord } from '../../src/service/store/ports';
 import { holdTable } from '../support/postgres-faults';
@@ -431,6 +432,9 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
   }, 30_000);
 
   it('answers 503 in each family’s shape while PostgreSQL is down (never a hang or a 500), and recovers', async () => {
+    // A key stored in the database (as `npm run keys -- create` makes one): checked there at each request.
+    const keys = await openReaderStore(env.DATABASE_URL ?? '');
+    const stored = await new KeyStore(keys.keys).create('enterprise', 'cluster test').finally(() => keys.close());
     await pg.stop();
     try {
       const now = Math.floor(Date.now() / 1000);
@@ -444,7 +448,18 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       const gateway = await fetch(`${api2.origin}/gw/v1/history?symbol=${aggregates[3]}&resolution=1min&from=${now - 7 * 86_400}&to=${now - 6 * 86_400}`);
       expect(gateway.status).toBe(503);
       expect(priceErrorSchema.parse(await gateway.json()).s).toBe('error');
-      // The stream family: STREAM_PROBE
+      // The stream family: a stored key cannot be checked, so the stream is refused with a 503 and its
+      // one error line (text/event-stream, as the stream's refusals are)...
+      const refused = await stream(api1.origin, stored.key, aggregates.slice(0, 2));
+      expect(refused.response.status).toBe(503);
+      expect(refused.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const lines = await refused.readToEnd(8_000);
+      expect(lines).toHaveLength(1);
+      expect(streamLineSchema.parse(JSON.parse(lines[0] ?? '{}'))).toMatchObject({ s: 'error', errmsg: expect.any(String) });
+      // ...while a configured key (held in memory) streams on: a stream needs no store.
+      const open = await stream(api1.origin, KEYS.b, aggregates.slice(0, 2));
+      expect(await open.nextLine(8_000)).toBe(JSON.stringify({ s: 'ok' }));
+      await open.cancel();
     } finally {
       await pg.start();
     }
@@ -460,6 +475,8 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       console.log(ingest.output().slice(-4000));
       throw error;
     });
+    // The stored key streams again.
+    await vi.waitUntil(() => streamsAgain(api1.origin, stored.key), { timeout: 15_000, interval: 500 });
     expect(ingest.output()).toMatch(/the writer lost its PostgreSQL session/);
     expect(ingest.output()).toMatch(/the writer lock is held again/);
     // And it still holds it: a second writer is refused.
