@@ -42,3 +42,34 @@ describe('--role / ROLE', () => {
     expect(clusterUrls({ DATABASE_URL: PG, REDIS_URL: 'rediss://cache:6380' })).toEqual({ databaseUrl: PG, redisUrl: 'rediss://cache:6380' });
   });
 });
+
+describe('--source / SOURCE, --ogmios / OGMIOS_URL, --chain-start', () => {
+  const OGMIOS = 'ws://127.0.0.1:1337';
+  const POINT = `115585913.${'6a'.repeat(32)}`;
+
+  it('is simulated by default; chain takes the node from the flag or the environment', () => {
+    expect(parseServiceConfig({}, {}).source).toBe('simulated');
+    expect(parseServiceConfig({ source: 'none' }, {}).source).toBe('none');
+    expect(parseServiceConfig({}, { SOURCE: 'chain', OGMIOS_URL: OGMIOS })).toMatchObject({ source: 'chain' });
+    expect(parseServiceConfig({ source: 'chain', ogmios: 'wss://host/path?key=abc' }, {}).source).toBe('chain');
+    expect(parseServiceConfig({ source: 'chain', ogmios: OGMIOS, 'chain-start': POINT }, {}).source).toBe('chain');
+  });
+
+  it('refuses an unknown source, naming the choices', () => {
+    expect(() => parseServiceConfig({ source: 'mainnet' }, {})).toThrow(/source must be simulated, chain or none \(got "mainnet"\)/);
+    expect(() => parseServiceConfig({}, { SOURCE: 'Chain' })).toThrow(/source must be simulated, chain or none \(got "Chain"\)/);
+  });
+
+  it('refuses the chain without a node, and a node address that is no WebSocket or carries credentials', () => {
+    expect(() => parseServiceConfig({ source: 'chain' }, {})).toThrow('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
+    for (const bad of ['http://127.0.0.1:1337', 'ws://user:pw@host:1337', 'ws://host:1337/#frag', 'not a url']) {
+      expect(() => parseServiceConfig({ source: 'chain', ogmios: bad }, {})).toThrow(/ogmios must be a WebSocket address/);
+    }
+  });
+
+  it('refuses a malformed start point', () => {
+    for (const bad of ['115585913', `115585913.${'6a'.repeat(31)}`, `x.${'6a'.repeat(32)}`, `115585913:${'6a'.repeat(32)}`]) {
+      expect(() => parseServiceConfig({ source: 'chain', ogmios: OGMIOS, 'chain-start': bad }, {})).toThrow(/chain-start must be <slot>\.<block hash> \(64 hex\)/);
+    }
+  });
+});
