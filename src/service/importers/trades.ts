@@ -35,10 +35,11 @@ import type { MarketStore, TradeStore } from '../store/ports';
  * - A trade whose id was ingested before (in the store or earlier in the file) is a duplicate: skipped
  *   and counted, not an error. So a re-run of the same file changes nothing.
  * - Trades may come in any order: one older than the latest stored or earlier trade of its pool or
- *   pair is stored, leaves the pool at its latest state, and the bars of the buckets from its time on
- *   are folded again from the stored trades at the next commit (bars fold trades in time order, ties
+ *   pair is stored, leaves the pool at its latest state, and the buckets holding its time are
+ *   folded again from the stored trades at the next commit (bars fold trades in time order, ties
  *   in ingest order). Importing an earlier month after a later one gives the bars an in-order import
- *   gives. (Its Aggregate prices are those of the pair's other pools as they stand at import.)
+ *   gives. The Aggregate columns of a pair of several pools are computed at the commit from the
+ *   stored trades in time order, so they too are those of an in-order import.
  * - A bad line (invalid JSON, wrong shape, unknown pool or token, Aggregate pool, non-positive price or
  *   TVL) is reported with its 1-based line number; every good line is kept. Blank lines
  *   are ignored.
@@ -259,8 +260,8 @@ export async function importTrades(target: TradesTarget, file: string, options: 
       if (!(value > 0)) throw new LineRejected(`${field} must be positive (got ${value})`);
     }
     // A trade older than its pool's (or its pair's) latest is accepted: it is stored, the pool keeps
-    // its latest state, and the bars of the buckets from its time on are folded again from the stored
-    // trades at the next commit (bars fold trades in time order). The Aggregate columns of a pair of
+    // its latest state, and the buckets holding its time are folded again from the stored trades at
+    // the next commit (bars fold trades in time order). The Aggregate columns of a pair of
     // several pools are computed at the commit from the stored trades in time order (aggregateFromStore),
     // so the import order does not matter, to the bit.
     const aggregate = pool.pair.aggregate;

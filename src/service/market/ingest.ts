@@ -14,7 +14,7 @@ export interface SwapOptions {
   readonly newId?: boolean;
   /**
    * The trade is older than its series' latest (an out-of-order import): it is not folded into the
-   * pending bars; the buckets from its time on are folded again from the stored trades at commit.
+   * pending bars; the buckets holding its time are folded again from the stored trades at commit.
    */
   readonly backdated?: boolean;
   /**
@@ -64,8 +64,8 @@ export interface CommitExtras {
 export class Ingestor {
   private pending: TradeRecord[] = [];
   private bars = new BarBatch();
-  /** Series to fold again from a time on (backdated trades), by series: [aggregate, from]. */
-  private refold = new Map<number, [boolean, number]>();
+  /** Series to fold again in the buckets of some times (backdated trades), by series: [aggregate, times]. */
+  private refold = new Map<number, [boolean, Set<number>]>();
   /** Pairs of several pools whose Aggregate columns are computed again from a time on (backdated trades). */
   private reaggregate = new Map<Pair, number>();
   /** Reserves of every pool touched since the last commit, as they were before: restored on failure. */
@@ -267,13 +267,14 @@ export class Ingestor {
     this.pending.push(record);
     this.pendingIds.add(eventId);
     const fromStore = options.aggregateFromStore === true && pool.pair.pools.length > 1;
-    const refoldFrom = (series: number, aggregateSeries: boolean) => {
+    const refoldAt = (series: number, aggregateSeries: boolean) => {
       const known = this.refold.get(series);
-      this.refold.set(series, [aggregateSeries, Math.min(known?.[1] ?? blockTime, blockTime)]);
+      if (known) known[1].add(blockTime);
+      else this.refold.set(series, [aggregateSeries, new Set([blockTime])]);
     };
     if (options.backdated) {
-      refoldFrom(pool.id, false);
-      refoldFrom(aggregate.id, true);
+      refoldAt(pool.id, false);
+      refoldAt(aggregate.id, true);
     } else if (!this.deferBars) {
       if (fromStore) this.bars.addPool(record);
       else this.bars.add(record);
@@ -282,7 +283,7 @@ export class Ingestor {
       // The pair's other pools may be at later states than this trade's time (an older trade imported
       // late) and the trade changes the pair at every later trade: computed again in the store.
       this.reaggregate.set(pool.pair, Math.min(this.reaggregate.get(pool.pair) ?? blockTime, blockTime));
-      refoldFrom(aggregate.id, true);
+      refoldAt(aggregate.id, true);
     }
     return record;
   }
@@ -357,7 +358,7 @@ export class Ingestor {
       meta: { ...this.meta, ...extras.meta, ...this.stamp?.() },
       ...(extras.removeTradesAfter !== undefined ? { removeTradesAfter: extras.removeTradesAfter } : {}),
       ...(this.reaggregate.size > 0 ? { reaggregate: [...this.reaggregate].map(([pair, from]) => ({ agg: pair.aggregate.id, from, replay: aggregateReplay(pair) })) } : {}),
-      ...(this.refold.size > 0 && !this.deferBars ? { refold: [...this.refold].map(([series, [aggregate, from]]) => ({ series, aggregate, from })) } : {}),
+      ...(this.refold.size > 0 && !this.deferBars ? { refold: [...this.refold].map(([series, [aggregate, times]]) => ({ series, aggregate, times: [...times] })) } : {}),
       ...(extras.simState ? { simState: extras.simState } : {}),
       ...(extras.journal ? { journal: extras.journal } : {}),
     };

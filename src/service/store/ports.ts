@@ -165,16 +165,18 @@ export interface CommitBatch {
    */
   readonly removeTradesAfter?: number;
   /**
-   * Series whose bars are folded again (after this batch's trades are written) from the bucket holding
-   * `from` on: trades older than a series' latest (an out-of-order import) are not folded into `bars`
-   * but re-fold exactly the buckets they touch. Bars fold trades in time order (ties in ingest order).
+   * Series whose bars are folded again (after this batch's trades are written) in exactly the buckets
+   * holding `times`, at every resolution, from the stored trades: trades older than a series' latest
+   * (an out-of-order import) are not folded into `bars` but re-fold the buckets they touch (a bar
+   * depends only on the trades of its bucket). Bars fold trades in time order (ties in ingest order).
    */
-  readonly refold?: readonly { readonly series: number; readonly aggregate: boolean; readonly from: number }[];
+  readonly refold?: readonly { readonly series: number; readonly aggregate: boolean; readonly times: readonly number[] }[];
   /**
    * Pairs whose trades' Aggregate columns are computed again from `from` on, after this batch's trades
    * are written and before `refold`: a trade imported older than its pair's latest changes the pair's
    * state at every later trade of the pair (an Aggregate sums its pools). `agg` is the Aggregate's
-   * series; `replay` computes the columns (market/model.ts `aggregateReplay`).
+   * series; `replay` computes the columns (market/model.ts `aggregateReplay`). The buckets of the
+   * trades whose columns changed are folded again as well (beside `refold`'s).
    */
   readonly reaggregate?: readonly { readonly agg: number; readonly from: number; readonly replay: AggregateReplay }[];
   readonly tokens?: readonly TokenRow[];

@@ -2,8 +2,10 @@ import pg from 'pg';
 import { barsFromEvents, rollupBars } from '../../shared/bars';
 import { AGGREGATE_GROUP } from '../../shared/groups';
 import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
+import { bucketRuns, mergeRefolds, sameColumns } from './bar-batch';
 import {
   COMMIT_POSITION_META,
+  type AggregateColumns,
   type AggregateReplay,
   type BarRow,
   type BarStore,
@@ -341,8 +343,11 @@ async function removeTradesAfter(client: pg.ClientBase, after: number): Promise<
   for (const { series, agg } of affected as { series: number; agg: boolean }[]) await refold(client, series, agg, after + 1);
 }
 
-/** See `CommitBatch.reaggregate`: the pair's Aggregate columns from `from` on, as its replay computes them. */
-async function reaggregate(client: pg.ClientBase, agg: number, from: number, replay: AggregateReplay): Promise<void> {
+/**
+ * See `CommitBatch.reaggregate`: the pair's Aggregate columns from `from` on, as its replay computes
+ * them; returns the times of the trades whose columns changed (their buckets are folded again).
+ */
+async function reaggregate(client: pg.ClientBase, agg: number, from: number, replay: AggregateReplay): Promise<number[]> {
   const { rows: last } = await client.query({
     text: `SELECT pool, price, tvl FROM (
              SELECT pool, price, tvl, ROW_NUMBER() OVER (PARTITION BY pool ORDER BY block_time DESC, seq DESC) AS r FROM trades WHERE agg = $1 AND block_time < $2
@@ -352,19 +357,53 @@ async function reaggregate(client: pg.ClientBase, agg: number, from: number, rep
   });
   const before = new Map(last.map((r: unknown[]) => [num(r[0]), { price: num(r[1]), tvl: num(r[2]) }] as const));
   const { rows } = await client.query({
-    text: 'SELECT seq, pool, prev_price, price, prev_tvl, tvl FROM trades WHERE agg = $1 AND block_time >= $2 ORDER BY block_time, seq',
+    text: `SELECT seq, pool, prev_price, price, prev_tvl, tvl, block_time, agg_prev_price, agg_price, agg_prev_tvl, agg_tvl
+           FROM trades WHERE agg = $1 AND block_time >= $2 ORDER BY block_time, seq`,
     values: [agg, from],
     rowMode: 'array',
   });
-  const trades: PairTradeRow[] = rows.map((r: unknown[]) => ({ seq: num(r[0]), pool: num(r[1]), prevPrice: num(r[2]), price: num(r[3]), prevTvl: num(r[4]), tvl: num(r[5]) }));
+  const trades: (PairTradeRow & AggregateColumns & { blockTime: number })[] = rows.map((r: unknown[]) => ({
+    seq: num(r[0]),
+    pool: num(r[1]),
+    prevPrice: num(r[2]),
+    price: num(r[3]),
+    prevTvl: num(r[4]),
+    tvl: num(r[5]),
+    blockTime: num(r[6]),
+    aggPrevPrice: num(r[7]),
+    aggPrice: num(r[8]),
+    aggPrevTvl: num(r[9]),
+    aggTvl: num(r[10]),
+  }));
   const columns = replay(before, trades);
   if (columns.length !== trades.length) throw new Error(`reaggregate: ${columns.length} answers for ${trades.length} trades`);
-  if (trades.length === 0) return;
+  const changed = trades.flatMap((trade, i) => (sameColumns(trade, columns[i] as AggregateColumns) ? [] : [{ trade, columns: columns[i] as AggregateColumns }]));
+  if (changed.length === 0) return [];
   await client.query(
     `UPDATE trades SET agg_prev_price = x.app, agg_price = x.ap, agg_prev_tvl = x.apt, agg_tvl = x.at
      FROM unnest($1::bigint[], $2::float8[], $3::float8[], $4::float8[], $5::float8[]) AS x(seq, app, ap, apt, at) WHERE trades.seq = x.seq`,
-    [trades.map((t) => t.seq), columns.map((c) => c.aggPrevPrice), columns.map((c) => c.aggPrice), columns.map((c) => c.aggPrevTvl), columns.map((c) => c.aggTvl)],
+    [changed.map((c) => c.trade.seq), changed.map((c) => c.columns.aggPrevPrice), changed.map((c) => c.columns.aggPrice), changed.map((c) => c.columns.aggPrevTvl), changed.map((c) => c.columns.aggTvl)],
   );
+  return changed.map((c) => c.trade.blockTime);
+}
+
+/** Folds a series' bars again in exactly the buckets holding `times`, from its stored trades in time order. */
+async function refoldBuckets(client: pg.ClientBase, series: number, agg: boolean, times: Iterable<number>): Promise<void> {
+  const prefix = agg ? 'agg_' : '';
+  const list = [...times];
+  for (const resolution of RESOLUTIONS) {
+    const res = RESOLUTION_SECONDS[resolution];
+    for (const [start, end] of bucketRuns(list, resolution)) {
+      await client.query('DELETE FROM bars WHERE series = $1 AND res = $2 AND t >= $3 AND t < $4', [series, res, start, end]);
+      const { rows } = await client.query({
+        text: `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${agg ? 'agg' : 'pool'} = $1 AND block_time >= $2 AND block_time < $3 ORDER BY block_time, seq`,
+        values: [series, start, end],
+        rowMode: 'array',
+      });
+      const events = rows.map((r: unknown[]) => ({ block_time: num(r[0]), previous_price: num(r[1]), current_price: num(r[2]), current_tvl: num(r[3]), volume: num(r[4]) }));
+      await insertBars(client, barsFromEvents(events, resolution).map((bar) => ({ series, res, bar })), false);
+    }
+  }
 }
 
 /** Folds a series' bars again from the bucket holding `since` on, from its stored trades in time order. */
@@ -515,8 +554,9 @@ export class PostgresStore implements Store {
         const bars = [...batch.bars.entries()].map(({ series, resolution, bar }) => ({ series, res: RESOLUTION_SECONDS[resolution], bar }));
         await insertBars(client, bars, true);
       }
-      for (const r of batch.reaggregate ?? []) await reaggregate(client, r.agg, r.from, r.replay);
-      for (const r of batch.refold ?? []) await refold(client, r.series, r.aggregate, r.from);
+      const changed = new Map<number, number[]>();
+      for (const r of batch.reaggregate ?? []) changed.set(r.agg, await reaggregate(client, r.agg, r.from, r.replay));
+      for (const { series, aggregate, times } of mergeRefolds(batch.refold, changed)) await refoldBuckets(client, series, aggregate, times);
       if (batch.barsStale === true) await client.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [BARS_STALE, '1']);
       else if (batch.barsStale === false) await client.query('DELETE FROM meta WHERE key = $1', [BARS_STALE]);
       for (const r of batch.reserves ?? []) await client.query('UPDATE pools SET base_reserve = $1, quote_reserve = $2 WHERE id = $3', [r.base, r.quote, r.id]);

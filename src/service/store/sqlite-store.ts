@@ -1,6 +1,7 @@
 import { barsFromEvents, rollupBars, type Bar } from '../../shared/bars';
 import { AGGREGATE_GROUP } from '../../shared/groups';
 import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
+import { bucketRuns, mergeRefolds, sameColumns } from './bar-batch';
 import { openDatabase, setBulkMode, type Db } from './database';
 import type {
   AggregateColumns,
@@ -441,6 +442,29 @@ export class SqliteStore implements Store {
         .raw(true);
     const poolEventsFrom = eventsFrom('pool', '');
     const aggEventsFrom = eventsFrom('agg', 'agg_');
+    const eventsIn = (column: 'pool' | 'agg', prefix: '' | 'agg_') =>
+      db
+        .prepare<[number, number, number], [number, number, number, number, number]>(
+          `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${column} = ? AND block_time >= ? AND block_time < ? ORDER BY block_time, seq`,
+        )
+        .raw(true);
+    const poolEventsIn = eventsIn('pool', '');
+    const aggEventsIn = eventsIn('agg', 'agg_');
+    const deleteBarsIn = db.prepare('DELETE FROM bars WHERE series = ? AND res = ? AND t >= ? AND t < ?');
+    /** Folds a series' bars again in exactly the buckets holding `times`, from its stored trades in time order. */
+    const refoldBuckets = (series: number, agg: boolean, times: Iterable<number>) => {
+      const list = [...times];
+      for (const resolution of RESOLUTIONS) {
+        const res = RESOLUTION_SECONDS[resolution];
+        for (const [start, end] of bucketRuns(list, resolution)) {
+          deleteBarsIn.run(series, res, start, end);
+          const events = (agg ? aggEventsIn : poolEventsIn)
+            .all(series, start, end)
+            .map(([block_time, previous_price, current_price, current_tvl, volume]) => ({ block_time, previous_price, current_price, current_tvl, volume }));
+          for (const bar of barsFromEvents(events, resolution)) insertBar.run(series, res, bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
+        }
+      }
+    };
     /** Folds a series' bars again from the bucket holding `since` on, from its stored trades in time order. */
     const refold = (series: number, agg: boolean, since: number) => {
       for (const resolution of RESOLUTIONS) {
@@ -457,20 +481,29 @@ export class SqliteStore implements Store {
          SELECT pool, price, tvl, ROW_NUMBER() OVER (PARTITION BY pool ORDER BY block_time DESC, seq DESC) AS r FROM trades WHERE agg = ? AND block_time < ?
        ) WHERE r = 1`,
     );
-    const pairTradesFrom = db.prepare<[number, number], PairTradeRow>(
-      'SELECT seq, pool, prev_price AS prevPrice, price, prev_tvl AS prevTvl, tvl FROM trades WHERE agg = ? AND block_time >= ? ORDER BY block_time, seq',
+    const pairTradesFrom = db.prepare<[number, number], PairTradeRow & AggregateColumns & { readonly blockTime: number }>(
+      `SELECT seq, pool, block_time AS blockTime, prev_price AS prevPrice, price, prev_tvl AS prevTvl, tvl,
+              agg_prev_price AS aggPrevPrice, agg_price AS aggPrice, agg_prev_tvl AS aggPrevTvl, agg_tvl AS aggTvl
+       FROM trades WHERE agg = ? AND block_time >= ? ORDER BY block_time, seq`,
     );
     const setAggregateColumns = db.prepare('UPDATE trades SET agg_prev_price = ?, agg_price = ?, agg_prev_tvl = ?, agg_tvl = ? WHERE seq = ?');
-    /** See `CommitBatch.reaggregate`: the pair's Aggregate columns from `from` on, as its replay computes them. */
-    const reaggregate = (agg: number, from: number, replay: AggregateReplay) => {
+    /**
+     * See `CommitBatch.reaggregate`: the pair's Aggregate columns from `from` on, as its replay computes
+     * them; returns the times of the trades whose columns changed (their buckets are folded again).
+     */
+    const reaggregate = (agg: number, from: number, replay: AggregateReplay): number[] => {
       const before = new Map(lastStatesBefore.all(agg, from).map((row) => [row.pool, { price: row.price, tvl: row.tvl }]));
       const trades = pairTradesFrom.all(agg, from);
       const columns = replay(before, trades);
       if (columns.length !== trades.length) throw new Error(`reaggregate: ${columns.length} answers for ${trades.length} trades`);
+      const changed: number[] = [];
       trades.forEach((trade, i) => {
         const c = columns[i] as AggregateColumns;
+        if (sameColumns(trade, c)) return;
         setAggregateColumns.run(c.aggPrevPrice, c.aggPrice, c.aggPrevTvl, c.aggTvl, trade.seq);
+        changed.push(trade.blockTime);
       });
+      return changed;
     };
     const removeTradesAfter = (after: number) => {
       const affected = affectedSeries.all(after, after);
@@ -494,8 +527,8 @@ export class SqliteStore implements Store {
           upsertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
         }
       }
-      for (const r of batch.reaggregate ?? []) reaggregate(r.agg, r.from, r.replay);
-      for (const r of batch.refold ?? []) refold(r.series, r.aggregate, r.from);
+      const changed = new Map((batch.reaggregate ?? []).map((r) => [r.agg, reaggregate(r.agg, r.from, r.replay)] as const));
+      for (const { series, aggregate, times } of mergeRefolds(batch.refold, changed)) refoldBuckets(series, aggregate, times);
       if (batch.barsStale === true) setMeta.run(BARS_STALE, '1');
       else if (batch.barsStale === false) clearMeta.run(BARS_STALE);
       for (const r of batch.reserves ?? []) updateReserves.run(r.base, r.quote, r.id);

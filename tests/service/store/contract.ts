@@ -218,12 +218,28 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       const s = await open();
       await s.commit(structure());
       await s.commit(withBars([trade('r1', 2, T + 30, 1, 1.1, 1), trade('r2', 2, T + 200, 1.1, 1.2, 1)]));
-      // Older than r1 and r2: written with a refold of its series from its time, not folded into `bars`.
-      await s.commit({ trades: [trade('r0', 2, T + 10, 0.9, 1, 2)], refold: [{ series: 2, aggregate: false, from: T + 10 }, { series: 1, aggregate: true, from: T + 10 }] });
+      // Older than r1 and r2: written with a refold of its series' buckets at its time, not folded into `bars`.
+      await s.commit({ trades: [trade('r0', 2, T + 10, 0.9, 1, 2)], refold: [{ series: 2, aggregate: false, times: [T + 10] }, { series: 1, aggregate: true, times: [T + 10] }] });
       expect(await s.bars.range(2, '1min', T, T + 60)).toEqual([[T, 0.9, 1.1, 0.9, 1.1, 3 * VOLUME_SCALE, 110]]);
       const bars = await s.bars.all();
       await s.bars.rebuild();
       expect(await s.bars.all()).toEqual(bars);
+    });
+
+    it('re-folds exactly the buckets holding the times given, at every resolution, and no other', async () => {
+      const s = await open();
+      await s.commit(structure());
+      await s.commit(withBars([trade('x1', 2, T + 30, 1, 1.1, 1)]));
+      // Two days later, written without its bars: a bucket no re-fold of T's buckets may touch.
+      await s.commit({ trades: [trade('x2', 2, T + 2 * 86_400, 1.1, 1.2, 1)] });
+      await s.commit({ trades: [trade('x0', 2, T + 10, 0.9, 1, 2)], refold: [{ series: 2, aggregate: false, times: [T + 10] }] });
+      for (const resolution of ['1min', '5min', '15min', '60min', '1d'] as const) {
+        expect(await s.bars.range(2, resolution, T + 86_400, T + 4 * 86_400)).toEqual([]);
+        expect((await s.bars.range(2, resolution, T - 86_400, T + 60)).at(-1)?.[5]).toBe(3 * VOLUME_SCALE);
+      }
+      // Given the later time too, its buckets are folded as well.
+      await s.commit({ refold: [{ series: 2, aggregate: false, times: [T + 2 * 86_400] }] });
+      expect(await s.bars.range(2, '1min', T + 86_400, T + 4 * 86_400)).toHaveLength(1);
     });
 
     it('computes a pair\'s Aggregate columns again from a time on (reaggregate), before re-folding: the replay gets each pool\'s last state before and the trades after, in time order', async () => {
@@ -245,7 +261,7 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
             },
           },
         ],
-        refold: [{ series: 3, aggregate: false, from: T + 5 }, { series: 1, aggregate: true, from: T + 5 }],
+        refold: [{ series: 3, aggregate: false, times: [T + 5] }, { series: 1, aggregate: true, times: [T + 5] }],
       });
       expect(seen).toEqual([
         {
