@@ -88,6 +88,27 @@ export default tseslint.config(
     rules: { ...reactHooks.configs.recommended.rules },
   },
   {
+    // One path for browser data: the app reaches the gateway through the datafeed (its GatewayClient
+    // and live connection), handed the browser's fetch and EventSource by start.tsx alone; the boot's
+    // early requests are the one other caller (their answers go to the datafeed's first requests).
+    files: ['src/app/**/*.{ts,tsx}'],
+    ignores: ['src/app/start.tsx', 'src/app/boot/early-requests.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'fetch', message: 'The app asks the gateway through the datafeed (useApi / useDatafeed), not fetch: one browser HTTP client.' },
+        { name: 'EventSource', message: 'The live connection is the datafeed\'s (onBars, onTrades, onLiveStatus), not a second EventSource.' },
+        { name: 'XMLHttpRequest', message: 'The app asks the gateway through the datafeed, not XMLHttpRequest.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'window', property: 'fetch', message: 'The app asks the gateway through the datafeed (useApi / useDatafeed), not fetch: one browser HTTP client.' },
+        { object: 'globalThis', property: 'fetch', message: 'The app asks the gateway through the datafeed (useApi / useDatafeed), not fetch: one browser HTTP client.' },
+        { object: 'window', property: 'EventSource', message: 'The live connection is the datafeed\'s, not a second EventSource.' },
+      ],
+    },
+  },
+  {
     // Tool configs must default-export.
     files: ['vite.config.ts', 'playwright.config.ts', 'eslint.config.js'],
     rules: { 'import-x/no-default-export': 'off' },
