@@ -2,10 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 
 /**
  * The API key the e2e server is configured with (TOKEN_API_KEYS in playwright.config.ts): a real,
- * working secret the browser must never see.
+ * working secret the browser must never see. Its plan is enterprise (6,000 requests a minute): the
+ * remote-flows gateway asks everything of every flow upstream with this one key, and on a fast machine
+ * the flows one after another passed pro's 600 a minute (429s mid-flow, flow 16's CI failure).
  */
 export const E2E_API_KEY = 'e2e-secret-key-0123456789';
-export const E2E_API_KEYS = `${E2E_API_KEY}:pro`;
+export const E2E_API_KEYS = `${E2E_API_KEY}:enterprise`;
 
 /** The e2e server's data directory (playwright.config.ts). */
 export const E2E_DATA_DIR = '.data-e2e';
