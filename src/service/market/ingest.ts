@@ -357,7 +357,7 @@ export class Ingestor {
       reserves: [...this.before.keys()].filter((p) => !created.has(p)).map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })),
       meta: { ...this.meta, ...extras.meta, ...this.stamp?.() },
       ...(extras.removeTradesAfter !== undefined ? { removeTradesAfter: extras.removeTradesAfter } : {}),
-      ...(this.reaggregate.size > 0 ? { reaggregate: [...this.reaggregate].map(([pair, from]) => ({ agg: pair.aggregate.id, from, replay: aggregateReplay(pair) })) } : {}),
+      ...(this.reaggregate.size > 0 ? { reaggregate: [...this.reaggregate].map(([pair, from]) => ({ agg: pair.aggregate.id, pools: pair.pools.map((p) => p.id), from, replay: aggregateReplay(pair) })) } : {}),
       ...(this.refold.size > 0 && !this.deferBars ? { refold: [...this.refold].map(([series, [aggregate, times]]) => ({ series, aggregate, times: [...times] })) } : {}),
       ...(extras.simState ? { simState: extras.simState } : {}),
       ...(extras.journal ? { journal: extras.journal } : {}),

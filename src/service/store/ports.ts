@@ -175,10 +175,11 @@ export interface CommitBatch {
    * Pairs whose trades' Aggregate columns are computed again from `from` on, after this batch's trades
    * are written and before `refold`: a trade imported older than its pair's latest changes the pair's
    * state at every later trade of the pair (an Aggregate sums its pools). `agg` is the Aggregate's
-   * series; `replay` computes the columns (market/model.ts `aggregateReplay`). The buckets of the
+   * series and `pools` its pools' (each pool's last state before `from` is one indexed look-up);
+   * `replay` computes the columns (market/model.ts `aggregateReplay`). The buckets of the
    * trades whose columns changed are folded again as well (beside `refold`'s).
    */
-  readonly reaggregate?: readonly { readonly agg: number; readonly from: number; readonly replay: AggregateReplay }[];
+  readonly reaggregate?: readonly { readonly agg: number; readonly pools: readonly number[]; readonly from: number; readonly replay: AggregateReplay }[];
   readonly tokens?: readonly TokenRow[];
   readonly tokenUpdates?: readonly Pick<TokenRow, 'id' | 'ticker' | 'name' | 'decimals'>[];
   /** Logo changes: the kind, and the PNG when the kind is `stored`. */

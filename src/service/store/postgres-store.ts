@@ -347,15 +347,17 @@ async function removeTradesAfter(client: pg.ClientBase, after: number): Promise<
  * See `CommitBatch.reaggregate`: the pair's Aggregate columns from `from` on, as its replay computes
  * them; returns the times of the trades whose columns changed (their buckets are folded again).
  */
-async function reaggregate(client: pg.ClientBase, agg: number, from: number, replay: AggregateReplay): Promise<number[]> {
-  const { rows: last } = await client.query({
-    text: `SELECT pool, price, tvl FROM (
-             SELECT pool, price, tvl, ROW_NUMBER() OVER (PARTITION BY pool ORDER BY block_time DESC, seq DESC) AS r FROM trades WHERE agg = $1 AND block_time < $2
-           ) AS latest WHERE r = 1`,
-    values: [agg, from],
-    rowMode: 'array',
-  });
-  const before = new Map(last.map((r: unknown[]) => [num(r[0]), { price: num(r[1]), tvl: num(r[2]) }] as const));
+async function reaggregate(client: pg.ClientBase, agg: number, pools: readonly number[], from: number, replay: AggregateReplay): Promise<number[]> {
+  const before = new Map<number, { price: number; tvl: number }>();
+  for (const pool of pools) {
+    const { rows: last } = await client.query({
+      text: 'SELECT price, tvl FROM trades WHERE pool = $1 AND block_time < $2 ORDER BY block_time DESC, seq DESC LIMIT 1',
+      values: [pool, from],
+      rowMode: 'array',
+    });
+    const row = last[0] as unknown[] | undefined;
+    if (row) before.set(pool, { price: num(row[0]), tvl: num(row[1]) });
+  }
   const { rows } = await client.query({
     text: `SELECT seq, pool, prev_price, price, prev_tvl, tvl, block_time, agg_prev_price, agg_price, agg_prev_tvl, agg_tvl
            FROM trades WHERE agg = $1 AND block_time >= $2 ORDER BY block_time, seq`,
@@ -555,7 +557,7 @@ export class PostgresStore implements Store {
         await insertBars(client, bars, true);
       }
       const changed = new Map<number, number[]>();
-      for (const r of batch.reaggregate ?? []) changed.set(r.agg, await reaggregate(client, r.agg, r.from, r.replay));
+      for (const r of batch.reaggregate ?? []) changed.set(r.agg, await reaggregate(client, r.agg, r.pools, r.from, r.replay));
       for (const { series, aggregate, times } of mergeRefolds(batch.refold, changed)) await refoldBuckets(client, series, aggregate, times);
       if (batch.barsStale === true) await client.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [BARS_STALE, '1']);
       else if (batch.barsStale === false) await client.query('DELETE FROM meta WHERE key = $1', [BARS_STALE]);

@@ -476,10 +476,8 @@ export class SqliteStore implements Store {
         for (const bar of barsFromEvents(events, resolution)) insertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
       }
     };
-    const lastStatesBefore = db.prepare<[number, number], { pool: number; price: number; tvl: number }>(
-      `SELECT pool, price, tvl FROM (
-         SELECT pool, price, tvl, ROW_NUMBER() OVER (PARTITION BY pool ORDER BY block_time DESC, seq DESC) AS r FROM trades WHERE agg = ? AND block_time < ?
-       ) WHERE r = 1`,
+    const lastStateBefore = db.prepare<[number, number], { price: number; tvl: number }>(
+      'SELECT price, tvl FROM trades WHERE pool = ? AND block_time < ? ORDER BY block_time DESC, seq DESC LIMIT 1',
     );
     const pairTradesFrom = db.prepare<[number, number], PairTradeRow & AggregateColumns & { readonly blockTime: number }>(
       `SELECT seq, pool, block_time AS blockTime, prev_price AS prevPrice, price, prev_tvl AS prevTvl, tvl,
@@ -491,8 +489,12 @@ export class SqliteStore implements Store {
      * See `CommitBatch.reaggregate`: the pair's Aggregate columns from `from` on, as its replay computes
      * them; returns the times of the trades whose columns changed (their buckets are folded again).
      */
-    const reaggregate = (agg: number, from: number, replay: AggregateReplay): number[] => {
-      const before = new Map(lastStatesBefore.all(agg, from).map((row) => [row.pool, { price: row.price, tvl: row.tvl }]));
+    const reaggregate = (agg: number, pools: readonly number[], from: number, replay: AggregateReplay): number[] => {
+      const before = new Map<number, { price: number; tvl: number }>();
+      for (const pool of pools) {
+        const last = lastStateBefore.get(pool, from);
+        if (last) before.set(pool, { price: last.price, tvl: last.tvl });
+      }
       const trades = pairTradesFrom.all(agg, from);
       const columns = replay(before, trades);
       if (columns.length !== trades.length) throw new Error(`reaggregate: ${columns.length} answers for ${trades.length} trades`);
@@ -527,7 +529,7 @@ export class SqliteStore implements Store {
           upsertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
         }
       }
-      const changed = new Map((batch.reaggregate ?? []).map((r) => [r.agg, reaggregate(r.agg, r.from, r.replay)] as const));
+      const changed = new Map((batch.reaggregate ?? []).map((r) => [r.agg, reaggregate(r.agg, r.pools, r.from, r.replay)] as const));
       for (const { series, aggregate, times } of mergeRefolds(batch.refold, changed)) refoldBuckets(series, aggregate, times);
       if (batch.barsStale === true) setMeta.run(BARS_STALE, '1');
       else if (batch.barsStale === false) clearMeta.run(BARS_STALE);

@@ -253,6 +253,7 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
         reaggregate: [
           {
             agg: 1,
+            pools: [2, 3],
             from: T + 5,
             replay: (before, trades) => {
               seen.push({ before: [...before].sort((a, b) => a[0] - b[0]), trades: trades.map((t) => ({ pool: t.pool, prevPrice: t.prevPrice, price: t.price })) });
