@@ -7,6 +7,9 @@ import { AppProviders } from './providers/app-providers';
 import { createAppServices } from './providers/app-services';
 import { parseSelection } from './lib/selection';
 
+/** Longest the first render waits for the first screen's own chunk. */
+const FIRST_PART_WAIT_MS = 1_000;
+
 /**
  * The app itself, loaded by main.tsx once the boot requests are on their way: one datafeed and the
  * React tree in #root.
@@ -26,10 +29,11 @@ export async function startApp(): Promise<void> {
   void services.queryClient.prefetchQuery(gatewayInfoQueryOptions(services.api));
   // The first screen's own chunk, when it has one, is in before the first render (main.tsx has been
   // fetching it beside this one): the page renders it at once rather than a fallback first. A chunk
-  // that cannot load is left to the part's boundary, which says so in its place.
+  // that cannot load is left to the part's boundary, which says so in its place; one that takes more
+  // than a second does not hold the page back (the part shows its fallback meanwhile).
   const first = parseSelection(location.search);
   const part = first.view === 'markets' ? preloadOverview() : services.preferences.getState().compare ? preloadCompare() : undefined;
-  await part?.catch(() => undefined);
+  if (part) await Promise.race([part.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, FIRST_PART_WAIT_MS))]);
   createRoot(root).render(
     <StrictMode>
       <AppProviders services={services}>
