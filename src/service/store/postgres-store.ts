@@ -389,39 +389,29 @@ async function reaggregate(client: pg.ClientBase, agg: number, pools: readonly n
   return changed.map((c) => c.trade.blockTime);
 }
 
-/** Folds a series' bars again in exactly the buckets holding `times`, from its stored trades in time order. */
-async function refoldBuckets(client: pg.ClientBase, series: number, agg: boolean, times: Iterable<number>): Promise<void> {
+/** Folds a series' bars of one resolution again in [start, end), from its stored trades in time order. */
+async function refoldRange(client: pg.ClientBase, series: number, agg: boolean, resolution: Resolution, start: number, end: number): Promise<void> {
   const prefix = agg ? 'agg_' : '';
-  const list = [...times];
-  for (const resolution of RESOLUTIONS) {
-    const res = RESOLUTION_SECONDS[resolution];
-    for (const [start, end] of bucketRuns(list, resolution)) {
-      await client.query('DELETE FROM bars WHERE series = $1 AND res = $2 AND t >= $3 AND t < $4', [series, res, start, end]);
-      const { rows } = await client.query({
-        text: `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${agg ? 'agg' : 'pool'} = $1 AND block_time >= $2 AND block_time < $3 ORDER BY block_time, seq`,
-        values: [series, start, end],
-        rowMode: 'array',
-      });
-      const events = rows.map((r: unknown[]) => ({ block_time: num(r[0]), previous_price: num(r[1]), current_price: num(r[2]), current_tvl: num(r[3]), volume: num(r[4]) }));
-      await insertBars(client, barsFromEvents(events, resolution).map((bar) => ({ series, res, bar })), false);
-    }
-  }
+  const res = RESOLUTION_SECONDS[resolution];
+  await client.query('DELETE FROM bars WHERE series = $1 AND res = $2 AND t >= $3 AND t < $4', [series, res, start, end]);
+  const { rows } = await client.query({
+    text: `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${agg ? 'agg' : 'pool'} = $1 AND block_time >= $2 AND block_time < $3 ORDER BY block_time, seq`,
+    values: [series, start, end],
+    rowMode: 'array',
+  });
+  const events = rows.map((r: unknown[]) => ({ block_time: num(r[0]), previous_price: num(r[1]), current_price: num(r[2]), current_tvl: num(r[3]), volume: num(r[4]) }));
+  await insertBars(client, barsFromEvents(events, resolution).map((bar) => ({ series, res, bar })), false);
 }
 
-/** Folds a series' bars again from the bucket holding `since` on, from its stored trades in time order. */
+/** Folds a series' bars again in exactly the buckets holding `times`. */
+async function refoldBuckets(client: pg.ClientBase, series: number, agg: boolean, times: Iterable<number>): Promise<void> {
+  const list = [...times];
+  for (const resolution of RESOLUTIONS) for (const [start, end] of bucketRuns(list, resolution)) await refoldRange(client, series, agg, resolution, start, end);
+}
+
+/** Folds a series' bars again from the bucket holding `since` on. */
 async function refold(client: pg.ClientBase, series: number, agg: boolean, since: number): Promise<void> {
-  const prefix = agg ? 'agg_' : '';
-  for (const resolution of RESOLUTIONS) {
-    const from = bucketStart(since, resolution);
-    await client.query('DELETE FROM bars WHERE series = $1 AND res = $2 AND t >= $3', [series, RESOLUTION_SECONDS[resolution], from]);
-    const { rows } = await client.query({
-      text: `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${agg ? 'agg' : 'pool'} = $1 AND block_time >= $2 ORDER BY block_time, seq`,
-      values: [series, from],
-      rowMode: 'array',
-    });
-    const events = rows.map((r: unknown[]) => ({ block_time: num(r[0]), previous_price: num(r[1]), current_price: num(r[2]), current_tvl: num(r[3]), volume: num(r[4]) }));
-    await insertBars(client, barsFromEvents(events, resolution).map((bar) => ({ series, res: RESOLUTION_SECONDS[resolution], bar })), false);
-  }
+  for (const resolution of RESOLUTIONS) await refoldRange(client, series, agg, resolution, bucketStart(since, resolution), Number.MAX_SAFE_INTEGER);
 }
 
 /** Inserts bars in one statement (arrays unnested); `merge` folds them into stored ones by the bar rule. */

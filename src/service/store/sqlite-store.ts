@@ -432,16 +432,7 @@ export class SqliteStore implements Store {
       'SELECT DISTINCT pool AS series, 0 AS agg FROM trades WHERE block_time > ? UNION SELECT DISTINCT agg AS series, 1 AS agg FROM trades WHERE block_time > ?',
     );
     const deleteTradesAfter = db.prepare('DELETE FROM trades WHERE block_time > ?');
-    const deleteBarsFrom = db.prepare('DELETE FROM bars WHERE series = ? AND res = ? AND t >= ?');
     const insertBar = db.prepare('INSERT INTO bars (series, res, t, o, h, l, c, v, tvl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    const eventsFrom = (column: 'pool' | 'agg', prefix: '' | 'agg_') =>
-      db
-        .prepare<[number, number], [number, number, number, number, number]>(
-          `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${column} = ? AND block_time >= ? ORDER BY block_time, seq`,
-        )
-        .raw(true);
-    const poolEventsFrom = eventsFrom('pool', '');
-    const aggEventsFrom = eventsFrom('agg', 'agg_');
     const eventsIn = (column: 'pool' | 'agg', prefix: '' | 'agg_') =>
       db
         .prepare<[number, number, number], [number, number, number, number, number]>(
@@ -451,30 +442,23 @@ export class SqliteStore implements Store {
     const poolEventsIn = eventsIn('pool', '');
     const aggEventsIn = eventsIn('agg', 'agg_');
     const deleteBarsIn = db.prepare('DELETE FROM bars WHERE series = ? AND res = ? AND t >= ? AND t < ?');
-    /** Folds a series' bars again in exactly the buckets holding `times`, from its stored trades in time order. */
+    /** Folds a series' bars of one resolution again in [start, end), from its stored trades in time order. */
+    const refoldRange = (series: number, agg: boolean, resolution: Resolution, start: number, end: number) => {
+      const res = RESOLUTION_SECONDS[resolution];
+      deleteBarsIn.run(series, res, start, end);
+      const events = (agg ? aggEventsIn : poolEventsIn)
+        .all(series, start, end)
+        .map(([block_time, previous_price, current_price, current_tvl, volume]) => ({ block_time, previous_price, current_price, current_tvl, volume }));
+      for (const bar of barsFromEvents(events, resolution)) insertBar.run(series, res, bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
+    };
+    /** Folds a series' bars again in exactly the buckets holding `times`. */
     const refoldBuckets = (series: number, agg: boolean, times: Iterable<number>) => {
       const list = [...times];
-      for (const resolution of RESOLUTIONS) {
-        const res = RESOLUTION_SECONDS[resolution];
-        for (const [start, end] of bucketRuns(list, resolution)) {
-          deleteBarsIn.run(series, res, start, end);
-          const events = (agg ? aggEventsIn : poolEventsIn)
-            .all(series, start, end)
-            .map(([block_time, previous_price, current_price, current_tvl, volume]) => ({ block_time, previous_price, current_price, current_tvl, volume }));
-          for (const bar of barsFromEvents(events, resolution)) insertBar.run(series, res, bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
-        }
-      }
+      for (const resolution of RESOLUTIONS) for (const [start, end] of bucketRuns(list, resolution)) refoldRange(series, agg, resolution, start, end);
     };
-    /** Folds a series' bars again from the bucket holding `since` on, from its stored trades in time order. */
+    /** Folds a series' bars again from the bucket holding `since` on. */
     const refold = (series: number, agg: boolean, since: number) => {
-      for (const resolution of RESOLUTIONS) {
-        const from = bucketStart(since, resolution);
-        deleteBarsFrom.run(series, RESOLUTION_SECONDS[resolution], from);
-        const events = (agg ? aggEventsFrom : poolEventsFrom)
-          .all(series, from)
-          .map(([block_time, previous_price, current_price, current_tvl, volume]) => ({ block_time, previous_price, current_price, current_tvl, volume }));
-        for (const bar of barsFromEvents(events, resolution)) insertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
-      }
+      for (const resolution of RESOLUTIONS) refoldRange(series, agg, resolution, bucketStart(since, resolution), Number.MAX_SAFE_INTEGER);
     };
     const lastStateBefore = db.prepare<[number, number], { price: number; tvl: number }>(
       'SELECT price, tvl FROM trades WHERE pool = ? AND block_time < ? ORDER BY block_time DESC, seq DESC LIMIT 1',
