@@ -184,7 +184,7 @@ export class SymbolSearchIndex {
       if (!terms.every((term) => text.includes(term))) continue;
       const row = this.row(i);
       const group = this.groups[i] ?? '';
-      const keys = this.keysOf(row);
+      const keys = keysOf(row);
       if (terms.every((term) => term === group || keys.exact.includes(term))) exact.push(row);
       else if (terms.every((term) => group.startsWith(term) || keys.prefix.some((key) => key.startsWith(term)))) {
         if (prefix.length < limit) prefix.push(row);
@@ -192,21 +192,6 @@ export class SymbolSearchIndex {
     }
     const ranked = exact.length >= limit ? exact : [...exact, ...prefix, ...anywhere];
     return ranked.slice(0, limit);
-  }
-
-  private keysOf(row: SearchRow): { exact: string[]; prefix: string[] } {
-    const base = row.base.toLowerCase();
-    const quote = row.quote.toLowerCase();
-    const symbol = row.symbol.toLowerCase();
-    const exact = [quote, base, symbol, `${base}.${quote}`, row.ticker.toLowerCase()];
-    for (const unit of [row.quoteUnit, row.baseUnit]) {
-      if (unit === '') continue;
-      const lowerUnit = unit.toLowerCase();
-      exact.push(lowerUnit, splitTokenUnit(lowerUnit).policyId);
-      const fingerprint = fingerprintOf(lowerUnit);
-      if (fingerprint !== '') exact.push(fingerprint);
-    }
-    return { exact, prefix: [quote, base, symbol] };
   }
 
   private row(i: number): SearchRow {
@@ -281,19 +266,9 @@ class IndexBuilder {
   private take(i: number): void {
     const row = this.rows[i];
     if (!row) return;
-    const base = row.base.toLowerCase();
-    const quote = row.quote.toLowerCase();
-    const symbol = row.symbol.toLowerCase();
-    const ids: string[] = [row.ticker.toLowerCase()];
-    for (const unit of [row.quoteUnit, row.baseUnit]) {
-      if (unit === '') continue;
-      const lowerUnit = unit.toLowerCase();
-      ids.push(lowerUnit, splitTokenUnit(lowerUnit).policyId);
-      const fingerprint = fingerprintOf(lowerUnit);
-      if (fingerprint !== '') ids.push(fingerprint);
-    }
-    for (const key of new Set([quote, base, symbol, `${base}.${quote}`, ...ids])) push(this.exact, key, i);
-    for (const key of new Set([quote, base, symbol])) push(this.prefix, key, i);
+    const { symbol, ids, exact, prefix } = keysOf(row);
+    for (const key of new Set(exact)) push(this.exact, key, i);
+    for (const key of new Set(prefix)) push(this.prefix, key, i);
     const text = [symbol, row.description.toLowerCase(), ...namesOf(row), ...ids].join('\n');
     this.texts[i] = text;
     this.groups[i] = row.exchange.toLowerCase();
@@ -334,6 +309,25 @@ function yieldToPage(): Promise<void> {
 /** Lowercase, trimmed, `/` read as the pair separator `.`, whitespace collapsed (as the datafeed reads queries). */
 export function normalizeQuery(query: string): string {
   return query.trim().toLowerCase().replace(/\//g, '.').replace(/\s+/g, ' ');
+}
+
+/**
+ * A row's keys: `ids` (pool ID, token units, policy IDs, fingerprints), `exact` (what equals a query
+ * for an exact match: tickers, symbol name, `base.quote`, the ids) and `prefix` (tickers, symbol name).
+ */
+function keysOf(row: SearchRow): { symbol: string; ids: string[]; exact: string[]; prefix: string[] } {
+  const base = row.base.toLowerCase();
+  const quote = row.quote.toLowerCase();
+  const symbol = row.symbol.toLowerCase();
+  const ids: string[] = [row.ticker.toLowerCase()];
+  for (const unit of [row.quoteUnit, row.baseUnit]) {
+    if (unit === '') continue;
+    const lowerUnit = unit.toLowerCase();
+    ids.push(lowerUnit, splitTokenUnit(lowerUnit).policyId);
+    const fingerprint = fingerprintOf(lowerUnit);
+    if (fingerprint !== '') ids.push(fingerprint);
+  }
+  return { symbol, ids, exact: [quote, base, symbol, `${base}.${quote}`, ...ids], prefix: [quote, base, symbol] };
 }
 
 /** The tokens' names, lowercase (quote first, as the ids). */
