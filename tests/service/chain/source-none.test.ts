@@ -13,21 +13,25 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const UNIT = `${'ab'.repeat(28)}534e454b`;
 const POOL = 'cd'.repeat(32);
 const T = 1_718_000_040;
+const TRADE_1 = { id: 'tx1#0', block_time: T, pool_id: POOL, previous_price: 0.0037, current_price: 0.00371, previous_tvl: 2_000_000, current_tvl: 2_000_400, volume: 200 };
+
+/** A file of import:trades lines: the token and its pool, then `trades`. */
+function tradesFile(name: string, trades: readonly object[]): string {
+  const file = join(dir, name);
+  const head = [
+    { kind: 'token', unit: UNIT, ticker: 'SNEK', decimals: 0 },
+    { kind: 'pool', pool_id: POOL, group: 'MinswapV2', base: '', quote: UNIT },
+  ];
+  writeFileSync(file, [...head, ...trades].map((line) => JSON.stringify(line)).join('\n'));
+  return file;
+}
 
 describe('--source none', () => {
   it('serves the imported trades alone, says so, and keeps the source: a later start asking for the simulator is refused', async () => {
-    const file = join(dir, 'trades.jsonl');
-    writeFileSync(
-      file,
-      [
-        { kind: 'token', unit: UNIT, ticker: 'SNEK', decimals: 0 },
-        { kind: 'pool', pool_id: POOL, group: 'MinswapV2', base: '', quote: UNIT },
-        { id: 'tx1#0', block_time: T, pool_id: POOL, previous_price: 0.0037, current_price: 0.00371, previous_tvl: 2_000_000, current_tvl: 2_000_400, volume: 200 },
-        { id: 'tx2#0', block_time: T + 60, pool_id: POOL, previous_price: 0.00371, current_price: 0.0038, previous_tvl: 2_000_400, current_tvl: 2_001_000, volume: 300 },
-      ]
-        .map((line) => JSON.stringify(line))
-        .join('\n'),
-    );
+    const file = tradesFile('trades.jsonl', [
+      TRADE_1,
+      { id: 'tx2#0', block_time: T + 60, pool_id: POOL, previous_price: 0.00371, current_price: 0.0038, previous_tvl: 2_000_400, current_tvl: 2_001_000, volume: 300 },
+    ]);
     const handle = await openMarket(dir, 'import');
     expect((await importTrades(handle, file)).trades).toBe(2);
     await handle.close();
@@ -54,17 +58,7 @@ describe('--source none', () => {
 
   it('refuses to follow the chain in a directory of imported trades (no source stored yet), changing nothing', async () => {
     const imported = join(dir, 'imported-only');
-    const file = join(dir, 'one-pool.jsonl');
-    writeFileSync(
-      file,
-      [
-        { kind: 'token', unit: UNIT, ticker: 'SNEK', decimals: 0 },
-        { kind: 'pool', pool_id: POOL, group: 'MinswapV2', base: '', quote: UNIT },
-        { id: 'tx1#0', block_time: T, pool_id: POOL, previous_price: 0.0037, current_price: 0.00371, previous_tvl: 2_000_000, current_tvl: 2_000_400, volume: 200 },
-      ]
-        .map((line) => JSON.stringify(line))
-        .join('\n'),
-    );
+    const file = tradesFile('one-pool.jsonl', [TRADE_1]);
     const handle = await openMarket(imported, 'import');
     expect((await importTrades(handle, file)).trades).toBe(1);
     await handle.close();
