@@ -2,6 +2,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type MouseEvent } from 'react';
 import type { SearchRow } from '../datafeed';
 import { AGGREGATE_GROUP } from '../shared/groups';
+import { parseSymbolName } from '../shared/symbols';
 import { findPairInGroup, provisionalSymbolInfo, resolvedSymbolQueryOptions, UnknownSymbolError } from './api/resolve-symbol';
 import { ErrorState } from './components/error-state';
 import { PartBoundary } from './components/part-boundary';
@@ -11,7 +12,7 @@ import { IndicatorMenu, PriceChart, type ChartAppearance, type ChartHandle } fro
 import { ExportMenu, type ExportSource } from './features/export';
 import { PairSearch } from './features/search';
 import { ChartToggles, ConnectionStatus, CurrencySwitch, deepestOf, DisplayToggles, gatewayInfoQueryOptions, GroupPicker, ResolutionButtons, SimulatedBadge } from './features/shell';
-import { TokenHeader } from './features/token-header';
+import { TokenHeader, TokenHeaderPlaceholder } from './features/token-header';
 import { Watchlist } from './features/watchlist';
 import { useApi, useDatafeed, usePreferences, useSelection, useUsdRates } from './providers/app-providers';
 import { lazyPart } from './lib/lazy-part';
@@ -34,6 +35,13 @@ export const preloadCompare = comparePart.preload;
 /** Below the chart, once the pair is known: chunks loaded beside the first candles, not before them. */
 const TradesTape = lazy(() => import('./features/trades').then((m) => ({ default: m.TradesTape })));
 const PairPools = lazy(() => import('./features/pair-pools').then((m) => ({ default: m.PairPools })));
+
+/** The invert toggle's text: the pair as shown (`SNEK/ADA`), a dash for a side not known yet. */
+const invertLabel = (pair: { base: string; quote: string } | undefined, inverted: boolean) =>
+  pair ? (inverted ? `${pair.base}/${pair.quote}` : `${pair.quote}/${pair.base}`) : '–/–';
+
+/** Base and quote of a symbol name (`ADA.SNEK_Aggregate_Pool1`) before it is resolved. */
+const provisionalPair = (name: string | undefined) => (name === undefined ? undefined : parseSymbolName(name));
 
 /** Key of the overview's place (sort, filter, scroll) in its history entry. */
 const OVERVIEW_PLACE = 'overview';
@@ -293,26 +301,23 @@ export function App() {
               }
             />
           ) : (
-            <div className="token-header token-header--placeholder" data-testid="header-loading" role="status">
-              Loading the pair…
-            </div>
+            <TokenHeaderPlaceholder />
           )}
           {resolved.isError ? null : (
             <>
               <div className="toolbar">
                 <ResolutionButtons value={resolution} onChange={(next) => select({ resolution: next })} />
-                {current ? (
-                  <ToggleButton
-                    pressed={shownInverted}
-                    onToggle={() => select({ inverted: !inverted })}
-                    label="Invert the pair"
-                    testId="invert-toggle"
-                    disabled={usd}
-                    {...(usd ? { title: 'In USD the price is the token’s: switch to ADA to invert the pair' } : {})}
-                  >
-                    {shownInverted ? `${current.row.base}/${current.row.quote}` : `${current.row.quote}/${current.row.base}`} ⇄
-                  </ToggleButton>
-                ) : null}
+                {/* There before the pair is known (named from the URL's symbol meanwhile, disabled): the toolbar keeps its rows. */}
+                <ToggleButton
+                  pressed={shownInverted}
+                  onToggle={() => select({ inverted: !inverted })}
+                  label="Invert the pair"
+                  testId="invert-toggle"
+                  disabled={usd || !current}
+                  {...(usd ? { title: 'In USD the price is the token’s: switch to ADA to invert the pair' } : {})}
+                >
+                  {invertLabel(current?.row ?? provisionalPair(chartInfo?.name), shownInverted)} ⇄
+                </ToggleButton>
                 {compare ? null : <CurrencySwitch value={shownCurrency} onChange={changeCurrency} unavailable={usdUnavailable} />}
                 <ChartToggles />
                 {compare ? null : (

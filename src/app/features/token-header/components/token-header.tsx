@@ -96,7 +96,7 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
     <section className="token-header" data-testid="token-header" data-currency={currency} aria-label={`${identity.name} (${identity.ticker})`}>
       <div className="token-header__identity">
         <TokenLogo unit={row.quoteUnit} ticker={row.quote} size={40} />
-        <div>
+        <div className="token-header__text">
           <h1 className="token-header__name">
             <span data-testid="header-name">{identity.name}</span> <span className="token-header__ticker" data-testid="header-ticker">{identity.ticker}</span>
           </h1>
@@ -153,10 +153,46 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
           <Stat label={`Vol 24h (${base})`} value={formatAmount(shown.daily_volume)} testId="header-volume-24h" />
         </dl>
       ) : (
-        <p className="token-header__loading" role="status" data-testid="header-loading">
-          Loading statistics…
-        </p>
+        <StatsPlaceholder base={base} label="Loading statistics…" />
       )}
+    </section>
+  );
+}
+
+/**
+ * The statistics' grid while they load: the same cells with a dash for each value, so the header
+ * keeps its height when they come (nothing below it moves; index.html's page frame draws the same).
+ */
+function StatsPlaceholder({ base, label }: { base: string; label: string }) {
+  return (
+    <div className="token-header__stats token-header__stats--loading" role="status" data-testid="header-loading">
+      <span className="visually-hidden">{label}</span>
+      {['Price', '1h', '24h', `TVL (${base})`, 'TVL 1h', 'TVL 24h', `Vol 1h (${base})`, `Vol 24h (${base})`].map((name, i) => (
+        <div key={name} className={`stat${i === 0 ? ' stat--price' : ''}`} aria-hidden="true">
+          <span className="stat__label">{name}</span>
+          <span className={`stat__value${i === 0 ? ' stat__value--price' : ''}`}>–</span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/**
+ * The header before the pair is known: the same box as the header (logo, four lines, the statistics'
+ * grid), so the toolbar and the chart below it stay where they are when the pair comes.
+ */
+export function TokenHeaderPlaceholder() {
+  return (
+    <section className="token-header token-header--placeholder" aria-label="The pair" aria-busy="true">
+      <div className="token-header__identity">
+        <span className="token-logo token-logo--placeholder" aria-hidden="true" />
+        <div className="token-header__text">
+          <p className="token-header__name" aria-hidden="true">
+            Loading the pair…
+          </p>
+        </div>
+      </div>
+      <StatsPlaceholder base="ADA" label="Loading the pair…" />
     </section>
   );
 }
