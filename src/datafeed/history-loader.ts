@@ -1,22 +1,12 @@
-import { MAX_COUNTBACK, historyResponseSchema, type HistoryResponse } from '../shared/api/history';
+import { MAX_COUNTBACK, historyResponseSchema } from '../shared/api/history';
 import type { Bar } from '../shared/bars';
 import type { Resolution } from '../shared/resolutions';
-import { asSeconds, type UnixSeconds } from '../shared/time';
+import type { UnixSeconds } from '../shared/time';
+import { barsOfHistory } from './history-bars';
+
+export { barsOfHistory } from './history-bars';
 import type { GatewayClient, Outcome } from './gateway-client';
 import { lastBarsQuery } from './urls';
-
-/** Columns of /history to bars (seconds, as on the wire). A body without `tvl` gives tvl 0. */
-export function barsOfHistory(body: HistoryResponse): Bar[] {
-  return body.t.map((t, i) => ({
-    time: asSeconds(t),
-    open: body.o[i] ?? 0,
-    high: body.h[i] ?? 0,
-    low: body.l[i] ?? 0,
-    close: body.c[i] ?? 0,
-    volume: body.v[i] ?? 0,
-    tvl: body.tvl?.[i] ?? 0,
-  }));
-}
 
 export interface BarsRequest {
   /** Inclusive start of the range (bar start times), Unix seconds. */

@@ -1,9 +1,8 @@
-import { CandlestickSeries, CrosshairMode, HistogramSeries, LineSeries, PriceScaleMode, createChart, type IChartApi, type ISeriesApi, type MouseEventParams, type UTCTimestamp } from 'lightweight-charts';
+import { LineSeries, type IChartApi, type ISeriesApi, type MouseEventParams, type UTCTimestamp } from 'lightweight-charts';
 import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '../../../../datafeed';
 import { AGGREGATE_GROUP } from '../../../../shared/groups';
 import { ChartTimes } from '../../../lib/chart-time';
 import { FIRST_CANDLES_MARK } from '../../../lib/first-candles';
-import { formatAmount } from '../../../lib/format';
 import { indicatorLabel, type IndicatorSpec } from '../../../lib/indicators';
 import { invertBar } from '../../../lib/orientation';
 import { barInUsd } from '../../../lib/usd';
@@ -17,20 +16,8 @@ import { INDICATOR_ADD_MARK, INDICATOR_DRAWN_MEASURE } from './marks';
 import { PALETTES } from '../../../lib/palette';
 import { fetchBars, mergeBars, sameSymbol } from './bars';
 import { firstPage, PAGE_BARS, resolutionSeconds } from './first-page';
-import {
-  candleColorsOf,
-  candleOf,
-  chartOptionsOf,
-  findBar,
-  legendOf,
-  NO_ATTRIBUTION_LOGO,
-  priceFormatOf,
-  TVL_PRICE_SCALE,
-  tvlOf,
-  volumeOf,
-  type ChartAppearance,
-  type LegendBar,
-} from './chart-style';
+import { candleOf, findBar, legendOf, priceFormatOf, tvlOf, volumeOf, type ChartAppearance, type LegendBar } from './chart-style';
+import { addTvlSeries, createPriceChart, drawBars, INITIAL_VISIBLE_BARS, showNewest, styleChart, type PriceChartParts } from './chart-parts';
 
 export type { ChartAppearance, LegendBar } from './chart-style';
 
@@ -51,8 +38,6 @@ export interface ChartState {
 }
 
 export { PAGE_BARS } from './first-page';
-/** Bars shown at first. */
-const INITIAL_VISIBLE_BARS = 150;
 /** Fewer than this many bars left of the view start loading older ones. */
 const LOAD_OLDER_THRESHOLD = 30;
 /** DEX pools do not stream: their newest bars are refreshed this often. */
@@ -108,22 +93,15 @@ export class ChartController {
     private readonly now: () => number = Date.now,
   ) {
     this.appearance = appearance;
-    const autoSize = typeof ResizeObserver === 'function';
-    this.chart = createChart(container, {
-      ...NO_ATTRIBUTION_LOGO,
-      autoSize,
-      ...(autoSize ? {} : { width: container.clientWidth || 800, height: container.clientHeight || 420 }),
-      crosshair: { mode: CrosshairMode.Normal },
-      rightPriceScale: { borderVisible: false },
-      timeScale: { borderVisible: false, timeVisible: true, secondsVisible: false, rightOffset: 3 },
-    });
-    this.candles = this.chart.addSeries(CandlestickSeries, { priceLineVisible: true });
-    this.volume = this.chart.addSeries(HistogramSeries, { priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
-    this.chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+    ({ chart: this.chart, candles: this.candles, volume: this.volume } = createPriceChart(container));
     this.chart.timeScale().subscribeVisibleLogicalRangeChange(this.onRangeChange);
     this.chart.subscribeCrosshairMove(this.onCrosshair);
     this.applyAppearance();
     this.publish();
+  }
+
+  private get parts(): PriceChartParts {
+    return { chart: this.chart, candles: this.candles, volume: this.volume };
   }
 
   // --- subscriptions for React (useSyncExternalStore) ---
@@ -234,7 +212,7 @@ export class ChartController {
     this.render();
     const n = this.bars.length;
     if (n > 0) performance.mark(FIRST_CANDLES_MARK, { detail: { symbol: info.name, resolution: this.resolution, bars: n } });
-    if (n > 0) this.chart.timeScale().setVisibleLogicalRange({ from: Math.max(-3, n - INITIAL_VISIBLE_BARS), to: n + 3 });
+    if (n > 0) showNewest(this.chart, n);
     this.setState({ status: n === 0 ? 'empty' : 'ready', bars: n, exhausted: outcome.noData || n === 0 });
     this.startLive(generation);
   }
@@ -523,9 +501,7 @@ export class ChartController {
   private render(): void {
     const palette = PALETTES[this.appearance.theme];
     this.display = this.times.reset(this.bars.map((b) => b.time));
-    this.candles.setData(this.bars.map((b, i) => candleOf(b, this.timeAt(i))));
-    this.volume.setData(this.bars.map((b, i) => volumeOf(b, palette, this.timeAt(i))));
-    this.tvl?.setData(this.bars.map((b, i) => tvlOf(b, this.timeAt(i))));
+    drawBars(this.parts, this.tvl, this.bars, palette, (i) => this.timeAt(i));
     this.drawIndicators();
     const last = this.bars.at(-1);
     this.legend = last ? legendOf(last) : undefined;
@@ -544,18 +520,9 @@ export class ChartController {
     const { theme, showVolume, showTvl, logScale } = this.appearance;
     const palette = PALETTES[theme];
     const retime = this.configureTimes();
-    this.chart.applyOptions(chartOptionsOf(palette, this.times));
-    this.candles.applyOptions(candleColorsOf(palette));
-    this.volume.applyOptions({ visible: showVolume });
-    this.chart.priceScale('right').applyOptions({ mode: logScale ? PriceScaleMode.Logarithmic : PriceScaleMode.Normal });
+    styleChart(this.parts, palette, this.times, { showVolume, logScale });
     if (showTvl && !this.tvl) {
-      this.tvl = this.chart.addSeries(
-        LineSeries,
-        { color: palette.tvl, lineWidth: 2, priceFormat: { type: 'custom', minMove: 0.01, formatter: formatAmount }, title: 'TVL', priceLineVisible: false },
-        1,
-      );
-      this.chart.panes()[1]?.setStretchFactor(0.3);
-      this.tvl.priceScale().applyOptions(TVL_PRICE_SCALE);
+      this.tvl = addTvlSeries(this.chart, palette);
       this.tvl.setData(this.bars.map((b, i) => tvlOf(b, this.timeAt(i))));
     } else if (!showTvl && this.tvl) {
       this.dropSeries(this.tvl);
