@@ -3,43 +3,8 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { TimeZoneMode } from '../lib/time-format';
 import type { Currency } from '../lib/usd';
 
-/** A remembered symbol (recent picks, watchlist). */
-export interface SymbolRef {
-  readonly symbol: string;
-  readonly group: string;
-}
-
-export type Theme = 'dark' | 'light';
-
-/** UI preferences that persist across reloads (localStorage). */
-export interface Preferences {
-  readonly theme: Theme;
-  readonly showVolume: boolean;
-  readonly showTvl: boolean;
-  readonly logScale: boolean;
-  readonly timeZone: TimeZoneMode;
-  readonly compare: boolean;
-  /** The indicators last chosen (lib/indicators), drawn when a URL names none. */
-  readonly indicators: string;
-  /** The currency last chosen (ADA or USD), applied to a URL that names none. */
-  readonly currency: Currency;
-  /** Most recent first. */
-  readonly recent: readonly SymbolRef[];
-  readonly watchlist: readonly SymbolRef[];
-}
-
-export const DEFAULT_PREFERENCES: Preferences = {
-  theme: 'dark',
-  showVolume: true,
-  showTvl: true,
-  logScale: false,
-  timeZone: 'utc',
-  compare: false,
-  indicators: '',
-  currency: 'ada',
-  recent: [],
-  watchlist: [],
-};
+export { DEFAULT_PREFERENCES, PREFERENCES_KEY, storedPreferences, type Preferences, type SymbolRef, type Theme } from './preferences';
+import { DEFAULT_PREFERENCES, PREFERENCES_KEY, type Preferences, type SymbolRef, type Theme } from './preferences';
 
 export const MAX_RECENT = 8;
 /** The gateway lets one browser connection follow 50 pools; the chart and header need a few. */
@@ -61,7 +26,6 @@ export interface PreferencesState extends Preferences {
 
 export type PreferencesStore = StoreApi<PreferencesState>;
 
-export const PREFERENCES_KEY = 'cardano-dex-charts:preferences';
 
 const sameRef = (a: SymbolRef, b: SymbolRef) => a.symbol === b.symbol && a.group === b.group;
 

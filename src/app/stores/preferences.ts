@@ -1,0 +1,72 @@
+import type { TimeZoneMode } from '../lib/time-format';
+import type { Currency } from '../lib/usd';
+
+/** A remembered symbol (recent picks, watchlist). */
+export interface SymbolRef {
+  readonly symbol: string;
+  readonly group: string;
+}
+
+export type Theme = 'dark' | 'light';
+
+/** UI preferences that persist across reloads (localStorage). */
+export interface Preferences {
+  readonly theme: Theme;
+  readonly showVolume: boolean;
+  readonly showTvl: boolean;
+  readonly logScale: boolean;
+  readonly timeZone: TimeZoneMode;
+  readonly compare: boolean;
+  /** The indicators last chosen (lib/indicators), drawn when a URL names none. */
+  readonly indicators: string;
+  /** The currency last chosen (ADA or USD), applied to a URL that names none. */
+  readonly currency: Currency;
+  /** Most recent first. */
+  readonly recent: readonly SymbolRef[];
+  readonly watchlist: readonly SymbolRef[];
+}
+
+export const DEFAULT_PREFERENCES: Preferences = {
+  theme: 'dark',
+  showVolume: true,
+  showTvl: true,
+  logScale: false,
+  timeZone: 'utc',
+  compare: false,
+  indicators: '',
+  currency: 'ada',
+  recent: [],
+  watchlist: [],
+};
+
+export const PREFERENCES_KEY = 'cardano-dex-charts:preferences';
+
+/**
+ * The preferences as stored (preferences-store.ts persists them with zustand under PREFERENCES_KEY:
+ * `{"state": {...}, "version": 1}`), read without the store: the page's boot script (src/app/boot.ts)
+ * draws its first picture of the chart in the user's theme and with their chart options before the
+ * app's code has loaded. Anything missing or of the wrong type is the default; unreadable storage is
+ * the defaults.
+ */
+export function storedPreferences(storage: Pick<Storage, 'getItem'> | undefined): Preferences {
+  let state: unknown;
+  try {
+    state = (JSON.parse(storage?.getItem(PREFERENCES_KEY) ?? 'null') as { state?: unknown } | null)?.state;
+  } catch {
+    return DEFAULT_PREFERENCES;
+  }
+  if (typeof state !== 'object' || state === null) return DEFAULT_PREFERENCES;
+  const s = state as Record<string, unknown>;
+  const flag = (name: 'showVolume' | 'showTvl' | 'logScale' | 'compare') => (typeof s[name] === 'boolean' ? s[name] : DEFAULT_PREFERENCES[name]);
+  return {
+    ...DEFAULT_PREFERENCES,
+    theme: s.theme === 'light' || s.theme === 'dark' ? s.theme : DEFAULT_PREFERENCES.theme,
+    showVolume: flag('showVolume'),
+    showTvl: flag('showTvl'),
+    logScale: flag('logScale'),
+    compare: flag('compare'),
+    timeZone: s.timeZone === 'local' || s.timeZone === 'utc' ? s.timeZone : DEFAULT_PREFERENCES.timeZone,
+    indicators: typeof s.indicators === 'string' ? s.indicators : DEFAULT_PREFERENCES.indicators,
+    currency: s.currency === 'usd' || s.currency === 'ada' ? s.currency : DEFAULT_PREFERENCES.currency,
+  };
+}
