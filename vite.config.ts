@@ -45,10 +45,46 @@ function tokenPriceService(): Plugin {
   };
 }
 
+/** The module that draws the page's first picture of the chart (src/app/boot.ts loads it at once). */
+const PICTURE_MODULE = 'src/app/boot/boot-chart.ts';
+
+/**
+ * The built page asks for the picture's chunks (lightweight-charts and the chart's parts) from its
+ * head, beside the entry, rather than once the entry has run: the first candles wait for no script
+ * but their own, as a page that only draws them would (the app benchmark's floor). The app's own
+ * chunks are not preloaded: they load after the picture (src/app/main.tsx).
+ */
+function preloadPicture(): Plugin {
+  return {
+    name: 'preload-picture',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, ctx) {
+        const bundle = ctx.bundle;
+        if (!bundle) return [];
+        const chunks = Object.values(bundle).filter((item) => item.type === 'chunk');
+        const picture = chunks.find((chunk) => chunk.facadeModuleId?.replaceAll('\\', '/').endsWith(PICTURE_MODULE));
+        if (!picture) throw new Error(`${PICTURE_MODULE} is not a chunk of the build: the page could not preload the first picture`);
+        const entry = new Set(chunks.filter((chunk) => chunk.isEntry).map((chunk) => chunk.fileName));
+        const files = new Set<string>();
+        const add = (fileName: string) => {
+          if (files.has(fileName) || entry.has(fileName)) return;
+          files.add(fileName);
+          for (const imported of chunks.find((chunk) => chunk.fileName === fileName)?.imports ?? []) add(imported);
+        };
+        add(picture.fileName);
+        return [...files].map((fileName) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${fileName}` }, injectTo: 'head' as const }));
+      },
+    },
+  };
+}
+
 export default defineConfig(({ isSsrBuild }) => ({
   plugins: [
     react(),
     tokenPriceService(),
+    preloadPicture(),
     // The app's assets also as .br and .gz beside them: npm run serve sends those as they are
     // (serveStatic's precompressed), never compressing on the fly. The server build needs none.
     ...(isSsrBuild ? [] : [compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|css|html|svg)$/, logLevel: 'silent' })]),

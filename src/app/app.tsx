@@ -1,9 +1,10 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type MouseEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useState, type MouseEvent } from 'react';
 import type { SearchRow } from '../datafeed';
 import { AGGREGATE_GROUP } from '../shared/groups';
 import { parseSymbolName } from '../shared/symbols';
 import { findPairInGroup, provisionalSymbolInfo, resolvedSymbolQueryOptions, UnknownSymbolError } from './api/resolve-symbol';
+import { dropBootChart } from './boot/boot-chart-handle';
 import { ErrorState } from './components/error-state';
 import { PartBoundary } from './components/part-boundary';
 import { ToggleButton } from './components/toggle-button';
@@ -127,6 +128,10 @@ export function App() {
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
+
+  // The page's first picture of the chart (boot/boot-chart-handle.ts) is the chart's to take, in its
+  // own layout effect (before this one): a first screen without that chart drops it.
+  useLayoutEffect(() => dropBootChart(), []);
 
   // A URL without indicators gets the ones last chosen (preferences); a URL with some keeps its own.
   const [initialIndicators] = useState(() => ({ url: indicators, saved: savedIndicators }));

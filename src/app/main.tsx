@@ -1,4 +1,4 @@
-import './boot';
+import { pictureSettled } from './boot';
 import './styles/app.css';
 import { parseSelection } from './lib/selection';
 
@@ -7,4 +7,4 @@ import { parseSelection } from './lib/selection';
 // A page opened on the market overview fetches the overview's chunk beside the app's (start.tsx waits
 // for it before the first render).
 if (parseSelection(location.search).view === 'markets') void import('./features/overview').catch(() => undefined);
-void import('./start').then(({ startApp }) => startApp());
+void pictureSettled.then(() => import('./start')).then(({ startApp }) => startApp());

@@ -34,33 +34,53 @@ function deepestIn(body: unknown): Record<string, string> | undefined {
   return Object.fromEntries(Object.entries(deepest).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
+/** The first chart's bars as the boot script asked them: for its first picture of the chart (boot/boot-chart.ts). */
+export interface FirstBars {
+  /** The symbol name or pool ID asked. */
+  readonly target: string;
+  /** A copy of the answer, taken as it came (the app reads the answer itself). */
+  readonly copy: Promise<Response>;
+}
+
+/** What the boot script keeps of its requests: a copy of /info's body, and the first bars' (FirstBars). */
+export interface BootAnswers {
+  /** /info's body (undefined when it failed). */
+  readonly info: Promise<unknown>;
+  /** The first bars, with `copyFirstBars`; undefined where no bars were asked. */
+  readonly firstBars: Promise<FirstBars | undefined>;
+}
+
 /**
  * Asks, for the page at `search`, what the first chart needs: /info, and the first bars of the URL's
  * pair, or of the group's deepest pair once /info names it; for the market overview (`view=markets`),
- * /info and the group's statistics. The answers wait for the app (early-requests.ts).
+ * /info and the group's statistics. The answers wait for the app (early-requests.ts). With
+ * `copyFirstBars`, the first bars' answer is also copied (FirstBars) for the page's first picture of
+ * the chart.
  */
-export function bootRequests(search: string, fetchImpl?: FetchLike, nowMs: () => number = Date.now): void {
+export function bootRequests(search: string, fetchImpl?: FetchLike, nowMs: () => number = Date.now, options: { readonly copyFirstBars?: boolean } = {}): BootAnswers {
   const selection = parseSelection(search);
-  const firstBars = (target: string | undefined) => {
+  const firstBars = (target: string | undefined): FirstBars | undefined => {
     const url = firstBarsUrl(selection, target, nowMs());
-    if (url !== undefined) startEarly(url, fetchImpl);
+    if (url === undefined || target === undefined) return undefined;
+    const answer = startEarly(url, fetchImpl);
+    // Copied as soon as it comes, before the app (which takes it later) can read it.
+    return options.copyFirstBars ? { target, copy: answer.then((response) => response.clone()) } : undefined;
   };
-  const info = startEarly(INFO_URL, fetchImpl);
+  // A copy of /info's body: the app takes the answer itself.
+  const info = startEarly(INFO_URL, fetchImpl)
+    .then((response): Promise<unknown> | undefined => (response.ok ? response.clone().json() : undefined))
+    .catch(() => undefined);
   // The market overview draws no chart: its one request is the group's statistics.
   if (selection.view === 'markets') {
     startEarly(groupStatsUrl(selection.group), fetchImpl);
-    return;
+    return { info, firstBars: Promise.resolve(undefined) };
   }
-  if (selection.symbol !== undefined) {
-    firstBars(selection.symbol);
-    return;
-  }
-  // A copy of /info's body: the app takes the answer itself.
-  info
-    .then((response) => (response.ok ? response.clone().json() : undefined))
-    .then((body: unknown) => {
+  if (selection.symbol !== undefined) return { info, firstBars: Promise.resolve(firstBars(selection.symbol)) };
+  return {
+    info,
+    firstBars: info.then((body) => {
       const deepest = deepestIn(body);
-      firstBars(deepest ? deepestOf({ deepest }, selection.group) : undefined);
-    })
-    .catch(() => undefined);
+      return firstBars(deepest ? deepestOf({ deepest }, selection.group) : undefined);
+    }),
+  };
 }

@@ -6,6 +6,7 @@ import { useDatafeed } from '../../../providers/app-providers';
 import { parseIndicators } from '../../../lib/indicators';
 import type { UsdRates } from '../../../api/ada-usd';
 import { ChartController, type ChartAppearance } from '../lib/chart-controller';
+import { takeBootChart } from '../../../boot/boot-chart-handle';
 import { ChartLegend } from './chart-legend';
 
 /** What other features (export) may ask of the chart; handed to the shell through `onHandle`. */
@@ -54,8 +55,12 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
     created.setUsd(now.usd);
     created.setIndicators(parseIndicators(now.indicators));
     if (now.symbol) created.setSymbol(now.symbol, now.resolution);
+    // The page's first picture of these bars (boot/boot-chart-handle.ts) stays over the chart until it
+    // has drawn them itself.
+    const uncover = cover(container, created, now);
     setController(created);
     return () => {
+      uncover();
       created.dispose();
       setController(undefined);
     };
@@ -98,6 +103,44 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
       {controller ? <ChartOverlay controller={controller} resolving={!symbol} pricescale={inverted || usd ? undefined : symbol?.pricescale} title={title} /> : null}
     </section>
   );
+}
+
+/**
+ * Puts the page's first picture of the chart, when it shows what this chart is about to draw (the same
+ * symbol, resolution and orientation, in ADA, without indicators), over the chart until the chart has
+ * drawn its own bars or says why not; any other picture is dropped. Returns the undo.
+ */
+function cover(
+  container: HTMLElement,
+  controller: ChartController,
+  now: { symbol: LibrarySymbolInfo | undefined; resolution: ResolutionString; inverted: boolean; usd: UsdRates | undefined; indicators: string },
+): () => void {
+  const picture = takeBootChart();
+  if (!picture) return () => undefined;
+  const section = container.parentElement;
+  const fits =
+    section !== null &&
+    (now.symbol === undefined || now.symbol.name === picture.target) &&
+    picture.resolution === now.resolution &&
+    picture.inverted === now.inverted &&
+    now.usd === undefined &&
+    parseIndicators(now.indicators).length === 0;
+  if (!fits) {
+    picture.dispose();
+    return () => undefined;
+  }
+  section.append(picture.element);
+  let stop: (() => void) | undefined;
+  const done = () => {
+    stop?.();
+    stop = undefined;
+    picture.dispose();
+  };
+  stop = controller.subscribe(() => {
+    const { status } = controller.getState();
+    if (status !== 'idle' && status !== 'loading') done();
+  });
+  return done;
 }
 
 function ChartOverlay({ controller, resolving, pricescale, title }: { controller: ChartController; resolving: boolean; pricescale: number | undefined; title: string | undefined }) {
