@@ -6,7 +6,9 @@ import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { build as viteBuild } from 'vite';
 import { compression } from 'vite-plugin-compression2';
+import { PICTURE_MARK } from '../src/app/boot/boot-chart-handle';
 import { PAGE_BARS } from '../src/app/features/chart/lib/chart-controller';
+import { FIRST_CANDLES_MARK } from '../src/app/lib/first-candles';
 import { freePort } from '../tests/support/free-port';
 import { indicatorAdds, JS_TARGET_KB, jsLoadedByChartPage, markAfterNavigation, OVERVIEW_PAGE, overviewRowsRow, overviewSort, tapeUnderLoad } from './app-pages';
 import { median, percentile, round, type BenchRow } from './measure';
@@ -102,17 +104,26 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     // Interleaved rounds (floor, /, shared link, overview), so a slower moment of the machine weighs on all alike.
     const pages = [
       ['floor', floorPath, 'floor:candles'],
-      ['/', '/', 'chart:candles'],
-      ['shared', `/?group=Aggregate&symbol=${SHARED_LINK.symbol}&res=${SHARED_LINK.app}`, 'chart:candles'],
+      ['/', '/', FIRST_CANDLES_MARK],
+      ['shared', `/?group=Aggregate&symbol=${SHARED_LINK.symbol}&res=${SHARED_LINK.app}`, FIRST_CANDLES_MARK],
       ['overview', OVERVIEW_PAGE.path, OVERVIEW_PAGE.mark],
     ] as const;
     const times: Record<string, number[]> = { floor: [], '/': [], shared: [], overview: [] };
+    // On the chart pages, the page's first picture of the chart (src/app/boot/boot-chart.ts) and the
+    // app's chart's own candles: the first candles on screen are the earlier of the two.
+    const chartTimes: Record<string, number[]> = { '/': [], shared: [] };
+    const pictureTimes: Record<string, number[]> = { '/': [], shared: [] };
     let overviewRows = 0;
-    for (const [, path, mark] of pages) await markAfterNavigation(browser, `${origin}${path}`, mark);
+    const earlierOf = (mark: string) => (mark === FIRST_CANDLES_MARK ? [PICTURE_MARK] : []);
+    for (const [, path, mark] of pages) await markAfterNavigation(browser, `${origin}${path}`, mark, earlierOf(mark));
     for (let i = 0; i < navigations; i++) {
       for (const [key, path, mark] of pages) {
-        const { ms, detail } = await markAfterNavigation(browser, `${origin}${path}`, mark);
+        const { ms, detail, marks } = await markAfterNavigation(browser, `${origin}${path}`, mark, earlierOf(mark));
         times[key]?.push(ms);
+        const own = marks[FIRST_CANDLES_MARK];
+        if (own !== undefined) chartTimes[key]?.push(own);
+        const picture = marks[PICTURE_MARK];
+        if (picture !== undefined) pictureTimes[key]?.push(picture);
         if (key === 'overview') overviewRows = (detail as { rows?: number } | undefined)?.rows ?? 0;
       }
     }
@@ -134,8 +145,28 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     ] as const) {
       const list = times[key] ?? [];
       const value = measured[key] ?? Number.NaN;
-      log(`app: ${label}: ${list.map((t) => round(t, 0)).join(', ')} ms`);
-      rows.push({ suite: SUITE, name: label, value: round(value, 0), unit: 'ms', target: `<= ${NAVIGATION_TARGET_MS} ms`, pass: value <= NAVIGATION_TARGET_MS, note: `median of ${navigations}, max ${round(Math.max(...list), 0)} ms` });
+      const pictures = pictureTimes[key] ?? [];
+      const own = chartTimes[key] ?? [];
+      log(`app: ${label}: ${list.map((t) => round(t, 0)).join(', ')} ms (the page's picture: ${pictures.map((t) => round(t, 0)).join(', ')}; the app's chart: ${own.map((t) => round(t, 0)).join(', ')})`);
+      rows.push({
+        suite: SUITE,
+        name: label,
+        value: round(value, 0),
+        unit: 'ms',
+        target: `<= ${NAVIGATION_TARGET_MS} ms`,
+        pass: value <= NAVIGATION_TARGET_MS,
+        note: `median of ${navigations}, max ${round(Math.max(...list), 0)} ms; the page's first picture of the chart in ${pictures.length} of ${list.length}`,
+      });
+      const ownMedian = median(own);
+      rows.push({
+        suite: SUITE,
+        name: `${label}: the app's chart's own candles`,
+        value: round(ownMedian, 0),
+        unit: 'ms',
+        target: `<= ${NAVIGATION_TARGET_MS} ms`,
+        pass: ownMedian <= NAVIGATION_TARGET_MS,
+        note: `median of ${own.length}, max ${round(Math.max(...own), 0)} ms: React, the datafeed and the chart's controller drawing the same bars over the picture`,
+      });
       const ratio = value / floor;
       rows.push({
         suite: SUITE,
