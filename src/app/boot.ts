@@ -1,7 +1,7 @@
 import { offerBootChart } from './boot/boot-chart-handle';
 import { bootRequests, type FirstBars } from './boot/first-requests';
-import { sourceBadgeOf, type SourceInfo } from './features/shell/lib/source-badge';
 import { pictureFits } from './boot/picture-fits';
+import { sourceBadgeOf, type SourceInfo } from './features/shell/lib/source-badge';
 import { parseSelection, type Selection } from './lib/selection';
 import { storedPreferences, type Preferences } from './stores/preferences';
 
@@ -11,12 +11,21 @@ import { storedPreferences, type Preferences } from './stores/preferences';
  * still loading, so the chart finds the answers waiting instead of asking after it has run
  * (boot/first-requests.ts). On a chart page it shows the page frame of index.html in the user's theme
  * and draws the first bars into the frame's chart place (boot/boot-chart.ts), which the app's chart
- * takes over.
+ * takes over (boot/boot-chart-handle.ts).
+ *
+ * The main thread is what the first candles wait for (it also takes in every answer and script): the
+ * frame stays out of layout until the bars, /info and the picture's code are all in, then it is shown
+ * and the bars drawn in one task.
  */
 
 /** The page frame of index.html (the chart page's layout before the app renders) and its chart place. */
 export const PAGE_FRAME_ID = 'page-frame';
 export const PAGE_FRAME_CHART_ID = 'page-frame-chart';
+
+/** Longest the page frame waits for /info (its source badge) before it is shown without one. */
+const FRAME_WAIT_MS = 1_000;
+/** Longest the app's code waits for the picture. */
+const PICTURE_WAIT_MS = 400;
 
 function readPreferences(): Preferences {
   try {
@@ -26,19 +35,16 @@ function readPreferences(): Preferences {
   }
 }
 
-/** Longest the app's code waits for the picture. */
-const PICTURE_WAIT_MS = 400;
-
-/** Longest the page frame waits for /info (its source badge) before it is shown without. */
-const FRAME_WAIT_MS = 1_000;
+/** /info's body, or undefined once FRAME_WAIT_MS have passed without it. */
+const infoInTime = (info: Promise<unknown>) => Promise.race([info, new Promise<undefined>((resolve) => setTimeout(resolve, FRAME_WAIT_MS))]);
 
 /**
- * Shows the page frame once /info has said where the prices come from: its top bar then carries the
- * same badge as the app's (features/shell/lib/source-badge.ts), so nothing moves when the app renders.
+ * Shows the page frame with the source badge /info names, the same as the app's top bar carries
+ * (features/shell/lib/source-badge.ts), so nothing moves when the app renders.
  */
-async function showFrame(frame: HTMLElement, info: Promise<unknown>): Promise<void> {
-  const body = await Promise.race([info, new Promise((resolve) => setTimeout(resolve, FRAME_WAIT_MS))]);
-  const badge = sourceBadgeOf(typeof body === 'object' && body !== null ? (body as SourceInfo) : undefined);
+function revealFrame(frame: HTMLElement, info: unknown): void {
+  if (!frame.hidden) return;
+  const badge = sourceBadgeOf(typeof info === 'object' && info !== null ? (info as SourceInfo) : undefined);
   if (badge) {
     const element = document.createElement('span');
     element.className = badge.warning ? 'badge badge--warning' : 'badge';
@@ -48,36 +54,48 @@ async function showFrame(frame: HTMLElement, info: Promise<unknown>): Promise<vo
   frame.hidden = false;
 }
 
-/** Draws the picture into the shown frame once the bars and the chart's code are in (nothing when either fails). */
-async function drawFirstPicture(shown: Promise<void>, first: Promise<FirstBars | undefined>, selection: Selection, preferences: Preferences): Promise<void> {
-  const chunk = import('./boot/boot-chart');
-  const bars = await first;
-  if (!bars) return;
-  const response = await bars.copy;
-  if (!response.ok) return;
-  const body: unknown = await response.json();
-  const { drawPicture } = await chunk;
-  await shown;
-  const slot = document.getElementById(PAGE_FRAME_CHART_ID);
-  if (!slot) return;
-  const picture = drawPicture({ slot, target: bars.target, resolution: selection.resolution, inverted: selection.inverted, appearance: preferences, body });
-  if (picture) offerBootChart(picture);
+/**
+ * Once the first bars are asked (at once for a pair in the URL, after /info for the group's deepest),
+ * runs the picture's code (preloaded from the page's head: this is its evaluation, not its download,
+ * and it does not hold back the request); once the bars, /info and the code are in, shows the frame
+ * and draws the bars into its chart place. The frame is shown whatever fails.
+ */
+async function drawFirstPicture(frame: HTMLElement, info: Promise<unknown>, first: Promise<FirstBars | undefined>, selection: Selection, preferences: Preferences): Promise<void> {
+  try {
+    const bars = await first;
+    if (!bars) return;
+    const [chart, body] = await Promise.all([
+      import('./boot/boot-chart'),
+      bars.copy.then((response): Promise<unknown> | undefined => (response.ok ? response.json() : undefined)),
+      infoInTime(info),
+    ]);
+    revealFrame(frame, await infoInTime(info));
+    const slot = document.getElementById(PAGE_FRAME_CHART_ID);
+    if (body === undefined || !slot?.isConnected) return;
+    const picture = chart.drawPicture({ slot, target: bars.target, resolution: selection.resolution, inverted: selection.inverted, appearance: preferences, body });
+    if (picture) offerBootChart(picture);
+  } finally {
+    revealFrame(frame, await infoInTime(info));
+  }
 }
 
 const selection = parseSelection(location.search);
 const preferences = readPreferences();
 document.documentElement.dataset.theme = preferences.theme;
 const frame = document.getElementById(PAGE_FRAME_ID);
-const picture = frame !== null && pictureFits(selection, preferences);
+const onChart = frame !== null && selection.view === 'chart';
+const picture = onChart && pictureFits(selection, preferences);
 const answers = bootRequests(location.search, undefined, Date.now, { copyFirstBars: picture });
 // The frame is the chart page's: the market overview renders without it.
-if (frame && selection.view !== 'chart') frame.remove();
-const shown = frame && selection.view === 'chart' ? showFrame(frame, answers.info) : Promise.resolve();
+if (frame && !onChart) frame.remove();
+if (frame && onChart && !picture) void infoInTime(answers.info).then((body) => revealFrame(frame, body));
+
 /**
  * Settles once the picture is drawn, or cannot be (a picture that cannot be drawn is no loss: the app's
  * chart draws the bars), or after PICTURE_WAIT_MS: main.tsx loads the app's code after it, so that
  * compiling and running it does not hold the picture back.
  */
-export const pictureSettled: Promise<void> = picture
-  ? Promise.race([drawFirstPicture(shown, answers.firstBars, selection, preferences).catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, PICTURE_WAIT_MS))])
-  : Promise.resolve();
+export const pictureSettled: Promise<void> =
+  frame && picture
+    ? Promise.race([drawFirstPicture(frame, answers.info, answers.firstBars, selection, preferences).catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, PICTURE_WAIT_MS))])
+    : Promise.resolve();

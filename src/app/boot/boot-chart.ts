@@ -10,7 +10,7 @@ import { provisionalSymbolInfo } from '../lib/provisional-symbol';
 import { PICTURE_MARK, type BootChart } from './boot-chart-handle';
 
 export interface PictureRequest {
-  /** The chart's place in the page frame (index.html). */
+  /** The chart's place in the page frame (index.html), shown. */
   readonly slot: HTMLElement;
   /** The symbol name or pool ID the bars are of. */
   readonly target: string;
@@ -39,13 +39,15 @@ export function historyColumnsOf(body: unknown): HistoryColumns | undefined {
  * The page's first picture of the chart (boot-chart-handle.ts): the first bars, as the boot script
  * asked them, drawn with the chart's own parts and style (chart-parts.ts: the same options, series,
  * panes, colours, price format and bars in view as the chart's first draw) into the page frame's
- * chart place, before React and the datafeed have loaded. Undefined (nothing drawn) when the frame is
- * gone (the app rendered first) or the answer has no bars (the app's chart says why).
+ * chart place, before React and the datafeed have loaded; made and drawn in one task (one paint).
+ * Undefined (nothing drawn) when the frame is gone (the app rendered first) or the answer has no bars
+ * (the app's chart says why).
  */
 export function drawPicture(request: PictureRequest): BootChart | undefined {
   const { slot, target, resolution, inverted, appearance } = request;
   const columns = historyColumnsOf(request.body);
-  if (!slot.isConnected || !columns) return undefined;
+  const info = provisionalSymbolInfo(target);
+  if (!slot.isConnected || !columns || !info) return undefined;
   const raw = barsOfHistory(columns);
   const bars = inverted ? raw.map(invertBar) : raw;
   const element = document.createElement('div');
@@ -59,8 +61,7 @@ export function drawPicture(request: PictureRequest): BootChart | undefined {
   const parts = createPriceChart(element);
   styleChart(parts, palette, times, appearance);
   const tvl = appearance.showTvl ? addTvlSeries(parts.chart, palette) : undefined;
-  const info = provisionalSymbolInfo(target);
-  if (info) parts.candles.applyOptions({ priceFormat: priceFormatOf(info, bars.at(-1)?.close) });
+  parts.candles.applyOptions({ priceFormat: priceFormatOf(info, bars.at(-1)?.close) });
   const display = times.reset(bars.map((b) => b.time));
   drawBars(parts, tvl, bars, palette, (i) => display[i] ?? bars[i]?.time ?? 0);
   showNewest(parts.chart, bars.length);
