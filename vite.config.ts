@@ -55,9 +55,13 @@ const PICTURE_MODULE = 'src/app/boot/boot-chart.ts';
  * chunks are not preloaded: they load after the picture (src/app/main.tsx).
  */
 function preloadPicture(): Plugin {
+  let base = '/';
   return {
     name: 'preload-picture',
     apply: 'build',
+    configResolved(config) {
+      base = config.base;
+    },
     transformIndexHtml: {
       order: 'post',
       handler(_html, ctx) {
@@ -74,7 +78,7 @@ function preloadPicture(): Plugin {
           for (const imported of chunks.find((chunk) => chunk.fileName === fileName)?.imports ?? []) add(imported);
         };
         add(picture.fileName);
-        return [...files].map((fileName) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${fileName}` }, injectTo: 'head' as const }));
+        return [...files].map((fileName) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${fileName}` }, injectTo: 'head' as const }));
       },
     },
   };
