@@ -56,9 +56,9 @@ function revealFrame(frame: HTMLElement, info: unknown): void {
 
 /**
  * Once the first bars are asked (at once for a pair in the URL, after /info for the group's deepest),
- * runs the picture's code (preloaded from the page's head: this is its evaluation, not its download,
- * and it does not hold back the request); once the bars, /info and the code are in, shows the frame
- * and draws the bars into its chart place. The frame is shown whatever fails.
+ * takes the picture's code (the page's head runs it beside this script: vite.config.ts); once the
+ * bars, /info and the code are in, shows the frame and draws the bars into its chart place. The frame
+ * is shown whatever fails.
  */
 async function drawFirstPicture(frame: HTMLElement, info: Promise<unknown>, first: Promise<FirstBars | undefined>, selection: Selection, preferences: Preferences): Promise<void> {
   try {

@@ -56,15 +56,21 @@ export function formatPrice(value: number, pricescale?: number): string {
   return compressZeros(groupThousands(fixed));
 }
 
-const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
-const plain = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+/**
+ * The amount formats, made at their first use: the first Intl format of a page starts ICU (about 10 ms
+ * of the main thread), which the page's first picture of the chart (src/app/boot/boot-chart.ts) does not
+ * wait for when this module is among its imports.
+ */
+let formats: { readonly compact: Intl.NumberFormat; readonly plain: Intl.NumberFormat } | undefined;
+const amountFormats = () =>
+  (formats ??= { compact: new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 }), plain: new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }) });
 
 /** An amount (TVL, volume) compactly: 9.52M, 12.3K, 742.5; below 1, significant digits. */
 export function formatAmount(value: number): string {
   if (!Number.isFinite(value)) return DASH;
   const abs = Math.abs(value);
-  if (abs >= 10_000) return compact.format(value);
-  if (abs >= 1 || abs === 0) return plain.format(value);
+  if (abs >= 10_000) return amountFormats().compact.format(value);
+  if (abs >= 1 || abs === 0) return amountFormats().plain.format(value);
   return formatPrice(value);
 }
 
