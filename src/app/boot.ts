@@ -1,5 +1,5 @@
 import { offerBootChart } from './boot/boot-chart-handle';
-import { bootRequests, type FirstBars } from './boot/first-requests';
+import { bootRequests, inlineInfo, type FirstBars } from './boot/first-requests';
 import { pictureFits } from './boot/picture-fits';
 import { sourceBadgeOf, type SourceInfo } from './features/shell/lib/source-badge';
 import { parseSelection, type Selection } from './lib/selection';
@@ -85,7 +85,7 @@ document.documentElement.dataset.theme = preferences.theme;
 const frame = document.getElementById(PAGE_FRAME_ID);
 const onChart = frame !== null && selection.view === 'chart';
 const picture = onChart && pictureFits(selection, preferences);
-const answers = bootRequests(location.search, undefined, Date.now, { copyFirstBars: picture });
+const answers = bootRequests(location.search, undefined, Date.now, { copyFirstBars: picture, inlineInfo: inlineInfo() });
 // The frame is the chart page's: the market overview renders without it.
 if (frame && !onChart) frame.remove();
 if (frame && onChart && !picture) void infoInTime(answers.info).then((body) => revealFrame(frame, body));

@@ -38,6 +38,8 @@ export interface Gateway {
   readonly upstreamStream: UpstreamStream;
   /** The gateway's own paced upstream requests (deriving extension answers over an upstream without them). */
   readonly paced: PacedUpstream;
+  /** /gw/v1/info's answer (the page's HTML carries it too: src/server/platform.ts). */
+  info(): Promise<GatewayInfo>;
   close(): void;
 }
 
@@ -181,6 +183,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     hub,
     upstreamStream,
     paced,
+    info,
     close: () => {
       paced.close();
       upstreamStream.close();

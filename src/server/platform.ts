@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
 import { compress } from 'hono/compress';
-import { GATEWAY_PREFIX } from '../shared/api/gateway';
+import { BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from '../shared/api/gateway';
 import { requestLogger } from '../node/http';
 import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
 import type { ServiceConfig } from '../service/config';
@@ -34,6 +35,22 @@ export interface Platform {
   /** Starts live trading of the embedded market. */
   startLive(): void;
   close(): Promise<void>;
+}
+
+/** Longest the page's HTML waits for /gw/v1/info (a remote upstream's first answer) before going without it. */
+const BOOT_INFO_WAIT_MS = 100;
+
+/**
+ * The page's HTML with /gw/v1/info inside (a JSON script element, not run: a strict Content-Security-
+ * Policy allows it): the boot script then asks the group's deepest pair's bars and shows the page
+ * frame with its source badge at once, instead of after a round trip for /info. Without an answer in
+ * time, the page as built (the boot script asks /info).
+ */
+export function withBootInfo(html: string, info: unknown): string {
+  if (info === undefined) return html;
+  // `<` escaped: no `</script>` (nor `<!--`) can end the element early.
+  const json = JSON.stringify(info).replace(/</g, '\\u003c');
+  return html.replace('</head>', () => `<script type="application/json" id="${BOOT_INFO_ELEMENT_ID}">${json}</script></head>`);
 }
 
 /** Paths the SPA fallback must never answer. */
@@ -150,12 +167,22 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         await next();
         if (c.res.status === 200) c.res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
       });
+      // The page itself carries /gw/v1/info (bootInfoHtml): compressed on the fly, never cached.
+      const page = async (c: Context) => {
+        if (!existsSync(indexFile)) return c.notFound();
+        c.header('Cache-Control', 'no-cache');
+        const stop = new AbortController();
+        const late = sleep(BOOT_INFO_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
+        const info = await Promise.race([gateway.info().catch(() => undefined), late]).finally(() => stop.abort());
+        return c.html(withBootInfo(readFileSync(indexFile, 'utf8'), info));
+      };
+      app.get('/', compress(), page);
+      app.get('/index.html', compress(), page);
       // The build's .br/.gz files (vite.config.ts) when the browser accepts them.
       app.get('*', serveStatic({ root, precompressed: true }));
-      app.get('*', (c) => {
-        if (NON_SPA.test(c.req.path) || !existsSync(indexFile)) return c.notFound();
-        c.header('Cache-Control', 'no-cache');
-        return c.html(readFileSync(indexFile, 'utf8'));
+      app.get('*', compress(), (c) => {
+        if (NON_SPA.test(c.req.path)) return c.notFound();
+        return page(c);
       });
     }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { takeEarly } from '../../src/app/boot/early-requests';
-import { bootRequests } from '../../src/app/boot/first-requests';
+import { bootRequests, firstBarsUrl, inlineInfo, INFO_URL } from '../../src/app/boot/first-requests';
 import { historyColumnsOf } from '../../src/app/boot/boot-chart';
 import { pictureFits } from '../../src/app/boot/picture-fits';
 import { sourceBadgeOf } from '../../src/app/features/shell/lib/source-badge';
@@ -99,6 +99,35 @@ describe('the picture', () => {
     expect(taken).toBeDefined();
     expect(await (await taken)?.json()).toEqual(copy);
     expect(historyColumnsOf(copy)).toBeDefined();
+  });
+
+  it('asks the deepest pair\'s bars at once when the page carries /info, and takes its badge from it', async () => {
+    const body: unknown = await (await bed.tp.fetch(INFO_URL)).json();
+    // Asked once per page: an earlier test's boot requests are not this one's.
+    takeEarly(INFO_URL);
+    const deepest = (body as { deepest: Record<string, string> }).deepest.Aggregate;
+    const asked: string[] = [];
+    // /info never answers here: the bars must not wait for it.
+    const fetchImpl: FetchLike = (input, init) => {
+      asked.push(input);
+      return input === INFO_URL ? new Promise<Response>(() => undefined) : bed.tp.fetch(input, init);
+    };
+    const answers = bootRequests('?group=Aggregate&res=60', fetchImpl, Date.now, { copyFirstBars: true, inlineInfo: body });
+    const bars = firstBarsUrl({ resolution: '60' }, deepest, Date.now());
+    expect(asked).toEqual([INFO_URL, bars]);
+    expect((await answers.firstBars)?.target).toBe(deepest);
+    expect(sourceBadgeOf((await answers.info) as never)?.text).toBe('Simulated market');
+    expect(historyColumnsOf(await (await (await answers.firstBars)?.copy)?.json())).toBeDefined();
+    if (bars) takeEarly(bars);
+    takeEarly(INFO_URL);
+  });
+
+  it('reads the page\'s copy of /info, and nothing from a page without one or with one that is not JSON', () => {
+    const page = (text: string | undefined) => ({ getElementById: (id: string) => (id === 'boot-info' && text !== undefined ? ({ textContent: text } as HTMLElement) : null) });
+    expect(inlineInfo(page('{"simulated":true}'))).toEqual({ simulated: true });
+    expect(inlineInfo(page(undefined))).toBeUndefined();
+    expect(inlineInfo(page('{"simulated":'))).toBeUndefined();
+    expect(inlineInfo(page(''))).toBeUndefined();
   });
 
   it('copies nothing when it is not drawn', async () => {

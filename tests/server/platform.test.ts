@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
-import { createPlatform, type Platform } from '../../src/server/platform';
+import { createPlatform, withBootInfo, type Platform } from '../../src/server/platform';
 import { parseServiceConfig } from '../../src/service/config';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
 import { expectDescribed } from '../support/openapi';
@@ -13,7 +13,7 @@ import { gatewayInfoSchema, gatewayLiquiditySchema, gatewayTokenNamesSchema } fr
 /** The composed server (`npm run serve`, the Vite plugin): the service's contract must hold through it. */
 
 const KEY = 'platform-test-key-0001';
-const INDEX = '<!doctype html><title>app</title><div id="root"></div>';
+const INDEX = '<!doctype html><html><head><title>app</title></head><body><div id="root"></div></body></html>';
 const SCRIPT = `console.log(${JSON.stringify('x'.repeat(4000))});`;
 let platform: Platform;
 let dir: string;
@@ -138,6 +138,43 @@ describe('the composed server', () => {
     // Any other path is the app (the SPA decides), never cached.
     const page = await platform.app.request('/some/deep/link?symbol=x');
     expect(page.headers.get('cache-control')).toBe('no-cache');
-    expect(await page.text()).toBe(INDEX);
+    expect(withoutBootInfo(await page.text())).toBe(INDEX);
+  });
+
+  it('carries /gw/v1/info in the page, for the boot script: on /, /index.html and the SPA\'s other paths, compressed when asked', async () => {
+    const info = gatewayInfoSchema.parse(await (await platform.app.request('/gw/v1/info')).json());
+    for (const path of ['/', '/index.html', '/?symbol=ADA.SNEK_Aggregate_Pool1', '/some/deep/link']) {
+      const page = await platform.app.request(path);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('cache-control')).toBe('no-cache');
+      const html = await page.text();
+      const inline = gatewayInfoSchema.parse(JSON.parse(bootInfoOf(html) ?? 'null'));
+      expect(inline.deepest).toEqual(info.deepest);
+      expect(inline.simulated).toBe(true);
+      expect(withoutBootInfo(html)).toBe(INDEX);
+    }
+    const gz = await platform.app.request('/', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    expect(bootInfoOf(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString())).toBeDefined();
   });
 });
+
+describe('the page\'s copy of /gw/v1/info', () => {
+  it('cannot end its element early, keeps every character, and leaves the page as built without an answer', () => {
+    const info = { name: '</script><script>alert(1)</script><!--', dollar: '$& $1 $$', line: '\u2028' };
+    const html = withBootInfo(INDEX, info);
+    expect(html.match(/<\/script>/g)).toHaveLength(1);
+    expect(html).not.toContain('<!--');
+    expect(JSON.parse(bootInfoOf(html) ?? 'null')).toEqual(info);
+    expect(withBootInfo(INDEX, undefined)).toBe(INDEX);
+  });
+});
+
+/** The text of the page's boot-info element, if it has one. */
+function bootInfoOf(html: string): string | undefined {
+  return /<script type="application\/json" id="boot-info">(.*?)<\/script>/s.exec(html)?.[1];
+}
+
+function withoutBootInfo(html: string): string {
+  return html.replace(/<script type="application\/json" id="boot-info">.*?<\/script>/s, '');
+}

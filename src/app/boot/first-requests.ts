@@ -1,6 +1,6 @@
 import { toWireResolution } from '../../datafeed/resolution-map';
 import { gatewayUrl, historySymbol, lastBarsQuery } from '../../datafeed/urls';
-import { GATEWAY_PREFIX } from '../../shared/api/gateway-prefix';
+import { BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from '../../shared/api/gateway-prefix';
 import { firstPage } from '../features/chart/lib/first-page';
 import { groupStatsUrl } from '../features/overview/lib/group-stats-url';
 import { provisionalSymbolInfo } from '../lib/provisional-symbol';
@@ -50,14 +50,29 @@ export interface BootAnswers {
   readonly firstBars: Promise<FirstBars | undefined>;
 }
 
+/** The page's inline copy of /gw/v1/info (the server puts it in the page's HTML), if it has one. */
+export function inlineInfo(page: Pick<Document, 'getElementById'> = document): unknown {
+  try {
+    const text = page.getElementById(BOOT_INFO_ELEMENT_ID)?.textContent;
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Asks, for the page at `search`, what the first chart needs: /info, and the first bars of the URL's
  * pair, or of the group's deepest pair once /info names it; for the market overview (`view=markets`),
  * /info and the group's statistics. The answers wait for the app (early-requests.ts). With
  * `copyFirstBars`, the first bars' answer is also copied (FirstBars) for the page's first picture of
- * the chart.
+ * the chart. With `inlineInfo` (the page's copy of /info), the deepest pair's bars are asked at once.
  */
-export function bootRequests(search: string, fetchImpl?: FetchLike, nowMs: () => number = Date.now, options: { readonly copyFirstBars?: boolean } = {}): BootAnswers {
+export function bootRequests(
+  search: string,
+  fetchImpl?: FetchLike,
+  nowMs: () => number = Date.now,
+  options: { readonly copyFirstBars?: boolean; readonly inlineInfo?: unknown } = {},
+): BootAnswers {
   const selection = parseSelection(search);
   const firstBars = (target: string | undefined): FirstBars | undefined => {
     const url = firstBarsUrl(selection, target, nowMs());
@@ -66,16 +81,21 @@ export function bootRequests(search: string, fetchImpl?: FetchLike, nowMs: () =>
     // Copied as soon as it comes, before the app (which takes it later) can read it.
     return options.copyFirstBars ? { target, copy: answer.then((response) => response.clone()) } : undefined;
   };
-  // A copy of /info's body: the app takes the answer itself.
-  const info = startEarly(INFO_URL, fetchImpl)
-    .then((response): Promise<unknown> | undefined => (response.ok ? response.clone().json() : undefined))
-    .catch(() => undefined);
+  // A copy of /info's body (the app takes the answer itself), or the page's own copy, there at once.
+  const asked = startEarly(INFO_URL, fetchImpl);
+  const info =
+    options.inlineInfo !== undefined
+      ? Promise.resolve(options.inlineInfo)
+      : asked.then((response): Promise<unknown> | undefined => (response.ok ? response.clone().json() : undefined)).catch(() => undefined);
   // The market overview draws no chart: its one request is the group's statistics.
   if (selection.view === 'markets') {
     startEarly(groupStatsUrl(selection.group), fetchImpl);
     return { info, firstBars: Promise.resolve(undefined) };
   }
   if (selection.symbol !== undefined) return { info, firstBars: Promise.resolve(firstBars(selection.symbol)) };
+  // The page's copy names the deepest pair: its bars are asked now, not after /info.
+  const inlineDeepest = deepestIn(options.inlineInfo);
+  if (inlineDeepest) return { info, firstBars: Promise.resolve(firstBars(deepestOf({ deepest: inlineDeepest }, selection.group))) };
   return {
     info,
     firstBars: info.then((body) => {

@@ -1,2 +1,8 @@
 /** Where the same-origin gateway's routes live (`/gw/v1/<path>`); no zod here, for the page's boot script. */
 export const GATEWAY_PREFIX = '/gw/v1';
+
+/**
+ * The id of the page's inline copy of `${GATEWAY_PREFIX}/info` (a JSON script element the server puts
+ * in the page's HTML, src/server/platform.ts; the boot script reads it, src/app/boot/first-requests.ts).
+ */
+export const BOOT_INFO_ELEMENT_ID = 'boot-info';
