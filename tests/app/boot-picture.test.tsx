@@ -107,19 +107,20 @@ describe('the picture', () => {
     takeEarly(INFO_URL);
     const deepest = (body as { deepest: Record<string, string> }).deepest.Aggregate;
     const asked: string[] = [];
-    // /info never answers here: the bars must not wait for it.
+    // /info would never answer here: the bars must not wait for it.
     const fetchImpl: FetchLike = (input, init) => {
       asked.push(input);
       return input === INFO_URL ? new Promise<Response>(() => undefined) : bed.tp.fetch(input, init);
     };
     const answers = bootRequests('?group=Aggregate&res=60', fetchImpl, Date.now, { copyFirstBars: true, inlineInfo: body });
     const bars = firstBarsUrl({ resolution: '60' }, deepest, Date.now());
-    expect(asked).toEqual([INFO_URL, bars]);
+    // The bars only: the app's first /info is answered with the page's copy.
+    expect(asked).toEqual([bars]);
+    expect(await (await takeEarly(INFO_URL))?.json()).toEqual(body);
     expect((await answers.firstBars)?.target).toBe(deepest);
     expect(sourceBadgeOf((await answers.info) as never)?.text).toBe('Simulated market');
     expect(historyColumnsOf(await (await (await answers.firstBars)?.copy)?.json())).toBeDefined();
     if (bars) takeEarly(bars);
-    takeEarly(INFO_URL);
   });
 
   it('reads the page\'s copy of /info, and nothing from a page without one or with one that is not JSON', () => {

@@ -7,7 +7,7 @@ import { provisionalSymbolInfo } from '../lib/provisional-symbol';
 import type { FetchLike } from '../../datafeed';
 import { deepestOf } from '../lib/deepest';
 import { parseSelection, type Selection } from '../lib/selection';
-import { startEarly } from './early-requests';
+import { provideEarly, startEarly } from './early-requests';
 
 /** The URL of /gw/v1/info, which the app reads first (data source, each group's deepest pair). */
 export const INFO_URL = gatewayUrl(GATEWAY_PREFIX, '/info');
@@ -81,12 +81,15 @@ export function bootRequests(
     // Copied as soon as it comes, before the app (which takes it later) can read it.
     return options.copyFirstBars ? { target, copy: answer.then((response) => response.clone()) } : undefined;
   };
-  // A copy of /info's body (the app takes the answer itself), or the page's own copy, there at once.
-  const asked = startEarly(INFO_URL, fetchImpl);
+  // The page's own copy of /info, there at once (and the app's first /info is answered with it: one
+  // request fewer before the bars), or a copy of /info's body as it comes (the app takes the answer).
+  const inline = options.inlineInfo;
   const info =
-    options.inlineInfo !== undefined
-      ? Promise.resolve(options.inlineInfo)
-      : asked.then((response): Promise<unknown> | undefined => (response.ok ? response.clone().json() : undefined)).catch(() => undefined);
+    inline !== undefined
+      ? provideEarly(INFO_URL, new Response(JSON.stringify(inline), { status: 200, headers: { 'Content-Type': 'application/json' } })).then(() => inline)
+      : startEarly(INFO_URL, fetchImpl)
+          .then((response): Promise<unknown> | undefined => (response.ok ? response.clone().json() : undefined))
+          .catch(() => undefined);
   // The market overview draws no chart: its one request is the group's statistics.
   if (selection.view === 'markets') {
     startEarly(groupStatsUrl(selection.group), fetchImpl);
