@@ -37,8 +37,9 @@ const TYPED_QUERIES = ['snek', 'min', 'djed', 'ada/ind', 'hosky', '279c909f', 'a
 
 /**
  * Issue "The charting app": the production build in Debian's Chromium (Playwright) against
- * `npm run serve` with the default market (17,600 DEX pools). Navigation -> first candles (the app's
- * `chart:candles` performance mark, relative to the navigation start, cold browser cache), symbol
+ * `npm run serve` with the default market (17,600 DEX pools). Navigation -> first candles (the earlier
+ * of the page's first picture of the chart, `chart:picture`, and the app's chart's own `chart:candles`
+ * performance marks, relative to the navigation start, cold browser cache; each also reported), symbol
  * switch -> new candles (Enter in the search -> the new symbol's `chart:candles` mark), one search
  * keystroke (the app's `search:keystroke` measure: input event -> results rendered, over every
  * Aggregate and DEX symbol), and the JS shipped (gzip). Issue 14 (bench/app-pages.ts): the Aggregate
