@@ -58,21 +58,27 @@ async function watchPicture(page: Page): Promise<void> {
   });
 }
 
-for (const viewport of [
-  { width: 1280, height: 800 },
-  { width: 1024, height: 768 },
-  { width: 390, height: 844 },
+for (const { viewport, link } of [
+  { viewport: { width: 1280, height: 800 }, link: false },
+  { viewport: { width: 1024, height: 768 }, link: false },
+  { viewport: { width: 390, height: 844 }, link: false },
+  { viewport: { width: 390, height: 844 }, link: true },
+  { viewport: { width: 700, height: 800 }, link: true },
 ]) {
-  test(`page frame at ${viewport.width} px: the frame lays the page out as the app does, and the first bars are drawn in the chart's place before the app's code runs`, async ({ page, request }) => {
+  test(`page frame at ${viewport.width} px${link ? ', a shared link at 15 minutes, inverted' : ''}: the frame lays the page out as the app does, and the first bars are drawn in the chart's place before the app's code runs`, async ({ page, request }) => {
     await page.setViewportSize(viewport);
     const deepest = await deepestPool(request, 'Aggregate');
     await watchPicture(page);
     const release = await holdAppCode(page);
-    await page.goto('/');
+    await page.goto(link ? `/?group=Aggregate&symbol=${deepest.symbol}&res=15&inv=1` : '/');
     // The app's code is held back: what is on screen is the frame and the picture.
     await expect.poll(() => page.evaluate(() => performance.getEntriesByName('chart:picture').length), { timeout: 15_000 }).toBe(1);
     const mark = await page.evaluate(() => (performance.getEntriesByName('chart:picture')[0] as PerformanceMark).detail as { symbol: string; resolution: string; bars: number });
-    expect(mark).toMatchObject({ resolution: '60' });
+    expect(mark).toMatchObject({ resolution: link ? '15' : '60' });
+    // The frame's controls say what the app's will: the resolution, and the pair as the link names it.
+    await expect(page.locator('#page-frame [data-res][aria-pressed="true"]')).toHaveText(link ? '15m' : '1h');
+    const [base, quote] = deepest.symbol.replace(/_.*$/, '').split('.');
+    await expect(page.locator('#page-frame [data-invert]')).toHaveText(link ? `${base}/${quote} ⇄` : '–/– ⇄');
     expect(mark.bars).toBeGreaterThan(10);
     await expect(page.locator('#page-frame')).toBeVisible();
     await expect(page.locator('#page-frame')).toHaveAttribute('aria-hidden', 'true');
@@ -86,6 +92,7 @@ for (const viewport of [
 
     release();
     await waitForCandles(page, { symbol: deepest.symbol });
+    await expect(page.getByTestId('invert-toggle')).toHaveText(link ? `${base}/${quote} ⇄` : `${quote}/${base} ⇄`);
     const app = await rectsOf(page);
     // The app renders every part where the frame had it, and its chart where the picture was.
     expect(app).toEqual(frame);

@@ -2,7 +2,6 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useState, type MouseEvent } from 'react';
 import type { SearchRow } from '../datafeed';
 import { AGGREGATE_GROUP } from '../shared/groups';
-import { parseSymbolName } from '../shared/symbols';
 import { findPairInGroup, provisionalSymbolInfo, resolvedSymbolQueryOptions, UnknownSymbolError } from './api/resolve-symbol';
 import { dropBootChart } from './boot/boot-chart-handle';
 import { ErrorState } from './components/error-state';
@@ -17,6 +16,7 @@ import { TokenHeader, TokenHeaderPlaceholder } from './features/token-header';
 import { Watchlist } from './features/watchlist';
 import { useApi, useDatafeed, usePreferences, useSelection, useUsdRates } from './providers/app-providers';
 import { lazyPart } from './lib/lazy-part';
+import { invertLabel, pairOfName } from './lib/invert-label';
 import { pairLabel } from './lib/orientation';
 import { usdPairLabel, type Currency } from './lib/usd';
 import { useAdaUsd } from './hooks/use-ada-usd';
@@ -36,13 +36,6 @@ export const preloadCompare = comparePart.preload;
 /** Below the chart, once the pair is known: chunks loaded beside the first candles, not before them. */
 const TradesTape = lazy(() => import('./features/trades').then((m) => ({ default: m.TradesTape })));
 const PairPools = lazy(() => import('./features/pair-pools').then((m) => ({ default: m.PairPools })));
-
-/** The invert toggle's text: the pair as shown (`SNEK/ADA`), a dash for a side not known yet. */
-const invertLabel = (pair: { base: string; quote: string } | undefined, inverted: boolean) =>
-  pair ? (inverted ? `${pair.base}/${pair.quote}` : `${pair.quote}/${pair.base}`) : '–/–';
-
-/** Base and quote of a symbol name (`ADA.SNEK_Aggregate_Pool1`) before it is resolved. */
-const provisionalPair = (name: string | undefined) => (name === undefined ? undefined : parseSymbolName(name));
 
 /** Key of the overview's place (sort, filter, scroll) in its history entry. */
 const OVERVIEW_PLACE = 'overview';
@@ -321,7 +314,7 @@ export function App() {
                   disabled={usd || !current}
                   {...(usd ? { title: 'In USD the price is the token’s: switch to ADA to invert the pair' } : {})}
                 >
-                  {invertLabel(current?.row ?? provisionalPair(chartInfo?.name), shownInverted)} ⇄
+                  {invertLabel(current?.row ?? pairOfName(chartInfo?.name), shownInverted)}
                 </ToggleButton>
                 {compare ? null : <CurrencySwitch value={shownCurrency} onChange={changeCurrency} unavailable={usdUnavailable} />}
                 <ChartToggles />

@@ -2,6 +2,7 @@ import { offerBootChart } from './boot/boot-chart-handle';
 import { bootRequests, inlineInfo, type FirstBars } from './boot/first-requests';
 import { pictureFits } from './boot/picture-fits';
 import { sourceBadgeOf, type SourceInfo } from './features/shell/lib/source-badge';
+import { invertLabel, pairOfName } from './lib/invert-label';
 import { parseSelection, type Selection } from './lib/selection';
 import { storedPreferences, type Preferences } from './stores/preferences';
 
@@ -37,6 +38,32 @@ function readPreferences(): Preferences {
 
 /** /info's body, or undefined once FRAME_WAIT_MS have passed without it. */
 const infoInTime = (info: Promise<unknown>) => Promise.race([info, new Promise<undefined>((resolve) => setTimeout(resolve, FRAME_WAIT_MS))]);
+
+/**
+ * The frame's controls as the app's first render sets them: the resolution, the invert toggle's text
+ * and state (lib/invert-label.ts: the sides the URL's symbol names), the currency, the theme, time
+ * zone and chart options from the stored preferences.
+ */
+function fillFrame(frame: HTMLElement, selection: Selection, preferences: Preferences): void {
+  const press = (selector: string, pressed: (element: HTMLElement) => boolean) => {
+    for (const element of frame.querySelectorAll<HTMLElement>(selector)) {
+      if (pressed(element)) element.setAttribute('aria-pressed', 'true');
+      else element.removeAttribute('aria-pressed');
+    }
+  };
+  press('[data-res]', (e) => e.dataset.res === selection.resolution);
+  press('[data-currency]', (e) => e.dataset.currency === selection.currency);
+  press('[data-theme-choice]', (e) => e.dataset.themeChoice === preferences.theme);
+  press('[data-zone]', (e) => e.dataset.zone === preferences.timeZone);
+  press('[data-option]', (e) => {
+    const option = e.dataset.option;
+    return option === 'showVolume' || option === 'showTvl' || option === 'logScale' || option === 'compare' ? preferences[option] : false;
+  });
+  const inverted = selection.inverted && selection.currency !== 'usd';
+  press('[data-invert]', () => inverted);
+  const invert = frame.querySelector<HTMLElement>('[data-invert]');
+  if (invert) invert.textContent = invertLabel(pairOfName(selection.symbol), inverted);
+}
 
 /**
  * Shows the page frame with the source badge /info names, the same as the app's top bar carries
@@ -88,6 +115,7 @@ const picture = onChart && pictureFits(selection, preferences);
 const answers = bootRequests(location.search, undefined, Date.now, { copyFirstBars: picture, inlineInfo: inlineInfo() });
 // The frame is the chart page's: the market overview renders without it.
 if (frame && !onChart) frame.remove();
+if (frame && onChart) fillFrame(frame, selection, preferences);
 if (frame && onChart && !picture) void infoInTime(answers.info).then((body) => revealFrame(frame, body));
 
 /**
