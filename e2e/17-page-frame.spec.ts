@@ -154,3 +154,22 @@ test('page frame: when the first bars fail, nothing is drawn early and the app s
   expect(await page.evaluate(() => performance.getEntriesByName('chart:picture').length)).toBe(0);
   await expect(page.getByTestId('chart-picture')).toHaveCount(0);
 });
+
+test('page frame: with the first bars slow, the frame is shown meanwhile (the page is not blank), and the chart draws them when they come', async ({ page }) => {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/gw\/v1\/history\?/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const releaseApp = await holdAppCode(page);
+  await page.goto('/?symbol=ADA.SNEK_Aggregate_Pool1');
+  // The bars and the app's code are held: the frame stands in the chart page's place meanwhile.
+  await expect(page.locator('#page-frame')).toBeVisible({ timeout: 2_000 });
+  await expect(page.locator('#page-frame .badge')).toHaveText('Simulated market');
+  expect(await page.evaluate(() => performance.getEntriesByName('chart:picture').length)).toBe(0);
+  releaseApp();
+  release();
+  await waitForCandles(page, { symbol: 'ADA.SNEK_Aggregate_Pool1' });
+  await expect(page.getByTestId('chart-picture')).toHaveCount(0);
+});

@@ -25,6 +25,8 @@ export const PAGE_FRAME_CHART_ID = 'page-frame-chart';
 
 /** Longest the page frame waits for /info (its source badge) before it is shown without one. */
 const FRAME_WAIT_MS = 1_000;
+/** Longest the frame waits for the picture's bars before it is shown without them. */
+const FRAME_LATEST_MS = 150;
 /** Longest the app's code waits for the picture. */
 const PICTURE_WAIT_MS = 400;
 
@@ -91,18 +93,18 @@ async function drawFirstPicture(frame: HTMLElement, info: Promise<unknown>, firs
   try {
     const bars = await first;
     if (!bars) return;
-    const [chart, body] = await Promise.all([
+    const [chart, body, infoBody] = await Promise.all([
       import('./boot/boot-chart'),
       bars.copy.then((response): Promise<unknown> | undefined => (response.ok ? response.json() : undefined)),
       infoInTime(info),
     ]);
-    revealFrame(frame, await infoInTime(info));
+    revealFrame(frame, infoBody);
     const slot = document.getElementById(PAGE_FRAME_CHART_ID);
     if (body === undefined || !slot?.isConnected) return;
     const picture = chart.drawPicture({ slot, target: bars.target, resolution: selection.resolution, inverted: selection.inverted, appearance: preferences, body });
     if (picture) offerBootChart(picture);
   } finally {
-    revealFrame(frame, await infoInTime(info));
+    if (frame.hidden) revealFrame(frame, await infoInTime(info));
   }
 }
 
@@ -116,7 +118,13 @@ const answers = bootRequests(location.search, undefined, Date.now, { copyFirstBa
 // The frame is the chart page's: the market overview renders without it.
 if (frame && !onChart) frame.remove();
 if (frame && onChart) fillFrame(frame, selection, preferences);
-if (frame && onChart && !picture) void infoInTime(answers.info).then((body) => revealFrame(frame, body));
+// Without a picture the frame is shown once /info names its badge; with one, with the picture, or
+// after FRAME_LATEST_MS when the bars are slow (an upstream far away), so the page is not blank meanwhile.
+if (frame && onChart) {
+  const show = () => void infoInTime(answers.info).then((body) => revealFrame(frame, body));
+  if (picture) setTimeout(show, FRAME_LATEST_MS);
+  else show();
+}
 
 /**
  * Settles once the picture is drawn, or cannot be (a picture that cannot be drawn is no loss: the app's
