@@ -114,10 +114,11 @@ describe('the picture', () => {
     };
     const answers = bootRequests('?group=Aggregate&res=60', fetchImpl, Date.now, { copyFirstBars: true, inlineInfo: body });
     const bars = firstBarsUrl({ resolution: '60' }, deepest, Date.now());
+    const first = await answers.firstBars;
     // The bars only: the app's first /info is answered with the page's copy.
     expect(asked).toEqual([bars]);
     expect(await (await takeEarly(INFO_URL))?.json()).toEqual(body);
-    expect((await answers.firstBars)?.target).toBe(deepest);
+    expect(first?.target).toBe(deepest);
     expect(sourceBadgeOf((await answers.info) as never)?.text).toBe('Simulated market');
     expect(historyColumnsOf(await (await (await answers.firstBars)?.copy)?.json())).toBeDefined();
     if (bars) takeEarly(bars);

@@ -18,10 +18,8 @@ export function startEarly(url: string, fetchImpl: FetchLike = (input, init) => 
 }
 
 /** Gives `url` an answer the page already has (the page's copy of /info): the app's first request of it takes this one. */
-export function provideEarly(url: string, answer: Response): Promise<Response> {
-  const pending = Promise.resolve(answer);
-  early.set(url, pending);
-  return pending;
+export function provideEarly(url: string, answer: Response): void {
+  early.set(url, Promise.resolve(answer));
 }
 
 /** The early answer of `url`, if one was started and not yet taken (taking it removes it). */

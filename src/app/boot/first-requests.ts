@@ -65,7 +65,8 @@ export function inlineInfo(page: Pick<Document, 'getElementById'> = document): u
  * pair, or of the group's deepest pair once /info names it; for the market overview (`view=markets`),
  * /info and the group's statistics. The answers wait for the app (early-requests.ts). With
  * `copyFirstBars`, the first bars' answer is also copied (FirstBars) for the page's first picture of
- * the chart. With `inlineInfo` (the page's copy of /info), the deepest pair's bars are asked at once.
+ * the chart. With `inlineInfo` (the page's copy of /info), /info is not asked and the deepest pair's
+ * bars are asked without waiting for it.
  */
 export function bootRequests(
   search: string,
@@ -86,7 +87,7 @@ export function bootRequests(
   const inline = options.inlineInfo;
   const info =
     inline !== undefined
-      ? provideEarly(INFO_URL, new Response(JSON.stringify(inline), { status: 200, headers: { 'Content-Type': 'application/json' } })).then(() => inline)
+      ? (provideEarly(INFO_URL, new Response(JSON.stringify(inline), { status: 200, headers: { 'Content-Type': 'application/json' } })), Promise.resolve(inline))
       : startEarly(INFO_URL, fetchImpl)
           .then((response): Promise<unknown> | undefined => (response.ok ? response.clone().json() : undefined))
           .catch(() => undefined);
@@ -96,9 +97,7 @@ export function bootRequests(
     return { info, firstBars: Promise.resolve(undefined) };
   }
   if (selection.symbol !== undefined) return { info, firstBars: Promise.resolve(firstBars(selection.symbol)) };
-  // The page's copy names the deepest pair: its bars are asked now, not after /info.
-  const inlineDeepest = deepestIn(options.inlineInfo);
-  if (inlineDeepest) return { info, firstBars: Promise.resolve(firstBars(deepestOf({ deepest: inlineDeepest }, selection.group))) };
+  // The group's deepest pair as /info names it (the page's copy: at once, not after a round trip).
   return {
     info,
     firstBars: info.then((body) => {
