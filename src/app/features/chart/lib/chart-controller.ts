@@ -52,6 +52,8 @@ const DEX_REFRESH_MS = 60_000;
  * (Unix seconds), data-last-close, data-symbol, data-resolution, data-live.
  */
 export class ChartController {
+  /** The chart and its price series (chart-parts.ts), also by name below. */
+  private readonly parts: PriceChartParts;
   private readonly chart: IChartApi;
   private readonly candles: ISeriesApi<'Candlestick'>;
   private readonly volume: ISeriesApi<'Histogram'>;
@@ -93,15 +95,12 @@ export class ChartController {
     private readonly now: () => number = Date.now,
   ) {
     this.appearance = appearance;
-    ({ chart: this.chart, candles: this.candles, volume: this.volume } = createPriceChart(container));
+    this.parts = createPriceChart(container);
+    ({ chart: this.chart, candles: this.candles, volume: this.volume } = this.parts);
     this.chart.timeScale().subscribeVisibleLogicalRangeChange(this.onRangeChange);
     this.chart.subscribeCrosshairMove(this.onCrosshair);
     this.applyAppearance();
     this.publish();
-  }
-
-  private get parts(): PriceChartParts {
-    return { chart: this.chart, candles: this.candles, volume: this.volume };
   }
 
   // --- subscriptions for React (useSyncExternalStore) ---
