@@ -167,7 +167,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         await next();
         if (c.res.status === 200) c.res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
       });
-      // The page itself carries /gw/v1/info (bootInfoHtml): compressed on the fly, never cached.
+      // The page itself carries /gw/v1/info (withBootInfo): compressed on the fly, never cached.
+      const compressPage = compress();
       const page = async (c: Context) => {
         if (!existsSync(indexFile)) return c.notFound();
         c.header('Cache-Control', 'no-cache');
@@ -176,11 +177,11 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         const info = await Promise.race([gateway.info().catch(() => undefined), late]).finally(() => stop.abort());
         return c.html(withBootInfo(readFileSync(indexFile, 'utf8'), info));
       };
-      app.get('/', compress(), page);
-      app.get('/index.html', compress(), page);
+      app.get('/', compressPage, page);
+      app.get('/index.html', compressPage, page);
       // The build's .br/.gz files (vite.config.ts) when the browser accepts them.
       app.get('*', serveStatic({ root, precompressed: true }));
-      app.get('*', compress(), (c) => {
+      app.get('*', compressPage, (c) => {
         if (NON_SPA.test(c.req.path)) return c.notFound();
         return page(c);
       });

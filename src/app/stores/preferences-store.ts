@@ -26,7 +26,6 @@ export interface PreferencesState extends Preferences {
 
 export type PreferencesStore = StoreApi<PreferencesState>;
 
-
 const sameRef = (a: SymbolRef, b: SymbolRef) => a.symbol === b.symbol && a.group === b.group;
 
 /** Storage that does nothing (no localStorage, e.g. some private modes). */
