@@ -83,7 +83,13 @@ function loadPictureEarly(): Plugin {
         const waits = picture.imports.filter((file) => !entries.some((entry) => entry.fileName === file) && !/(^|\/)rolldown-runtime-[^/]*\.js$/.test(file));
         if (waits.length > 0) throw new Error(`the picture's chunk imports ${waits.join(', ')}: add their modules to PICTURE_CHUNK (vite.config.ts)`);
         if (entries.some((entry) => entry.imports.includes(picture.fileName))) throw new Error(`the entry imports the picture's chunk: keep the entry's modules out of PICTURE_CHUNK (vite.config.ts)`);
-        return [{ tag: 'script', attrs: { type: 'module', crossorigin: true, src: `${base}${picture.fileName}` }, injectTo: 'head' as const }];
+        // The runtime is asked with the page, not once the entry or the picture has come and named it
+        // (its answer came after the picture's chunk and held its evaluation back).
+        const runtime = picture.imports.filter((file) => !entries.some((entry) => entry.fileName === file));
+        return [
+          ...runtime.map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${file}` }, injectTo: 'head' as const })),
+          { tag: 'script', attrs: { type: 'module', crossorigin: true, src: `${base}${picture.fileName}` }, injectTo: 'head' as const },
+        ];
       },
     },
   };
