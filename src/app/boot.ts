@@ -72,7 +72,8 @@ function fillFrame(frame: HTMLElement, selection: Selection, preferences: Prefer
  * (features/shell/lib/source-badge.ts), so nothing moves when the app renders.
  */
 function revealFrame(frame: HTMLElement, info: unknown): void {
-  if (!frame.hidden) return;
+  if (frame.dataset.shown !== undefined) return;
+  frame.dataset.shown = '';
   const badge = sourceBadgeOf(typeof info === 'object' && info !== null ? (info as SourceInfo) : undefined);
   if (badge) {
     const element = document.createElement('span');
@@ -81,6 +82,19 @@ function revealFrame(frame: HTMLElement, info: unknown): void {
     frame.querySelector('.topbar__brand')?.append(element);
   }
   frame.hidden = false;
+  frame.style.visibility = '';
+}
+
+/**
+ * Lays the frame out unseen (visibility: hidden), while the main thread waits for the bars and the
+ * picture's code: its first style and layout (10-15 ms) are then done when the picture is drawn,
+ * instead of being forced by the chart's first measure of its place.
+ */
+function layOutFrame(frame: HTMLElement): void {
+  if (frame.dataset.shown !== undefined || !frame.hidden) return;
+  frame.style.visibility = 'hidden';
+  frame.hidden = false;
+  void frame.offsetHeight;
 }
 
 /**
@@ -104,7 +118,7 @@ async function drawFirstPicture(frame: HTMLElement, info: Promise<unknown>, firs
     const picture = chart.drawPicture({ slot, target: bars.target, resolution: selection.resolution, inverted: selection.inverted, appearance: preferences, body });
     if (picture) offerBootChart(picture);
   } finally {
-    if (frame.hidden) revealFrame(frame, await infoInTime(info));
+    revealFrame(frame, await infoInTime(info));
   }
 }
 
@@ -122,7 +136,11 @@ if (frame && onChart) fillFrame(frame, selection, preferences);
 // after FRAME_LATEST_MS when the bars are slow (an upstream far away), so the page is not blank meanwhile.
 if (frame && onChart) {
   const show = () => void infoInTime(answers.info).then((body) => revealFrame(frame, body));
-  if (picture) setTimeout(show, FRAME_LATEST_MS);
+  if (picture) {
+    setTimeout(show, FRAME_LATEST_MS);
+    // In a task of its own once the first bars are asked: their request is not held back by it.
+    void answers.firstBars.then(() => setTimeout(() => layOutFrame(frame)));
+  }
   else show();
 }
 
