@@ -80,14 +80,14 @@ function loadPictureEarly(): Plugin {
         // The picture waits for no chunk but the entry (and the bundler's few-hundred-byte runtime), and
         // the entry (which asks the first requests) never waits for the picture's.
         const entries = chunks.filter((chunk) => chunk.isEntry);
-        const waits = picture.imports.filter((file) => !entries.some((entry) => entry.fileName === file) && !/(^|\/)rolldown-runtime-[^/]*\.js$/.test(file));
+        const beyondEntry = picture.imports.filter((file) => !entries.some((entry) => entry.fileName === file));
+        const waits = beyondEntry.filter((file) => !/(^|\/)rolldown-runtime-[^/]*\.js$/.test(file));
         if (waits.length > 0) throw new Error(`the picture's chunk imports ${waits.join(', ')}: add their modules to PICTURE_CHUNK (vite.config.ts)`);
         if (entries.some((entry) => entry.imports.includes(picture.fileName))) throw new Error(`the entry imports the picture's chunk: keep the entry's modules out of PICTURE_CHUNK (vite.config.ts)`);
-        // The runtime is asked with the page, not once the entry or the picture has come and named it
-        // (its answer came after the picture's chunk and held its evaluation back).
-        const runtime = picture.imports.filter((file) => !entries.some((entry) => entry.fileName === file));
+        // The runtime (all that is left beyond the entry) is asked with the page, not once the entry or
+        // the picture has come and named it (its answer came after the picture's chunk and held its evaluation back).
         return [
-          ...runtime.map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${file}` }, injectTo: 'head' as const })),
+          ...beyondEntry.map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${file}` }, injectTo: 'head' as const })),
           { tag: 'script', attrs: { type: 'module', crossorigin: true, src: `${base}${picture.fileName}` }, injectTo: 'head' as const },
         ];
       },

@@ -3,8 +3,6 @@ import type { Bar } from '../shared/bars';
 import type { Resolution } from '../shared/resolutions';
 import type { UnixSeconds } from '../shared/time';
 import { barsOfHistory } from './history-bars';
-
-export { barsOfHistory } from './history-bars';
 import type { GatewayClient, Outcome } from './gateway-client';
 import { lastBarsQuery } from './urls';
 
