@@ -37,6 +37,20 @@ async function holdAppCode(page: Page): Promise<() => void> {
   return release;
 }
 
+/**
+ * The page as the server sends it when the first bars did not come within its wait (a slow upstream):
+ * without them inside, so the boot script asks them itself (and a route on /history sees that request).
+ */
+async function withoutPageBars(page: Page): Promise<void> {
+  await page.route((url) => url.pathname === '/', async (route) => {
+    if (route.request().resourceType() !== 'document') return route.continue();
+    const response = await route.fetch();
+    const html = await response.text();
+    expect(html).toContain('id="boot-bars"');
+    await route.fulfill({ response, body: html.replace(/<script type="application\/json" id="boot-bars"[^>]*>.*?<\/script>/s, '') });
+  });
+}
+
 /** Before the page's scripts: the picture's place at its mark, and the page's layout shifts. */
 async function watchPicture(page: Page): Promise<void> {
   await page.addInitScript(() => {
@@ -147,7 +161,22 @@ test('page frame: no picture where the app\'s first chart would not look like it
   expect(await page.evaluate(() => performance.getEntriesByName('chart:picture').length)).toBe(0);
 });
 
+test('page frame: the page carries its first bars, and neither the picture nor the chart asks for them', async ({ page }) => {
+  const asked: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/gw/v1/history?')) asked.push(r.url());
+  });
+  await watchPicture(page);
+  await page.goto('/?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60');
+  await waitForCandles(page, { symbol: 'ADA.SNEK_Aggregate_Pool1' });
+  expect(await page.evaluate(() => performance.getEntriesByName('chart:picture').length)).toBe(1);
+  const inline = await page.evaluate(() => document.getElementById('boot-bars')?.dataset.url);
+  expect(inline).toMatch(/^\/gw\/v1\/history\?symbol=ADA\.SNEK_Aggregate_Pool1&resolution=60min&/);
+  expect(asked.map((url) => new URL(url).pathname + new URL(url).search)).not.toContain(inline);
+});
+
 test('page frame: when the first bars fail, nothing is drawn early and the app says why in the chart\'s place', async ({ page }) => {
+  await withoutPageBars(page);
   await page.route(/\/gw\/v1\/history\?/, (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ s: 'error', errmsg: 'upstream unavailable (test)' }) }));
   await page.goto('/?symbol=ADA.SNEK_Aggregate_Pool1');
   await expect(page.getByTestId('chart-error')).toBeVisible({ timeout: 15_000 });
@@ -156,6 +185,7 @@ test('page frame: when the first bars fail, nothing is drawn early and the app s
 });
 
 test('page frame: with the first bars slow, the frame is shown meanwhile (the page is not blank), and the chart draws them when they come', async ({ page }) => {
+  await withoutPageBars(page);
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
   await page.route(/\/gw\/v1\/history\?/, async (route) => {

@@ -1,16 +1,19 @@
 import { offerBootChart } from './boot/boot-chart-handle';
-import { bootRequests, inlineInfo, type FirstBars } from './boot/first-requests';
+import { bootRequests, inlineBars, inlineInfo, type FirstBars } from './boot/first-requests';
 import { pictureFits } from './boot/picture-fits';
 import { sourceBadgeOf, type SourceInfo } from './features/shell/lib/source-badge';
 import { invertLabel, pairOfName } from './lib/invert-label';
+import { provisionalSymbolInfo } from './lib/provisional-symbol';
 import { parseSelection, type Selection } from './lib/selection';
+import { resolutionSeconds } from '../shared/first-chart';
 import { storedPreferences, type Preferences } from './stores/preferences';
 
 /**
  * The page's first script (main.tsx imports it before anything else), a few kilobytes without React,
  * zod or the chart: it asks the gateway for what the first chart needs while the app's own code is
  * still loading, so the chart finds the answers waiting instead of asking after it has run
- * (boot/first-requests.ts). On a chart page it shows the page frame of index.html in the user's theme
+ * (boot/first-requests.ts). The server usually put /info and the first bars in the page already
+ * (src/server/platform.ts): then nothing is asked before the app's code loads. On a chart page it shows the page frame of index.html in the user's theme
  * and draws the first bars into the frame's chart place (boot/boot-chart.ts), which the app's chart
  * takes over (boot/boot-chart-handle.ts).
  *
@@ -114,8 +117,9 @@ async function drawFirstPicture(frame: HTMLElement, info: Promise<unknown>, firs
     ]);
     revealFrame(frame, infoBody);
     const slot = document.getElementById(PAGE_FRAME_CHART_ID);
-    if (body === undefined || !slot?.isConnected) return;
-    const picture = chart.drawPicture({ slot, target: bars.target, resolution: selection.resolution, inverted: selection.inverted, appearance: preferences, body });
+    const symbol = provisionalSymbolInfo(bars.target);
+    if (body === undefined || !slot?.isConnected || !symbol) return;
+    const picture = chart.drawPicture({ slot, target: bars.target, info: symbol, resolution: selection.resolution, barSeconds: resolutionSeconds(selection.resolution), inverted: selection.inverted, appearance: preferences, body });
     if (picture) offerBootChart(picture);
   } finally {
     revealFrame(frame, await infoInTime(info));
@@ -128,7 +132,7 @@ document.documentElement.dataset.theme = preferences.theme;
 const frame = document.getElementById(PAGE_FRAME_ID);
 const onChart = frame !== null && selection.view === 'chart';
 const picture = onChart && pictureFits(selection, preferences);
-const answers = bootRequests(location.search, undefined, Date.now, { copyFirstBars: picture, inlineInfo: inlineInfo() });
+const answers = bootRequests(location.search, undefined, Date.now, { copyFirstBars: picture, inlineInfo: inlineInfo(), inlineBars: inlineBars() });
 // The frame is the chart page's: the market overview renders without it.
 if (frame && !onChart) frame.remove();
 if (frame && onChart) fillFrame(frame, selection, preferences);

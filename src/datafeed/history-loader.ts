@@ -4,7 +4,7 @@ import type { Resolution } from '../shared/resolutions';
 import type { UnixSeconds } from '../shared/time';
 import { barsOfHistory } from './history-bars';
 import type { GatewayClient, Outcome } from './gateway-client';
-import { lastBarsQuery } from './urls';
+import { lastBarsQuery } from '../shared/api/gateway-urls';
 
 export interface BarsRequest {
   /** Inclusive start of the range (bar start times), Unix seconds. */

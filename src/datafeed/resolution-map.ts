@@ -1,29 +1,15 @@
+import { LIBRARY_WIRE_RESOLUTIONS as WIRE_OF } from '../shared/first-chart';
 import type { Resolution } from '../shared/resolutions';
 import type { ResolutionString } from './tradingview-types';
 
-/** The library's resolutions this datafeed serves, finest first, with the wire's name of each. */
-const WIRE_OF: ReadonlyMap<string, Resolution> = new Map<string, Resolution>([
-  ['1', '1min'],
-  ['5', '5min'],
-  ['15', '15min'],
-  ['60', '60min'],
-  ['1D', '1d'],
-]);
-
-/** Spellings the library also uses for a day. */
-const DAY_ALIASES = new Set(['D', '1d', 'd', '1440']);
+/** The wire resolution (/history's `resolution`) of a library resolution (shared with the page's boot and the server). */
+export { toWireResolution } from '../shared/first-chart';
 
 /** The resolutions announced by `onReady` and every resolved symbol. */
 export const SUPPORTED_RESOLUTIONS: readonly ResolutionString[] = [...WIRE_OF.keys()];
 
 /** Minute multipliers served directly (the library builds 3, 30, 120, 240 ... from them). */
 export const INTRADAY_MULTIPLIERS: readonly string[] = ['1', '5', '15', '60'];
-
-/** The wire resolution (/history's `resolution`) of a library resolution; undefined when unsupported. */
-export function toWireResolution(resolution: ResolutionString): Resolution | undefined {
-  const trimmed = resolution.trim();
-  return WIRE_OF.get(trimmed) ?? (DAY_ALIASES.has(trimmed) ? '1d' : undefined);
-}
 
 /** The library resolution of a wire resolution. */
 export function toLibraryResolution(resolution: Resolution): ResolutionString {

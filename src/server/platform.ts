@@ -4,7 +4,8 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
 import { compress } from 'hono/compress';
-import { BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from '../shared/api/gateway';
+import { BOOT_BARS_ELEMENT_ID, BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from '../shared/api/gateway';
+import { firstChartOf } from '../shared/first-chart';
 import { requestLogger } from '../node/http';
 import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
 import type { ServiceConfig } from '../service/config';
@@ -37,8 +38,11 @@ export interface Platform {
   close(): Promise<void>;
 }
 
-/** Longest the page's HTML waits for /gw/v1/info (a remote upstream's first answer) before going without it. */
-const BOOT_INFO_WAIT_MS = 100;
+/**
+ * Longest the page's HTML waits for /gw/v1/info and its first chart's bars (a remote upstream's first
+ * answers) before going without them.
+ */
+const BOOT_ANSWERS_WAIT_MS = 100;
 
 /**
  * The page's HTML with /gw/v1/info inside (a JSON script element, not run: a strict Content-Security-
@@ -51,6 +55,28 @@ export function withBootInfo(html: string, info: unknown): string {
   // `<` escaped: no `</script>` (nor `<!--`) can end the element early.
   const json = JSON.stringify(info).replace(/</g, '\\u003c');
   return html.replace('</head>', () => `<script type="application/json" id="${BOOT_INFO_ELEMENT_ID}">${json}</script></head>`);
+}
+
+/** The first chart's first request and its answer's body, as the gateway gave it. */
+export interface BootBars {
+  readonly url: string;
+  readonly body: string;
+}
+
+const ATTRIBUTE_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
+
+/**
+ * The page's HTML with the answer to its first chart's first request inside (a JSON script element
+ * whose `data-url` is the request's URL, BOOT_BARS_ELEMENT_ID): the boot script draws the first
+ * candles from it and the chart takes it as the answer to that request, instead of a round trip after
+ * the page. The page as it was without one.
+ */
+export function withBootBars(html: string, bars: BootBars | undefined): string {
+  if (bars === undefined) return html;
+  // JSON has `<` only inside strings, where `\u003c` means the same: no `</script>` can end the element early.
+  const body = bars.body.replace(/</g, '\\u003c');
+  const url = bars.url.replace(/[&"<>]/g, (ch) => ATTRIBUTE_ESCAPES[ch] ?? ch);
+  return html.replace('</head>', () => `<script type="application/json" id="${BOOT_BARS_ELEMENT_ID}" data-url="${url}">${body}</script></head>`);
 }
 
 /** Paths the SPA fallback must never answer. */
@@ -167,15 +193,33 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         await next();
         if (c.res.status === 200) c.res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
       });
-      // The page itself carries /gw/v1/info (withBootInfo): compressed on the fly, never cached.
+      // The first chart's first bars as the page's boot script will ask them (the same function builds
+      // the URL), through the gateway as the browser's own request: the client's address pays for it.
+      const firstBars = async (c: Context, url: string, signal: AbortSignal): Promise<BootBars | undefined> => {
+        const answer = await gateway.app.fetch(new Request(new URL(url, c.req.url), { headers: { Accept: 'application/json' }, signal }), c.env);
+        if (answer.status !== 200 || !(answer.headers.get('Content-Type') ?? '').includes('application/json')) {
+          await answer.body?.cancel();
+          return undefined;
+        }
+        return { url, body: await answer.text() };
+      };
+      // The page itself carries /gw/v1/info (withBootInfo) and its first chart's bars (withBootBars):
+      // compressed on the fly, never cached.
       const compressPage = compress();
       const page = async (c: Context) => {
         if (!existsSync(indexFile)) return c.notFound();
         c.header('Cache-Control', 'no-cache');
         const stop = new AbortController();
-        const late = sleep(BOOT_INFO_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
-        const info = await Promise.race([gateway.info().catch(() => undefined), late]).finally(() => stop.abort());
-        return c.html(withBootInfo(readFileSync(indexFile, 'utf8'), info));
+        const late = sleep(BOOT_ANSWERS_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
+        const search = new URL(c.req.url).search;
+        const info = Promise.race([gateway.info().catch(() => undefined), late]);
+        // A pair in the URL is asked at once; the group's deepest once /info names it.
+        const inUrl = firstChartOf(search, undefined, Date.now());
+        const bars = (inUrl ? Promise.resolve(inUrl) : info.then((body) => firstChartOf(search, body, Date.now())))
+          .then((chart) => (chart && !stop.signal.aborted ? firstBars(c, chart.url, stop.signal) : undefined))
+          .catch(() => undefined);
+        const [infoBody, barsBody] = await Promise.all([info, Promise.race([bars, late])]).finally(() => stop.abort());
+        return c.html(withBootBars(withBootInfo(readFileSync(indexFile, 'utf8'), infoBody), barsBody));
       };
       app.get('/', compressPage, page);
       app.get('/index.html', compressPage, page);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { takeEarly } from '../../src/app/boot/early-requests';
-import { bootRequests, firstBarsUrl, inlineInfo, INFO_URL } from '../../src/app/boot/first-requests';
+import { bootRequests, inlineInfo, INFO_URL } from '../../src/app/boot/first-requests';
+import { firstBarsUrl } from '../../src/shared/first-chart';
 import { historyColumnsOf } from '../../src/app/boot/boot-chart';
 import { pictureFits } from '../../src/app/boot/picture-fits';
 import { sourceBadgeOf } from '../../src/app/features/shell/lib/source-badge';
@@ -113,7 +114,7 @@ describe('the picture', () => {
       return input === INFO_URL ? new Promise<Response>(() => undefined) : bed.tp.fetch(input, init);
     };
     const answers = bootRequests('?group=Aggregate&res=60', fetchImpl, Date.now, { copyFirstBars: true, inlineInfo: body });
-    const bars = firstBarsUrl({ resolution: '60' }, deepest, Date.now());
+    const bars = firstBarsUrl('60', deepest, Date.now());
     const first = await answers.firstBars;
     // The bars only: the app's first /info is answered with the page's copy.
     expect(asked).toEqual([bars]);

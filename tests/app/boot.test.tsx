@@ -1,8 +1,8 @@
 import { waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { earlyFirst, startEarly, takeEarly } from '../../src/app/boot/early-requests';
-import { bootRequests, firstBarsUrl, INFO_URL } from '../../src/app/boot/first-requests';
-import { firstPage, PAGE_BARS } from '../../src/app/features/chart/lib/first-page';
+import { bootRequests, INFO_URL } from '../../src/app/boot/first-requests';
+import { firstBarsUrl, firstChartOf, firstPage, PAGE_BARS } from '../../src/shared/first-chart';
 import type { FetchLike } from '../../src/datafeed';
 import { appTestBed, chartElement } from './render-app';
 
@@ -78,6 +78,35 @@ describe('the boot requests', () => {
     expect(takeEarly(INFO_URL)).toBeUndefined();
   });
 
+  it('take the page\'s own answer to the first bars (the server put it in the page): only /info is asked, and the chart takes that answer', async () => {
+    const { fetchImpl, reached } = counting();
+    const page = `/?group=Aggregate&symbol=${SNEK}&res=60`;
+    const url = firstChartOf(page.slice(1), undefined, Date.now())?.url ?? '';
+    const body = await (await bed.tp.fetch(url)).text();
+    const answers = bootRequests(page.slice(1), fetchImpl, Date.now, { copyFirstBars: true, inlineBars: { url, body } });
+    expect(reached).toEqual([INFO_URL]);
+    expect(await (await (await answers.firstBars)?.copy)?.text()).toBe(body);
+    const app = bed.open(page, { fetchThrough: earlyFirst });
+    await waitFor(() => expect(chartElement(app.container).dataset.status).toBe('ready'), { timeout: 10_000 });
+    expect(reached.filter((u) => u.startsWith('/gw/v1/history'))).toEqual([]);
+    expect(app.fetched).not.toContain(url);
+    expect(takeEarly(url)).toBeUndefined();
+  });
+
+  it('ask the first bars when the page\'s answer is of another URL (the server\'s clock in another bar\'s bucket)', async () => {
+    const { fetchImpl, reached } = counting();
+    const page = `?group=Aggregate&symbol=${SNEK}&res=60`;
+    const now = Date.now();
+    const own = firstChartOf(page, undefined, now)?.url ?? '';
+    const other = firstChartOf(page, undefined, now - 3_600_000)?.url ?? '';
+    expect(other).not.toBe(own);
+    bootRequests(page, fetchImpl, () => now, { inlineBars: { url: other, body: '{"s":"no_data"}' } });
+    expect(reached).toEqual([INFO_URL, own]);
+    expect(takeEarly(other)).toBeUndefined();
+    expect((await takeEarly(own))?.ok).toBe(true);
+    await takeEarly(INFO_URL);
+  });
+
   it('ask what the market overview asks first: /info and the group\'s statistics once, and no bars', async () => {
     const { fetchImpl, reached } = counting();
     const page = '/?view=markets&group=MinswapV2';
@@ -93,7 +122,7 @@ describe('the boot requests', () => {
   });
 
   it('ask no bars before the symbol is resolved when the URL names a token ticker', () => {
-    expect(firstBarsUrl({ resolution: '60' }, 'SNEK', Date.now())).toBeUndefined();
-    expect(firstBarsUrl({ resolution: '60' }, SNEK, Date.now())).toMatch(/^\/gw\/v1\/history\?symbol=ADA\.SNEK_Aggregate_Pool1&resolution=60min&to=\d+&countback=300&include_tvl=true$/);
+    expect(firstBarsUrl('60', 'SNEK', Date.now())).toBeUndefined();
+    expect(firstBarsUrl('60', SNEK, Date.now())).toMatch(/^\/gw\/v1\/history\?symbol=ADA\.SNEK_Aggregate_Pool1&resolution=60min&to=\d+&countback=300&include_tvl=true$/);
   });
 });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
-import { createPlatform, withBootInfo, type Platform } from '../../src/server/platform';
+import { createPlatform, withBootBars, withBootInfo, type Platform } from '../../src/server/platform';
+import { firstChartOf } from '../../src/shared/first-chart';
 import { parseServiceConfig } from '../../src/service/config';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
 import { expectDescribed } from '../support/openapi';
@@ -138,7 +139,7 @@ describe('the composed server', () => {
     // Any other path is the app (the SPA decides), never cached.
     const page = await platform.app.request('/some/deep/link?symbol=x');
     expect(page.headers.get('cache-control')).toBe('no-cache');
-    expect(withoutBootInfo(await page.text())).toBe(INDEX);
+    expect(withoutBootAnswers(await page.text())).toBe(INDEX);
   });
 
   it('carries /gw/v1/info in the page, for the boot script: on /, /index.html and the SPA\'s other paths, compressed when asked', async () => {
@@ -151,11 +152,58 @@ describe('the composed server', () => {
       const inline = gatewayInfoSchema.parse(JSON.parse(bootInfoOf(html) ?? 'null'));
       expect(inline.deepest).toEqual(info.deepest);
       expect(inline.simulated).toBe(true);
-      expect(withoutBootInfo(html)).toBe(INDEX);
+      expect(withoutBootAnswers(html)).toBe(INDEX);
     }
     const gz = await platform.app.request('/', { headers: { 'Accept-Encoding': 'gzip' } });
     expect(gz.headers.get('content-encoding')).toBe('gzip');
     expect(bootInfoOf(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString())).toBeDefined();
+  });
+});
+
+describe('the page\'s first bars', () => {
+  it('are the gateway\'s answer to the first chart\'s first request, as the boot script asks it: for a pair in the URL, or the group\'s deepest', async () => {
+    const info = gatewayInfoSchema.parse(await (await platform.app.request('/gw/v1/info')).json());
+    const pool = info.deepest?.MinswapV2;
+    expect(pool).toBeDefined();
+    for (const search of ['', '?group=MinswapV2&res=15', `?group=Aggregate&symbol=${pool?.toUpperCase() ?? ''}&res=1D`, '?res=5min']) {
+      const before = Date.now();
+      const page = await platform.app.request(`/${search}`);
+      const after = Date.now();
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      const bars = bootBarsOf(html);
+      // The URL the boot script builds at that moment (two, were a bar's bucket to end in between).
+      expect([firstChartOf(search, info, before)?.url, firstChartOf(search, info, after)?.url]).toContain(bars?.url);
+      const answer = await platform.app.request(bars?.url ?? '/gw/v1/history');
+      expect(answer.status).toBe(200);
+      const body = JSON.parse(bars?.body ?? 'null') as { s: string; t: number[] };
+      expect(body).toEqual(await answer.json());
+      expect(body.s).toBe('ok');
+      expect(body.t.length).toBeGreaterThan(0);
+      expect(withoutBootAnswers(html)).toBe(INDEX);
+    }
+    // A pool ID in the URL is asked in lower case, as the chart asks it.
+    expect(bootBarsOf(await (await platform.app.request(`/?symbol=${pool?.toUpperCase() ?? ''}`)).text())?.url).toContain(`symbol=${pool ?? ''}&`);
+  });
+
+  it('are left out where the first chart asks none or its answer is not bars: the overview, a ticker, an unknown pool', async () => {
+    for (const path of ['/?view=markets', '/?view=markets&group=MinswapV2', '/?symbol=SNEK', `/?symbol=${'ab'.repeat(28)}`, '/some/deep/link?symbol=x']) {
+      const html = await (await platform.app.request(path)).text();
+      expect(bootBarsOf(html), path).toBeUndefined();
+      expect(bootInfoOf(html), path).toBeDefined();
+      expect(withoutBootAnswers(html)).toBe(INDEX);
+    }
+  });
+
+  it('cannot end their element early, keep every character of the answer, and give the URL back as it was', () => {
+    const bars = { url: '/gw/v1/history?symbol=a"b<c>&resolution=60min', body: JSON.stringify({ s: 'ok', note: '</script><script>alert(1)</script><!--', dollar: '$& $1 $$' }) };
+    const html = withBootBars(INDEX, bars);
+    expect(html.match(/<\/script>/g)).toHaveLength(1);
+    expect(html).not.toContain('<!--');
+    const inline = bootBarsOf(html);
+    expect(inline?.url).toBe(bars.url);
+    expect(JSON.parse(inline?.body ?? 'null')).toEqual(JSON.parse(bars.body));
+    expect(withBootBars(INDEX, undefined)).toBe(INDEX);
   });
 });
 
@@ -175,6 +223,15 @@ function bootInfoOf(html: string): string | undefined {
   return /<script type="application\/json" id="boot-info">(.*?)<\/script>/s.exec(html)?.[1];
 }
 
-function withoutBootInfo(html: string): string {
-  return html.replace(/<script type="application\/json" id="boot-info">.*?<\/script>/s, '');
+/** The page's first bars (its boot-bars element: the URL, and the answer's body), as the browser reads them. */
+function bootBarsOf(html: string): { url: string; body: string } | undefined {
+  const match = /<script type="application\/json" id="boot-bars" data-url="([^"]*)">(.*?)<\/script>/s.exec(html);
+  if (!match) return undefined;
+  const entities: Record<string, string> = { '&amp;': '&', '&quot;': '"', '&lt;': '<', '&gt;': '>' };
+  return { url: (match[1] ?? '').replace(/&(amp|quot|lt|gt);/g, (entity) => entities[entity] ?? entity), body: match[2] ?? '' };
+}
+
+/** The page as built: without the copy of /info and the first bars the server put in. */
+function withoutBootAnswers(html: string): string {
+  return html.replace(/<script type="application\/json" id="boot-info">.*?<\/script>/s, '').replace(/<script type="application\/json" id="boot-bars"[^>]*>.*?<\/script>/s, '');
 }

@@ -1,12 +1,10 @@
-import type { ResolutionString } from '../../datafeed';
+import type { LibrarySymbolInfo, ResolutionString } from '../../datafeed';
 import { barsOfHistory, type HistoryColumns } from '../../datafeed/history-bars';
 import { addTvlSeries, createPriceChart, drawBars, showNewest, styleChart } from '../features/chart/lib/chart-parts';
 import { priceFormatOf, type ChartAppearance } from '../features/chart/lib/chart-style';
-import { resolutionSeconds } from '../features/chart/lib/first-page';
 import { ChartTimes } from '../lib/chart-time';
 import { invertBar } from '../lib/orientation';
 import { PALETTES } from '../lib/palette';
-import { provisionalSymbolInfo } from '../lib/provisional-symbol';
 import { PICTURE_MARK, type BootChart } from './boot-chart-handle';
 
 export interface PictureRequest {
@@ -14,7 +12,11 @@ export interface PictureRequest {
   readonly slot: HTMLElement;
   /** The symbol name or pool ID the bars are of. */
   readonly target: string;
+  /** Its stand-in symbol, as the app's chart first draws it (lib/provisional-symbol.ts). */
+  readonly info: LibrarySymbolInfo;
   readonly resolution: ResolutionString;
+  /** Seconds per bar of `resolution` (shared/first-chart.ts's resolutionSeconds, which the entry holds). */
+  readonly barSeconds: number;
   readonly inverted: boolean;
   readonly appearance: ChartAppearance;
   /** The /history answer's body. */
@@ -44,10 +46,9 @@ export function historyColumnsOf(body: unknown): HistoryColumns | undefined {
  * (the app's chart says why).
  */
 export function drawPicture(request: PictureRequest): BootChart | undefined {
-  const { slot, target, resolution, inverted, appearance } = request;
+  const { slot, target, info, resolution, barSeconds, inverted, appearance } = request;
   const columns = historyColumnsOf(request.body);
-  const info = provisionalSymbolInfo(target);
-  if (!slot.isConnected || !columns || !info) return undefined;
+  if (!slot.isConnected || !columns) return undefined;
   const raw = barsOfHistory(columns);
   const bars = inverted ? raw.map(invertBar) : raw;
   const element = document.createElement('div');
@@ -57,7 +58,7 @@ export function drawPicture(request: PictureRequest): BootChart | undefined {
   slot.append(element);
   const palette = PALETTES[appearance.theme];
   const times = new ChartTimes();
-  times.configure(appearance.timeZone, resolutionSeconds(resolution) >= 86_400);
+  times.configure(appearance.timeZone, barSeconds >= 86_400);
   const parts = createPriceChart(element);
   styleChart(parts, palette, times, appearance);
   const tvl = appearance.showTvl ? addTvlSeries(parts.chart, palette) : undefined;

@@ -1,30 +1,13 @@
-import { toWireResolution } from '../../datafeed/resolution-map';
-import { gatewayUrl, historySymbol, lastBarsQuery } from '../../datafeed/urls';
-import { BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from '../../shared/api/gateway-prefix';
-import { firstPage } from '../features/chart/lib/first-page';
+import { BOOT_BARS_ELEMENT_ID, BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from '../../shared/api/gateway-prefix';
+import { gatewayUrl } from '../../shared/api/gateway-urls';
+import { deepestOf, firstBarsUrl } from '../../shared/first-chart';
 import { groupStatsUrl } from '../features/overview/lib/group-stats-url';
-import { provisionalSymbolInfo } from '../lib/provisional-symbol';
 import type { FetchLike } from '../../datafeed';
-import { deepestOf } from '../lib/deepest';
-import { parseSelection, type Selection } from '../lib/selection';
+import { parseSelection } from '../lib/selection';
 import { provideEarly, startEarly } from './early-requests';
 
 /** The URL of /gw/v1/info, which the app reads first (data source, each group's deepest pair). */
 export const INFO_URL = gatewayUrl(GATEWAY_PREFIX, '/info');
-
-/**
- * The URL of the chart's first request for `target` (a symbol name or pool ID, as in the URL, or the
- * group's deepest pool) at `nowMs`: built by the same functions as the datafeed's request for the
- * chart's stand-in symbol (lib/provisional-symbol.ts), so the two are equal. Undefined when the chart
- * cannot ask before the symbol is resolved (a token ticker) or for an unknown resolution.
- */
-export function firstBarsUrl(selection: Pick<Selection, 'resolution'>, target: string | undefined, nowMs: number): string | undefined {
-  const info = provisionalSymbolInfo(target);
-  const wire = toWireResolution(selection.resolution);
-  if (!info || wire === undefined) return undefined;
-  const { to, countBack } = firstPage(selection.resolution, nowMs);
-  return gatewayUrl(GATEWAY_PREFIX, '/history', lastBarsQuery(historySymbol(info), wire, to, countBack));
-}
 
 /** The deepest pools of an /info body not yet validated (the app validates it when it takes it). */
 function deepestIn(body: unknown): Record<string, string> | undefined {
@@ -60,24 +43,44 @@ export function inlineInfo(page: Pick<Document, 'getElementById'> = document): u
   }
 }
 
+/** The page's inline answer to its first chart's first request (the server puts it in the page's HTML), if it has one. */
+export interface InlineBars {
+  /** The request's URL (shared/first-chart.ts's firstBarsUrl, as the server built it). */
+  readonly url: string;
+  /** The answer's body (JSON). */
+  readonly body: string;
+}
+
+/** The page's inline first bars (InlineBars), if it has them. */
+export function inlineBars(page: Pick<Document, 'getElementById'> = document): InlineBars | undefined {
+  const element = page.getElementById(BOOT_BARS_ELEMENT_ID);
+  const url = element?.getAttribute('data-url');
+  const body = element?.textContent;
+  return url && body ? { url, body } : undefined;
+}
+
 /**
  * Asks, for the page at `search`, what the first chart needs: /info, and the first bars of the URL's
  * pair, or of the group's deepest pair once /info names it; for the market overview (`view=markets`),
  * /info and the group's statistics. The answers wait for the app (early-requests.ts). With
  * `copyFirstBars`, the first bars' answer is also copied (FirstBars) for the page's first picture of
  * the chart. With `inlineInfo` (the page's copy of /info), /info is not asked and the deepest pair's
- * bars are asked without waiting for it.
+ * bars are asked without waiting for it. With `inlineBars` (the page's answer to the first bars'
+ * request), that URL is not asked: the answer is there (unless the page's clock and ours disagree on
+ * the current bar's bucket, and so on the URL: then it is asked).
  */
 export function bootRequests(
   search: string,
   fetchImpl?: FetchLike,
   nowMs: () => number = Date.now,
-  options: { readonly copyFirstBars?: boolean; readonly inlineInfo?: unknown } = {},
+  options: { readonly copyFirstBars?: boolean; readonly inlineInfo?: unknown; readonly inlineBars?: InlineBars | undefined } = {},
 ): BootAnswers {
   const selection = parseSelection(search);
   const firstBars = (target: string | undefined): FirstBars | undefined => {
-    const url = firstBarsUrl(selection, target, nowMs());
+    const url = firstBarsUrl(selection.resolution, target, nowMs());
     if (url === undefined || target === undefined) return undefined;
+    const inline = options.inlineBars;
+    if (inline?.url === url) provideEarly(url, new Response(inline.body, { status: 200, headers: { 'Content-Type': 'application/json' } }));
     const answer = startEarly(url, fetchImpl);
     // Copied as soon as it comes, before the app (which takes it later) can read it.
     return options.copyFirstBars ? { target, copy: answer.then((response) => response.clone()) } : undefined;

@@ -1,20 +1,22 @@
 import type { LibrarySymbolInfo } from '../../datafeed';
-import { isPoolId } from '../../shared/id-rules';
+import { historyTarget } from '../../shared/first-chart';
 import { parseSymbolName } from '../../shared/symbols';
 
 /**
  * A stand-in for a symbol that is still being resolved, enough for getBars (which takes a symbol name
  * or pool ID): the chart draws history while the group's symbol list loads. `pricescale` 0 means
  * "not known yet" (the chart derives one from the prices). Undefined when `target` is neither a symbol
- * name nor a pool ID (a token ticker needs the search).
+ * name nor a pool ID (a token ticker needs the search). Its /history symbol (a pool ID in lower case)
+ * is the one the page's first request is built with (shared/first-chart.ts's historyTarget).
  */
 export function provisionalSymbolInfo(target: string | undefined): LibrarySymbolInfo | undefined {
   if (target === undefined) return undefined;
+  const symbol = historyTarget(target);
+  if (symbol === undefined) return undefined;
   const parsed = parseSymbolName(target);
-  if (!parsed && !isPoolId(target)) return undefined;
   return {
     name: target,
-    ...(parsed ? {} : { ticker: target.toLowerCase() }),
+    ...(parsed ? {} : { ticker: symbol }),
     description: target,
     type: 'spot',
     session: '24x7',

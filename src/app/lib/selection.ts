@@ -1,5 +1,5 @@
 import type { ResolutionString } from '../../datafeed';
-import { AGGREGATE_GROUP } from '../../shared/groups';
+import { pageChart, type PageChart } from '../../shared/first-chart';
 import { formatIndicators, parseIndicators } from './indicators';
 import type { Currency } from './usd';
 
@@ -29,9 +29,10 @@ export interface Selection {
 }
 
 /** The app's screens: a pair's chart, or the list of a group's pairs. */
-export type View = 'chart' | 'markets';
+export type View = PageChart['view'];
 
-export const DEFAULT_RESOLUTION: ResolutionString = '60';
+/** The page's first chart (group, symbol, resolution, view) is read as the server reads it: shared/first-chart.ts. */
+export { DEFAULT_RESOLUTION, normaliseResolution } from '../../shared/first-chart';
 
 /** The resolution buttons, finest first. */
 export const RESOLUTION_CHOICES: readonly { readonly value: ResolutionString; readonly label: string; readonly name: string }[] = [
@@ -42,30 +43,13 @@ export const RESOLUTION_CHOICES: readonly { readonly value: ResolutionString; re
   { value: '1D', label: '1D', name: '1 day' },
 ];
 
-const RESOLUTION_SPELLINGS: Readonly<Record<string, ResolutionString>> = {
-  '1': '1', '1m': '1', '1min': '1',
-  '5': '5', '5m': '5', '5min': '5',
-  '15': '15', '15m': '15', '15min': '15',
-  '60': '60', '60m': '60', '60min': '60', '1h': '60',
-  '1d': '1D', 'd': '1D', '1440': '1D', '24h': '1D',
-};
-
-/** `60`, `60min`, `1h`, `1D`, `1d`, `D` ... in the library's spelling; undefined when not a resolution we serve. */
-export function normaliseResolution(value: string | null | undefined): ResolutionString | undefined {
-  if (value === null || value === undefined) return undefined;
-  return RESOLUTION_SPELLINGS[value.trim().toLowerCase()];
-}
-
 /** Reads a selection from a query string. */
 export function parseSelection(search: string): Selection {
   const params = new URLSearchParams(search);
-  const group = params.get('group')?.trim() || AGGREGATE_GROUP;
-  const symbol = params.get('symbol')?.trim() || undefined;
-  const resolution = normaliseResolution(params.get('res') ?? params.get('resolution')) ?? DEFAULT_RESOLUTION;
+  const { group, symbol, resolution, view } = pageChart(search);
   const inverted = params.get('inv') === '1';
   const indicators = formatIndicators(parseIndicators(params.get('ind')));
   const currency: Currency = params.get('cur')?.trim().toLowerCase() === 'usd' ? 'usd' : 'ada';
-  const view: View = params.get('view') === 'markets' ? 'markets' : 'chart';
   return { group, symbol, resolution, inverted, indicators, currency, view };
 }
 

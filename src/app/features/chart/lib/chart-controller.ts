@@ -15,7 +15,7 @@ const loadIndicatorMaths = () => import('./indicator-series').then((m) => (indic
 import { INDICATOR_ADD_MARK, INDICATOR_DRAWN_MEASURE } from './marks';
 import { PALETTES } from '../../../lib/palette';
 import { fetchBars, mergeBars, sameSymbol } from './bars';
-import { firstPage, PAGE_BARS, resolutionSeconds } from './first-page';
+import { firstPage, PAGE_BARS, resolutionSeconds } from '../../../../shared/first-chart';
 import { candleOf, findBar, legendOf, priceFormatOf, tvlOf, volumeOf, type ChartAppearance, type LegendBar } from './chart-style';
 import { addTvlSeries, createPriceChart, drawBars, INITIAL_VISIBLE_BARS, showNewest, styleChart, type PriceChartParts } from './chart-parts';
 
@@ -37,7 +37,7 @@ export interface ChartState {
   readonly live: boolean;
 }
 
-export { PAGE_BARS } from './first-page';
+export { PAGE_BARS } from '../../../../shared/first-chart';
 /** Fewer than this many bars left of the view start loading older ones. */
 const LOAD_OLDER_THRESHOLD = 30;
 /** DEX pools do not stream: their newest bars are refreshed this often. */

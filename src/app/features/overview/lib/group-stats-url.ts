@@ -1,4 +1,4 @@
-import { gatewayUrl } from '../../../../datafeed/urls';
+import { gatewayUrl } from '../../../../shared/api/gateway-urls';
 import { GATEWAY_PREFIX } from '../../../../shared/api/gateway-prefix';
 
 /** A group's statistics through the gateway (the service's /api/x/group-stats, or derived from spec endpoints). */

@@ -11,4 +11,4 @@ export function gatewayInfoQueryOptions(api: GatewayClient) {
   });
 }
 
-export { deepestOf } from '../../../lib/deepest';
+export { deepestOf } from '../../../../shared/first-chart';

@@ -1,0 +1,132 @@
+import { GATEWAY_PREFIX } from './api/gateway-prefix';
+import { gatewayUrl, lastBarsQuery } from './api/gateway-urls';
+import { AGGREGATE_GROUP } from './groups';
+import { isPoolId } from './id-rules';
+import { RESOLUTION_SECONDS, type Resolution } from './resolutions';
+import { parseSymbolName } from './symbols';
+
+/**
+ * The page's first chart: what a page's URL asks to chart, and the chart's first /history request.
+ * One definition, without zod, for the page's boot script (src/app/boot), which asks it before the
+ * app's code has loaded, for the app's chart, which asks it again (and takes the boot's answer), and
+ * for the server, which puts that request's answer in the page (src/server/platform.ts): all three
+ * build the same URL.
+ */
+
+/** The chart library's resolutions we serve, with the wire's name of each (/history's `resolution`), finest first. */
+export const LIBRARY_WIRE_RESOLUTIONS: ReadonlyMap<string, Resolution> = new Map<string, Resolution>([
+  ['1', '1min'],
+  ['5', '5min'],
+  ['15', '15min'],
+  ['60', '60min'],
+  ['1D', '1d'],
+]);
+
+/** Spellings the library also uses for a day. */
+const DAY_ALIASES = new Set(['D', '1d', 'd', '1440']);
+
+/** The wire resolution (/history's `resolution`) of a library resolution; undefined when unsupported. */
+export function toWireResolution(resolution: string): Resolution | undefined {
+  const trimmed = resolution.trim();
+  return LIBRARY_WIRE_RESOLUTIONS.get(trimmed) ?? (DAY_ALIASES.has(trimmed) ? '1d' : undefined);
+}
+
+/** The chart's resolution when the URL names none: one hour. */
+export const DEFAULT_RESOLUTION = '60';
+
+const RESOLUTION_SPELLINGS: Readonly<Record<string, string>> = {
+  '1': '1', '1m': '1', '1min': '1',
+  '5': '5', '5m': '5', '5min': '5',
+  '15': '15', '15m': '15', '15min': '15',
+  '60': '60', '60m': '60', '60min': '60', '1h': '60',
+  '1d': '1D', 'd': '1D', '1440': '1D', '24h': '1D',
+};
+
+/** `60`, `60min`, `1h`, `1D`, `1d`, `D` ... in the library's spelling; undefined when not a resolution we serve. */
+export function normaliseResolution(value: string | null | undefined): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  return RESOLUTION_SPELLINGS[value.trim().toLowerCase()];
+}
+
+/** What a page's query string asks to chart (the app's whole selection: src/app/lib/selection.ts). */
+export interface PageChart {
+  /** The screen: a pair's chart, or the market overview of the group (`view=markets`). */
+  readonly view: 'chart' | 'markets';
+  readonly group: string;
+  /** Symbol name, pool ID or token ticker as written in the URL; undefined: the group's deepest pair. */
+  readonly symbol: string | undefined;
+  /** Library resolution: 1, 5, 15, 60 or 1D. */
+  readonly resolution: string;
+}
+
+/** Reads what a query string (`?group=&symbol=&res=&view=`) asks to chart. */
+export function pageChart(search: string): PageChart {
+  const params = new URLSearchParams(search);
+  return {
+    view: params.get('view') === 'markets' ? 'markets' : 'chart',
+    group: params.get('group')?.trim() || AGGREGATE_GROUP,
+    symbol: params.get('symbol')?.trim() || undefined,
+    resolution: normaliseResolution(params.get('res') ?? params.get('resolution')) ?? DEFAULT_RESOLUTION,
+  };
+}
+
+/** Bars asked for at once: the first page, and each older page on scroll. */
+export const PAGE_BARS = 300;
+
+/** Seconds per bar of a library resolution (3600 for an unknown one). */
+export function resolutionSeconds(resolution: string): number {
+  const wire = toWireResolution(resolution);
+  return wire === undefined ? 3600 : RESOLUTION_SECONDS[wire];
+}
+
+/**
+ * The chart's first request: the last PAGE_BARS bars before the end of the current bar's bucket. The
+ * end is a bucket boundary, not "now", so the server, the page's boot script and the chart ask for the
+ * same URL unless a bucket ended in between (then the chart asks again), and answers of the same
+ * bucket are alike for the server's cache too.
+ */
+export function firstPage(resolution: string, nowMs: number): { readonly from: number; readonly to: number; readonly countBack: number } {
+  const step = resolutionSeconds(resolution);
+  const to = (Math.floor(nowMs / 1000 / step) + 1) * step;
+  return { from: to - PAGE_BARS * step, to, countBack: PAGE_BARS };
+}
+
+/** The pool ID of a group's deepest pool, when /gw/v1/info names it (group names match in any case). */
+export function deepestOf(info: { readonly deepest?: Readonly<Record<string, string>> | undefined } | undefined, group: string): string | undefined {
+  const deepest = info?.deepest;
+  if (!deepest) return undefined;
+  const key = Object.keys(deepest).find((g) => g.toLowerCase() === group.toLowerCase());
+  return key === undefined ? undefined : deepest[key];
+}
+
+/**
+ * What /history's `symbol` carries for the chart of `target` before its symbol is resolved: a symbol
+ * name as it is, a pool ID in lower case (src/app/lib/provisional-symbol.ts); undefined for anything
+ * else (a token ticker needs the search first).
+ */
+export function historyTarget(target: string): string | undefined {
+  if (parseSymbolName(target)) return target;
+  return isPoolId(target) ? target.toLowerCase() : undefined;
+}
+
+/**
+ * The URL of the chart's first request for `target` (a symbol name or pool ID as in the URL, or the
+ * group's deepest pool) at `nowMs`; undefined when the chart cannot ask before the symbol is resolved
+ * (a token ticker) or for an unknown resolution.
+ */
+export function firstBarsUrl(resolution: string, target: string | undefined, nowMs: number): string | undefined {
+  const symbol = target === undefined ? undefined : historyTarget(target);
+  const wire = toWireResolution(resolution);
+  if (symbol === undefined || wire === undefined) return undefined;
+  const { to, countBack } = firstPage(resolution, nowMs);
+  return gatewayUrl(GATEWAY_PREFIX, '/history', lastBarsQuery(symbol, wire, to, countBack));
+}
+
+/** The chart `search` opens first: its pair (the URL's, or the group's deepest as `info` names it) and the URL of its first bars. */
+export function firstChartOf(search: string, info: Parameters<typeof deepestOf>[0], nowMs: number): { readonly target: string; readonly url: string } | undefined {
+  const chart = pageChart(search);
+  if (chart.view !== 'chart') return undefined;
+  const target = chart.symbol ?? deepestOf(info, chart.group);
+  const url = firstBarsUrl(chart.resolution, target, nowMs);
+  return target === undefined || url === undefined ? undefined : { target, url };
+}
