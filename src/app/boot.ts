@@ -1,3 +1,4 @@
+import { resolutionSeconds } from '../shared/first-chart';
 import { offerBootChart } from './boot/boot-chart-handle';
 import { bootRequests, inlineBars, inlineInfo, type FirstBars } from './boot/first-requests';
 import { pictureFits } from './boot/picture-fits';
@@ -5,7 +6,6 @@ import { sourceBadgeOf, type SourceInfo } from './features/shell/lib/source-badg
 import { invertLabel, pairOfName } from './lib/invert-label';
 import { provisionalSymbolInfo } from './lib/provisional-symbol';
 import { parseSelection, type Selection } from './lib/selection';
-import { resolutionSeconds } from '../shared/first-chart';
 import { storedPreferences, type Preferences } from './stores/preferences';
 
 /**

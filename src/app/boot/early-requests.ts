@@ -17,9 +17,12 @@ export function startEarly(url: string, fetchImpl: FetchLike = (input, init) => 
   return pending;
 }
 
-/** Gives `url` an answer the page already has (the page's copy of /info): the app's first request of it takes this one. */
-export function provideEarly(url: string, answer: Response): void {
-  early.set(url, Promise.resolve(answer));
+/**
+ * Gives `url` a JSON answer the page already has (the page's copies of /info and of the first bars):
+ * the app's first request of it takes this one.
+ */
+export function provideEarly(url: string, json: string): void {
+  early.set(url, Promise.resolve(new Response(json, { status: 200, headers: { 'Content-Type': 'application/json' } })));
 }
 
 /** The early answer of `url`, if one was started and not yet taken (taking it removes it). */

@@ -80,7 +80,7 @@ export function bootRequests(
     const url = firstBarsUrl(selection.resolution, target, nowMs());
     if (url === undefined || target === undefined) return undefined;
     const inline = options.inlineBars;
-    if (inline?.url === url) provideEarly(url, new Response(inline.body, { status: 200, headers: { 'Content-Type': 'application/json' } }));
+    if (inline?.url === url) provideEarly(url, inline.body);
     const answer = startEarly(url, fetchImpl);
     // Copied as soon as it comes, before the app (which takes it later) can read it.
     return options.copyFirstBars ? { target, copy: answer.then((response) => response.clone()) } : undefined;
@@ -90,7 +90,7 @@ export function bootRequests(
   const inline = options.inlineInfo;
   const info =
     inline !== undefined
-      ? (provideEarly(INFO_URL, new Response(JSON.stringify(inline), { status: 200, headers: { 'Content-Type': 'application/json' } })), Promise.resolve(inline))
+      ? (provideEarly(INFO_URL, JSON.stringify(inline)), Promise.resolve(inline))
       : startEarly(INFO_URL, fetchImpl)
           .then((response): Promise<unknown> | undefined => (response.ok ? response.clone().json() : undefined))
           .catch(() => undefined);
