@@ -45,51 +45,32 @@ function tokenPriceService(): Plugin {
   };
 }
 
-/** The module that draws the page's first picture of the chart (src/app/boot.ts loads it at once). */
+/** The module that draws the page's first picture of the chart (src/app/boot.ts imports it). */
 const PICTURE_MODULE = 'src/app/boot/boot-chart.ts';
-/**
- * The picture's module and what it needs beyond the entry, in one chunk: no second round trip for its
- * imports (about 5 ms sooner). The build fails when it needs a module left out here (loadPictureEarly).
- */
-const PICTURE_CHUNK =
-  /node_modules[\\/](lightweight-charts|fancy-canvas)[\\/]|src[\\/]app[\\/](boot[\\/]boot-chart|features[\\/]chart[\\/]lib[\\/](chart-parts|chart-style)|lib[\\/](palette|format|chart-time|time-format|orientation))\.ts$|src[\\/]datafeed[\\/]history-bars\.ts$|src[\\/]shared[\\/]time\.ts$/;
 
 /**
- * The built page runs the picture's module from its head (a module script after the entry: fetched at
- * once, evaluated as soon as it and the entry are in), rather than once the entry has asked for it: the
- * first candles wait for no script but their own, as a page that only draws them would (the app
- * benchmark's floor). Preloading it instead (`modulepreload`) was measured too: the picture came
- * 10-20 ms later. The app's own chunks are loaded after the picture (src/app/main.tsx).
+ * The page loads one script before its first picture of the chart: the entry, with every module it
+ * imports statically (the boot script, the picture's drawing and lightweight-charts), as the
+ * benchmark's floor page does. Each further chunk the page asks at once is another request before the
+ * first candles, and on HTTP/1.1 another connection: the picture in a chunk of its own beside the
+ * entry (and the bundler's common chunks beside them, five requests in all) came 15-20 ms later.
+ * Fails the build when the entry would import a chunk, or no longer hold the picture's module.
  */
-function loadPictureEarly(): Plugin {
-  let base = '/';
+function onePageScript(): Plugin {
   return {
-    name: 'load-picture-early',
+    name: 'one-page-script',
     apply: 'build',
-    configResolved(config) {
-      base = config.base;
-    },
     transformIndexHtml: {
       order: 'post',
       handler(_html, ctx) {
         const bundle = ctx.bundle;
-        if (!bundle) return [];
-        const chunks = Object.values(bundle).filter((item) => item.type === 'chunk');
-        const picture = chunks.find((chunk) => chunk.moduleIds.some((id) => id.replaceAll('\\', '/').endsWith(PICTURE_MODULE)));
-        if (!picture) throw new Error(`${PICTURE_MODULE} is not a chunk of the build: the page could not load the first picture early`);
-        // The picture waits for no chunk but the entry (and the bundler's few-hundred-byte runtime), and
-        // the entry (which asks the first requests) never waits for the picture's.
-        const entries = chunks.filter((chunk) => chunk.isEntry);
-        const beyondEntry = picture.imports.filter((file) => !entries.some((entry) => entry.fileName === file));
-        const waits = beyondEntry.filter((file) => !/(^|\/)rolldown-runtime-[^/]*\.js$/.test(file));
-        if (waits.length > 0) throw new Error(`the picture's chunk imports ${waits.join(', ')}: add their modules to PICTURE_CHUNK (vite.config.ts)`);
-        if (entries.some((entry) => entry.imports.includes(picture.fileName))) throw new Error(`the entry imports the picture's chunk: keep the entry's modules out of PICTURE_CHUNK (vite.config.ts)`);
-        // The runtime (all that is left beyond the entry) is asked with the page, not once the entry or
-        // the picture has come and named it (its answer came after the picture's chunk and held its evaluation back).
-        return [
-          ...beyondEntry.map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${file}` }, injectTo: 'head' as const })),
-          { tag: 'script', attrs: { type: 'module', crossorigin: true, src: `${base}${picture.fileName}` }, injectTo: 'head' as const },
-        ];
+        if (!bundle) return;
+        const entries = Object.values(bundle).filter((item) => item.type === 'chunk' && item.isEntry);
+        for (const entry of entries) {
+          if (entry.type !== 'chunk') continue;
+          if (entry.imports.length > 0) throw new Error(`the entry ${entry.fileName} imports ${entry.imports.join(', ')}: the page would ask more than one script before its first picture (vite.config.ts, onePageScript)`);
+          if (!entry.moduleIds.some((id) => id.replaceAll('\\', '/').endsWith(PICTURE_MODULE))) throw new Error(`the entry ${entry.fileName} does not hold ${PICTURE_MODULE}: the first picture would wait for another script (vite.config.ts, onePageScript)`);
+        }
       },
     },
   };
@@ -99,7 +80,7 @@ export default defineConfig(({ isSsrBuild }) => ({
   plugins: [
     react(),
     tokenPriceService(),
-    loadPictureEarly(),
+    onePageScript(),
     // The app's assets also as .br and .gz beside them: npm run serve sends those as they are
     // (serveStatic's precompressed), never compressing on the fly. The server build needs none.
     ...(isSsrBuild ? [] : [compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|css|html|svg)$/, logLevel: 'silent' })]),
@@ -107,7 +88,9 @@ export default defineConfig(({ isSsrBuild }) => ({
   build: {
     target: 'es2022',
     sourcemap: true,
-    rolldownOptions: { output: { codeSplitting: { groups: [{ name: 'picture', test: PICTURE_CHUNK, includeDependenciesRecursively: false }] } } },
+    // Every module the entry imports statically in the entry's own chunk ('$initial': reachable from the
+    // entry by static imports), not in common chunks beside it that the page would ask too (onePageScript).
+    rolldownOptions: { output: { codeSplitting: { groups: [{ name: 'index', tags: ['$initial'] }] } } },
   },
   test: {
     projects: [

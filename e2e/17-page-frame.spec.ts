@@ -173,6 +173,16 @@ test('page frame: the page carries its first bars, and neither the picture nor t
   const inline = await page.evaluate(() => document.getElementById('boot-bars')?.dataset.url);
   expect(inline).toMatch(/^\/gw\/v1\/history\?symbol=ADA\.SNEK_Aggregate_Pool1&resolution=60min&/);
   expect(asked.map((url) => new URL(url).pathname + new URL(url).search)).not.toContain(inline);
+  // Drawn in the boot script's own run (before DOMContentLoaded), from the page's one script.
+  const timing = await page.evaluate(() => {
+    const picture = performance.getEntriesByName('chart:picture')[0]?.startTime ?? Number.NaN;
+    const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((r) => r.initiatorType === 'script' || r.name.endsWith('.js')).filter((r) => r.startTime < picture);
+    return { picture, loaded: navigation.domContentLoadedEventStart, scripts: scripts.map((r) => new URL(r.name).pathname) };
+  });
+  expect(timing.picture).toBeLessThanOrEqual(timing.loaded);
+  expect(timing.scripts).toHaveLength(1);
+  expect(timing.scripts[0]).toMatch(/^\/assets\/index-[\w-]+\.js$/);
 });
 
 test('page frame: when the first bars fail, nothing is drawn early and the app says why in the chart\'s place', async ({ page }) => {

@@ -1,6 +1,7 @@
 import { resolutionSeconds } from '../shared/first-chart';
+import { drawPicture } from './boot/boot-chart';
 import { offerBootChart } from './boot/boot-chart-handle';
-import { bootRequests, inlineBars, inlineInfo, type FirstBars } from './boot/first-requests';
+import { bootRequests, inlineBars, inlineInfo, type BarsInPage, type FirstBars } from './boot/first-requests';
 import { pictureFits } from './boot/picture-fits';
 import { sourceBadgeOf, type SourceInfo } from './features/shell/lib/source-badge';
 import { invertLabel, pairOfName } from './lib/invert-label';
@@ -9,17 +10,17 @@ import { parseSelection, type Selection } from './lib/selection';
 import { storedPreferences, type Preferences } from './stores/preferences';
 
 /**
- * The page's first script (main.tsx imports it before anything else), a few kilobytes without React,
- * zod or the chart: it asks the gateway for what the first chart needs while the app's own code is
- * still loading, so the chart finds the answers waiting instead of asking after it has run
- * (boot/first-requests.ts). The server usually put /info and the first bars in the page already
- * (src/server/platform.ts): then nothing is asked before the app's code loads. On a chart page it shows the page frame of index.html in the user's theme
- * and draws the first bars into the frame's chart place (boot/boot-chart.ts), which the app's chart
- * takes over (boot/boot-chart-handle.ts).
+ * The page's first script (main.tsx imports it before anything else), without React, zod or the
+ * datafeed: what the first chart needs, before the app's own code has loaded. It shows the page frame
+ * of index.html in the user's theme and draws the first bars into the frame's chart place with
+ * lightweight-charts (boot/boot-chart.ts: the one library the page's one script carries beside it),
+ * which the app's chart takes over (boot/boot-chart-handle.ts).
  *
- * The main thread is what the first candles wait for (it also takes in every answer and script): the
- * frame stays out of layout until the bars, /info and the picture's code are all in, then it is shown
- * and the bars drawn in one task.
+ * The server usually puts /info and the first bars in the page (src/server/platform.ts): then nothing
+ * is asked and the frame is shown and the picture drawn in this script's own run, in one task, the way
+ * a page that only draws them would. Otherwise it asks the gateway for them at once, so the chart
+ * finds the answers waiting instead of asking after it has run (boot/first-requests.ts), and draws
+ * once they are in: the frame is laid out unseen meanwhile.
  */
 
 /** The page frame of index.html (the chart page's layout before the app renders) and its chart place. */
@@ -100,27 +101,43 @@ function layOutFrame(frame: HTMLElement): void {
   void frame.offsetHeight;
 }
 
+/** Draws the first bars into the frame's chart place (boot/boot-chart.ts) and offers the picture to the app's chart. */
+function drawInto(target: string, body: unknown, selection: Selection, preferences: Preferences): void {
+  const slot = document.getElementById(PAGE_FRAME_CHART_ID);
+  const symbol = provisionalSymbolInfo(target);
+  if (body === undefined || !slot?.isConnected || !symbol) return;
+  const picture = drawPicture({ slot, target, info: symbol, resolution: selection.resolution, barSeconds: resolutionSeconds(selection.resolution), inverted: selection.inverted, appearance: preferences, body });
+  if (picture) offerBootChart(picture);
+}
+
 /**
- * Once the first bars are asked (at once for a pair in the URL, after /info for the group's deepest),
- * takes the picture's code (the page's head runs it beside this script: vite.config.ts); once the
- * bars, /info and the code are in, shows the frame and draws the bars into its chart place. The frame
- * is shown whatever fails.
+ * With the first bars and /info in the page (the server put them there): shows the frame and draws
+ * the picture at once, in the boot script's own run, as a page that only draws them would. The page's
+ * stylesheet is in by then (a module script runs after the stylesheets before it).
+ */
+function drawAtOnce(frame: HTMLElement, bars: BarsInPage, info: unknown, selection: Selection, preferences: Preferences): void {
+  try {
+    revealFrame(frame, info);
+    drawInto(bars.target, JSON.parse(bars.body) as unknown, selection, preferences);
+  } catch {
+    // The app's chart draws the bars and says what is wrong with them.
+  } finally {
+    revealFrame(frame, info);
+  }
+}
+
+/**
+ * Otherwise, once the first bars are asked (at once for a pair in the URL, after /info for the group's
+ * deepest) and their answer, /info and the picture's code are in, shows the frame and draws the bars
+ * into its chart place. The frame is shown whatever fails.
  */
 async function drawFirstPicture(frame: HTMLElement, info: Promise<unknown>, first: Promise<FirstBars | undefined>, selection: Selection, preferences: Preferences): Promise<void> {
   try {
     const bars = await first;
     if (!bars) return;
-    const [chart, body, infoBody] = await Promise.all([
-      import('./boot/boot-chart'),
-      bars.copy.then((response): Promise<unknown> | undefined => (response.ok ? response.json() : undefined)),
-      infoInTime(info),
-    ]);
+    const [body, infoBody] = await Promise.all([bars.copy.then((response): Promise<unknown> | undefined => (response.ok ? response.json() : undefined)), infoInTime(info)]);
     revealFrame(frame, infoBody);
-    const slot = document.getElementById(PAGE_FRAME_CHART_ID);
-    const symbol = provisionalSymbolInfo(bars.target);
-    if (body === undefined || !slot?.isConnected || !symbol) return;
-    const picture = chart.drawPicture({ slot, target: bars.target, info: symbol, resolution: selection.resolution, barSeconds: resolutionSeconds(selection.resolution), inverted: selection.inverted, appearance: preferences, body });
-    if (picture) offerBootChart(picture);
+    drawInto(bars.target, body, selection, preferences);
   } finally {
     revealFrame(frame, await infoInTime(info));
   }
@@ -132,20 +149,23 @@ document.documentElement.dataset.theme = preferences.theme;
 const frame = document.getElementById(PAGE_FRAME_ID);
 const onChart = frame !== null && selection.view === 'chart';
 const picture = onChart && pictureFits(selection, preferences);
-const answers = bootRequests(location.search, undefined, Date.now, { copyFirstBars: picture, inlineInfo: inlineInfo(), inlineBars: inlineBars() });
+const infoInPage = inlineInfo();
+const answers = bootRequests(location.search, undefined, Date.now, { copyFirstBars: picture, inlineInfo: infoInPage, inlineBars: inlineBars() });
 // The frame is the chart page's: the market overview renders without it.
 if (frame && !onChart) frame.remove();
 if (frame && onChart) fillFrame(frame, selection, preferences);
-// Without a picture the frame is shown once /info names its badge; with one, with the picture, or
-// after FRAME_LATEST_MS when the bars are slow (an upstream far away), so the page is not blank meanwhile.
-if (frame && onChart) {
+// The first bars and /info both in the page: the frame and the picture at once.
+const atOnce = frame && picture && infoInPage !== undefined ? answers.inPage : undefined;
+if (frame && atOnce) drawAtOnce(frame, atOnce, infoInPage, selection, preferences);
+// Else, without a picture, the frame is shown once /info names its badge; with one, with the picture,
+// or after FRAME_LATEST_MS when the bars are slow (an upstream far away), so the page is not blank meanwhile.
+else if (frame && onChart) {
   const show = () => void infoInTime(answers.info).then((body) => revealFrame(frame, body));
   if (picture) {
     setTimeout(show, FRAME_LATEST_MS);
     // In a task of its own once the first bars are asked: their request is not held back by it.
     void answers.firstBars.then(() => setTimeout(() => layOutFrame(frame)));
-  }
-  else show();
+  } else show();
 }
 
 /**
@@ -154,6 +174,6 @@ if (frame && onChart) {
  * compiling and running it does not hold the picture back.
  */
 export const pictureSettled: Promise<void> =
-  frame && picture
+  frame && picture && !atOnce
     ? Promise.race([drawFirstPicture(frame, answers.info, answers.firstBars, selection, preferences).catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, PICTURE_WAIT_MS))])
     : Promise.resolve();

@@ -2,8 +2,8 @@ import { pictureSettled } from './boot';
 import './styles/app.css';
 import { parseSelection } from './lib/selection';
 
-// The page's entry: the boot requests above (a few kilobytes, sent at once), then the app's code, whose
-// chart finds their answers waiting.
+// The page's one script: the boot script above (the page frame, the first picture of the chart and the
+// boot requests: boot.ts), then the app's code, whose chart finds the answers waiting.
 // A page opened on the market overview fetches the overview's chunk beside the app's (start.tsx waits
 // for it before the first render).
 if (parseSelection(location.search).view === 'markets') void import('./features/overview').catch(() => undefined);

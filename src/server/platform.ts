@@ -4,7 +4,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
 import { compress } from 'hono/compress';
-import { BOOT_BARS_ELEMENT_ID, BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from '../shared/api/gateway';
+import { GATEWAY_PREFIX } from '../shared/api/gateway';
 import { firstChartOf } from '../shared/first-chart';
 import { requestLogger } from '../node/http';
 import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
@@ -12,6 +12,7 @@ import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from '../gateway/config';
 import { createGateway, type Gateway } from '../gateway/gateway';
 import { embeddedUpstream, remoteUpstream } from '../gateway/upstream';
+import { bootBarsElement, bootInfoElement, pageEncoding, splitPage, streamPage, type BootBars } from './page';
 import { parseBlockQuery } from './test-controls';
 
 export interface PlatformOptions {
@@ -43,41 +44,6 @@ export interface Platform {
  * answers) before going without them.
  */
 const BOOT_ANSWERS_WAIT_MS = 100;
-
-/**
- * The page's HTML with /gw/v1/info inside (a JSON script element, not run: a strict Content-Security-
- * Policy allows it): the boot script then asks the group's deepest pair's bars and shows the page
- * frame with its source badge at once, instead of after a round trip for /info. Without an answer in
- * time, the page as built (the boot script asks /info).
- */
-export function withBootInfo(html: string, info: unknown): string {
-  if (info === undefined) return html;
-  // `<` escaped: no `</script>` (nor `<!--`) can end the element early.
-  const json = JSON.stringify(info).replace(/</g, '\\u003c');
-  return html.replace('</head>', () => `<script type="application/json" id="${BOOT_INFO_ELEMENT_ID}">${json}</script></head>`);
-}
-
-/** The first chart's first request and its answer's body, as the gateway gave it. */
-export interface BootBars {
-  readonly url: string;
-  readonly body: string;
-}
-
-const ATTRIBUTE_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
-
-/**
- * The page's HTML with the answer to its first chart's first request inside (a JSON script element
- * whose `data-url` is the request's URL, BOOT_BARS_ELEMENT_ID): the boot script draws the first
- * candles from it and the chart takes it as the answer to that request, instead of a round trip after
- * the page. The page as it was without one.
- */
-export function withBootBars(html: string, bars: BootBars | undefined): string {
-  if (bars === undefined) return html;
-  // JSON has `<` only inside strings, where `\u003c` means the same: no `</script>` can end the element early.
-  const body = bars.body.replace(/</g, '\\u003c');
-  const url = bars.url.replace(/[&"<>]/g, (ch) => ATTRIBUTE_ESCAPES[ch] ?? ch);
-  return html.replace('</head>', () => `<script type="application/json" id="${BOOT_BARS_ELEMENT_ID}" data-url="${url}">${body}</script></head>`);
-}
 
 /** Paths the SPA fallback must never answer. */
 const NON_SPA = /^\/(api|gw|udf|healthz|__test__|docs|openapi\.json)(\/|$)/;
@@ -203,12 +169,11 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         }
         return { url, body: await answer.text() };
       };
-      // The page itself carries /gw/v1/info (withBootInfo) and its first chart's bars (withBootBars):
-      // compressed on the fly, never cached.
-      const compressPage = compress();
-      const page = async (c: Context) => {
+      // The page itself carries /gw/v1/info and its first chart's bars (page.ts): its head sent at once,
+      // the answers and the end once they are in; compressed as it is sent, never cached.
+      const page = (c: Context) => {
         if (!existsSync(indexFile)) return c.notFound();
-        c.header('Cache-Control', 'no-cache');
+        const [head, end] = splitPage(readFileSync(indexFile, 'utf8'));
         const stop = new AbortController();
         const late = sleep(BOOT_ANSWERS_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
         const search = new URL(c.req.url).search;
@@ -218,14 +183,25 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         const bars = (inUrl ? Promise.resolve(inUrl) : info.then((body) => firstChartOf(search, body, Date.now())))
           .then((chart) => (chart && !stop.signal.aborted ? firstBars(c, chart.url, stop.signal) : undefined))
           .catch(() => undefined);
-        const [infoBody, barsBody] = await Promise.all([info, Promise.race([bars, late])]).finally(() => stop.abort());
-        return c.html(withBootBars(withBootInfo(readFileSync(indexFile, 'utf8'), infoBody), barsBody));
+        const rest = Promise.all([info, Promise.race([bars, late])])
+          .then(([infoBody, barsBody]) => `${bootInfoElement(infoBody)}${bootBarsElement(barsBody)}${end}`)
+          .catch(() => end)
+          .finally(() => stop.abort());
+        const encoding = pageEncoding(c);
+        return new Response(streamPage(head, rest, encoding), {
+          headers: {
+            'Content-Type': 'text/html; charset=UTF-8',
+            'Cache-Control': 'no-cache',
+            Vary: 'Accept-Encoding',
+            ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
+          },
+        });
       };
-      app.get('/', compressPage, page);
-      app.get('/index.html', compressPage, page);
+      app.get('/', page);
+      app.get('/index.html', page);
       // The build's .br/.gz files (vite.config.ts) when the browser accepts them.
       app.get('*', serveStatic({ root, precompressed: true }));
-      app.get('*', compressPage, (c) => {
+      app.get('*', (c) => {
         if (NON_SPA.test(c.req.path)) return c.notFound();
         return page(c);
       });

@@ -85,6 +85,8 @@ describe('the boot requests', () => {
     const body = await (await bed.tp.fetch(url)).text();
     const answers = bootRequests(page.slice(1), fetchImpl, Date.now, { copyFirstBars: true, inlineBars: { url, body } });
     expect(reached).toEqual([INFO_URL]);
+    // Known at once, for the picture drawn in the boot script's own run.
+    expect(answers.inPage).toEqual({ target: SNEK, body });
     expect(await (await (await answers.firstBars)?.copy)?.text()).toBe(body);
     const app = bed.open(page, { fetchThrough: earlyFirst });
     await waitFor(() => expect(chartElement(app.container).dataset.status).toBe('ready'), { timeout: 10_000 });
@@ -100,11 +102,39 @@ describe('the boot requests', () => {
     const own = firstChartOf(page, undefined, now)?.url ?? '';
     const other = firstChartOf(page, undefined, now - 3_600_000)?.url ?? '';
     expect(other).not.toBe(own);
-    bootRequests(page, fetchImpl, () => now, { inlineBars: { url: other, body: '{"s":"no_data"}' } });
+    const answers = bootRequests(page, fetchImpl, () => now, { inlineBars: { url: other, body: '{"s":"no_data"}' } });
     expect(reached).toEqual([INFO_URL, own]);
+    expect(answers.inPage).toBeUndefined();
     expect(takeEarly(other)).toBeUndefined();
     expect((await takeEarly(own))?.ok).toBe(true);
     await takeEarly(INFO_URL);
+  });
+
+  it('hold the group\'s deepest pair\'s bars at once when the page carries them and /info, and only then', async () => {
+    const info: unknown = await (await bed.tp.fetch(INFO_URL)).json();
+    const deepest = (info as { deepest: Record<string, string> }).deepest.MinswapV2 ?? '';
+    const page = '?group=MinswapV2&res=15';
+    const now = Date.now();
+    const url = firstChartOf(page, info, now)?.url ?? '';
+    expect(url).toContain(encodeURIComponent(deepest));
+    const body = await (await bed.tp.fetch(url)).text();
+    const { fetchImpl, reached } = counting();
+    const both = bootRequests(page, fetchImpl, () => now, { inlineInfo: info, inlineBars: { url, body } });
+    expect(both.inPage).toEqual({ target: deepest, body });
+    expect(reached).toEqual([]);
+    expect((await takeEarly(url))?.ok).toBe(true);
+    takeEarly(INFO_URL);
+    // Without the page's /info the deepest pair is known only once /info has come: not at once.
+    const barsOnly = bootRequests(page, fetchImpl, () => now, { inlineBars: { url, body } });
+    expect(barsOnly.inPage).toBeUndefined();
+    expect((await barsOnly.firstBars)?.target).toBeUndefined();
+    await takeEarly(INFO_URL);
+    takeEarly(url);
+    // The market overview draws no chart.
+    const overview = bootRequests('?view=markets&group=MinswapV2', fetchImpl, () => now, { inlineInfo: info, inlineBars: { url, body } });
+    expect(overview.inPage).toBeUndefined();
+    takeEarly(INFO_URL);
+    takeEarly('/gw/v1/group-stats?group=MinswapV2');
   });
 
   it('ask what the market overview asks first: /info and the group\'s statistics once, and no bars', async () => {

@@ -1,11 +1,16 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
-import { createPlatform, withBootBars, withBootInfo, type Platform } from '../../src/server/platform';
+import { createPlatform, type Platform } from '../../src/server/platform';
+import { bootBarsElement, bootInfoElement, splitPage } from '../../src/server/page';
 import { firstChartOf } from '../../src/shared/first-chart';
+import { NODE_SERVER_OPTIONS } from '../../src/node/response-sink';
 import { parseServiceConfig } from '../../src/service/config';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
 import { expectDescribed } from '../support/openapi';
@@ -197,26 +202,102 @@ describe('the page\'s first bars', () => {
 
   it('cannot end their element early, keep every character of the answer, and give the URL back as it was', () => {
     const bars = { url: '/gw/v1/history?symbol=a"b<c>&resolution=60min', body: JSON.stringify({ s: 'ok', note: '</script><script>alert(1)</script><!--', dollar: '$& $1 $$' }) };
-    const html = withBootBars(INDEX, bars);
+    const html = withElement(INDEX, bootBarsElement(bars));
     expect(html.match(/<\/script>/g)).toHaveLength(1);
     expect(html).not.toContain('<!--');
     const inline = bootBarsOf(html);
     expect(inline?.url).toBe(bars.url);
     expect(JSON.parse(inline?.body ?? 'null')).toEqual(JSON.parse(bars.body));
-    expect(withBootBars(INDEX, undefined)).toBe(INDEX);
+    expect(bootBarsElement(undefined)).toBe('');
+  });
+});
+
+describe('the page as it is sent', () => {
+  it('is compressed in the encoding the browser wants most, brotli first among equals, and whole in each', async () => {
+    for (const [accept, encoding] of [
+      ['gzip, deflate, br, zstd', 'br'],
+      ['gzip', 'gzip'],
+      ['br;q=0, gzip', 'gzip'],
+      ['br;q=0.5, gzip;q=0.8', 'gzip'],
+      ['*', 'br'],
+      ['deflate', null],
+      ['', null],
+    ] as const) {
+      const page = await platform.app.request('/?symbol=ADA.SNEK_Aggregate_Pool1', { headers: { 'Accept-Encoding': accept } });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-encoding'), accept).toBe(encoding);
+      expect(page.headers.get('vary')).toMatch(/accept-encoding/i);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      const bytes = Buffer.from(await page.arrayBuffer());
+      const html = (encoding === 'br' ? brotliDecompressSync(bytes) : encoding === 'gzip' ? gunzipSync(bytes) : bytes).toString();
+      expect(bootBarsOf(html), accept).toBeDefined();
+      expect(bootInfoOf(html), accept).toBeDefined();
+      expect(withoutBootAnswers(html)).toBe(INDEX);
+    }
+  });
+
+  it('sends everything before the answers at once, while a remote upstream has not answered, and the rest after', async () => {
+    // An upstream that holds every request until told.
+    const held: ServerResponse[] = [];
+    const upstream = createServer((_request, response) => void held.push(response));
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const front = await createPlatform({
+      service: parseServiceConfig({ 'data-dir': join(dir, 'unused') }, {}),
+      gateway: { ...DEFAULT_GATEWAY_CONFIG, upstreamUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, upstreamApiKey: 'unused-key-0001' },
+      staticDir: join(dir, 'build'),
+    });
+    const server = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: front.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () => resolve(s));
+    });
+    const [head, end] = splitPage(INDEX);
+    expect(end).toBe('</body></html>');
+    try {
+      for (const encoding of ['br', 'gzip', 'identity']) {
+        const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/?symbol=ADA.SNEK_Aggregate_Pool1`, { headers: { 'Accept-Encoding': encoding } });
+        expect(answer.headers.get('content-encoding') ?? 'identity').toBe(encoding);
+        const reader = (answer.body ?? new ReadableStream<Uint8Array>()).getReader();
+        const text = new TextDecoder();
+        let received = '';
+        while (received.length < head.length) {
+          const chunk = await reader.read();
+          if (chunk.done) break;
+          received += text.decode(chunk.value, { stream: true });
+        }
+        // The head, before the upstream answered anything and before the page's end.
+        expect(received, encoding).toBe(head);
+        expect(held.length, encoding).toBeGreaterThan(0);
+        for (const response of held.splice(0)) response.writeHead(503).end();
+        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) received += text.decode(chunk.value, { stream: true });
+        // No bars from an upstream that failed: the page as built, with the gateway's own /info.
+        expect(received.endsWith(end), encoding).toBe(true);
+        expect(bootBarsOf(received), encoding).toBeUndefined();
+        expect(withoutBootAnswers(received), encoding).toBe(INDEX);
+      }
+    } finally {
+      for (const response of held.splice(0)) response.writeHead(503).end();
+      await new Promise((resolve) => server.close(resolve));
+      await front.close();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   });
 });
 
 describe('the page\'s copy of /gw/v1/info', () => {
   it('cannot end its element early, keeps every character, and leaves the page as built without an answer', () => {
     const info = { name: '</script><script>alert(1)</script><!--', dollar: '$& $1 $$', line: '\u2028' };
-    const html = withBootInfo(INDEX, info);
+    const html = withElement(INDEX, bootInfoElement(info));
     expect(html.match(/<\/script>/g)).toHaveLength(1);
     expect(html).not.toContain('<!--');
     expect(JSON.parse(bootInfoOf(html) ?? 'null')).toEqual(info);
-    expect(withBootInfo(INDEX, undefined)).toBe(INDEX);
+    expect(bootInfoElement(undefined)).toBe('');
   });
 });
+
+/** The page with an element where the server puts its answers (before its end). */
+function withElement(html: string, element: string): string {
+  const [head, end] = splitPage(html);
+  return `${head}${element}${end}`;
+}
 
 /** The text of the page's boot-info element, if it has one. */
 function bootInfoOf(html: string): string | undefined {

@@ -25,12 +25,26 @@ export interface FirstBars {
   readonly copy: Promise<Response>;
 }
 
+/** The first chart's bars that the page itself carries (InlineBars), for the request the boot script builds. */
+export interface BarsInPage {
+  /** The symbol name or pool ID of the bars. */
+  readonly target: string;
+  /** The answer's body (JSON). */
+  readonly body: string;
+}
+
 /** What the boot script keeps of its requests: a copy of /info's body, and the first bars' (FirstBars). */
 export interface BootAnswers {
   /** /info's body (undefined when it failed). */
   readonly info: Promise<unknown>;
   /** The first bars, with `copyFirstBars`; undefined where no bars were asked. */
   readonly firstBars: Promise<FirstBars | undefined>;
+  /**
+   * The first bars when the page carries them for the very request the boot script built, known at
+   * once (without awaiting anything): the picture can be drawn in the boot script's own run. Undefined
+   * otherwise, and always when the bars had to wait for /info.
+   */
+  readonly inPage: BarsInPage | undefined;
 }
 
 /** The page's inline copy of /gw/v1/info (the server puts it in the page's HTML), if it has one. */
@@ -67,7 +81,7 @@ export function inlineBars(page: Pick<Document, 'getElementById'> = document): I
  * the chart. With `inlineInfo` (the page's copy of /info), /info is not asked and the deepest pair's
  * bars are asked without waiting for it. With `inlineBars` (the page's answer to the first bars'
  * request), that URL is not asked: the answer is there (unless the page's clock and ours disagree on
- * the current bar's bucket, and so on the URL: then it is asked).
+ * the current bar's bucket, and so on the URL: then it is asked), and `inPage` holds it at once.
  */
 export function bootRequests(
   search: string,
@@ -76,11 +90,15 @@ export function bootRequests(
   options: { readonly copyFirstBars?: boolean; readonly inlineInfo?: unknown; readonly inlineBars?: InlineBars | undefined } = {},
 ): BootAnswers {
   const selection = parseSelection(search);
+  let inPage: BarsInPage | undefined;
   const firstBars = (target: string | undefined): FirstBars | undefined => {
     const url = firstBarsUrl(selection.resolution, target, nowMs());
     if (url === undefined || target === undefined) return undefined;
     const inline = options.inlineBars;
-    if (inline?.url === url) provideEarly(url, inline.body);
+    if (inline?.url === url) {
+      provideEarly(url, inline.body);
+      inPage = { target, body: inline.body };
+    }
     const answer = startEarly(url, fetchImpl);
     // Copied as soon as it comes, before the app (which takes it later) can read it.
     return options.copyFirstBars ? { target, copy: answer.then((response) => response.clone()) } : undefined;
@@ -97,15 +115,15 @@ export function bootRequests(
   // The market overview draws no chart: its one request is the group's statistics.
   if (selection.view === 'markets') {
     startEarly(groupStatsUrl(selection.group), fetchImpl);
-    return { info, firstBars: Promise.resolve(undefined) };
+    return { info, firstBars: Promise.resolve(undefined), inPage: undefined };
   }
-  if (selection.symbol !== undefined) return { info, firstBars: Promise.resolve(firstBars(selection.symbol)) };
-  // The group's deepest pair as /info names it (the page's copy: at once, not after a round trip).
-  return {
-    info,
-    firstBars: info.then((body) => {
-      const deepest = deepestIn(body);
-      return firstBars(deepest ? deepestOf({ deepest }, selection.group) : undefined);
-    }),
+  const deepestTarget = (body: unknown) => {
+    const deepest = deepestIn(body);
+    return deepest ? deepestOf({ deepest }, selection.group) : undefined;
   };
+  // The URL's pair, or the group's deepest pair as the page's copy of /info names it: at once. Else the
+  // group's deepest pair once /info has come.
+  const asked = selection.symbol !== undefined ? firstBars(selection.symbol) : inline !== undefined ? firstBars(deepestTarget(inline)) : undefined;
+  if (selection.symbol !== undefined || inline !== undefined) return { info, firstBars: Promise.resolve(asked), inPage };
+  return { info, firstBars: info.then((body) => firstBars(deepestTarget(body))), inPage: undefined };
 }
