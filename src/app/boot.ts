@@ -90,9 +90,9 @@ function revealFrame(frame: HTMLElement, info: unknown): void {
 }
 
 /**
- * Lays the frame out unseen (visibility: hidden), while the main thread waits for the bars and the
- * picture's code: its first style and layout (10-15 ms) are then done when the picture is drawn,
- * instead of being forced by the chart's first measure of its place.
+ * Lays the frame out unseen (visibility: hidden), while the main thread waits for the bars: its first
+ * style and layout (10-15 ms) are then done when the picture is drawn, instead of being forced by the
+ * chart's first measure of its place.
  */
 function layOutFrame(frame: HTMLElement): void {
   if (frame.dataset.shown !== undefined || !frame.hidden) return;
@@ -128,8 +128,8 @@ function drawAtOnce(frame: HTMLElement, bars: BarsInPage, info: unknown, selecti
 
 /**
  * Otherwise, once the first bars are asked (at once for a pair in the URL, after /info for the group's
- * deepest) and their answer, /info and the picture's code are in, shows the frame and draws the bars
- * into its chart place. The frame is shown whatever fails.
+ * deepest) and their answer and /info are in, shows the frame and draws the bars into its chart place.
+ * The frame is shown whatever fails.
  */
 async function drawFirstPicture(frame: HTMLElement, info: Promise<unknown>, first: Promise<FirstBars | undefined>, selection: Selection, preferences: Preferences): Promise<void> {
   try {
