@@ -111,8 +111,8 @@ describe('the boot requests', () => {
   });
 
   it('hold the group\'s deepest pair\'s bars at once when the page carries them and /info, and only then', async () => {
-    const info: unknown = await (await bed.tp.fetch(INFO_URL)).json();
-    const deepest = (info as { deepest: Record<string, string> }).deepest.MinswapV2 ?? '';
+    const info = (await (await bed.tp.fetch(INFO_URL)).json()) as { deepest: Record<string, string> };
+    const deepest = info.deepest.MinswapV2 ?? '';
     const page = '?group=MinswapV2&res=15';
     const now = Date.now();
     const url = firstChartOf(page, info, now)?.url ?? '';
