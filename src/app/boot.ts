@@ -116,13 +116,11 @@ function drawInto(target: string, body: unknown, selection: Selection, preferenc
  * stylesheet is in by then (a module script runs after the stylesheets before it).
  */
 function drawAtOnce(frame: HTMLElement, bars: BarsInPage, info: unknown, selection: Selection, preferences: Preferences): void {
+  revealFrame(frame, info);
   try {
-    revealFrame(frame, info);
     drawInto(bars.target, JSON.parse(bars.body) as unknown, selection, preferences);
   } catch {
     // The app's chart draws the bars and says what is wrong with them.
-  } finally {
-    revealFrame(frame, info);
   }
 }
 

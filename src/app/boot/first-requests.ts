@@ -1,6 +1,6 @@
 import { BOOT_BARS_ELEMENT_ID, BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from '../../shared/api/gateway-prefix';
 import { gatewayUrl } from '../../shared/api/gateway-urls';
-import { deepestOf, firstBarsUrl } from '../../shared/first-chart';
+import { firstChartOf } from '../../shared/first-chart';
 import { groupStatsUrl } from '../features/overview/lib/group-stats-url';
 import type { FetchLike } from '../../datafeed';
 import { parseSelection } from '../lib/selection';
@@ -91,9 +91,12 @@ export function bootRequests(
 ): BootAnswers {
   const selection = parseSelection(search);
   let inPage: BarsInPage | undefined;
-  const firstBars = (target: string | undefined): FirstBars | undefined => {
-    const url = firstBarsUrl(selection.resolution, target, nowMs());
-    if (url === undefined || target === undefined) return undefined;
+  // The chart the page opens first, chosen as the server chooses it (shared/first-chart.ts): the URL's
+  // pair, or the group's deepest pair as an /info body names it.
+  const firstBars = (infoBody: unknown): FirstBars | undefined => {
+    const chart = firstChartOf(search, { deepest: deepestIn(infoBody) }, nowMs());
+    if (chart === undefined) return undefined;
+    const { target, url } = chart;
     const inline = options.inlineBars;
     if (inline?.url === url) {
       provideEarly(url, inline.body);
@@ -117,13 +120,11 @@ export function bootRequests(
     startEarly(groupStatsUrl(selection.group), fetchImpl);
     return { info, firstBars: Promise.resolve(undefined), inPage: undefined };
   }
-  const deepestTarget = (body: unknown) => {
-    const deepest = deepestIn(body);
-    return deepest ? deepestOf({ deepest }, selection.group) : undefined;
-  };
   // The URL's pair, or the group's deepest pair as the page's copy of /info names it: at once. Else the
   // group's deepest pair once /info has come.
-  const asked = selection.symbol !== undefined ? firstBars(selection.symbol) : inline !== undefined ? firstBars(deepestTarget(inline)) : undefined;
-  if (selection.symbol !== undefined || inline !== undefined) return { info, firstBars: Promise.resolve(asked), inPage };
-  return { info, firstBars: info.then((body) => firstBars(deepestTarget(body))), inPage: undefined };
+  if (selection.symbol !== undefined || inline !== undefined) {
+    const asked = firstBars(inline);
+    return { info, firstBars: Promise.resolve(asked), inPage };
+  }
+  return { info, firstBars: info.then(firstBars), inPage: undefined };
 }
