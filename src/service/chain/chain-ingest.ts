@@ -1,17 +1,22 @@
+import type { DexGroup } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/ids';
 import { fallbackTicker } from '../importers/registry';
 import type { Ingestor } from '../market/ingest';
 import { LOGO_GENERATED, LOGO_NONE, type Pool, type Token } from '../market/model';
-import type { JournalRow, MarketStore } from '../store/ports';
+import type { CreatedRows, JournalPoolState, JournalRow, MarketStore } from '../store/ports';
 import { slotTime, type ChainBlock, type ChainPoint } from './block';
+import { classifyChange } from './classify';
 import { poolOutputs, type PoolState } from './dexes';
 import type { ChainBlockHeader } from './ogmios-block';
 
 /**
  * The chain source's write side: applies decoded blocks to the market through the single write path
- * (the Ingestor), one commit per block, and undoes blocks on a rollback. The tip (meta `chain:tip`)
- * and the block's row of the rollback journal (the pool states it changed, as they were before) are
- * written with each block's commit, so a restart resumes at the tip and can still undo.
+ * (the Ingestor) and undoes blocks on a rollback. Blocks are applied in memory and committed one per
+ * store transaction when live, or many per transaction while catching up (`applyBlock`'s `commit`,
+ * then `flush`): all of a batch or none. The tip (meta `chain:tip`), each block's row of the rollback
+ * journal (the pools it changed as they were before it, and the rows it created) and the pools' LP
+ * supplies are written in the same transaction, so a restart resumes at the last committed block and
+ * can still undo.
  *
  * Rules (docs/chain.md, docs/decisions.md):
  * - the first sighting of a pool creates its tokens, pair and pool, with no event;
@@ -19,10 +24,13 @@ import type { ChainBlockHeader } from './ogmios-block';
  *   `txHash#outputIndex`, block_time the slot's Unix time, volume |change of the base reserve|); a
  *   proportional deposit or withdrawal updates the reserves (TVL) without an event; a deposit or
  *   withdrawal that also moves the price (a zap, or a batch of both) is a trade event for that move;
- * - a block with a recognised pool output that fails to decode is skipped whole (logged, counted),
- *   never half-applied; the tip still moves past it;
- * - a block that does not follow the stored tip (its ancestor is another block) is refused: the
- *   follower reconnects and resumes at the tip.
+ * - a recognised pool output that cannot be decoded is skipped (logged with its transaction and
+ *   index, counted per DEX); the rest of its block is applied;
+ * - a block that does not follow the tip (its ancestor is another block) is refused: the follower
+ *   reconnects and resumes at the last committed block;
+ * - a rollback leaves the store as if the undone blocks had never been applied: reserves and LP
+ *   supplies back, their trades gone and bars folded again, and the tokens, pairs and pools they
+ *   created deleted with their row ids handed out again.
  */
 
 /** Blocks kept in the journal: mainnet's security parameter k (shelley-genesis.json `securityParam`: no rollback goes deeper). */
@@ -36,217 +44,323 @@ export interface BlockReport {
   readonly trades: number;
   readonly liquidity: number;
   readonly created: number;
+  /** Pool outputs that could not be decoded (skipped). */
+  readonly undecodable: number;
   /** Why the block was skipped, when it was. */
   readonly skipped?: string;
 }
 
-/** A block that does not follow the stored tip (a fork the node switched to without a rollback yet, or a gap). */
+/** A block that does not follow the tip (a fork the node switched to without a rollback yet, or a gap). */
 export class ChainGapError extends Error {}
 
-/** What a change of a pool's reserves is: a trade (with its volume in raw base units), liquidity, or nothing. */
-export type Change = { readonly kind: 'trade'; readonly volume: bigint } | { readonly kind: 'liquidity' } | { readonly kind: 'none' };
-
-const abs = (v: bigint) => (v < 0n ? -v : v);
-
-/**
- * Classifies a pool's change from (baseBefore, quoteBefore) to (base, quote), raw units, knowing
- * whether the pool's LP supply changed (undefined: not known, the first change seen since a start).
- *
- * - LP supply unchanged: swaps only (a swap never mints or burns shares): a trade whose volume is
- *   |Δbase|.
- * - LP supply changed and the change proportional to the reserves up to one raw unit of rounding
- *   (|Δbase·quote − Δquote·base| ≤ max(base, quote)): a deposit or withdrawal, no trade.
- * - LP supply changed otherwise: a deposit or withdrawal with a swap inside (a one-sided zap, or a
- *   batch holding both): a trade for the price move, whose volume is the swapped base amount,
- *   estimated as half the change's distance from a proportional one: |Δbase·quote − Δquote·base| / (2·quote).
- * - LP supply unknown: a change of both reserves in the same direction is taken as a deposit or
- *   withdrawal (with or without a swap, as above), one in opposite directions as a swap.
- */
-export function classifyChange(before: { readonly base: bigint; readonly quote: bigint }, after: { readonly base: bigint; readonly quote: bigint }, lpChanged: boolean | undefined): Change {
-  const dBase = after.base - before.base;
-  const dQuote = after.quote - before.quote;
-  if (dBase === 0n && dQuote === 0n) return { kind: 'none' };
-  const liquidityMove = lpChanged ?? (dBase === 0n || dQuote === 0n || dBase > 0n === dQuote > 0n);
-  if (!liquidityMove) return { kind: 'trade', volume: abs(dBase) };
-  const skew = abs(dBase * before.quote - dQuote * before.base);
-  if (skew <= (before.base > before.quote ? before.base : before.quote)) return { kind: 'liquidity' };
-  return { kind: 'trade', volume: before.quote > 0n ? skew / (2n * before.quote) : abs(dBase) };
-}
+const NOTHING: BlockReport = { trades: 0, liquidity: 0, created: 0, undecodable: 0 };
 
 export class ChainIngest {
-  /** Blocks skipped because a pool output could not be decoded. */
-  undecodable = 0;
-  /** The LP supply each pool had at its last change seen since this start (not stored: see classifyChange). */
-  private readonly lp = new Map<string, bigint>();
+  /** Blocks and trade events committed since this start. */
+  committedBlocks = 0;
+  committedTrades = 0;
+  /** Blocks skipped whole because they could not be read. */
+  unreadableBlocks = 0;
+  /** Pool outputs skipped because they could not be decoded, by DEX. */
+  readonly undecodableOutputs = new Map<DexGroup, number>();
+  /** The applied tip (committed or not) and the journal's rows not yet committed. */
+  private tipPoint: ChainTip | undefined;
+  private pendingRows: JournalRow[] = [];
+  private pendingTrades = 0;
+  /** LP supplies of the chain's pools (by pool row id), pending changes included. */
+  private readonly lp: Map<number, bigint>;
+  /** LP supplies as committed, for the pools pending changes touched (undefined: none stored). */
+  private lpCommitted = new Map<number, bigint | undefined>();
+
   private constructor(
     private readonly ingestor: Ingestor,
-    private tipPoint: ChainTip | undefined,
+    private committedTip: ChainTip | undefined,
     private journal: JournalRow[],
+    lp: Map<number, bigint>,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.tipPoint = committedTip;
+    this.lp = lp;
+  }
 
   static async open(ingestor: Ingestor, market: MarketStore, log: (line: string) => void = () => undefined): Promise<ChainIngest> {
     const tip = await market.meta('chain:tip');
-    return new ChainIngest(ingestor, tip ? (JSON.parse(tip) as ChainTip) : undefined, await market.journal(), log);
+    return new ChainIngest(ingestor, tip ? (JSON.parse(tip) as ChainTip) : undefined, await market.journal(), await market.chainLp(), log);
   }
 
+  /** The last committed block: what the store and every answer reflect, and where a restart resumes. */
   get tip(): ChainTip | undefined {
-    return this.tipPoint;
+    return this.committedTip;
+  }
+
+  /** Blocks applied in memory and not yet committed. */
+  get pendingBlocks(): number {
+    return this.pendingRows.length;
+  }
+
+  /** Pool outputs skipped as undecodable, all DEXs together. */
+  get undecodable(): number {
+    let total = 0;
+    for (const count of this.undecodableOutputs.values()) total += count;
+    return total;
   }
 
   /**
-   * Where to ask Ogmios to intersect, newest first: the tip, then blocks of the journal further and
-   * further back (1, 2, 4 … blocks), then `start`. If the node switched to another fork while this
-   * source was away, the newest point still on its chain is found, and Ogmios rolls back to it.
+   * Where to ask Ogmios to intersect, newest first: the committed tip, then blocks of the journal
+   * further and further back (1, 2, 4 … blocks), then `start`. If the node switched to another fork
+   * while this source was away, the newest point still on its chain is found, and Ogmios rolls back to it.
    */
   intersectionPoints(start: ChainPoint): ChainPoint[] {
     const points: ChainPoint[] = [];
-    if (this.tipPoint) points.push({ slot: this.tipPoint.slot, id: this.tipPoint.id });
+    if (this.committedTip) points.push({ slot: this.committedTip.slot, id: this.committedTip.id });
     for (let back = 1; back < this.journal.length; back *= 2) {
       const row = this.journal[this.journal.length - 1 - back];
       if (row) points.push({ slot: row.slot, id: row.id });
     }
     const oldest = this.journal[0];
     if (oldest && !points.some((p) => p.slot === oldest.slot)) points.push({ slot: oldest.slot, id: oldest.id });
-    if (!points.some((p) => p.slot === start.slot && p.id === start.id) && (!this.tipPoint || start.slot <= this.tipPoint.slot)) points.push(start);
+    if (!points.some((p) => p.slot === start.slot && p.id === start.id) && (!this.committedTip || start.slot <= this.committedTip.slot)) points.push(start);
     return points;
   }
 
   /**
-   * Applies one block (one commit). A block at or before the tip was applied already: nothing happens.
-   * A block whose ancestor is not the tip is refused (ChainGapError).
+   * Applies one block: in memory, then committed with every block pending before it unless `commit`
+   * is false (catching up: the caller flushes). A block at or before the tip was applied already:
+   * nothing happens. A block whose ancestor is not the tip is refused (ChainGapError). Any other
+   * failure discards every pending block (memory back to the last commit) and is rethrown.
    */
-  async applyBlock(block: ChainBlock): Promise<BlockReport> {
-    if (this.tipPoint && block.slot <= this.tipPoint.slot) return { trades: 0, liquidity: 0, created: 0, skipped: 'already applied' };
+  async applyBlock(block: ChainBlock, options: { readonly commit?: boolean } = {}): Promise<BlockReport> {
+    if (this.tipPoint && block.slot <= this.tipPoint.slot) return { ...NOTHING, skipped: 'already applied' };
     this.checkFollows(block);
-    const changes: { state: PoolState; eventId: string }[] = [];
-    for (const tx of block.transactions) {
-      for (const out of poolOutputs(tx)) {
-        if ('error' in out) return this.skipBlock(block, `${out.group} pool output ${tx.id}#${out.index}: ${out.error}`);
-        changes.push({ state: out.state, eventId: `${tx.id}#${out.index}` });
+    let report: BlockReport;
+    try {
+      report = this.applyInMemory(block);
+    } catch (error) {
+      this.discardPending();
+      throw error;
+    }
+    if (options.commit !== false) await this.flush();
+    return report;
+  }
+
+  /** Skips a block whole (one that cannot be read): logged, counted, and the tip moves past it. */
+  async skipBlock(block: ChainBlockHeader, reason: string, options: { readonly commit?: boolean } = {}): Promise<BlockReport> {
+    if (this.tipPoint && block.slot <= this.tipPoint.slot) return { ...NOTHING, skipped: 'already applied' };
+    this.checkFollows(block);
+    this.unreadableBlocks++;
+    this.log(`chain: block ${block.height} at slot ${block.slot} (${block.id}) skipped: ${reason}`);
+    this.pushRow(block, [], undefined);
+    if (options.commit !== false) await this.flush();
+    return { ...NOTHING, skipped: reason };
+  }
+
+  /**
+   * Commits every pending block in one transaction: their trades, bars, reserves, created rows, LP
+   * supplies, journal rows and the new tip, or (on failure, rethrown) none of it, memory back to the
+   * last commit.
+   */
+  async flush(): Promise<void> {
+    if (this.pendingRows.length === 0) return;
+    const rows = this.pendingRows;
+    const tip = this.tipPoint;
+    const journal = [...this.journal, ...rows];
+    const drop = journal.length - JOURNAL_BLOCKS;
+    const kept = drop > 0 ? journal.slice(drop) : journal;
+    const lpSet: [number, string][] = [];
+    for (const id of this.lpCommitted.keys()) {
+      const lp = this.lp.get(id);
+      if (lp !== undefined) lpSet.push([id, lp.toString()]);
+    }
+    try {
+      await this.ingestor.commit({
+        meta: { 'chain:tip': JSON.stringify(tip) },
+        journal: { append: rows, ...(drop > 0 && kept[0] ? { removeBefore: kept[0].slot } : {}) },
+        ...(lpSet.length > 0 ? { chainLp: { set: lpSet } } : {}),
+      });
+    } catch (error) {
+      // The Ingestor put its memory back; this puts back the source's own.
+      this.discardPending();
+      throw error;
+    }
+    this.committedTip = tip;
+    this.journal = kept;
+    this.committedBlocks += rows.length;
+    this.committedTrades += this.pendingTrades;
+    this.pendingRows = [];
+    this.pendingTrades = 0;
+    this.lpCommitted.clear();
+  }
+
+  /** Drops every pending block: the market, the tip and the LP supplies back as last committed. */
+  discardPending(): void {
+    if (this.ingestor.dirty) this.ingestor.rollback();
+    for (const [id, lp] of this.lpCommitted) {
+      if (lp === undefined) this.lp.delete(id);
+      else this.lp.set(id, lp);
+    }
+    this.lpCommitted.clear();
+    this.pendingRows = [];
+    this.pendingTrades = 0;
+    this.tipPoint = this.committedTip;
+  }
+
+  /**
+   * Undoes every block after `point` (a RollBackward) in one commit, after committing what is pending:
+   * pool reserves and LP supplies back, their trades gone and the bars they touched folded again, and
+   * the tokens, pairs and pools they created deleted. Returns the number of blocks undone.
+   */
+  async rollBackTo(point: ChainPoint): Promise<number> {
+    await this.flush();
+    if (!this.committedTip || point.slot >= this.committedTip.slot) return 0;
+    const undone = this.journal.filter((e) => e.slot > point.slot);
+    const kept = this.journal.filter((e) => e.slot <= point.slot);
+    if (this.journal.length === 0 || (this.journal[0]?.slot ?? 0) > point.slot) {
+      this.log(`chain: rollback to slot ${point.slot} is deeper than the journal (${JOURNAL_BLOCKS} blocks); trades after it are removed, reserves and pools kept`);
+    }
+    const created = { tokens: [] as number[], pairs: [] as number[], pools: [] as number[] };
+    for (const row of undone) {
+      created.tokens.push(...(row.created?.tokens ?? []));
+      created.pairs.push(...(row.created?.pairs ?? []));
+      created.pools.push(...(row.created?.pools ?? []));
+    }
+    const deleted = new Set(created.pools);
+    if (created.tokens.length + created.pairs.length + created.pools.length > 0) {
+      for (const pair of this.ingestor.market.pairs.values()) if (created.pairs.includes(pair.id)) deleted.add(pair.aggregate.id);
+      this.ingestor.removeCreated(created);
+    }
+    const lpBack = new Map<number, bigint | undefined>();
+    for (const entry of [...undone].reverse()) {
+      for (const [id, base, quote, lp] of entry.before) {
+        if (deleted.has(id)) continue;
+        const pool = this.ingestor.market.poolsById.get(id);
+        if (pool) this.ingestor.setReserves(pool, base, quote);
+        lpBack.set(id, lp === undefined || lp === null ? undefined : BigInt(lp));
       }
     }
-    const before = new Map<number, readonly [number, number, number]>();
+    const at = kept.at(-1);
+    const tip: ChainTip = { slot: point.slot, id: point.id, height: at?.height ?? 0 };
+    const lpSet: [number, string][] = [];
+    const lpRemove: number[] = [...deleted].filter((id) => this.lp.has(id));
+    for (const [id, lp] of lpBack) {
+      if (lp === undefined) lpRemove.push(id);
+      else lpSet.push([id, lp.toString()]);
+    }
+    try {
+      await this.ingestor.commit({
+        removeTradesAfter: slotTime(point.slot),
+        meta: { 'chain:tip': JSON.stringify(tip) },
+        journal: { removeAfter: point.slot },
+        chainLp: { set: lpSet, remove: lpRemove },
+      });
+    } catch (error) {
+      if (this.ingestor.dirty) this.ingestor.rollback();
+      throw error;
+    }
+    for (const id of lpRemove) this.lp.delete(id);
+    for (const [id, lp] of lpSet) this.lp.set(id, BigInt(lp));
+    this.committedTip = tip;
+    this.tipPoint = tip;
+    this.journal = kept;
+    this.log(`chain: rolled back ${undone.length} block(s) to slot ${point.slot}`);
+    return undone.length;
+  }
+
+  private applyInMemory(block: ChainBlock): BlockReport {
+    const before = new Map<number, JournalPoolState>();
+    const created = { tokens: [] as number[], pairs: [] as number[], pools: [] as number[] };
+    const time = slotTime(block.slot);
     let trades = 0;
     let liquidity = 0;
-    let created = 0;
-    const time = slotTime(block.slot);
-    const lpSeen = new Map<string, bigint>();
-    try {
-      for (const { state, eventId } of changes) {
-        const previousLp = lpSeen.get(state.poolId) ?? this.lp.get(state.poolId);
-        lpSeen.set(state.poolId, state.liquidity);
-        const pool = this.ingestor.market.pools.get(state.poolId);
-        if (!pool) {
-          this.createPool(state);
-          created++;
+    let undecodable = 0;
+    for (const tx of block.transactions) {
+      for (const out of poolOutputs(tx)) {
+        if ('error' in out) {
+          undecodable++;
+          this.undecodableOutputs.set(out.group, (this.undecodableOutputs.get(out.group) ?? 0) + 1);
+          this.log(`chain: ${out.group} pool output ${tx.id}#${out.index} in block ${block.height} (slot ${block.slot}) skipped: ${out.error}`);
           continue;
         }
+        const { state } = out;
+        const pool = this.ingestor.market.pools.get(state.poolId);
+        if (!pool) {
+          this.createPool(state, created);
+          continue;
+        }
+        const lpBefore = this.lp.get(pool.id);
+        if (!before.has(pool.id) && !created.pools.includes(pool.id)) before.set(pool.id, [pool.id, pool.baseReserve, pool.quoteReserve, lpBefore === undefined ? null : lpBefore.toString()]);
+        this.setLp(pool.id, state.liquidity);
         const [base, quote] = oriented(pool, state);
         const change = classifyChange(
           { base: BigInt(Math.round(pool.baseReserve)), quote: BigInt(Math.round(pool.quoteReserve)) },
           { base, quote },
-          previousLp === undefined ? undefined : previousLp !== state.liquidity,
+          lpBefore === undefined ? undefined : lpBefore !== state.liquidity,
         );
         if (change.kind === 'none') continue;
-        if (!before.has(pool.id)) before.set(pool.id, [pool.id, pool.baseReserve, pool.quoteReserve]);
         if (change.kind === 'liquidity' || base <= 0n || quote <= 0n) {
           // A deposit or withdrawal; an emptied pool (every share withdrawn) has no price: its reserves only.
           this.ingestor.setReserves(pool, Math.max(0, Number(base)), Math.max(0, Number(quote)));
           liquidity++;
         } else {
-          this.ingestor.swap(pool, Number(base), Number(quote), time, Number(change.volume) / 10 ** pool.pair.base.decimals, eventId);
+          this.ingestor.swap(pool, Number(base), Number(quote), time, Number(change.volume) / 10 ** pool.pair.base.decimals, `${tx.id}#${out.index}`);
           trades++;
         }
       }
-      await this.commitTip(block, [...before.values()]);
-    } catch (error) {
-      // commitTip's failure already put memory back; a failure before it leaves pending changes.
-      if (this.ingestor.dirty) this.ingestor.rollback();
-      throw error;
     }
-    for (const [poolId, lp] of lpSeen) this.lp.set(poolId, lp);
-    return { trades, liquidity, created };
+    this.pendingTrades += trades;
+    const made = created.tokens.length + created.pairs.length + created.pools.length;
+    this.pushRow(block, [...before.values()], made > 0 ? created : undefined);
+    return { trades, liquidity, created: created.pools.length, undecodable };
   }
 
-  /** Skips a block whole (one that cannot be read or decoded): logged, counted, and the tip moves past it. */
-  async skipBlock(block: ChainBlockHeader, reason: string): Promise<BlockReport> {
-    if (this.tipPoint && block.slot <= this.tipPoint.slot) return { trades: 0, liquidity: 0, created: 0, skipped: 'already applied' };
-    this.checkFollows(block);
-    this.undecodable++;
-    this.log(`chain: block ${block.height} at slot ${block.slot} (${block.id}) skipped: ${reason}`);
-    await this.commitTip(block, []);
-    return { trades: 0, liquidity: 0, created: 0, skipped: reason };
+  private pushRow(block: ChainBlockHeader, before: readonly JournalPoolState[], created: CreatedRows | undefined): void {
+    this.pendingRows.push({ slot: block.slot, id: block.id, height: block.height, before, ...(created ? { created } : {}) });
+    this.tipPoint = { slot: block.slot, id: block.id, height: block.height };
   }
 
-  /**
-   * Undoes every block after `point` (a RollBackward): pool reserves back, their trades gone and the
-   * bars they touched folded again, in one commit. Returns the number of blocks undone.
-   */
-  async rollBackTo(point: ChainPoint): Promise<number> {
-    if (!this.tipPoint || point.slot >= this.tipPoint.slot) return 0;
-    const undone = this.journal.filter((e) => e.slot > point.slot);
-    const kept = this.journal.filter((e) => e.slot <= point.slot);
-    if (this.journal.length === 0 || (this.journal[0]?.slot ?? 0) > point.slot) {
-      this.log(`chain: rollback to slot ${point.slot} is deeper than the journal (${JOURNAL_BLOCKS} blocks); trades after it are removed, reserves kept`);
-    }
-    for (const entry of [...undone].reverse()) {
-      for (const [id, base, quote] of entry.before) {
-        const pool = this.ingestor.market.poolsById.get(id);
-        if (pool) this.ingestor.setReserves(pool, base, quote);
-      }
-    }
-    const at = kept.at(-1);
-    const tip: ChainTip = { slot: point.slot, id: point.id, height: at?.height ?? 0 };
-    await this.ingestor.commit({ removeTradesAfter: slotTime(point.slot), meta: { 'chain:tip': JSON.stringify(tip) }, journal: { removeAfter: point.slot } });
-    this.tipPoint = tip;
-    this.journal = kept;
-    // The LP supplies seen in undone blocks may not hold any more: the next change of those pools is judged without them.
-    this.lp.clear();
-    this.log(`chain: rolled back ${undone.length} block(s) to slot ${point.slot}`);
-    return undone.length;
+  private setLp(id: number, lp: bigint): void {
+    if (!this.lpCommitted.has(id)) this.lpCommitted.set(id, this.lp.get(id));
+    this.lp.set(id, lp);
   }
 
   private checkFollows(block: ChainBlockHeader): void {
     const tip = this.tipPoint;
     if (tip && block.ancestor !== undefined && block.ancestor !== tip.id) {
-      throw new ChainGapError(`block ${block.height} at slot ${block.slot} follows ${block.ancestor}, not the stored tip ${tip.id} (slot ${tip.slot})`);
+      throw new ChainGapError(`block ${block.height} at slot ${block.slot} follows ${block.ancestor}, not the tip ${tip.id} (slot ${tip.slot})`);
     }
   }
 
-  private async commitTip(block: ChainBlockHeader, before: readonly (readonly [number, number, number])[]): Promise<void> {
-    const tip: ChainTip = { slot: block.slot, id: block.id, height: block.height };
-    const row: JournalRow = { slot: block.slot, id: block.id, height: block.height, before };
-    const journal = [...this.journal, row];
-    const drop = journal.length - JOURNAL_BLOCKS;
-    const kept = drop > 0 ? journal.slice(drop) : journal;
-    await this.ingestor.commit({
-      meta: { 'chain:tip': JSON.stringify(tip) },
-      journal: { append: row, ...(drop > 0 && kept[0] ? { removeBefore: kept[0].slot } : {}) },
-    });
-    this.tipPoint = tip;
-    this.journal = kept;
-  }
-
-  private token(unit: string): Token {
+  private token(unit: string, created: { tokens: number[] }): Token {
     const known = this.ingestor.market.tokens.get(unit);
     if (known) return known;
-    if (unit === ADA_UNIT) return this.ingestor.addToken({ unit, ticker: ADA_TICKER, name: 'Cardano', decimals: ADA_DECIMALS, logoKind: LOGO_GENERATED });
-    // Named as the registry importer names a token it has no ticker for; decimals 0 until a registry
-    // import (run it before following the chain: decimals of a token in a pool are kept).
-    const { policyId, assetName } = splitTokenUnit(unit);
-    const decoded = displayAssetName(assetName);
-    const name = assetName !== '' && decoded !== assetName ? decoded : `${policyId.slice(0, 8)}…${assetName.slice(0, 8)}`;
-    return this.ingestor.addToken({ unit, ticker: fallbackTicker(unit, name), name, decimals: 0, logoKind: LOGO_NONE });
+    let token: Token;
+    if (unit === ADA_UNIT) {
+      token = this.ingestor.addToken({ unit, ticker: ADA_TICKER, name: 'Cardano', decimals: ADA_DECIMALS, logoKind: LOGO_GENERATED });
+    } else {
+      // Named as the registry importer names a token it has no ticker for; decimals 0 until a registry
+      // import (run it before following the chain: decimals of a token in a pool are kept).
+      const { policyId, assetName } = splitTokenUnit(unit);
+      const decoded = displayAssetName(assetName);
+      const name = assetName !== '' && decoded !== assetName ? decoded : `${policyId.slice(0, 8)}…${assetName.slice(0, 8)}`;
+      token = this.ingestor.addToken({ unit, ticker: fallbackTicker(unit, name), name, decimals: 0, logoKind: LOGO_NONE });
+    }
+    created.tokens.push(token.id);
+    return token;
   }
 
-  private createPool(state: PoolState): Pool {
+  private createPool(state: PoolState, created: { tokens: number[]; pairs: number[]; pools: number[] }): Pool {
     const adaFirst = state.assetB === ADA_UNIT;
     const [baseUnit, quoteUnit, baseReserve, quoteReserve] = adaFirst
       ? [state.assetB, state.assetA, state.reserveB, state.reserveA]
       : [state.assetA, state.assetB, state.reserveA, state.reserveB];
-    const pair = this.ingestor.ensurePair(this.token(baseUnit), this.token(quoteUnit));
-    return this.ingestor.addPool(pair, { poolId: state.poolId, group: state.group, baseReserve: Number(baseReserve), quoteReserve: Number(quoteReserve), feeBps: state.feeBps, simulated: false });
+    const base = this.token(baseUnit, created);
+    const quote = this.token(quoteUnit, created);
+    const pairs = this.ingestor.market.pairs.size;
+    const pair = this.ingestor.ensurePair(base, quote);
+    if (this.ingestor.market.pairs.size > pairs) created.pairs.push(pair.id);
+    const pool = this.ingestor.addPool(pair, { poolId: state.poolId, group: state.group, baseReserve: Number(baseReserve), quoteReserve: Number(quoteReserve), feeBps: state.feeBps, simulated: false });
+    created.pools.push(pool.id);
+    this.setLp(pool.id, state.liquidity);
+    return pool;
   }
 }
 

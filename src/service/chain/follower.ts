@@ -1,23 +1,30 @@
-import { createChainSynchronizationClient, createInteractionContext, safeJSON } from '@cardano-ogmios/client';
+import { ChainSynchronization, createInteractionContext, safeJSON } from '@cardano-ogmios/client';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff';
 import type { ChainPoint } from './block';
 import type { ChainIngest, ChainTip } from './chain-ingest';
 import { slotTime } from './block';
-import { BlockShapeError, FrameError, fromOgmiosBlock, fromOgmiosPoint } from './ogmios-block';
+import { BlockShapeError, FrameError, fromOgmiosBlock, fromOgmiosPoint, parseFrame } from './ogmios-block';
 
 /**
  * Follows the chain through Ogmios v6 (chain synchronization over WebSocket, with the field library
- * `@cardano-ogmios/client`): intersects at the newest of the stored tip and older journal points
- * that the node still has (else the start point), then takes blocks with 100 requests in flight,
- * applying each in order (one store commit per block) and rolling back on RollBackward. When Ogmios
- * goes away, stops answering pings, answers garbage, or a commit fails, the connection is dropped and
- * made again with backoff, forever, resuming at the stored tip: no gap, no double. Once a session has
- * failed, the blocks still in flight on it are ignored (the next session asks for them again).
+ * `@cardano-ogmios/client` for the connection, the intersection and the requests): intersects at the
+ * newest of the stored tip and older journal points that the node still has (else the start point),
+ * then takes blocks with 100 requests in flight, applying each in order and rolling back on
+ * RollBackward. Live (within `batch.lagSeconds` of the node's tip) each block is one store commit;
+ * catching up, blocks are committed in batches of at most `batch.maxBlocks` blocks or `batch.maxMs`
+ * of work. When Ogmios goes away, stops answering pings, answers garbage, or a commit fails, the
+ * blocks not yet committed are dropped, and the connection is made again with backoff, forever,
+ * resuming at the last committed block: no gap, no double. Once a session has failed, the blocks
+ * still in flight on it are ignored (the next session asks for them again).
+ *
+ * Each frame is parsed once, here (`parseFrame`), not by the library's chain-synchronization client
+ * as well as by a garbage check of ours.
  */
 
 interface NodeSocket {
   emit(event: string | symbol, ...args: unknown[]): boolean;
   on(event: 'pong', listener: () => void): unknown;
+  on(event: 'message', listener: (data: unknown) => void): unknown;
   ping(): void;
   terminate(): void;
 }
@@ -34,10 +41,17 @@ export interface ChainStatus {
   readonly lagSeconds: number | undefined;
   /** Seconds since the applied tip's block was made (wall clock). */
   readonly tipAgeSeconds: number | undefined;
+  /** Blocks and trade events committed since this start. */
   readonly blocks: number;
   readonly trades: number;
-  /** Blocks skipped because a pool output (or the block itself) could not be decoded. */
+  /** Pool outputs skipped because they could not be decoded, all DEXs together, and by DEX. */
   readonly undecodable: number;
+  readonly undecodableByDex: Readonly<Record<string, number>>;
+  /** Blocks skipped whole because they could not be read. */
+  readonly unreadableBlocks: number;
+  /** Rollbacks applied, and the most blocks one undid. */
+  readonly rollbacks: number;
+  readonly deepestRollback: number;
   /** Frames that were not JSON, blocks without a header, rollbacks to no point (each drops the connection). */
   readonly garbage: number;
   readonly reconnects: number;
@@ -60,7 +74,17 @@ export interface FollowerOptions {
   readonly heartbeatMs?: number;
   /** Wall clock (ms), for the tip's age. */
   readonly nowMs?: () => number;
+  /** Catching up: commit many blocks per store transaction while further than `lagSeconds` behind the node. */
+  readonly batch?: { readonly lagSeconds?: number; readonly maxBlocks?: number; readonly maxMs?: number };
+  /** Told after a rollback is committed: the point the chain went back to and how many blocks it undid. */
+  readonly onRollback?: (point: ChainPoint, blocks: number) => void;
 }
+
+/** Catching up while further behind the node's tip than this (seconds: one slot is one second). */
+export const CATCH_UP_LAG_SECONDS = 180;
+/** A batch while catching up: at most this many blocks, or this much time since its first block. */
+export const BATCH_MAX_BLOCKS = 1_000;
+export const BATCH_MAX_MS = 1_000;
 
 /** A recent, well-known mainnet point: block 9,894,906 (Babbage era, 2024-02-17), the first of prise's real test blocks. */
 export const DEFAULT_CHAIN_START: ChainPoint = { slot: 115_585_913, id: '6a15ab132fb7d4a9fe49981db4812cfccdb418e48edd398f7c9d5fea906ee787' };
@@ -81,15 +105,20 @@ export function parseChainPoint(value: string): ChainPoint {
 export class ChainFollower {
   private state: ChainState = 'connecting';
   private nodeTip: ChainStatus['nodeTip'];
-  private blocks = 0;
-  private trades = 0;
   private garbage = 0;
   private reconnects = 0;
+  private rollbacks = 0;
+  private deepestRollback = 0;
   private lastError: string | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
   private closeCurrent: (() => void) | undefined;
   private wake: (() => void) | undefined;
+  /** Every change to the store goes through this chain, one at a time (blocks, rollbacks, batch flushes). */
+  private serial: Promise<unknown> = Promise.resolve();
+  /** When the pending batch's first block was applied (ms), and the timer that flushes it if no block follows. */
+  private batchStarted = 0;
+  private batchTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ingest: ChainIngest,
@@ -106,9 +135,13 @@ export class ChainFollower {
       nodeTip: this.nodeTip,
       lagSeconds: lag,
       tipAgeSeconds: tip ? Math.max(0, Math.round(now - slotTime(tip.slot))) : undefined,
-      blocks: this.blocks,
-      trades: this.trades,
+      blocks: this.ingest.committedBlocks,
+      trades: this.ingest.committedTrades,
       undecodable: this.ingest.undecodable,
+      undecodableByDex: Object.fromEntries(this.ingest.undecodableOutputs),
+      unreadableBlocks: this.ingest.unreadableBlocks,
+      rollbacks: this.rollbacks,
+      deepestRollback: this.deepestRollback,
       garbage: this.garbage,
       reconnects: this.reconnects,
       lastError: this.lastError,
@@ -119,9 +152,11 @@ export class ChainFollower {
     this.running ??= this.loop();
   }
 
+  /** Stops following: the blocks applied and not yet committed are committed first (a clean stop loses nothing). */
   async stop(): Promise<void> {
     this.stopped = true;
     this.state = 'stopped';
+    await this.exclusive(() => this.flush()).catch((error: unknown) => this.log(`chain: the last batch could not be committed (${error instanceof Error ? error.message : String(error)}); the next start resumes before it`));
     this.closeCurrent?.();
     this.wake?.();
     await this.running;
@@ -131,12 +166,32 @@ export class ChainFollower {
     this.options.log?.(line);
   }
 
+  /** Runs `op` after every store change before it: blocks, rollbacks and timed flushes never overlap. */
+  private exclusive<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(op);
+    this.serial = run.catch(() => undefined);
+    return run;
+  }
+
+  private async flush(): Promise<void> {
+    clearTimeout(this.batchTimer);
+    this.batchTimer = undefined;
+    await this.ingest.flush();
+  }
+
   private async loop(): Promise<void> {
     let attempt = 0;
     while (!this.stopped) {
       const healthy = await this.session().catch((error: unknown) => {
         this.lastError = error instanceof Error ? error.message || error.constructor.name : String(error);
         return false;
+      });
+      // Whatever the session left uncommitted is dropped: the next one resumes at the last committed block.
+      await this.exclusive(() => {
+        clearTimeout(this.batchTimer);
+        this.batchTimer = undefined;
+        this.ingest.discardPending();
+        return Promise.resolve();
       });
       if (this.stopped) break;
       attempt = healthy ? 0 : attempt + 1;
@@ -202,10 +257,13 @@ export class ChainFollower {
       }
     }, this.options.heartbeatMs ?? 30_000);
     heartbeat.unref();
-    // A frame that is not JSON would throw inside the library's listener: count it, drop the connection.
+    // Until the intersection is found, the library's own listener reads every frame: one that is not
+    // JSON would throw inside it, so frames are checked first (a handful of them). After it, frames
+    // are this session's alone, parsed once by `onFrame`.
+    let intersected = false;
     const emit = socket.emit.bind(socket);
     socket.emit = ((event: string | symbol, ...args: unknown[]) => {
-      if (event === 'message') {
+      if (event === 'message' && !intersected) {
         if (broken) return false;
         try {
           safeJSON.parse(String(args[0]));
@@ -216,44 +274,46 @@ export class ChainFollower {
       }
       return emit(event, ...args);
     }) as NodeSocket['emit'];
-    let following = false;
-    const client = await createChainSynchronizationClient(context, {
-      rollForward: async ({ block, tip }, requestNext) => {
+    const requestNext = () => {
+      try {
+        ChainSynchronization.nextBlock(context.socket);
+      } catch {
+        // Closing: the close ends the session.
+      }
+    };
+    const onFrame = (data: unknown) => {
+      if (!intersected || broken || this.stopped) return;
+      let frame: unknown;
+      try {
+        frame = parseFrame(String(data));
+      } catch {
+        fail(new Error('Ogmios sent a frame that is not JSON'), true);
+        return;
+      }
+      const result = (frame as { result?: { direction?: unknown; block?: unknown; point?: unknown; tip?: unknown } } | null)?.result;
+      if (result?.direction !== 'forward' && result?.direction !== 'backward') return;
+      void this.exclusive(async () => {
         if (this.stopped || broken) return;
         try {
-          this.noteTip(tip);
-          try {
-            const report = await this.ingest.applyBlock(fromOgmiosBlock(block));
-            this.blocks++;
-            this.trades += report.trades;
-          } catch (error) {
-            if (!(error instanceof BlockShapeError)) throw error;
-            await this.ingest.skipBlock(error.header, error.message);
-          }
+          this.noteTip(result.tip);
+          if (result.direction === 'forward') await this.rollForward(result.block);
+          else await this.rollBackward(result.point);
           if (broken) return;
           this.updateState();
           requestNext();
         } catch (error) {
           fail(error, error instanceof FrameError);
         }
-      },
-      rollBackward: async ({ point, tip }, requestNext) => {
-        if (this.stopped || broken) return;
-        try {
-          this.noteTip(tip);
-          await this.ingest.rollBackTo(fromOgmiosPoint(point));
-          if (broken) return;
-          this.updateState();
-          requestNext();
-        } catch (error) {
-          fail(error, error instanceof FrameError);
-        }
-      },
-    });
+      });
+    };
+    socket.on('message', onFrame);
     const points = this.ingest.intersectionPoints(this.options.start);
+    let following = false;
     try {
-      const intersection = await client.resume(points, this.options.inFlight ?? 100);
+      const intersection = await ChainSynchronization.findIntersection(context, points);
+      intersected = true;
       this.noteTip(intersection.tip);
+      for (let n = 0; n < (this.options.inFlight ?? 100); n++) requestNext();
       following = true;
       this.state = 'syncing';
       this.lastError = undefined;
@@ -267,6 +327,58 @@ export class ChainFollower {
     clearInterval(heartbeat);
     this.closeCurrent = undefined;
     return following;
+  }
+
+  /** A RollForward: the block applied, and committed now unless catching up (then in a batch). */
+  private async rollForward(raw: unknown): Promise<void> {
+    let block;
+    try {
+      block = fromOgmiosBlock(raw);
+    } catch (error) {
+      if (!(error instanceof BlockShapeError)) throw error;
+      await this.ingest.skipBlock(error.header, error.message, { commit: false });
+      await this.afterBlock(error.header.slot);
+      return;
+    }
+    await this.ingest.applyBlock(block, { commit: false });
+    await this.afterBlock(block.slot);
+  }
+
+  /** Commits the pending blocks unless catching up with room left in the batch (then a timer flushes it if no block follows). */
+  private async afterBlock(slot: number): Promise<void> {
+    const batch = this.options.batch ?? {};
+    const behind = this.nodeTip ? this.nodeTip.slot - slot : 0;
+    const now = performance.now();
+    if (this.ingest.pendingBlocks === 1) this.batchStarted = now;
+    const catchingUp = behind > (batch.lagSeconds ?? CATCH_UP_LAG_SECONDS);
+    const maxMs = batch.maxMs ?? BATCH_MAX_MS;
+    if (!catchingUp || this.ingest.pendingBlocks >= (batch.maxBlocks ?? BATCH_MAX_BLOCKS) || now - this.batchStarted >= maxMs) {
+      await this.flush();
+      return;
+    }
+    if (!this.batchTimer) {
+      this.batchTimer = setTimeout(() => {
+        this.batchTimer = undefined;
+        void this.exclusive(() => this.flush()).catch((error: unknown) => {
+          this.lastError = error instanceof Error ? error.message : String(error);
+          this.log(`chain: a batch could not be committed (${this.lastError}); reconnecting to resume at the stored tip`);
+          this.closeCurrent?.();
+        });
+      }, maxMs);
+      this.batchTimer.unref();
+    }
+  }
+
+  private async rollBackward(raw: unknown): Promise<void> {
+    const point = fromOgmiosPoint(raw);
+    clearTimeout(this.batchTimer);
+    this.batchTimer = undefined;
+    const undone = await this.ingest.rollBackTo(point);
+    if (undone > 0) {
+      this.rollbacks++;
+      this.deepestRollback = Math.max(this.deepestRollback, undone);
+      this.options.onRollback?.(point, undone);
+    }
   }
 
   private noteTip(tip: unknown): void {

@@ -47,7 +47,14 @@ export interface HealthReport {
     readonly tipAgeSeconds: number | null;
     readonly blocks: number;
     readonly trades: number;
+    /** Pool outputs skipped as undecodable (logged with transaction and index), in all and by DEX. */
     readonly undecodable: number;
+    readonly undecodableByDex: Readonly<Record<string, number>>;
+    /** Blocks skipped whole because they could not be read. */
+    readonly unreadableBlocks: number;
+    /** Rollbacks applied, and the most blocks one undid. */
+    readonly rollbacks: number;
+    readonly deepestRollback: number;
     /** Frames that were not JSON, blocks without a header, rollbacks to no point (each drops the connection). */
     readonly garbage: number;
     readonly reconnects: number;

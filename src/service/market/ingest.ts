@@ -1,6 +1,6 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
 import { BarBatch, VOLUME_SCALE } from '../store/bar-batch';
-import type { CommitBatch, JournalChange, NextIds, PoolRow, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
+import type { ChainLpChange, CommitBatch, CreatedRows, JournalChange, NextIds, PoolRow, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
 import { aggregatePoolId } from './generate';
 import { aggregateReplay, pairKey, poolPrice, poolTvl, sumAggregate, type LogoKind, type Market, type Pair, type Pool, type Token } from './model';
 
@@ -51,6 +51,8 @@ export interface CommitExtras {
   readonly meta?: Readonly<Record<string, string>>;
   /** The chain source's rollback journal (see `CommitBatch.journal`). */
   readonly journal?: JournalChange;
+  /** The chain source's LP supplies (see `CommitBatch.chainLp`). */
+  readonly chainLp?: ChainLpChange;
 }
 
 /**
@@ -80,6 +82,8 @@ export class Ingestor {
   private newTokens: Token[] = [];
   private newPairs: Pair[] = [];
   private newPools: Pool[] = [];
+  /** Rows deleted by `removeCreated`, with what puts them back if the commit fails. */
+  private removed: { rows: CreatedRows; undo: () => void } | undefined;
   private meta: Record<string, string> = {};
   /** While set, commits write trades alone and mark the bars stale (see `withDeferredBars`). */
   private deferBars = false;
@@ -161,8 +165,46 @@ export class Ingestor {
       this.newPools.length > 0 ||
       this.tokenUpdates.length > 0 ||
       this.logos.length > 0 ||
+      this.removed !== undefined ||
       Object.keys(this.meta).length > 0
     );
+  }
+
+  /**
+   * Deletes what a rollback undoes: tokens, pairs (with their Aggregate pools) and DEX pools that the
+   * undone writes created — the newest rows of each table, none of them with a trade left — from
+   * memory at once and from the store with the next commit, and hands their row ids out again, so the
+   * market is exactly what it would be had they never been made. Only with nothing else pending (the
+   * caller commits first); a failed commit puts them back.
+   */
+  removeCreated(rows: CreatedRows): void {
+    if (this.dirty) throw new Error('removeCreated: commit pending changes first');
+    const pools = rows.pools.map((id) => this.market.poolsById.get(id)).filter((p): p is Pool => p !== undefined);
+    const pairIds = new Set(rows.pairs);
+    const pairs = [...this.market.pairs.values()].filter((p) => pairIds.has(p.id)).sort((a, b) => a.id - b.id);
+    const tokens = rows.tokens.map((id) => this.market.tokensById.get(id)).filter((t): t is Token => t !== undefined);
+    const ids = { ...this.ids };
+    for (const pool of pools) {
+      // A pair's other pools keep their reserves; its Aggregate's sums follow (written with the commit).
+      if (!pairIds.has(pool.pair.id)) this.remember(pool.pair.aggregate);
+      this.market.removePool(pool);
+    }
+    for (const pair of pairs) this.market.removePair(pair);
+    for (const token of tokens) this.market.removeToken(token);
+    const lowest = (list: readonly number[], next: number) => (list.length > 0 ? Math.min(...list) : next);
+    this.ids.token = lowest(rows.tokens, this.ids.token);
+    this.ids.pair = lowest(rows.pairs, this.ids.pair);
+    this.ids.pool = lowest([...rows.pools, ...pairs.map((p) => p.aggregate.id)], this.ids.pool);
+    this.removed = {
+      rows,
+      undo: () => {
+        for (const token of tokens) this.market.addToken(token);
+        for (const pair of pairs) this.market.addPair(pair);
+        for (const pool of [...pools].sort((a, b) => a.id - b.id)) this.market.addPool(pool);
+        for (const pair of new Set(pools.map((p) => p.pair))) sumAggregate(pair);
+        Object.assign(this.ids, ids);
+      },
+    };
   }
 
   /** Adds a token (committed with the next commit). */
@@ -361,13 +403,17 @@ export class Ingestor {
       ...(this.refold.size > 0 && !this.deferBars ? { refold: [...this.refold].map(([series, [aggregate, times]]) => ({ series, aggregate, times: [...times] })) } : {}),
       ...(extras.simState ? { simState: extras.simState } : {}),
       ...(extras.journal ? { journal: extras.journal } : {}),
+      ...(extras.chainLp ? { chainLp: extras.chainLp } : {}),
+      ...(this.removed ? { remove: this.removed.rows } : {}),
     };
     const before = new Map(this.before);
     const newTokens = this.newTokens;
     const tokenUpdates = this.tokenUpdates;
     const logos = this.logos;
+    const removed = this.removed;
     this.reset();
     const undo = () => {
+      removed?.undo();
       for (const [pool, [base, quote]] of before) {
         pool.baseReserve = base;
         pool.quoteReserve = quote;
@@ -422,6 +468,7 @@ export class Ingestor {
     this.newTokens = [];
     this.newPairs = [];
     this.newPools = [];
+    this.removed = undefined;
     this.meta = {};
   }
 }

@@ -113,4 +113,14 @@ export const MIGRATIONS: readonly string[] = [
     before TEXT NOT NULL
   );
   `,
+  // 4: exact rollbacks of the chain source: what each journalled block created (JSON {tokens, pairs,
+  // pools} of row ids: a rollback deletes them), and the LP supply of each chain pool (decimal text: it
+  // exceeds 2^53), which tells a deposit or withdrawal from a swap across restarts and rollbacks.
+  `
+  ALTER TABLE chain_journal ADD COLUMN created TEXT;
+  CREATE TABLE chain_lp (
+    pool INTEGER PRIMARY KEY REFERENCES pools(id),
+    lp   TEXT NOT NULL
+  );
+  `,
 ];

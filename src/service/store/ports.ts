@@ -113,21 +113,42 @@ export interface StoredKey {
 }
 
 /**
- * One block of the chain source's rollback journal: the block, and the reserves every pool it changed
- * had before it (pool row id, base, quote), so that a rollback can put them back.
+ * A pool's state as a chain block found it: pool row id, base and quote reserves, and its LP supply
+ * (a decimal string; null where it was not known). Older journal rows have no fourth element.
+ */
+export type JournalPoolState = readonly [number, number, number] | readonly [number, number, number, string | null];
+
+/** Row ids of what a write created: tokens, pairs (each with its Aggregate pool) and DEX pools. */
+export interface CreatedRows {
+  readonly tokens: readonly number[];
+  readonly pairs: readonly number[];
+  readonly pools: readonly number[];
+}
+
+/**
+ * One block of the chain source's rollback journal: the block, the state every pool it changed had
+ * before it, and what it created (so that a rollback can put the pools back and delete the rest).
  */
 export interface JournalRow {
   readonly slot: number;
   readonly id: string;
   readonly height: number;
-  readonly before: readonly (readonly [number, number, number])[];
+  readonly before: readonly JournalPoolState[];
+  /** Absent in rows written before creations were journalled. */
+  readonly created?: CreatedRows;
 }
 
-/** Changes to the rollback journal of a commit: rows after a slot dropped, then a row added, then rows before a slot dropped. */
+/** Changes to the rollback journal of a commit: rows after a slot dropped, then rows added (in slot order), then rows before a slot dropped. */
 export interface JournalChange {
   readonly removeAfter?: number;
-  readonly append?: JournalRow;
+  readonly append?: readonly JournalRow[];
   readonly removeBefore?: number;
+}
+
+/** The chain source's LP supplies of its pools (pool row id → decimal string), set or removed with a commit. */
+export interface ChainLpChange {
+  readonly set?: readonly (readonly [number, string])[];
+  readonly remove?: readonly number[];
 }
 
 /** A trade of a pair as `CommitBatch.reaggregate` reads it: its pool's states before and after. */
@@ -165,6 +186,12 @@ export interface CommitBatch {
    */
   readonly removeTradesAfter?: number;
   /**
+   * Rows a rollback deletes, after `removeTradesAfter` (none of their trades are left by then): the DEX
+   * pools, the pairs with their Aggregate pools, the tokens, and every bar of those series. The chain
+   * source deletes what the blocks it undoes created, the newest rows of each table.
+   */
+  readonly remove?: CreatedRows;
+  /**
    * Series whose bars are folded again (after this batch's trades are written) in exactly the buckets
    * holding `times`, at every resolution, from the stored trades: trades older than a series' latest
    * (an out-of-order import) are not folded into `bars` but re-fold the buckets they touch (a bar
@@ -195,8 +222,10 @@ export interface CommitBatch {
   readonly reserves?: readonly { readonly id: number; readonly base: number; readonly quote: number }[];
   readonly meta?: Readonly<Record<string, string>>;
   readonly simState?: SimState;
-  /** The chain source's rollback journal, written with the block it describes. */
+  /** The chain source's rollback journal, written with the blocks it describes. */
   readonly journal?: JournalChange;
+  /** The chain source's LP supplies of its pools. */
+  readonly chainLp?: ChainLpChange;
 }
 
 export interface MarketStore {
@@ -208,6 +237,8 @@ export interface MarketStore {
   meta(key: string): Promise<string | undefined>;
   /** The chain source's rollback journal, oldest block first. */
   journal(): Promise<JournalRow[]>;
+  /** The chain source's LP supplies of its pools, by pool row id. */
+  chainLp(): Promise<Map<number, bigint>>;
 }
 
 export interface TradeStore {

@@ -10,6 +10,7 @@ import {
   type BarRow,
   type BarStore,
   type CommitBatch,
+  type CreatedRows,
   type KeyStore,
   type JournalRow,
   type MarketRows,
@@ -71,6 +72,12 @@ const MIGRATIONS: readonly string[] = [
   // 2: the chain source's rollback journal, one row per block (the SQLite store's migration 3).
   `
   CREATE TABLE chain_journal (slot BIGINT PRIMARY KEY, id TEXT NOT NULL, height BIGINT NOT NULL, before TEXT NOT NULL);
+  `,
+  // 3: exact rollbacks of the chain source (the SQLite store's migration 4): what each journalled block
+  // created, and each chain pool's LP supply.
+  `
+  ALTER TABLE chain_journal ADD COLUMN created TEXT;
+  CREATE TABLE chain_lp (pool INTEGER PRIMARY KEY REFERENCES pools(id), lp TEXT NOT NULL);
   `,
 ];
 
@@ -174,8 +181,19 @@ class PgMarketStore implements MarketStore {
   }
 
   async journal(): Promise<JournalRow[]> {
-    const { rows } = await this.db.query('SELECT slot, id, height, before FROM chain_journal ORDER BY slot');
-    return rows.map((r) => ({ slot: num(r.slot), id: String(r.id), height: num(r.height), before: JSON.parse(String(r.before)) as JournalRow['before'] }));
+    const { rows } = await this.db.query('SELECT slot, id, height, before, created FROM chain_journal ORDER BY slot');
+    return rows.map((r) => ({
+      slot: num(r.slot),
+      id: String(r.id),
+      height: num(r.height),
+      before: JSON.parse(String(r.before)) as JournalRow['before'],
+      ...(r.created !== null && r.created !== undefined ? { created: JSON.parse(String(r.created)) as CreatedRows } : {}),
+    }));
+  }
+
+  async chainLp(): Promise<Map<number, bigint>> {
+    const { rows } = await this.db.query('SELECT pool, lp FROM chain_lp');
+    return new Map(rows.map((r) => [num(r.pool), BigInt(String(r.lp))]));
   }
 }
 
@@ -331,6 +349,17 @@ class PgBarStore implements BarStore {
     }
     return done;
   }
+}
+
+/** See `CommitBatch.remove`: pools (those given and every pool of the pairs given), then pairs, then tokens. */
+async function removeRows(client: pg.ClientBase, rows: CreatedRows): Promise<void> {
+  const { rows: pairPools } = await client.query('SELECT id FROM pools WHERE pair_id = ANY($1::int[])', [rows.pairs]);
+  const pools = [...new Set([...rows.pools, ...pairPools.map((r) => num(r.id))])];
+  await client.query('DELETE FROM bars WHERE series = ANY($1::int[])', [pools]);
+  await client.query('DELETE FROM chain_lp WHERE pool = ANY($1::int[])', [pools]);
+  await client.query('DELETE FROM pools WHERE id = ANY($1::int[])', [pools]);
+  await client.query('DELETE FROM pairs WHERE id = ANY($1::int[])', [rows.pairs]);
+  await client.query('DELETE FROM tokens WHERE id = ANY($1::int[])', [rows.tokens]);
 }
 
 /** See `CommitBatch.removeTradesAfter`: delete the later trades, fold their series' bars again from the cut. */
@@ -515,6 +544,7 @@ export class PostgresStore implements Store {
     try {
       await client.query('BEGIN');
       if (batch.removeTradesAfter !== undefined) await removeTradesAfter(client, batch.removeTradesAfter);
+      if (batch.remove) await removeRows(client, batch.remove);
       for (const t of batch.tokens ?? []) {
         await client.query('INSERT INTO tokens (id, unit, ticker, name, decimals, logo_kind) VALUES ($1, $2, $3, $4, $5, $6)', [t.id, t.unit, t.ticker, t.name, t.decimals, t.logoKind]);
       }
@@ -558,8 +588,30 @@ export class PostgresStore implements Store {
       if (batch.journal) {
         const { removeAfter, append, removeBefore } = batch.journal;
         if (removeAfter !== undefined) await client.query('DELETE FROM chain_journal WHERE slot > $1', [removeAfter]);
-        if (append) await client.query('INSERT INTO chain_journal (slot, id, height, before) VALUES ($1, $2, $3, $4)', [append.slot, append.id, append.height, JSON.stringify(append.before)]);
+        if (append && append.length > 0) {
+          await client.query(
+            `INSERT INTO chain_journal (slot, id, height, before, created)
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[])`,
+            [
+              append.map((r) => r.slot),
+              append.map((r) => r.id),
+              append.map((r) => r.height),
+              append.map((r) => JSON.stringify(r.before)),
+              append.map((r) => (r.created ? JSON.stringify(r.created) : null)),
+            ],
+          );
+        }
         if (removeBefore !== undefined) await client.query('DELETE FROM chain_journal WHERE slot < $1', [removeBefore]);
+      }
+      if (batch.chainLp) {
+        const { set = [], remove = [] } = batch.chainLp;
+        if (remove.length > 0) await client.query('DELETE FROM chain_lp WHERE pool = ANY($1::int[])', [remove]);
+        if (set.length > 0) {
+          await client.query(
+            `INSERT INTO chain_lp (pool, lp) SELECT * FROM unnest($1::int[], $2::text[]) ON CONFLICT (pool) DO UPDATE SET lp = excluded.lp`,
+            [set.map(([id]) => id), set.map(([, lp]) => lp)],
+          );
+        }
       }
       if (batch.simState) {
         await client.query(

@@ -9,6 +9,7 @@ import type {
   BarRow,
   BarStore,
   CommitBatch,
+  CreatedRows,
   KeyStore,
   JournalRow,
   MarketRows,
@@ -85,9 +86,27 @@ class SqliteMarketStore implements MarketStore {
   }
 
   journal(): Promise<JournalRow[]> {
-    const rows = this.db.prepare<[], { slot: number; id: string; height: number; before: string }>('SELECT slot, id, height, before FROM chain_journal ORDER BY slot').all();
-    return Promise.resolve(rows.map((r) => ({ slot: r.slot, id: r.id, height: r.height, before: JSON.parse(r.before) as JournalRow['before'] })));
+    const rows = this.db
+      .prepare<[], { slot: number; id: string; height: number; before: string; created: string | null }>('SELECT slot, id, height, before, created FROM chain_journal ORDER BY slot')
+      .all();
+    return Promise.resolve(rows.map(journalRowOf));
   }
+
+  chainLp(): Promise<Map<number, bigint>> {
+    const rows = this.db.prepare<[], { pool: number; lp: string }>('SELECT pool, lp FROM chain_lp').all();
+    return Promise.resolve(new Map(rows.map((r) => [r.pool, BigInt(r.lp)])));
+  }
+}
+
+/** A journal row as stored (its JSON columns parsed). */
+function journalRowOf(r: { slot: number; id: string; height: number; before: string; created: string | null }): JournalRow {
+  return {
+    slot: r.slot,
+    id: r.id,
+    height: r.height,
+    before: JSON.parse(r.before) as JournalRow['before'],
+    ...(r.created !== null ? { created: JSON.parse(r.created) as CreatedRows } : {}),
+  };
 }
 
 class SqliteTradeStore implements TradeStore {
@@ -422,7 +441,26 @@ export class SqliteStore implements Store {
     const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     const clearMeta = db.prepare('DELETE FROM meta WHERE key = ?');
     const journalRemoveAfter = db.prepare('DELETE FROM chain_journal WHERE slot > ?');
-    const journalAppend = db.prepare('INSERT INTO chain_journal (slot, id, height, before) VALUES (?, ?, ?, ?)');
+    const journalAppend = db.prepare('INSERT INTO chain_journal (slot, id, height, before, created) VALUES (?, ?, ?, ?, ?)');
+    const setLp = db.prepare('INSERT INTO chain_lp (pool, lp) VALUES (?, ?) ON CONFLICT (pool) DO UPDATE SET lp = excluded.lp');
+    const removeLp = db.prepare('DELETE FROM chain_lp WHERE pool = ?');
+    const poolsOfPair = db.prepare<[number], { id: number }>('SELECT id FROM pools WHERE pair_id = ?');
+    const deleteSeriesBars = db.prepare('DELETE FROM bars WHERE series = ?');
+    const deletePool = db.prepare('DELETE FROM pools WHERE id = ?');
+    const deletePair = db.prepare('DELETE FROM pairs WHERE id = ?');
+    const deleteToken = db.prepare('DELETE FROM tokens WHERE id = ?');
+    /** See `CommitBatch.remove`: pools (those given and every pool of the pairs given), then pairs, then tokens. */
+    const removeRows = (rows: CreatedRows) => {
+      const pools = new Set(rows.pools);
+      for (const pair of rows.pairs) for (const { id } of poolsOfPair.all(pair)) pools.add(id);
+      for (const id of pools) {
+        deleteSeriesBars.run(id);
+        removeLp.run(id);
+        deletePool.run(id);
+      }
+      for (const id of rows.pairs) deletePair.run(id);
+      for (const id of rows.tokens) deleteToken.run(id);
+    };
     const journalRemoveBefore = db.prepare('DELETE FROM chain_journal WHERE slot < ?');
     const saveSim = db.prepare(
       `INSERT INTO sim_state (id, height, next_block_time, fair) VALUES (1, ?, ?, ?)
@@ -498,6 +536,7 @@ export class SqliteStore implements Store {
     };
     this.write = db.transaction((batch: CommitBatch) => {
       if (batch.removeTradesAfter !== undefined) removeTradesAfter(batch.removeTradesAfter);
+      if (batch.remove) removeRows(batch.remove);
       for (const t of batch.tokens ?? []) insertToken.run(t.id, t.unit, t.ticker, t.name, t.decimals, t.logoKind);
       for (const t of batch.tokenUpdates ?? []) updateToken.run(t.ticker, t.name, t.decimals, t.id);
       for (const l of batch.logos ?? []) setLogo.run(l.kind, l.kind === 0 ? null : l.png, l.id);
@@ -523,8 +562,12 @@ export class SqliteStore implements Store {
       if (batch.journal) {
         const { removeAfter, append, removeBefore } = batch.journal;
         if (removeAfter !== undefined) journalRemoveAfter.run(removeAfter);
-        if (append) journalAppend.run(append.slot, append.id, append.height, JSON.stringify(append.before));
+        for (const row of append ?? []) journalAppend.run(row.slot, row.id, row.height, JSON.stringify(row.before), row.created ? JSON.stringify(row.created) : null);
         if (removeBefore !== undefined) journalRemoveBefore.run(removeBefore);
+      }
+      if (batch.chainLp) {
+        for (const id of batch.chainLp.remove ?? []) removeLp.run(id);
+        for (const [id, lp] of batch.chainLp.set ?? []) setLp.run(id, lp);
       }
     });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyChange } from '../../../src/service/chain/chain-ingest';
+import { classifyChange } from '../../../src/service/chain/classify';
 import { poolOutputs, type PoolState } from '../../../src/service/chain/dexes';
 import { BlockShapeError, FrameError, fromOgmiosBlock, fromOgmiosPoint } from '../../../src/service/chain/ogmios-block';
 import { hasPrise, qualifiedTransactions, toChainTxs } from '../../support/prise';

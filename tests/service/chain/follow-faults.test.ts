@@ -141,7 +141,7 @@ describe('the chain follower, when things go wrong', () => {
     const unreadable = { id: 'cd'.repeat(32), slot: (tip?.slot ?? 0) + 20, height: (tip?.height ?? 0) + 1, ancestor: tip?.id, transactions: [{ id: 'ef'.repeat(32), outputs: 'none' }] };
     fake?.sendResult({ direction: 'forward', block: unreadable, tip: nodeTip });
     await vi.waitUntil(() => f.status().tip?.id === unreadable.id, { timeout: 10_000, interval: 20 });
-    expect(f.status().undecodable).toBe(1);
+    expect(f.status().unreadableBlocks).toBe(1);
     expect(lines.some((l) => l.includes(`slot ${unreadable.slot} (${unreadable.id}) skipped`))).toBe(true);
     await expectWholeAndOnce(5);
   });

@@ -308,18 +308,64 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       const s = await open();
       await s.commit(structure());
       const row = (slot: number, before: [number, number, number][] = []) => ({ slot, id: slot.toString(16).padStart(64, '0'), height: slot - 90, before });
-      for (const slot of [100, 110, 120, 130]) await s.commit({ journal: { append: row(slot, [[2, slot, slot + 1]]) } });
+      for (const slot of [100, 110, 120, 130]) await s.commit({ journal: { append: [row(slot, [[2, slot, slot + 1]])] } });
       expect(await s.market.journal()).toEqual([100, 110, 120, 130].map((slot) => row(slot, [[2, slot, slot + 1]])));
       // A rollback to 110 and the other branch's block, with the oldest row pruned, in one commit.
-      await s.commit({ journal: { removeAfter: 110, append: row(115, [[3, 7.5, 8]]), removeBefore: 110 } });
+      await s.commit({ journal: { removeAfter: 110, append: [row(115, [[3, 7.5, 8]])], removeBefore: 110 } });
       expect(await s.market.journal()).toEqual([row(110, [[2, 110, 111]]), row(115, [[3, 7.5, 8]])]);
       // A failing batch (the trade's event id is already stored) leaves the journal as it was.
       await s.commit(withBars([trade('j1', 2, T, 1, 1.1, 1)]));
-      await expect(s.commit({ ...withBars([trade('j1', 2, T + 1, 1.1, 1.2, 1)]), journal: { append: row(140), removeBefore: 200 } })).rejects.toThrow();
+      await expect(s.commit({ ...withBars([trade('j1', 2, T + 1, 1.1, 1.2, 1)]), journal: { append: [row(140)], removeBefore: 200 } })).rejects.toThrow();
       expect((await s.market.journal()).map((r) => r.slot)).toEqual([110, 115]);
       await s.close();
       store = await current?.reopen();
       expect((await store?.market.journal())?.map((r) => r.slot)).toEqual([110, 115]);
+    });
+
+    it('appends several journal rows in one commit, with what each block created and each pool\'s LP supply before it', async () => {
+      const s = await open();
+      await s.commit(structure());
+      const rows = [
+        { slot: 200, id: 'c8'.padStart(64, '0'), height: 7, before: [[2, 10, 20, '123456789012345678901'] as const], created: { tokens: [2], pairs: [1], pools: [2, 3] } },
+        { slot: 220, id: 'dc'.padStart(64, '0'), height: 8, before: [[3, 1.5, 2.5, null] as const, [2, 11, 19] as const] },
+      ];
+      await s.commit({ journal: { append: rows } });
+      expect(await s.market.journal()).toEqual(rows);
+    });
+
+    it('keeps the chain pools\' LP supplies beyond 2^53: set, replaced, removed, with the commit', async () => {
+      const s = await open();
+      await s.commit(structure());
+      await s.commit({ chainLp: { set: [[2, '9223372036854775807'], [3, '5']] } });
+      await s.commit({ chainLp: { set: [[3, '6']], remove: [2] } });
+      expect(await s.market.chainLp()).toEqual(new Map([[3, 6n]]));
+      await expect(s.commit({ chainLp: { set: [[99, '1']] } })).rejects.toThrow();
+      expect(await s.market.chainLp()).toEqual(new Map([[3, 6n]]));
+    });
+
+    it('deletes the rows a rollback names, after its trades are gone: pools with their bars and LP, pairs with their Aggregate, tokens', async () => {
+      const s = await open();
+      await s.commit(structure());
+      // A second pair (ADA / NEW) with its Aggregate (4) and one DEX pool (5), traded after T.
+      const newToken = { id: 3, unit: 'cd'.repeat(28) + '4e4557', ticker: 'NEW', name: 'New', decimals: 0, logoKind: 0 };
+      const pools: PoolRow[] = [
+        { id: 4, poolId: 'agg02', group: 'Aggregate', pairId: 2, n: 1, feeBps: 0, baseReserve: 10, quoteReserve: 10, simulated: false },
+        { id: 5, poolId: 'pool03', group: 'Minswap', pairId: 2, n: 1, feeBps: 30, baseReserve: 10, quoteReserve: 10, simulated: false },
+        // A third pool of the first pair.
+        { id: 6, poolId: 'pool04', group: 'Spectrum', pairId: 1, n: 1, feeBps: 30, baseReserve: 5, quoteReserve: 5, simulated: false },
+      ];
+      await s.commit({ ...withBars([trade('k1', 2, T, 1, 1.1, 1)]), tokens: [newToken], pairs: [{ id: 2, base: 1, quote: 3 }], pools, chainLp: { set: [[5, '10'], [6, '3']] } });
+      const late = { ...trade('k2', 5, T + 120, 1, 1.2, 1), agg: 4 };
+      await s.commit({ ...withBars([late, trade('k3', 6, T + 130, 1.1, 1.2, 1)]) });
+      await s.commit({ removeTradesAfter: T + 60, remove: { tokens: [3], pairs: [2], pools: [6] } });
+      const rows = await s.market.load();
+      expect(rows.tokens.map((t) => t.id)).toEqual([1, 2]);
+      expect(rows.pairs.map((p) => p.id)).toEqual([1]);
+      expect(rows.pools.map((p) => p.id)).toEqual([1, 2, 3]);
+      expect(await s.market.chainLp()).toEqual(new Map());
+      expect(new Set((await s.bars.all()).map(([series]) => series))).toEqual(new Set([1, 2]));
+      expect(await s.market.nextIds()).toEqual({ token: 3, pair: 2, pool: 4 });
+      expect((await s.trades.list()).map((t) => t.eventId)).toEqual(['k1']);
     });
 
     it('keeps the simulator state written with a commit', async () => {

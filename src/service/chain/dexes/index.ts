@@ -1,3 +1,4 @@
+import type { DexGroup } from '../../../shared/groups';
 import type { ChainTx } from '../block';
 import { minswapV1 } from './minswap-v1';
 import { minswapV2 } from './minswap-v2';
@@ -13,7 +14,7 @@ export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwap
 /** A pool output of a transaction, decoded; or why a recognised pool output could not be. */
 export type PoolOutput =
   | { readonly index: number; readonly state: PoolState }
-  | { readonly index: number; readonly group: string; readonly error: string };
+  | { readonly index: number; readonly group: DexGroup; readonly error: string };
 
 /** The pool outputs of a transaction (in output order) for the DEXs decoded. */
 export function poolOutputs(tx: ChainTx, decoders: readonly DexDecoder[] = DECODERS): PoolOutput[] {
