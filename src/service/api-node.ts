@@ -43,6 +43,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
         const pool = market.poolsById.get(r.id);
         if (pool && pool.group !== 'Aggregate') sumAggregate(pool.pair);
       }
+      if (message.reserves.length > 0) market.prices++;
     };
     /** Messages applied while a reload runs: those its snapshot does not include are applied again after it. */
     let applied: CommitMessage[] | undefined;

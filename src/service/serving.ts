@@ -54,7 +54,7 @@ export function serveMarket(
     ...(parts.leases ? { leases: parts.leases } : {}),
     hub: parts.hub,
     logos,
-    symbolInfo: new SymbolInfoCache(market, symbols, hooks.nowMs),
+    symbolInfo: new SymbolInfoCache(market, symbols),
     history: parts.history,
     stream: { pingSeconds: config.streamPingSeconds, maxBodyBytes: config.streamMaxBodyBytes, maxBufferedBytes: config.streamMaxBufferedBytes },
     nowMs: hooks.nowMs,

@@ -11,9 +11,6 @@ export interface CachedBody {
   readonly etag: string;
 }
 
-/** How long a built body is served before pricescales are recomputed from current prices. */
-const REFRESH_MS = 15 * 60_000;
-
 /** TradingView pricescale: a power of ten giving the price about five significant digits. */
 export function pricescaleFor(price: number): number {
   if (!(price > 0) || !Number.isFinite(price)) return 100;
@@ -22,28 +19,32 @@ export function pricescaleFor(price: number): number {
 }
 
 /**
- * symbol_info bodies per group (and for every pool), serialised and gzipped once per market version:
- * the 24,000-symbol answer without a group costs one build, then only the bytes.
+ * symbol_info bodies per group (and for every pool), serialised and gzipped once: the 24,000-symbol
+ * answer without a group costs one build, then only the bytes. Rebuilt when the market's structure
+ * changes (its version), and when a pool's pricescale does: after prices moved (`Market.prices`),
+ * the next request compares every pool's pricescale with the one the bodies hold (about a millisecond
+ * for the default market) — a price crossing a power of ten, or a rollback undoing one, is seen at once.
  */
 export class SymbolInfoCache {
   private version = -1;
-  private builtAt = 0;
+  private prices = -1;
+  /** The pricescale of every pool (by row id) as the bodies hold it. */
+  private readonly scales = new Map<number, number>();
   private readonly bodies = new Map<string, CachedBody>();
 
   constructor(
     private readonly market: Market,
     private readonly symbols: SymbolNames,
-    private readonly nowMs: () => number = Date.now,
   ) {}
 
   get(group: GroupName | undefined): CachedBody {
-    const now = this.nowMs();
-    // Rebuilt when the market's structure changes, and now and then so pricescale follows prices.
-    if (this.version !== this.market.version || now - this.builtAt > REFRESH_MS) {
+    if (this.version !== this.market.version || (this.prices !== this.market.prices && this.scalesMoved())) {
       this.bodies.clear();
+      this.scales.clear();
+      for (const pool of this.market.poolsById.values()) this.scales.set(pool.id, pricescaleFor(poolPrice(pool)));
       this.version = this.market.version;
-      this.builtAt = now;
     }
+    this.prices = this.market.prices;
     const key = group ?? '*';
     let body = this.bodies.get(key);
     if (!body) {
@@ -51,6 +52,12 @@ export class SymbolInfoCache {
       this.bodies.set(key, body);
     }
     return body;
+  }
+
+  /** Whether any pool's pricescale differs from the one the bodies hold. */
+  private scalesMoved(): boolean {
+    for (const pool of this.market.poolsById.values()) if (this.scales.get(pool.id) !== pricescaleFor(poolPrice(pool))) return true;
+    return false;
   }
 
   private build(group: GroupName | undefined): CachedBody {
@@ -71,7 +78,7 @@ export class SymbolInfoCache {
       type: fill('spot'),
       timezone: fill('Etc/UTC'),
       'session-regular': fill('24x7'),
-      pricescale: pools.map((p) => pricescaleFor(poolPrice(p))),
+      pricescale: pools.map((p) => this.scales.get(p.id) ?? pricescaleFor(poolPrice(p))),
       minmovement: fill(1),
       'has-intraday': fill(true),
     };

@@ -144,6 +144,7 @@ export class Ingestor {
     pool.baseReserve = base;
     pool.quoteReserve = quote;
     sumAggregate(pool.pair);
+    this.market.prices++;
   }
 
   /** Whether an event id was already ingested (stored, or pending in this batch). */
@@ -291,6 +292,7 @@ export class Ingestor {
     pool.baseReserve = base;
     pool.quoteReserve = quote;
     sumAggregate(pool.pair);
+    this.market.prices++;
     const record: TradeRecord = {
       eventId,
       pool: pool.id,
@@ -418,6 +420,7 @@ export class Ingestor {
         pool.baseReserve = base;
         pool.quoteReserve = quote;
       }
+      this.market.prices++;
       for (const { token, before: was } of tokenUpdates.reverse()) Object.assign(token, was);
       for (const { token, before: was } of logos.reverse()) token.logoKind = was;
       for (const pool of newPools) this.market.removePool(pool);

@@ -141,8 +141,10 @@ export class Market {
   readonly pairs = new Map<string, Pair>();
   readonly pools = new Map<string, Pool>();
   readonly poolsById = new Map<number, Pool>();
-  /** Bumped whenever tokens or pools are added or renamed: caches of symbol_info key on it. */
+  /** Bumped whenever tokens or pools are added, removed or renamed: caches of symbol_info key on it. */
   version = 0;
+  /** Bumped whenever a pool's reserves (so its price) may have changed: symbol_info's pricescales follow it. */
+  prices = 0;
 
   addToken(token: Token): void {
     this.tokens.set(token.unit, token);
