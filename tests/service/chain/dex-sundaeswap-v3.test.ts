@@ -120,7 +120,8 @@ describe('SundaeSwap V3 decoder', () => {
     }
   });
 
-  it('takes no wallet holding a pool\'s LP token and no plain output', () => {
+  it('takes no output of another DEX, no wallet holding a pool\'s LP token, and no plain output', () => {
+    for (const raw of readChainFixture('wingriders-v2.json').outputs) expect(sundaeSwapV3.isPool(fixtureOutput(raw))).toBe(false);
     const pool = output('02fce567');
     // The same pool's LP token (CIP-68 333: `0014df10` + identifier) in a wallet is not a pool.
     const lpHolder: FixtureOutput = { tx: pool.tx, index: 1, address: 'addr1q9y2atkk8ka8q8q0vduxhk3azufrd5n2gxa3cwqeq3xnkxh0zsmt7c6c8ngv0vzmvx60vkqd6gprh3xy4q09lsqpq5fqq9l8ts', value: { lovelace: '2000000', [`${POLICY}0014df1064f35d26b237ad58e099041bc14c687ea7fdc58969d7d5b66e2540ef`]: '1000' } };
