@@ -28,7 +28,7 @@ export async function marketPools(outputs: readonly FixtureOutput[]): Promise<Ma
     const ingest = await ChainIngest.open(handle.ingestor, handle.store.market);
     const block: ChainBlock = { slot: 160_000_000, id: 'ab'.repeat(32), height: 1, transactions: outputs.map(fixtureTx) };
     const report = await ingest.applyBlock(block);
-    if (report.skipped) throw new Error(`fixture block skipped: ${report.skipped}`);
+    if (report.skipped || report.undecodable > 0) throw new Error(`fixture block: ${report.skipped ?? `${report.undecodable} pool output(s) could not be decoded`}`);
     const pools = new Map<string, MarketPool>();
     for (const pool of handle.ingestor.market.pools.values()) pools.set(pool.poolId, { pool, price: poolPrice(pool), tvl: poolTvl(pool) });
     return pools;
