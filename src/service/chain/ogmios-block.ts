@@ -40,10 +40,6 @@ const headerSchema = z.object({
   ancestor: z.string().optional(),
 });
 
-const amount = z
-  .union([z.bigint(), z.number().int().refine(Number.isSafeInteger, 'not a safe integer'), z.string().regex(/^-?\d+$/, 'not an integer')])
-  .transform((v) => BigInt(v));
-
 /** JSON integer tokens of 16 digits or more: the only numbers of a frame that may exceed 2^53 (amounts). */
 const LONG_INTEGER = /([:[,]\s*)(-?\d{16,})(?=\s*[,}\]])/g;
 
@@ -63,43 +59,75 @@ export function parseFrame(text: string): unknown {
   }
 }
 
-const outputSchema = z.object({
-  address: z.string(),
-  value: z.record(z.string(), z.record(z.string(), amount)),
-  datumHash: z.string().optional(),
-  datum: z.string().optional(),
-});
+/** A body field that is not what Ogmios sends: its path and what is wrong (the block is skipped whole). */
+class BodyError extends Error {}
 
-const transactionSchema = z.object({
-  id: hash,
-  // A transaction whose scripts failed spends its collateral: its outputs are not created.
-  spends: z.enum(['inputs', 'collaterals']).optional(),
-  outputs: z.array(outputSchema).default([]),
-  datums: z.record(z.string(), z.string()).default({}),
-});
+const HASH = /^[0-9a-f]{64}$/i;
+const POLICY = /^[0-9a-f]{56}$/;
+const INTEGER = /^-?\d+$/;
 
-const bodySchema = z.object({ transactions: z.array(transactionSchema).default([]) });
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Ogmios' `ada.lovelace` and native assets by policy, as one output's amounts. */
-function output(raw: z.infer<typeof outputSchema>, index: number, tx: string): ChainOutput {
+/** An amount: a bigint (the library's parser), a safe integer, or the decimal string `parseFrame` makes of a long one. */
+function amountOf(v: unknown, path: string): bigint {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+  if (typeof v === 'string' && INTEGER.test(v)) return BigInt(v);
+  throw new BodyError(`${path}: not an integer`);
+}
+
+/** Ogmios' `ada.lovelace` and native assets by policy, as one output's amounts (and its datum). */
+function output(raw: unknown, index: number, path: string): ChainOutput {
+  if (!isRecord(raw)) throw new BodyError(`${path}: not an object`);
+  const { address, value, datum, datumHash } = raw;
+  if (typeof address !== 'string') throw new BodyError(`${path}.address: not a string`);
+  if (!isRecord(value)) throw new BodyError(`${path}.value: not an object`);
+  if (datum !== undefined && typeof datum !== 'string') throw new BodyError(`${path}.datum: not a string`);
+  if (datumHash !== undefined && typeof datumHash !== 'string') throw new BodyError(`${path}.datumHash: not a string`);
   const assets = new Map<string, bigint>();
   let lovelace = 0n;
-  for (const [policy, names] of Object.entries(raw.value)) {
+  for (const policy in value) {
+    const names = value[policy];
+    if (!isRecord(names)) throw new BodyError(`${path}.value.${policy}: not an object`);
     if (policy === 'ada') {
-      lovelace = names.lovelace ?? 0n;
+      if (names.lovelace !== undefined) lovelace = amountOf(names.lovelace, `${path}.value.ada.lovelace`);
       continue;
     }
-    if (!/^[0-9a-f]{56}$/.test(policy)) throw new Error(`output ${tx}#${index}: bad policy id`);
-    for (const [name, quantity] of Object.entries(names)) assets.set(policy + name, quantity);
+    if (!POLICY.test(policy)) throw new BodyError(`${path}.value: bad policy id`);
+    for (const name in names) assets.set(policy + name, amountOf(names[name], `${path}.value.${policy}.${name}`));
   }
-  return {
-    index,
-    address: raw.address,
-    lovelace,
-    assets,
-    ...(raw.datum !== undefined ? { datum: raw.datum } : {}),
-    ...(raw.datumHash !== undefined ? { datumHash: raw.datumHash } : {}),
-  };
+  return { index, address, lovelace, assets, ...(datum !== undefined ? { datum } : {}), ...(datumHash !== undefined ? { datumHash } : {}) };
+}
+
+/**
+ * The transactions of a block's body, checked by hand rather than with a zod schema: this runs for
+ * every output of every block while catching up, and was the largest cost after parsing (docs/chain.md).
+ */
+function transactionsOf(raw: Record<string, unknown>): ChainTx[] {
+  const list = raw.transactions ?? [];
+  if (!Array.isArray(list)) throw new BodyError('transactions: not a list');
+  const transactions: ChainTx[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const tx: unknown = list[i];
+    const path = `transactions.${i}`;
+    if (!isRecord(tx)) throw new BodyError(`${path}: not an object`);
+    if (typeof tx.id !== 'string' || !HASH.test(tx.id)) throw new BodyError(`${path}.id: not a 64-hex hash`);
+    if (tx.spends !== undefined && tx.spends !== 'inputs' && tx.spends !== 'collaterals') throw new BodyError(`${path}.spends: neither inputs nor collaterals`);
+    // A transaction whose scripts failed spends its collateral: its outputs are not created.
+    if (tx.spends === 'collaterals') continue;
+    const outputs = tx.outputs ?? [];
+    if (!Array.isArray(outputs)) throw new BodyError(`${path}.outputs: not a list`);
+    const datums = tx.datums ?? {};
+    if (!isRecord(datums)) throw new BodyError(`${path}.datums: not an object`);
+    const witness = new Map<string, string>();
+    for (const hash in datums) {
+      const cbor = datums[hash];
+      if (typeof cbor !== 'string') throw new BodyError(`${path}.datums.${hash}: not a string`);
+      witness.set(hash, cbor);
+    }
+    transactions.push({ id: tx.id.toLowerCase(), outputs: outputs.map((o: unknown, n) => output(o, n, `${path}.outputs.${n}`)), datums: witness });
+  }
+  return transactions;
 }
 
 function issue(error: z.ZodError, what = 'block'): string {
@@ -116,19 +144,12 @@ export function fromOgmiosBlock(raw: unknown): ChainBlock {
   if (parsed.data.slot === undefined && type !== 'ebb') throw new FrameError(`Ogmios sent block ${id} without a slot`);
   const header: ChainBlockHeader = { slot: parsed.data.slot ?? 0, id: id.toLowerCase(), height, ...(ancestor !== undefined ? { ancestor: ancestor.toLowerCase() } : {}) };
   if (type === 'ebb') return { ...header, transactions: [] };
-  const body = bodySchema.safeParse(raw);
-  if (!body.success) throw new BlockShapeError(issue(body.error), header);
-  const transactions: ChainTx[] = [];
   try {
-    for (const tx of body.data.transactions) {
-      if (tx.spends === 'collaterals') continue;
-      const txId = tx.id.toLowerCase();
-      transactions.push({ id: txId, outputs: tx.outputs.map((o, i) => output(o, i, txId)), datums: new Map(Object.entries(tx.datums)) });
-    }
+    return { ...header, transactions: transactionsOf(raw as Record<string, unknown>) };
   } catch (error) {
-    throw new BlockShapeError(error instanceof Error ? error.message : String(error), header);
+    if (error instanceof BodyError) throw new BlockShapeError(error.message, header);
+    throw error;
   }
-  return { ...header, transactions };
 }
 
 const pointSchema = z.union([z.literal('origin'), z.object({ slot, id: hash })]);
