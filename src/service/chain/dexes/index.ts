@@ -4,12 +4,13 @@ import { minswapV2 } from './minswap-v2';
 import { muesliSwap } from './muesliswap';
 import { sundaeSwapV1 } from './sundaeswap-v1';
 import type { DexDecoder, PoolState } from './types';
+import { vyFi } from './vyfi';
 import { wingRidersV1 } from './wingriders-v1';
 
 export type { DexDecoder, PoolState } from './types';
 
 /** The DEXs decoded today (docs/chain.md lists the others). */
-export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwapV1, wingRidersV1, muesliSwap];
+export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwapV1, wingRidersV1, muesliSwap, vyFi];
 
 /** A pool output of a transaction, decoded; or why a recognised pool output could not be. */
 export type PoolOutput =
