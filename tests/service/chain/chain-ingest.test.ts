@@ -66,7 +66,7 @@ describe.skipIf(!hasPrise)('ChainIngest', () => {
     for (const block of all) expect((await ingest.applyBlock(block)).skipped).toBe('already applied');
     expect(await handle.store.trades.count()).toBe(trades);
     expect(await handle.store.bars.all()).toEqual(bars);
-    expect(trades).toBe(1);
+    expect(trades).toBeGreaterThan(0);
   });
 });
 

@@ -2,16 +2,18 @@ import type { DexGroup } from '../../../shared/groups';
 import type { ChainTx } from '../block';
 import { minswapV1 } from './minswap-v1';
 import { minswapV2 } from './minswap-v2';
+import { muesliSwap } from './muesliswap';
 import { sundaeSwapV1 } from './sundaeswap-v1';
 import { sundaeSwapV3 } from './sundaeswap-v3';
 import type { DexDecoder, PoolState } from './types';
+import { vyFi } from './vyfi';
 import { wingRidersV1 } from './wingriders-v1';
 import { wingRidersV2 } from './wingriders-v2';
 
 export type { DexDecoder, PoolState } from './types';
 
 /** The DEXs decoded today (docs/chain.md lists the others). */
-export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwapV1, sundaeSwapV3, wingRidersV1, wingRidersV2];
+export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwapV1, sundaeSwapV3, wingRidersV1, wingRidersV2, muesliSwap, vyFi];
 
 /** A pool output of a transaction, decoded; or why a recognised pool output could not be. */
 export type PoolOutput =
