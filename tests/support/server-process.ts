@@ -11,6 +11,8 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface ServerProcess {
   readonly origin: string;
+  /** The server's process id (the node process itself: /proc/<pid> tells its memory). */
+  readonly pid: number;
   /** What the process printed so far (stdout and stderr), for failure messages. */
   output(): string;
   /** Ends the process (its whole group, SIGKILL) and removes its data directory unless the caller gave it. */
@@ -67,5 +69,5 @@ export async function startServerProcess(
     await stop();
     throw error;
   }
-  return { origin, output: () => output, stop };
+  return { origin, pid: child.pid ?? 0, output: () => output, stop };
 }
