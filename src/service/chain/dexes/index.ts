@@ -1,6 +1,8 @@
 import type { ChainTx } from '../block';
 import { minswapV1 } from './minswap-v1';
 import { minswapV2 } from './minswap-v2';
+import { spectrum } from './spectrum';
+import { splash } from './splash';
 import { sundaeSwapV1 } from './sundaeswap-v1';
 import type { DexDecoder, PoolState } from './types';
 import { wingRidersV1 } from './wingriders-v1';
@@ -8,7 +10,7 @@ import { wingRidersV1 } from './wingriders-v1';
 export type { DexDecoder, PoolState } from './types';
 
 /** The DEXs decoded today (docs/chain.md lists the others). */
-export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwapV1, wingRidersV1];
+export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwapV1, wingRidersV1, spectrum, splash];
 
 /** A pool output of a transaction, decoded; or why a recognised pool output could not be. */
 export type PoolOutput =
