@@ -40,7 +40,8 @@ const PREFIX_LENGTH = 'addr1'.length + 46;
 /** The prefixes of every mainnet address paying to `scriptHash`, whatever its stake part. */
 function addressPrefixes(scriptHash: string): string[] {
   return SCRIPT_PAYMENT_HEADERS.map((header) => {
-    const bytes = Buffer.from(header.toString(16) + scriptHash + '00'.repeat(28), 'hex');
+    // A Uint8Array of this realm (a Buffer is not one under the app tests' jsdom, which @scure/base checks).
+    const bytes = Uint8Array.from(Buffer.from(header.toString(16) + scriptHash + '00'.repeat(28), 'hex'));
     return bech32.encode('addr', bech32.toWords(bytes), false).slice(0, PREFIX_LENGTH);
   });
 }
