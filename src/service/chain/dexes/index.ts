@@ -3,6 +3,8 @@ import type { ChainTx } from '../block';
 import { minswapV1 } from './minswap-v1';
 import { minswapV2 } from './minswap-v2';
 import { muesliSwap } from './muesliswap';
+import { spectrum } from './spectrum';
+import { splash } from './splash';
 import { sundaeSwapV1 } from './sundaeswap-v1';
 import { sundaeSwapV3 } from './sundaeswap-v3';
 import type { DexDecoder, PoolState } from './types';
@@ -12,8 +14,8 @@ import { wingRidersV2 } from './wingriders-v2';
 
 export type { DexDecoder, PoolState } from './types';
 
-/** The DEXs decoded today (docs/chain.md lists the others). */
-export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwapV1, sundaeSwapV3, wingRidersV1, wingRidersV2, muesliSwap, vyFi];
+/** The DEX decoders, one per DEX, registered here only (docs/chain.md: what each reads and leaves out). */
+export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwapV1, sundaeSwapV3, wingRidersV1, wingRidersV2, spectrum, splash, muesliSwap, vyFi];
 
 /** A pool output of a transaction, decoded; or why a recognised pool output could not be. */
 export type PoolOutput =
