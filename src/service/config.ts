@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseChainStart, type ChainStart } from './chain/start';
 import { STREAM_PING_SECONDS } from '../shared/api/stream';
 import { parseEnvKeys } from './auth/keys';
 import { parsePlans, type Plans } from './auth/plans';
@@ -36,8 +37,10 @@ export interface ServiceConfig {
   readonly source: 'simulated' | 'chain' | 'none';
   /** `--ogmios` / `OGMIOS_URL`: Ogmios v6 WebSocket address (source `chain`). */
   readonly ogmiosUrl?: string;
-  /** `--chain-start` / `CHAIN_START`: `<slot>.<block hash>` to start from without a stored tip. */
-  readonly chainStart?: string;
+  /** `--chain-start` / `CHAIN_START`: where a new chain-fed market starts (default: the node's tip). */
+  readonly chainStart?: ChainStart;
+  /** `--kupo` / `KUPO_URL`: a Kupo chain index beside Ogmios, to find the block `--chain-start <N>d` names. */
+  readonly kupoUrl?: string;
   /** `DATABASE_URL`: the market lives in this PostgreSQL database instead of the data directory's SQLite file. */
   readonly databaseUrl?: string;
 }
@@ -66,6 +69,7 @@ export const SERVICE_SETTINGS = {
   role: { flag: 'role', env: 'ROLE' },
   ogmios: { flag: 'ogmios', env: 'OGMIOS_URL' },
   chainStart: { flag: 'chain-start', env: 'CHAIN_START' },
+  kupo: { flag: 'kupo', env: 'KUPO_URL' },
 } as const;
 
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -135,7 +139,37 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     undefined as unknown as string,
   ) as string | undefined;
   if (source === 'chain' && ogmios === undefined) throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
-  const chainStart = read('chainStart', z.string().regex(/^\d+\.[0-9a-fA-F]{64}$/, 'chain-start must be <slot>.<block hash> (64 hex)'), undefined as unknown as string) as string | undefined;
+  const chainStart = read(
+    'chainStart',
+    z.string().transform((value, ctx) => {
+      try {
+        return parseChainStart(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    }),
+    undefined as unknown as ChainStart,
+  ) as ChainStart | undefined;
+  const kupo = read(
+    'kupo',
+    z.string().refine((value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.hash === '' && url.username === '';
+      } catch {
+        return false;
+      }
+    }, 'kupo must be an HTTP address such as http://127.0.0.1:1442 (no credentials or fragment)'),
+    undefined as unknown as string,
+  ) as string | undefined;
+  if (source === 'chain' && chainStart?.kind === 'days' && kupo === undefined) {
+    throw new Error(
+      `--chain-start ${chainStart.days}d starts about ${chainStart.days} days back, and chain synchronisation cannot seek by time: ` +
+        'the block there is looked up in a chain index beside Ogmios. Pass --kupo http://127.0.0.1:1442 (Kupo, or KUPO_URL), ' +
+        'or start at a block: --chain-start <slot>.<block hash> (any block\'s slot and hash, from an explorer).',
+    );
+  }
   const role = read('role', z.enum(['all', 'ingest', 'api'], { error: 'role must be all, ingest or api' }), 'all');
   const { databaseUrl, redisUrl } = clusterUrls(env);
   if (role !== 'all' && (databaseUrl === undefined || redisUrl === undefined)) {
@@ -150,6 +184,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     source,
     ...(ogmios !== undefined ? { ogmiosUrl: ogmios } : {}),
     ...(chainStart !== undefined ? { chainStart } : {}),
+    ...(kupo !== undefined ? { kupoUrl: kupo } : {}),
     dataDir: read('dataDir', z.string().min(1, 'data-dir must not be empty'), './data'),
     seed: read('seed', int('seed', 0, 2 ** 31 - 1), DEFAULT_SEED),
     days: read('days', z.coerce.number({ error: 'days must be a number' }).min(0, 'days must be at least 0').max(400, 'days must be at most 400'), 30),

@@ -7,7 +7,8 @@ import { slotTime } from './chain/block';
 import { ChainIngest } from './chain/chain-ingest';
 import { createApiNode } from './api-node';
 import { announceCommits, type Announce, type Announcer } from './cluster/announce';
-import { ChainFollower, DEFAULT_CHAIN_START, parseChainPoint, type ChainStatus } from './chain/follower';
+import { ChainFollower, type ChainStatus } from './chain/follower';
+import { DEFAULT_CHAIN_START } from './chain/start';
 import { keyBudgets } from './auth/rate-limit';
 import type { RequestLimiter } from '../node/rate-limits';
 import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
@@ -316,7 +317,8 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
         const ingest = await ChainIngest.open(ingestor, store.market, (line) => log?.(line));
         follower = new ChainFollower(ingest, {
           url: config.ogmiosUrl ?? '',
-          start: config.chainStart ? parseChainPoint(config.chainStart) : DEFAULT_CHAIN_START,
+          start: config.chainStart ?? DEFAULT_CHAIN_START,
+          ...(config.kupoUrl ? { kupoUrl: config.kupoUrl } : {}),
           ...(log ? { log } : {}),
           ...(hooks.chainBackoff ? { backoff: hooks.chainBackoff } : {}),
         });

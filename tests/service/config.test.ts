@@ -69,7 +69,7 @@ describe('--source / SOURCE, --ogmios / OGMIOS_URL, --chain-start', () => {
 
   it('refuses a malformed start point', () => {
     for (const bad of ['115585913', `115585913.${'6a'.repeat(31)}`, `x.${'6a'.repeat(32)}`, `115585913:${'6a'.repeat(32)}`]) {
-      expect(() => parseServiceConfig({ source: 'chain', ogmios: OGMIOS, 'chain-start': bad }, {})).toThrow(/chain-start must be <slot>\.<block hash> \(64 hex\)/);
+      expect(() => parseServiceConfig({ source: 'chain', ogmios: OGMIOS, 'chain-start': bad }, {})).toThrow(/chain-start must be tip, <N>d \(e\.g\. 30d\) or <slot>\.<block hash> \(64 hex\)/);
     }
   });
 });

@@ -5,7 +5,7 @@ import { wireJson, type OgmiosWireBlock } from './prise';
 
 /**
  * A local Ogmios v6 for tests: a real HTTP + WebSocket server on 127.0.0.1 speaking Ogmios' JSON-RPC
- * for what `@cardano-ogmios/client` calls (GET /health, findIntersection, nextBlock), serving a chain
+ * for what `@cardano-ogmios/client` calls (GET /health, findIntersection, nextBlock, queryNetwork/tip), serving a chain
  * of blocks the test gives it. Scripted: `extend` adds blocks (clients waiting at the tip get them),
  * `rollBackTo` cuts the chain (clients past the point get a backward), `dropConnections` closes every
  * socket, `sendGarbage` writes a frame that is not JSON, `sendResult` answers a waiting request with
@@ -82,7 +82,11 @@ export class FakeOgmios {
       }
       this.requests.push(String(request.method));
       if (request.method === 'findIntersection') this.intersect(client, request.params?.points ?? [], request.id);
-      else if (request.method === 'nextBlock') {
+      else if (request.method === 'queryNetwork/tip') {
+        // Ogmios v6 answers the network's tip as a point (slot and id), or 'origin'.
+        const tip = this.tip();
+        this.send(client, { method: 'queryNetwork/tip', result: tip === 'origin' ? 'origin' : { slot: tip.slot, id: tip.id }, id: request.id });
+      } else if (request.method === 'nextBlock') {
         client.waiting.push(request.id);
         this.serve(client);
       }

@@ -41,6 +41,8 @@ export interface TestServiceOptions {
   readonly config?: Partial<ServiceConfig>;
   /** Receives the runtime's log lines (default: dropped). */
   readonly log?: (line: string) => void;
+  /** The chain source's reconnect delays (default 0.5 s doubling to 30 s). */
+  readonly chainBackoff?: { readonly initialMs: number; readonly maxMs: number };
 }
 
 /** RequestInit plus the key to send: a plan's key by default, `null` for no Authorization header. */
@@ -95,7 +97,7 @@ async function open(dataDir: string, ownsDir: boolean, clock: TestClock, options
   let runtime: ServiceRuntime;
   try {
     const config = { ...parseServiceConfig(flags, env), ...options.config };
-    runtime = await createServiceRuntime(config, { nowMs: clock.now, ...(options.log ? { log: options.log } : {}) });
+    runtime = await createServiceRuntime(config, { nowMs: clock.now, ...(options.log ? { log: options.log } : {}), ...(options.chainBackoff ? { chainBackoff: options.chainBackoff } : {}) });
   } catch (error) {
     if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     throw error;

@@ -26,8 +26,11 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
   --source <s>            where trades come from: simulated (default), chain (Ogmios) or none
                           (imports only); stored with the market (SOURCE)
   --ogmios <url>          Ogmios v6 WebSocket address for --source chain (OGMIOS_URL), e.g. ws://127.0.0.1:1337
-  --chain-start <s.hash>  <slot>.<block hash> to start from without a stored tip (CHAIN_START;
-                          default: slot 115585913, docs/chain.md)
+  --chain-start <start>   where a new chain-fed market starts (CHAIN_START): tip (default: the
+                          node's tip, live prices at once), <N>d (about N days back: needs --kupo)
+                          or <slot>.<block hash>; later starts resume at the stored tip
+  --kupo <url>            a Kupo beside Ogmios (KUPO_URL), e.g. http://127.0.0.1:1442: finds the
+                          block --chain-start <N>d names (docs/chain.md)
   --role <r>              all (default: one process), ingest (the single writer of a cluster: serves
                           /healthz only) or api (serves the API, gateway and app from the shared
                           store); ingest and api need DATABASE_URL and REDIS_URL (ROLE; docs/scaling.md)
@@ -80,6 +83,7 @@ async function main(): Promise<void> {
         role: { type: 'string' },
         ogmios: { type: 'string' },
         'chain-start': { type: 'string' },
+        kupo: { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,

@@ -107,10 +107,11 @@ export class ChainIngest {
 
   /**
    * Where to ask Ogmios to intersect, newest first: the committed tip, then blocks of the journal
-   * further and further back (1, 2, 4 … blocks), then `start`. If the node switched to another fork
-   * while this source was away, the newest point still on its chain is found, and Ogmios rolls back to it.
+   * further and further back (1, 2, 4 … blocks), then `start` (a new market's). If the node switched
+   * to another fork while this source was away, the newest point still on its chain is found, and
+   * Ogmios rolls back to it.
    */
-  intersectionPoints(start: ChainPoint): ChainPoint[] {
+  intersectionPoints(start?: ChainPoint): ChainPoint[] {
     const points: ChainPoint[] = [];
     if (this.committedTip) points.push({ slot: this.committedTip.slot, id: this.committedTip.id });
     for (let back = 1; back < this.journal.length; back *= 2) {
@@ -119,7 +120,7 @@ export class ChainIngest {
     }
     const oldest = this.journal[0];
     if (oldest && !points.some((p) => p.slot === oldest.slot)) points.push({ slot: oldest.slot, id: oldest.id });
-    if (!points.some((p) => p.slot === start.slot && p.id === start.id) && (!this.committedTip || start.slot <= this.committedTip.slot)) points.push(start);
+    if (start && !points.some((p) => p.slot === start.slot && p.id === start.id) && (!this.committedTip || start.slot <= this.committedTip.slot)) points.push(start);
     return points;
   }
 

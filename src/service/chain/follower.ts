@@ -1,9 +1,10 @@
-import { ChainSynchronization, createInteractionContext, safeJSON } from '@cardano-ogmios/client';
+import { ChainSynchronization, createInteractionContext, createLedgerStateQueryClient, safeJSON, type InteractionContext } from '@cardano-ogmios/client';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff';
 import type { ChainPoint } from './block';
 import type { ChainIngest, ChainTip } from './chain-ingest';
 import { slotTime } from './block';
 import { BlockShapeError, FrameError, fromOgmiosBlock, fromOgmiosPoint, parseFrame } from './ogmios-block';
+import { kupoCheckpoint, slotDaysBefore, type ChainStart } from './start';
 
 /**
  * Follows the chain through Ogmios v6 (chain synchronization over WebSocket, with the field library
@@ -61,8 +62,10 @@ export interface ChainStatus {
 export interface FollowerOptions {
   /** ws://host:port of Ogmios. */
   readonly url: string;
-  /** Where to start without a stored tip. */
-  readonly start: ChainPoint;
+  /** Where a new market starts (without a stored tip): the node's tip, N days back (with `kupoUrl`), or a block. */
+  readonly start: ChainStart;
+  /** A Kupo chain index beside Ogmios (`--kupo`), where `start` N days back finds its block. */
+  readonly kupoUrl?: string;
   readonly log?: (line: string) => void;
   /** Requests in flight (pipelining). */
   readonly inFlight?: number;
@@ -95,11 +98,13 @@ export function shownUrl(address: string): string {
   return `${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
 }
 
-/** Parses `<slot>.<blockhash>`. */
-export function parseChainPoint(value: string): ChainPoint {
-  const match = /^(\d+)\.([0-9a-fA-F]{64})$/.exec(value.trim());
-  if (!match) throw new Error(`chain start must be <slot>.<block hash> (64 hex), got "${value}"`);
-  return { slot: Number(match[1]), id: (match[2] ?? '').toLowerCase() };
+/** A new market's start point could not be found (the node's tip, or Kupo's block N days back). */
+class StartError extends Error {}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const rpc = (error as { error?: { message?: unknown } } | null)?.error?.message;
+  return typeof rpc === 'string' ? rpc : String(error);
 }
 
 export class ChainFollower {
@@ -119,6 +124,8 @@ export class ChainFollower {
   /** When the pending batch's first block was applied (ms), and the timer that flushes it if no block follows. */
   private batchStarted = 0;
   private batchTimer: NodeJS.Timeout | undefined;
+  /** A new market's start, once found (the node's tip, or Kupo's block N days back): kept across reconnects. */
+  private startPoint: ChainPoint | undefined;
 
   constructor(
     private readonly ingest: ChainIngest,
@@ -307,9 +314,10 @@ export class ChainFollower {
       });
     };
     socket.on('message', onFrame);
-    const points = this.ingest.intersectionPoints(this.options.start);
     let following = false;
+    let points: ChainPoint[] = [];
     try {
+      points = this.ingest.intersectionPoints(this.ingest.tip ? undefined : await this.newMarketStart(context));
       const intersection = await ChainSynchronization.findIntersection(context, points);
       intersected = true;
       this.noteTip(intersection.tip);
@@ -318,8 +326,15 @@ export class ChainFollower {
       this.state = 'syncing';
       this.lastError = undefined;
       const tip = this.ingest.tip;
-      this.log(`chain: following ${shownUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.options.start.slot}`}`);
+      this.log(`chain: following ${shownUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.startPoint?.slot ?? '?'}`}`);
     } catch (error) {
+      if (error instanceof StartError) {
+        fail(error);
+        await done;
+        clearInterval(heartbeat);
+        this.closeCurrent = undefined;
+        return false;
+      }
       const message = (error as { error?: { message?: string } })?.error?.message ?? (error instanceof Error ? error.message : JSON.stringify(error));
       fail(new Error(`no intersection with ${shownUrl(this.options.url)} at any of ${points.length} point(s) from slot ${points[0]?.slot ?? '?'}: ${message}`));
     }
@@ -327,6 +342,43 @@ export class ChainFollower {
     clearInterval(heartbeat);
     this.closeCurrent = undefined;
     return following;
+  }
+
+  /**
+   * Where a new market (no stored tip) starts: the configured block, or — found once, then kept —
+   * the node's tip (Ogmios' `queryNetwork/tip`) or Kupo's newest block at or before the slot N days
+   * before it. Throws a StartError saying what to do when it cannot be found.
+   */
+  private async newMarketStart(context: InteractionContext): Promise<ChainPoint> {
+    const start = this.options.start;
+    if (start.kind === 'point') return start.point;
+    if (this.startPoint) return this.startPoint;
+    let tip: { slot: number; id: string } | 'origin';
+    try {
+      tip = await (await createLedgerStateQueryClient(context)).networkTip();
+    } catch (error) {
+      throw new StartError(`Ogmios did not tell its tip (queryNetwork/tip: ${errorText(error)})`);
+    }
+    if (tip === 'origin') throw new StartError("the node's chain is empty (its tip is the origin): nothing to follow yet");
+    if (start.kind === 'tip') {
+      this.startPoint = { slot: tip.slot, id: tip.id };
+      this.log(
+        `chain: a new market starts at the node's tip, slot ${tip.slot}: prices from its next block on, no history before it. ` +
+          'To start earlier, use a new data directory with --chain-start 30d --kupo http://127.0.0.1:1442 (about 30 days back, through a Kupo beside Ogmios) or --chain-start <slot>.<block hash>.',
+      );
+      return this.startPoint;
+    }
+    const slot = slotDaysBefore(tip.slot, start.days);
+    let point: ChainPoint | undefined;
+    try {
+      point = await kupoCheckpoint(this.options.kupoUrl ?? '', slot, AbortSignal.timeout(15_000));
+    } catch (error) {
+      throw new StartError(`cannot find the block ${start.days} day(s) back: ${errorText(error)}`);
+    }
+    if (!point) throw new StartError(`Kupo holds no block at or before slot ${slot} (${start.days} day(s) before the tip): it indexes from a later point. Start Kupo with --since at or before that slot, or ask fewer days`);
+    this.startPoint = point;
+    this.log(`chain: a new market starts about ${start.days} day(s) back, at slot ${point.slot} (block ${point.id}, from Kupo): catching up to the tip at slot ${tip.slot}`);
+    return point;
   }
 
   /** A RollForward: the block applied, and committed now unless catching up (then in a batch). */

@@ -46,7 +46,7 @@ async function follow(blocks: Parameters<typeof FakeOgmios.start>[0], options: {
   const ingest = await ChainIngest.open(handle.ingestor, handle.store.market, (line) => lines.push(line));
   follower = new ChainFollower(ingest, {
     url: fake.url,
-    start: origin(),
+    start: { kind: 'point', point: origin() },
     backoff: { initialMs: 20, maxMs: 200 },
     log: (line) => lines.push(line),
     ...options,
