@@ -400,6 +400,7 @@ function chainHealth(status: ChainStatus): NonNullable<HealthReport['chain']> {
     nodeTipSlot: status.nodeTip?.slot ?? null,
     lagSeconds: status.lagSeconds ?? null,
     tipAgeSeconds: status.tipAgeSeconds ?? null,
+    pendingBlocks: status.pendingBlocks,
     blocks: status.blocks,
     trades: status.trades,
     undecodable: status.undecodable,

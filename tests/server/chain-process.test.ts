@@ -31,7 +31,7 @@ afterAll(async () => {
 
 interface Health {
   readonly source: string;
-  readonly chain: { readonly tipSlot: number | null; readonly trades: number };
+  readonly chain: { readonly tipSlot: number | null; readonly trades: number; readonly pendingBlocks: number };
 }
 
 /** The chain: the real blocks, then one block creating four pools and 24 blocks of one swap each. */

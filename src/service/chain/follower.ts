@@ -42,6 +42,8 @@ export interface ChainStatus {
   readonly lagSeconds: number | undefined;
   /** Seconds since the applied tip's block was made (wall clock). */
   readonly tipAgeSeconds: number | undefined;
+  /** Blocks applied and not yet committed (a batch while catching up). */
+  readonly pendingBlocks: number;
   /** Blocks and trade events committed since this start. */
   readonly blocks: number;
   readonly trades: number;
@@ -142,6 +144,7 @@ export class ChainFollower {
       nodeTip: this.nodeTip,
       lagSeconds: lag,
       tipAgeSeconds: tip ? Math.max(0, Math.round(now - slotTime(tip.slot))) : undefined,
+      pendingBlocks: this.ingest.pendingBlocks,
       blocks: this.ingest.committedBlocks,
       trades: this.ingest.committedTrades,
       undecodable: this.ingest.undecodable,

@@ -45,6 +45,8 @@ export interface HealthReport {
     readonly lagSeconds: number | null;
     /** Seconds since the applied tip's block was made (wall clock). */
     readonly tipAgeSeconds: number | null;
+    /** Blocks applied and not yet committed (a batch while catching up); blocks and trades committed since the start. */
+    readonly pendingBlocks: number;
     readonly blocks: number;
     readonly trades: number;
     /** Pool outputs skipped as undecodable (logged with transaction and index), in all and by DEX. */
