@@ -8,29 +8,52 @@ import { poolPrice, poolTvl, type Pool } from '../../src/service/market/model';
 import { openMarket } from '../../src/service/runtime';
 import { fixtureTx, type FixtureOutput } from './chain-fixtures';
 
-/** A pool as a fresh chain market holds it: the model's price (whole base per whole quote) and TVL (whole base). */
+/** A fixture pool as a fresh chain market holds it, with the model's price and TVL. */
 export interface MarketPool {
   readonly pool: Pool;
+  readonly group: string;
+  /** Units of the pool's pair: base (ADA when one side is ADA) and quote. */
+  readonly base: string;
+  readonly quote: string;
+  /** Raw reserves, oriented base / quote. */
+  readonly baseReserve: number;
+  readonly quoteReserve: number;
+  /** Whole base units per whole quote unit, and TVL in whole base units (market/model.ts). */
   readonly price: number;
   readonly tvl: number;
 }
 
 /**
- * The pools a fresh chain market creates from real pool outputs: each output the only one of its
- * transaction, all in one block, applied by ChainIngest to a real store in a temporary directory.
- * Tokens other than ADA have decimals 0 there (no registry import), so a price is ADA per raw token
- * unit; ADA is the base when one side is ADA (chain-ingest.ts).
+ * Real fixture outputs through the chain source's write path: ChainIngest on a real store in a
+ * temporary directory, one block per output in the order given (a pool's later outputs are its later
+ * states), no token registry (tokens have decimals 0, ADA 6; ADA is the base when one side is ADA).
+ * Returns each DEX pool as the market then holds it, by pool ID; an output that is skipped or cannot
+ * be decoded fails.
  */
 export async function marketPools(outputs: readonly FixtureOutput[]): Promise<Map<string, MarketPool>> {
   const dir = mkdtempSync(join(tmpdir(), 'fixture-market-'));
   const handle = await openMarket(dir, 'test');
   try {
     const ingest = await ChainIngest.open(handle.ingestor, handle.store.market);
-    const block: ChainBlock = { slot: 160_000_000, id: 'ab'.repeat(32), height: 1, transactions: outputs.map(fixtureTx) };
-    const report = await ingest.applyBlock(block);
-    if (report.skipped || report.undecodable > 0) throw new Error(`fixture block: ${report.skipped ?? `${report.undecodable} pool output(s) could not be decoded`}`);
+    for (const [i, raw] of outputs.entries()) {
+      const block: ChainBlock = { slot: 160_000_000 + i, id: (i + 1).toString(16).padStart(64, '0'), height: i + 1, transactions: [fixtureTx(raw)] };
+      const report = await ingest.applyBlock(block);
+      if (report.skipped || report.undecodable > 0) throw new Error(`fixture ${raw.tx}#${raw.index}: ${report.skipped ?? 'could not be decoded'}`);
+    }
     const pools = new Map<string, MarketPool>();
-    for (const pool of handle.ingestor.market.pools.values()) pools.set(pool.poolId, { pool, price: poolPrice(pool), tvl: poolTvl(pool) });
+    for (const pool of handle.ingestor.market.pools.values()) {
+      if (pool.group === 'Aggregate') continue;
+      pools.set(pool.poolId, {
+        pool,
+        group: pool.group,
+        base: pool.pair.base.unit,
+        quote: pool.pair.quote.unit,
+        baseReserve: pool.baseReserve,
+        quoteReserve: pool.quoteReserve,
+        price: poolPrice(pool),
+        tvl: poolTvl(pool),
+      });
+    }
     return pools;
   } finally {
     await handle.close();

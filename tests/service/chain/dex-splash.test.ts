@@ -5,7 +5,7 @@ import { DECODERS, poolOutputs, type PoolState } from '../../../src/service/chai
 import { splash } from '../../../src/service/chain/dexes/splash';
 import { fromOgmiosBlock } from '../../../src/service/chain/ogmios-block';
 import { DatumError } from '../../../src/service/chain/plutus';
-import { ingestFixtureOutputs } from '../../support/chain-fixture-ingest';
+import { marketPools } from '../../support/fixture-market';
 import { fixtureOutput, fixtureTx, readChainFixture, type FixtureOutput } from '../../support/chain-fixtures';
 import { hasPrise, realOgmiosBlocks } from '../../support/prise';
 
@@ -119,7 +119,7 @@ describe('Splash decoder on real mainnet pool outputs', () => {
   });
 
   it('gives the market the price and TVL derived by hand, ADA as base', async () => {
-    const pools = await ingestFixtureOutputs(fixture.outputs);
+    const pools = await marketPools(fixture.outputs);
     expect(pools.size).toBe(3);
     for (const [tx, expected] of Object.entries(EXPECTED)) {
       const pool = pools.get(expected.state.poolId);
