@@ -149,7 +149,7 @@ export function openApiDocument(): object {
         tags: ['Tokens'],
         summary: 'A token’s logo',
         description:
-          'The spec’s JSON string of base64 PNG (or null). With `Accept` naming an image type before or without application/json, the PNG bytes (docs/decisions.md “Logos as images”).',
+          'The spec’s JSON string of base64 PNG (or null) for programs; the PNG bytes for browsers (a request with `Sec-Fetch-Dest` or `Origin` and no `Accept` but `*/*`) and for an `Accept` preferring an image type to application/json; a token without a logo is then a 404. An explicit `Accept` always wins (docs/decisions.md “Logos for browsers and for programs”).',
         requestParams: { path: z.object({ token: z.string().meta({ description: 'Policy ID and hex asset name.', example: EXAMPLE_TOKEN }) }) },
         responses: {
           '200': {
