@@ -56,7 +56,12 @@ export function serveMarket(
     logos,
     symbolInfo: new SymbolInfoCache(market, symbols),
     history: parts.history,
-    stream: { pingSeconds: config.streamPingSeconds, maxBodyBytes: config.streamMaxBodyBytes, maxBufferedBytes: config.streamMaxBufferedBytes },
+    stream: {
+      pingSeconds: config.streamPingSeconds,
+      maxBodyBytes: config.streamMaxBodyBytes,
+      maxBufferedBytes: config.streamMaxBufferedBytes,
+      handoverMs: config.streamHandoverMs,
+    },
     nowMs: hooks.nowMs,
     health: parts.health,
     ...(hooks.log ? { log: hooks.log } : {}),

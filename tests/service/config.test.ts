@@ -43,6 +43,21 @@ describe('--role / ROLE', () => {
   });
 });
 
+describe('STREAM_HANDOVER_MS', () => {
+  it('is 2000 by default, 0 (refuse at once) up to 30000', () => {
+    expect(parseServiceConfig({}, {}).streamHandoverMs).toBe(2_000);
+    expect(parseServiceConfig({}, { STREAM_HANDOVER_MS: '0' }).streamHandoverMs).toBe(0);
+    expect(parseServiceConfig({}, { STREAM_HANDOVER_MS: '30000' }).streamHandoverMs).toBe(30_000);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: '-1' })).toThrow('STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be at least 0 (got "-1")');
+    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: '30001' })).toThrow('STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be at most 30000 (got "30001")');
+    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: '1.5' })).toThrow('STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be a whole number (got "1.5")');
+    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: 'soon' })).toThrow('STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be a number (got "soon")');
+  });
+});
+
 describe('--source / SOURCE, --ogmios / OGMIOS_URL, --chain-start', () => {
   const OGMIOS = 'ws://127.0.0.1:1337';
   const POINT = `115585913.${'6a'.repeat(32)}`;

@@ -47,6 +47,12 @@ export interface UpstreamListener {
 /** One upstream stream connection. */
 interface Connection {
   readonly pools: ReadonlySet<string>;
+  /**
+   * Opened beside the live connection, with none ended to make room for it (make before break): the
+   * upstream is asked not to hold it for a slot (`Prefer: wait=0`), so a key that allows one stream
+   * refuses it at once. Any other connection replaces one that just ended, and may wait for its slot.
+   */
+  readonly beside: boolean;
   readonly abort: AbortController;
   silence: ReturnType<typeof setTimeout> | undefined;
   closed: boolean;
@@ -63,6 +69,8 @@ interface Connection {
  *   connection (the hosted API), the new one is refused with `Connection limit exceeded`: the gateway
  *   then breaks before making (the listener hears `onInterrupted`), and the new subscription goes live
  *   with `afterFailure`, so browsers resync. The same when the current connection drops mid-switch.
+ *   The new connection asks not to be held for a slot (`Prefer: wait=0`): our service would otherwise
+ *   wait for one to free (a client's handover) before refusing it.
  * - A refusal for more pools than the upstream plan allows tells the listener the plan's limit
  *   (`onPoolLimit`); it drops browsers until the union fits, and the stream subscribes within it.
  *   Any other refused switch is retried with backoff while the current subscription keeps running
@@ -150,11 +158,12 @@ export class UpstreamStream {
     if (this.retry !== undefined) return; // a pending retry uses the latest set
     if (this.opening && sameSet(this.opening.pools, this.wanted)) return;
     if (!this.opening && this.current && sameSet(this.current.pools, this.wanted)) return;
+    const replacing = [this.opening, this.retiring].some((connection) => connection !== undefined && !connection.closed);
     this.end(this.opening);
     // The key may allow two connections at most: the handover of an earlier switch ends now.
     this.end(this.retiring);
     this.retiring = undefined;
-    this.open(new Set(this.wanted));
+    this.open(new Set(this.wanted), this.current !== undefined && !replacing);
   }
 
   /** No pool wanted: close everything and say so. */
@@ -177,8 +186,8 @@ export class UpstreamStream {
     connection.abort.abort();
   }
 
-  private open(pools: ReadonlySet<string>): void {
-    const connection: Connection = { pools, abort: new AbortController(), silence: undefined, closed: false };
+  private open(pools: ReadonlySet<string>, beside = false): void {
+    const connection: Connection = { pools, beside, abort: new AbortController(), silence: undefined, closed: false };
     this.opening = connection;
     void this.run(connection).catch((error: unknown) => this.failed(connection, error instanceof Error ? error.message : String(error)));
   }
@@ -187,7 +196,8 @@ export class UpstreamStream {
     this.armSilence(connection);
     const response = await this.options.upstream.fetch('/api/v1/tokens/stream', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      // RFC 7240's wait preference: our service then refuses at once instead of waiting for a slot to free.
+      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...(connection.beside ? { Prefer: 'wait=0' } : {}) },
       body: JSON.stringify([...connection.pools].sort()),
       signal: connection.abort.signal,
     });

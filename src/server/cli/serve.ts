@@ -42,7 +42,7 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
                           (SPEC_ONLY=1; to try a gateway against an upstream like the hosted API)
   --help
 
-Environment: TOKEN_API_KEYS (key:plan,...), TOKEN_API_PLANS (JSON), STREAM_PING_SECONDS,
+Environment: TOKEN_API_KEYS (key:plan,...), TOKEN_API_PLANS (JSON), STREAM_PING_SECONDS, STREAM_HANDOVER_MS,
 UPSTREAM_URL + UPSTREAM_API_KEY (gateway in front of a remote service), GATEWAY_* limits,
 DATABASE_URL (PostgreSQL), REDIS_URL (a cluster's shared state) (README).`;
 

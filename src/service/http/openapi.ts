@@ -149,7 +149,7 @@ export function openApiDocument(): object {
         tags: ['Tokens'],
         summary: 'A token’s logo',
         description:
-          'The spec’s JSON string of base64 PNG (or null). With `Accept` naming an image type before or without application/json, the PNG bytes (docs/decisions.md “Logos as images”).',
+          'The spec’s JSON string of base64 PNG (or null) for programs; the PNG bytes for browsers (a request with `Sec-Fetch-Dest` or `Origin` and no `Accept` but `*/*`) and for an `Accept` preferring an image type to application/json; a token without a logo is then a 404. An explicit `Accept` always wins (docs/decisions.md “Logos for browsers and for programs”).',
         requestParams: { path: z.object({ token: z.string().meta({ description: 'Policy ID and hex asset name.', example: EXAMPLE_TOKEN }) }) },
         responses: {
           '200': {
@@ -168,7 +168,8 @@ export function openApiDocument(): object {
           summary: 'Live pool state changes of Aggregate pools',
           description:
             'A long-lived response, one JSON object per line: trade events, `{"s":"ok"}` pings every 20 s, and `{"s":"error","errmsg":…}` lines. ' +
-            'A refusal (bad body, limits, authentication) is one error line on a 200 that then ends. One connection per key (plan: `streamsPerKey`).',
+            'A refusal (bad body, limits, authentication) is one error line on a 200 that then ends. One connection per key (plan: `streamsPerKey`): ' +
+            'a stream whose key has every slot held waits up to 2 s (`STREAM_HANDOVER_MS`) for one to free, as when a client aborts its stream and opens the next at once, then is refused with `Connection limit exceeded`; `Prefer: wait=0` asks to be refused at once (docs/decisions.md “Stream”).',
           requestBody: { content: { 'application/json': { schema: streamRequestSchema, example: [EXAMPLE_POOL] } } },
           responses: {
             '200': {

@@ -3,6 +3,17 @@ import type { Market } from '../market/model';
 import { VOLUME_SCALE } from '../store/bar-batch';
 import type { TradeRecord } from '../store/ports';
 
+/**
+ * How long a new stream may wait for its key's slot, and when it stops waiting early (its client left).
+ * A client replacing its stream (abort, then a new request at once) reaches the server before the old
+ * connection's close does: the new stream waits for that close instead of being refused.
+ */
+export interface SlotWait {
+  /** `Date.now()` after which the stream is refused. */
+  readonly deadline: number;
+  readonly signal?: AbortSignal;
+}
+
 /** Receives serialised lines (one JSON object + '\n', `bytes` long in UTF-8) for the pools it subscribed to. */
 export type LineSink = (line: string, event: TradeEvent, bytes: number) => void;
 
@@ -17,6 +28,8 @@ export class StreamHub {
   private readonly openKeys = new Map<string, number>();
   /** How to end each open connection (on shutdown). */
   private readonly enders = new Set<() => void>();
+  /** Streams waiting for a slot of their key, first come first served: each is handed the next slot freed. */
+  private readonly waiting = new Map<string, Set<(granted: boolean) => void>>();
 
   constructor(private readonly market: Market) {}
 
@@ -61,18 +74,58 @@ export class StreamHub {
     }
   }
 
-  /** Claims one of the key's stream slots; false when it already has `limit` open streams. */
-  acquire(keyId: string, limit = 1): boolean {
+  /** Claims one of the key's stream slots now; false when it already has `limit` open streams. */
+  tryAcquire(keyId: string, limit = 1): boolean {
     const open = this.openKeys.get(keyId) ?? 0;
     if (open >= limit) return false;
     this.openKeys.set(keyId, open + 1);
     return true;
   }
 
+  /**
+   * Claims one of the key's stream slots, waiting until `wait.deadline` for one to be released (it is
+   * then handed over directly, before any newcomer). Resolves false when none was released in time,
+   * the wait's signal aborted, or the hub is closing.
+   */
+  acquire(keyId: string, limit = 1, wait?: SlotWait): Promise<boolean> {
+    if (this.tryAcquire(keyId, limit)) return Promise.resolve(true);
+    const ms = (wait?.deadline ?? 0) - Date.now();
+    if (!wait || ms <= 0 || wait.signal?.aborted) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      let queue = this.waiting.get(keyId);
+      if (!queue) this.waiting.set(keyId, (queue = new Set()));
+      const settle = (granted: boolean) => {
+        clearTimeout(timer);
+        wait.signal?.removeEventListener('abort', abandon);
+        queue.delete(settle);
+        if (queue.size === 0 && this.waiting.get(keyId) === queue) this.waiting.delete(keyId);
+        resolve(granted);
+      };
+      const abandon = () => settle(false);
+      const timer = setTimeout(abandon, ms);
+      wait.signal?.addEventListener('abort', abandon, { once: true });
+      queue.add(settle);
+    });
+  }
+
+  /** Gives a slot back: to the first stream waiting for one of the key, else to the key. */
   release(keyId: string): void {
+    const next = this.waiting.get(keyId)?.values().next();
+    if (next && !next.done) {
+      // Handed over: the key's count of open streams stays as it is.
+      next.value(true);
+      return;
+    }
     const open = (this.openKeys.get(keyId) ?? 0) - 1;
     if (open > 0) this.openKeys.set(keyId, open);
     else this.openKeys.delete(keyId);
+  }
+
+  /** Streams waiting for a slot, all keys together. */
+  get waitingCount(): number {
+    let count = 0;
+    for (const queue of this.waiting.values()) count += queue.size;
+    return count;
   }
 
   /** Registers how to end an open connection; returns the function that forgets it. */
@@ -81,8 +134,17 @@ export class StreamHub {
     return () => this.enders.delete(end);
   }
 
-  /** Ends every open connection (the service is shutting down). */
+  /** Set once `closeAll` ran: the service is shutting down. */
+  private shuttingDown = false;
+
+  get closing(): boolean {
+    return this.shuttingDown;
+  }
+
+  /** Ends every open connection and every wait for a slot (the service is shutting down). */
   closeAll(): void {
+    this.shuttingDown = true;
+    for (const queue of [...this.waiting.values()]) for (const settle of [...queue]) settle(false);
     for (const end of [...this.enders]) end();
   }
 
