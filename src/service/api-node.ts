@@ -25,6 +25,9 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
   const store = await openReaderStore(config.databaseUrl);
   try {
     const market = buildMarket(await store.market.load());
+    // The market's source is the writer's (stored at its first start), whatever this node was started with.
+    const storedSource = (await store.market.meta('source')) ?? ((await store.market.meta('seed')) !== undefined ? 'simulated' : undefined);
+    const source = (storedSource ?? config.source) as ServiceConfig['source'];
     const ingestor = await Ingestor.open(store, market);
     const hub = new StreamHub(market);
     const history = new HistoryCache(store.bars);
@@ -87,7 +90,10 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
         applyReserves(message);
         applied?.push(message);
         history.invalidate(message.records);
+      },
+      events: (message) => {
         if (message.records.length > 0) hub.publish(message.records);
+        if (message.rollback) hub.publishRollback(message.rollback);
       },
       resync: async (_why, gap) => {
         await resync();
@@ -105,7 +111,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       pools: market.pools.size,
       tokens: market.tokens.size,
       streams: hub.connectionCount,
-      source: config.source,
+      source,
       role: 'api',
       cluster: { redis: subscriber.connected, gaps: subscriber.gaps, resyncs },
     });

@@ -149,7 +149,8 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     }, 'ogmios must be a WebSocket address such as ws://127.0.0.1:1337 or wss://host/path?key=… (no credentials or fragment)'),
     undefined as unknown as string,
   ) as string | undefined;
-  if (source === 'chain' && ogmios === undefined) throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
+  // An API node of a cluster follows nothing itself (the ingest node does).
+  if (source === 'chain' && ogmios === undefined && pick(flags, env, SERVICE_SETTINGS.role) !== 'api') throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
   const chainStart = read(
     'chainStart',
     z.string().transform((value, ctx) => {

@@ -331,6 +331,10 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     ingestor.onCommit((records) => history.invalidate(records));
     ingestor.onRollback(() => history.clear());
     ingestor.onCommit((records) => hub.publish(records));
+    // A chain rollback, once committed, is told to the streams that asked (the gateway: docs/chain.md).
+    ingestor.onBatch((batch) => {
+      if (batch.rollbackTo) hub.publishRollback(batch.rollbackTo);
+    });
 
     const keyStore = new KeyStore(store.keys);
     const keys = new KeyRing(keyStore, config.apiKeys, config.plans);

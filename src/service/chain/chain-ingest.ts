@@ -249,6 +249,7 @@ export class ChainIngest {
     try {
       await this.ingestor.commit({
         removeTradesAfter: slotTime(point.slot),
+        rollbackTo: { slot: point.slot, id: point.id, blockTime: slotTime(point.slot) },
         meta: { 'chain:tip': JSON.stringify(tip) },
         journal: { removeAfter: point.slot },
         chainLp: { set: lpSet, remove: lpRemove },

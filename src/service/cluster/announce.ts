@@ -44,8 +44,11 @@ export async function announceCommits(ingestor: Ingestor, redisUrl: string, mode
     ingestor.onBatch((batch) => {
       const seq = Number(/#(\d+)$/.exec(batch.meta?.[COMMIT_POSITION_META] ?? '')?.[1]);
       const resync = changesStructure(batch);
-      // A reload makes the nodes read the trades from the store: the message need not carry them.
-      void publisher.publish(seq, { records: resync ? [] : (batch.trades ?? []), reserves: resync ? [] : (batch.reserves ?? []), resync }).catch(failed);
+      // A reload gives the nodes the reserves from the store; the trades go to their streams either
+      // way (a chain block that creates a pool and trades another is both).
+      void publisher
+        .publish(seq, { records: batch.trades ?? [], reserves: resync ? [] : (batch.reserves ?? []), resync, ...(batch.rollbackTo ? { rollback: batch.rollbackTo } : {}) })
+        .catch(failed);
     });
     return { reload, close: () => publisher.close() };
   }

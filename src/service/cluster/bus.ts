@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { TradeRecord } from '../store/ports';
+import type { RollbackPoint, TradeRecord } from '../store/ports';
 
 /**
  * The commit bus between the single writer (ingest node) and the API nodes, on Redis pub/sub: after
@@ -20,6 +20,8 @@ export interface CommitMessage {
   readonly reserves: readonly { readonly id: number; readonly base: number; readonly quote: number }[];
   /** Tokens, pairs or pools were added or renamed, or trades were rolled back: reload from the store. */
   readonly resync: boolean;
+  /** The chain point a rollback went back to (told to the streams that asked). */
+  readonly rollback?: RollbackPoint;
 }
 
 export class CommitPublisher {
@@ -73,8 +75,13 @@ export function parsePosition(position: string | undefined): { writer: string; s
 }
 
 export interface SubscriberHooks {
-  /** A message in sequence. */
+  /** A message in sequence that needs no reload: its reserves into the market. */
   readonly apply: (message: CommitMessage) => void;
+  /**
+   * Every message in sequence, reload or not, after `apply`: its trades and rollback to the stream
+   * connections (events of an Aggregate this node does not know yet have no subscriber here).
+   */
+  readonly events: (message: CommitMessage) => void;
   /**
    * Reload from the store: `gap` when messages may have been missed (a gap in the numbers, a Redis
    * reconnect, a new writer), else because the commit asked for it (the market's structure changed).
@@ -124,8 +131,13 @@ export class CommitSubscriber {
         void subscriber.gap(hooks, `missed commit messages (got ${message.writer}#${message.seq} after ${last.writer}#${last.seq})`);
         return;
       }
-      if (message.resync) void hooks.resync('the writer added to the market or rolled back', false);
-      else hooks.apply(message);
+      if (message.resync) {
+        hooks.events(message);
+        void hooks.resync('the writer added to the market or rolled back', false);
+      } else {
+        hooks.apply(message);
+        hooks.events(message);
+      }
     });
     return subscriber;
   }

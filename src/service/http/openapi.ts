@@ -5,7 +5,7 @@ import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquid
 import { groupsResponseSchema } from '../../shared/api/groups';
 import { udfConfigSchema, udfHistoryQuerySchema, udfHistoryResponseSchema, udfSearchItemSchema, udfSearchQuerySchema, udfSymbolInfoQuerySchema, udfSymbolSchema, udfSymbolsQuerySchema } from '../../shared/api/udf';
 import { historyQuerySchema, historyResponseSchema } from '../../shared/api/history';
-import { streamErrorSchema, streamPingSchema, streamRequestSchema, tradeEventSchema } from '../../shared/api/stream';
+import { streamErrorSchema, streamPingSchema, streamRequestSchema, streamRollbackSchema, tradeEventSchema } from '../../shared/api/stream';
 import { symbolInfoQuerySchema, symbolInfoResponseSchema } from '../../shared/api/symbol-info';
 import { tokenCurrentQuerySchema, tokenLogoSchema, tokenStatsSchema } from '../../shared/api/tokens';
 
@@ -169,12 +169,13 @@ export function openApiDocument(): object {
           description:
             'A long-lived response, one JSON object per line: trade events, `{"s":"ok"}` pings every 20 s, and `{"s":"error","errmsg":…}` lines. ' +
             'A refusal (bad body, limits, authentication) is one error line on a 200 that then ends. One connection per key (plan: `streamsPerKey`): ' +
-            'a stream whose key has every slot held waits up to 2 s (`STREAM_HANDOVER_MS`) for one to free, as when a client aborts its stream and opens the next at once, then is refused with `Connection limit exceeded`; `Prefer: wait=0` asks to be refused at once (docs/decisions.md “Stream”).',
+            'a stream whose key has every slot held waits up to 2 s (`STREAM_HANDOVER_MS`) for one to free, as when a client aborts its stream and opens the next at once, then is refused with `Connection limit exceeded`; `Prefer: wait=0` asks to be refused at once (docs/decisions.md “Stream”). ' +
+            'Extension of this server: a stream opened with `X-Stream-Extensions: rollback` also gets `{"s":"rollback","slot":…,"id":…,"block_time":…}` when a chain-fed market rolled back to that block (every event after `block_time` was undone: reload the history after it); other streams never do (docs/chain.md).',
           requestBody: { content: { 'application/json': { schema: streamRequestSchema, example: [EXAMPLE_POOL] } } },
           responses: {
             '200': {
               description: 'The stream (each line one of the kinds below).',
-              content: { 'text/event-stream': { schema: z.union([tradeEventSchema, streamPingSchema, streamErrorSchema]) } },
+              content: { 'text/event-stream': { schema: z.union([tradeEventSchema, streamPingSchema, streamErrorSchema, streamRollbackSchema]) } },
             },
             // Refusals the stream route makes itself are one error line in the stream's media type...
             ...streamErrors([404, 405, 429, 500, 503]),

@@ -1,6 +1,6 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
 import { BarBatch, VOLUME_SCALE } from '../store/bar-batch';
-import type { ChainLpChange, CommitBatch, CreatedRows, JournalChange, NextIds, PoolRow, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
+import type { ChainLpChange, CommitBatch, CreatedRows, JournalChange, NextIds, PoolRow, RollbackPoint, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
 import { aggregatePoolId } from './generate';
 import { aggregateReplay, pairKey, poolPrice, poolTvl, sumAggregate, type LogoKind, type Market, type Pair, type Pool, type Token } from './model';
 
@@ -53,6 +53,8 @@ export interface CommitExtras {
   readonly journal?: JournalChange;
   /** The chain source's LP supplies (see `CommitBatch.chainLp`). */
   readonly chainLp?: ChainLpChange;
+  /** The chain point a rollback went back to (see `CommitBatch.rollbackTo`). */
+  readonly rollbackTo?: RollbackPoint;
 }
 
 /**
@@ -406,6 +408,7 @@ export class Ingestor {
       ...(extras.simState ? { simState: extras.simState } : {}),
       ...(extras.journal ? { journal: extras.journal } : {}),
       ...(extras.chainLp ? { chainLp: extras.chainLp } : {}),
+      ...(extras.rollbackTo ? { rollbackTo: extras.rollbackTo } : {}),
       ...(this.removed ? { remove: this.removed.rows } : {}),
     };
     const before = new Map(this.before);

@@ -226,6 +226,18 @@ export interface CommitBatch {
   readonly journal?: JournalChange;
   /** The chain source's LP supplies of its pools. */
   readonly chainLp?: ChainLpChange;
+  /**
+   * The chain point a rollback went back to (with `removeTradesAfter`): not stored, but told to the
+   * stream's clients that asked for it and, in a cluster, to the API nodes with the commit's message.
+   */
+  readonly rollbackTo?: RollbackPoint;
+}
+
+/** A chain point a rollback went back to, with its block's time (Unix seconds). */
+export interface RollbackPoint {
+  readonly slot: number;
+  readonly id: string;
+  readonly blockTime: number;
 }
 
 export interface MarketStore {

@@ -1,7 +1,7 @@
-import type { TradeEvent } from '../../shared/api/stream';
+import type { StreamRollback, TradeEvent } from '../../shared/api/stream';
 import type { Market } from '../market/model';
 import { VOLUME_SCALE } from '../store/bar-batch';
-import type { TradeRecord } from '../store/ports';
+import type { RollbackPoint, TradeRecord } from '../store/ports';
 
 /**
  * How long a new stream may wait for its key's slot, and when it stops waiting early (its client left).
@@ -24,6 +24,8 @@ export type LineSink = (line: string, event: TradeEvent, bytes: number) => void;
  */
 export class StreamHub {
   private readonly byPool = new Map<string, Set<LineSink>>();
+  /** Connections that asked for our rollback lines (`X-Stream-Extensions: rollback`). */
+  private readonly rollbackSinks = new Set<(line: string, bytes: number) => void>();
   /** Open streams per key. */
   private readonly openKeys = new Map<string, number>();
   /** How to end each open connection (on shutdown). */
@@ -48,6 +50,21 @@ export class StreamHub {
         if (sinks?.size === 0) this.byPool.delete(id);
       }
     };
+  }
+
+  /** Sends `sink` the rollback lines (a connection that asked for them); returns the unsubscribe function. */
+  subscribeRollbacks(sink: (line: string, bytes: number) => void): () => void {
+    this.rollbackSinks.add(sink);
+    return () => this.rollbackSinks.delete(sink);
+  }
+
+  /** Tells the connections that asked that the chain rolled back to `point` (after the rollback is committed). */
+  publishRollback(point: RollbackPoint): void {
+    if (this.rollbackSinks.size === 0) return;
+    const message: StreamRollback = { s: 'rollback', slot: point.slot, id: point.id, block_time: point.blockTime };
+    const line = `${JSON.stringify(message)}\n`;
+    const bytes = Buffer.byteLength(line);
+    for (const sink of this.rollbackSinks) sink(line, bytes);
   }
 
   /** Publishes committed trades (wired to the ingest path's commit listener). */

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { STREAM_ERRORS, streamRequestSchema } from '../../../shared/api/stream';
+import { ROLLBACK_EXTENSION, STREAM_ERRORS, STREAM_EXTENSIONS_HEADER, streamRequestSchema } from '../../../shared/api/stream';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { isPoolId } from '../../../shared/ids';
 import type { Market } from '../../market/model';
@@ -36,6 +36,8 @@ export interface StreamRoutesOptions extends GuardOptions {
   readonly leases?: StreamLeases;
   readonly hub: StreamHub;
   readonly stream: StreamOptions;
+  /** Whether our extensions are served: then a stream may ask for our rollback lines (`X-Stream-Extensions`). */
+  readonly extensions?: boolean;
 }
 
 const PING = `${JSON.stringify({ s: 'ok' })}\n`;
@@ -125,7 +127,13 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
       slowConsumerLine: streamErrorLine(STREAM_ERRORS.slowConsumer),
       onClose: () => cleanup(),
     });
-    const unsubscribe = hub.subscribe(ids, (line, _event, bytes) => sink.write(line, bytes));
+    const unsubscribeTrades = hub.subscribe(ids, (line, _event, bytes) => sink.write(line, bytes));
+    // Our rollback lines, for a client that asked (the gateway): never for the spec's clients.
+    const unsubscribeRollbacks = (options.extensions ?? true) && wantsRollbacks(c.req.header(STREAM_EXTENSIONS_HEADER)) ? hub.subscribeRollbacks((line, bytes) => sink.write(line, bytes)) : () => undefined;
+    const unsubscribe = () => {
+      unsubscribeTrades();
+      unsubscribeRollbacks();
+    };
     const ping = setInterval(() => sink.write(PING), stream.pingSeconds * 1000);
     const untrack = hub.track(() => sink.end());
     endLost = () => {
@@ -140,6 +148,11 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
   });
 
   return app;
+}
+
+/** Whether an `X-Stream-Extensions` header (a comma-separated list) asks for rollback lines. */
+function wantsRollbacks(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((token) => token.trim().toLowerCase() === ROLLBACK_EXTENSION);
 }
 
 /**
