@@ -42,8 +42,9 @@ const pool = (nftPolicy: string, assetA: string, assetB: string): VyFiPool => ({
  * src/utils/protocols/vyfinance/pools.generated.ts (generated from VyFi's /lp API, Apache-2.0, commit
  * 0ad8f0f3a3cada8fb0f7cefde4bf526b0899e8ab; validator hash beside each pool) and agree with the LP
  * token the transactions mint or burn (`VyFi_<A>/<B>_LP`) where they do; the Bar fees the swaps add
- * fall on the side that came in. The fee is VyFi's 0.3 % for every pool here: VYFI_FEE_BPS reproduces
- * the real swaps of ADA/SNEK (to the unit), ADA/DJED and ADA/AGIX.
+ * fall on the side that came in. The fee is VyFi's 0.3 % for every pool here: with it (and the 2 ADA
+ * kept) the real swaps of ADA/SNEK, ADA/DJED, ADA/AGIX, ADA/NTX, ADA/STRIKE and ADA/BTN pay out to the
+ * unit (docs/chain.md, VyFi).
  * - ADA/VYFI: transaction 39d10447… (maestro-org/maestro-cardano-indexer
  *   services/mapi/tests/polyphony_integration_tests.rs, its full CBOR): output 0 holds the NFT
  *   c285d6d7… with ADA and VYFI, and the transaction mints `VyFi_ADA/VYFI_LP`.
