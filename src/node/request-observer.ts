@@ -16,6 +16,14 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const innerRoutes = new WeakMap<Request, string>();
 
 /**
+ * Names the route template that answers `request` when its Hono route is a catch-all (the gateway
+ * forwarding /gw/v1/* by path): the observer counts it by this name instead.
+ */
+export function nameRoute(request: Request, route: string): void {
+  innerRoutes.set(request, route);
+}
+
+/**
  * Middleware of an app that the outer app calls with the request itself (`app.fetch(c.req.raw)`): it
  * tells the outer app's observer which of its routes answered, since the outer one only sees its own
  * catch-all. Register it first.

@@ -78,6 +78,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
   const remote = options.gateway.upstreamUrl;
   const metrics = options.metrics ?? createMetrics();
   const lifecycle = options.lifecycle ?? new Lifecycle();
+  // A host that gives both has registered its lifecycle's metrics (it serves them while starting).
+  if (options.metrics === undefined || options.lifecycle === undefined) lifecycle.register(metrics.registry);
   const runtime = remote === undefined ? await createServiceRuntime(options.service, { ...options.hooks, logRequests: false, metrics: metrics.registry }) : undefined;
   try {
     let upstream;

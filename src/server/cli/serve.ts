@@ -109,9 +109,8 @@ async function main(): Promise<void> {
  * drain, on SIGINT at once.
  */
 async function serveAll(staticDir: string, options: ReturnType<typeof readSettings>['platform'], server: ReturnType<typeof readSettings>['server'], log: LogHook): Promise<void> {
-  if (!existsSync(join(staticDir, 'index.html'))) {
-    log(`No built app in ${staticDir}/ (run npm run build, or npm start): serving the API and gateway only.`, { level: 'warn' });
-  }
+  const built = existsSync(join(staticDir, 'index.html'));
+  if (!built) log(`No built app in ${staticDir}/ (run npm run build, or npm start): serving the API and gateway only.`, { level: 'warn' });
   const metrics = createMetrics();
   const lifecycle = new Lifecycle();
   lifecycle.register(metrics.registry);
@@ -145,7 +144,7 @@ async function serveAll(staticDir: string, options: ReturnType<typeof readSettin
   }
 
   /** The platform once built (a signal may come before). */
-  const built: { platform?: Platform } = {};
+  const made: { platform?: Platform } = {};
   let stopping = false;
   let drain: NodeJS.Timeout | undefined;
   const stopNow = () => {
@@ -159,7 +158,7 @@ async function serveAll(staticDir: string, options: ReturnType<typeof readSettin
     httpServer.close();
     metricsServer?.close();
     setTimeout(() => process.exit(0), STOP_LIMIT_MS).unref();
-    void (built.platform?.close() ?? Promise.resolve())
+    void (made.platform?.close() ?? Promise.resolve())
       .catch((error: unknown) => log(error instanceof Error ? error.message : String(error), { level: 'error' }))
       .finally(() => {
         httpServer.closeAllConnections?.();
@@ -185,7 +184,7 @@ async function serveAll(staticDir: string, options: ReturnType<typeof readSettin
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   httpServer.on('error', (error: Error) => {
     log(`The server failed: ${error.message}`, { level: 'error' });
-    void (built.platform?.close() ?? Promise.resolve()).finally(() => process.exit(1));
+    void (made.platform?.close() ?? Promise.resolve()).finally(() => process.exit(1));
   });
 
   // Bars on a terminal; on a pipe, a log line every 10 %.
@@ -193,7 +192,7 @@ async function serveAll(staticDir: string, options: ReturnType<typeof readSettin
   const started = performance.now();
   const platform = await createPlatform({
     ...options,
-    staticDir,
+    ...(built ? { staticDir } : {}),
     metrics,
     serveMetrics: metricsHere,
     lifecycle,
@@ -210,7 +209,7 @@ async function serveAll(staticDir: string, options: ReturnType<typeof readSettin
       },
     },
   });
-  built.platform = platform;
+  made.platform = platform;
   progress.stop();
   const runtime = platform.runtime;
   if (runtime) {
