@@ -101,7 +101,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     // gateway tells them after a gap of its own upstream stream.
     const unwatch = runtime?.onStreamGap(() => gateway.upstreamStream.markMissed());
 
-    gatewayMetrics(metrics.registry, gateway);
+    // An ingest node serves no browser: its gateway stays idle, and out of the metrics.
+    if (runtime?.config.role !== 'ingest') gatewayMetrics(metrics.registry, gateway);
     new Gauge({
       name: `${METRIC_PREFIX}node_info`,
       help: 'Always 1: what this process is, as labels (role: all, ingest, api or gateway; source of its market).',

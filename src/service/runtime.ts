@@ -352,7 +352,8 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     const hub = new StreamHub(market);
     const history = new HistoryCache(store.bars);
     const refusals = new Refusals();
-    metrics?.serving({ hub, history, refusals });
+    // The writer of a cluster serves no API: its hub and caches stay idle, and out of the metrics.
+    if (config.role !== 'ingest') metrics?.serving({ hub, history, refusals });
     if (simulator) metrics?.simulator(simulator);
     // Caches first, so a client reacting to an event already reads the new bars.
     ingestor.onCommit((records) => history.invalidate(records));
