@@ -95,20 +95,32 @@ async function main(): Promise<void> {
   const { platform: options, server } = readSettings(parsed.values, process.env, process.stdout.isTTY === true);
   const logger = createLogger(server.log);
   const log = logHookOf(logger);
-  try {
-    await serveAll(parsed.values['static-dir'] ?? 'dist', options, server, log);
-  } catch (error) {
-    logger.fatal(error instanceof Error ? error.message : String(error));
+  /**
+   * Stops the process on a failure it cannot serve past (the port taken, the store refused, another
+   * writer): one plain line on standard error, as any command says why it failed, and the same as a
+   * fatal JSON log line for a log pipeline (not twice on a terminal, where the log is pretty).
+   */
+  const stop: Stop = (line) => {
+    if (server.log.format === 'json') logger.fatal(line);
+    console.error(line);
     process.exit(1);
+  };
+  try {
+    await serveAll(parsed.values['static-dir'] ?? 'dist', options, server, log, stop);
+  } catch (error) {
+    stop(error instanceof Error ? error.message : String(error));
   }
 }
+
+/** Ends the process with a line saying why. */
+type Stop = (line: string) => never;
 
 /**
  * Takes the port at once (probes and metrics answer while the market is created, backfilled or caught
  * up: /readyz says 503 until it is), builds the platform, then serves it; stops on SIGTERM after the
  * drain, on SIGINT at once.
  */
-async function serveAll(staticDir: string, options: ReturnType<typeof readSettings>['platform'], server: ReturnType<typeof readSettings>['server'], log: LogHook): Promise<void> {
+async function serveAll(staticDir: string, options: ReturnType<typeof readSettings>['platform'], server: ReturnType<typeof readSettings>['server'], log: LogHook, stop: Stop): Promise<void> {
   const built = existsSync(join(staticDir, 'index.html'));
   if (!built) log(`No built app in ${staticDir}/ (run npm run build, or npm start): serving the API and gateway only.`, { level: 'warn' });
   const metrics = createMetrics();
@@ -183,8 +195,7 @@ async function serveAll(staticDir: string, options: ReturnType<typeof readSettin
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   httpServer.on('error', (error: Error) => {
-    log(`The server failed: ${error.message}`, { level: 'error' });
-    void (made.platform?.close() ?? Promise.resolve()).finally(() => process.exit(1));
+    void (made.platform?.close() ?? Promise.resolve()).finally(() => stop(`The server failed: ${error.message}`));
   });
 
   // Bars on a terminal; on a pipe, a log line every 10 %.
@@ -203,10 +214,7 @@ async function serveAll(staticDir: string, options: ReturnType<typeof readSettin
         progress.onProgress(p);
       },
       // Another writer has the database: this one must not carry on (an orchestrator restarting it is refused clearly).
-      onFatal: (line) => {
-        log(`Stopping: ${line}`, { level: 'error' });
-        process.exit(1);
-      },
+      onFatal: (line) => stop(`Stopping: ${line}`),
     },
   });
   made.platform = platform;
