@@ -45,8 +45,9 @@ describe('probes and metrics', () => {
     for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) expect(text).toMatch(new RegExp(`^${name} `, 'm'));
     expect(seriesValue(text, 'cdx_ready')).toBe(1);
     expect(seriesValue(text, 'cdx_node_info', { role: 'all', source: 'simulated' })).toBe(1);
-    // Every line is a comment or `name{labels} value`: nothing Prometheus would refuse.
-    for (const line of text.split('\n').filter(Boolean)) expect(line).toMatch(/^(# (HELP|TYPE) .+|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? -?[0-9.e+-]+|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? (NaN|\+Inf|-Inf))$/);
+    // Every line is a comment or `name{labels} value`: nothing Prometheus would refuse (it reads special
+    // values as Go's ParseFloat does, whatever their case: prom-client writes NaN as `Nan`).
+    for (const line of text.split('\n').filter(Boolean)) expect(line).toMatch(/^(# (HELP|TYPE) .+|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? (-?[0-9.e+-]+|nan|[+-]inf))$/i);
   });
 
   it('gives every answer a request id and logs each request with it, its route template and status', async () => {
