@@ -10,10 +10,10 @@ import { NODE_SERVER_OPTIONS } from './src/node/response-sink';
 import { guardRawPaths } from './src/node/raw-path';
 
 /** Paths the platform answers; everything else is Vite's (the SPA and its modules). */
-const PLATFORM_PATHS = /^\/(api|gw|healthz|__test__)(\/|$|\?)/;
+const PLATFORM_PATHS = /^\/(api|gw|healthz|livez|readyz|metrics|__test__)(\/|$|\?)/;
 
 /**
- * Mounts the data service (/api/v1, /healthz) and the gateway (/gw/v1) on `vite` and `vite preview`,
+ * Mounts the data service (/api/v1, /healthz), the gateway (/gw/v1), the probes and /metrics on `vite` and `vite preview`,
  * configured by the same environment variables as `npm run serve`. The market lives in SQLite, so a
  * dev-server restart (Vite restarts when this file's imports change) picks up where it left off.
  */

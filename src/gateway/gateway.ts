@@ -1,4 +1,5 @@
 import { addressRateLimit } from './address-limit';
+import type { LogHook } from '../node/log';
 import type { RequestLimiter } from '../node/rate-limits';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
@@ -21,7 +22,7 @@ import { publicUpstreamUrl, type Upstream } from './upstream';
 export interface GatewayOptions {
   readonly config: GatewayConfig;
   readonly upstream: Upstream;
-  readonly log?: (line: string) => void;
+  readonly log?: LogHook;
   /** The browser's address (for per-address limits); default: the socket's remote address. */
   readonly clientAddress?: (c: Context) => string;
   /**
@@ -40,6 +41,8 @@ export interface Gateway {
   readonly paced: PacedUpstream;
   /** /gw/v1/info's answer (the page's HTML carries it too: src/server/platform.ts). */
   info(): Promise<GatewayInfo>;
+  /** REST requests refused for being over their client address's budget, since start (metrics). */
+  readonly addressRefusals: number;
   close(): void;
 }
 
@@ -154,8 +157,17 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const app = new Hono({ strict: false }).basePath(GATEWAY_PREFIX);
   const clientAddress = options.clientAddress ?? socketAddress;
+  let addressRefusals = 0;
   if (config.requestsPerMinutePerAddress > 0) {
-    app.use('*', addressRateLimit({ requestsPerMinute: config.requestsPerMinutePerAddress, clientAddress, ...(options.addressLimiter ? { limiter: options.addressLimiter } : {}) }));
+    app.use(
+      '*',
+      addressRateLimit({
+        requestsPerMinute: config.requestsPerMinutePerAddress,
+        clientAddress,
+        ...(options.addressLimiter ? { limiter: options.addressLimiter } : {}),
+        onRefused: () => addressRefusals++,
+      }),
+    );
   }
   app.get('/info', async (c) => {
     c.header('Cache-Control', 'no-store');
@@ -184,6 +196,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     upstreamStream,
     paced,
     info,
+    get addressRefusals() {
+      return addressRefusals;
+    },
     close: () => {
       paced.close();
       upstreamStream.close();

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { TOKEN_ERROR_TYPES } from '../shared/api/errors';
 import { GATEWAY_PREFIX } from '../shared/api/gateway';
+import { nameRoute } from '../node/request-observer';
 import { gatewayError, type CacheRule, type Family, type Forwarder } from './forward';
 import { forwardLogo } from './logo';
 
@@ -16,6 +17,12 @@ const CACHE_RULES: readonly (CacheRule & { readonly pattern: RegExp })[] = [
 
 /** The service's GET endpoints (the spec's), the only paths forwarded; a trailing slash where the service takes one. */
 const FORWARDED_PATHS: readonly RegExp[] = [/^\/(groups|symbol_info|history)\/?$/, /^\/tokens\/current\/?$/, LOGO_PATH];
+
+/** The route template of a forwarded path (for the request metrics: a logo's unit is not a label). */
+function forwardedRoute(path: string): string {
+  const bare = path.replace(/\/$/, '');
+  return `${GATEWAY_PREFIX}${bare.startsWith('/tokens/logo/') ? '/tokens/logo/:unit' : bare}`;
+}
 
 /** A percent-encoded '/', '\' or '.': an upstream (or a proxy before it) that decodes them could leave /api/v1. */
 const ENCODED_SEPARATOR = /%(2f|5c|2e)/i;
@@ -74,6 +81,7 @@ export function restRoutes({ forwarder, ownPaths = [] }: RestOptions): Hono {
     }
 
     const target = `/api/v1${rest}${url.search}`;
+    nameRoute(c.req.raw, forwardedRoute(rest));
     if (LOGO_PATH.test(rest)) return forwardLogo(c, forwarder, target, LOGO_RULE);
     return forwarder.forward(c, target, family, CACHE_RULES.find((r) => r.pattern.test(rest)));
   });

@@ -31,6 +31,8 @@ export interface OpenStreamOptions {
   readonly slowConsumerLine: string;
   /** Called once when the stream ends, whatever the cause (client gone, dropped, ended). */
   readonly onClose: () => void;
+  /** Called when the client is dropped for not reading (before `onClose`). */
+  readonly onSlowConsumer?: () => void;
 }
 
 const encoder = new TextEncoder();
@@ -165,6 +167,7 @@ function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOpt
         // The client stopped reading: drop it rather than buffer without bound.
         flush();
         outgoing.end(options.slowConsumerLine);
+        options.onSlowConsumer?.();
         close();
         return false;
       }
@@ -232,6 +235,7 @@ function webStream(c: Context, options: OpenStreamOptions): { response: Response
         out.flush();
         controller.enqueue(encoder.encode(options.slowConsumerLine));
         controller.close();
+        options.onSlowConsumer?.();
         close();
         return false;
       }

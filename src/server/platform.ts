@@ -6,11 +6,15 @@ import { Hono, type Context } from 'hono';
 import { compress } from 'hono/compress';
 import { GATEWAY_PREFIX } from '../shared/api/gateway';
 import { firstChartOf } from '../shared/first-chart';
-import { requestLogger } from '../node/http';
-import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
+import { Gauge } from 'prom-client';
+import { createMetrics, METRIC_PREFIX, type Metrics } from '../node/metrics';
+import { observeRequests } from '../node/request-observer';
+import { createServiceRuntime, type ReadinessChecks, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
 import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from '../gateway/config';
 import { createGateway, type Gateway } from '../gateway/gateway';
+import { gatewayMetrics } from '../gateway/metrics';
+import { Lifecycle, operationsRoutes } from './operations';
 import { embeddedUpstream, remoteUpstream } from '../gateway/upstream';
 import { bootBarsElement, bootInfoElement, pageEncoding, splitPage, streamPage, type BootBars } from './page';
 import { parseBlockQuery } from './test-controls';
@@ -27,6 +31,15 @@ export interface PlatformOptions {
    */
   readonly testControls?: boolean;
   readonly hooks?: RuntimeHooks;
+  /** The process's metrics (default: a registry of the platform's own). */
+  readonly metrics?: Metrics;
+  /** Serve /metrics on the platform's app (default true; false when `--metrics-port` moves it). */
+  readonly serveMetrics?: boolean;
+  /**
+   * The server's life (starting, ready, draining), which /readyz answers from; the host marks it ready
+   * once it serves the platform. Default: one of the platform's own, ready once the platform is built.
+   */
+  readonly lifecycle?: Lifecycle;
 }
 
 export interface Platform {
@@ -34,6 +47,10 @@ export interface Platform {
   readonly app: Hono;
   readonly runtime: ServiceRuntime | undefined;
   readonly gateway: Gateway;
+  readonly metrics: Metrics;
+  readonly lifecycle: Lifecycle;
+  /** This node's readiness checks (its store, chain, PostgreSQL and Redis: see ServiceRuntime.readiness). */
+  readiness(): Promise<ReadinessChecks>;
   /** Starts live trading of the embedded market. */
   startLive(): void;
   close(): Promise<void>;
@@ -46,7 +63,7 @@ export interface Platform {
 const BOOT_ANSWERS_WAIT_MS = 100;
 
 /** Paths the SPA fallback must never answer. */
-const NON_SPA = /^\/(api|gw|udf|healthz|__test__|docs|openapi\.json)(\/|$)/;
+const NON_SPA = /^\/(api|gw|udf|healthz|livez|readyz|metrics|__test__|docs|openapi\.json)(\/|$)/;
 
 /**
  * Composes the server: the embedded data service (unless the gateway points at a remote upstream),
@@ -59,7 +76,11 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     throw new Error('Test controls can never be enabled in production (NODE_ENV=production).');
   }
   const remote = options.gateway.upstreamUrl;
-  const runtime = remote === undefined ? await createServiceRuntime(options.service, { ...options.hooks, logRequests: false }) : undefined;
+  const metrics = options.metrics ?? createMetrics();
+  const lifecycle = options.lifecycle ?? new Lifecycle();
+  // A host that gives both has registered its lifecycle's metrics (it serves them while starting).
+  if (options.metrics === undefined || options.lifecycle === undefined) lifecycle.register(metrics.registry);
+  const runtime = remote === undefined ? await createServiceRuntime(options.service, { ...options.hooks, logRequests: false, metrics: metrics.registry }) : undefined;
   try {
     let upstream;
     if (remote !== undefined) {
@@ -80,8 +101,20 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     // gateway tells them after a gap of its own upstream stream.
     const unwatch = runtime?.onStreamGap(() => gateway.upstreamStream.markMissed());
 
+    // An ingest node serves no browser: its gateway stays idle, and out of the metrics.
+    if (runtime?.config.role !== 'ingest') gatewayMetrics(metrics.registry, gateway);
+    new Gauge({
+      name: `${METRIC_PREFIX}node_info`,
+      help: 'Always 1: what this process is, as labels (role: all, ingest, api or gateway; source of its market).',
+      labelNames: ['role', 'source'],
+      registers: [metrics.registry],
+    }).set({ role: runtime ? runtime.config.role : 'gateway', source: runtime ? runtime.config.source : 'upstream' }, 1);
+    const readiness = async (): Promise<ReadinessChecks> => (runtime ? runtime.readiness() : {});
+
     const app = new Hono({ strict: false });
-    if (log) app.use('*', requestLogger(log));
+    app.use('*', observeRequests({ ...(log ? { log } : {}), metrics: metrics.http }));
+    // Probes and metrics on every role, never behind a key (docs/operations.md).
+    app.route('/', operationsRoutes({ lifecycle, ...(options.serveMetrics === false ? {} : { registry: metrics.registry }) }));
     // A path under an API prefix that no part serves (e.g. /gw/healthz) is a 404 in the price family's
     // shape, like every other refusal there; anything else (a missing asset) stays a plain 404.
     app.notFound((c) => {
@@ -107,7 +140,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       app.get('/docs/*', service);
     }
     if (runtime && options.testControls) {
-      log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
+      log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.', { level: 'warn' });
       app.post('/__test__/block', async (c) => {
         if (runtime.config.source !== 'simulated') return c.json({ s: 'error', errmsg: `The market's source is ${runtime.config.source}: there is no simulator to trade` }, 409);
         const query = parseBlockQuery(c.req.query('pool'), c.req.query('trades'));
@@ -123,14 +156,14 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         } catch (error) {
           // The block was not committed (a full disk, say): nothing of it happened.
           const errmsg = `The block could not be committed: ${error instanceof Error ? error.message : String(error)}`;
-          log?.(`market: ${errmsg}`);
+          log?.(`market: ${errmsg}`, { level: 'error' });
           return c.json({ s: 'error', errmsg }, 503);
         }
       });
     }
     if (remote !== undefined && options.testControls) {
       // Browser flows in remote mode drive the other server's market through this one.
-      log?.(`Test controls are ON: POST /__test__/block is passed to ${new URL(remote).origin}. Never use this in production.`);
+      log?.(`Test controls are ON: POST /__test__/block is passed to ${new URL(remote).origin}. Never use this in production.`, { level: 'warn' });
       app.post('/__test__/block', async (c) => {
         try {
           // The query (a pool to trade, trades) goes along: the upstream's control reads it.
@@ -207,10 +240,15 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       });
     }
 
+    // Built: a platform that owns its lifecycle is ready now; a host that gave one says when.
+    if (options.lifecycle === undefined) lifecycle.ready(readiness);
     return {
       app,
       runtime,
       gateway,
+      metrics,
+      lifecycle,
+      readiness,
       startLive: () => runtime?.startLive(),
       close: async () => {
         unwatch?.();

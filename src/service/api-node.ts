@@ -8,9 +8,11 @@ import { Ingestor } from './market/ingest';
 import { buildMarket } from './market/load';
 import { sumAggregate } from './market/model';
 import type { RuntimeHooks, ServiceRuntime } from './runtime';
-import { serveMarket } from './serving';
+import { serveMarket, storeCheck } from './serving';
 import { openReaderStore } from './store/open';
 import { StreamHub } from './stream/hub';
+import { Refusals } from './auth/rate-limit';
+import { ServiceMetrics } from './metrics';
 
 /**
  * An API node of a cluster (`--role api`): serves /api/v1 (and, composed by the server, the gateway and
@@ -33,6 +35,9 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
     const history = new HistoryCache(store.bars);
     const gapListeners = new Set<() => void>();
     let resyncs = 0;
+    const metrics = hooks.metrics ? new ServiceMetrics(hooks.metrics) : undefined;
+    const refusals = new Refusals();
+    metrics?.serving({ hub, history, refusals });
 
     /** A commit's reserves into the market in memory, its Aggregates' sums after them. */
     const applyReserves = (message: CommitMessage) => {
@@ -65,7 +70,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
         }
         resyncs++;
       } catch (error) {
-        log?.(`api node: resync failed (${error instanceof Error ? error.message : String(error)}); the next message retries`);
+        log?.(`api node: resync failed (${error instanceof Error ? error.message : String(error)}); the next message retries`, { level: 'warn' });
       } finally {
         applied = undefined;
       }
@@ -85,8 +90,12 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       });
       return queued;
     };
+    const shared = SharedLimits.create(config.redisUrl, { leaseMs: config.streamLeaseSeconds * 1000, ...(log ? { log } : {}) });
+    // Read when Prometheus scrapes (the subscriber exists by then); observes each commit message's age when applied here.
+    const fanout = metrics?.apiNode({ connected: () => subscriber.connected, gaps: () => subscriber.gaps, resyncs: () => resyncs, leases: shared });
     const subscriber = CommitSubscriber.create(config.redisUrl, {
       apply: (message) => {
+        if (message.at !== undefined) fanout?.(Date.now() - message.at);
         applyReserves(message);
         applied?.push(message);
         history.invalidate(message.records);
@@ -102,7 +111,6 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       },
       ...(log ? { log } : {}),
     });
-    const shared = SharedLimits.create(config.redisUrl, { leaseMs: config.streamLeaseSeconds * 1000, ...(log ? { log } : {}) });
 
     const keyStore = new KeyStore(store.keys);
     const keys = new KeyRing(keyStore, config.apiKeys, config.plans);
@@ -115,7 +123,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       role: 'api',
       cluster: { redis: subscriber.connected, gaps: subscriber.gaps, resyncs },
     });
-    const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs }, { store, market, keys, hub, history, limiter: shared, leases: shared, health });
+    const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs }, { store, market, keys, hub, history, limiter: shared, leases: shared, refusals, health });
     let closed = false;
     return {
       app,
@@ -134,6 +142,10 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       startupTrades: 0,
       startLive: () => undefined,
       sharedLimiter: shared,
+      readiness: async () => ({
+        postgres: closed ? 'closed' : await storeCheck(store),
+        redis: subscriber.connected ? 'ok' : 'not connected',
+      }),
       onStreamGap: (listener) => {
         gapListeners.add(listener);
         return () => gapListeners.delete(listener);

@@ -129,6 +129,12 @@ function eventOf(t: TradeRecord, names: ReadonlyMap<number, string>): TradeEvent
   };
 }
 
+/** A node's readiness answer (/readyz): its status and checks. */
+const readiness = async (origin: string) => {
+  const answer = await fetch(`${origin}/readyz`);
+  return { status: answer.status, checks: ((await answer.json()) as { checks: Record<string, string> }).checks };
+};
+
 /** An API node's link to the writer (its /healthz `cluster`). */
 const cluster = async (origin: string) => ((await (await fetch(`${origin}/healthz`)).json()) as { cluster: { gaps: number; redis: boolean; resyncs: number } }).cluster;
 
@@ -390,7 +396,11 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     const leases = (await probe.keys('tps:lease:*')).filter((key) => !others.includes(key));
     expect(leases).toHaveLength(1);
     const before = (await cluster(api1.origin)).gaps;
+    expect(await readiness(api1.origin)).toEqual({ status: 200, checks: { postgres: 'ok', redis: 'ok' } });
     await redis.stop();
+    // No commits reach it without Redis: not ready (for the load balancer), until it is back.
+    await vi.waitUntil(async () => (await readiness(api1.origin)).status === 503, { timeout: 10_000, interval: 50 });
+    expect(await readiness(api1.origin)).toEqual({ status: 503, checks: { postgres: 'ok', redis: 'not connected' } });
     await redis.start();
     await vi.waitUntil(async () => {
       const state = await cluster(api1.origin);
@@ -409,6 +419,7 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       throw error;
     });
     delivered.stop();
+    expect((await readiness(api1.origin)).status).toBe(200);
     // The node's gateway heard of the gap: its browsers are told to resync, and stay live.
     await browser.until(() => liveStatuses(browser).some((s) => s.resync), 10_000);
     expect(liveStatuses(browser).at(-1)).toEqual({ state: 'connected', resync: true });
@@ -475,6 +486,10 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     const stored = await new KeyStore(keys.keys).create('enterprise', 'cluster test').finally(() => keys.close());
     await pg.stop();
     try {
+      // Not ready: neither an API node (its store) nor the writer (its store, its lock's session).
+      expect(await readiness(api1.origin)).toEqual({ status: 503, checks: { postgres: 'not answering', redis: 'ok' } });
+      await vi.waitUntil(async () => (await readiness(ingest.origin)).status === 503, { timeout: 10_000, interval: 100 });
+      expect((await readiness(ingest.origin)).checks).toEqual({ store: 'not answering' });
       const now = Math.floor(Date.now() / 1000);
       const history = await get(api1.origin, `/api/v1/history?symbol=${aggregates[1]}&resolution=1min&from=${now - 7 * 86_400}&to=${now - 6 * 86_400}`);
       expect(history.status).toBe(503);
@@ -513,8 +528,9 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       console.log(ingest.output().slice(-4000));
       throw error;
     });
-    // The stored key streams again.
+    // The stored key streams again; everyone is ready again.
     await vi.waitUntil(() => streamsAgain(api1.origin, stored.key), { timeout: 15_000, interval: 500 });
+    for (const origin of [api1.origin, api2.origin, ingest.origin]) await vi.waitUntil(async () => (await readiness(origin)).status === 200, { timeout: 15_000, interval: 200 });
     expect(ingest.output()).toMatch(/the writer lost its PostgreSQL session/);
     expect(ingest.output()).toMatch(/the writer lock is held again/);
     // And it still holds it: a second writer is refused.

@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
 import type { z } from 'zod';
+import type { LogHook } from '../../node/log';
 import type { Upstream } from '../upstream';
 
 export interface PacedUpstreamOptions {
@@ -9,7 +10,7 @@ export interface PacedUpstreamOptions {
   readonly timeoutMs: number;
   /** Tries of one request refused with a 429 (each after the upstream's Retry-After). */
   readonly maxTries?: number;
-  readonly log?: (line: string) => void;
+  readonly log?: LogHook;
 }
 
 /** An upstream answer that is not a 200 (after any 429 retries). */
@@ -114,7 +115,7 @@ export class PacedUpstream {
   private pauseFor(ms: number, reason: string | undefined): void {
     const until = Date.now() + Math.min(MAX_PAUSE_MS, ms);
     if (until <= this.resumeAt || this.closed) return;
-    if (reason) this.options.log?.(`gateway: ${reason}`);
+    if (reason) this.options.log?.(`gateway: ${reason}`, { level: 'warn' });
     this.resumeAt = until;
     this.queue.pause();
     clearTimeout(this.resumeTimer);

@@ -64,6 +64,11 @@ export class LiveHub implements UpstreamListener {
   private switchFailing = false;
   /** Browsers waiting for a failing switch that were told `reconnecting`. */
   private readonly toldWaiting = new WeakSet<LiveClient>();
+  /** Trade events written to browsers, and those a browser could not take (dropped as too slow): totals since start. */
+  delivered = 0;
+  dropped = 0;
+  /** Browsers dropped for not reading fast enough (counted by the live route). */
+  slowConsumers = 0;
 
   constructor(
     private readonly onUnionChange: (pools: ReadonlySet<string>) => void,
@@ -280,7 +285,10 @@ export class LiveHub implements UpstreamListener {
     if (!clients) return;
     const bytes = Buffer.byteLength(frame);
     // A client dropped while written to leaves the set: deleting from a Set during its iteration is safe.
-    for (const client of clients) client.write(frame, bytes);
+    for (const client of clients) {
+      if (client.write(frame, bytes)) this.delivered++;
+      else this.dropped++;
+    }
   }
 
   /** Sends a frame to every browser (heartbeats). */

@@ -74,6 +74,7 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
       headers: SSE_HEADERS,
       maxUnreadBytes: options.maxBufferedBytes,
       slowConsumerLine: errorFrame({ errmsg: 'Dropped: the connection is not reading fast enough', retry: true }),
+      onSlowConsumer: () => hub.slowConsumers++,
       onClose: () => cleanup(),
     });
     const client: LiveClient = {

@@ -1,5 +1,6 @@
 import { backoffDelay } from '../../shared/backoff';
 import { STREAM_ERRORS, streamLineSchema, type TradeEvent } from '../../shared/api/stream';
+import type { LogHook } from '../../node/log';
 import type { Upstream } from '../upstream';
 
 /** Longest upstream line the gateway waits for (a trade event is about 250 characters). */
@@ -17,7 +18,7 @@ export interface UpstreamStreamOptions {
   readonly idleLingerMs?: number;
   /** Uniform [0, 1) for jitter (injectable for tests). */
   readonly random?: () => number;
-  readonly log?: (line: string) => void;
+  readonly log?: LogHook;
 }
 
 export interface UpstreamListener {
@@ -228,7 +229,7 @@ export class UpstreamStream {
         if (line === '') continue;
         const parsed = streamLineSchema.safeParse(safeJson(line));
         if (!parsed.success) {
-          this.options.log?.(`gateway: ignoring an unparseable upstream line: ${line.slice(0, 120)}`);
+          this.options.log?.(`gateway: ignoring an unparseable upstream line: ${line.slice(0, 120)}`, { level: 'warn' });
           continue;
         }
         const message = parsed.data;
@@ -294,6 +295,7 @@ export class UpstreamStream {
       if (limit !== undefined) {
         this.options.log?.(
           `gateway: the upstream plan allows ${limit} pools per stream (${connection.pools.size} were asked); following at most ${limit} (set GATEWAY_UPSTREAM_MAX_POOLS=${limit})`,
+          { level: 'warn' },
         );
         // The listener drops browsers until the union fits; setPools then re-subscribes (debounced).
         this.listener.onPoolLimit(limit);
@@ -340,7 +342,7 @@ export class UpstreamStream {
       this.down = true;
       this.listener.onDown(reason);
     }
-    if (reason.includes(STREAM_ERRORS.invalidAuth)) this.options.log?.('gateway: the upstream rejects the gateway key: check UPSTREAM_API_KEY');
+    if (reason.includes(STREAM_ERRORS.invalidAuth)) this.options.log?.('gateway: the upstream rejects the gateway key: check UPSTREAM_API_KEY', { level: 'error' });
     this.scheduleRetry(reason);
   }
 
@@ -348,7 +350,7 @@ export class UpstreamStream {
     if (this.retry !== undefined) return;
     const delay = backoffDelay(this.attempt, { initialMs: this.options.backoffInitialMs, maxMs: this.options.backoffMaxMs }, this.options.random);
     this.attempt++;
-    this.options.log?.(`gateway: upstream stream: ${reason}; retry ${this.attempt} in ${delay} ms`);
+    this.options.log?.(`gateway: upstream stream: ${reason}; retry ${this.attempt} in ${delay} ms`, { level: 'warn' });
     this.retry = setTimeout(() => {
       this.retry = undefined;
       this.apply();

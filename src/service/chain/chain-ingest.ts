@@ -1,3 +1,4 @@
+import type { LogHook } from '../../node/log';
 import type { DexGroup } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/ids';
 import { fallbackTicker } from '../importers/registry';
@@ -77,13 +78,13 @@ export class ChainIngest {
     private committedTip: ChainTip | undefined,
     private journal: JournalRow[],
     lp: Map<number, bigint>,
-    private readonly log: (line: string) => void,
+    private readonly log: LogHook,
   ) {
     this.tipPoint = committedTip;
     this.lp = lp;
   }
 
-  static async open(ingestor: Ingestor, market: MarketStore, log: (line: string) => void = () => undefined): Promise<ChainIngest> {
+  static async open(ingestor: Ingestor, market: MarketStore, log: LogHook = () => undefined): Promise<ChainIngest> {
     const tip = await market.meta('chain:tip');
     return new ChainIngest(ingestor, tip ? (JSON.parse(tip) as ChainTip) : undefined, await market.journal(), await market.chainLp(), log);
   }
@@ -149,7 +150,7 @@ export class ChainIngest {
     if (this.tipPoint && block.slot <= this.tipPoint.slot) return { ...NOTHING, skipped: 'already applied' };
     this.checkFollows(block);
     this.unreadableBlocks++;
-    this.log(`chain: block ${block.height} at slot ${block.slot} (${block.id}) skipped: ${reason}`);
+    this.log(`chain: block ${block.height} at slot ${block.slot} (${block.id}) skipped: ${reason}`, { level: 'warn', slot: block.slot, block: block.id, height: block.height });
     this.pushRow(block, [], undefined);
     if (options.commit !== false) await this.flush();
     return { ...NOTHING, skipped: reason };
@@ -216,7 +217,7 @@ export class ChainIngest {
     const undone = this.journal.filter((e) => e.slot > point.slot);
     const kept = this.journal.filter((e) => e.slot <= point.slot);
     if (this.journal.length === 0 || (this.journal[0]?.slot ?? 0) > point.slot) {
-      this.log(`chain: rollback to slot ${point.slot} is deeper than the journal (${JOURNAL_BLOCKS} blocks); trades after it are removed, reserves and pools kept`);
+      this.log(`chain: rollback to slot ${point.slot} is deeper than the journal (${JOURNAL_BLOCKS} blocks); trades after it are removed, reserves and pools kept`, { level: 'warn', slot: point.slot, block: point.id });
     }
     const created = { tokens: [] as number[], pairs: [] as number[], pools: [] as number[] };
     for (const row of undone) {
@@ -263,7 +264,7 @@ export class ChainIngest {
     this.committedTip = tip;
     this.tipPoint = tip;
     this.journal = kept;
-    this.log(`chain: rolled back ${undone.length} block(s) to slot ${point.slot}`);
+    this.log(`chain: rolled back ${undone.length} block(s) to slot ${point.slot}`, { slot: point.slot, block: point.id, blocks: undone.length });
     return undone.length;
   }
 
@@ -279,7 +280,14 @@ export class ChainIngest {
         if ('error' in out) {
           undecodable++;
           this.undecodableOutputs.set(out.group, (this.undecodableOutputs.get(out.group) ?? 0) + 1);
-          this.log(`chain: ${out.group} pool output ${tx.id}#${out.index} in block ${block.height} (slot ${block.slot}) skipped: ${out.error}`);
+          this.log(`chain: ${out.group} pool output ${tx.id}#${out.index} in block ${block.height} (slot ${block.slot}) skipped: ${out.error}`, {
+            level: 'warn',
+            slot: block.slot,
+            block: block.id,
+            height: block.height,
+            dex: out.group,
+            output: `${tx.id}#${out.index}`,
+          });
           continue;
         }
         const { state } = out;

@@ -1,4 +1,5 @@
 import { ChainSynchronization, createInteractionContext, createLedgerStateQueryClient, safeJSON, type InteractionContext } from '@cardano-ogmios/client';
+import type { LogHook, LogLevel } from '../../node/log';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff';
 import type { ChainPoint } from './block';
 import type { ChainIngest, ChainTip } from './chain-ingest';
@@ -68,7 +69,8 @@ export interface FollowerOptions {
   readonly start: ChainStart;
   /** A Kupo chain index beside Ogmios (`--kupo`), where `start` N days back finds its block. */
   readonly kupoUrl?: string;
-  readonly log?: (line: string) => void;
+  /** Problems at `warn`, what the source does at `info`. */
+  readonly log?: LogHook;
   /** Requests in flight (pipelining). */
   readonly inFlight?: number;
   /** Reconnect delays (default 0.5 s doubling to 30 s). */
@@ -172,8 +174,8 @@ export class ChainFollower {
     await this.running;
   }
 
-  private log(line: string): void {
-    this.options.log?.(line);
+  private log(line: string, level: LogLevel = 'warn'): void {
+    this.options.log?.(line, { level });
   }
 
   /** Runs `op` after every store change before it: blocks, rollbacks and timed flushes never overlap. */
@@ -329,7 +331,7 @@ export class ChainFollower {
       this.state = 'syncing';
       this.lastError = undefined;
       const tip = this.ingest.tip;
-      this.log(`chain: following ${shownUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.startPoint?.slot ?? '?'}`}`);
+      this.log(`chain: following ${shownUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.startPoint?.slot ?? '?'}`}`, 'info');
     } catch (error) {
       if (error instanceof StartError) {
         fail(error);
@@ -368,6 +370,7 @@ export class ChainFollower {
       this.log(
         `chain: a new market starts at the node's tip, slot ${tip.slot}: prices from its next block on, no history before it. ` +
           'To start earlier, use a new data directory with --chain-start 30d --kupo http://127.0.0.1:1442 (about 30 days back, through a Kupo beside Ogmios) or --chain-start <slot>.<block hash>.',
+        'info',
       );
       return this.startPoint;
     }
@@ -380,7 +383,7 @@ export class ChainFollower {
     }
     if (!point) throw new StartError(`Kupo holds no block at or before slot ${slot} (${start.days} day(s) before the tip): it indexes from a later point. Start Kupo with --since at or before that slot, or ask fewer days`);
     this.startPoint = point;
-    this.log(`chain: a new market starts about ${start.days} day(s) back, at slot ${point.slot} (block ${point.id}, from Kupo): catching up to the tip at slot ${tip.slot}`);
+    this.log(`chain: a new market starts about ${start.days} day(s) back, at slot ${point.slot} (block ${point.id}, from Kupo): catching up to the tip at slot ${tip.slot}`, 'info');
     return point;
   }
 

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { LogHook } from '../../node/log';
 import type { RollbackPoint, TradeRecord } from '../store/ports';
 
 /**
@@ -22,6 +23,8 @@ export interface CommitMessage {
   readonly resync: boolean;
   /** The chain point a rollback went back to (told to the streams that asked). */
   readonly rollback?: RollbackPoint;
+  /** When the writer published it (Unix ms; absent from older writers): nodes measure the fan-out's latency by it. */
+  readonly at?: number;
 }
 
 export class CommitPublisher {
@@ -34,9 +37,9 @@ export class CommitPublisher {
    * Connects to Redis, waiting up to 5 s for it: a writer starting while Redis is away carries on
    * (its publishes fail and are logged; API nodes see the gap when the messages resume, and resync).
    */
-  static async connect(url: string, log?: (line: string) => void): Promise<CommitPublisher> {
+  static async connect(url: string, log?: LogHook): Promise<CommitPublisher> {
     const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    redis.on('error', (error: Error) => log?.(`redis (publish): ${error.message}`));
+    redis.on('error', (error: Error) => log?.(`redis (publish): ${error.message}`, { level: 'warn' }));
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 5_000);
       timer.unref?.();
@@ -59,8 +62,8 @@ export class CommitPublisher {
   }
 
   /** Publishes message `seq` (a failure is logged by the caller: API nodes see the gap and resync). */
-  async publish(seq: number, message: Omit<CommitMessage, 'writer' | 'seq'>): Promise<void> {
-    await this.redis.publish(COMMIT_CHANNEL, JSON.stringify({ writer: this.writer, seq, ...message }));
+  async publish(seq: number, message: Omit<CommitMessage, 'writer' | 'seq' | 'at'>): Promise<void> {
+    await this.redis.publish(COMMIT_CHANNEL, JSON.stringify({ writer: this.writer, seq, at: Date.now(), ...message }));
   }
 
   async close(): Promise<void> {
@@ -87,7 +90,7 @@ export interface SubscriberHooks {
    * reconnect, a new writer), else because the commit asked for it (the market's structure changed).
    */
   readonly resync: (why: string, gap: boolean) => Promise<void>;
-  readonly log?: (line: string) => void;
+  readonly log?: LogHook;
 }
 
 export class CommitSubscriber {
@@ -101,7 +104,7 @@ export class CommitSubscriber {
     const redis = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2_000) });
     const subscriber = new CommitSubscriber(redis);
     let first = true;
-    redis.on('error', (error: Error) => hooks.log?.(`redis (subscribe): ${error.message}`));
+    redis.on('error', (error: Error) => hooks.log?.(`redis (subscribe): ${error.message}`, { level: 'warn' }));
     redis.on('close', () => (subscriber.connected = false));
     redis.on('ready', () => {
       subscriber.connected = true;
@@ -116,7 +119,7 @@ export class CommitSubscriber {
       try {
         message = JSON.parse(text) as CommitMessage;
       } catch {
-        hooks.log?.('redis: a commit message that is not JSON was ignored');
+        hooks.log?.('redis: a commit message that is not JSON was ignored', { level: 'warn' });
         return;
       }
       const last = subscriber.last;
@@ -144,7 +147,7 @@ export class CommitSubscriber {
 
   private async gap(hooks: SubscriberHooks, why: string): Promise<void> {
     this.gaps++;
-    hooks.log?.(`commit bus: ${why}; resyncing from the store`);
+    hooks.log?.(`commit bus: ${why}; resyncing from the store`, { level: 'warn' });
     await hooks.resync(why, true);
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import type { LogHook } from '../../node/log';
 import { RequestBudgets, WINDOW_SECONDS, type RateDecision, type RequestLimiter } from '../../node/rate-limits';
 import type { SlotWait } from '../stream/hub';
 
@@ -43,6 +44,12 @@ type LeaseRedis = Redis & {
  */
 export class SharedLimits implements RequestLimiter {
   readonly node = randomUUID();
+  /**
+   * Stream leases this node could not have, totals since start (metrics): a new connection whose key
+   * had every slot held (`held`), a live connection whose slot another took (`lost`), Redis not
+   * answering (`unreachable`).
+   */
+  readonly conflicts = { held: 0, lost: 0, unreachable: 0 };
   /** Budgets counted in Redis, with this node's memory as the insurance while Redis is unreachable. */
   private readonly budgets: RequestBudgets;
   /** Streams of this node waiting for a slot, by key: woken when this node releases one of the key. */
@@ -63,9 +70,9 @@ export class SharedLimits implements RequestLimiter {
     );
   }
 
-  static create(url: string, options: { readonly leaseMs?: number; readonly log?: (line: string) => void } = {}): SharedLimits {
+  static create(url: string, options: { readonly leaseMs?: number; readonly log?: LogHook } = {}): SharedLimits {
     const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 });
-    redis.on('error', (error: Error) => options.log?.(`redis (limits): ${error.message}`));
+    redis.on('error', (error: Error) => options.log?.(`redis (limits): ${error.message}`, { level: 'warn' }));
     // Two compare-and-set steps Redis has no command for (before 8.4's DELEX IFEQ), each one atomic script.
     redis.defineCommand('refreshLease', { numberOfKeys: 1, lua: REFRESH_LEASE });
     redis.defineCommand('releaseLease', { numberOfKeys: 1, lua: RELEASE_LEASE });
@@ -101,9 +108,13 @@ export class SharedLimits implements RequestLimiter {
         slot = await this.takeFreeSlot(keyId, max, token);
       }
     } catch {
+      this.conflicts.unreachable++;
       return undefined;
     }
-    if (slot === undefined) return undefined;
+    if (slot === undefined) {
+      this.conflicts.held++;
+      return undefined;
+    }
     let released = false;
     let refreshing = false;
     const refresh = setInterval(() => {
@@ -120,6 +131,7 @@ export class SharedLimits implements RequestLimiter {
           else {
             released = true;
             clearInterval(refresh);
+            this.conflicts.lost++;
             onLost();
           }
         } catch {

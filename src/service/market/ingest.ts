@@ -43,6 +43,9 @@ export interface NewPool {
   readonly simulated: boolean;
 }
 
+/** Told of each commit: its store transaction's seconds, the trades it wrote, whether it succeeded. */
+export type CommitObserver = (seconds: number, trades: number, ok: boolean) => void;
+
 /** What a commit writes besides the pending changes (in the same transaction). */
 export interface CommitExtras {
   readonly simState?: SimState;
@@ -129,6 +132,13 @@ export class Ingestor {
   }
 
   private stamp: (() => Readonly<Record<string, string>>) | undefined;
+
+  /** Told how long each commit took, how many trades it wrote and whether it succeeded (metrics). */
+  observeCommits(observer: CommitObserver): void {
+    this.observer = observer;
+  }
+
+  private observer: CommitObserver | undefined;
 
   /** Called after a commit that rolled trades back (caches of bars must forget what they hold). */
   onRollback(listener: () => void): () => void {
@@ -357,13 +367,17 @@ export class Ingestor {
     // The batch is taken now, so changes made while an earlier commit is in flight go to the next one.
     const taken = this.take(extras);
     const run = this.tail.then(async () => {
+      const started = performance.now();
+      const trades = taken.batch.trades?.length ?? 0;
       try {
         await this.store.commit(taken.batch);
       } catch (error) {
+        this.observer?.((performance.now() - started) / 1000, trades, false);
         taken.undo();
         this.failure = { message: error instanceof Error ? error.message : String(error), at: Date.now() };
         throw error;
       }
+      this.observer?.((performance.now() - started) / 1000, trades, true);
       this.failure = undefined;
       const records = taken.batch.trades ?? [];
       if (taken.batch.removeTradesAfter !== undefined) for (const listener of this.rollbackListeners) listener();

@@ -330,6 +330,11 @@ export interface Store {
   commit(batch: CommitBatch): Promise<void>;
   /** Bulk loading (the first backfill): faster, less durable commits; off again afterwards. */
   setBulkMode(bulk: boolean): Promise<void>;
+  /**
+   * Resolves when the store answers a trivial query now (and a writer still holds its lock); rejects
+   * otherwise. For readiness checks: bounded by the engine's connection and query timeouts.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -14,8 +14,11 @@ export interface SlotWait {
   readonly signal?: AbortSignal;
 }
 
-/** Receives serialised lines (one JSON object + '\n', `bytes` long in UTF-8) for the pools it subscribed to. */
-export type LineSink = (line: string, event: TradeEvent, bytes: number) => void;
+/**
+ * Receives serialised lines (one JSON object + '\n', `bytes` long in UTF-8) for the pools it subscribed
+ * to; returns false when the line could not be delivered (the connection was dropped for not reading).
+ */
+export type LineSink = (line: string, event: TradeEvent, bytes: number) => boolean | void;
 
 /**
  * Fans committed trades out to stream connections, as events of the trade's Aggregate pool (the only
@@ -32,6 +35,11 @@ export class StreamHub {
   private readonly enders = new Set<() => void>();
   /** Streams waiting for a slot of their key, first come first served: each is handed the next slot freed. */
   private readonly waiting = new Map<string, Set<(granted: boolean) => void>>();
+  /** Events handed to connections, and those a connection could not take (it was dropped as too slow): totals since start. */
+  delivered = 0;
+  dropped = 0;
+  /** Connections dropped for not reading fast enough (counted by the stream route). */
+  slowConsumers = 0;
 
   constructor(private readonly market: Market) {}
 
@@ -87,7 +95,10 @@ export class StreamHub {
       const line = `${JSON.stringify(event)}\n`;
       const bytes = Buffer.byteLength(line);
       // A sink may unsubscribe while called (a dropped client): deleting from a Set during its iteration is safe.
-      for (const sink of sinks) sink(line, event, bytes);
+      for (const sink of sinks) {
+        if (sink(line, event, bytes) === false) this.dropped++;
+        else this.delivered++;
+      }
     }
   }
 

@@ -125,6 +125,7 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
       headers: STREAM_HEADERS,
       maxUnreadBytes: stream.maxBufferedBytes,
       slowConsumerLine: streamErrorLine(STREAM_ERRORS.slowConsumer),
+      onSlowConsumer: () => hub.slowConsumers++,
       onClose: () => cleanup(),
     });
     const unsubscribeTrades = hub.subscribe(ids, (line, _event, bytes) => sink.write(line, bytes));
