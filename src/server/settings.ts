@@ -27,3 +27,17 @@ export function readSettings(flags: Flags, env: Env): { platform: Omit<PlatformO
     server: { port, host },
   };
 }
+
+/**
+ * Every address the settings name that may carry a key (Ogmios, the gateway's upstream, PostgreSQL,
+ * Redis), as given: what the server removes (`textRedactor`) from all it prints, before or after the
+ * settings are checked. `argv` also counts, so a command line that fails to parse is covered.
+ */
+export function configuredSecrets(flags: Flags, env: Env, argv: readonly string[] = []): (string | undefined)[] {
+  const fromArgs: string[] = [];
+  argv.forEach((arg, i) => {
+    if (arg === '--ogmios') fromArgs.push(argv[i + 1] ?? '');
+    else if (arg.startsWith('--ogmios=')) fromArgs.push(arg.slice('--ogmios='.length));
+  });
+  return [typeof flags.ogmios === 'string' ? flags.ogmios : undefined, ...fromArgs, env.OGMIOS_URL, env.UPSTREAM_URL, env.DATABASE_URL, env.REDIS_URL];
+}

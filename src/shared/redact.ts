@@ -78,10 +78,11 @@ function secretParts(address: string): { readonly exact: string[]; readonly host
   }
   if (url) {
     exact.add(url.href);
-    host.add(url.hostname).add(url.host);
+    host.add(url.hostname);
     if (url.hostname.startsWith('[')) host.add(url.hostname.slice(1, -1));
     for (const part of [url.username, url.password]) exact.add(part).add(decoded(part));
-    const path = url.pathname;
+    // Without its first slash, so that a redacted text keeps its shape (`host:1/<redacted>/health`).
+    const path = url.pathname.slice(1);
     exact.add(path).add(decoded(path));
     for (const segment of path.split('/')) exact.add(segment).add(decoded(segment));
     for (const piece of [url.search, url.search.slice(1), url.hash, url.hash.slice(1)]) exact.add(piece).add(decoded(piece));
@@ -93,53 +94,59 @@ function secretParts(address: string): { readonly exact: string[]; readonly host
     // Not a URL: every run of characters between separators may be the key.
     for (const piece of raw.split(/[\s:/?#@&=]+/)) exact.add(piece).add(decoded(piece));
   }
-  const long = (set: Set<string>) => [...set].filter((part) => part.length >= MIN_PART_LENGTH);
+  const long = (set: Set<string>) => [...set].filter((part) => part.length >= MIN_PART_LENGTH && !harmless(part));
   return { exact: long(exact), host: long(host) };
+}
+
+/**
+ * A part that is a piece of a shown form (a scheme this server speaks, or the placeholder), such as the
+ * customary user name `postgres`: no key, and removing it would spoil already redacted texts.
+ */
+function harmless(part: string): boolean {
+  const lower = part.toLowerCase();
+  return REDACTED.includes(lower) || [...SHOWN_SCHEMES].some((scheme) => scheme.includes(lower));
 }
 
 const escaped = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** One alternation, longest first (a part that contains another is taken whole). */
-function alternation(parts: readonly string[], flags: string): RegExp | undefined {
-  if (parts.length === 0) return undefined;
-  const sorted = [...new Set(parts)].sort((a, b) => b.length - a.length);
-  return new RegExp(sorted.map(escaped).join('|'), flags);
-}
+/** A pattern matching `part` in any letter case (host names are case-insensitive), the rest of the pattern case-sensitive. */
+const anyCase = (part: string) =>
+  [...part]
+    .map((char) => {
+      const [lower, upper] = [char.toLowerCase(), char.toUpperCase()];
+      return lower !== upper && lower.length === 1 && upper.length === 1 ? `[${escaped(lower)}${escaped(upper)}]` : escaped(char);
+    })
+    .join('');
 
 /**
  * A function that removes every part of `addresses` able to carry a key from a text (an error message
- * of a client library, a log line): each whole address becomes its {@link redactUrl} form, and then its
- * host (in any letter case), user name, password, path, path segments, query, query names and values
- * and fragment (as written and percent-decoded) become {@link REDACTED}. Undefined and empty addresses
- * are skipped, so a caller can pass its settings as they are.
+ * of a client library, a log line): each whole address becomes its {@link redactUrl} form, and its host
+ * (in any letter case), user name, password, path, path segments, query, query names and values and
+ * fragment (as written and percent-decoded) become {@link REDACTED}. One pass, longest part first, so a
+ * replacement is never searched again. Undefined and empty addresses are skipped, so a caller can pass
+ * its settings as they are.
  */
 export function textRedactor(addresses: readonly (string | undefined)[]): (text: string) => string {
   const given = addresses.filter((address): address is string => address !== undefined && address.trim() !== '');
   if (given.length === 0) return (text) => text;
   const whole = new Map<string, string>();
-  const exact: string[] = [];
-  const host: string[] = [];
+  const patterns = new Map<string, string>();
   for (const address of given) {
-    const parts = secretParts(address);
-    whole.set(address.trim(), redactUrl(address));
+    const shown = redactUrl(address);
+    whole.set(address.trim(), shown);
     try {
-      whole.set(new URL(address.trim()).href, redactUrl(address));
+      whole.set(new URL(address.trim()).href, shown);
     } catch {
       // Not a URL: its written form is the one there is.
     }
-    exact.push(...parts.exact);
-    host.push(...parts.host);
+    const parts = secretParts(address);
+    for (const part of parts.exact) patterns.set(part, escaped(part));
+    for (const part of parts.host) patterns.set(part, anyCase(part));
   }
-  const wholeRe = alternation([...whole.keys()], 'g');
-  const exactRe = alternation(exact, 'g');
-  const hostRe = alternation(host, 'gi');
-  return (text) => {
-    let out = text;
-    if (wholeRe) out = out.replace(wholeRe, (match) => whole.get(match) ?? REDACTED);
-    if (exactRe) out = out.replace(exactRe, REDACTED);
-    if (hostRe) out = out.replace(hostRe, REDACTED);
-    return out;
-  };
+  for (const part of whole.keys()) patterns.set(part, escaped(part));
+  const alternation = [...patterns.entries()].sort(([a], [b]) => b.length - a.length).map(([, pattern]) => pattern);
+  const pattern = new RegExp(alternation.join('|'), 'g');
+  return (text) => text.replace(pattern, (match) => whole.get(match) ?? REDACTED);
 }
 
 /** {@link textRedactor} for a single text. */
@@ -159,4 +166,22 @@ function safeString(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/**
+ * An error to throw on in place of `error` when its message holds a part of `addresses`: a plain Error
+ * with the redacted message and the same `name` and `code` (what callers test), and no `cause` or stack
+ * of the original (either could repeat the address). `error` itself when there is nothing to remove.
+ */
+export function redactedError(error: unknown, addresses: readonly (string | undefined)[]): unknown {
+  const text = error instanceof Error ? error.message : undefined;
+  if (text === undefined) return error;
+  const shown = redactText(text, addresses);
+  if (shown === text) return error;
+  const replaced = new Error(shown);
+  replaced.name = (error as Error).name;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') Object.assign(replaced, { code });
+  replaced.stack = `${replaced.name}: ${shown}`;
+  return replaced;
 }

@@ -61,6 +61,12 @@ describe('redactText', () => {
     expect(shown).toContain(REDACTED);
   });
 
+  it('keeps the shape of the text: what failed, and where, but for the parts', () => {
+    expect(redactText('request to http://127.0.0.1:1/dmtrPATHKEY5678/health failed, reason: connect ECONNREFUSED 127.0.0.1:1', all)).toBe(
+      `request to http://${REDACTED}:1/${REDACTED}/health failed, reason: connect ECONNREFUSED ${REDACTED}:1`,
+    );
+  });
+
   it('removes percent-encoded and decoded forms alike', () => {
     const address = 'wss://host.example/p?key=a%2Bb%20SECRETKEY';
     expect(redactText('key=a%2Bb%20SECRETKEY', [address])).not.toContain('SECRETKEY');
@@ -70,6 +76,16 @@ describe('redactText', () => {
   it('leaves short parts and the rest of the text alone', () => {
     const text = 'Ogmios did not answer a ping within 30 s (api v1)';
     expect(redactText(text, ['ws://127.0.0.1:1337/api/v1'])).toBe(text);
+  });
+
+  it('leaves a redacted text as it is (a text redacted twice, customary names such as the user postgres)', () => {
+    const local = 'postgres://postgres:postgres@localhost:5432/postgres';
+    for (const address of [...all, local]) {
+      expect(redactText(redactUrl(address), [address])).toBe(redactUrl(address));
+      const once = redactText(`failed: ${address} (host ${new URL(address).hostname})`, [address]);
+      expect(redactText(once, [address])).toBe(once);
+    }
+    expect(redactText(`error: ${local} is in use`, [local])).toBe(`error: postgres://${REDACTED}:5432 is in use`);
   });
 
   it('skips undefined and empty addresses, and changes nothing without any', () => {

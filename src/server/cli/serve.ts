@@ -10,7 +10,8 @@ import { guardRawPaths } from '../../node/raw-path';
 import { NODE_SERVER_OPTIONS } from '../../node/response-sink';
 import { createPlatform } from '../platform';
 import { progressReporter } from '../progress';
-import { readSettings } from '../settings';
+import { textRedactor } from '../../shared/redact';
+import { configuredSecrets, readSettings } from '../settings';
 
 const USAGE = `Usage: npm run serve -- [options]
 
@@ -60,6 +61,15 @@ function checkPort(host: string, port: number): Promise<void> {
   });
 }
 
+/**
+ * What the server prints, without a part of a configured address (a hosted Ogmios's key, a database's
+ * password...): set from the raw settings before they are checked, so their own errors are covered.
+ */
+let redact = textRedactor(configuredSecrets({}, process.env, process.argv.slice(2)));
+const say = (line: string) => console.log(redact(line));
+const complain = (line: string) => console.error(redact(line));
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 async function main(): Promise<void> {
   let parsed;
   try {
@@ -85,13 +95,14 @@ async function main(): Promise<void> {
       strict: true,
     });
   } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    complain(`${errorText(error)}\n\n${USAGE}`);
     process.exit(2);
   }
   if (parsed.values.help) {
     console.log(USAGE);
     return;
   }
+  redact = textRedactor(configuredSecrets(parsed.values, process.env, process.argv.slice(2)));
   const { platform: options, server } = readSettings(parsed.values, process.env);
   const staticDir = parsed.values['static-dir'] ?? 'dist';
   if (!existsSync(join(staticDir, 'index.html'))) {
@@ -104,11 +115,11 @@ async function main(): Promise<void> {
     ...options,
     staticDir,
     hooks: {
-      log: (line) => console.log(line),
+      log: say,
       onProgress: progress.onProgress,
       // Another writer has the database: this one must not carry on (an orchestrator restarting it is refused clearly).
       onFatal: (line) => {
-        console.error(`Stopping: ${line}`);
+        complain(`Stopping: ${line}`);
         process.exit(1);
       },
     },
@@ -116,7 +127,7 @@ async function main(): Promise<void> {
   progress.stop();
   const runtime = platform.runtime;
   if (runtime) {
-    console.log(
+    say(
       `Market ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${runtime.market.pools.size} pools, ${runtime.startupTrades} trades produced at start.`,
     );
   }
@@ -145,7 +156,7 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(0), 5000).unref();
     void platform
       .close()
-      .catch((error: unknown) => console.error(error instanceof Error ? error.message : String(error)))
+      .catch((error: unknown) => complain(errorText(error)))
       .finally(() => {
         (httpServer as Server).closeAllConnections?.();
         process.exit(0);
@@ -156,6 +167,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  complain(errorText(error));
   process.exit(1);
 });

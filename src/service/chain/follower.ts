@@ -1,5 +1,6 @@
 import { ChainSynchronization, createInteractionContext, safeJSON } from '@cardano-ogmios/client';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff';
+import { redactUrl, textRedactor } from '../../shared/redact';
 import type { ChainPoint } from './block';
 import type { ChainIngest, ChainTip } from './chain-ingest';
 import { slotTime } from './block';
@@ -89,12 +90,6 @@ export const BATCH_MAX_MS = 1_000;
 /** A recent, well-known mainnet point: block 9,894,906 (Babbage era, 2024-02-17), the first of prise's real test blocks. */
 export const DEFAULT_CHAIN_START: ChainPoint = { slot: 115_585_913, id: '6a15ab132fb7d4a9fe49981db4812cfccdb418e48edd398f7c9d5fea906ee787' };
 
-/** Ogmios' address as logs and errors show it: origin and path, never a query (a hosted endpoint's key may be there). */
-export function shownUrl(address: string): string {
-  const url = new URL(address);
-  return `${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
-}
-
 /** Parses `<slot>.<blockhash>`. */
 export function parseChainPoint(value: string): ChainPoint {
   const match = /^(\d+)\.([0-9a-fA-F]{64})$/.exec(value.trim());
@@ -119,11 +114,18 @@ export class ChainFollower {
   /** When the pending batch's first block was applied (ms), and the timer that flushes it if no block follows. */
   private batchStarted = 0;
   private batchTimer: NodeJS.Timeout | undefined;
+  /**
+   * What the status and the log show of a text: the client library's errors embed Ogmios' address
+   * (`request to http://HOST/PATH/health failed`), and a hosted endpoint's key is in its host, path or query.
+   */
+  private readonly redact: (text: string) => string;
 
   constructor(
     private readonly ingest: ChainIngest,
     private readonly options: FollowerOptions,
-  ) {}
+  ) {
+    this.redact = textRedactor([options.url]);
+  }
 
   status(): ChainStatus {
     const tip = this.ingest.tip;
@@ -144,7 +146,7 @@ export class ChainFollower {
       deepestRollback: this.deepestRollback,
       garbage: this.garbage,
       reconnects: this.reconnects,
-      lastError: this.lastError,
+      lastError: this.lastError === undefined ? undefined : this.redact(this.lastError),
     };
   }
 
@@ -163,7 +165,7 @@ export class ChainFollower {
   }
 
   private log(line: string): void {
-    this.options.log?.(line);
+    this.options.log?.(this.redact(line));
   }
 
   /** Runs `op` after every store change before it: blocks, rollbacks and timed flushes never overlap. */
@@ -198,7 +200,7 @@ export class ChainFollower {
       this.state = 'reconnecting';
       this.reconnects++;
       const delay = backoffDelay(attempt, this.options.backoff ?? { initialMs: 500, maxMs: 30_000 });
-      this.log(`chain: connection to ${shownUrl(this.options.url)} lost (${this.lastError ?? 'closed'}); reconnecting in ${Math.round(delay)} ms`);
+      this.log(`chain: connection to ${redactUrl(this.options.url)} lost (${this.lastError ?? 'closed'}); reconnecting in ${Math.round(delay)} ms`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
         this.wake = () => {
@@ -318,10 +320,10 @@ export class ChainFollower {
       this.state = 'syncing';
       this.lastError = undefined;
       const tip = this.ingest.tip;
-      this.log(`chain: following ${shownUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.options.start.slot}`}`);
+      this.log(`chain: following ${redactUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.options.start.slot}`}`);
     } catch (error) {
       const message = (error as { error?: { message?: string } })?.error?.message ?? (error instanceof Error ? error.message : JSON.stringify(error));
-      fail(new Error(`no intersection with ${shownUrl(this.options.url)} at any of ${points.length} point(s) from slot ${points[0]?.slot ?? '?'}: ${message}`));
+      fail(new Error(`no intersection with ${redactUrl(this.options.url)} at any of ${points.length} point(s) from slot ${points[0]?.slot ?? '?'}: ${message}`));
     }
     await done;
     clearInterval(heartbeat);
