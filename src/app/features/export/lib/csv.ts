@@ -18,9 +18,21 @@ function number(value: number): string {
   return /e/i.test(text) ? value.toFixed(20).replace(/\.?0+$/, '') : text;
 }
 
-/** A field as RFC 4180 wants it: quoted (quotes doubled) when it holds a comma, quote or line break. */
-function field(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/**
+ * First characters that make a spreadsheet read a cell as a formula (`=`, `+`, `-`, `@`) or that it
+ * drops before reading one (tab, carriage return): OWASP's "CSV Injection" list.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A text field as RFC 4180 wants it: quoted (quotes doubled) when it holds a comma, quote or line
+ * break; and one that a spreadsheet would run as a formula (a symbol name is made of tickers anyone
+ * may choose: `=HYPERLINK(...)`) starts with an apostrophe, which spreadsheets show as text and hide
+ * (OWASP "CSV Injection"). Numbers are never fields: a negative number stays a number.
+ */
+export function csvField(text: string): string {
+  const safe = FORMULA_START.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
@@ -36,7 +48,7 @@ export interface ExportSeries {
  * of them has (ascending), a cell left empty where a line has no point at that time.
  */
 export function seriesToCsv(series: readonly ExportSeries[]): string {
-  const lines = [['time_utc', 'unix_time', ...series.map((s) => field(s.header))].join(',')];
+  const lines = [['time_utc', 'unix_time', ...series.map((s) => csvField(s.header))].join(',')];
   const columns = series.map((s) => new Map(s.points.map((p) => [p.time, p.value])));
   const times = [...new Set(series.flatMap((s) => s.points.map((p) => p.time)))].sort((a, b) => a - b);
   for (const time of times) {
@@ -47,7 +59,7 @@ export function seriesToCsv(series: readonly ExportSeries[]): string {
 
 /** Bars as CSV (RFC 4180, CRLF line ends): one header line (csvHeader), one line per bar, times in UTC ISO 8601. */
 export function barsToCsv(bars: readonly Bar[], currency: 'ada' | 'usd' = 'ada'): string {
-  const lines = [csvHeader(currency).join(',')];
+  const lines = [csvHeader(currency).map(csvField).join(',')];
   for (const bar of bars) {
     lines.push(
       [isoTime(bar.time), String(bar.time), number(bar.open), number(bar.high), number(bar.low), number(bar.close), number(bar.volume), number(bar.tvl)].join(','),
