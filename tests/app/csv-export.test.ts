@@ -72,4 +72,15 @@ describe('CSV export', () => {
     const bars = barsToCsv([{ time: asSeconds(t), open: -1, high: -1, low: -1, close: -1, volume: 0, tvl: 0 }]);
     expect(bars.split('\r\n')[1]).toBe('2025-01-31T14:00:00Z,1738332000,-1,-1,-1,-1,0,0');
   });
+
+  it('writes every number so that it reads back as the same number, small ones in decimals', () => {
+    const values = [0, -0, 1, -1.5, 0.0048113, 1e-7, -2.25e-7, 1.2345678901234567e-12, 5e-324, -2.2250738585072014e-308, 1e21, 1e300, -1.7976931348623157e308, 123456789012345680000];
+    const csv = seriesToCsv(values.map((value, i) => ({ header: `v${i}`, points: [{ time: 60, value }] })));
+    const cells = csv.split('\r\n')[1]?.split(',').slice(2) ?? [];
+    expect(cells.map(Number)).toEqual(values.map((v) => (Object.is(v, -0) ? 0 : v)));
+    expect(cells[5]).toBe('0.0000001');
+    expect(cells[7]).toBe('0.0000000000012345678901234567');
+    expect(cells[11]).toBe('1e+300');
+    for (const cell of cells) expect(cell).not.toMatch(/^'/);
+  });
 });

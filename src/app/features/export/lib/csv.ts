@@ -10,12 +10,20 @@ export function csvHeader(currency: 'ada' | 'usd' = 'ada'): readonly string[] {
   return currency === 'usd' ? CSV_HEADER.map((name, i) => (i < 2 ? name : `${name}_usd`)) : CSV_HEADER;
 }
 
-/** Numbers as JavaScript writes them (full precision, no grouping, no exponent for ordinary prices). */
+/**
+ * Numbers as JavaScript writes them (the shortest digits that read back as the same number, no
+ * grouping). Small ones (1e-7 and below) are written out in decimals, every digit kept, so spreadsheets
+ * show them as prices: `0.00000015`. Huge ones (1e21 and up) keep their exponent, a number to every
+ * spreadsheet (decimals would be made-up digits; the former toFixed(20) and trailing-zero trim wrote 1e300 as
+ * `1e+3` and 1e-25 as `0`, found while writing the soak's CSV part).
+ */
 function number(value: number): string {
   if (!Number.isFinite(value)) return '';
   const text = String(value);
-  // 1e-7 and the like: write them out so spreadsheets keep the digits.
-  return /e/i.test(text) ? value.toFixed(20).replace(/\.?0+$/, '') : text;
+  const small = /^(-?)(\d)(?:\.(\d+))?e-(\d+)$/.exec(text);
+  if (!small) return text;
+  const [, sign = '', first = '', rest = '', exponent = '0'] = small;
+  return `${sign}0.${'0'.repeat(Number(exponent) - 1)}${first}${rest}`;
 }
 
 /**
