@@ -8,12 +8,14 @@ import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { fuzz, type FuzzSeeds } from './fuzz';
 import { crashes } from './crash';
 import { faults } from './faults';
+import { csvSoak, tickers } from './names';
+import { secrets } from './secrets';
 import { load, slowConsumers } from './load';
 import { SOAK_KEY, SoakServer } from './server';
 
 /**
- * npm run soak [-- --only fuzz,load,slow,crash,faults] [--out soak-results.json] [--fuzz n] [--seed n]
- * [--load-seconds n] [--load-clients n] [--kills n]: the reliability suite (docs/reliability.md). Each part runs against a real server
+ * npm run soak [-- --only fuzz,load,slow,crash,faults,secrets,tickers,csv] [--out soak-results.json] [--fuzz n]
+ * [--seed n] [--load-seconds n] [--load-clients n] [--kills n] [--tickers n] [--csv n]: the reliability suite (docs/reliability.md). Each part runs against a real server
  * process on a small market, prints what it found and the whole run is written as JSON. Exit code 1
  * when any part found a defect (a 5xx, a hang, an answer in no documented shape, a lost or doubled
  * trade, unbounded memory...).
@@ -57,6 +59,8 @@ async function main(): Promise<void> {
       'load-seconds': { type: 'string', default: '60' },
       'load-clients': { type: 'string', default: '200' },
       kills: { type: 'string', default: '10' },
+      tickers: { type: 'string', default: '3000' },
+      csv: { type: 'string', default: '10000' },
     },
   });
   const only = values.only?.split(',');
@@ -162,6 +166,49 @@ async function main(): Promise<void> {
       } finally {
         rmSync(root, { recursive: true, force: true });
       }
+    }
+
+    // Issue 29: no key of a configured address shown, unambiguous tickers, CSV cells no spreadsheet runs.
+    if (wanted('secrets')) {
+      log('secrets: keys in every part of the Ogmios, upstream and database addresses, each endpoint refusing, silent, answering garbage, unresolvable');
+      const r = await secrets({ observeSeconds: 8, log });
+      results.push({
+        part: 'secrets',
+        ok: r.leaks.length === 0 && r.problems.length === 0,
+        summary: `${r.scenarios} server processes in ${r.seconds} s (each failure kind, configuration errors, --help): ${r.answers} answers and ${r.lines} printed lines searched, ${r.errorTexts} failures surfaced, keys shown ${r.leaks.length}${r.problems.length > 0 ? `, problems ${r.problems.length}` : ''}`,
+        details: r,
+      });
+      for (const e of [...r.leaks, ...r.problems].slice(0, 10)) log(`  ${e}`);
+    }
+    let symbolNames: readonly string[] = [];
+    if (wanted('tickers')) {
+      const root = mkdtempSync(join(tmpdir(), 'soak-tickers-'));
+      try {
+        log(`tickers: the issue's look-alikes and ${values.tickers} generated adversarial tokens, served`);
+        const r = await tickers({ root, tokens: Number(values.tickers), byName: 500, seed: Number(values.seed), log });
+        symbolNames = r.symbolNames;
+        const { symbolNames: _names, ...details } = r;
+        results.push({
+          part: 'tickers',
+          ok: r.duplicates + r.lookAlikes + r.invisible + r.wrongPool === 0,
+          summary: `${r.tokens} adversarial tokens, ${r.names} symbol names (symbol_info in ${r.symbolInfoMs} ms): given twice ${r.duplicates}, looking alike ${r.lookAlikes}, with invisible characters ${r.invisible}; ${r.checkedByName} requested by name: another pool answered ${r.wrongPool}`,
+          details,
+        });
+        for (const e of r.examples) log(`  ${e}`);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    }
+    if (wanted('csv')) {
+      log(`csv: ${values.csv} generated exports with hostile headers${symbolNames.length > 0 ? ' and the adversarial symbol names' : ''}, parsed back`);
+      const r = csvSoak({ files: Number(values.csv), symbolNames, seed: Number(values.seed) });
+      results.push({
+        part: 'csv',
+        ok: r.formulas + r.badNumbers + r.unparsable === 0,
+        summary: `${r.files} exports parsed back: ${r.textCells} text cells, formulas left ${r.formulas}; ${r.numberCells} numbers, not read back as written ${r.badNumbers}; unparsable ${r.unparsable}`,
+        details: r,
+      });
+      for (const e of r.examples) log(`  ${e}`);
     }
   } finally {
     if (server.running) await server.stop('SIGKILL');

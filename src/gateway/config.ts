@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { redactUrl } from '../shared/redact';
 
 /** The gateway's configuration (environment variables; see the README's table). */
 export interface GatewayConfig {
@@ -83,7 +84,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     try {
       url = new URL(upstreamUrl);
     } catch {
-      throw new Error(`UPSTREAM_URL must be an http(s) URL such as https://api.example.com (got "${upstreamUrl}")`);
+      throw new Error(`UPSTREAM_URL must be an http(s) URL such as https://api.example.com (got "${redactUrl(upstreamUrl)}")`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('UPSTREAM_URL must use http or https');
     // fetch refuses credentials in a URL, and a query or fragment would end up inside every request path.

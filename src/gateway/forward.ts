@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import type { PriceError, TokenError, TokenErrorItem } from '../shared/api/errors';
 import { acceptsEncoding, acceptsGzip, etagMatches } from '../node/http';
 import { webStreamOf } from '../node/streams';
+import { redactError } from '../shared/redact';
 import type { Upstream } from './upstream';
 
 const gzipAsync = promisify(gzipCallback);
@@ -198,7 +199,8 @@ export class Forwarder {
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
       return gatewayError(c, family, 504, `Upstream did not answer within ${this.options.timeoutMs} ms`, { loc: [], type: 'upstream_timeout' });
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    // The upstream's own failures come redacted (remoteUpstream); any other passes through here too.
+    const reason = redactError(error, [this.options.upstream.origin]);
     return gatewayError(c, family, 502, `Upstream unavailable: ${reason}`, { loc: [], type: 'upstream_unavailable' });
   }
 

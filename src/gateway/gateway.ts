@@ -17,7 +17,8 @@ import { liveRoutes } from './live/live-route';
 import { UpstreamStream } from './live/upstream-stream';
 import { restRoutes } from './rest';
 import { UDF_GATEWAY_PATH, udfRoutes } from './udf';
-import { publicUpstreamUrl, type Upstream } from './upstream';
+import { redactUrl, textRedactor } from '../shared/redact';
+import type { Upstream } from './upstream';
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
@@ -63,7 +64,10 @@ function socketAddress(c: Context): string {
 
 /** The browser-facing gateway: REST forwarding with the key added, the live SSE multiplexer, /info. */
 export function createGateway(options: GatewayOptions): Gateway {
-  const { config, upstream, log } = options;
+  const { config, upstream } = options;
+  // What the gateway logs passes without the upstream's address (its host or path may be a tenant's secret).
+  const redact = textRedactor([upstream.origin]);
+  const log = options.log ? (line: string) => options.log?.(redact(line)) : undefined;
   const hub = new LiveHub((pools) => upstreamStream.setPools(pools), { upstreamMaxPools: config.upstreamMaxPools });
   const upstreamStream = new UpstreamStream(
     {
@@ -138,7 +142,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     marketSource = { value, until: Date.now() + MARKET_SOURCE_TTL_MS };
     return value;
   };
-  const shownUpstream = upstream.origin === undefined ? undefined : publicUpstreamUrl(upstream.origin);
+  const shownUpstream = upstream.origin === undefined ? undefined : redactUrl(upstream.origin);
   const info = async (): Promise<GatewayInfo> => {
     const stop = new AbortController();
     const late = sleep(INFO_DEEPEST_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);

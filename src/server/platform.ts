@@ -10,6 +10,7 @@ import { Gauge } from 'prom-client';
 import { createMetrics, METRIC_PREFIX, type Metrics } from '../node/metrics';
 import { observeRequests } from '../node/request-observer';
 import { createServiceRuntime, type ReadinessChecks, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
+import { redactError, redactUrl } from '../shared/redact';
 import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from '../gateway/config';
 import { createGateway, type Gateway } from '../gateway/gateway';
@@ -163,14 +164,14 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     }
     if (remote !== undefined && options.testControls) {
       // Browser flows in remote mode drive the other server's market through this one.
-      log?.(`Test controls are ON: POST /__test__/block is passed to ${new URL(remote).origin}. Never use this in production.`, { level: 'warn' });
+      log?.(`Test controls are ON: POST /__test__/block is passed to the upstream (${redactUrl(remote)}). Never use this in production.`, { level: 'warn' });
       app.post('/__test__/block', async (c) => {
         try {
           // The query (a pool to trade, trades) goes along: the upstream's control reads it.
           const answer = await fetch(new URL(`/__test__/block${new URL(c.req.url).search}`, remote), { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(15_000) });
           return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': answer.headers.get('Content-Type') ?? 'application/json' } });
         } catch (error) {
-          return c.json({ s: 'error', errmsg: `The upstream's test control did not answer: ${error instanceof Error ? error.message : String(error)}` }, 502);
+          return c.json({ s: 'error', errmsg: `The upstream's test control did not answer: ${redactError(error, [remote])}` }, 502);
         }
       });
     }

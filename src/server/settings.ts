@@ -58,3 +58,20 @@ export function readSettings(flags: Flags, env: Env, isTty = false): { platform:
     server: { port, host, ...(metricsPort !== undefined ? { metricsPort } : {}), metricsHost, drainSeconds, log: parseLogSettings(env, isTty) },
   };
 }
+
+/**
+ * Every address the settings name that may carry a key (Ogmios, Kupo, the gateway's upstream,
+ * PostgreSQL, Redis), as given: what the server removes (`textRedactor`) from all it prints, before or after the
+ * settings are checked. `argv` also counts, so a command line that fails to parse is covered.
+ */
+export function configuredSecrets(flags: Flags, env: Env, argv: readonly string[] = []): (string | undefined)[] {
+  const fromArgs: string[] = [];
+  argv.forEach((arg, i) => {
+    for (const flag of ['--ogmios', '--kupo']) {
+      if (arg === flag) fromArgs.push(argv[i + 1] ?? '');
+      else if (arg.startsWith(`${flag}=`)) fromArgs.push(arg.slice(flag.length + 1));
+    }
+  });
+  const flag = (name: string) => (typeof flags[name] === 'string' ? flags[name] : undefined);
+  return [flag('ogmios'), flag('kupo'), ...fromArgs, env.OGMIOS_URL, env.KUPO_URL, env.UPSTREAM_URL, env.DATABASE_URL, env.REDIS_URL];
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseChainStart, type ChainStart } from './chain/start';
 import { STREAM_PING_SECONDS } from '../shared/api/stream';
+import { redactUrl } from '../shared/redact';
 import { parseEnvKeys } from './auth/keys';
 import { parsePlans, type Plans } from './auth/plans';
 
@@ -68,7 +69,10 @@ const int = (name: string, min: number, max: number) =>
 
 const positive = (name: string) => z.coerce.number({ error: `${name} must be a number` }).positive(`${name} must be positive`);
 
-/** Flags of `npm run serve` and the environment variables that stand for them. */
+/**
+ * Flags of `npm run serve` and the environment variables that stand for them. A `secret` one (an
+ * address that may carry a key) is echoed in errors only as `redactUrl` shows it.
+ */
 export const SERVICE_SETTINGS = {
   dataDir: { flag: 'data-dir', env: 'DATA_DIR' },
   seed: { flag: 'seed', env: 'SEED' },
@@ -78,7 +82,7 @@ export const SERVICE_SETTINGS = {
   storeCheck: { flag: 'store-check', env: 'STORE_CHECK' },
   source: { flag: 'source', env: 'SOURCE' },
   role: { flag: 'role', env: 'ROLE' },
-  ogmios: { flag: 'ogmios', env: 'OGMIOS_URL' },
+  ogmios: { flag: 'ogmios', env: 'OGMIOS_URL', secret: true },
   chainStart: { flag: 'chain-start', env: 'CHAIN_START' },
   kupo: { flag: 'kupo', env: 'KUPO_URL' },
 } as const;
@@ -101,7 +105,7 @@ function databaseUrlOf(raw: string): string {
   } catch {
     throw new Error('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`DATABASE_URL must be a postgres:// URL (got ${url.protocol})`);
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`DATABASE_URL must be a postgres:// URL (got ${redactUrl(raw)})`);
   return raw;
 }
 
@@ -118,6 +122,14 @@ export function clusterUrls(env: Env): { readonly databaseUrl?: string; readonly
   };
 }
 
+/**
+ * The addresses a configuration connects to (Ogmios, PostgreSQL, Redis): what `textRedactor` removes
+ * from everything the service logs or answers, since each may carry a key.
+ */
+export function configuredAddresses(config: Pick<ServiceConfig, 'ogmiosUrl' | 'databaseUrl' | 'redisUrl'>): (string | undefined)[] {
+  return [config.ogmiosUrl, config.databaseUrl, config.redisUrl];
+}
+
 /** Parses the service's configuration; throws an Error naming the bad flag or variable. */
 export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   const read = <T>(key: keyof typeof SERVICE_SETTINGS, schema: z.ZodType<T>, fallback: T): T => {
@@ -126,7 +138,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     if (raw === undefined) return fallback;
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
-      throw new Error(`--${setting.flag} / ${setting.env}: ${parsed.error.issues[0]?.message ?? 'invalid value'} (got "${raw}")`);
+      throw new Error(`--${setting.flag} / ${setting.env}: ${parsed.error.issues[0]?.message ?? 'invalid value'} (got "${'secret' in setting ? redactUrl(raw) : raw}")`);
     }
     return parsed.data;
   };
@@ -136,13 +148,13 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   const ping = positive('STREAM_PING_SECONDS').safeParse(pingRaw ?? STREAM_PING_SECONDS);
   if (!ping.success) throw new Error(`STREAM_PING_SECONDS: ${ping.error.issues[0]?.message ?? 'invalid'} (got "${pingRaw}")`);
   const source = read('source', z.enum(['simulated', 'chain', 'none'], { error: 'source must be simulated, chain or none' }), 'simulated');
-  // A hosted Ogmios may take its key in the path or query: both are kept (and never logged: only origin and path are).
+  // A hosted Ogmios may take its key in the host, path or query: all are kept, and shown only as redactUrl shows them.
   const ogmios = read(
     'ogmios',
     z.string().refine((value) => {
       try {
         const url = new URL(value);
-        return (url.protocol === 'ws:' || url.protocol === 'wss:') && url.hostname !== '' && url.hash === '' && url.username === '' && !/\s/.test(value);
+        return (url.protocol === 'ws:' || url.protocol === 'wss:') && url.hostname !== '' && url.hash === '' && url.username === '' && url.password === '' && !/\s/.test(value);
       } catch {
         return false;
       }

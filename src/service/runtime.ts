@@ -4,6 +4,7 @@ import type { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import type { LogFields, LogHook } from '../node/log';
 import type { BackoffOptions } from '../shared/backoff';
+import { redactedError, textRedactor } from '../shared/redact';
 import { KeyRing, KeyStore } from './auth/keys';
 import { slotTime } from './chain/block';
 import { ChainIngest } from './chain/chain-ingest';
@@ -12,7 +13,7 @@ import { announceCommits, type Announce, type Announcer, type PublishObserver } 
 import { ChainFollower, type ChainStatus } from './chain/follower';
 import { DEFAULT_CHAIN_START } from './chain/start';
 import type { RequestLimiter } from '../node/rate-limits';
-import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
+import { configuredAddresses, DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
 import type { HealthReport } from './http/app';
 import type { ServiceEnv } from './http/guard';
 import { HistoryCache } from './http/history-cache';
@@ -261,8 +262,24 @@ async function openPostgresMarket(databaseUrl: string, purpose: string, options:
   }
 }
 
-export async function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks = {}): Promise<ServiceRuntime> {
-  if (config.role === 'api') return createApiNode(config, hooks);
+export async function createServiceRuntime(config: ServiceConfig, given: RuntimeHooks = {}): Promise<ServiceRuntime> {
+  // Every line logged, every error thrown at start and every error text in /healthz without a part of the
+  // configured addresses (a hosted Ogmios's or a database's key may be in any of them).
+  const redact = textRedactor(configuredAddresses(config));
+  const hooks: RuntimeHooks = {
+    ...given,
+    ...(given.log ? { log: (line: string) => given.log?.(redact(line)) } : {}),
+    ...(given.onFatal ? { onFatal: (line: string) => given.onFatal?.(redact(line)) } : {}),
+  };
+  try {
+    return await (config.role === 'api' ? createApiNode(config, hooks) : createWriterRuntime(config, hooks, redact));
+  } catch (error) {
+    throw redactedError(error, configuredAddresses(config));
+  }
+}
+
+/** The runtime of a single process or of a cluster's ingest node: the market's one writer. */
+async function createWriterRuntime(config: ServiceConfig, hooks: RuntimeHooks, redact: (text: string) => string): Promise<ServiceRuntime> {
   const nowMs = hooks.nowMs ?? Date.now;
   const log = hooks.log;
   const metrics = hooks.metrics ? new ServiceMetrics(hooks.metrics) : undefined;
@@ -373,14 +390,14 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     const limiter = keyBudgets();
     const health = (): HealthReport => ({
       status: ingestor.lastCommitError ? 'degraded' : 'ok',
-      ...(ingestor.lastCommitError ? { lastCommitError: ingestor.lastCommitError } : {}),
+      ...(ingestor.lastCommitError ? { lastCommitError: { ...ingestor.lastCommitError, message: redact(ingestor.lastCommitError.message) } } : {}),
       pools: market.pools.size,
       tokens: market.tokens.size,
       streams: hub.connectionCount,
       source: config.source,
       ...(config.role !== 'all' ? { role: config.role } : {}),
       ...(simulator ? { blockHeight: simulator.blockHeight, lastBlockTime: simulator.lastBlockAt } : {}),
-      ...(follower ? { chain: chainHealth(follower.status()) } : {}),
+      ...(follower ? { chain: chainHealth(follower.status(), redact) } : {}),
     });
     const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs }, { store, market, keys, hub, history, limiter, refusals, health });
 
@@ -454,7 +471,7 @@ function tipFields(status: ChainStatus): { slot?: number; block?: string; height
   return status.tip ? { slot: status.tip.slot, block: status.tip.id, height: status.tip.height } : {};
 }
 
-function chainHealth(status: ChainStatus): NonNullable<HealthReport['chain']> {
+function chainHealth(status: ChainStatus, redact: (text: string) => string): NonNullable<HealthReport['chain']> {
   return {
     state: status.state,
     tipSlot: status.tip?.slot ?? null,
@@ -472,7 +489,7 @@ function chainHealth(status: ChainStatus): NonNullable<HealthReport['chain']> {
     deepestRollback: status.deepestRollback,
     garbage: status.garbage,
     reconnects: status.reconnects,
-    lastError: status.lastError ?? null,
+    lastError: status.lastError === undefined ? null : redact(status.lastError),
   };
 }
 

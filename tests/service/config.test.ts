@@ -35,7 +35,7 @@ describe('--role / ROLE', () => {
   });
 
   it('refuses malformed engine addresses and lease times, naming the variable', () => {
-    expect(() => parseServiceConfig({}, { DATABASE_URL: 'mysql://db/prices' })).toThrow('DATABASE_URL must be a postgres:// URL (got mysql:)');
+    expect(() => parseServiceConfig({}, { DATABASE_URL: 'mysql://db/prices' })).toThrow('DATABASE_URL must be a postgres:// URL (got <redacted>)');
     expect(() => parseServiceConfig({}, { DATABASE_URL: 'not a url' })).toThrow('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
     expect(() => parseServiceConfig({}, { REDIS_URL: 'http://cache:6379' })).toThrow('REDIS_URL must be a redis:// URL such as redis://127.0.0.1:6379');
     expect(() => parseServiceConfig({ role: 'api' }, { DATABASE_URL: PG, REDIS_URL: REDIS, STREAM_LEASE_SECONDS: '0' })).toThrow('STREAM_LEASE_SECONDS: STREAM_LEASE_SECONDS must be positive (got "0")');
@@ -77,7 +77,7 @@ describe('--source / SOURCE, --ogmios / OGMIOS_URL, --chain-start', () => {
 
   it('refuses the chain without a node, and a node address that is no WebSocket or carries credentials', () => {
     expect(() => parseServiceConfig({ source: 'chain' }, {})).toThrow('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
-    for (const bad of ['http://127.0.0.1:1337', 'ws://user:pw@host:1337', 'ws://host:1337/#frag', 'not a url']) {
+    for (const bad of ['http://127.0.0.1:1337', 'ws://user:pw@host:1337', 'ws://:pw@host:1337', 'ws://host:1337/#frag', 'not a url']) {
       expect(() => parseServiceConfig({ source: 'chain', ogmios: bad }, {})).toThrow(/ogmios must be a WebSocket address/);
     }
   });

@@ -11,7 +11,8 @@ import { listen, type FetchHandler } from '../listen';
 import { Lifecycle, operationsRoutes, startingRoutes } from '../operations';
 import { createPlatform, type Platform } from '../platform';
 import { progressReporter } from '../progress';
-import { readSettings } from '../settings';
+import { textRedactor } from '../../shared/redact';
+import { configuredSecrets, readSettings } from '../settings';
 
 const USAGE = `Usage: npm run serve -- [options]
 
@@ -59,6 +60,22 @@ const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM
 /** Longest a clean stop may take once the drain is over (the block in progress, the streams, the store). */
 const STOP_LIMIT_MS = 5_000;
 
+/**
+ * What the server prints, without a part of a configured address (a hosted Ogmios's key, a database's
+ * password...): set from the raw settings before they are checked, so their own errors are covered.
+ */
+let redact = textRedactor(configuredSecrets({}, process.env, process.argv.slice(2)));
+
+/** A log hook whose lines and text fields go through `redact`. */
+function redacting(log: LogHook): LogHook {
+  return (line, fields) => {
+    if (!fields) return log(redact(line));
+    const safe: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(fields)) safe[key] = typeof value === 'string' ? redact(value) : value;
+    log(redact(line), safe);
+  };
+}
+
 async function main(): Promise<void> {
   let parsed;
   try {
@@ -88,29 +105,32 @@ async function main(): Promise<void> {
       strict: true,
     });
   } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    console.error(redact(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`));
     process.exit(2);
   }
   if (parsed.values.help) {
     console.log(USAGE);
     return;
   }
+  redact = textRedactor(configuredSecrets(parsed.values, process.env, process.argv.slice(2)));
   // A bad flag or variable stops here, on standard error, before anything is logged.
   const { platform: options, server } = readSettings(parsed.values, process.env, process.stdout.isTTY === true);
   const logger = createLogger(server.log);
-  const log = logHookOf(logger);
+  const plain = logHookOf(logger);
+  const log = redacting(plain);
   /**
    * Stops the process on a failure it cannot serve past (the port taken, the store refused, another
    * writer): one plain line on standard error, as any command says why it failed, and the same as a
    * fatal JSON log line for a log pipeline (not twice on a terminal, where the log is pretty).
    */
-  const stop: Stop = (line) => {
+  const stop: Stop = (text) => {
+    const line = redact(text);
     if (server.log.format === 'json') logger.fatal(line);
     console.error(line);
     process.exit(1);
   };
   try {
-    await serveAll(parsed.values['static-dir'] ?? 'dist', options, server, log, stop);
+    await serveAll(parsed.values['static-dir'] ?? 'dist', options, server, log, stop, plain);
   } catch (error) {
     stop(error instanceof Error ? error.message : String(error));
   }
@@ -124,7 +144,15 @@ type Stop = (line: string) => never;
  * up: /readyz says 503 until it is), builds the platform, then serves it; stops on SIGTERM after the
  * drain, on SIGINT at once.
  */
-async function serveAll(staticDir: string, options: ReturnType<typeof readSettings>['platform'], server: ReturnType<typeof readSettings>['server'], log: LogHook, stop: Stop): Promise<void> {
+async function serveAll(
+  staticDir: string,
+  options: ReturnType<typeof readSettings>['platform'],
+  server: ReturnType<typeof readSettings>['server'],
+  log: LogHook,
+  stop: Stop,
+  /** For this server's own address only, which the redaction would blank where a configured service shares its host (127.0.0.1). */
+  plain: LogHook,
+): Promise<void> {
   const built = existsSync(join(staticDir, 'index.html'));
   if (!built) log(`No built app in ${staticDir}/ (run npm run build, or npm start): serving the API and gateway only.`, { level: 'warn' });
   const metrics = createMetrics();
@@ -148,7 +176,7 @@ async function serveAll(staticDir: string, options: ReturnType<typeof readSettin
   // Taken before the store is opened: a port in use stops the start before any backfill.
   const { server: httpServer, port } = await listen(server.host, server.port, dispatch);
   const shown = (host: string, p: number) => `http://${host === '0.0.0.0' ? 'localhost' : host}:${p}`;
-  log(`Listening on ${shown(server.host, port)} (/livez, /readyz${metricsHere ? ', /metrics' : ''} answer while the market starts)`, { port });
+  plain(`Listening on ${shown(server.host, port)} (/livez, /readyz${metricsHere ? ', /metrics' : ''} answer while the market starts)`, { port });
   let metricsServer: Server | undefined;
   if (server.metricsPort !== undefined) {
     const scrape = new Hono({ strict: false });
@@ -156,7 +184,7 @@ async function serveAll(staticDir: string, options: ReturnType<typeof readSettin
     scrape.get('/metrics', () => metricsResponse(metrics.registry));
     const listening = await listen(server.metricsHost, server.metricsPort, scrape.fetch, '--metrics-port');
     metricsServer = listening.server;
-    log(`Metrics on ${shown(server.metricsHost, listening.port)}/metrics`, { port: listening.port });
+    plain(`Metrics on ${shown(server.metricsHost, listening.port)}/metrics`, { port: listening.port });
   }
 
   /** The platform once built (a signal may come before). */
@@ -233,13 +261,13 @@ async function serveAll(staticDir: string, options: ReturnType<typeof readSettin
   platform.startLive();
   handler = platform.app.fetch;
   lifecycle.ready(platform.readiness);
-  log(`Serving on ${shown(server.host, port)}`);
+  plain(`Serving on ${shown(server.host, port)}`);
   if (runtime && options.service.dataDir !== ':memory:' && existsSync(join(options.service.dataDir, DEV_KEY_FILE))) {
     log(`API key for curl: $(cat ${join(options.service.dataDir, DEV_KEY_FILE)})`);
   }
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(redact(error instanceof Error ? error.message : String(error)));
   process.exit(1);
 });

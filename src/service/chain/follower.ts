@@ -1,6 +1,7 @@
 import { ChainSynchronization, createInteractionContext, createLedgerStateQueryClient, safeJSON, type InteractionContext } from '@cardano-ogmios/client';
 import type { LogHook, LogLevel } from '../../node/log';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff';
+import { redactUrl, textRedactor } from '../../shared/redact';
 import type { ChainPoint } from './block';
 import type { ChainIngest, ChainTip } from './chain-ingest';
 import { slotTime } from './block';
@@ -96,12 +97,6 @@ export const BATCH_MAX_MS = 1_000;
 /** A recent, well-known mainnet point: block 9,894,906 (Babbage era, 2024-02-17), the first of prise's real test blocks. */
 export const DEFAULT_CHAIN_START: ChainPoint = { slot: 115_585_913, id: '6a15ab132fb7d4a9fe49981db4812cfccdb418e48edd398f7c9d5fea906ee787' };
 
-/** Ogmios' address as logs and errors show it: origin and path, never a query (a hosted endpoint's key may be there). */
-export function shownUrl(address: string): string {
-  const url = new URL(address);
-  return `${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
-}
-
 /** A new market's start point could not be found (the node's tip, or Kupo's block N days back). */
 class StartError extends Error {}
 
@@ -130,11 +125,18 @@ export class ChainFollower {
   private batchTimer: NodeJS.Timeout | undefined;
   /** A new market's start, once found (the node's tip, or Kupo's block N days back): kept across reconnects. */
   private startPoint: ChainPoint | undefined;
+  /**
+   * What the status and the log show of a text: the client library's errors embed Ogmios' address
+   * (`request to http://HOST/PATH/health failed`), and a hosted endpoint's key is in its host, path or query.
+   */
+  private readonly redact: (text: string) => string;
 
   constructor(
     private readonly ingest: ChainIngest,
     private readonly options: FollowerOptions,
-  ) {}
+  ) {
+    this.redact = textRedactor([options.url]);
+  }
 
   status(): ChainStatus {
     const tip = this.ingest.tip;
@@ -156,7 +158,7 @@ export class ChainFollower {
       deepestRollback: this.deepestRollback,
       garbage: this.garbage,
       reconnects: this.reconnects,
-      lastError: this.lastError,
+      lastError: this.lastError === undefined ? undefined : this.redact(this.lastError),
     };
   }
 
@@ -175,7 +177,7 @@ export class ChainFollower {
   }
 
   private log(line: string, level: LogLevel = 'warn'): void {
-    this.options.log?.(line, { level });
+    this.options.log?.(this.redact(line), { level });
   }
 
   /** Runs `op` after every store change before it: blocks, rollbacks and timed flushes never overlap. */
@@ -210,7 +212,7 @@ export class ChainFollower {
       this.state = 'reconnecting';
       this.reconnects++;
       const delay = backoffDelay(attempt, this.options.backoff ?? { initialMs: 500, maxMs: 30_000 });
-      this.log(`chain: connection to ${shownUrl(this.options.url)} lost (${this.lastError ?? 'closed'}); reconnecting in ${Math.round(delay)} ms`);
+      this.log(`chain: connection to ${redactUrl(this.options.url)} lost (${this.lastError ?? 'closed'}); reconnecting in ${Math.round(delay)} ms`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
         this.wake = () => {
@@ -331,7 +333,7 @@ export class ChainFollower {
       this.state = 'syncing';
       this.lastError = undefined;
       const tip = this.ingest.tip;
-      this.log(`chain: following ${shownUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.startPoint?.slot ?? '?'}`}`, 'info');
+      this.log(`chain: following ${redactUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.startPoint?.slot ?? '?'}`}`, 'info');
     } catch (error) {
       if (error instanceof StartError) {
         fail(error);
@@ -341,7 +343,7 @@ export class ChainFollower {
         return false;
       }
       const message = (error as { error?: { message?: string } })?.error?.message ?? (error instanceof Error ? error.message : JSON.stringify(error));
-      fail(new Error(`no intersection with ${shownUrl(this.options.url)} at any of ${points.length} point(s) from slot ${points[0]?.slot ?? '?'}: ${message}`));
+      fail(new Error(`no intersection with ${redactUrl(this.options.url)} at any of ${points.length} point(s) from slot ${points[0]?.slot ?? '?'}: ${message}`));
     }
     await done;
     clearInterval(heartbeat);

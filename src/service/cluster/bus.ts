@@ -12,6 +12,9 @@ import type { RollbackPoint, TradeRecord } from '../store/ports';
  */
 export const COMMIT_CHANNEL = 'tps:commits';
 
+/** Longest a publish waits for Redis's answer before it counts as failed (logged; API nodes resync on the gap). */
+const PUBLISH_TIMEOUT_MS = 5_000;
+
 export interface CommitMessage {
   /** The writer's id (a new one on each start) and its message number, from 1. */
   readonly writer: string;
@@ -38,7 +41,9 @@ export class CommitPublisher {
    * (its publishes fail and are logged; API nodes see the gap when the messages resume, and resync).
    */
   static async connect(url: string, log?: LogHook): Promise<CommitPublisher> {
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    // PUBLISH may be sent before Redis is ready (ioredis sends commands flagged `loading` then): bounded,
+    // or a Redis that accepts and never answers would hold the writer's start (and each commit's message) forever.
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: PUBLISH_TIMEOUT_MS });
     redis.on('error', (error: Error) => log?.(`redis (publish): ${error.message}`, { level: 'warn' }));
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 5_000);

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import type { LibrarySymbolInfo, SearchRow } from '../../../../datafeed';
 import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../../../shared/ids';
+import { visibleText } from '../../../../shared/visible-text';
 import { CopyButton } from '../../../components/copy-button';
 import { TokenLogo } from '../../../components/token-logo';
 import { formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, trendOf, type Trend } from '../../../lib/format';
@@ -27,13 +28,14 @@ export interface TokenHeaderProps {
 
 /**
  * The pair's token (the quote side): its name (the registry's when known, else the decoded asset
- * name), ticker, policy ID and CIP-14 fingerprint.
+ * name), ticker, policy ID and CIP-14 fingerprint. Names with invisible or bidi-control characters
+ * show them written out (`SNEK\u200B`: shared/visible-text), as the datafeed's tickers do.
  */
 export function tokenIdentity(row: SearchRow, registryName?: string): { name: string; ticker: string; policyId: string; assetName: string } {
   const unit = row.quoteUnit.toLowerCase();
-  if (!isTokenUnit(unit)) return { name: registryName ?? row.quote, ticker: row.quote, policyId: '', assetName: '' };
+  if (!isTokenUnit(unit)) return { name: visibleText(registryName ?? row.quote), ticker: row.quote, policyId: '', assetName: '' };
   const { policyId, assetName } = splitTokenUnit(unit);
-  return { name: registryName ?? displayAssetName(assetName), ticker: row.quote, policyId, assetName };
+  return { name: visibleText(registryName ?? displayAssetName(assetName)), ticker: row.quote, policyId, assetName };
 }
 
 /** The CIP-14 fingerprint, computed in a chunk of its own (blake2b and bech32: the first chart does not wait for them). */
