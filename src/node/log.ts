@@ -100,3 +100,13 @@ export function setRequestId(request: Request, id: string): void {
 export function requestIdFor(request: Request): string | undefined {
   return ids.get(request);
 }
+
+/** A log hook whose line and text fields go through `redact` (addresses that may carry a key). */
+export function redactedLog(log: LogHook, redact: (text: string) => string): LogHook {
+  return (line, fields) => {
+    if (!fields) return log(redact(line));
+    const safe: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(fields)) safe[key] = typeof value === 'string' ? redact(value) : value;
+    log(redact(line), safe as LogFields);
+  };
+}

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import type { Registry } from 'prom-client';
-import type { LogFields, LogHook } from '../node/log';
+import { redactedLog, type LogFields, type LogHook } from '../node/log';
 import type { BackoffOptions } from '../shared/backoff';
 import { redactedError, textRedactor } from '../shared/redact';
 import { KeyRing, KeyStore } from './auth/keys';
@@ -268,7 +268,7 @@ export async function createServiceRuntime(config: ServiceConfig, given: Runtime
   const redact = textRedactor(configuredAddresses(config));
   const hooks: RuntimeHooks = {
     ...given,
-    ...(given.log ? { log: (line: string) => given.log?.(redact(line)) } : {}),
+    ...(given.log ? { log: redactedLog(given.log, redact) } : {}),
     ...(given.onFatal ? { onFatal: (line: string) => given.onFatal?.(redact(line)) } : {}),
   };
   try {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Hono } from 'hono';
 import { DEV_KEY_FILE } from '../../service/runtime';
-import { createLogger, logHookOf, type LogHook } from '../../node/log';
+import { createLogger, logHookOf, redactedLog, type LogHook } from '../../node/log';
 import { createMetrics, metricsResponse } from '../../node/metrics';
 import { observeRequests } from '../../node/request-observer';
 import { listen, type FetchHandler } from '../listen';
@@ -66,16 +66,6 @@ const STOP_LIMIT_MS = 5_000;
  */
 let redact = textRedactor(configuredSecrets({}, process.env, process.argv.slice(2)));
 
-/** A log hook whose lines and text fields go through `redact`. */
-function redacting(log: LogHook): LogHook {
-  return (line, fields) => {
-    if (!fields) return log(redact(line));
-    const safe: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(fields)) safe[key] = typeof value === 'string' ? redact(value) : value;
-    log(redact(line), safe);
-  };
-}
-
 async function main(): Promise<void> {
   let parsed;
   try {
@@ -117,7 +107,7 @@ async function main(): Promise<void> {
   const { platform: options, server } = readSettings(parsed.values, process.env, process.stdout.isTTY === true);
   const logger = createLogger(server.log);
   const plain = logHookOf(logger);
-  const log = redacting(plain);
+  const log = redactedLog(plain, (text) => redact(text));
   /**
    * Stops the process on a failure it cannot serve past (the port taken, the store refused, another
    * writer): one plain line on standard error, as any command says why it failed, and the same as a
