@@ -7,6 +7,7 @@ import { compress } from 'hono/compress';
 import { GATEWAY_PREFIX } from '../shared/api/gateway';
 import { firstChartOf } from '../shared/first-chart';
 import { requestLogger } from '../node/http';
+import { pagePolicy, securityHeaders } from '../node/security-headers';
 import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
 import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from '../gateway/config';
@@ -81,6 +82,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     const unwatch = runtime?.onStreamGap(() => gateway.upstreamStream.markMissed());
 
     const app = new Hono({ strict: false });
+    // Every answer: the app's page and files, /docs, the API, the gateway (src/node/security-headers.ts).
+    app.use('*', securityHeaders());
     if (log) app.use('*', requestLogger(log));
     // A path under an API prefix that no part serves (e.g. /gw/healthz) is a 404 in the price family's
     // shape, like every other refusal there; anything else (a missing asset) stays a plain 404.
@@ -173,7 +176,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       // the answers and the end once they are in; compressed as it is sent, never cached.
       const page = (c: Context) => {
         if (!existsSync(indexFile)) return c.notFound();
-        const [head, end] = splitPage(readFileSync(indexFile, 'utf8'));
+        const html = readFileSync(indexFile, 'utf8');
+        const [head, end] = splitPage(html);
         const stop = new AbortController();
         const late = sleep(BOOT_ANSWERS_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
         const search = new URL(c.req.url).search;
@@ -192,6 +196,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
           headers: {
             'Content-Type': 'text/html; charset=UTF-8',
             'Cache-Control': 'no-cache',
+            // Made from the page as sent: what it adds (the answers' elements) is JSON, never run.
+            'Content-Security-Policy': pagePolicy(html),
             Vary: 'Accept-Encoding',
             ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
           },
