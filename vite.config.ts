@@ -8,6 +8,7 @@ import { progressReporter } from './src/server/progress';
 import { readSettings } from './src/server/settings';
 import { NODE_SERVER_OPTIONS } from './src/node/response-sink';
 import { guardRawPaths } from './src/node/raw-path';
+import { securityHeadersPlugin } from './src/server/vite-security-headers';
 
 /** Paths the platform answers; everything else is Vite's (the SPA and its modules). */
 const PLATFORM_PATHS = /^\/(api|gw|healthz|livez|readyz|metrics|__test__)(\/|$|\?)/;
@@ -79,6 +80,8 @@ function onePageScript(): Plugin {
 export default defineConfig(({ isSsrBuild }) => ({
   plugins: [
     react(),
+    // Before the platform's paths are mounted: Vite's own answers (the page, its modules) get the headers too.
+    securityHeadersPlugin(),
     tokenPriceService(),
     onePageScript(),
     // The app's assets also as .br and .gz beside them: npm run serve sends those as they are

@@ -13,7 +13,7 @@ import { tokenLogoSchema, tokenStatsSchema } from '../../src/shared/api/tokens';
 import type { SoakServer } from './server';
 
 /** One generated request. */
-interface FuzzRequest {
+export interface FuzzRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: Record<string, string>;
@@ -125,7 +125,7 @@ export interface FuzzSeeds {
   readonly tokens: readonly string[];
 }
 
-function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
+export function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
   const group = value(seeds.groups);
   const symbol = value(seeds.symbols);
   const pool = value(seeds.pools);

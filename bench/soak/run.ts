@@ -8,14 +8,16 @@ import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { fuzz, type FuzzSeeds } from './fuzz';
 import { crashes } from './crash';
 import { faults } from './faults';
+import { FAIR_PROXY, fairCapacity } from './fair';
+import { hardenedPage } from './page';
 import { csvSoak, tickers } from './names';
 import { secrets } from './secrets';
 import { load, slowConsumers } from './load';
 import { SOAK_KEY, SoakServer } from './server';
 
 /**
- * npm run soak [-- --only fuzz,load,slow,crash,faults,secrets,tickers,csv] [--out soak-results.json] [--fuzz n]
- * [--seed n] [--load-seconds n] [--load-clients n] [--kills n] [--tickers n] [--csv n]: the reliability suite (docs/reliability.md). Each part runs against a real server
+ * npm run soak [-- --only fuzz,page,load,slow,crash,faults,fair,secrets,tickers,csv] [--out soak-results.json] [--fuzz n] [--seed n]
+ * [--load-seconds n] [--load-clients n] [--kills n] [--page-requests n] [--fair-seconds n] [--tickers n] [--csv n]: the reliability suite (docs/reliability.md). Each part runs against a real server
  * process on a small market, prints what it found and the whole run is written as JSON. Exit code 1
  * when any part found a defect (a 5xx, a hang, an answer in no documented shape, a lost or doubled
  * trade, unbounded memory...).
@@ -59,6 +61,8 @@ async function main(): Promise<void> {
       'load-seconds': { type: 'string', default: '60' },
       'load-clients': { type: 'string', default: '200' },
       kills: { type: 'string', default: '10' },
+      'page-requests': { type: 'string', default: '3000' },
+      'fair-seconds': { type: 'string', default: '45' },
       tickers: { type: 'string', default: '3000' },
       csv: { type: 'string', default: '10000' },
     },
@@ -69,7 +73,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'soak-'));
   const server = new SoakServer({ dataDir, pools: 200, days: 2, extraArgs: ['--trades-per-block', '20'], env: { GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' } });
   try {
-    if (wanted('fuzz') || wanted('load') || wanted('slow')) {
+    if (wanted('fuzz') || wanted('page') || wanted('load') || wanted('slow')) {
       log('starting a server on a small market (200 pools, 2 days)');
       await server.start();
       const seeds = await seedsOf(server);
@@ -87,6 +91,23 @@ async function main(): Promise<void> {
           ok,
           summary: `${r.requests} requests in ${seconds.toFixed(0)} s: 5xx ${r.status5xx}, undocumented shape ${r.badShape}, hangs > 5 s ${r.hangs} (statuses ${JSON.stringify(r.byStatus)})`,
           details: { ...r, seconds: Math.round(seconds) },
+        });
+        for (const e of r.examples) log(`  ${e}`);
+      }
+
+      if (wanted('page')) {
+        const requests = Number(values['page-requests']);
+        log(`page: the security headers of ${requests} answers of every kind, then the app and /docs in Chromium with the policy on`);
+        const r = await hardenedPage(server, seeds, { requests, loads: 12, seed: Number(values.seed) });
+        const b = r.browser;
+        const browserOk = b === undefined || (b.violations === 0 && !b.docsKeyStored && b.docsRequestWithKey === 200 && !b.injectedRan && b.injectionRefused >= 2 && !b.framed);
+        results.push({
+          part: 'page',
+          ok: r.missingHeaders === 0 && r.pagePolicyMismatches === 0 && r.answers >= requests * 0.9 && browserOk,
+          summary: `${r.answers} answers: without a security header ${r.missingHeaders}, page policies not fitting the page ${r.pagePolicyMismatches} (statuses ${JSON.stringify(r.byStatus)}); ${
+            b ? `Chromium: ${b.pageLoads} app loads and /docs, CSP violations ${b.violations}, /docs request with the key ${b.docsRequestWithKey}, key stored ${b.docsKeyStored ? 'YES' : 'nowhere'}, injected script ran ${b.injectedRan ? 'YES' : 'no'} (${b.injectionRefused} refusals), framed ${b.framed ? 'YES' : 'no'}` : `browser part skipped: ${r.browserSkipped}`
+          }`,
+          details: r,
         });
         for (const e of r.examples) log(`  ${e}`);
       }
@@ -150,6 +171,29 @@ async function main(): Promise<void> {
         details: r,
       });
       for (const e of r.examples) log(`  ${e}`);
+    }
+
+    if (wanted('fair')) {
+      // A market with more than 1,000 Aggregate pools (3,000 pools), the gateway's default limits, one trusted proxy.
+      const fairDir = mkdtempSync(join(tmpdir(), 'soak-fair-'));
+      const fairServer = new SoakServer({ dataDir: fairDir, pools: 3000, days: 1, env: { TRUST_PROXY: FAIR_PROXY, GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' } });
+      try {
+        const seconds = Number(values['fair-seconds']);
+        log(`fair: hostile clients hold every live connection they may and ask for more, 10 honest clients follow 50 pools each, for ${seconds} s`);
+        await fairServer.start();
+        const r = await fairCapacity(fairServer, { seconds });
+        const hostileWithinShare = Object.values(r.hostilePoolsHeld).every((n) => n <= 250);
+        results.push({
+          part: 'fair',
+          ok: r.honestConnected === r.honestClients && r.honestLost === 0 && r.forcedTrades > 0 && r.honestTradesDelivered === r.forcedTrades && hostileWithinShare && fairServer.running,
+          summary: `${r.hostileAttempts} hostile connection attempts in ${r.seconds} s (${r.hostileRefused} refused), hostile pools held ${JSON.stringify(r.hostilePoolsHeld)}; honest clients connected ${r.honestConnected}/${r.honestClients}, their forced trades delivered ${r.honestTradesDelivered}/${r.forcedTrades} (p50 ${r.deliveryP50Ms} ms, p99 ${r.deliveryP99Ms} ms); RSS peak ${r.rssPeakMiB} MiB`,
+          details: r,
+        });
+        for (const e of r.examples) log(`  ${e}`);
+      } finally {
+        if (fairServer.running) await fairServer.stop('SIGTERM');
+        rmSync(fairDir, { recursive: true, force: true });
+      }
     }
 
     if (wanted('faults')) {

@@ -154,7 +154,8 @@ export async function startClientPage(): Promise<{ readonly origin: string; clos
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(PAGE);
+    // Another site's page (the demo's): only framing is forbidden, as the shared fixture asks of every document.
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Security-Policy': "frame-ancestors 'none'" }).end(PAGE);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {

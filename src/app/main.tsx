@@ -1,3 +1,5 @@
+// First: before any zod schema is built (lib/strict-csp.ts).
+import './lib/strict-csp';
 import { pictureSettled } from './boot';
 import './styles/app.css';
 import { parseSelection } from './lib/selection';

@@ -1,6 +1,7 @@
 import { addressRateLimit } from './address-limit';
-import type { LogHook } from '../node/log';
+import { redactedLog, type LogHook } from '../node/log';
 import type { RequestLimiter } from '../node/rate-limits';
+import { clientKey } from '../node/client-address';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
 import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, groupStatsQuerySchema, marketSourceResponseSchema, type DataSource } from '../shared/api/extensions';
@@ -24,7 +25,10 @@ export interface GatewayOptions {
   readonly config: GatewayConfig;
   readonly upstream: Upstream;
   readonly log?: LogHook;
-  /** The browser's address (for per-address limits); default: the socket's remote address. */
+  /**
+   * The key of a browser's per-address limits; default: its client address (the socket's peer, or what
+   * a trusted proxy says: `config.trustProxy`) by `addressKey` (an IPv6 address by its /64).
+   */
   readonly clientAddress?: (c: Context) => string;
   /**
    * Budgets of the per-address REST limit: this process's by default; a cluster's API node passes its
@@ -56,19 +60,17 @@ const INFO_DEEPEST_WAIT_MS = 3000;
 /** The gateway's own GET routes below (relative to /gw/v1): other methods there are a 405, not a 404. */
 const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/group-stats\/?$/, /^\/token-info(\/[^/]+)?\/?$/, /^\/live\/?$/, UDF_GATEWAY_PATH];
 
-/** Socket address of a request served by @hono/node-server (or 'local' in-process). */
-function socketAddress(c: Context): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? 'local';
-}
-
 /** The browser-facing gateway: REST forwarding with the key added, the live SSE multiplexer, /info. */
 export function createGateway(options: GatewayOptions): Gateway {
   const { config, upstream } = options;
   // What the gateway logs passes without the upstream's address (its host or path may be a tenant's secret).
   const redact = textRedactor([upstream.origin]);
-  const log = options.log ? (line: string) => options.log?.(redact(line)) : undefined;
-  const hub = new LiveHub((pools) => upstreamStream.setPools(pools), { upstreamMaxPools: config.upstreamMaxPools });
+  const log = options.log ? redactedLog(options.log, redact) : undefined;
+  const hub = new LiveHub((pools) => upstreamStream.setPools(pools), {
+    upstreamMaxPools: config.upstreamMaxPools,
+    addressSharePercent: config.addressSharePercent,
+    maxPoolsPerConnection: config.maxPoolsPerConnection,
+  });
   const upstreamStream = new UpstreamStream(
     {
       upstream,
@@ -160,7 +162,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   const app = new Hono({ strict: false }).basePath(GATEWAY_PREFIX);
-  const clientAddress = options.clientAddress ?? socketAddress;
+  const clientAddress = options.clientAddress ?? ((c: Context) => clientKey(c.env, (name) => c.req.header(name), config.trustProxy));
   let addressRefusals = 0;
   if (config.requestsPerMinutePerAddress > 0) {
     app.use(

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { CoalescingWriter } from './coalescing-writer';
+import { API_POLICY, COMMON_SECURITY_HEADERS } from './security-headers';
 
 /**
  * A long-lived streaming response (the service's stream, the gateway's SSE) with one rule for slow
@@ -92,13 +93,22 @@ export function openStream(c: Context, options: OpenStreamOptions): { response: 
   return webStream(c, options);
 }
 
+/**
+ * The security headers of every answer (security-headers.ts): a stream's head is written here, before
+ * any middleware could add them on the way out.
+ */
+const STREAM_SECURITY_HEADERS: Readonly<Record<string, string>> = { ...COMMON_SECURITY_HEADERS, 'Content-Security-Policy': API_POLICY };
+
 /** Headers already set on the context (CORS, rate limits) plus the stream's own. */
 function headersOf(c: Context, own: Readonly<Record<string, string>>): Record<string, string> {
+  // One spelling per name (Headers gives them in lower case): Node would send both of two spellings.
   const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(STREAM_SECURITY_HEADERS)) headers[name.toLowerCase()] = value;
   c.res.headers.forEach((value, name) => {
     if (name !== 'content-type' && name !== 'content-length') headers[name] = value;
   });
-  return { ...headers, ...own };
+  for (const [name, value] of Object.entries(own)) headers[name.toLowerCase()] = value;
+  return headers;
 }
 
 function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOptions): { response: Response; sink: StreamSink } {
@@ -249,5 +259,5 @@ function webStream(c: Context, options: OpenStreamOptions): { response: Response
       close();
     },
   };
-  return { response: c.body(body, 200, { ...options.headers }), sink };
+  return { response: c.body(body, 200, { ...STREAM_SECURITY_HEADERS, ...options.headers }), sink };
 }

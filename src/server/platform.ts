@@ -11,6 +11,7 @@ import { createMetrics, METRIC_PREFIX, type Metrics } from '../node/metrics';
 import { observeRequests } from '../node/request-observer';
 import { createServiceRuntime, type ReadinessChecks, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
 import { redactError, redactUrl } from '../shared/redact';
+import { pagePolicy, securityHeaders } from '../node/security-headers';
 import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from '../gateway/config';
 import { createGateway, type Gateway } from '../gateway/gateway';
@@ -113,6 +114,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     const readiness = async (): Promise<ReadinessChecks> => (runtime ? runtime.readiness() : {});
 
     const app = new Hono({ strict: false });
+    // Every answer: the app's page and files, /docs, the API, the gateway (src/node/security-headers.ts).
+    app.use('*', securityHeaders());
     app.use('*', observeRequests({ ...(log ? { log } : {}), metrics: metrics.http }));
     // Probes and metrics on every role, never behind a key (docs/operations.md).
     app.route('/', operationsRoutes({ lifecycle, ...(options.serveMetrics === false ? {} : { registry: metrics.registry }) }));
@@ -207,7 +210,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       // the answers and the end once they are in; compressed as it is sent, never cached.
       const page = (c: Context) => {
         if (!existsSync(indexFile)) return c.notFound();
-        const [head, end] = splitPage(readFileSync(indexFile, 'utf8'));
+        const html = readFileSync(indexFile, 'utf8');
+        const [head, end] = splitPage(html);
         const stop = new AbortController();
         const late = sleep(BOOT_ANSWERS_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
         const search = new URL(c.req.url).search;
@@ -226,6 +230,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
           headers: {
             'Content-Type': 'text/html; charset=UTF-8',
             'Cache-Control': 'no-cache',
+            // Made from the page as sent: what it adds (the answers' elements) is JSON, never run.
+            'Content-Security-Policy': pagePolicy(html),
             Vary: 'Accept-Encoding',
             ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
           },

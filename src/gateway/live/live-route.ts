@@ -58,7 +58,7 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
     if (hub.connectionsOf(address) >= options.maxConnectionsPerAddress) {
       return refuse(`Too many live connections from ${address} (at most ${options.maxConnectionsPerAddress})`, false);
     }
-    const overLimit = hub.refusal(pools);
+    const overLimit = hub.refusal(pools, address);
     if (overLimit) return refuse(overLimit.errmsg, overLimit.retry);
 
     const lastEventId = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
