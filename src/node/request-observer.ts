@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
+import { peerAddress, type ProxyTrust } from './client-address';
 import { requestIdOf, setRequestId, type LogHook } from './log';
 import type { HttpMetrics } from './metrics';
 
@@ -39,6 +40,11 @@ const QUIET_PATHS = /^\/(livez|readyz|healthz|metrics)\/?$/;
 export interface RequestObserverOptions {
   readonly log?: LogHook;
   readonly metrics?: HttpMetrics;
+  /**
+   * Proxies whose `X-Request-Id` is taken (`TRUST_PROXY`): a request from anyone else gets an id of
+   * its own, so a client cannot forge or collide ids in the logs. Default: nobody.
+   */
+  readonly trustProxy?: ProxyTrust;
 }
 
 /** The Node response of a request served by @hono/node-server (absent in-process). */
@@ -48,13 +54,14 @@ function outgoingOf(c: Context): ServerResponse | undefined {
 
 /**
  * Observes every request of the app it is registered on (first, on the outermost app): gives it an id
- * (a safe `X-Request-Id` it came with, else a new one; docs/operations.md), and once answered logs it
+ * (the safe `X-Request-Id` a trusted proxy set, else a new one; docs/operations.md), and once answered logs it
  * and counts it by route template. A stream is observed when its response starts.
  */
 export function observeRequests(options: RequestObserverOptions): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
-    const id = requestIdOf(c.req.header(REQUEST_ID_HEADER));
+    const fromProxy = options.trustProxy?.trusts(peerAddress(c.env)) === true;
+    const id = requestIdOf(fromProxy ? c.req.header(REQUEST_ID_HEADER) : undefined);
     setRequestId(c.req.raw, id);
     const outgoing = outgoingOf(c);
     // On the Node response itself, so that a stream written straight to the socket carries it too.

@@ -116,7 +116,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     const app = new Hono({ strict: false });
     // Every answer: the app's page and files, /docs, the API, the gateway (src/node/security-headers.ts).
     app.use('*', securityHeaders());
-    app.use('*', observeRequests({ ...(log ? { log } : {}), metrics: metrics.http }));
+    app.use('*', observeRequests({ ...(log ? { log } : {}), metrics: metrics.http, trustProxy: options.gateway.trustProxy }));
     // Probes and metrics on every role, never behind a key (docs/operations.md).
     app.route('/', operationsRoutes({ lifecycle, ...(options.serveMetrics === false ? {} : { registry: metrics.registry }) }));
     // A path under an API prefix that no part serves (e.g. /gw/healthz) is a 404 in the price family's

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ProxyTrust } from '../../src/node/client-address';
 import type { LogFields } from '../../src/node/log';
 import { createMetrics } from '../../src/node/metrics';
 import { noteRoute, observeRequests } from '../../src/node/request-observer';
@@ -9,12 +10,15 @@ import { seriesValue } from '../support/metrics';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-/** An app observed like the server's: lines collected, metrics in a registry of its own. */
-function observed() {
+/** Proxies trusted to set X-Request-Id: every peer, or none. */
+const trustEveryone: ProxyTrust = { entries: ['*'], header: 'x-forwarded-for', trusts: () => true };
+
+/** An app observed like the server's (behind a trusted proxy unless told): lines collected, metrics in a registry of its own. */
+function observed(trustProxy: ProxyTrust | null = trustEveryone) {
   const lines: { line: string; fields: LogFields | undefined }[] = [];
   const metrics = createMetrics();
   const app = new Hono({ strict: false });
-  app.use('*', observeRequests({ log: (line, fields) => lines.push({ line, fields }), metrics: metrics.http }));
+  app.use('*', observeRequests({ log: (line, fields) => lines.push({ line, fields }), metrics: metrics.http, ...(trustProxy ? { trustProxy } : {}) }));
   return { app, lines, metrics };
 }
 
@@ -28,7 +32,17 @@ afterEach(() => {
 });
 
 describe('observing requests', () => {
-  it('echoes a safe X-Request-Id, makes one otherwise, and logs the line with it', async () => {
+  it('takes X-Request-Id only from a trusted proxy: anyone else gets an id of its own', async () => {
+    for (const trust of [null, { ...trustEveryone, trusts: () => false }]) {
+      const { app, lines } = observed(trust);
+      app.get('/items/:id', (c) => c.json({ id: c.req.param('id') }));
+      const answer = await app.request('/items/7', { headers: { 'X-Request-Id': 'forged-id-1' } });
+      expect(answer.headers.get('X-Request-Id')).toMatch(UUID);
+      expect(lines[0]?.fields?.reqId).toBe(answer.headers.get('X-Request-Id'));
+    }
+  });
+
+  it('echoes a safe X-Request-Id a trusted proxy set, makes one otherwise, and logs the line with it', async () => {
     const { app, lines } = observed();
     app.get('/items/:id', (c) => c.json({ id: c.req.param('id') }));
     const given = await app.request('/items/7?full=1', { headers: { 'X-Request-Id': 'lb-4f2a9c' } });
