@@ -98,7 +98,7 @@ describe('Ogmios (--ogmios / OGMIOS_URL)', () => {
         expectNoKey('/gw/v1/info', await (await platform.app.request('/gw/v1/info')).text());
         expectNoKey('the log', lines.join('\n'));
       } finally {
-        // A node that never answers holds the source's connection attempt (it has no timeout of its own): ended here, so the stop can finish.
+        // A node that never answers holds the source's connection attempt until its 30 s limit: ended here at once.
         endpoint.dropConnections();
         await platform.close();
       }

@@ -80,6 +80,8 @@ export interface FollowerOptions {
   readonly liveLagSeconds?: number;
   /** Ping Ogmios this often; no pong by the next ping drops the connection (default 30 s). */
   readonly heartbeatMs?: number;
+  /** Longest a connection attempt may take (the library's health check, then the WebSocket; default 30 s). */
+  readonly connectTimeoutMs?: number;
   /** Wall clock (ms), for the tip's age. */
   readonly nowMs?: () => number;
   /** Catching up: commit many blocks per store transaction while further than `lagSeconds` behind the node. */
@@ -118,6 +120,8 @@ export class ChainFollower {
   private running: Promise<void> | undefined;
   private closeCurrent: (() => void) | undefined;
   private wake: (() => void) | undefined;
+  /** Gives up the connection attempt under way (a stop). */
+  private cancelConnect: (() => void) | undefined;
   /** Every change to the store goes through this chain, one at a time (blocks, rollbacks, batch flushes). */
   private serial: Promise<unknown> = Promise.resolve();
   /** When the pending batch's first block was applied (ms), and the timer that flushes it if no block follows. */
@@ -172,6 +176,7 @@ export class ChainFollower {
     this.state = 'stopped';
     await this.exclusive(() => this.flush()).catch((error: unknown) => this.log(`chain: the last batch could not be committed (${error instanceof Error ? error.message : String(error)}); the next start resumes before it`));
     this.closeCurrent?.();
+    this.cancelConnect?.();
     this.wake?.();
     await this.running;
   }
@@ -231,12 +236,14 @@ export class ChainFollower {
     const http = `${url.protocol === 'wss:' ? 'https:' : 'http:'}//${url.host}${url.pathname.replace(/\/$/, '')}`;
     let closed!: () => void;
     const done = new Promise<void>((resolve) => (closed = resolve));
-    const context = await createInteractionContext(
-      (error) => {
-        this.lastError = error.message;
-      },
-      () => closed(),
-      { connection: { address: { webSocket: this.options.url.replace(/\/$/, ''), http } } },
+    const context = await this.connect(() =>
+      createInteractionContext(
+        (error) => {
+          this.lastError = error.message;
+        },
+        () => closed(),
+        { connection: { address: { webSocket: this.options.url.replace(/\/$/, ''), http } } },
+      ),
     );
     // In Node the library's socket is a `ws` WebSocket: an EventEmitter with ping() and terminate().
     const socket = context.socket as unknown as NodeSocket;
@@ -349,6 +356,40 @@ export class ChainFollower {
     clearInterval(heartbeat);
     this.closeCurrent = undefined;
     return following;
+  }
+
+  /**
+   * A connection attempt, bounded: the library asks `<http>/health` and opens the WebSocket without a
+   * timeout of its own (its ping watchdog starts once connected), so a node that accepts and never
+   * answers would hold the source `connecting` for good, and a stop with it. Past the limit (or on a
+   * stop) the attempt fails; a connection that arrives later is closed.
+   */
+  private connect(open: () => Promise<InteractionContext>): Promise<InteractionContext> {
+    const limitMs = this.options.connectTimeoutMs ?? 30_000;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (error?: Error) => {
+        settled = true;
+        clearTimeout(timer);
+        this.cancelConnect = undefined;
+        if (error) reject(error);
+      };
+      const timer = setTimeout(() => settle(new Error(`Ogmios did not answer a connection within ${Math.round(limitMs / 1000)} s`)), limitMs);
+      this.cancelConnect = () => settle(new Error('stopped'));
+      open().then(
+        (context) => {
+          if (settled) {
+            (context.socket as unknown as NodeSocket).terminate();
+            return;
+          }
+          settle();
+          resolve(context);
+        },
+        (error: unknown) => {
+          if (!settled) settle(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
   }
 
   /**
