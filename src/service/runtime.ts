@@ -5,6 +5,8 @@ import type { BackoffOptions } from '../shared/backoff';
 import { KeyRing, KeyStore } from './auth/keys';
 import { slotTime } from './chain/block';
 import { ChainIngest } from './chain/chain-ingest';
+import { chainDecoders } from './chain/dexes';
+import { BUNDLED_VYFI_POOLS } from './chain/dexes/vyfi-pools';
 import { createApiNode } from './api-node';
 import { announceCommits, type Announce, type Announcer } from './cluster/announce';
 import { ChainFollower, type ChainStatus } from './chain/follower';
@@ -314,7 +316,9 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     } else {
       if (storedSource === undefined) await ingestor.commit({ meta: { source: config.source } });
       if (config.source === 'chain') {
-        const ingest = await ChainIngest.open(ingestor, store.market, (line) => log?.(line));
+        const vyFiPools = config.vyFiPools ?? BUNDLED_VYFI_POOLS;
+        log?.(`chain: VyFi pools: ${vyFiPools.pools.length} from ${vyFiPools.origin}`);
+        const ingest = await ChainIngest.open(ingestor, store.market, (line) => log?.(line), chainDecoders(vyFiPools.pools));
         follower = new ChainFollower(ingest, {
           url: config.ogmiosUrl ?? '',
           start: config.chainStart ?? DEFAULT_CHAIN_START,
