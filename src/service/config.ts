@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseChainStart, type ChainStart } from './chain/start';
+import { readVyFiPools, type VyFiPoolList } from './chain/dexes/vyfi-pools';
 import { STREAM_PING_SECONDS } from '../shared/api/stream';
 import { redactUrl } from '../shared/redact';
 import { parseEnvKeys } from './auth/keys';
@@ -47,6 +48,8 @@ export interface ServiceConfig {
   readonly chainStart?: ChainStart;
   /** `--kupo` / `KUPO_URL`: a Kupo chain index beside Ogmios, to find the block `--chain-start <N>d` names. */
   readonly kupoUrl?: string;
+  /** `--vyfi-pools` / `VYFI_POOLS`: VyFi's pools from the operator's file instead of the bundled list (source `chain`). */
+  readonly vyFiPools?: VyFiPoolList;
   /** `DATABASE_URL`: the market lives in this PostgreSQL database instead of the data directory's SQLite file. */
   readonly databaseUrl?: string;
 }
@@ -85,6 +88,7 @@ export const SERVICE_SETTINGS = {
   ogmios: { flag: 'ogmios', env: 'OGMIOS_URL', secret: true },
   chainStart: { flag: 'chain-start', env: 'CHAIN_START' },
   kupo: { flag: 'kupo', env: 'KUPO_URL' },
+  vyFiPools: { flag: 'vyfi-pools', env: 'VYFI_POOLS' },
 } as const;
 
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -194,6 +198,13 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
         'or start at a block: --chain-start <slot>.<block hash> (any block\'s slot and hash, from an explorer).',
     );
   }
+  const vyFiPoolsFile = pick(flags, env, SERVICE_SETTINGS.vyFiPools);
+  let vyFiPools: VyFiPoolList | undefined;
+  try {
+    vyFiPools = vyFiPoolsFile === undefined ? undefined : readVyFiPools(vyFiPoolsFile);
+  } catch (error) {
+    throw new Error(`--vyfi-pools / VYFI_POOLS: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   const role = read('role', z.enum(['all', 'ingest', 'api'], { error: 'role must be all, ingest or api' }), 'all');
   const { databaseUrl, redisUrl } = clusterUrls(env);
   if (role !== 'all' && (databaseUrl === undefined || redisUrl === undefined)) {
@@ -211,6 +222,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     ...(ogmios !== undefined ? { ogmiosUrl: ogmios } : {}),
     ...(chainStart !== undefined ? { chainStart } : {}),
     ...(kupo !== undefined ? { kupoUrl: kupo } : {}),
+    ...(vyFiPools !== undefined ? { vyFiPools } : {}),
     dataDir: read('dataDir', z.string().min(1, 'data-dir must not be empty'), './data'),
     seed: read('seed', int('seed', 0, 2 ** 31 - 1), DEFAULT_SEED),
     days: read('days', z.coerce.number({ error: 'days must be a number' }).min(0, 'days must be at least 0').max(400, 'days must be at most 400'), 30),

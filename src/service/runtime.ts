@@ -8,6 +8,8 @@ import { redactedError, textRedactor } from '../shared/redact';
 import { KeyRing, KeyStore } from './auth/keys';
 import { slotTime } from './chain/block';
 import { ChainIngest } from './chain/chain-ingest';
+import { chainDecoders } from './chain/dexes';
+import { BUNDLED_VYFI_POOLS } from './chain/dexes/vyfi-pools';
 import { createApiNode } from './api-node';
 import { announceCommits, type Announce, type Announcer, type PublishObserver } from './cluster/announce';
 import { ChainFollower, type ChainStatus } from './chain/follower';
@@ -352,7 +354,9 @@ async function createWriterRuntime(config: ServiceConfig, hooks: RuntimeHooks, r
     } else {
       if (storedSource === undefined) await ingestor.commit({ meta: { source: config.source } });
       if (config.source === 'chain') {
-        const ingest = await ChainIngest.open(ingestor, store.market, (line, fields) => log?.(line, fields));
+        const vyFiPools = config.vyFiPools ?? BUNDLED_VYFI_POOLS;
+        log?.(`chain: VyFi pools: ${vyFiPools.pools.length} from ${vyFiPools.origin}`);
+        const ingest = await ChainIngest.open(ingestor, store.market, (line, fields) => log?.(line, fields), chainDecoders(vyFiPools.pools));
         const rollbackDepth = metrics?.rollbacks();
         const chainFollower = new ChainFollower(ingest, {
           url: config.ogmiosUrl ?? '',

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,5 +68,16 @@ describe('npm run serve', () => {
       expect(result.stderr.trim()).toMatch(named);
     }
     expect(existsSync(join(root, 'refused'))).toBe(false);
+  });
+
+  it('stops at once with one clear line when the VyFi pool list cannot be used, before any backfill', async () => {
+    const dataDir = join(root, 'data-vyfi');
+    const list = join(root, 'vyfi-pools.json');
+    writeFileSync(list, '{"pools": [{"validator": "not hex", "assetA": "", "assetB": ""}]}');
+    const result = await runServe(['--port', '0', '--data-dir', dataDir, '--source', 'chain', '--ogmios', 'ws://127.0.0.1:1', '--vyfi-pools', list]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n').at(-1)).toBe(`--vyfi-pools / VYFI_POOLS: ${list}: pools[0].validator: must be a script hash (56 hex digits)`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(dataDir)).toBe(false);
   });
 });

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { clusterUrls, parseServiceConfig } from '../../src/service/config';
 
 /** The cluster's settings: --role / ROLE and the engines it needs, refused with a line naming the setting. */
@@ -86,5 +89,29 @@ describe('--source / SOURCE, --ogmios / OGMIOS_URL, --chain-start', () => {
     for (const bad of ['115585913', `115585913.${'6a'.repeat(31)}`, `x.${'6a'.repeat(32)}`, `115585913:${'6a'.repeat(32)}`]) {
       expect(() => parseServiceConfig({ source: 'chain', ogmios: OGMIOS, 'chain-start': bad }, {})).toThrow(/chain-start must be tip, <N>d \(e\.g\. 30d\) or <slot>\.<block hash> \(64 hex\)/);
     }
+  });
+});
+
+describe('--vyfi-pools / VYFI_POOLS', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'config-vyfi-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const VALIDATOR = '232c10966ce4d8e67c2eae17bb57c2cf4854a57509a752fbb3c02bd1';
+  const SNEK = '279c909f348e533da5808898f87f9a14bb2c3dfbbacccd631d927a3f534e454b';
+
+  it('is unset by default (the bundled list), and read from the flag or the environment at start', () => {
+    expect(parseServiceConfig({}, {}).vyFiPools).toBeUndefined();
+    const path = join(dir, 'pools.json');
+    writeFileSync(path, JSON.stringify({ pools: [{ validator: VALIDATOR, assetA: '', assetB: SNEK }] }));
+    const expected = { pools: [{ validator: VALIDATOR, assetA: '', assetB: SNEK, feeBps: 30 }], origin: path };
+    expect(parseServiceConfig({ 'vyfi-pools': path }, {}).vyFiPools).toEqual(expected);
+    expect(parseServiceConfig({}, { VYFI_POOLS: path }).vyFiPools).toEqual(expected);
+  });
+
+  it('refuses a file that cannot be read or is not a list of pools, naming the setting, the file and the entry', () => {
+    const missing = join(dir, 'missing.json');
+    expect(() => parseServiceConfig({ 'vyfi-pools': missing }, {})).toThrow(`--vyfi-pools / VYFI_POOLS: ${missing}: cannot be read (ENOENT`);
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ pools: [{ validator: VALIDATOR.slice(2), assetA: '', assetB: SNEK }] }));
+    expect(() => parseServiceConfig({}, { VYFI_POOLS: bad })).toThrow(`--vyfi-pools / VYFI_POOLS: ${bad}: pools[0].validator: must be a script hash (56 hex digits)`);
   });
 });

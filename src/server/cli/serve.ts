@@ -37,6 +37,8 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
                           or <slot>.<block hash>; later starts resume at the stored tip
   --kupo <url>            a Kupo beside Ogmios (KUPO_URL), e.g. http://127.0.0.1:1442: finds the
                           block --chain-start <N>d names (docs/chain.md)
+  --vyfi-pools <file>     VyFi's pools for --source chain (VYFI_POOLS): a JSON list of each pool's
+                          validator and pair, instead of the bundled one (docs/chain.md, VyFi)
   --role <r>              all (default: one process), ingest (the single writer of a cluster: serves
                           health, probes and metrics only) or api (serves the API, gateway and app
                           from the shared store); ingest and api need DATABASE_URL and REDIS_URL
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
         ogmios: { type: 'string' },
         'chain-start': { type: 'string' },
         kupo: { type: 'string' },
+        'vyfi-pools': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,

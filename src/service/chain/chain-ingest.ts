@@ -7,7 +7,7 @@ import { LOGO_GENERATED, LOGO_NONE, type Pool, type Token } from '../market/mode
 import type { CreatedRows, JournalPoolState, JournalRow, MarketStore } from '../store/ports';
 import { slotTime, type ChainBlock, type ChainPoint } from './block';
 import { classifyChange } from './classify';
-import { poolOutputs, type PoolState } from './dexes';
+import { DECODERS, poolOutputs, type DexDecoder, type PoolState } from './dexes';
 import type { ChainBlockHeader } from './ogmios-block';
 
 /**
@@ -79,14 +79,16 @@ export class ChainIngest {
     private journal: JournalRow[],
     lp: Map<number, bigint>,
     private readonly log: LogHook,
+    private readonly decoders: readonly DexDecoder[],
   ) {
     this.tipPoint = committedTip;
     this.lp = lp;
   }
 
-  static async open(ingestor: Ingestor, market: MarketStore, log: LogHook = () => undefined): Promise<ChainIngest> {
+  /** `decoders`: the DEX decoders pool outputs are read with (default DECODERS; `chainDecoders` gives them another VyFi list). */
+  static async open(ingestor: Ingestor, market: MarketStore, log: LogHook = () => undefined, decoders: readonly DexDecoder[] = DECODERS): Promise<ChainIngest> {
     const tip = await market.meta('chain:tip');
-    return new ChainIngest(ingestor, tip ? (JSON.parse(tip) as ChainTip) : undefined, await market.journal(), await market.chainLp(), log);
+    return new ChainIngest(ingestor, tip ? (JSON.parse(tip) as ChainTip) : undefined, await market.journal(), await market.chainLp(), log, decoders);
   }
 
   /** The last committed block: what the store and every answer reflect, and where a restart resumes. */
@@ -276,7 +278,7 @@ export class ChainIngest {
     let liquidity = 0;
     let undecodable = 0;
     for (const tx of block.transactions) {
-      for (const out of poolOutputs(tx)) {
+      for (const out of poolOutputs(tx, this.decoders)) {
         if ('error' in out) {
           undecodable++;
           this.undecodableOutputs.set(out.group, (this.undecodableOutputs.get(out.group) ?? 0) + 1);

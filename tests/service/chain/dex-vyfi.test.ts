@@ -2,9 +2,11 @@ import { blake2b } from '@noble/hashes/blake2.js';
 import { describe, expect, it } from 'vitest';
 import type { ChainOutput, ChainTx } from '../../../src/service/chain/block';
 import { poolOutputs } from '../../../src/service/chain/dexes/index';
-import { KNOWN_VYFI_POOLS, vyFi, vyFiDecoder } from '../../../src/service/chain/dexes/vyfi';
+import { vyFi, vyFiDecoder } from '../../../src/service/chain/dexes/vyfi';
+import { BUNDLED_VYFI_POOLS } from '../../../src/service/chain/dexes/vyfi-pools';
 import { fromOgmiosBlock } from '../../../src/service/chain/ogmios-block';
 import { DatumError } from '../../../src/service/chain/plutus';
+import { paymentScriptOf } from '../../support/addresses';
 import { fixtureOutput, fixtureTx, readChainFixture, type FixtureOutput } from '../../support/chain-fixtures';
 import { ensureDefined } from '../../support/ensure';
 import { marketPools } from '../../support/fixture-market';
@@ -36,6 +38,28 @@ const NTX = 'edfd7a1d77bcb8b884c474bdc92a16002d1fb720e454fa6e993444794e5458';
 const BTN = '016be5325fd988fea98ad422fcfd53e5352cacfced5c106a932a35a442544e';
 const STRIKE = 'f13ac4d66b3ee19a6aa0f2a22298737bd907cc95121662fc971b5275535452494b45';
 const VLRM = '63efb704b7396890e4d9539d030c0e667739043add65c00f96c586c056616c6f72756d';
+
+/**
+ * The eleven VyFi pools these real outputs belong to (the pools the decoder knew by their NFT before
+ * it read VyFi's pool list): the NFT each pool's outputs hold (quantity 1, empty name), the validator
+ * their address pays to (its payment script hash, read from the address with a bech32 tool) and the
+ * pair, A and B as VyFi orders them, which the LP tokens the transactions mint or burn name
+ * (`VyFi_ADA/COPI_LP`, `VyFi_ADA/DJED_LP`, `VyFi_ADA/VLRM_LP`, `VyFi_ADA/VYFI_LP`) and the side each
+ * swap's Bar fee falls on confirm. Sources per output in tests/fixtures/chain/README.md.
+ */
+const SEEN_POOLS = [
+  { pair: 'ADA/VYFI', nft: 'c285d6d7e61163b7f7a918f28e450e37d55dc684450d87b96750d8db', validator: '730d04da38ffb7756072340338098c04413e75fedfb5669289e7c7bf', assetA: ADA, assetB: VYFI },
+  { pair: 'ADA/SNEK', nft: '96c31772282e6ae5c629120471c5bbcdef538226b31b97d74c50ca3c', validator: '232c10966ce4d8e67c2eae17bb57c2cf4854a57509a752fbb3c02bd1', assetA: ADA, assetB: SNEK },
+  { pair: 'ADA/COPI', nft: '27dd6f6398d16dd1d138c313aa80619ce45d94ba526b3882d32a66bd', validator: '04321298f7df820d6f7550f5f3a5e5aa2fc1b0a646b351f663038684', assetA: ADA, assetB: COPI },
+  { pair: 'VYFI/xVYFI', nft: '206b822eb65a0e90305b7dabf92bf2228180b437c667ae88756065d5', validator: '8bdcc45dff68defbf417575ebd29f1e1f24b662ff5ae61667de91ea8', assetA: VYFI, assetB: XVYFI },
+  { pair: 'ADA/DJED', nft: '7fe95f7516f5a53f835f80ce1053eec933efba9c1b49fab0f7398bc2', validator: '99a917d3773ff635dacebc6908284ea402656ceab373eb3a5a007df4', assetA: ADA, assetB: DJED },
+  { pair: 'ADA/AGIX', nft: '1cb50c08ba6e1b766da3fd977c13fcc5feecbcba31f1515c479c55af', validator: '468864e2b5f0f28092b1d879261185d36bacf448d3dffde45c2b78c0', assetA: ADA, assetB: AGIX },
+  { pair: 'ADA/OPTIM', nft: '0844a33282346eca6872a3827eadc3818f8175f7df3e04e4bc02ab77', validator: 'f7ba0c0692fcf462884cfa0936604fccf841c819905d60d9e9e60cf1', assetA: ADA, assetB: OPTIM },
+  { pair: 'ADA/NTX', nft: 'aa749679585b92b61dab482e585d0edfc98e55c36c080c517cde50c4', validator: '3752c1bb5e0b535e6ac0d369e7e57d21e95d4cf614a36a94ded781d4', assetA: ADA, assetB: NTX },
+  { pair: 'ADA/BTN', nft: '4b29b9203fbbf66ff1190668f375b91ac6af0814f17c57d5af3ab495', validator: '2303d158c69aa3ca38657f6d97225f2a35d331608901907f42ffbc47', assetA: ADA, assetB: BTN },
+  { pair: 'ADA/STRIKE', nft: 'f2bc52e3a23df906c8751f200bea6283ac60c9ef9567ec0c6a974b8e', validator: '3594895029c12577fb90151c02a07825faae2bc7c456ac326182e2c7', assetA: ADA, assetB: STRIKE },
+  { pair: 'ADA/VLRM', nft: 'f9551ef6c71ef4eb0fb62edac452430e15526f69701bcd9ab33fb704', validator: '2d8e5c1fc9dddc236642f3179368584c3294da18872b6d21b3bd0743', assetA: ADA, assetB: VLRM },
+] as const;
 
 interface Expected {
   readonly tx: string;
@@ -277,9 +301,20 @@ describe('VyFi decoder on real mainnet outputs', () => {
     for (const raw of fixture.outputs) expect(Buffer.from(blake2b(Buffer.from(raw.witnessDatum ?? '', 'hex'), { dkLen: 32 })).toString('hex'), raw.tx).toBe(raw.datumHash);
   });
 
-  it('expects every fixture output, and every known pool is among them', () => {
+  it('expects every fixture output, and every pool seen is among them', () => {
     expect(EXPECTED.map((e) => e.tx)).toEqual(fixture.outputs.map((o) => o.tx.slice(0, 8)));
-    expect(new Set(KNOWN_VYFI_POOLS.map((p) => p.nftPolicy))).toEqual(new Set(EXPECTED.map((e) => e.poolId)));
+    expect(new Set(SEEN_POOLS.map((p) => p.nft))).toEqual(new Set(EXPECTED.map((e) => e.poolId)));
+  });
+
+  it('finds every pool seen in the bundled list: its outputs pay to the validator listed with its pair', () => {
+    for (const e of EXPECTED) {
+      const seen = ensureDefined(SEEN_POOLS.find((p) => p.nft === e.poolId), e.tx);
+      expect(paymentScriptOf(output(e.tx).address), e.tx).toBe(seen.validator);
+      expect([e.assetA, e.assetB], e.tx).toEqual([seen.assetA, seen.assetB]);
+    }
+    for (const seen of SEEN_POOLS) {
+      expect(BUNDLED_VYFI_POOLS.pools.find((p) => p.validator === seen.validator), seen.pair).toEqual({ validator: seen.validator, assetA: seen.assetA, assetB: seen.assetB, feeBps: 30 });
+    }
   });
 
   it('decodes each to the reserves (less the Bar fees and the 2 ADA kept), LP supply and fee derived by hand', () => {
@@ -353,7 +388,8 @@ describe('VyFi reserves against what real transactions paid', () => {
 
 /** ADA/VYFI's output with another datum (inline) or value: what a damaged pool output looks like. */
 const raw = output('39d10447');
-const POOL_NFT = 'c285d6d7e61163b7f7a918f28e450e37d55dc684450d87b96750d8db';
+/** The payment script hash of ADA/VYFI's address (addr1z9es6px6…). */
+const ADA_VYFI_VALIDATOR = '730d04da38ffb7756072340338098c04413e75fedfb5669289e7c7bf';
 function damaged(datum: string, value: Readonly<Record<string, string>> = raw.value): { output: ChainOutput; tx: ChainTx } {
   const copy: FixtureOutput = { tx: raw.tx, index: raw.index, address: raw.address, value, datum };
   return { output: fixtureOutput(copy), tx: fixtureTx(copy) };
@@ -390,20 +426,20 @@ describe('VyFi decoder on damaged and foreign outputs', () => {
     expect(() => vyFi.decode(fixtureOutput(raw), { ...fixtureTx(raw), datums: new Map() })).toThrow(/VyFi pool datum missing/);
   });
 
-  it('takes only outputs holding the NFT of a known pool: not plain outputs, other DEXs\' pools or other pools', () => {
+  it('takes the outputs at a listed pool validator, not other DEXs\' pools or an output of a pool the list lacks', () => {
+    // At the ADA/VYFI validator, whatever it holds: a DatumError when decoded (dex-vyfi-list.test.ts).
     const plain: ChainOutput = { index: 0, address: raw.address, lovelace: 2_000_000n, assets: new Map([[VYFI, 5n]]) };
-    expect(vyFi.isPool(plain)).toBe(false);
-    // Two of the NFT's policy are no pool NFT.
-    expect(vyFi.isPool({ ...fixtureOutput(raw), assets: new Map([[POOL_NFT, 2n]]) })).toBe(false);
+    expect(vyFi.isPool(plain)).toBe(true);
     for (const other of readChainFixture('muesliswap.json').outputs) expect(vyFi.isPool(fixtureOutput(other))).toBe(false);
     // A decoder given no pools takes nothing, this one included.
     expect(vyFiDecoder([]).isPool(fixtureOutput(raw))).toBe(false);
   });
 
   it('decodes a pool given to it by its list (A and B as the list orders them)', () => {
-    const reversed = vyFiDecoder([{ nftPolicy: POOL_NFT, assetA: VYFI, assetB: '', feeBps: 25 }]);
+    const reversed = vyFiDecoder([{ validator: ADA_VYFI_VALIDATOR, assetA: VYFI, assetB: '', feeBps: 25 }]);
     // The same datum read with the list's order: bar fee A (430,694,014) now taken from VYFI, B (150,584,977) from lovelace.
     expect(reversed.decode(fixtureOutput(raw), fixtureTx(raw))).toMatchObject({
+      poolId: 'c285d6d7e61163b7f7a918f28e450e37d55dc684450d87b96750d8db',
       assetA: VYFI,
       assetB: '',
       // 3,807,417,460,645 − 430,694,014
@@ -416,7 +452,7 @@ describe('VyFi decoder on damaged and foreign outputs', () => {
 });
 
 describe.skipIf(!hasPrise)('VyFi in prise\'s real blocks', () => {
-  it('takes none of the outputs of the ten blocks (no known VyFi pool moved in them)', () => {
+  it('takes none of the outputs of the ten blocks (no listed VyFi pool moved in them)', () => {
     const taken = realOgmiosBlocks()
       .map((b) => fromOgmiosBlock(b))
       .flatMap((block) => block.transactions.flatMap((tx) => tx.outputs.filter((out) => vyFi.isPool(out))));
