@@ -156,14 +156,12 @@ test.describe('one node', () => {
     const img = await page.evaluate((u) => window.client.image(u), `${api}/gw/v1/tokens/logo/${unit}`);
     seen['gateway, <img> (cross-origin)'] = img;
     expect(img.width).toBeGreaterThan(0);
-    await page.goto(`${api}/healthz`);
+    // The app's page: its policy lets it connect to its own origin (a JSON answer's forbids everything).
+    await page.goto(`${api}/`);
     const sameOrigin = await page.evaluate(async (path) => {
       const response = await fetch(path);
-      const blob = await response.blob();
-      const img = new Image();
-      img.src = URL.createObjectURL(blob);
-      await img.decode();
-      return { status: response.status, contentType: response.headers.get('content-type'), width: img.naturalWidth };
+      const bitmap = await createImageBitmap(await response.blob());
+      return { status: response.status, contentType: response.headers.get('content-type'), width: bitmap.width };
     }, `/gw/v1/tokens/logo/${unit}`);
     seen['gateway, page fetch (same origin)'] = sameOrigin;
     expect(sameOrigin).toMatchObject({ status: 200, contentType: 'image/png' });
