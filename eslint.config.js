@@ -59,6 +59,24 @@ const featureZones = features.map((name) => ({
   message: 'features do not import each other: app.tsx composes them and passes what one needs from another as props.',
 }));
 
+/**
+ * Inside the app, imports go one way (docs/app.md "Layout"): `lib` (pure functions) at the bottom, then
+ * `stores`, then what features share (`api`, `hooks`, `components`, `providers`), then the features, and
+ * the shell (app.tsx, start.tsx, main.tsx, first-paint.ts, skeleton.tsx) on top, which composes them.
+ * Each zone lists what its folder may not import: nothing of the app imports a level above its own.
+ */
+const APP_SHELL = ['./src/app/app.tsx', './src/app/start.tsx', './src/app/main.tsx', './src/app/first-paint.ts', './src/app/skeleton.tsx', './src/app/hooks/app'];
+const appZones = [
+  { target: './src/app/lib', from: ['./src/app/stores', './src/app/api', './src/app/hooks', './src/app/components', './src/app/providers', './src/app/features', ...APP_SHELL], message: 'lib holds pure functions: it imports only other lib modules, shared and datafeed.' },
+  { target: './src/app/stores', from: ['./src/app/api', './src/app/hooks', './src/app/components', './src/app/providers', './src/app/features', ...APP_SHELL], message: 'stores import only lib (and shared, datafeed): what is above them reads them, not the reverse.' },
+  ...['api', 'hooks', 'components', 'providers'].map((folder) => ({
+    target: `./src/app/${folder}`,
+    from: ['./src/app/features', ...APP_SHELL],
+    message: `${folder} is shared by the features: it never imports a feature or the shell that composes them.`,
+  })),
+  { target: './src/app/features', from: APP_SHELL, message: 'features never import the shell (app.tsx, start.tsx, main.tsx, first-paint.ts): it composes them and hands them what they need.' },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'dist-server/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'data/**', '.data-*/**'] },
   js.configs.recommended,
@@ -66,9 +84,14 @@ export default tseslint.config(
   {
     languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { ...globals.node, ...globals.browser } },
     plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+      // TypeScript files are parsed for what they import (import-x/no-cycle follows them), not only resolved.
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+    },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, storeZone, ...featureZones] }],
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, storeZone, ...featureZones, ...appZones] }],
       'no-restricted-imports': ['error', storeEngine],
       'import-x/no-default-export': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
@@ -85,7 +108,15 @@ export default tseslint.config(
   {
     files: ['src/app/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
-    rules: { ...reactHooks.configs.recommended.rules },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      // No circular import in the browser's code (the app, the datafeed, the wire contract they share).
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    files: ['src/datafeed/**/*.ts', 'src/shared/**/*.ts'],
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // One path for browser data: the app reaches the gateway through the datafeed (its GatewayClient

@@ -1,4 +1,5 @@
 /// <reference types="vitest/config" />
+import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
@@ -77,6 +78,8 @@ function onePageScript(): Plugin {
 }
 
 export default defineConfig(({ isSsrBuild }) => ({
+  // `@/…` is `src/…` (tsconfig.json's paths): the app's imports name what they reach instead of climbing to it.
+  resolve: { alias: [{ find: /^@\//, replacement: fileURLToPath(new URL('./src/', import.meta.url)) }] },
   plugins: [
     react(),
     tokenPriceService(),

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useState, type MouseEvent } from 'react';
-import type { SearchRow } from '../datafeed';
-import { AGGREGATE_GROUP } from '../shared/groups';
+import type { SearchRow } from '@/datafeed';
+import { AGGREGATE_GROUP } from '@/shared/groups';
 import { findPairInGroup, provisionalSymbolInfo, resolvedSymbolQueryOptions, UnknownSymbolError } from './api/resolve-symbol';
 import { dropBootChart } from './boot/boot-chart-handle';
 import { ErrorState } from './components/error-state';

@@ -1,4 +1,4 @@
-import { resolutionSeconds } from '../shared/first-chart';
+import { resolutionSeconds } from '@/shared/first-chart';
 import { drawPicture } from './boot/boot-chart';
 import { offerBootChart } from './boot/boot-chart-handle';
 import { bootRequests, inlineBars, inlineInfo, type BarsInPage, type FirstBars } from './boot/first-requests';

@@ -1,12 +1,12 @@
 import { queryOptions } from '@tanstack/react-query';
-import { GatewayError, toLibraryResolution, toWireResolution, type GatewayClient, type LibrarySymbolInfo, type ResolutionString, type UdfDatafeed } from '../../datafeed';
-import { tokenStatsSchema, type TokenStats } from '../../shared/api/tokens';
-import { AGGREGATE_GROUP } from '../../shared/groups';
-import { MAX_COUNTBACK } from '../../shared/api/history';
-import { bucketStart, RESOLUTION_SECONDS, type Resolution } from '../../shared/resolutions';
-import { STABLECOINS, type Stablecoin } from '../../shared/stablecoins';
-import { provisionalSymbolInfo } from '../lib/provisional-symbol';
-import { rateAt, type StablePoint } from '../lib/usd';
+import { GatewayError, toLibraryResolution, toWireResolution, type GatewayClient, type LibrarySymbolInfo, type ResolutionString, type UdfDatafeed } from '@/datafeed';
+import { tokenStatsSchema, type TokenStats } from '@/shared/api/tokens';
+import { AGGREGATE_GROUP } from '@/shared/groups';
+import { MAX_COUNTBACK } from '@/shared/api/history';
+import { bucketStart, RESOLUTION_SECONDS, type Resolution } from '@/shared/resolutions';
+import { STABLECOINS, type Stablecoin } from '@/shared/stablecoins';
+import { provisionalSymbolInfo } from '@/app/lib/provisional-symbol';
+import { rateAt, type StablePoint } from '@/app/lib/usd';
 
 /** A stablecoin present on the market, with its statistics (its Aggregate against ADA). */
 export interface StablecoinStats {

@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
-import { tokenStatsSchema } from '../../shared/api/tokens';
-import type { GatewayClient } from '../../datafeed';
+import { tokenStatsSchema } from '@/shared/api/tokens';
+import type { GatewayClient } from '@/datafeed';
 
 /**
  * GET /gw/v1/tokens/current?pool=<pool ID>: the pool's statistics. Aggregate pools also follow live

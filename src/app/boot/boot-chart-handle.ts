@@ -1,4 +1,4 @@
-import type { ResolutionString } from '../../datafeed';
+import type { ResolutionString } from '@/datafeed';
 
 /**
  * The page's first picture of the chart (boot-chart.ts): the first bars drawn by lightweight-charts in

@@ -1,10 +1,10 @@
-import type { LibrarySymbolInfo, ResolutionString } from '../../datafeed';
-import { barsOfHistory, type HistoryColumns } from '../../datafeed/history-bars';
-import { addTvlSeries, createPriceChart, drawBars, showNewest, styleChart } from '../features/chart/lib/chart-parts';
-import { priceFormatOf, type ChartAppearance } from '../features/chart/lib/chart-style';
-import { ChartTimes } from '../lib/chart-time';
-import { invertBar } from '../lib/orientation';
-import { PALETTES } from '../lib/palette';
+import type { LibrarySymbolInfo, ResolutionString } from '@/datafeed';
+import { barsOfHistory, type HistoryColumns } from '@/datafeed/history-bars';
+import { addTvlSeries, createPriceChart, drawBars, showNewest, styleChart } from '@/app/features/chart/lib/chart-parts';
+import { priceFormatOf, type ChartAppearance } from '@/app/features/chart/lib/chart-style';
+import { ChartTimes } from '@/app/lib/chart-time';
+import { invertBar } from '@/app/lib/orientation';
+import { PALETTES } from '@/app/lib/palette';
 import { PICTURE_MARK, type BootChart } from './boot-chart-handle';
 
 export interface PictureRequest {

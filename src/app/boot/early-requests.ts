@@ -1,4 +1,4 @@
-import type { FetchLike } from '../../datafeed';
+import type { FetchLike } from '@/datafeed';
 
 /**
  * Requests the page starts before the app's code has loaded (src/app/boot.ts), handed to the app's

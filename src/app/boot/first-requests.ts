@@ -1,9 +1,9 @@
-import { BOOT_BARS_ELEMENT_ID, BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from '../../shared/api/gateway-prefix';
-import { gatewayUrl } from '../../shared/api/gateway-urls';
-import { firstChartOf } from '../../shared/first-chart';
-import { groupStatsUrl } from '../features/overview/lib/group-stats-url';
-import type { FetchLike } from '../../datafeed';
-import { parseSelection } from '../lib/selection';
+import { BOOT_BARS_ELEMENT_ID, BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from '@/shared/api/gateway-prefix';
+import { gatewayUrl } from '@/shared/api/gateway-urls';
+import { firstChartOf } from '@/shared/first-chart';
+import { groupStatsUrl } from '@/app/features/overview/lib/group-stats-url';
+import type { FetchLike } from '@/datafeed';
+import { parseSelection } from '@/app/lib/selection';
 import { provideEarly, startEarly } from './early-requests';
 
 /** The URL of /gw/v1/info, which the app reads first (data source, each group's deepest pair). */

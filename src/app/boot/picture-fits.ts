@@ -1,5 +1,5 @@
-import type { Selection } from '../lib/selection';
-import type { Preferences } from '../stores/preferences';
+import type { Selection } from '@/app/lib/selection';
+import type { Preferences } from '@/app/stores/preferences';
 
 /**
  * Whether the app's first chart looks like the picture: a chart page (not the overview, not compare

@@ -1,4 +1,4 @@
-import { parseSymbolName } from '../../shared/symbols';
+import { parseSymbolName } from '@/shared/symbols';
 
 /** The sides of a pair as named so far: the resolved pair's, or those a symbol name (`ADA.SNEK_Aggregate_Pool1`) spells. */
 export type PairSides = { readonly base: string; readonly quote: string } | undefined;

@@ -1,9 +1,9 @@
 import { QueryClient } from '@tanstack/react-query';
 import type { StateStorage } from 'zustand/middleware';
-import { UdfDatafeed, type EventSourceConstructor, type FetchLike, type GatewayClient } from '../../datafeed';
-import { UsdRateBook } from '../api/ada-usd';
-import { createPreferencesStore, type PreferencesStore } from '../stores/preferences-store';
-import { createSelectionStore, type SelectionStore, type UrlHost } from '../stores/selection-store';
+import { UdfDatafeed, type EventSourceConstructor, type FetchLike, type GatewayClient } from '@/datafeed';
+import { UsdRateBook } from '@/app/api/ada-usd';
+import { createPreferencesStore, type PreferencesStore } from '@/app/stores/preferences-store';
+import { createSelectionStore, type SelectionStore, type UrlHost } from '@/app/stores/selection-store';
 import { LiveStatusMonitor } from './live-status';
 
 /** Everything the app talks to, created once: ONE datafeed, one query client, the stores. */

@@ -1,7 +1,7 @@
 import { createJSONStorage, persist, type StateStorage } from 'zustand/middleware';
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { TimeZoneMode } from '../lib/time-format';
-import type { Currency } from '../lib/usd';
+import type { TimeZoneMode } from '@/app/lib/time-format';
+import type { Currency } from '@/app/lib/usd';
 
 export { DEFAULT_PREFERENCES, PREFERENCES_KEY, storedPreferences, type Preferences, type SymbolRef, type Theme } from './preferences';
 import { DEFAULT_PREFERENCES, PREFERENCES_KEY, type Preferences, type SymbolRef, type Theme } from './preferences';

@@ -1,5 +1,5 @@
-import type { TimeZoneMode } from '../lib/time-format';
-import type { Currency } from '../lib/usd';
+import type { TimeZoneMode } from '@/app/lib/time-format';
+import type { Currency } from '@/app/lib/usd';
 
 /** A remembered symbol (recent picks, watchlist). */
 export interface SymbolRef {
@@ -7,7 +7,8 @@ export interface SymbolRef {
   readonly group: string;
 }
 
-export type Theme = 'dark' | 'light';
+export type { Theme } from '@/app/lib/palette';
+import type { Theme } from '@/app/lib/palette';
 
 /** UI preferences that persist across reloads (localStorage). */
 export interface Preferences {

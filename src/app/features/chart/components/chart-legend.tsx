@@ -1,5 +1,5 @@
 import { useId, useState, useSyncExternalStore } from 'react';
-import { formatAmount, formatPercent, formatPrice, percentTrend } from '../../../lib/format';
+import { formatAmount, formatPercent, formatPrice, percentTrend } from '@/app/lib/format';
 import type { LegendBar } from '../lib/chart-style';
 
 /** What the legend reads of the chart (the ChartController): the bar under the crosshair, or the newest. */

@@ -1,12 +1,12 @@
 import { useEffect, useEffectEvent, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
-import type { Bar, LibrarySymbolInfo, ResolutionString } from '../../../../datafeed';
-import { ErrorState } from '../../../components/error-state';
-import { ProgressBar } from '../../../components/progress-bar';
-import { useDatafeed } from '../../../providers/app-providers';
-import { parseIndicators } from '../../../lib/indicators';
-import type { UsdRates } from '../../../api/ada-usd';
+import type { Bar, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
+import { ErrorState } from '@/app/components/error-state';
+import { ProgressBar } from '@/app/components/progress-bar';
+import { useDatafeed } from '@/app/providers/app-providers';
+import { parseIndicators } from '@/app/lib/indicators';
+import type { UsdRates } from '@/app/api/ada-usd';
 import { ChartController, type ChartAppearance } from '../lib/chart-controller';
-import { takeBootChart } from '../../../boot/boot-chart-handle';
+import { takeBootChart } from '@/app/boot/boot-chart-handle';
 import { ChartLegend } from './chart-legend';
 
 /** What other features (export) may ask of the chart; handed to the shell through `onHandle`. */

@@ -1,6 +1,6 @@
-import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '../../../../datafeed';
+import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '@/datafeed';
 
-export { resolutionSeconds } from '../../../../shared/first-chart';
+export { resolutionSeconds } from '@/shared/first-chart';
 
 export type BarsOutcome = { readonly ok: true; readonly bars: Bar[]; readonly noData: boolean } | { readonly ok: false; readonly error: string };
 

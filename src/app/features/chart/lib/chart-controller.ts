@@ -1,21 +1,21 @@
 import { LineSeries, type IChartApi, type ISeriesApi, type MouseEventParams, type UTCTimestamp } from 'lightweight-charts';
-import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '../../../../datafeed';
-import { AGGREGATE_GROUP } from '../../../../shared/groups';
-import { ChartTimes } from '../../../lib/chart-time';
-import { FIRST_CANDLES_MARK } from '../../../lib/first-candles';
-import { indicatorLabel, type IndicatorSpec } from '../../../lib/indicators';
-import { invertBar } from '../../../lib/orientation';
-import { barInUsd } from '../../../lib/usd';
-import type { UsdRates } from '../../../api/ada-usd';
+import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '@/datafeed';
+import { AGGREGATE_GROUP } from '@/shared/groups';
+import { ChartTimes } from '@/app/lib/chart-time';
+import { FIRST_CANDLES_MARK } from '@/app/lib/first-candles';
+import { indicatorLabel, type IndicatorSpec } from '@/app/lib/indicators';
+import { invertBar } from '@/app/lib/orientation';
+import { barInUsd } from '@/app/lib/usd';
+import type { UsdRates } from '@/app/api/ada-usd';
 import type * as IndicatorMaths from './indicator-series';
 
 /** The indicator maths (trading-signals), a chunk of its own: loaded when a first indicator is drawn. */
 let indicatorMaths: typeof IndicatorMaths | undefined;
 const loadIndicatorMaths = () => import('./indicator-series').then((m) => (indicatorMaths = m));
 import { INDICATOR_ADD_MARK, INDICATOR_DRAWN_MEASURE } from './marks';
-import { PALETTES } from '../../../lib/palette';
+import { PALETTES } from '@/app/lib/palette';
 import { fetchBars, mergeBars, sameSymbol } from './bars';
-import { firstPage, PAGE_BARS, resolutionSeconds } from '../../../../shared/first-chart';
+import { firstPage, PAGE_BARS, resolutionSeconds } from '@/shared/first-chart';
 import { candleOf, findBar, legendOf, priceFormatOf, tvlOf, volumeOf, type ChartAppearance, type LegendBar } from './chart-style';
 import { addTvlSeries, createPriceChart, drawBars, INITIAL_VISIBLE_BARS, showNewest, styleChart, type PriceChartParts } from './chart-parts';
 
@@ -37,7 +37,7 @@ export interface ChartState {
   readonly live: boolean;
 }
 
-export { PAGE_BARS } from '../../../../shared/first-chart';
+export { PAGE_BARS } from '@/shared/first-chart';
 /** Fewer than this many bars left of the view start loading older ones. */
 const LOAD_OLDER_THRESHOLD = 30;
 /** DEX pools do not stream: their newest bars are refreshed this often. */

@@ -1,8 +1,8 @@
 import { CandlestickSeries, CrosshairMode, HistogramSeries, LineSeries, PriceScaleMode, createChart, type IChartApi, type ISeriesApi } from 'lightweight-charts';
-import type { Bar } from '../../../../datafeed';
-import type { ChartTimes } from '../../../lib/chart-time';
-import { formatAmount } from '../../../lib/format';
-import type { Palette } from '../../../lib/palette';
+import type { Bar } from '@/datafeed';
+import type { ChartTimes } from '@/app/lib/chart-time';
+import { formatAmount } from '@/app/lib/format';
+import type { Palette } from '@/app/lib/palette';
 import { candleColorsOf, candleOf, chartOptionsOf, NO_ATTRIBUTION_LOGO, TVL_PRICE_SCALE, tvlOf, volumeOf } from './chart-style';
 
 /**

@@ -1,10 +1,10 @@
 import { ColorType, type ChartOptions, type DeepPartial, type Time, type UTCTimestamp } from 'lightweight-charts';
-import type { Bar, LibrarySymbolInfo } from '../../../../datafeed';
-import type { ChartTimes } from '../../../lib/chart-time';
-import { formatPrice } from '../../../lib/format';
-import type { Palette } from '../../../lib/palette';
-import type { TimeZoneMode } from '../../../lib/time-format';
-import type { Theme } from '../../../stores/preferences-store';
+import type { Bar, LibrarySymbolInfo } from '@/datafeed';
+import type { ChartTimes } from '@/app/lib/chart-time';
+import { formatPrice } from '@/app/lib/format';
+import type { Palette } from '@/app/lib/palette';
+import type { TimeZoneMode } from '@/app/lib/time-format';
+import type { Theme } from '@/app/stores/preferences-store';
 
 /** How the chart looks (persisted preferences). */
 export interface ChartAppearance {

@@ -1,5 +1,5 @@
-import { gatewayUrl } from '../../../../shared/api/gateway-urls';
-import { GATEWAY_PREFIX } from '../../../../shared/api/gateway-prefix';
+import { gatewayUrl } from '@/shared/api/gateway-urls';
+import { GATEWAY_PREFIX } from '@/shared/api/gateway-prefix';
 
 /** A group's statistics through the gateway (the service's /api/x/group-stats, or derived from spec endpoints). */
 export const GROUP_STATS_PATH = '/group-stats';

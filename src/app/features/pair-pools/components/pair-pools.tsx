@@ -1,14 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
-import type { SearchRow, UdfDatafeed } from '../../../../datafeed';
-import { GatewayError, type GatewayClient } from '../../../../datafeed';
-import { pairPoolsResponseSchema, type PairPool, type PairPoolsResponse } from '../../../../shared/api/extensions';
-import { tokenStatsSchema } from '../../../../shared/api/tokens';
-import { AGGREGATE_GROUP, DEX_GROUPS } from '../../../../shared/groups';
-import { formatAmount, formatPercent, formatPrice } from '../../../lib/format';
-import { useApi, useDatafeed } from '../../../providers/app-providers';
-import { useAdaUsd } from '../../../hooks/use-ada-usd';
-import { invertPercent, invertPrice, priceUnit } from '../../../lib/orientation';
-import type { Currency } from '../../../lib/usd';
+import type { SearchRow, UdfDatafeed } from '@/datafeed';
+import { GatewayError, type GatewayClient } from '@/datafeed';
+import { pairPoolsResponseSchema, type PairPool, type PairPoolsResponse } from '@/shared/api/extensions';
+import { tokenStatsSchema } from '@/shared/api/tokens';
+import { AGGREGATE_GROUP, DEX_GROUPS } from '@/shared/groups';
+import { formatAmount, formatPercent, formatPrice } from '@/app/lib/format';
+import { useApi, useDatafeed } from '@/app/providers/app-providers';
+import { useAdaUsd } from '@/app/hooks/use-ada-usd';
+import { invertPercent, invertPrice, priceUnit } from '@/app/lib/orientation';
+import type { Currency } from '@/app/lib/usd';
 
 /**
  * Over an upstream without our `/pair-pools` route: the pair's pools from the groups' symbol lists,

@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { UdfDatafeed } from '../../../../datafeed';
+import type { UdfDatafeed } from '@/datafeed';
 
 /** Every symbol the datafeed knows (symbol_info + liquidity of every group), indexed for the search list. */
 export function searchIndexQueryOptions(datafeed: UdfDatafeed) {

@@ -1,10 +1,10 @@
 import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { SearchRow } from '../../../../datafeed';
-import { TokenLogo } from '../../../components/token-logo';
-import { formatAmount } from '../../../lib/format';
+import type { SearchRow } from '@/datafeed';
+import { TokenLogo } from '@/app/components/token-logo';
+import { formatAmount } from '@/app/lib/format';
 import { useSearchIndex } from '../hooks/use-search-index';
-import { pairLabel } from '../../../lib/orientation';
+import { pairLabel } from '@/app/lib/orientation';
 
 export interface RecentPick {
   readonly symbol: string;

@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
-import { gatewayInfoSchema } from '../../../../shared/api/gateway';
-import type { GatewayClient } from '../../../../datafeed';
+import { gatewayInfoSchema } from '@/shared/api/gateway';
+import type { GatewayClient } from '@/datafeed';
 
 /** GET /gw/v1/info: where the data come from (the simulator badge), each group's deepest pool. */
 export function gatewayInfoQueryOptions(api: GatewayClient) {
@@ -11,4 +11,4 @@ export function gatewayInfoQueryOptions(api: GatewayClient) {
   });
 }
 
-export { deepestOf } from '../../../../shared/first-chart';
+export { deepestOf } from '@/shared/first-chart';

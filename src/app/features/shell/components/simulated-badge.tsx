@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useApi } from '../../../providers/app-providers';
+import { useApi } from '@/app/providers/app-providers';
 import { gatewayInfoQueryOptions } from '../api/gateway-info';
 import { sourceBadgeOf } from '../lib/source-badge';
 

@@ -1,18 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import type { LibrarySymbolInfo, SearchRow } from '../../../../datafeed';
-import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../../../shared/ids';
-import { CopyButton } from '../../../components/copy-button';
-import { TokenLogo } from '../../../components/token-logo';
-import { formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, trendOf, type Trend } from '../../../lib/format';
-import { useApi } from '../../../providers/app-providers';
-import { tokenInfoQueryOptions } from '../../../api/token-info';
-import { tokenStatsQueryOptions } from '../../../api/token-stats';
-import { useLiveOverlay } from '../../../hooks/use-live-overlay';
-import { liveStats } from '../../../lib/live-stats';
-import { invertPercent, invertPrice, pairLabel, priceUnit } from '../../../lib/orientation';
-import { statsInUsd, usdPairLabel, type Currency } from '../../../lib/usd';
-import { useAdaUsd } from '../../../hooks/use-ada-usd';
+import type { LibrarySymbolInfo, SearchRow } from '@/datafeed';
+import { displayAssetName, isTokenUnit, splitTokenUnit } from '@/shared/ids';
+import { CopyButton } from '@/app/components/copy-button';
+import { TokenLogo } from '@/app/components/token-logo';
+import { formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, trendOf, type Trend } from '@/app/lib/format';
+import { useApi } from '@/app/providers/app-providers';
+import { tokenInfoQueryOptions } from '@/app/api/token-info';
+import { tokenStatsQueryOptions } from '@/app/api/token-stats';
+import { useLiveOverlay } from '@/app/hooks/use-live-overlay';
+import { liveStats } from '@/app/lib/live-stats';
+import { invertPercent, invertPrice, pairLabel, priceUnit } from '@/app/lib/orientation';
+import { statsInUsd, usdPairLabel, type Currency } from '@/app/lib/usd';
+import { useAdaUsd } from '@/app/hooks/use-ada-usd';
 
 export interface TokenHeaderProps {
   readonly info: LibrarySymbolInfo;
@@ -40,7 +40,7 @@ export function tokenIdentity(row: SearchRow, registryName?: string): { name: st
 function useFingerprint(policyId: string, assetName: string): string | undefined {
   return useQuery({
     queryKey: ['fingerprint', policyId, assetName],
-    queryFn: () => import('../../../../shared/fingerprint').then((m) => m.assetFingerprint(policyId, assetName)),
+    queryFn: () => import('@/shared/fingerprint').then((m) => m.assetFingerprint(policyId, assetName)),
     enabled: policyId !== '',
     staleTime: Infinity,
   }).data;

@@ -1,17 +1,17 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useReducer, useRef, useState, useSyncExternalStore } from 'react';
-import type { LibrarySymbolInfo, ResolutionString } from '../../../../datafeed';
-import { GatewayError } from '../../../../datafeed';
-import { tradesResponseSchema, type TapeTrade, type TradesResponse } from '../../../../shared/api/extensions';
-import type { TradeEvent } from '../../../../shared/api/stream';
-import { tokenStatsSchema } from '../../../../shared/api/tokens';
-import { isLiveSymbol, useLiveTrades } from '../../../hooks/use-live-trades';
-import { formatAmount, formatPrice } from '../../../lib/format';
-import { invertPrice, pairLabel, priceUnit } from '../../../lib/orientation';
-import { usdPairLabel, type Currency } from '../../../lib/usd';
-import { formatDateTime, formatTimeOfDay } from '../../../lib/time-format';
-import { useApi, usePreferences, useUsdRates } from '../../../providers/app-providers';
+import type { LibrarySymbolInfo, ResolutionString } from '@/datafeed';
+import { GatewayError } from '@/datafeed';
+import { tradesResponseSchema, type TapeTrade, type TradesResponse } from '@/shared/api/extensions';
+import type { TradeEvent } from '@/shared/api/stream';
+import { tokenStatsSchema } from '@/shared/api/tokens';
+import { isLiveSymbol, useLiveTrades } from '@/app/hooks/use-live-trades';
+import { formatAmount, formatPrice } from '@/app/lib/format';
+import { invertPrice, pairLabel, priceUnit } from '@/app/lib/orientation';
+import { usdPairLabel, type Currency } from '@/app/lib/usd';
+import { formatDateTime, formatTimeOfDay } from '@/app/lib/time-format';
+import { useApi, usePreferences, useUsdRates } from '@/app/providers/app-providers';
 
 /** A row of the tape: a stored trade, or one the live stream brought (no id, no DEX). */
 interface TapeRow extends Omit<TapeTrade, 'id' | 'pool_id' | 'group'> {
