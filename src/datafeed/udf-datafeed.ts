@@ -2,7 +2,7 @@ import { GATEWAY_PREFIX, gatewayInfoSchema } from '../shared/api/gateway';
 import type { TradeEvent } from '../shared/api/stream';
 import type { Bar } from '../shared/bars';
 import { AGGREGATE_GROUP, ALL_GROUPS } from '../shared/groups';
-import { isPoolId } from '../shared/ids';
+import { isPoolId } from '../shared/id-rules';
 import { asSeconds, type UnixSeconds } from '../shared/time';
 import { GatewayClient, type FetchLike, type Outcome } from './gateway-client';
 import { HistoryLoader, type BarsAnswer } from './history-loader';

@@ -1,7 +1,7 @@
 import { blake2b } from '@noble/hashes/blake2.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { bech32 } from '@scure/base';
-import { isAssetName, isPolicyId } from './ids';
+import { isAssetName, isPolicyId } from './id-rules';
 
 /** Human-readable part of a CIP-14 fingerprint. */
 export const ASSET_FINGERPRINT_PREFIX = 'asset';

@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { LibrarySymbolInfo, SearchRow, UdfDatafeed } from '@/datafeed';
-import { isPoolId } from '@/shared/ids';
+import { isPoolId } from '@/shared/id-rules';
 import { parseSymbolName } from '@/shared/symbols';
 
 /** A symbol as the app needs it: the library's info (chart) and the search row (tokens, TVL). */

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import type { LibrarySymbolInfo, SearchRow } from '@/datafeed';
-import { displayAssetName, isTokenUnit, splitTokenUnit } from '@/shared/ids';
+import { displayAssetName, isTokenUnit, splitTokenUnit } from '@/shared/id-rules';
 import { CopyButton } from '@/app/components/copy-button';
 import { TokenLogo } from '@/app/components/token-logo';
 import { formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, trendOf, type Trend } from '@/app/lib/format';
