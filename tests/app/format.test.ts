@@ -98,3 +98,30 @@ describe('percentTrend', () => {
     );
   });
 });
+
+describe('amounts without Intl', () => {
+  // formatAmount writes what Intl.NumberFormat's en-US compact (10,000 and more) and plain formats with
+  // two decimals at most would, without starting ICU on the chart's first draw.
+  const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
+  const plain = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+  const intl = (value: number) => (Math.abs(value) >= 10_000 ? compact : plain).format(value);
+
+  it('writes amounts as Intl does, halves and unit boundaries included', () => {
+    const edges = [1, 9_999.994, 9_999.995, 10_000, 12_345, 99_999.5, 999_994.999, 999_995, 1.005, 2.675, 0, 742.5, 1_234.567, 9_523_384.1, 999_995_000, 1e12, 6_298_771_427_611_878];
+    for (const value of edges) {
+      expect(formatAmount(value), String(value)).toBe(intl(value));
+      // Intl writes -0 as "-0"; an amount of nothing is 0 here.
+      if (value !== 0) expect(formatAmount(-value), String(-value)).toBe(intl(-value));
+    }
+  });
+
+  it('writes 20,000 random amounts of every size as Intl does', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    for (let i = 0; i < 20_000; i++) {
+      const raw = random() * 10 ** Math.floor(random() * 16) + 1;
+      const value = i % 3 === 0 ? Math.round(raw * 1000) / 1000 + 0.005 : raw;
+      expect(formatAmount(value), String(value)).toBe(intl(value));
+    }
+  });
+});
