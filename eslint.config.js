@@ -17,7 +17,9 @@ const layerZones = [
   { target: './src/node', from: ['./src/service', './src/gateway', './src/server', './src/datafeed', './src/app'], message: 'node (HTTP helpers for Node servers) imports only shared.' },
   { target: './src/service', from: ['./src/gateway', './src/server', './src/datafeed', './src/app'], message: 'service imports only shared and node.' },
   { target: './src/gateway', from: ['./src/service', './src/server', './src/datafeed', './src/app'], message: 'gateway imports only shared and node: it reaches the service through its upstream, never its modules.' },
-  { target: './src/server', from: ['./src/datafeed', './src/app'], message: 'server (the composition root) imports shared, node, service and gateway.' },
+  { target: './src/server', from: ['./src/datafeed'], message: 'server (the composition root) imports shared, node, service and gateway.' },
+  // The one exception: the page's skeleton is the app's own first render, made on the server (src/server/first-paint.ts).
+  { target: './src/server', from: './src/app', except: ['./skeleton.tsx'], message: 'server imports of the app only its skeleton (src/app/skeleton.tsx): the page\'s first render, made on the server.' },
   { target: './src/datafeed', from: ['./src/node', './src/service', './src/gateway', './src/server', './src/app'], message: 'datafeed imports shared only.' },
   { target: './src/app', from: ['./src/node', './src/service', './src/gateway', './src/server'], message: 'app imports shared and datafeed, never node, service, gateway or server.' },
 ];
@@ -62,10 +64,10 @@ const featureZones = features.map((name) => ({
 /**
  * Inside the app, imports go one way (docs/app.md "Layout"): `lib` (pure functions) at the bottom, then
  * `stores`, then what features share (`api`, `hooks`, `components`, `providers`), then the features, and
- * the shell (app.tsx, start.tsx, main.tsx, first-paint.ts, skeleton.tsx) on top, which composes them.
+ * the shell (app.tsx and page/, start.tsx, main.tsx, first-paint.ts, skeleton.tsx) on top, which composes them.
  * Each zone lists what its folder may not import: nothing of the app imports a level above its own.
  */
-const APP_SHELL = ['./src/app/app.tsx', './src/app/start.tsx', './src/app/main.tsx', './src/app/first-paint.ts', './src/app/skeleton.tsx', './src/app/hooks/app'];
+const APP_SHELL = ['./src/app/app.tsx', './src/app/start.tsx', './src/app/main.tsx', './src/app/first-paint.ts', './src/app/skeleton.tsx', './src/app/page'];
 const appZones = [
   { target: './src/app/lib', from: ['./src/app/stores', './src/app/api', './src/app/hooks', './src/app/components', './src/app/providers', './src/app/features', ...APP_SHELL], message: 'lib holds pure functions: it imports only other lib modules, shared and datafeed.' },
   { target: './src/app/stores', from: ['./src/app/api', './src/app/hooks', './src/app/components', './src/app/providers', './src/app/features', ...APP_SHELL], message: 'stores import only lib (and shared, datafeed): what is above them reads them, not the reverse.' },
@@ -120,10 +122,10 @@ export default tseslint.config(
   },
   {
     // One path for browser data: the app reaches the gateway through the datafeed (its GatewayClient
-    // and live connection), handed the browser's fetch and EventSource by start.tsx alone; the boot's
-    // early requests are the one other caller (their answers go to the datafeed's first requests).
+    // and live connection), handed the browser's fetch and EventSource by start.tsx alone; the page's
+    // first paint is the one other caller (its early answers go to the datafeed's first requests).
     files: ['src/app/**/*.{ts,tsx}'],
-    ignores: ['src/app/start.tsx', 'src/app/boot/early-requests.ts'],
+    ignores: ['src/app/start.tsx', 'src/app/first-paint.ts'],
     rules: {
       'no-restricted-globals': [
         'error',

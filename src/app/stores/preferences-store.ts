@@ -3,7 +3,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { TimeZoneMode } from '@/app/lib/time-format';
 import type { Currency } from '@/app/lib/usd';
 
-export { DEFAULT_PREFERENCES, PREFERENCES_KEY, storedPreferences, type Preferences, type SymbolRef, type Theme } from './preferences';
+export { DEFAULT_PREFERENCES, PREFERENCES_KEY, preferencesCookie, storedPreferences, type Preferences, type SymbolRef, type Theme } from './preferences';
 import { DEFAULT_PREFERENCES, PREFERENCES_KEY, type Preferences, type SymbolRef, type Theme } from './preferences';
 
 export const MAX_RECENT = 8;
@@ -34,11 +34,16 @@ const memoryStorage = (): StateStorage => {
   return { getItem: (k) => values.get(k) ?? null, setItem: (k, v) => void values.set(k, v), removeItem: (k) => void values.delete(k) };
 };
 
-export function createPreferencesStore(storage?: StateStorage): PreferencesStore {
+/**
+ * The preferences, persisted in `storage` (localStorage by default). `initial`: what they are before
+ * the storage is read (the defaults), and what a server render sees (React asks zustand for the
+ * store's initial state there: src/app/skeleton.tsx gives the request's cookie's).
+ */
+export function createPreferencesStore(storage?: StateStorage, initial: Preferences = DEFAULT_PREFERENCES): PreferencesStore {
   return createStore<PreferencesState>()(
     persist(
       (set) => ({
-        ...DEFAULT_PREFERENCES,
+        ...initial,
         toggle: (name) => set((s) => ({ [name]: !s[name] })),
         setTheme: (theme) => set({ theme }),
         setTimeZone: (timeZone) => set({ timeZone }),

@@ -44,10 +44,10 @@ export const PREFERENCES_KEY = 'cardano-dex-charts:preferences';
 
 /**
  * The preferences as stored (preferences-store.ts persists them with zustand under PREFERENCES_KEY:
- * `{"state": {...}, "version": 1}`), read without the store: the page's boot script (src/app/boot.ts)
- * draws its first picture of the chart in the user's theme and with their chart options before the
- * app's code has loaded. Anything missing or of the wrong type is the default; unreadable storage is
- * the defaults.
+ * `{"state": {...}, "version": 1}`), read without the store: the page's first paint
+ * (src/app/first-paint.ts) draws the app's chart in the user's theme and with their chart options
+ * before the app's code has loaded. Anything missing or of the wrong type is the default; unreadable
+ * storage is the defaults. Only what the first screen shows is read (not the watchlist and recent picks).
  */
 export function storedPreferences(storage: Pick<Storage, 'getItem'> | undefined): Preferences {
   let state: unknown;
@@ -56,6 +56,42 @@ export function storedPreferences(storage: Pick<Storage, 'getItem'> | undefined)
   } catch {
     return DEFAULT_PREFERENCES;
   }
+  return preferencesOf(state);
+}
+
+/** The name of the cookie that carries the preferences the first screen shows (preferencesCookie). */
+export const PREFERENCES_COOKIE = 'preferences';
+
+/** A year, in seconds: how long the preferences cookie lasts (each change writes it again). */
+const COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
+
+/**
+ * The cookie that tells the server the preferences the first screen shows (theme, time zone, chart
+ * options, compare mode, indicators, currency), so the page it sends is laid out as the app will render
+ * it (src/app/skeleton.tsx). Written by the app whenever they change; the browser's storage keeps them all.
+ */
+export function preferencesCookie(preferences: Preferences): string {
+  const { theme, showVolume, showTvl, logScale, timeZone, compare, indicators, currency } = preferences;
+  const value = encodeURIComponent(JSON.stringify({ theme, showVolume, showTvl, logScale, timeZone, compare, indicators, currency }));
+  return `${PREFERENCES_COOKIE}=${value}; Path=/; Max-Age=${COOKIE_MAX_AGE_SECONDS}; SameSite=Lax`;
+}
+
+/** The preferences a request's Cookie header carries (preferencesCookie); the defaults without. */
+export function preferencesFromCookie(header: string | undefined): Preferences {
+  const entry = header
+    ?.split(';')
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${PREFERENCES_COOKIE}=`));
+  if (entry === undefined) return DEFAULT_PREFERENCES;
+  try {
+    return preferencesOf(JSON.parse(decodeURIComponent(entry.slice(PREFERENCES_COOKIE.length + 1))) as unknown);
+  } catch {
+    return DEFAULT_PREFERENCES;
+  }
+}
+
+/** Stored preferences of unknown shape, field by field (the default where one is missing or wrong). */
+function preferencesOf(state: unknown): Preferences {
   if (typeof state !== 'object' || state === null) return DEFAULT_PREFERENCES;
   const s = state as Record<string, unknown>;
   const flag = (name: 'showVolume' | 'showTvl' | 'logScale' | 'compare') => (typeof s[name] === 'boolean' ? s[name] : DEFAULT_PREFERENCES[name]);

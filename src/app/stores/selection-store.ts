@@ -8,6 +8,8 @@ export interface SelectionState extends Selection {
   select(next: Partial<Selection>, options?: { replace?: boolean }): void;
   /** Re-reads the URL (popstate). */
   syncFromUrl(): void;
+  /** The page's address (path and query) of the selection changed by `next`: a link's href. */
+  href(next: Partial<Selection>): string;
   /** What the current history entry keeps under `key` (a screen's place: the overview's sort and scroll), if anything. */
   place(key: string): unknown;
   /** Keeps `value` under `key` in the current history entry (no new entry): Back to it finds the place again. */
@@ -42,6 +44,7 @@ export function createSelectionStore(host: UrlHost): SelectionStore {
       else if (!sameSelection(merged, current)) host.history.pushState(null, '', url);
       set(merged);
     },
+    href: (next) => `${host.location.pathname}${formatSelection({ ...get(), ...next }, host.location.search)}`,
     syncFromUrl: () => {
       const next = parseSelection(host.location.search);
       if (!sameSelection(next, get())) set(next);

@@ -78,18 +78,3 @@ export const tvlOf = (b: Bar, time: number = b.time) => ({ time: time as UTCTime
 export function legendOf(bar: Bar): LegendBar {
   return { ...bar, change: bar.open === 0 ? 0 : ((bar.close - bar.open) / bar.open) * 100 };
 }
-
-/** Binary search by time (Unix seconds) in bars sorted by time. */
-export function findBar(bars: readonly Bar[], time: number): Bar | undefined {
-  let lo = 0;
-  let hi = bars.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const bar = bars[mid];
-    if (!bar) return undefined;
-    if (bar.time === time) return bar;
-    if (bar.time < time) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
-}

@@ -2,7 +2,10 @@ import { queryOptions } from '@tanstack/react-query';
 import { gatewayInfoSchema } from '@/shared/api/gateway';
 import type { GatewayClient } from '@/datafeed';
 
-/** GET /gw/v1/info: where the data come from (the simulator badge), each group's deepest pool. */
+/**
+ * GET /gw/v1/info: where the data come from (the source badge), each group's deepest pool. The page
+ * carries a copy (src/app/first-paint.ts): the app's services put it in the cache (app-services.ts).
+ */
 export function gatewayInfoQueryOptions(api: GatewayClient) {
   return queryOptions({
     queryKey: ['gateway-info'],
@@ -10,5 +13,3 @@ export function gatewayInfoQueryOptions(api: GatewayClient) {
     staleTime: Infinity,
   });
 }
-
-export { deepestOf } from '@/shared/first-chart';
