@@ -46,13 +46,13 @@ export interface Navigation {
  * With `pointer`: the pointer moves over `pointer.at` from the navigation on, a move every few
  * milliseconds, until the page sets `pointer.answered` (the chart's first answer to the pointer: its
  * "interactive"), whose time is `answeredMs`. With `settled`: the page's layout shifts are summed until
- * that selector is on screen and half a second more (the header, the tape and the pools in).
+ * each of those selectors is on the page and half a second more (the header, the tape and the pools in).
  */
 export async function navigate(
   browser: Browser,
   url: string,
   mark: string,
-  options: { readonly pointer?: { readonly at: { x: number; y: number }; readonly answered: string }; readonly settled?: string } = {},
+  options: { readonly pointer?: { readonly at: { x: number; y: number }; readonly answered: string }; readonly settled?: readonly string[] } = {},
 ): Promise<Navigation> {
   const context = await browser.newContext({ viewport: VIEWPORT });
   try {
@@ -93,7 +93,7 @@ export async function navigate(
     await loaded;
     await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, mark, { timeout: 30_000, polling: 20 });
     if (options.settled) {
-      await page.waitForSelector(options.settled, { timeout: 30_000 });
+      for (const selector of options.settled) await page.waitForSelector(selector, { timeout: 30_000 });
       await page.waitForTimeout(500);
     }
     return await page.evaluate(

@@ -23,6 +23,7 @@ export interface SkeletonRequest {
  * loaded yet: the top bar, the pair's header while it loads, the toolbar, the chart's place. The
  * browser's first paint then draws the app's chart in that place (first-paint.ts), and the app's first
  * render replaces the skeleton with the same markup (start.tsx), taking the chart over: nothing moves.
+ * Its controls are disabled until then.
  * Nothing is asked meanwhile: a render runs no effect, and the services' fetch refuses.
  */
 export function renderSkeleton(request: SkeletonRequest): string {
@@ -37,10 +38,15 @@ export function renderSkeleton(request: SkeletonRequest): string {
     info: request.info,
   });
   try {
+    // Its controls disabled (a disabled fieldset, which does not lay anything out): a click or a keystroke
+    // before the app's first render would be lost with the skeleton. The chart is not a control: it
+    // answers the pointer as soon as the first paint has drawn it.
     return renderToString(
-      <AppProviders services={services}>
-        <App />
-      </AppProviders>,
+      <fieldset className="skeleton" disabled>
+        <AppProviders services={services}>
+          <App />
+        </AppProviders>
+      </fieldset>,
     );
   } finally {
     services.dispose();

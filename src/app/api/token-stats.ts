@@ -14,3 +14,16 @@ export function tokenStatsQueryOptions(api: GatewayClient, pool: string, live: b
     staleTime: 15_000,
   });
 }
+
+/**
+ * GET /gw/v1/tokens/current?policy=<token unit>: a token's statistics (its deepest Aggregate pool's):
+ * its price in ADA values a token/token pair's trades.
+ */
+export function tokenStatsByUnitQueryOptions(api: GatewayClient, unit: string) {
+  return queryOptions({
+    queryKey: ['token-stats-policy', unit],
+    queryFn: ({ signal }) => api.getOrThrow('/tokens/current', { policy: unit }, tokenStatsSchema, signal),
+    enabled: unit !== '',
+    staleTime: 60_000,
+  });
+}

@@ -9,6 +9,8 @@ import { PriceChart, type ChartAppearance, type ChartHandle, type PrerenderedCha
 import type { CompareHandle } from '@/app/features/compare';
 import { searchIndexQueryOptions } from '@/app/features/search';
 import { TokenHeader, TokenHeaderPlaceholder } from '@/app/features/token-header';
+// The placeholder's own module: the tape's code stays in its chunk.
+import { TapePlaceholder } from '@/app/features/trades/components/tape-placeholder';
 import { lazyPart } from '@/app/lib/lazy-part';
 import { useDatafeed, usePreferences, useSelection } from '@/app/providers/app-providers';
 import { ChartToolbar } from './chart-toolbar';
@@ -127,11 +129,13 @@ export function ChartPage(props: {
       )}
       {fresh ? (
         <PartBoundary label="The trades" testId="tape-part-error" resetKey={fresh.row.ticker}>
-          <Suspense fallback={null}>
+          <Suspense fallback={<TapePlaceholder />}>
             <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={prices.shownInverted} currency={prices.shownCurrency} />
           </Suspense>
         </PartBoundary>
-      ) : null}
+      ) : (
+        <TapePlaceholder />
+      )}
       {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
         <PartBoundary label="The pools of this pair" testId="pools-part-error" resetKey={fresh.row.ticker}>
           <Suspense fallback={null}>

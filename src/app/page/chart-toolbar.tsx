@@ -32,6 +32,7 @@ export function ChartToolbar(props: {
         onToggle={() => select({ inverted: !prices.inverted })}
         label="Invert the pair"
         testId="invert-toggle"
+        className="invert-toggle"
         disabled={prices.usd || !current}
         {...(prices.usd ? { title: 'In USD the price is the token’s: switch to ADA to invert the pair' } : {})}
       >

@@ -90,6 +90,9 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
       : oriented;
   const base = usd ? 'USD' : row.base;
   const unit = usd ? 'USD' : priceUnit(row, inverted);
+  // The pair's name is the registry's when it has one: the header waits for it rather than writing the
+  // asset's own name first and moving what follows it when the registry's comes.
+  if (row.quoteUnit !== '' && tokenInfo.isPending) return <TokenHeaderPlaceholder />;
 
   return (
     // A section with a name is a region landmark: its name is announced (a <header> inside <main> has no role that takes one).
