@@ -145,17 +145,20 @@ test('first paint: a shared link is drawn at once in the stored theme, inverted 
   expect(next).toMatch(/aria-pressed="false" data-testid="toggle-tvl"/);
 });
 
-test("first paint: no chart drawn early where the app's first chart would not look like it (indicators), and the overview's skeleton", async ({ page }) => {
+test("first paint: no chart drawn early where the app's first chart would not look like it (indicators)", async ({ page }) => {
   await page.goto('/?ind=sma20');
   await waitForCandles(page);
   await expect(page.getByTestId('price-chart')).toHaveAttribute('data-indicators', /SMA/);
   // The app's chart drew the bars itself, once.
   expect(await marks(page, 'chart:candles')).toBe(1);
   expect(await page.evaluate(() => (performance.getEntriesByName('chart:candles')[0]?.startTime ?? 0) > (performance.getEntriesByName('app:start')[0]?.startTime ?? Infinity))).toBe(true);
+});
 
+test("first paint: the market overview's skeleton is the overview loading its pairs, and no chart", async ({ page }) => {
   const release = await holdAppCode(page);
   await page.goto('/?view=markets&group=Aggregate');
-  await expect(page.getByText('Loading the market overview…')).toBeVisible();
+  await expect(page.getByTestId('market-overview')).toHaveAttribute('data-status', 'loading');
+  await expect(page.getByText('Loading the pairs of Aggregate (all DEXs)…')).toBeVisible();
   await expect(page.getByTestId('price-chart')).toHaveCount(0);
   release();
   await expect(page.getByTestId('market-overview')).toHaveAttribute('data-status', 'ready', { timeout: 15_000 });

@@ -1,6 +1,7 @@
 import { renderToString } from 'react-dom/server';
 import type { StateStorage } from 'zustand/middleware';
-import { App } from './app';
+import { App, preloadOverview } from './app';
+import { parseSelection } from './lib/selection';
 import { AppProviders } from './providers/app-providers';
 import { createAppServices } from './providers/app-services';
 import { preferencesFromCookie } from './stores/preferences';
@@ -26,7 +27,10 @@ export interface SkeletonRequest {
  * Its controls are disabled until then.
  * Nothing is asked meanwhile: a render runs no effect, and the services' fetch refuses.
  */
-export function renderSkeleton(request: SkeletonRequest): string {
+export async function renderSkeleton(request: SkeletonRequest): Promise<string> {
+  // The market overview's chunk in first, as the app's first render has it (start.tsx): the skeleton is the
+  // overview loading its pairs, not a fallback (a server render does not wait for a lazy part).
+  if (parseSelection(request.search).view === 'markets') await preloadOverview();
   // A server render reads the stores' initial states: the preferences are the cookie's from the start.
   const storage: StateStorage = { getItem: () => null, setItem: () => undefined, removeItem: () => undefined };
   const services = createAppServices({

@@ -132,9 +132,9 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
     }
     return { url, body: await answer.text() };
   };
-  const skeletonOf = (c: Context, url: URL, info: unknown): string => {
+  const skeletonOf = async (c: Context, url: URL, info: unknown): Promise<string> => {
     try {
-      return renderSkeleton({ pathname: url.pathname, search: url.search, cookie: c.req.header('Cookie'), info });
+      return await renderSkeleton({ pathname: url.pathname, search: url.search, cookie: c.req.header('Cookie'), info });
     } catch (error) {
       // The app renders the page on its own: it only comes later.
       log?.(`page: the skeleton could not be rendered: ${error instanceof Error ? error.message : String(error)}`);
@@ -153,7 +153,7 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
     const bars = (inUrl ? Promise.resolve(inUrl) : info.then((body) => firstChartOf(url.search, body, Date.now())))
       .then((chart) => (chart && !stop.signal.aborted ? firstBars(c, chart.url, stop.signal) : undefined))
       .catch(() => undefined);
-    const skeleton = info.then((body) => `${skeletonOf(c, url, body)}${middle}`);
+    const skeleton = info.then(async (body) => `${await skeletonOf(c, url, body)}${middle}`);
     const answers = Promise.all([info, Promise.race([bars, late])])
       .then(([infoBody, barsBody]) => `${inlinedInfoElement(infoBody)}${inlinedBarsElement(barsBody)}${end}`)
       .catch(() => end)

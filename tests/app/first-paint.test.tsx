@@ -38,7 +38,7 @@ async function servePage(search: string, options: { bars?: boolean; info?: boole
   const info: unknown = await (await bed.tp.fetch(INFO_URL)).json();
   const chart = firstChartOf(search, info as { deepest?: Record<string, string> }, options.now ?? Date.now());
   const body = chart && options.bars !== false ? await (await bed.tp.fetch(chart.url)).text() : undefined;
-  document.body.innerHTML = `<div id="root">${renderSkeleton({ pathname: '/', search, cookie: undefined, info })}</div>${options.info === false ? '' : inlinedInfoElement(info)}${
+  document.body.innerHTML = `<div id="root">${await renderSkeleton({ pathname: '/', search, cookie: undefined, info })}</div>${options.info === false ? '' : inlinedInfoElement(info)}${
     chart && body ? inlinedBarsElement({ url: chart.url, body }) : ''
   }`;
   return { info, barsUrl: chart?.url };
@@ -175,7 +175,7 @@ describe('the first paint', () => {
   it('draws nothing from an answer that is not bars: the app asks again and says why', async () => {
     const search = `?group=Aggregate&symbol=${SNEK}&res=60`;
     const url = firstChartOf(search, undefined, Date.now())?.url ?? '';
-    document.body.innerHTML = `<div id="root">${renderSkeleton({ pathname: '/', search, cookie: undefined, info: undefined })}</div>${inlinedBarsElement({ url, body: '{"s":"ok","t":[1],"o":[1]}' })}`;
+    document.body.innerHTML = `<div id="root">${await renderSkeleton({ pathname: '/', search, cookie: undefined, info: undefined })}</div>${inlinedBarsElement({ url, body: '{"s":"ok","t":[1],"o":[1]}' })}`;
     const first = paint(search, counting().fetchImpl);
     expect(first.chart).toBeUndefined();
   });

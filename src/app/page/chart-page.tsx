@@ -7,7 +7,7 @@ import { PartBoundary } from '@/app/components/part-boundary';
 import { ToggleButton } from '@/app/components/toggle-button';
 import { PriceChart, type ChartAppearance, type ChartHandle, type PrerenderedChart } from '@/app/features/chart';
 import type { CompareHandle } from '@/app/features/compare';
-import { searchIndexQueryOptions } from '@/app/features/search';
+import { SEARCH_INDEX_KEY } from '@/app/api/search-index';
 import { TokenHeader, TokenHeaderPlaceholder } from '@/app/features/token-header';
 // The placeholder's own module: the tape's code stays in its chunk.
 import { TapePlaceholder } from '@/app/features/trades/components/tape-placeholder';
@@ -72,7 +72,7 @@ export function ChartPage(props: {
             // An unknown symbol may exist by now: look again with fresh symbol lists.
             if (resolved.error instanceof UnknownSymbolError) {
               datafeed.refreshSymbols();
-              void queryClient.invalidateQueries({ queryKey: searchIndexQueryOptions(datafeed).queryKey });
+              void queryClient.invalidateQueries({ queryKey: SEARCH_INDEX_KEY });
             }
             void resolved.refetch();
           }}

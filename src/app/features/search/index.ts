@@ -1,2 +1,1 @@
 export { PairSearch, SEARCH_MEASURE, type PairSearchProps, type RecentPick } from './components/pair-search';
-export { searchIndexQueryOptions } from './api/search-index';

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import type { LibrarySymbolInfo, SearchRow } from '@/datafeed';
 import { displayAssetName, isTokenUnit, splitTokenUnit } from '@/shared/id-rules';
@@ -37,13 +37,13 @@ export function tokenIdentity(row: SearchRow, registryName?: string): { name: st
 }
 
 /** The CIP-14 fingerprint, computed in a chunk of its own (blake2b and bech32: the first chart does not wait for them). */
-function useFingerprint(policyId: string, assetName: string): string | undefined {
-  return useQuery({
+export function fingerprintQueryOptions(policyId: string, assetName: string) {
+  return queryOptions({
     queryKey: ['fingerprint', policyId, assetName],
     queryFn: () => import('@/shared/fingerprint').then((m) => m.assetFingerprint(policyId, assetName)),
     enabled: policyId !== '',
     staleTime: Infinity,
-  }).data;
+  });
 }
 
 /** A statistic; `trend` colours it (the direction of the value as written). */
@@ -69,7 +69,7 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
   const overlay = useLiveOverlay(info, () => void stats.refetch());
   const tokenInfo = useQuery({ ...tokenInfoQueryOptions(api, row.quoteUnit), enabled: row.quoteUnit !== '' });
   const identity = tokenIdentity(row, tokenInfo.data?.name);
-  const fingerprint = useFingerprint(identity.policyId, identity.assetName);
+  const fingerprint = useQuery(fingerprintQueryOptions(identity.policyId, identity.assetName)).data;
   const oriented = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
   const usd = currency === 'usd';
   // ADA/USD now, moved live by the stablecoins' trades while shown in USD.
@@ -164,7 +164,7 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
 
 /**
  * The statistics' grid while they load: the same cells with a dash for each value, so the header
- * keeps its height when they come (nothing below it moves; index.html's page frame draws the same).
+ * keeps its height when they come (nothing below it moves).
  */
 function StatsPlaceholder({ base, label }: { base: string; label: string }) {
   return (

@@ -44,22 +44,21 @@ export function useTapeRows(info: LibrarySymbolInfo | undefined) {
   const options = tradesQueryOptions(api, info?.ticker, isLiveSymbol(info));
   const stored = useInfiniteQuery(options);
   const noHistory = stored.error instanceof GatewayError && stored.error.status === 404;
-  const [live, setLive] = useState<TapeRow[]>([]);
+  const pool = info?.ticker;
+  // The live rows of the pool they came for: another pool starts with none.
+  const [live, setLive] = useState<{ readonly pool: string | undefined; readonly rows: readonly TapeRow[] }>({ pool, rows: [] });
   const counter = useRef(0);
   const key = options.queryKey;
 
-  useEffect(() => {
-    setLive([]);
-  }, [info?.ticker]);
-
   const refresh = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(refresh.current), []);
-  const storedAgain = () => void queryClient.resetQueries({ queryKey: key, exact: true }).then(() => setLive([]));
+  const storedAgain = () => void queryClient.resetQueries({ queryKey: key, exact: true }).then(() => setLive({ pool, rows: [] }));
   useLiveTrades(
     info,
     (event) => {
       counter.current++;
-      setLive((rows) => [fromEvent(event, counter.current), ...rows].slice(0, LIVE_ROWS));
+      const row = fromEvent(event, counter.current);
+      setLive((state) => ({ pool, rows: [row, ...(state.pool === pool ? state.rows : [])].slice(0, LIVE_ROWS) }));
       if (noHistory) return;
       clearTimeout(refresh.current);
       refresh.current = setTimeout(storedAgain, STORED_AFTER_MS);
@@ -71,8 +70,8 @@ export function useTapeRows(info: LibrarySymbolInfo | undefined) {
 
   const rows: TapeRow[] = useMemo(() => {
     const pages = stored.data?.pages.flatMap((p) => p.trades) ?? [];
-    return [...live, ...pages.map((t) => ({ ...t, key: t.id }))];
-  }, [live, stored.data]);
+    return [...(live.pool === pool ? live.rows : []), ...pages.map((t) => ({ ...t, key: t.id }))];
+  }, [live, pool, stored.data]);
 
   return { rows, stored, noHistory };
 }
