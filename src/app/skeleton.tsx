@@ -1,5 +1,5 @@
 import { renderToString } from 'react-dom/server';
-import type { StateStorage } from 'zustand/middleware';
+import type { StateStorage } from '@/app/stores/preferences-store';
 import { App, preloadOverview } from './app';
 import { parseSelection } from './lib/selection';
 import { AppProviders } from './providers/app-providers';

@@ -1,7 +1,7 @@
 import { QueryClient } from '@tanstack/react-query';
 import { render, waitFor, type RenderResult } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import type { StateStorage } from 'zustand/middleware';
+import type { StateStorage } from '../../src/app/stores/preferences-store';
 import { App } from '../../src/app/app';
 import type { FetchLike } from '../../src/datafeed';
 import type { PrerenderedChart } from '../../src/app/features/chart';

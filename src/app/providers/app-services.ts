@@ -1,9 +1,9 @@
 import { QueryClient } from '@tanstack/react-query';
 import { safeParse } from 'zod/mini';
-import type { StateStorage } from 'zustand/middleware';
+import type { StateStorage } from '@/app/stores/preferences-store';
 import { UdfDatafeed, type EventSourceConstructor, type FetchLike, type GatewayClient } from '@/datafeed';
 import { gatewayInfoSchema } from '@/shared/api/gateway';
-import { UsdRateBook } from '@/app/api/ada-usd';
+import { UsdRatesOnDemand, type UsdRateSource } from '@/app/api/ada-usd';
 import { gatewayInfoQueryOptions } from '@/app/api/gateway-info';
 import { createPreferencesStore, preferencesCookie, type Preferences, type PreferencesStore } from '@/app/stores/preferences-store';
 import { createSelectionStore, type SelectionStore, type UrlHost } from '@/app/stores/selection-store';
@@ -19,7 +19,7 @@ export interface AppServices {
   readonly selection: SelectionStore;
   readonly preferences: PreferencesStore;
   /** ADA/USD through time from the stablecoins' pools (USD prices: chart, tape), over the datafeed. */
-  readonly usdRates: UsdRateBook;
+  readonly usdRates: UsdRateSource;
   /** Closes the live connection. */
   dispose(): void;
 }
@@ -79,7 +79,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     liveStatus,
     selection: createSelectionStore(options.urlHost ?? window),
     preferences,
-    usdRates: new UsdRateBook(datafeed),
+    usdRates: new UsdRatesOnDemand(datafeed),
     dispose: () => {
       stopCookie?.();
       datafeed.close();

@@ -42,12 +42,15 @@ export const DEFAULT_PREFERENCES: Preferences = {
 
 export const PREFERENCES_KEY = 'cardano-dex-charts:preferences';
 
+/** The version of the stored preferences' shape (`{"state": {...}, "version": 1}`, as zustand's persist wrote it before). */
+export const PREFERENCES_VERSION = 1;
+
 /**
- * The preferences as stored (preferences-store.ts persists them with zustand under PREFERENCES_KEY:
- * `{"state": {...}, "version": 1}`), read without the store: the page's first paint
- * (src/app/first-paint.ts) draws the app's chart in the user's theme and with their chart options
- * before the app's code has loaded. Anything missing or of the wrong type is the default; unreadable
- * storage is the defaults. Only what the first screen shows is read (not the watchlist and recent picks).
+ * The preferences as stored (preferences-store.ts keeps them under PREFERENCES_KEY:
+ * `{"state": {...}, "version": 1}`), read by the store as it starts and, without the store, by the
+ * page's first paint (src/app/first-paint.ts), which draws the app's chart in the user's theme and with
+ * their chart options before the app's code has loaded. Anything missing or of the wrong type is the
+ * default; unreadable storage is the defaults.
  */
 export function storedPreferences(storage: Pick<Storage, 'getItem'> | undefined): Preferences {
   let state: unknown;
@@ -72,6 +75,7 @@ const COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
  */
 export function preferencesCookie(preferences: Preferences): string {
   const { theme, showVolume, showTvl, logScale, timeZone, compare, indicators, currency } = preferences;
+  // The watchlist and the recent picks stay in the browser's storage (the first screen's layout has no need of them).
   const value = encodeURIComponent(JSON.stringify({ theme, showVolume, showTvl, logScale, timeZone, compare, indicators, currency }));
   return `${PREFERENCES_COOKIE}=${value}; Path=/; Max-Age=${COOKIE_MAX_AGE_SECONDS}; SameSite=Lax`;
 }
@@ -90,6 +94,16 @@ export function preferencesFromCookie(header: string | undefined): Preferences {
   }
 }
 
+/** Remembered symbols of unknown shape: those that have a symbol and a group. */
+function symbolRefsOf(value: unknown): readonly SymbolRef[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item: unknown) => {
+    if (typeof item !== 'object' || item === null) return [];
+    const { symbol, group } = item as Record<string, unknown>;
+    return typeof symbol === 'string' && typeof group === 'string' ? [{ symbol, group }] : [];
+  });
+}
+
 /** Stored preferences of unknown shape, field by field (the default where one is missing or wrong). */
 function preferencesOf(state: unknown): Preferences {
   if (typeof state !== 'object' || state === null) return DEFAULT_PREFERENCES;
@@ -105,5 +119,7 @@ function preferencesOf(state: unknown): Preferences {
     timeZone: s.timeZone === 'local' || s.timeZone === 'utc' ? s.timeZone : DEFAULT_PREFERENCES.timeZone,
     indicators: typeof s.indicators === 'string' ? s.indicators : DEFAULT_PREFERENCES.indicators,
     currency: s.currency === 'usd' || s.currency === 'ada' ? s.currency : DEFAULT_PREFERENCES.currency,
+    recent: symbolRefsOf(s.recent),
+    watchlist: symbolRefsOf(s.watchlist),
   };
 }

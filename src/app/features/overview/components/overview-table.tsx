@@ -1,6 +1,6 @@
-import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, type KeyboardEvent, type RefObject } from 'react';
 import type { SymbolSearchIndex } from '@/datafeed';
+import { useFixedRows } from '@/app/hooks/use-fixed-rows';
 import type { OverviewRow as Row, RowNumbers, SortKey, SortOrder } from '../lib/rows';
 import { OverviewColumns } from './overview-columns';
 import { OverviewRow } from './overview-row';
@@ -37,22 +37,16 @@ export function OverviewTable(props: {
   readonly onFirstRows: () => void;
 }) {
   const { rows, labelledBy, scrollRef, initialOffset, sort, onSort, numbersOf, names, hrefOf, onOpen, onShown, onFirstRows } = props;
-  // The virtualizer's functions are only used inside this component (nothing memoized depends on them).
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({
+  const { items, range, total, scrollToIndex } = useFixedRows(scrollRef, {
     count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    rowHeight: ROW_HEIGHT,
     overscan: 8,
-    scrollMargin: HEAD_HEIGHT,
-    scrollPaddingStart: HEAD_HEIGHT,
+    // The rows start below the sticky column headers, and a row brought into view is not left under them.
+    margin: HEAD_HEIGHT,
+    paddingStart: HEAD_HEIGHT,
     initialOffset,
-    initialRect: { width: 800, height: FALLBACK_HEIGHT },
-    observeElementRect: (instance: Virtualizer<HTMLDivElement, Element>, cb) =>
-      observeElementRect(instance, (rect) => cb(rect.height > 0 ? rect : { width: rect.width || 800, height: FALLBACK_HEIGHT })),
+    fallbackHeight: FALLBACK_HEIGHT,
   });
-  const items = virtualizer.getVirtualItems();
-  const range = virtualizer.range;
 
   // The rows on screen (not the overscan), once scrolling settles.
   const onScreen = range ? rows.slice(range.startIndex, range.endIndex + 1).map((row) => row.ticker.toLowerCase()) : [];
@@ -88,14 +82,14 @@ export function OverviewTable(props: {
     if (step === undefined) return;
     event.preventDefault();
     const to = Math.max(0, Math.min(rows.length - 1, from + step));
-    virtualizer.scrollToIndex(to, { align: 'auto' });
+    scrollToIndex(to);
     focusRow(to);
   };
 
   const first = items[0];
   const last = items.at(-1);
   const padTop = first ? first.start - HEAD_HEIGHT : 0;
-  const padBottom = last ? virtualizer.getTotalSize() - last.end : 0;
+  const padBottom = last ? total - last.end : 0;
   return (
     <table className="overview__table" aria-labelledby={labelledBy} aria-rowcount={rows.length + 1} onKeyDown={onKeyDown}>
       <OverviewColumns sort={sort} onSort={onSort} />

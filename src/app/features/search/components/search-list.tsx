@@ -1,6 +1,6 @@
-import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, type RefObject } from 'react';
 import { TokenLogo } from '@/app/components/token-logo';
+import { useFixedRows } from '@/app/hooks/use-fixed-rows';
 import { formatAmount } from '@/app/lib/format';
 import { pairLabel } from '@/app/lib/orientation';
 import type { ListItem } from '../hooks/use-search-items';
@@ -24,21 +24,12 @@ export function SearchList(props: {
   readonly onChoose: (item: ListItem) => void;
 }) {
   const { id, open, items, active, status, listRef, onActive, onChoose } = props;
-  // The virtualizer's functions are only used inside this component (nothing memoized depends on them).
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({
-    count: open ? items.length : 0,
-    getScrollElement: () => listRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 6,
-    initialRect: { width: 320, height: LIST_HEIGHT },
-    // The list has a fixed height: trust it when layout reports none.
-    observeElementRect: (instance: Virtualizer<HTMLDivElement, Element>, cb) =>
-      observeElementRect(instance, (rect) => cb(rect.height > 0 ? rect : { width: rect.width || 320, height: LIST_HEIGHT })),
-  });
+  // The list has a fixed height: trusted when layout reports none.
+  const rows = useFixedRows(listRef, { count: open ? items.length : 0, rowHeight: ROW_HEIGHT, overscan: 6, fallbackHeight: LIST_HEIGHT });
+  const { scrollToIndex } = rows;
   useEffect(() => {
-    if (open && active < items.length) virtualizer.scrollToIndex(active, { align: 'auto' });
-  }, [open, active, items.length, virtualizer]);
+    if (open && active < items.length) scrollToIndex(active);
+  }, [open, active, items.length, scrollToIndex]);
 
   return (
     <div className="search__popup" hidden={!open}>
@@ -46,8 +37,8 @@ export function SearchList(props: {
         {status}
       </div>
       <div ref={listRef} id={`${id}-list`} className="search__list" role="listbox" aria-label="Pairs" tabIndex={-1} data-testid="search-listbox" style={{ height: LIST_HEIGHT }}>
-        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {virtualizer.getVirtualItems().map((virtual) => {
+        <div style={{ height: rows.total, position: 'relative' }}>
+          {rows.items.map((virtual) => {
             const item = items[virtual.index];
             if (!item) return null;
             const { row } = item;

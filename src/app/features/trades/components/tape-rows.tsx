@@ -1,11 +1,13 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, type RefObject } from 'react';
+import { useFixedRows } from '@/app/hooks/use-fixed-rows';
 import { formatAmount, formatPrice } from '@/app/lib/format';
 import { formatDateTime, formatTimeOfDay } from '@/app/lib/time-format';
 import type { TimeZoneMode } from '@/app/lib/time-format';
 import type { TapeRow } from '../hooks/use-tape-rows';
 
 const ROW_HEIGHT = 28;
+/** The list's CSS height (styles/app.css, .tape__scroll); used when layout reports none (jsdom). */
+const LIST_HEIGHT = 280;
 /** Rows left below the view that ask for the next (older) page. */
 const MORE_WITHIN = 20;
 /** A trade of the Cardano chain (its event id is the transaction's hash and output), whatever the upstream: linked to an explorer. */
@@ -21,16 +23,13 @@ export function TapeRows(props: {
   readonly onNearEnd: () => void;
 }) {
   const { rows, scroller, zone, priceOf, valueOf, onNearEnd } = props;
-  // The virtualizer's functions are only used inside this component (nothing memoized depends on them).
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
-  const items = virtualizer.getVirtualItems();
+  const { items, total } = useFixedRows(scroller, { count: rows.length, rowHeight: ROW_HEIGHT, overscan: 10, fallbackHeight: LIST_HEIGHT });
   const lastIndex = items.at(-1)?.index ?? 0;
   useEffect(() => {
     if (lastIndex >= rows.length - MORE_WITHIN) onNearEnd();
   }, [lastIndex, rows.length, onNearEnd]);
   return (
-    <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+    <div style={{ height: total, position: 'relative' }}>
       {items.map((item) => {
         const row = rows[item.index] as TapeRow;
         const tx = row.id ? CHAIN_ID.exec(row.id)?.[1]?.toLowerCase() : undefined;
