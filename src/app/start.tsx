@@ -34,15 +34,17 @@ export async function startApp(paint: FirstPaint): Promise<void> {
   const first = parseSelection(location.search);
   const part = first.view === 'markets' ? preloadOverview() : services.preferences.getState().compare ? preloadCompare() : undefined;
   if (part) await Promise.race([part.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, FIRST_PART_WAIT_MS))]);
-  // Rendered in slices that yield to the page (a transition): the chart answers the pointer meanwhile.
   const reactRoot = createRoot(root);
-  startTransition(() =>
+  const render = () =>
     reactRoot.render(
       <StrictMode>
         <AppProviders services={services}>
           <App prerendered={paint.chart} />
         </AppProviders>
       </StrictMode>,
-    ),
-  );
+    );
+  // Beside a chart the first paint drew, rendered in slices that yield to the page (a transition): the
+  // chart answers the pointer meanwhile. Without one (the market overview, a chart the app draws), at once.
+  if (paint.chart) startTransition(render);
+  else render();
 }

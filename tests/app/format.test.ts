@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pricescaleFor } from '../../src/app/features/chart/lib/chart-style';
 import fc from 'fast-check';
-import { adaptiveDecimals, formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, priceDecimals, trendOf } from '../../src/app/lib/format';
+import { adaptiveDecimals, formatAmount, formatCount, formatPercent, formatPrice, formatSignedAmount, percentTrend, priceDecimals, trendOf } from '../../src/app/lib/format';
 import { formatDateTime, formatTick } from '../../src/app/lib/time-format';
 
 describe('formatPrice', () => {
@@ -123,5 +123,11 @@ describe('amounts without Intl', () => {
       const value = i % 3 === 0 ? Math.round(raw * 1000) / 1000 + 0.005 : raw;
       expect(formatAmount(value), String(value)).toBe(intl(value));
     }
+  });
+});
+
+describe('counts without Intl', () => {
+  it('are written with thousands separators, as en-US writes them', () => {
+    for (const n of [0, 7, 999, 1000, 6471, 24_071, 1_000_000, 123_456_789]) expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
   });
 });

@@ -1,3 +1,5 @@
+import { formatCount } from '@/app/lib/format';
+
 /** The overview's title, its count of pairs (matching the filter), and the filter. */
 export function OverviewHead(props: {
   readonly titleId: string;
@@ -17,7 +19,7 @@ export function OverviewHead(props: {
         Markets on {groupLabel}
       </h1>
       <p className="overview__count" role="status" data-testid="overview-count">
-        {count === undefined ? '' : `${count.toLocaleString('en-US')} ${count === 1 ? 'pair' : 'pairs'}${text === '' ? '' : ` matching “${text}”`}`}
+        {count === undefined ? '' : `${formatCount(count)} ${count === 1 ? 'pair' : 'pairs'}${text === '' ? '' : ` matching “${text}”`}`}
       </p>
       <label className="overview__filter">
         <span className="visually-hidden">Filter pairs</span>

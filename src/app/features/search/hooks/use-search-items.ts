@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import type { SearchRow, SymbolSearchIndex } from '@/datafeed';
+import { formatCount } from '@/app/lib/format';
 
 /** Rows a query lists at most (the list is virtualized). */
 export const SEARCH_LIMIT = 5000;
@@ -38,7 +39,7 @@ export function useSearchItems(index: { readonly data?: SymbolSearchIndex | unde
     : !idx
       ? 'Loading symbols…'
       : query.trim() === ''
-        ? `${idx.size.toLocaleString('en-US')} pairs`
-        : `${items.length >= SEARCH_LIMIT ? `${SEARCH_LIMIT.toLocaleString('en-US')}+` : items.length.toLocaleString('en-US')} ${items.length === 1 ? 'match' : 'matches'}`;
+        ? `${formatCount(idx.size)} pairs`
+        : `${items.length >= SEARCH_LIMIT ? `${formatCount(SEARCH_LIMIT)}+` : formatCount(items.length)} ${items.length === 1 ? 'match' : 'matches'}`;
   return { items, status };
 }
