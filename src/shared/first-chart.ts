@@ -94,7 +94,7 @@ export function resolutionSeconds(resolution: string): number {
 
 /**
  * The chart's first request: the last PAGE_BARS bars before the end of the current bar's bucket. The
- * end is a bucket boundary, not "now", so the server, the page's boot script and the chart ask for the
+ * end is a bucket boundary, not "now", so the server, the page's first paint and the chart ask for the
  * same URL unless a bucket ended in between (then the chart asks again), and answers of the same
  * bucket are alike for the server's cache too.
  */

@@ -1,6 +1,6 @@
 /**
  * Identifier rules of the wire contract (spec "Identifier formats" + decisions "Identifiers"), without
- * zod: what the page's boot script needs before the app's code loads. `ids.ts` re-exports them beside
+ * zod: what the page's first paint needs before the app's code (and zod) loads. `ids.ts` re-exports them beside
  * its schemas. Hex is accepted in either case and answered in lowercase.
  */
 

@@ -8,7 +8,7 @@ export const pairOfName = (name: string | undefined): PairSides => (name === und
 
 /**
  * The invert toggle's text: the pair as shown (`SNEK/ADA ⇄`, `ADA/SNEK ⇄` inverted), a dash for sides
- * not known yet. The app's toolbar (app.tsx) and the page frame (src/app/boot.ts) write the same.
+ * not known yet. The app's toolbar (page/chart-toolbar.tsx), and so the page's skeleton, write it.
  */
 export function invertLabel(pair: PairSides, inverted: boolean): string {
   const shown = pair ? (inverted ? `${pair.base}/${pair.quote}` : `${pair.quote}/${pair.base}`) : '–/–';

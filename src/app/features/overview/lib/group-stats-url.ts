@@ -6,7 +6,7 @@ export const GROUP_STATS_PATH = '/group-stats';
 
 /**
  * The URL of the overview's first request for `group`: built by the same function as the gateway
- * client's, without zod, so the page's boot script (src/app/boot/first-requests.ts) can ask it before
+ * client's, without zod, so the page's first paint (src/app/first-paint.ts) can ask it before
  * the app's code has loaded.
  */
 export function groupStatsUrl(group: string): string {
