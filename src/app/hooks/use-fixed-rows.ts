@@ -1,4 +1,4 @@
-import { useCallback, useLayoutEffect, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useState, type RefObject } from 'react';
 
 /** A row to render: its index and where it lies in the list's content (px). */
 export interface FixedRow {
@@ -57,7 +57,9 @@ export function useFixedRows(
 ): FixedRowsLayout & { scrollToIndex(index: number): void } {
   const { fallbackHeight, paddingStart = 0, initialOffset = 0 } = options;
   const [view, setView] = useState({ offset: initialOffset, height: fallbackHeight });
-  useLayoutEffect(() => {
+  // A passive effect: the scrolling element may be a parent's, whose ref is set only after this
+  // component's layout effects have run. It stays the same element while the list is shown.
+  useEffect(() => {
     const element = scrollRef.current;
     if (!element) return undefined;
     const read = () =>
