@@ -1,5 +1,7 @@
+import { act, render } from '@testing-library/react';
+import { useRef, type RefObject } from 'react';
 import { describe, expect, it } from 'vitest';
-import { fixedRowsAt } from '../../src/app/hooks/use-fixed-rows';
+import { fixedRowsAt, useFixedRows } from '../../src/app/hooks/use-fixed-rows';
 
 /** The rows of a virtualised list of rows of one height (src/app/hooks/use-fixed-rows.ts). */
 describe('fixed rows', () => {
@@ -27,5 +29,34 @@ describe('fixed rows', () => {
     expect(layout.items[0]).toEqual({ index: 0, start: 36, end: 80 });
     // The header's height is not in the rows' total.
     expect(layout.total).toBe(44_000);
+  });
+});
+
+/** Rows of a list whose scrolling element is its parent's (as the tape's and the overview's are). */
+function Rows({ scroller }: { scroller: RefObject<HTMLDivElement | null> }) {
+  const { items } = useFixedRows(scroller, { count: 1000, rowHeight: 44, overscan: 0, fallbackHeight: 440 });
+  return <>{items.map((row) => <p key={row.index} data-index={row.index} />)}</>;
+}
+
+function List() {
+  const scroller = useRef<HTMLDivElement>(null);
+  return (
+    <div ref={scroller} data-testid="scroller">
+      <Rows scroller={scroller} />
+    </div>
+  );
+}
+
+describe('a list of fixed rows', () => {
+  it("follows its parent's scrolling element as it scrolls", () => {
+    const view = render(<List />);
+    const shown = () => [...view.container.querySelectorAll('p')].map((p) => Number(p.dataset.index));
+    expect(shown()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const scroller = view.getByTestId('scroller');
+    act(() => {
+      scroller.scrollTop = 44 * 100;
+      scroller.dispatchEvent(new Event('scroll'));
+    });
+    expect(shown()).toEqual([100, 101, 102, 103, 104, 105, 106, 107, 108, 109]);
   });
 });
