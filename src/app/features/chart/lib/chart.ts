@@ -7,6 +7,7 @@ import { PALETTES } from '@/app/lib/palette';
 import type { UsdRates } from '@/app/api/ada-usd';
 import { BarBook } from './bar-book';
 import { BarLoader, type BarsSource, type Loaded } from './bar-loader';
+import { chartAttributes } from './chart-attributes';
 import { legendOf, priceFormatOf, type ChartAppearance } from './chart-style';
 import { IndicatorLines } from './indicator-lines';
 import { LegendView } from './legend-view';
@@ -44,10 +45,9 @@ const isDaily = (resolution: ResolutionString) => resolutionSeconds(resolution) 
  * - `BarBook` (bar-book.ts): the bars as loaded and as shown (inverted, in USD);
  * - `BarLoader` (bar-loader.ts): pages of bars from the datafeed, live bars, a DEX pool's refresh;
  * - `IndicatorLines` (indicator-lines.ts): the indicators, their maths loaded with the first.
- * This class holds what ties them: the symbol, the state React reads (`subscribe`, `getState`), the
- * data attributes tests and tools read on its place (data-status, data-bars, data-first-time,
- * data-last-time, data-visible-from, data-visible-to, data-last-close, data-symbol, data-resolution,
- * data-live, data-currency, data-theme, data-indicators) and the performance marks.
+ * - `chartAttributes` (chart-attributes.ts): the data attributes tests and tools read on its place.
+ * This class holds what ties them: the symbol, the state React reads (`subscribe`, `getState`) and the
+ * performance marks.
  *
  * It draws before it loads anything when the page carries its first bars (`showBars`, from the page's
  * first paint, src/app/first-paint.ts), and loads once it is given the datafeed (`connect`): the app's
@@ -427,28 +427,12 @@ export class Chart {
     if (range && range.from < LOAD_OLDER_THRESHOLD) void this.loadOlder();
   };
 
-  /** data-visible-from / data-visible-to: the first and last bar in view (Unix s). */
   private writeVisible(range: LogicalRange | null): void {
-    const bars = this.book.shown;
-    const first = range ? bars[Math.max(0, Math.ceil(range.from))] : undefined;
-    const last = range ? bars[Math.min(bars.length - 1, Math.floor(range.to))] : undefined;
-    this.container.dataset.visibleFrom = first ? String(first.time) : '';
-    this.container.dataset.visibleTo = last ? String(last.time) : '';
+    chartAttributes.visible(this.container, this.book.shown, range);
   }
 
   private writeAttributes(): void {
-    const d = this.container.dataset;
-    const bars = this.book.shown;
-    const first = bars[0];
-    const last = bars.at(-1);
-    d.bars = String(bars.length);
-    d.firstTime = first ? String(first.time) : '';
-    d.lastTime = last ? String(last.time) : '';
-    d.lastClose = last ? String(last.close) : '';
-    d.symbol = this.info?.name ?? '';
-    d.resolution = this.resolution;
-    d.currency = this.usd ? 'usd' : 'ada';
-    d.indicators = this.indicators.label;
+    chartAttributes.bars(this.container, { bars: this.book.shown, symbol: this.info?.name ?? '', resolution: this.resolution, usd: this.usd !== undefined, indicators: this.indicators.label });
   }
 
   private setState(patch: Partial<ChartState>): void {
@@ -459,8 +443,7 @@ export class Chart {
   }
 
   private publish(): void {
-    this.container.dataset.status = this.state.status;
-    this.container.dataset.live = String(this.state.live);
+    chartAttributes.state(this.container, this.state);
     for (const listener of [...this.listeners]) listener();
   }
 }
