@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { constants, createBrotliCompress, createGzip } from 'node:zlib';
 import type { Context } from 'hono';
 import { accepts } from 'hono/accepts';
+import { LRUCache } from 'lru-cache';
 import { renderSkeleton } from '../app/skeleton';
 import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, type InlinedFirstBars } from '../shared/first-chart';
 import type { Gateway } from '../gateway/gateway';
@@ -25,6 +26,11 @@ import type { Gateway } from '../gateway/gateway';
 
 /** Longest the page waits for /gw/v1/info and its first chart's bars (a remote upstream's first answers). */
 const BOOT_ANSWERS_WAIT_MS = 100;
+/** Skeletons kept, by what they are made of: the most asked pages are sent without being rendered again. */
+const SKELETONS_KEPT = 256;
+
+/** The preferences cookie's value in a Cookie header (what the skeleton reads of it). */
+const preferencesIn = (cookie: string | undefined) => /(?:^|;\s*)preferences=([^;]*)/.exec(cookie ?? '')?.[1] ?? '';
 
 /** The element carrying /gw/v1/info, or nothing without an answer in time. */
 export function inlinedInfoElement(info: unknown): string {
@@ -132,9 +138,18 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
     }
     return { url, body: await answer.text() };
   };
+  // A skeleton is a function of the page's path and query, the preferences cookie and /info (less its
+  // clock, which it does not show): the same ones are not rendered again.
+  const skeletons = new LRUCache<string, string>({ max: SKELETONS_KEPT });
   const skeletonOf = async (c: Context, url: URL, info: unknown): Promise<string> => {
+    const cookie = c.req.header('Cookie');
+    const key = JSON.stringify([url.pathname, url.search, preferencesIn(cookie), typeof info === 'object' && info !== null ? { ...info, time: undefined } : info]);
+    const kept = skeletons.get(key);
+    if (kept !== undefined) return kept;
     try {
-      return await renderSkeleton({ pathname: url.pathname, search: url.search, cookie: c.req.header('Cookie'), info });
+      const skeleton = await renderSkeleton({ pathname: url.pathname, search: url.search, cookie, info });
+      skeletons.set(key, skeleton);
+      return skeleton;
     } catch (error) {
       // The app renders the page on its own: it only comes later.
       log?.(`page: the skeleton could not be rendered: ${error instanceof Error ? error.message : String(error)}`);
