@@ -2,7 +2,7 @@ import { gatewayLiquiditySchema } from '../shared/api/gateway';
 import { groupsResponseSchema } from '../shared/api/groups';
 import { symbolInfoResponseSchema, symbolInfoRows, type SymbolInfoRow } from '../shared/api/symbol-info';
 import { AGGREGATE_GROUP, ALL_GROUPS } from '../shared/groups';
-import { ADA_TICKER, isPoolId } from '../shared/ids';
+import { ADA_TICKER, isPoolId } from '../shared/id-rules';
 import { parseSymbolName } from '../shared/symbols';
 import { visibleText } from '../shared/visible-text';
 import type { GatewayClient, Outcome } from './gateway-client';

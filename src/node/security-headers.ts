@@ -106,6 +106,10 @@ export function pagePolicy(html: string, options: PagePolicyOptions = {}): strin
     "default-src 'self'",
     `script-src ${["'self'", ...scripts].join(' ')}`,
     `style-src ${["'self'", ...(dev ? ["'unsafe-inline'"] : styles)].join(' ')}`,
+    // Style attributes: the skeleton is React's server render, whose few `style=""` (a list's height,
+    // a logo's colour) the policy cannot hash before the page's head is sent. An attribute's CSS has
+    // no selectors and runs nothing; <style> elements stay held to their hashes above.
+    "style-src-attr 'unsafe-inline'",
     // Token logos are data: PNGs; a chart exported as PNG is shown from a blob: URL.
     "img-src 'self' data: blob:",
     // The gateway's REST answers and its EventSource (and Vite's HMR socket in dev: 'self' covers ws: to this origin).

@@ -1,24 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
 import { compress } from 'hono/compress';
 import { GATEWAY_PREFIX } from '../shared/api/gateway';
-import { firstChartOf } from '../shared/first-chart';
 import { Gauge } from 'prom-client';
 import { createMetrics, METRIC_PREFIX, type Metrics } from '../node/metrics';
 import { observeRequests } from '../node/request-observer';
 import { createServiceRuntime, type ReadinessChecks, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
 import { redactError, redactUrl } from '../shared/redact';
-import { pagePolicy, securityHeaders } from '../node/security-headers';
+import { securityHeaders } from '../node/security-headers';
 import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from '../gateway/config';
 import { createGateway, type Gateway } from '../gateway/gateway';
 import { gatewayMetrics } from '../gateway/metrics';
 import { Lifecycle, operationsRoutes } from './operations';
 import { embeddedUpstream, remoteUpstream } from '../gateway/upstream';
-import { bootBarsElement, bootInfoElement, pageEncoding, splitPage, streamPage, type BootBars } from './page';
 import { parseBlockQuery } from './test-controls';
 
 export interface PlatformOptions {
@@ -57,12 +53,6 @@ export interface Platform {
   startLive(): void;
   close(): Promise<void>;
 }
-
-/**
- * Longest the page's HTML waits for /gw/v1/info and its first chart's bars (a remote upstream's first
- * answers) before going without them.
- */
-const BOOT_ANSWERS_WAIT_MS = 100;
 
 /** Paths the SPA fallback must never answer. */
 const NON_SPA = /^\/(api|gw|udf|healthz|livez|readyz|metrics|__test__|docs|openapi\.json)(\/|$)/;
@@ -196,47 +186,10 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         await next();
         if (c.res.status === 200) c.res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
       });
-      // The first chart's first bars as the page's boot script will ask them (the same function builds
-      // the URL), through the gateway as the browser's own request: the client's address pays for it.
-      const firstBars = async (c: Context, url: string, signal: AbortSignal): Promise<BootBars | undefined> => {
-        const answer = await gateway.app.fetch(new Request(new URL(url, c.req.url), { headers: { Accept: 'application/json' }, signal }), c.env);
-        if (answer.status !== 200 || !(answer.headers.get('Content-Type') ?? '').includes('application/json')) {
-          await answer.body?.cancel();
-          return undefined;
-        }
-        return { url, body: await answer.text() };
-      };
-      // The page itself carries /gw/v1/info and its first chart's bars (page.ts): its head sent at once,
-      // the answers and the end once they are in; compressed as it is sent, never cached.
-      const page = (c: Context) => {
-        if (!existsSync(indexFile)) return c.notFound();
-        const html = readFileSync(indexFile, 'utf8');
-        const [head, end] = splitPage(html);
-        const stop = new AbortController();
-        const late = sleep(BOOT_ANSWERS_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
-        const search = new URL(c.req.url).search;
-        const info = Promise.race([gateway.info().catch(() => undefined), late]);
-        // A pair in the URL is asked at once; the group's deepest once /info names it.
-        const inUrl = firstChartOf(search, undefined, Date.now());
-        const bars = (inUrl ? Promise.resolve(inUrl) : info.then((body) => firstChartOf(search, body, Date.now())))
-          .then((chart) => (chart && !stop.signal.aborted ? firstBars(c, chart.url, stop.signal) : undefined))
-          .catch(() => undefined);
-        const rest = Promise.all([info, Promise.race([bars, late])])
-          .then(([infoBody, barsBody]) => `${bootInfoElement(infoBody)}${bootBarsElement(barsBody)}${end}`)
-          .catch(() => end)
-          .finally(() => stop.abort());
-        const encoding = pageEncoding(c);
-        return new Response(streamPage(head, rest, encoding), {
-          headers: {
-            'Content-Type': 'text/html; charset=UTF-8',
-            'Cache-Control': 'no-cache',
-            // Made from the page as sent: what it adds (the answers' elements) is JSON, never run.
-            'Content-Security-Policy': pagePolicy(html),
-            Vary: 'Accept-Encoding',
-            ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
-          },
-        });
-      };
+      // The app's page, with its skeleton and its first chart's bars (first-paint.ts). Loaded here only:
+      // under Vite's servers (no static directory) the page is Vite's, and the app's code is not imported.
+      const { firstPaintPage } = await import('./first-paint');
+      const page = firstPaintPage({ indexFile, gateway, ...(log ? { log } : {}) });
       app.get('/', page);
       app.get('/index.html', page);
       // The build's .br/.gz files (vite.config.ts) when the browser accepts them.

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INLINED_INFO_ELEMENT_ID } from '../../src/shared/first-chart';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { answerClientErrors } from '../../src/node/client-errors';
 import { guardRawPaths } from '../../src/node/raw-path';
@@ -50,7 +51,8 @@ describe('the hashes of a page’s inline scripts and styles', () => {
     const policy = pagePolicy(html);
     expect(policy).toContain(`script-src 'self' ${Object.values(scripts).map(cspHash).join(' ')};`);
     expect(policy).toContain(`style-src 'self' ${cspHash('.a{color:red}')};`);
-    expect(policy).not.toContain('unsafe-inline');
+    // Inline only for style attributes (the skeleton's), never for scripts or <style> elements.
+    expect(policy.split('; ').filter((d) => d.includes('unsafe-inline'))).toEqual(["style-src-attr 'unsafe-inline'"]);
     expect(policy).not.toContain('unsafe-eval');
     expect(policy).toContain("frame-ancestors 'none'");
     expect(policy).toContain("object-src 'none'");
@@ -210,13 +212,16 @@ describe('every answer of the server', () => {
       const policy = answer.headers.get('content-security-policy') ?? '';
       // What was served: its inline script and style, and the boot elements the server added (JSON: not run).
       expect(html).toContain(INLINE_SCRIPT);
-      expect(html).toMatch(/<script type="application\/json" id="boot-info">/);
+      expect(html).toContain(`<script type="application/json" id="${INLINED_INFO_ELEMENT_ID}">`);
       const served = inlineHashes(html);
       expect(served.scripts).toEqual([cspHash(INLINE_SCRIPT)]);
       const scriptSources = /script-src ([^;]*)/.exec(policy)?.[1]?.split(' ') ?? [];
       const styleSources = /style-src ([^;]*)/.exec(policy)?.[1]?.split(' ') ?? [];
       expect(scriptSources.sort()).toEqual(["'self'", ...served.scripts].sort());
       expect(styleSources.sort()).toEqual(["'self'", ...served.styles].sort());
+      // The skeleton's style attributes only: never an inline <style> or script without its hash.
+      expect(policy).toContain("style-src-attr 'unsafe-inline'");
+      expect(policy.split('; ').filter((d) => d.includes("'unsafe-inline'"))).toEqual(["style-src-attr 'unsafe-inline'"]);
       expect(policy).toContain("default-src 'self'");
       expect(policy).toContain("connect-src 'self'");
     }

@@ -1,4 +1,4 @@
-import { config } from 'zod';
+import { config } from 'zod/mini';
 
 /**
  * zod 4 compiles each object schema's parser with `new Function` when the page allows it, and finds

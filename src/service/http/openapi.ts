@@ -1,13 +1,15 @@
 import { z } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { priceErrorSchema, tokenErrorSchema } from '../../shared/api/errors';
-import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesQuerySchema, tradesResponseSchema, pairPoolsQuerySchema, pairPoolsResponseSchema, groupStatsQuerySchema, groupStatsSchema } from '../../shared/api/extensions';
+import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesResponseSchema, pairPoolsResponseSchema, groupStatsSchema } from '../../shared/api/extensions';
+import { groupStatsQuerySchema, historyQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, symbolInfoQuerySchema, tokenCurrentQuerySchema, tradesQuerySchema } from '../../shared/api/queries';
 import { groupsResponseSchema } from '../../shared/api/groups';
 import { udfConfigSchema, udfHistoryQuerySchema, udfHistoryResponseSchema, udfSearchItemSchema, udfSearchQuerySchema, udfSymbolInfoQuerySchema, udfSymbolSchema, udfSymbolsQuerySchema } from '../../shared/api/udf';
-import { historyQuerySchema, historyResponseSchema } from '../../shared/api/history';
+import { historyResponseSchema } from '../../shared/api/history';
 import { streamErrorSchema, streamPingSchema, streamRequestSchema, streamRollbackSchema, tradeEventSchema } from '../../shared/api/stream';
-import { symbolInfoQuerySchema, symbolInfoResponseSchema } from '../../shared/api/symbol-info';
-import { tokenCurrentQuerySchema, tokenLogoSchema, tokenStatsSchema } from '../../shared/api/tokens';
+import { symbolInfoResponseSchema } from '../../shared/api/symbol-info';
+import { tokenLogoSchema, tokenStatsSchema } from '../../shared/api/tokens';
 
 /**
  * The service's OpenAPI 3.1 document, generated from the wire contract's zod schemas by zod-openapi
@@ -68,7 +70,7 @@ function streamErrors(statuses: readonly number[]): ZodOpenApiResponsesObject {
 const PRICE_ERRORS = [400, 401, 404, 405, 429, 431, 500, 503] as const;
 const TOKEN_ERRORS = [400, 401, 404, 405, 422, 429, 431, 500, 503] as const;
 
-const json = (schema: z.ZodType, description: string, example?: unknown): ZodOpenApiResponseObject => ({
+const json = (schema: $ZodType, description: string, example?: unknown): ZodOpenApiResponseObject => ({
   description,
   headers: rateHeaders,
   content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },

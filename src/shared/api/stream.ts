@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** The spec's stream error messages (exact strings) and the project's documented extra refusals. */
 export const STREAM_ERRORS = {
@@ -16,8 +16,8 @@ export const STREAM_ERRORS = {
 
 /** A trading event: one state change of a subscribed (Aggregate) pool. */
 export const tradeEventSchema = z.strictObject({
-  block_time: z.number().int(),
-  pool_id: z.string().min(1),
+  block_time: z.int(),
+  pool_id: z.string().check(z.minLength(1)),
   current_price: z.number(),
   previous_price: z.number(),
   current_tvl: z.number(),
@@ -27,7 +27,7 @@ export const tradeEventSchema = z.strictObject({
 export type TradeEvent = z.infer<typeof tradeEventSchema>;
 
 export const streamPingSchema = z.strictObject({ s: z.literal('ok') });
-export const streamErrorSchema = z.strictObject({ s: z.literal('error'), errmsg: z.string().min(1) });
+export const streamErrorSchema = z.strictObject({ s: z.literal('error'), errmsg: z.string().check(z.minLength(1)) });
 export type StreamError = z.infer<typeof streamErrorSchema>;
 
 /** Any line of the stream. */

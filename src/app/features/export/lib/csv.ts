@@ -1,4 +1,4 @@
-import type { Bar } from '../../../../shared/bars';
+import type { Bar } from '@/shared/bars';
 
 export const CSV_HEADER = ['time_utc', 'unix_time', 'open', 'high', 'low', 'close', 'volume', 'tvl'] as const;
 

@@ -2,7 +2,9 @@ import type * as LightweightCharts from 'lightweight-charts';
 import type { IChartApi, Time, TimeScaleOptions } from 'lightweight-charts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Bar, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '../../src/datafeed';
-import { ChartController, type ChartAppearance } from '../../src/app/features/chart/lib/chart-controller';
+import { Chart } from '../../src/app/features/chart/lib/chart';
+import { legendOf, type ChartAppearance } from '../../src/app/features/chart/lib/chart-style';
+import { LegendView } from '../../src/app/features/chart/lib/legend-view';
 import { formatDateTime } from '../../src/app/lib/time-format';
 import { asSeconds } from '../../src/shared/time';
 import { ensureDefined } from '../support/ensure';
@@ -31,7 +33,7 @@ afterAll(() => {
   else process.env.TZ = savedTz;
 });
 
-const controllers: ChartController[] = [];
+const controllers: Chart[] = [];
 afterEach(() => {
   for (const c of controllers.splice(0)) c.dispose();
   charts.length = 0;
@@ -68,9 +70,10 @@ const appearance = (timeZone: 'utc' | 'local', showTvl = false): ChartAppearance
 async function draw(bars: readonly Bar[], resolution: ResolutionString, look: ChartAppearance) {
   const container = document.createElement('div');
   document.body.append(container);
-  const controller = new ChartController(container, stubDatafeed(bars), look);
+  const controller = new Chart(container, look);
   controllers.push(controller);
   controller.setSymbol(INFO, resolution);
+  controller.connect(stubDatafeed(bars));
   await vi.waitFor(() => expect(container.dataset.status).toBe('ready'));
   const chart = ensureDefined(charts.at(-1)) as IChartApi;
   const candles = ensureDefined(chart.panes()[0]?.getSeries()[0]);
@@ -130,5 +133,106 @@ describe('the TVL pane', () => {
     expect(scale.scaleMargins.top).toBeGreaterThanOrEqual(0.2);
     expect(scale.scaleMargins.bottom).toBeGreaterThanOrEqual(0.2);
     expect(scale.entireTextOnly).toBe(true);
+  });
+});
+
+describe('a chart shown from bars in hand (the page\'s first paint)', () => {
+  const AGGREGATE: LibrarySymbolInfo = { ...INFO, name: 'ADA.SNEK_Aggregate_Pool1', exchange: 'Aggregate', listed_exchange: 'Aggregate', ticker: 'e943c11a' };
+
+  it('is ready without a datafeed; once connected it asks nothing for those bars and follows them live from the newest', async () => {
+    // A page of bars: the view shows the newest, far from the oldest (no older page is asked).
+    const bars = barsEvery(Date.UTC(2025, 0, 15), 3600, 300);
+    const place = document.createElement('div');
+    document.body.append(place);
+    const chart = new Chart(place, appearance('utc'));
+    controllers.push(chart);
+    chart.showBars(AGGREGATE, '60', bars);
+    expect(place.dataset.status).toBe('ready');
+    expect(place.dataset.bars).toBe('300');
+    const asked: unknown[] = [];
+    const followed: { newest: Bar | undefined; onBar: (bar: Bar) => void }[] = [];
+    chart.connect({
+      bars: (...args: unknown[]) => {
+        asked.push(args);
+        return Promise.resolve({ bars: [], noData: true });
+      },
+      onBars: (_info: LibrarySymbolInfo, _resolution: ResolutionString, listener: { onBar: (bar: Bar) => void }, newest?: Bar) => {
+        followed.push({ newest, onBar: listener.onBar });
+        return () => undefined;
+      },
+    } as unknown as UdfDatafeed);
+    // The same symbol again (the app's stand-in, then the resolved one): nothing is loaded again.
+    chart.setSymbol(AGGREGATE, '60');
+    expect(asked).toEqual([]);
+    expect(place.dataset.live).toBe('true');
+    expect(followed[0]?.newest).toEqual(bars.at(-1));
+    // A live bar after the newest is drawn.
+    const next = { ...ensureDefined(bars.at(-1)), time: asSeconds(ensureDefined(bars.at(-1)).time + 3600), close: 2 };
+    followed[0]?.onBar(next);
+    expect(place.dataset.bars).toBe('301');
+    expect(place.dataset.lastClose).toBe('2');
+  });
+
+  it('moves, as drawn, into the place it is given, which then carries its attributes', () => {
+    const first = document.createElement('div');
+    const second = document.createElement('div');
+    document.body.append(first, second);
+    const chart = new Chart(first, appearance('utc'));
+    controllers.push(chart);
+    chart.showBars(INFO, '60', barsEvery(Date.UTC(2025, 0, 15), 3600, 10));
+    const view = first.querySelector('.chart__view');
+    chart.place(second);
+    expect(second.querySelector('.chart__view')).toBe(view);
+    expect(first.querySelector('.chart__view')).toBeNull();
+    expect(second.dataset).toMatchObject({ status: 'ready', bars: '10', symbol: INFO.name, resolution: '60', theme: 'dark' });
+  });
+});
+
+describe('the chart legend', () => {
+  const bar = (open: number, close: number) => legendOf({ time: asSeconds(1_738_332_000), open, high: Math.max(open, close), low: Math.min(open, close), close, volume: 1234.5, tvl: 8_590_000 });
+  const legendIn = (pricescale: number | undefined, title: string | undefined, shown = bar(1, 1.1)) => {
+    const parent = document.createElement('div');
+    document.body.append(parent);
+    const legend = new LegendView(parent);
+    legend.setTitle(title);
+    legend.setPricescale(pricescale);
+    legend.show(shown);
+    return legend.element;
+  };
+
+  it('colours a change by its rounded value: 0.00% is neither up nor down', () => {
+    const legend = legendIn(10_000, 'ADA/SNEK on Aggregate', bar(1, 1.00004));
+    const change = [...legend.querySelectorAll('dd')].find((dd) => dd.textContent === '0.00%');
+    expect(change?.classList.contains('trend--flat')).toBe(true);
+  });
+
+  it('writes prices with an adaptive precision while the pricescale is unknown (0: a stand-in symbol)', () => {
+    expect(legendIn(0, undefined, bar(1.2, 1.23456)).querySelector('[data-testid="legend-close"]')?.textContent).toBe('1.2346');
+  });
+
+  it('is a valid description list: only dt/dd groups inside the <dl>, the title outside; hidden without a bar', () => {
+    const legend = legendIn(100, 'ADA/SNEK on Aggregate');
+    expect(legend.textContent).toContain('ADA/SNEK on Aggregate');
+    expect(legend.getAttribute('role')).toBe('group');
+    expect(legend.getAttribute('aria-label')).toBe('Bar values');
+    const list = legend.querySelector('dl');
+    for (const child of Array.from(list?.children ?? [])) {
+      expect(child.tagName).toBe('DIV');
+      expect(Array.from(child.children).map((c) => c.tagName)).toEqual(['DT', 'DD']);
+    }
+    const empty = new LegendView(document.body);
+    empty.show(undefined);
+    expect(empty.element.hidden).toBe(true);
+  });
+
+  it('has a button that shows every field when the legend is compact (narrow screens)', () => {
+    const legend = legendIn(100, 'ADA/SNEK on Aggregate');
+    const more = ensureDefined(legend.querySelector<HTMLButtonElement>('button[aria-label="All bar values"]'));
+    expect(more.getAttribute('aria-expanded')).toBe('false');
+    expect(legend.dataset.expanded).toBe('false');
+    more.click();
+    expect(more.getAttribute('aria-expanded')).toBe('true');
+    expect(legend.dataset.expanded).toBe('true');
+    expect(more.getAttribute('aria-controls')).toBe(legend.querySelector('dl')?.id);
   });
 });
