@@ -2,6 +2,8 @@
 export { UdfDatafeed, type BarsRange, type TradesTarget, type UdfDatafeedOptions } from './udf-datafeed';
 export type { EventSourceConstructor, EventSourceLike, LiveConnectionState, LiveConnectionStatus } from './live-connection';
 export type { BarListener, TradeListener } from './live-feed';
+export type { BarsReplacement } from './live-series';
+export type { LiveRollback } from '../shared/api/gateway';
 export type { BarsAnswer } from './history-loader';
 export { GatewayClient, GatewayError, type FetchLike, type Outcome, type QueryValue } from './gateway-client';
 export type { SearchOptions, SearchRow, SymbolSearchIndex } from './symbol-search';

@@ -1,4 +1,4 @@
-import { LIVE_EVENTS, liveErrorSchema, liveStatusSchema, liveTradeSchema } from '../shared/api/gateway';
+import { LIVE_EVENTS, liveErrorSchema, liveRollbackSchema, liveStatusSchema, liveTradeSchema, type LiveRollback } from '../shared/api/gateway';
 import type { TradeEvent } from '../shared/api/stream';
 import { backoffDelay } from '../shared/backoff';
 
@@ -56,6 +56,8 @@ export interface LiveConnectionOptions {
 
 export interface LiveConnectionHandlers {
   onTrade(event: TradeEvent): void;
+  /** The gateway's market rolled back on the chain to `rollback.time`: every trade after it was undone. */
+  onRollback(rollback: LiveRollback): void;
   /** The status, each time it is set (repeats included: every `connected` from the gateway may need a sync). */
   onStatus(status: LiveConnectionStatus): void;
   onError(message: string): void;
@@ -173,6 +175,13 @@ export class LiveConnection {
       const parsed = liveTradeSchema.safeParse(parseData(event));
       if (parsed.success) this.handlers.onTrade(parsed.data);
       else this.handlers.onError('Ignored a malformed trade event from the gateway');
+    });
+    source.addEventListener(LIVE_EVENTS.rollback, (event) => {
+      if (!current()) return;
+      if (event.lastEventId) this.lastEventId = event.lastEventId;
+      const parsed = liveRollbackSchema.safeParse(parseData(event));
+      if (parsed.success) this.handlers.onRollback(parsed.data);
+      else this.handlers.onError('Ignored a malformed rollback event from the gateway');
     });
     source.addEventListener(LIVE_EVENTS.status, (event) => {
       if (!current()) return;

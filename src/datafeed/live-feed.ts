@@ -1,17 +1,22 @@
+import type { LiveRollback } from '../shared/api/gateway';
 import type { TradeEvent } from '../shared/api/stream';
 import type { Bar } from '../shared/bars';
 import { RESOLUTION_SECONDS, type Resolution } from '../shared/resolutions';
 import { asSeconds, type UnixSeconds } from '../shared/time';
 import type { HistoryLoader } from './history-loader';
 import { IDLE_STATUS, LiveConnection, type LiveConnectionOptions, type LiveConnectionStatus } from './live-connection';
-import { LiveSeries, type SyncMode } from './live-series';
+import { LiveSeries, type BarsReplacement, type SyncMode } from './live-series';
 
 /** One listener of live bars (`onBars`, or `subscribeBars` through the library's shape). */
 export interface BarListener {
   /** The current bar after every trade, a new bar at each bucket boundary (wire units: seconds). */
   onBar(bar: Bar): void;
-  /** History changed under the bars already given (a resync found a difference): load them again. */
-  onReset?(): void;
+  /**
+   * History changed under the bars already given. With a replacement (after a chain rollback): put its
+   * bars in place of those from `replacement.from` on; the ones before stand. Without (a resync found a
+   * difference): load them all again.
+   */
+  onReset?(replacement?: BarsReplacement): void;
 }
 
 /** One listener of trade events (`UdfDatafeed.onTrades`). */
@@ -24,6 +29,12 @@ export interface TradeListener {
    * missed since (fetch again). Not called again after a drop that the gateway replayed without loss.
    */
   onLive?(info: { readonly resync: boolean }): void;
+  /**
+   * The market rolled back on the chain to `rollback.time` (Unix seconds): every trade after it was
+   * undone, of any pool. Whatever was built from trades since then (a tape, running statistics) should
+   * be fetched again; events that follow are of the new chain. Called for every listener.
+   */
+  onRollback?(rollback: LiveRollback): void;
 }
 
 interface TradeSubscription {
@@ -74,6 +85,7 @@ export class LiveFeed {
   constructor(private readonly options: LiveFeedOptions) {
     this.connection = new LiveConnection(options.connection, {
       onTrade: (event) => this.onTrade(event),
+      onRollback: (rollback) => this.onRollback(rollback),
       onStatus: (status) => this.onStatus(status),
       onError: (message) => options.warn(`Live updates: ${message}`),
     });
@@ -120,8 +132,8 @@ export class LiveFeed {
         known,
         {
           emit: (bar) => this.emit(listeners, bar),
-          reset: () => {
-            for (const l of [...listeners.values()]) this.safely(() => l.onReset?.());
+          reset: (replacement) => {
+            for (const l of [...listeners.values()]) this.safely(() => l.onReset?.(replacement));
           },
         },
         { anchorWaitMs: this.options.anchorWaitMs },
@@ -177,6 +189,21 @@ export class LiveFeed {
     }
   }
 
+  /**
+   * A rollback: trade listeners hear it first (what they keep from trades after the point goes stale
+   * before any bar is loaded again), then every series loads its bars from the rollback's bucket on
+   * (now, or when its pool goes live) and hands them to its listeners in place of theirs.
+   */
+  private onRollback(rollback: LiveRollback): void {
+    for (const subscription of [...this.trades]) {
+      if (this.trades.has(subscription)) this.safely(() => subscription.listener.onRollback?.(rollback));
+    }
+    for (const entry of [...this.series.values()]) {
+      entry.series.noteRollback(asSeconds(rollback.time));
+      if (entry.series.state !== 'waiting') void this.sync(entry, entry.series.hasBeenLive ? 'resync' : 'merge');
+    }
+  }
+
   private onStatus(status: LiveConnectionStatus): void {
     if (status.state === 'live') {
       for (const entry of [...this.series.values()]) {
@@ -207,7 +234,7 @@ export class LiveFeed {
     const { series } = entry;
     const token = series.beginSync();
     entry.syncToken = token;
-    const from = series.currentBar?.time;
+    const from = series.syncFrom;
     const to = this.horizon(from);
     const outcome =
       from === undefined

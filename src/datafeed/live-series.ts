@@ -38,10 +38,20 @@ export type SyncMode =
   /** After the gateway lost events: also tell the chart to reload when the server's bars differ. */
   | 'resync';
 
+/**
+ * The bars to put in place of those a listener holds from `from` on (a bar time, Unix seconds): the
+ * server's, after a chain rollback changed them. Bars before `from` stand.
+ */
+export interface BarsReplacement {
+  readonly from: UnixSeconds;
+  readonly bars: readonly Bar[];
+}
+
 /** Where a series' output goes (the subscription's listeners). */
 export interface SeriesSink {
   emit(bar: Bar): void;
-  reset(): void;
+  /** History changed under the bars given: the bars to put in their place from a time on, or (none) load them all again. */
+  reset(replacement?: BarsReplacement): void;
 }
 
 export interface LiveSeriesOptions {
@@ -71,6 +81,10 @@ export class LiveSeries {
   private anchorTimer: ReturnType<typeof setTimeout> | undefined;
   private token = 0;
   private wasLive = false;
+  /** The bucket a chain rollback went back into, until a sync has loaded the bars from it (the oldest of several). */
+  private rollbackFrom: UnixSeconds | undefined;
+  /** `rollbackFrom` as the sync in flight loads it. */
+  private syncRollback: UnixSeconds | undefined;
 
   constructor(
     readonly poolId: string,
@@ -98,6 +112,22 @@ export class LiveSeries {
     return this.current ? fromMicro(this.current) : undefined;
   }
 
+  /**
+   * The chain rolled back to `time`: every trade after it was undone. The next sync loads the bars from
+   * its bucket on and gives them to the listeners in place of theirs (`reset` with a replacement).
+   */
+  noteRollback(time: UnixSeconds): void {
+    const from = bucketStart(time, this.resolution);
+    this.rollbackFrom = this.rollbackFrom === undefined ? from : (Math.min(this.rollbackFrom, from) as UnixSeconds);
+  }
+
+  /** Where the next sync's bars start: the newest bar held, or the bucket of a rollback before it; undefined: the last couple. */
+  get syncFrom(): UnixSeconds | undefined {
+    const held = this.current?.time;
+    if (this.rollbackFrom === undefined) return held;
+    return held === undefined ? this.rollbackFrom : (Math.min(held, this.rollbackFrom) as UnixSeconds);
+  }
+
   onEvent(event: TradeEvent): void {
     if (this.phase === 'live') this.accept(event);
     else this.buffer.push(event);
@@ -112,26 +142,41 @@ export class LiveSeries {
       this.clearAnchor();
     }
     this.phase = 'syncing';
+    this.syncRollback = this.rollbackFrom;
     return ++this.token;
   }
 
   /**
-   * Merges a snapshot: `fetched` are the server's bars from the newest held bar on (or the last
-   * couple when none is held). Emits what the chart lacks; in `resync` mode, resets the chart first
-   * when the server's bars differ from what this series emitted plus the events it received.
+   * Merges a snapshot: `fetched` are the server's bars from `syncFrom` on (or the last couple when
+   * nothing is held). Emits what the chart lacks; in `resync` mode, resets the chart first when the
+   * server's bars differ from what this series emitted plus the events it received. After a rollback
+   * (`noteRollback`), the listeners get the server's bars from the rollback's bucket on in place of
+   * theirs: at once when it reaches before the newest bar held (what they hold there is not known here),
+   * else when the newest bar differs.
    */
   completeSync(token: number, fetched: readonly Bar[], mode: SyncMode): void {
     if (token !== this.token || this.phase !== 'syncing') return;
     const previous = this.current;
     const buffer = this.buffer;
+    const rollback = this.syncRollback;
+    this.syncRollback = undefined;
+    // A later rollback would have begun a sync of its own: this one loaded from every rollback noted.
+    this.rollbackFrom = undefined;
     this.buffer = [];
     this.phase = 'live';
     this.wasLive = true;
     const last = fetched.at(-1);
+    const since = previous?.time;
+    const reachesBack = rollback !== undefined && (since === undefined || rollback < since);
+    if (reachesBack) this.sink.reset({ from: rollback, bars: fetched });
     if (last === undefined) {
-      // Nothing on the server (a pool that never traded): every buffered event is new.
-      if (mode === 'resync' && previous) this.sink.reset();
-      if (mode === 'resync') this.current = undefined;
+      // Nothing on the server from there on (a pool that never traded, or whose trades were all undone): every buffered event is new.
+      if (rollback === undefined) {
+        if (mode === 'resync' && previous) this.sink.reset();
+      } else if (!reachesBack && since !== undefined) {
+        this.sink.reset({ from: since, bars: [] });
+      }
+      if (mode === 'resync' || rollback !== undefined) this.current = undefined;
       for (const event of buffer) this.apply(event);
       return;
     }
@@ -139,17 +184,19 @@ export class LiveSeries {
     let included = -1;
     for (let i = buffer.length - 1; i >= 0 && included < 0; i--) if (endsOn(buffer[i], anchor, this.resolution)) included = i;
 
-    const since = previous?.time;
-    if (mode === 'resync' && previous && since !== undefined) {
+    // A replacement from before the newest bar covers whatever a resync would find.
+    const checked = !reachesBack && (mode === 'resync' || rollback !== undefined);
+    if (checked && previous && since !== undefined) {
       const expected = fold(previous, buffer.slice(0, included + 1), this.resolution);
-      const actual = fetched.filter((bar) => bar.time >= since).map(toMicro);
+      const actual = fetched.filter((bar) => bar.time >= since);
       const differs =
         expected.length !== actual.length ||
         expected.some((bar, i) => {
           const other = actual[i];
-          return other === undefined || !sameBar(bar, other);
+          return other === undefined || !sameBar(bar, toMicro(other));
         });
-      if (differs) this.sink.reset();
+      // After a rollback into the newest bar, the bars from it on are the server's; after lost events, all of them again.
+      if (differs) this.sink.reset(rollback === undefined ? undefined : { from: since, bars: actual });
     }
     const newer = since === undefined ? [last] : fetched.filter((bar) => bar.time >= since);
     for (const bar of newer) this.sink.emit(bar);

@@ -318,7 +318,8 @@ export class UdfDatafeed implements IBasicDataFeed {
     listenerGuid: string,
     onResetCacheNeededCallback: () => void,
   ): void {
-    this.follow(symbolInfo, resolution, listenerGuid, { onBar: (bar) => onTick(toLibraryBar(bar)), onReset: onResetCacheNeededCallback });
+    // The library has no partial reset: it asks for the bars again (a rollback's replacement is ours).
+    this.follow(symbolInfo, resolution, listenerGuid, { onBar: (bar) => onTick(toLibraryBar(bar)), onReset: () => onResetCacheNeededCallback() });
   }
 
   unsubscribeBars(listenerGuid: string): void {

@@ -37,6 +37,7 @@ function listener(): UpstreamListener & { down: number; live: number; idle: numb
     onPoolLimit() {},
     onSwitchFailed() {},
     onEvent() {},
+    onRollback() {},
   };
 }
 

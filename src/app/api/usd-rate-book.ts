@@ -183,6 +183,21 @@ export class UsdRateBook implements UsdRateSource {
               }
               this.notify();
             },
+            // A chain rollback: the rates from its bucket on are loaded again, the live quotes dropped (their trades may be undone).
+            onRollback: (rollback) => {
+              this.epoch++;
+              this.quotes.clear();
+              this.quotesSnapshot = new Map();
+              for (const [wire, book] of this.books) {
+                if (book.from > book.to) continue;
+                const cut = bucketStart(rollback.time, wire);
+                for (const [pool, series] of book.series) book.series.set(pool, series.filter((point) => point.time < cut));
+                book.to = Math.max(book.from, Math.min(book.to, cut));
+                book.stale = true;
+              }
+              void this.refreshStale().then(() => this.notify());
+              this.notify();
+            },
             onLive: ({ resync }) => {
               this.epoch++;
               // Trades before the pools went live, or missed (resync: anything since the span's start), are loaded again.

@@ -1,5 +1,5 @@
-import { LIVE_EVENTS, type LiveError, type LiveStatus } from '../../shared/api/gateway';
-import type { TradeEvent } from '../../shared/api/stream';
+import { LIVE_EVENTS, type LiveError, type LiveRollback, type LiveStatus } from '../../shared/api/gateway';
+import type { StreamRollback, TradeEvent } from '../../shared/api/stream';
 import { AddressShares, addressCap } from './address-shares';
 import type { UpstreamListener } from './upstream-stream';
 
@@ -18,9 +18,20 @@ export interface LiveClient {
 
 interface Stored {
   readonly seq: number;
+  /** The trade's pool, or EVERY_POOL (a rollback: replayed to every browser). */
   readonly poolId: string;
   readonly frame: string;
 }
+
+/** The pool of a stored frame that every browser gets (a rollback names no pool). */
+const EVERY_POOL = '*';
+
+/**
+ * How long after a rollback the same line from another upstream connection is taken for a copy: the
+ * service sends it to every connection open at the time, and a replaced connection lives its handover
+ * (GATEWAY_HANDOVER_MS, 1 s) beside its successor, so copies come within milliseconds of each other.
+ */
+const ROLLBACK_COPY_MS = 5_000;
 
 /** Formats one SSE frame. `data` is JSON on one line, so a single `data:` field suffices. */
 export function sseFrame(event: string, data: unknown, id?: string): string {
@@ -74,6 +85,8 @@ export class LiveHub implements UpstreamListener {
   dropped = 0;
   /** Browsers dropped for not reading fast enough (counted by the live route). */
   slowConsumers = 0;
+  /** Rollbacks sent lately, by `slot:id`: the upstream connections that brought each, and when it was sent (copies are dropped). */
+  private readonly rollbacksSent = new Map<string, { readonly connections: Set<object>; readonly at: number }>();
 
   constructor(
     private readonly onUnionChange: (pools: ReadonlySet<string>) => void,
@@ -178,7 +191,7 @@ export class LiveHub implements UpstreamListener {
       const seq = Number(seqText);
       const oldest = this.ring[0]?.seq ?? this.nextSeq;
       if (boot === this.boot && Number.isSafeInteger(seq) && seq + 1 >= oldest) {
-        for (const stored of this.ring) if (stored.seq > seq && client.pools.has(stored.poolId)) client.write(stored.frame);
+        for (const stored of this.ring) if (stored.seq > seq && (stored.poolId === EVERY_POOL || client.pools.has(stored.poolId))) client.write(stored.frame);
         // The ring has all the gateway received since then, but the gateway itself may have missed some.
         if (this.gaps.some((gap) => gap >= seq)) client.missedEvents = true;
       } else {
@@ -339,6 +352,29 @@ export class LiveHub implements UpstreamListener {
       if (client.write(frame, bytes)) this.delivered++;
       else this.dropped++;
     }
+  }
+
+  /**
+   * The upstream's chain rolled back: every browser gets one `rollback` event (with an id, kept for
+   * replay like trades), however many upstream connections bring the line. Each connection open when
+   * the service sent it brings its own copy: a line naming the block of a rollback just sent is a copy
+   * when its connection has not brought that block yet; from a connection that has, it is a new rollback.
+   */
+  onRollback(rollback: StreamRollback, connection: object): void {
+    const key = `${rollback.slot}:${rollback.id}`;
+    const now = Date.now();
+    for (const [seen, sent] of this.rollbacksSent) if (now - sent.at > ROLLBACK_COPY_MS) this.rollbacksSent.delete(seen);
+    const sent = this.rollbacksSent.get(key);
+    if (sent && !sent.connections.has(connection)) {
+      sent.connections.add(connection);
+      return;
+    }
+    this.rollbacksSent.set(key, { connections: new Set([connection]), at: now });
+    const seq = this.nextSeq++;
+    const payload: LiveRollback = { slot: rollback.slot, id: rollback.id, time: rollback.block_time };
+    const frame = sseFrame(LIVE_EVENTS.rollback, payload, `${this.boot}.${seq}`);
+    this.ring.push({ seq, poolId: EVERY_POOL, frame });
+    this.broadcast(frame);
   }
 
   /** Sends a frame to every browser (heartbeats). */

@@ -27,8 +27,9 @@ const SSE_HEADERS = {
 
 /**
  * GET /gw/v1/live?pools=<id>,<id>: a standard SSE endpoint for EventSource. Frames: `retry:` first,
- * `status` (connected / reconnecting, with resync), `trade` (with `id:`), `heartbeat`, and `error`
- * (then the connection closes; `retry: false` means do not reconnect).
+ * `status` (connected / reconnecting, with resync), `trade` (with `id:`), `rollback` (with `id:`, to
+ * every connection: a chain-fed upstream rolled back), `heartbeat`, and `error` (then the connection
+ * closes; `retry: false` means do not reconnect).
  */
 export function liveRoutes(options: LiveRouteOptions): Hono {
   const { hub } = options;

@@ -1,5 +1,5 @@
 import { backoffDelay } from '../../shared/backoff';
-import { STREAM_ERRORS, streamLineSchema, type TradeEvent } from '../../shared/api/stream';
+import { extendedStreamLineSchema, ROLLBACK_EXTENSION, STREAM_ERRORS, STREAM_EXTENSIONS_HEADER, type StreamRollback, type TradeEvent } from '../../shared/api/stream';
 import type { LogHook } from '../../node/log';
 import type { Upstream } from '../upstream';
 
@@ -43,6 +43,12 @@ export interface UpstreamListener {
   /** A switch to the wanted pools failed while the current subscription keeps running; retried with backoff. */
   onSwitchFailed(reason: string): void;
   onEvent(event: TradeEvent): void;
+  /**
+   * The upstream's chain rolled back (our service's extension line, asked with `X-Stream-Extensions:
+   * rollback`; other upstreams never send it). `connection` names the upstream connection it came
+   * through: while two overlap (a switch), each brings its own copy of the same line.
+   */
+  onRollback(rollback: StreamRollback, connection: object): void;
 }
 
 /** One upstream stream connection. */
@@ -198,7 +204,13 @@ export class UpstreamStream {
     const response = await this.options.upstream.fetch('/api/v1/tokens/stream', {
       method: 'POST',
       // RFC 7240's wait preference: our service then refuses at once instead of waiting for a slot to free.
-      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...(connection.beside ? { Prefer: 'wait=0' } : {}) },
+      // Our service's rollback lines are asked for (docs/chain.md); an upstream without them ignores the header.
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'text/event-stream',
+        [STREAM_EXTENSIONS_HEADER]: ROLLBACK_EXTENSION,
+        ...(connection.beside ? { Prefer: 'wait=0' } : {}),
+      },
       body: JSON.stringify([...connection.pools].sort()),
       signal: connection.abort.signal,
     });
@@ -227,7 +239,7 @@ export class UpstreamStream {
         buffer = buffer.slice(newline + 1);
         newline = buffer.indexOf('\n');
         if (line === '') continue;
-        const parsed = streamLineSchema.safeParse(safeJson(line));
+        const parsed = extendedStreamLineSchema.safeParse(safeJson(line));
         if (!parsed.success) {
           this.options.log?.(`gateway: ignoring an unparseable upstream line: ${line.slice(0, 120)}`, { level: 'warn' });
           continue;
@@ -237,6 +249,7 @@ export class UpstreamStream {
         // The first line (a ping or an event) shows the subscription was accepted.
         if (connection === this.opening) this.live(connection);
         if ('pool_id' in message) this.deliver(message);
+        else if (message.s === 'rollback') this.listener.onRollback(message, connection);
         if (connection.closed) return;
       }
       // A line that never ends is a broken upstream, and would grow this buffer without bound.

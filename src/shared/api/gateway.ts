@@ -42,6 +42,7 @@ export const LIVE_EVENTS = {
   status: 'status',
   error: 'error',
   heartbeat: 'heartbeat',
+  rollback: 'rollback',
 } as const;
 
 /** Payload of a `trade` event: the upstream trade event unchanged. */
@@ -66,6 +67,19 @@ export const liveErrorSchema = z.strictObject({
 export type LiveError = z.infer<typeof liveErrorSchema>;
 
 export const liveHeartbeatSchema = z.strictObject({ time: z.int() });
+
+/**
+ * Payload of a `rollback` event (sent to every browser connection, once per rollback): the chain rolled
+ * back to the block at `slot` (`id`), whose time is `time` (Unix seconds). Every trade after `time` was
+ * undone: bars from the bucket holding `time` on, trade lists and statistics are to be loaded again
+ * (docs/chain.md "What stream clients and the browser get on a rollback").
+ */
+export const liveRollbackSchema = z.strictObject({
+  slot: z.int(),
+  id: z.string(),
+  time: z.int(),
+});
+export type LiveRollback = z.infer<typeof liveRollbackSchema>;
 
 /**
  * GET /gw/v1/liquidity?group=<group>: TVL of every symbol of a group, as the service's extension route

@@ -62,6 +62,14 @@ export class BarBook {
     this.shownBars = this.presentAll(this.rawBars);
   }
 
+  /** Bars from `from` (a bar time) on replaced by `bars` (a chain rollback changed them); the older ones stand. */
+  replaceFrom(from: number, bars: readonly Bar[]): void {
+    const kept = this.rawBars.filter((bar) => bar.time < from);
+    const added = bars.filter((bar) => bar.time >= from);
+    this.rawBars = [...kept, ...added];
+    this.shownBars = [...this.shownBars.filter((bar) => bar.time < from), ...this.presentAll(added)];
+  }
+
   /** Older bars before the oldest held; returns how many shown bars they added. */
   prepend(older: readonly Bar[]): number {
     const oldest = this.rawBars[0];

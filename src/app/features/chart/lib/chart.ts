@@ -1,5 +1,5 @@
 import type { LogicalRange } from 'lightweight-charts';
-import type { Bar, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
+import type { Bar, BarsReplacement, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
 import { resolutionSeconds } from '@/shared/first-chart';
 import { FIRST_CANDLES_MARK } from '@/app/lib/first-candles';
 import type { IndicatorSpec } from '@/app/lib/indicators';
@@ -325,8 +325,10 @@ export class Chart {
       onBar: (bar) => {
         if (current()) this.onLiveBar(bar);
       },
-      onReset: () => {
-        if (current()) this.retry();
+      onReset: (replacement) => {
+        if (!current()) return;
+        if (replacement) this.replaceBars(replacement, generation);
+        else this.retry();
       },
       refresh: () => void this.refresh(generation),
     });
@@ -338,6 +340,33 @@ export class Chart {
     this.stopLive?.();
     this.stopLive = undefined;
     if (this.state.live) this.setState({ live: false });
+  }
+
+  /**
+   * The bars from `replacement.from` on as the server now has them (a chain rollback undid trades):
+   * put in place of those held, without loading anything else; the view keeps its right edge. In USD,
+   * the rates of that span are loaded again first (they may have moved with it).
+   */
+  private replaceBars(replacement: BarsReplacement, generation: number): void {
+    const before = this.view.visibleRange();
+    const count = this.book.shown.length;
+    this.book.replaceFrom(replacement.from, replacement.bars);
+    this.render();
+    const moved = this.book.shown.length - count;
+    if (before) this.view.setVisibleRange({ from: before.from + moved, to: before.to + moved });
+    this.writeVisible(this.view.visibleRange());
+    if (this.state.status === 'ready' || this.state.status === 'empty') this.setState({ status: this.book.shown.length === 0 ? 'empty' : 'ready', bars: this.book.shown.length });
+    const usd = this.usd;
+    const newest = replacement.bars.at(-1);
+    if (!usd || newest === undefined) return;
+    void usd.ensure(this.resolution, replacement.from, newest.time + resolutionSeconds(this.resolution)).then(
+      () => {
+        if (generation !== this.generation || usd !== this.usd) return;
+        this.present();
+        this.render();
+      },
+      () => undefined,
+    );
   }
 
   /** A DEX pool's newest bars, merged in. */

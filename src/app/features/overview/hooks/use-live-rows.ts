@@ -46,6 +46,12 @@ export function useLiveRows(pools: readonly string[], onResync: () => void, onFo
             return next.set(pool, applyTrade(next.get(pool) ?? EMPTY_OVERLAY, event, Date.now()));
           });
         },
+        // A chain rollback undid trades of any pool: as when trades were missed, every row shown is asked again.
+        onRollback: () => {
+          setOverlays(new Map());
+          resync();
+          followed(shown);
+        },
         onLive: ({ resync: missed }) => {
           liveBefore.current = new Set(shown);
           if (missed) {

@@ -53,9 +53,8 @@ export function useTapeRows(info: LibrarySymbolInfo | undefined) {
   const refresh = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(refresh.current), []);
   const storedAgain = () => void queryClient.resetQueries({ queryKey: key, exact: true }).then(() => setLive({ pool, rows: [] }));
-  useLiveTrades(
-    info,
-    (event) => {
+  useLiveTrades(info, {
+    onTrade: (event) => {
       counter.current++;
       const row = fromEvent(event, counter.current);
       setLive((state) => ({ pool, rows: [row, ...(state.pool === pool ? state.rows : [])].slice(0, LIVE_ROWS) }));
@@ -63,10 +62,19 @@ export function useTapeRows(info: LibrarySymbolInfo | undefined) {
       clearTimeout(refresh.current);
       refresh.current = setTimeout(storedAgain, STORED_AFTER_MS);
     },
-    (resync) => {
+    onLive: (resync) => {
       if (resync && !noHistory) storedAgain();
     },
-  );
+    // A chain rollback undid the trades after its time: the stored page again, or (no history) the live rows before it.
+    onRollback: (rollback) => {
+      if (!noHistory) {
+        clearTimeout(refresh.current);
+        storedAgain();
+        return;
+      }
+      setLive((state) => ({ pool, rows: state.pool === pool ? state.rows.filter((row) => row.time <= rollback.time) : [] }));
+    },
+  });
 
   const rows: TapeRow[] = useMemo(() => {
     const pages = stored.data?.pages.flatMap((p) => p.trades) ?? [];
