@@ -83,6 +83,7 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
       connected: false,
       missedEvents: false,
       write: (frame, bytes) => sink.write(frame, bytes),
+      writeNow: (frame, bytes) => sink.writeNow(frame, bytes),
       close: () => sink.end(),
     };
     sink.write(`retry: ${options.retryMs ?? 3000}\n\n`);
