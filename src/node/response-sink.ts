@@ -22,7 +22,8 @@ export interface StreamSink {
   /**
    * Writes text now, after what is queued, under the same rule for slow clients: for a caller that
    * has already gathered a run's text for this stream (the gateway's trades, per set of pools), so
-   * that the stream is written in the same pass rather than queued for a second one.
+   * that the stream is written in the same pass rather than queued for a second one. It may be called
+   * detached from the sink (it uses no `this`).
    */
   writeNow(text: string, bytes?: number): boolean;
   /** Sends what is queued, then ends the stream. */

@@ -31,7 +31,6 @@ export class TradeFanout<C extends FanoutClient> {
   readonly byPool = new Map<string, Set<Group<C>>>();
   /** Groups by an order-independent hash of their pools (hashKey), equal sets compared in full. */
   private readonly groups = new Map<string, Group<C>[]>();
-  private readonly groupOf = new Map<C, Group<C>>();
   /** Groups with frames queued in this run, in the order of their first frame. */
   private dirty: Group<C>[] = [];
   private scheduled = false;
@@ -63,22 +62,20 @@ export class TradeFanout<C extends FanoutClient> {
       }
     }
     group.clients.add(client);
-    this.groupOf.set(client, group);
     return grew;
   }
 
   /** Removes a browser; true when the union of pools shrank. */
   remove(client: C): boolean {
-    const group = this.groupOf.get(client);
-    if (!group) return false;
-    this.groupOf.delete(client);
-    group.clients.delete(client);
-    if (group.clients.size > 0) return false;
-    const key = hashKey(group.pools);
+    // Found again by its pools rather than remembered per browser: nothing more kept per connection.
+    const key = hashKey(client.pools);
     const bucket = this.groups.get(key);
-    const at = bucket?.indexOf(group) ?? -1;
-    if (bucket && at !== -1) bucket.splice(at, 1);
-    if (bucket?.length === 0) this.groups.delete(key);
+    const at = bucket?.findIndex((g) => g.clients.has(client)) ?? -1;
+    const group = bucket?.[at];
+    if (!bucket || !group || !group.clients.delete(client)) return false;
+    if (group.clients.size > 0) return false;
+    bucket.splice(at, 1);
+    if (bucket.length === 0) this.groups.delete(key);
     // Frames still queued for it have nobody to go to.
     group.frames = [];
     group.bytes = 0;
