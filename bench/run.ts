@@ -5,15 +5,22 @@ import { chainBench } from './chain';
 import { clusterBench } from './cluster';
 import type { BenchRow } from './measure';
 import { disposeService, serviceBench } from './service';
-import { streamBench } from './stream';
+import { STREAM_MODES, streamBench } from './stream';
 
 /**
- * npm run bench [-- --out file.json] [--only service,...] [--pools n --days n]: prints a table and
- * writes the rows as JSON.
+ * npm run bench [-- --out file.json] [--only service,...] [--pools n --days n] [--stream-modes
+ * gateway,floor] [--cpu-prof-dir dir]: prints a table and writes the rows as JSON.
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { out: { type: 'string', default: 'bench-results.json' }, only: { type: 'string' }, pools: { type: 'string' }, days: { type: 'string' } },
+    options: {
+      out: { type: 'string', default: 'bench-results.json' },
+      only: { type: 'string' },
+      pools: { type: 'string' },
+      days: { type: 'string' },
+      'stream-modes': { type: 'string' },
+      'cpu-prof-dir': { type: 'string' },
+    },
   });
   const only = values.only?.split(',');
   const wanted = (suite: string) => !only || only.includes(suite);
@@ -29,7 +36,15 @@ async function main(): Promise<void> {
     rows.push(...serviceRows);
     await disposeService(runtime, dir);
   }
-  if (wanted('stream')) rows.push(...(await streamBench({ log })));
+  if (wanted('stream')) {
+    const modes = values['stream-modes']?.split(',').map((mode) => {
+      const known = STREAM_MODES.find((m) => m === mode);
+      if (!known) throw new Error(`--stream-modes: unknown mode ${mode} (${STREAM_MODES.join(', ')})`);
+      return known;
+    });
+    const cpuProfileDir = values['cpu-prof-dir'];
+    rows.push(...(await streamBench({ log, ...(modes ? { modes } : {}), ...(cpuProfileDir !== undefined ? { cpuProfileDir } : {}) })));
+  }
   if (wanted('app')) rows.push(...(await appBench({ log })));
   if (wanted('chain')) rows.push(...(await chainBench({ log })));
   if (wanted('cluster')) rows.push(...(await clusterBench({ log })));

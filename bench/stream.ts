@@ -1,6 +1,7 @@
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
@@ -27,6 +28,14 @@ export interface StreamBenchOptions {
   readonly clients?: number;
   /** Seconds of forced blocks measured per mode (20). */
   readonly seconds?: number;
+  /** Modes to measure, in this order (all three). */
+  readonly modes?: readonly StreamMode[];
+  /**
+   * A directory for a CPU profile of the server's process during each mode's measured window
+   * (`stream-<mode>.cpuprofile`, for Chrome DevTools or any .cpuprofile reader): the fan-out alone,
+   * without the market's build and the connections' opening that `node --cpu-prof` would mix in.
+   */
+  readonly cpuProfileDir?: string;
 }
 
 const POOLS_PER_CLIENT = 50;
@@ -141,7 +150,7 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     };
 
     const rows: BenchRow[] = [];
-    for (const mode of ['direct', 'gateway', 'floor'] as const) {
+    for (const mode of options.modes ?? STREAM_MODES) {
       const target = { mode, port: mode === 'floor' ? floorPort : port, concurrency: OPEN_CONCURRENCY };
       if (mode === 'floor') cleanups.push(runtime.ingestor.onCommit((records) => floorServer.publish(records)));
 
@@ -170,12 +179,20 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
       flushToDisk(dir);
       // Room for what the clients will receive (about 1.3 KB per client per block), reserved before the clock runs.
       await clients.ask({ type: 'record', bytes: clientCount * blocks * 2048, chunks: clientCount * (blocks + 10) }, 'recording', 30_000);
+      const profiling = options.cpuProfileDir === undefined ? undefined : await startProfile();
       commits = [];
       const stolenBefore = stolenMs();
+      const cpuBefore = process.cpuUsage();
       const windowStart = performance.now();
       await forceBlocks(runtime, blocks);
       const measured = commits;
       commits = undefined;
+      const cpu = process.cpuUsage(cpuBefore);
+      if (profiling && options.cpuProfileDir !== undefined) {
+        const file = join(options.cpuProfileDir, `stream-${mode}.cpuprofile`);
+        writeFileSync(file, JSON.stringify(await profiling.stop()));
+        log(`stream ${mode}: CPU profile of the window in ${file}`);
+      }
       const stolen = stolenBefore === undefined ? undefined : { ms: (stolenMs() ?? stolenBefore) - stolenBefore, windowMs: performance.now() - windowStart };
       const load = loadavg()[0] ?? 0;
       await waitQuiet(clients);
@@ -186,6 +203,13 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
       await released();
 
       rows.push(...latencyRows(mode, result, blocks, clientCount, load, stolen));
+      rows.push({
+        suite: SUITE,
+        name: `${mode}: server CPU time per block in the window`,
+        value: round((cpu.user + cpu.system) / 1000 / blocks, 2),
+        unit: 'ms',
+        note: `user ${round(cpu.user / 1000 / blocks, 2)} ms, system ${round(cpu.system / 1000 / blocks, 2)} ms (every thread of the server's process: the market's commits, the fan-out, the collector; less disturbed by a busy machine than the latencies)`,
+      });
       rows.push({
         suite: SUITE,
         name: `${mode}: client process collector pauses in the window`,
@@ -213,6 +237,27 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     }
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Every mode, in the order they are measured by default. */
+export const STREAM_MODES: readonly StreamMode[] = ['direct', 'gateway', 'floor'];
+
+/** Starts the V8 CPU profiler on this process (sampled every 100 µs); `stop` gives the profile. */
+async function startProfile(): Promise<{ stop: () => Promise<object> }> {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 100 });
+  await post('Profiler.start');
+  return {
+    stop: async () => {
+      const { profile } = (await post('Profiler.stop')) as { profile: object };
+      session.disconnect();
+      return profile;
+    },
+  };
 }
 
 const LABELS: Record<StreamMode, string> = {

@@ -19,6 +19,13 @@ export interface StreamSink {
    * is the text's UTF-8 length when the caller knows it (one line fanned out to many streams).
    */
   write(text: string, bytes?: number): boolean;
+  /**
+   * Writes text now, after what is queued, under the same rule for slow clients: for a caller that
+   * has already gathered a run's text for this stream (the gateway's trades, per set of pools), so
+   * that the stream is written in the same pass rather than queued for a second one. It may be called
+   * detached from the sink (it uses no `this`).
+   */
+  writeNow(text: string, bytes?: number): boolean;
   /** Sends what is queued, then ends the stream. */
   end(): void;
   readonly open: boolean;
@@ -46,6 +53,20 @@ const resolved = Promise.resolve();
  */
 let dirty: (() => void)[] = [];
 let flushQueued = false;
+/**
+ * The last text written as one HTTP chunk, and that chunk: streams given the same text in a run (the
+ * gateway's browsers following the same pools) are written one after another, and all but the first
+ * write the chunk already made. Forgotten after the run.
+ */
+let lastText: string | undefined;
+let lastChunk = '';
+let forgetQueued = false;
+
+function forgetChunk(): void {
+  forgetQueued = false;
+  lastText = undefined;
+  lastChunk = '';
+}
 
 function queueFlush(flush: () => void): void {
   dirty.push(flush);
@@ -69,6 +90,18 @@ function flushDirty(): void {
     }
   }
   if (failure) throw failure.error;
+}
+
+/** `text` framed as one HTTP/1.1 chunk of `bytes` bytes. */
+function chunkOf(text: string, bytes: number): string {
+  if (text === lastText) return lastChunk;
+  lastText = text;
+  lastChunk = `${bytes.toString(16)}\r\n${text}\r\n`;
+  if (!forgetQueued) {
+    forgetQueued = true;
+    void resolved.then(forgetChunk);
+  }
+  return lastChunk;
 }
 
 /**
@@ -156,9 +189,12 @@ function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOpt
       // framing is joined with the text in one go: one flat string per connection, nothing to flatten
       // again when it is written (less garbage per commit, so fewer collector pauses in the fan-out).
       if (chunked && socket && !socket.destroyed) {
-        parts.unshift(`${bytes.toString(16)}\r\n`);
-        parts.push('\r\n');
-        socket.write(parts.join(''));
+        if (parts.length === 1) socket.write(chunkOf(parts[0] ?? '', bytes));
+        else {
+          parts.unshift(`${bytes.toString(16)}\r\n`);
+          parts.push('\r\n');
+          socket.write(parts.join(''));
+        }
       } else outgoing.write(parts.length === 1 ? (parts[0] ?? '') : parts.join(''));
     } catch {
       // The connection is unusable: end it here rather than let the error reach the other streams' flush.
@@ -166,28 +202,39 @@ function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOpt
       close();
     }
   };
+  /** Queues text unless the client stopped reading (then it is dropped): false when the stream is over. */
+  const admit = (text: string, bytes: number): boolean => {
+    if (!open) return false;
+    if (!scheduled) unread = outgoing.writableLength;
+    if (unread + pendingBytes >= options.maxUnreadBytes) {
+      // The client stopped reading: drop it rather than buffer without bound.
+      flush();
+      outgoing.end(options.slowConsumerLine);
+      options.onSlowConsumer?.();
+      close();
+      return false;
+    }
+    pending.push(text);
+    pendingBytes += bytes;
+    return true;
+  };
   const sink: StreamSink = {
     get open() {
       return open;
     },
     write(text, bytes = Buffer.byteLength(text)) {
-      if (!open) return false;
-      if (!scheduled) unread = outgoing.writableLength;
-      if (unread + pendingBytes >= options.maxUnreadBytes) {
-        // The client stopped reading: drop it rather than buffer without bound.
-        flush();
-        outgoing.end(options.slowConsumerLine);
-        options.onSlowConsumer?.();
-        close();
-        return false;
-      }
-      pending.push(text);
-      pendingBytes += bytes;
+      if (!admit(text, bytes)) return false;
       if (!scheduled) {
         scheduled = true;
         queueFlush(flush);
       }
       return true;
+    },
+    writeNow(text, bytes = Buffer.byteLength(text)) {
+      if (!admit(text, bytes)) return false;
+      // A flush already queued for this stream then finds nothing left to write.
+      flush();
+      return open;
     },
     end() {
       if (!open) return;
@@ -250,6 +297,11 @@ function webStream(c: Context, options: OpenStreamOptions): { response: Response
         return false;
       }
       out.write(text, bytes);
+      return true;
+    },
+    writeNow(text, bytes) {
+      if (!sink.write(text, bytes)) return false;
+      out?.flush();
       return true;
     },
     end() {

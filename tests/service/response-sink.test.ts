@@ -135,6 +135,38 @@ describe('streaming responses written to the Node response', () => {
     expect(bodies[2]?.text.split('\n').filter(Boolean)).toEqual(expected);
   });
 
+  it('writes at once with writeNow, after what was queued, in one socket write; streams given the same text get it intact', async () => {
+    const s = await streamingServer(1 << 20);
+    server = s.server;
+    const bodies = (await Promise.all([0, 1, 2].map(() => fetch(`http://127.0.0.1:${s.port}/stream`)))).map(collect);
+    await vi.waitUntil(() => s.opened.length === 3, { timeout: 5000, interval: 10 });
+    await vi.waitUntil(() => bodies.every((b) => b.text === 'hello\n'), { timeout: 5000, interval: 5 });
+    const [first, second, third] = s.opened;
+    if (!first || !second || !third) throw new Error('streams missing');
+    const writes = new Map<Socket, number>();
+    const write = Socket.prototype.write;
+    const spy = vi.spyOn(Socket.prototype, 'write').mockImplementation(function (this: Socket, ...args: Parameters<Socket['write']>) {
+      writes.set(this, (writes.get(this) ?? 0) + 1);
+      return write.apply(this, args);
+    });
+    const shared = 'prix ₳ 1\nprix ₳ 2\n';
+    try {
+      first.sink.write('queued\n');
+      for (const entry of [first, second]) expect(entry.sink.writeNow(shared, Buffer.byteLength(shared))).toBe(true);
+      // A different text of the same length, then the shared one again: each stream gets its own.
+      expect(third.sink.writeNow('prix ₳ 3\nprix ₳ 4\n')).toBe(true);
+      // Written before any await: at once, one write per stream.
+      expect(writes.size).toBe(3);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      spy.mockRestore();
+    }
+    expect([...writes.values()]).toEqual([1, 1, 1]);
+    for (const entry of s.opened) entry.sink.end();
+    await vi.waitUntil(() => bodies.every((b) => b.ended), { timeout: 5000, interval: 5 });
+    expect(bodies.map((b) => b.text)).toEqual([`hello\nqueued\n${shared}`, `hello\n${shared}`, 'hello\nprix ₳ 3\nprix ₳ 4\n']);
+  });
+
   it('sends an HTTP/1.0 client a body delimited by the connection close, without chunk framing', async () => {
     const s = await streamingServer(1 << 20);
     server = s.server;
@@ -186,6 +218,28 @@ describe('streaming responses written to the Node response', () => {
     }
     expect(entry.closed).toBe(true);
     expect(entry.sink.open).toBe(false);
+    expect(entry.sink.writeNow(chunk)).toBe(false);
+    socket.destroy();
+  });
+
+  it('drops a client that never reads under writeNow too', async () => {
+    const s = await streamingServer(64 * 1024);
+    server = s.server;
+    const socket = connect(s.port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(`GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    socket.pause();
+    await vi.waitUntil(() => s.opened.length === 1, { timeout: 5000, interval: 10 });
+    const entry = s.opened[0];
+    if (!entry) throw new Error('no stream');
+    const chunk = 'y'.repeat(1023) + '\n';
+    let written = 0;
+    while (entry.sink.writeNow(chunk)) {
+      written += chunk.length;
+      if (written > 256 * 1024 * 1024) throw new Error('never dropped');
+      if (written % (256 * 1024) === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(entry.closed).toBe(true);
     socket.destroy();
   });
 });

@@ -1,6 +1,7 @@
 import { LIVE_EVENTS, type LiveError, type LiveRollback, type LiveStatus } from '../../shared/api/gateway';
 import type { StreamRollback, TradeEvent } from '../../shared/api/stream';
 import { AddressShares, addressCap } from './address-shares';
+import { TradeFanout } from './trade-fanout';
 import type { UpstreamListener } from './upstream-stream';
 
 /** One browser connection's sink of SSE frames. */
@@ -9,6 +10,11 @@ export interface LiveClient {
   readonly address: string;
   /** Writes a frame (`bytes`: its UTF-8 length, when known); returns false when the client is too slow and was dropped. */
   write(frame: string, bytes?: number): boolean;
+  /**
+   * Writes a frame at once, after anything queued (a run's trades, gathered already); without it,
+   * trades are written with `write`.
+   */
+  writeNow?(frame: string, bytes?: number): boolean;
   close(): void;
   /** Whether this client has been told its subscription is live. */
   connected: boolean;
@@ -64,7 +70,14 @@ export interface LiveHubOptions {
  */
 export class LiveHub implements UpstreamListener {
   private readonly clients = new Set<LiveClient>();
-  private readonly byPool = new Map<string, Set<LiveClient>>();
+  /**
+   * Trades go out through this, per set of pools and per run; anything else written to a browser is
+   * written after `fanout.flush()`, so that it follows the trades that came before it.
+   */
+  private readonly fanout = new TradeFanout<LiveClient>((written, dropped) => {
+    this.delivered += written;
+    this.dropped += dropped;
+  });
   private readonly shares = new AddressShares();
   private readonly ring: Stored[] = [];
   private nextSeq = 1;
@@ -92,6 +105,11 @@ export class LiveHub implements UpstreamListener {
     private readonly onUnionChange: (pools: ReadonlySet<string>) => void,
     private readonly options: LiveHubOptions = {},
   ) {}
+
+  /** Each followed pool (the keys: the union of every browser's pools). */
+  private get byPool(): ReadonlyMap<string, unknown> {
+    return this.fanout.byPool;
+  }
 
   get size(): number {
     return this.clients.size;
@@ -175,17 +193,11 @@ export class LiveHub implements UpstreamListener {
    * holds them; otherwise its first `connected` status asks it to resync.
    */
   add(client: LiveClient, lastEventId?: string): void {
+    // Trades queued before this browser came are not its own.
+    this.fanout.flush();
     this.clients.add(client);
     this.shares.add(client.address, client.pools);
-    let grew = false;
-    for (const pool of client.pools) {
-      let set = this.byPool.get(pool);
-      if (!set) {
-        this.byPool.set(pool, (set = new Set()));
-        grew = true;
-      }
-      set.add(client);
-    }
+    const grew = this.fanout.add(client);
     if (lastEventId !== undefined) {
       const [boot, seqText] = lastEventId.split('.');
       const seq = Number(seqText);
@@ -214,16 +226,7 @@ export class LiveHub implements UpstreamListener {
   remove(client: LiveClient): void {
     if (!this.clients.delete(client)) return;
     this.shares.remove(client.address, client.pools);
-    let shrank = false;
-    for (const pool of client.pools) {
-      const set = this.byPool.get(pool);
-      set?.delete(client);
-      if (set?.size === 0) {
-        this.byPool.delete(pool);
-        shrank = true;
-      }
-    }
-    if (!shrank) return;
+    if (!this.fanout.remove(client)) return;
     // The browsers a failing switch was for may all have left: what remains is live already.
     if (this.switchFailing && this.livePools && [...this.byPool.keys()].every((pool) => this.livePools?.has(pool))) this.switchFailing = false;
     this.onUnionChange(this.union);
@@ -250,6 +253,7 @@ export class LiveHub implements UpstreamListener {
   }
 
   onLive(pools: ReadonlySet<string>, afterFailure: boolean): void {
+    this.fanout.flush();
     this.livePools = pools;
     this.down = false;
     this.switchFailing = false;
@@ -272,6 +276,7 @@ export class LiveHub implements UpstreamListener {
   }
 
   onIdle(): void {
+    this.fanout.flush();
     this.livePools = undefined;
     this.down = false;
     this.switchFailing = false;
@@ -279,6 +284,7 @@ export class LiveHub implements UpstreamListener {
   }
 
   onInterrupted(): void {
+    this.fanout.flush();
     // Nothing is live until the next subscription is: browsers joining now wait for it.
     this.livePools = undefined;
     this.markGap();
@@ -289,6 +295,7 @@ export class LiveHub implements UpstreamListener {
   }
 
   onPoolLimit(limit: number): void {
+    this.fanout.flush();
     this.planMaxPools = limit;
     // Keep the browsers that are live first, then the others in the order they came, while they fit,
     // each address within its share of the new limit.
@@ -322,11 +329,13 @@ export class LiveHub implements UpstreamListener {
   }
 
   onSwitchFailed(): void {
+    this.fanout.flush();
     this.switchFailing = true;
     for (const client of this.clients) if (!client.connected) this.tellWaiting(client);
   }
 
   onDown(): void {
+    this.fanout.flush();
     this.livePools = undefined;
     this.down = true;
     this.switchFailing = false;
@@ -344,14 +353,7 @@ export class LiveHub implements UpstreamListener {
     this.ring.push({ seq, poolId: event.pool_id, frame });
     // Trimmed in steps, not per event.
     if (this.ring.length > RING_SIZE * 1.25) this.ring.splice(0, this.ring.length - RING_SIZE);
-    const clients = this.byPool.get(event.pool_id);
-    if (!clients) return;
-    const bytes = Buffer.byteLength(frame);
-    // A client dropped while written to leaves the set: deleting from a Set during its iteration is safe.
-    for (const client of clients) {
-      if (client.write(frame, bytes)) this.delivered++;
-      else this.dropped++;
-    }
+    if (this.byPool.has(event.pool_id)) this.fanout.publish(event.pool_id, frame, Buffer.byteLength(frame));
   }
 
   /**
@@ -379,10 +381,12 @@ export class LiveHub implements UpstreamListener {
 
   /** Sends a frame to every browser (heartbeats). */
   broadcast(frame: string): void {
+    this.fanout.flush();
     for (const client of [...this.clients]) client.write(frame);
   }
 
   closeAll(): void {
+    this.fanout.flush();
     for (const client of [...this.clients]) client.close();
   }
 }

@@ -84,6 +84,8 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
       connected: false,
       missedEvents: false,
       write: (frame, bytes) => sink.write(frame, bytes),
+      // The sink's own function (it uses no `this`): no closure more per connection.
+      writeNow: sink.writeNow,
       close: () => sink.end(),
     };
     sink.write(`retry: ${options.retryMs ?? 3000}\n\n`);
