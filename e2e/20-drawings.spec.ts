@@ -101,6 +101,13 @@ test('drawings: placed, selected, moved by an end, coloured, deleted; they follo
   await page.mouse.click(box.x + box.width * 0.6, box.y + box.height * 0.85);
   await expect(tools).toHaveAttribute('data-drawings', '4');
   await expect(page.getByTestId('drawing-hint')).toContainText('Text note 1: Support here selected');
+  if (process.env.DOC_SCREENSHOTS === '1') {
+    // docs/app.md's picture: the tools and the chart with a drawing of each kind but the ray.
+    await expect.poll(async () => (await drawn(page)).length).toBe(4);
+    const top = await tools.boundingBox();
+    const bottom = await chart(page).boundingBox();
+    if (top && bottom) await page.screenshot({ path: 'docs/img/drawings.png', clip: { x: top.x, y: top.y, width: bottom.width, height: bottom.y + bottom.height - top.y } });
+  }
 
   // The PNG export has them: it differs from one without them (the drawings' chunk is already in).
   const png = async () => {
@@ -120,6 +127,14 @@ test('drawings: placed, selected, moved by an end, coloured, deleted; they follo
   expect(Math.abs(invertedPrice * shownBefore - 1)).toBeLessThan(1e-6);
   expect(await kept(page)).toEqual(keptBefore);
   await page.getByTestId('invert-toggle').click();
+
+  // In USD: drawn at the ADA price times ADA/USD of its time, kept in ADA.
+  await page.getByTestId('currency-usd').click();
+  await expect(chart(page)).toHaveAttribute('data-currency', 'usd');
+  await expect.poll(async () => (await drawn(page)).find((d) => d.kind === 'hline')?.points[0]?.price ?? shownBefore).not.toBe(shownBefore);
+  expect(await kept(page)).toEqual(keptBefore);
+  await page.getByTestId('currency-ada').click();
+  await expect(chart(page)).toHaveAttribute('data-currency', 'ada');
 
   // Another resolution: the same moments and prices (the line's price as before).
   await page.getByTestId('resolution-15').click();
