@@ -49,7 +49,7 @@ describe('the drawing tools', () => {
     for (const name of ['Horizontal line', 'Trend line', 'Ray', 'Rectangle', 'Measure', 'Text note']) expect(screen.getByRole('button', { name })).toHaveAttribute('aria-pressed', 'false');
     await user.click(screen.getByRole('button', { name: 'Ray' }));
     expect(screen.getByRole('button', { name: 'Ray' })).toHaveAttribute('aria-pressed', 'true');
-    expect(screen.getByRole('status')).toHaveTextContent('Ray: click or tap its first point, then its second.');
+    expect(screen.getByRole('status')).toHaveTextContent('Ray: click or tap its first point, then its second (or Place).');
     await user.keyboard('{Escape}');
     expect(screen.getByRole('button', { name: 'Ray' })).toHaveAttribute('aria-pressed', 'false');
 
@@ -63,6 +63,19 @@ describe('the drawing tools', () => {
     });
     expect(loadDrawings(localStorage, 'Minswap', INFO.name)[0]?.color).toBe('#ff0000');
     await user.click(remove);
+    expect(screen.getByText('Drawings (0)')).toBeInTheDocument();
+
+    // From the keyboard: a tool, Place, then the arrow keys move it (kept as moved).
+    expect(screen.getByRole('button', { name: 'Place the drawing in the middle of the view' })).toBeDisabled();
+    await user.click(screen.getByRole('button', { name: 'Horizontal line' }));
+    await user.click(screen.getByRole('button', { name: 'Place the drawing in the middle of the view' }));
+    const placed = loadDrawings(localStorage, 'Minswap', INFO.name);
+    expect(placed.map((d) => d.kind)).toEqual(['hline']);
+    screen.getByRole('button', { name: 'Horizontal line 1' }).focus();
+    await user.keyboard('{ArrowUp}');
+    const up = loadDrawings(localStorage, 'Minswap', INFO.name)[0]?.points[0]?.price ?? 0;
+    expect(up).toBeGreaterThan(placed[0]?.points[0]?.price ?? Infinity);
+    await user.keyboard('{Delete}');
     expect(screen.getByText('Drawings (0)')).toBeInTheDocument();
     expect(loadDrawings(localStorage, 'Minswap', INFO.name)).toEqual([]);
     unmount();

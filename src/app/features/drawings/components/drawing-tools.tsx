@@ -46,11 +46,11 @@ function hintOf(state: DrawingsState, drawings: readonly Drawing[]): string {
   if (state.unsaved) return 'The browser’s storage refused the drawings: they are on screen only.';
   if (state.tool) {
     const tool = TOOLS[state.tool];
-    if (tool.points === 1) return `${tool.name}: click or tap the chart to place it.`;
-    return state.pending ? `${tool.name}: now its second point.` : `${tool.name}: click or tap its first point, then its second.`;
+    if (tool.points === 1) return `${tool.name}: click or tap the chart to place it (or Place).`;
+    return state.pending ? `${tool.name}: now its second point.` : `${tool.name}: click or tap its first point, then its second (or Place).`;
   }
   const selected = drawings.find((d) => d.id === state.selected);
-  if (selected) return `${drawingName(selected, drawings)} selected: drag an end (or the drawing) to move it; Delete removes it.`;
+  if (selected) return `${drawingName(selected, drawings)} selected: drag an end (or the drawing) or use the arrow keys to move it; Delete removes it.`;
   return drawings.length > 0 ? 'Pick a tool, or a drawing (on the chart or in the list) to edit it.' : 'Pick a tool, then click or tap the chart.';
 }
 
@@ -70,6 +70,9 @@ function DrawingBar({ layer }: { readonly layer: DrawingLayer }) {
           </ToggleButton>
         ))}
       </div>
+      <button type="button" className="button" onClick={() => layer.placeInView()} disabled={!tool} aria-label="Place the drawing in the middle of the view" data-testid="drawing-place">
+        Place
+      </button>
       <label className="field drawing-tools__note" htmlFor={`${id}-note`}>
         <span className="field__label">Note</span>
         <input id={`${id}-note`} type="text" maxLength={200} value={noteText} onChange={(e) => layer.setNoteText(e.target.value)} aria-label="Note text" data-testid="drawing-note-text" />

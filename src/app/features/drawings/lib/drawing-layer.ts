@@ -49,7 +49,8 @@ const newId = () => `${Date.now().toString(36)}-${(counter++).toString(36)}`;
  * The drawings of one pair on one chart, one job: what they are (kept in the browser's storage per
  * pair and group), which is selected, the tool in hand; placing them (a press per point: tap, tap),
  * moving them (drag an end, or the whole) and deleting them (Delete or Backspace, outside text fields)
- * with the pointer (mouse or touch) on the chart. Drawn by one `DrawingPrimitive` on the candles.
+ * with the pointer (mouse or touch) on the chart; from the keyboard, placing one in the middle of the
+ * view (`placeInView`) and moving the selected one with the arrow keys. Drawn by one `DrawingPrimitive` on the candles.
  * React reads it as an external store (`subscribe`, `getState`).
  */
 export class DrawingLayer {
@@ -132,6 +133,28 @@ export class DrawingLayer {
     this.placing = undefined;
     this.change([...this.state.drawings, drawing], { selected: drawing.id, tool: undefined, pending: false });
     return drawing;
+  }
+
+  /**
+   * The keyboard's way to place: the tool's drawing in the middle of the view (a line across its centre,
+   * a two-point drawing from lower left to upper right of its middle third). Undefined without a tool,
+   * or where no price is shown (USD before any stablecoin traded).
+   */
+  placeInView(): Drawing | undefined {
+    const tool = this.state.tool;
+    if (!tool) return undefined;
+    const { width, height } = this.host.chart.paneSize(0);
+    const at = (fx: number, fy: number) => this.toAnchor({ x: width * fx, y: height * fy });
+    const points = TOOLS[tool].points === 1 ? [at(0.5, 0.5)] : [at(0.35, 0.65), at(0.65, 0.35)];
+    return points.every((a) => a !== undefined) ? this.add(tool, points as Anchor[]) : undefined;
+  }
+
+  /** Moves the selected drawing by pixels on screen (the arrow keys). */
+  nudge(dx: number, dy: number): void {
+    const original = this.state.drawings.find((d) => d.id === this.state.selected);
+    if (!original) return;
+    const moved = this.moved({ hit: { id: original.id, handle: 'body' }, start: { x: 0, y: 0 }, original, moved: false }, { x: dx, y: dy });
+    if (moved) this.change(this.state.drawings.map((d) => (d.id === moved.id ? moved : d)), {});
   }
 
   /** Where the drawings are on screen now, topmost last. */
@@ -351,6 +374,12 @@ export class DrawingLayer {
     if ((event.key === 'Delete' || event.key === 'Backspace') && this.state.selected !== undefined) {
       event.preventDefault();
       this.remove();
+    } else if (event.key.startsWith('Arrow') && this.state.selected !== undefined && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      // A selected drawing moves by 8 pixels (1 with Shift) instead of the page scrolling.
+      event.preventDefault();
+      const step = event.shiftKey ? 1 : 8;
+      const [dx, dy] = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] }[event.key] ?? [0, 0];
+      this.nudge(dx ?? 0, dy ?? 0);
     } else if (event.key === 'Escape' && (this.state.tool || this.state.selected !== undefined)) {
       this.placing = undefined;
       this.set({ tool: undefined, pending: false, selected: undefined });
