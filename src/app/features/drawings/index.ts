@@ -1,2 +1,2 @@
 export { DrawingTools, type DrawingToolsProps } from './components/drawing-tools';
-export type { DrawingHost } from './lib/drawing-layer';
+export type { DrawingHost } from './lib/projection';

@@ -1,26 +1,11 @@
-import type { IChartApi, ISeriesApi, Logical } from 'lightweight-charts';
-import { hitTest, logicalOfTime, timeOfLogical, type Hit, type Point } from './geometry';
+import { hitTest, type Hit, type Point } from './geometry';
 import { DrawingPrimitive, textBox, type Painted } from './drawing-primitive';
 import { DEFAULT_COLOR, DEFAULT_NOTE, MAX_NOTE, TOOLS, formatPercent, formatSpan, measure, type Anchor, type Drawing, type DrawingKind } from './model';
 import { loadDrawings, saveDrawings } from './storage';
 import { DRAWING_ADD_MARK, DRAWING_DRAWN_MEASURE } from './marks';
+import { Projection, type DrawingHost } from './projection';
 
-/**
- * What the drawings need of the chart (features/chart's `ChartSurface` is one): lightweight-charts, its
- * candles (the drawings are their primitive), the element it draws in (for the pointer), the bars shown
- * (true times; bar i at logical index i), the resolution's seconds, and its prices as shown: a price as
- * the datafeed has it (ADA per token) at a time, inverted or in USD (undefined: none then, as in USD
- * before any stablecoin traded), and back.
- */
-export interface DrawingHost {
-  readonly chart: IChartApi;
-  readonly series: ISeriesApi<'Candlestick'>;
-  readonly element: HTMLElement;
-  bars(): readonly { readonly time: number }[];
-  step(): number;
-  toShown(price: number, time: number): number | undefined;
-  fromShown(price: number, time: number): number | undefined;
-}
+export type { DrawingHost } from './projection';
 
 export interface DrawingsState {
   readonly drawings: readonly Drawing[];
@@ -62,7 +47,7 @@ export class DrawingLayer {
   private placing: { readonly kind: DrawingKind; readonly first: Anchor; hover: Anchor | undefined } | undefined;
   /** A press a drawing took: the chart does not see its mouse or touch events until it ends. */
   private holding = false;
-  private times: { bars: readonly { readonly time: number }[]; times: Float64Array } | undefined;
+  private readonly projection: Projection;
   private measureCtx: CanvasRenderingContext2D | null | undefined;
 
   constructor(
@@ -72,6 +57,7 @@ export class DrawingLayer {
     private readonly symbol: string,
   ) {
     this.state = { drawings: loadDrawings(storage, group, symbol), selected: undefined, tool: undefined, pending: false, color: DEFAULT_COLOR, noteText: DEFAULT_NOTE, unsaved: false };
+    this.projection = new Projection(host);
     this.primitive = new DrawingPrimitive(() => this.paint());
     host.series.attachPrimitive(this.primitive);
     const el = host.element;
@@ -144,7 +130,7 @@ export class DrawingLayer {
     const tool = this.state.tool;
     if (!tool) return undefined;
     const { width, height } = this.host.chart.paneSize(0);
-    const at = (fx: number, fy: number) => this.toAnchor({ x: width * fx, y: height * fy });
+    const at = (fx: number, fy: number) => this.projection.toAnchor({ x: width * fx, y: height * fy });
     const points = TOOLS[tool].points === 1 ? [at(0.5, 0.5)] : [at(0.35, 0.65), at(0.65, 0.35)];
     return points.every((a) => a !== undefined) ? this.add(tool, points as Anchor[]) : undefined;
   }
@@ -175,45 +161,7 @@ export class DrawingLayer {
     this.listeners.clear();
   }
 
-  // --- screen and market ---
-
-  private barTimes(): Float64Array {
-    const bars = this.host.bars();
-    if (this.times?.bars !== bars) this.times = { bars, times: Float64Array.from(bars, (b) => b.time) };
-    return this.times.times;
-  }
-
-  /** x of a logical index (lightweight-charts' own mapping is linear in it, fractions included). */
-  private xOf(logical: number): number | null {
-    return this.host.chart.timeScale().logicalToCoordinate(logical as Logical);
-  }
-
-  /** The (fractional) logical index at x: lightweight-charts rounds its own, so it is found from two indexes' x. */
-  private logicalAt(x: number): number | undefined {
-    const x0 = this.xOf(0);
-    const x1 = this.xOf(1);
-    if (x0 === null || x1 === null || x1 === x0) return undefined;
-    return (x - x0) / (x1 - x0);
-  }
-
-  private toScreen(anchor: Anchor): (Point & { logical: number; shown: number }) | undefined {
-    const logical = logicalOfTime(this.barTimes(), anchor.time, this.host.step());
-    const shown = this.host.toShown(anchor.price, anchor.time);
-    if (logical === undefined || shown === undefined) return undefined;
-    const x = this.xOf(logical);
-    const y = this.host.series.priceToCoordinate(shown);
-    return x === null || y === null ? undefined : { x, y, logical, shown };
-  }
-
-  /** The anchor under a point of the price pane: its time on a bar (the nearest index), its price as the datafeed has it. */
-  private toAnchor(p: Point, snap = true): Anchor | undefined {
-    const logical = this.logicalAt(p.x);
-    const shown = this.host.series.coordinateToPrice(p.y);
-    if (logical === undefined || shown === null) return undefined;
-    const time = timeOfLogical(this.barTimes(), snap ? Math.round(logical) : logical, this.host.step());
-    const price = time === undefined ? undefined : this.host.fromShown(shown, time);
-    return time === undefined || price === undefined || !(price > 0) ? undefined : { time: Math.round(time), price };
-  }
+  // --- drawing ---
 
   private paint(): readonly Painted[] {
     const { drawings, selected } = this.state;
@@ -221,7 +169,7 @@ export class DrawingLayer {
     const all: Drawing[] = placing?.hover ? [...drawings, { id: '', kind: placing.kind, points: [placing.first, placing.hover], color: this.state.color }] : [...drawings];
     const painted: Painted[] = [];
     for (const drawing of all) {
-      const points = drawing.points.map((a) => this.toScreen(a));
+      const points = drawing.points.map((a) => this.projection.toScreen(a));
       if (points.some((p) => p === undefined)) continue;
       const on = points as NonNullable<(typeof points)[number]>[];
       const lines = this.linesOf(drawing, on);
@@ -279,7 +227,7 @@ export class DrawingLayer {
     const tool = this.state.tool;
     if (tool) {
       this.take(event);
-      const anchor = this.toAnchor(p);
+      const anchor = this.projection.toAnchor(p);
       if (!anchor) return;
       const first = this.placing?.first;
       if (TOOLS[tool].points === 1 || first) {
@@ -318,7 +266,7 @@ export class DrawingLayer {
   private readonly onPointerMove = (event: PointerEvent) => {
     if (this.placing && !this.gesture) {
       const p = this.pointIn(event);
-      this.placing.hover = p ? this.toAnchor(p) : undefined;
+      this.placing.hover = p ? this.projection.toAnchor(p) : undefined;
       this.primitive.update();
       return;
     }
@@ -338,13 +286,13 @@ export class DrawingLayer {
   private moved(gesture: Gesture, p: Point): Drawing | undefined {
     const { original, hit, start } = gesture;
     if (hit.handle !== 'body') {
-      const anchor = this.toAnchor(p);
+      const anchor = this.projection.toAnchor(p);
       return anchor ? { ...original, points: original.points.map((a, i) => (i === hit.handle ? anchor : a)) } : undefined;
     }
     const points: Anchor[] = [];
     for (const a of original.points) {
-      const at = this.toScreen(a);
-      const moved = at && this.toAnchor({ x: at.x + p.x - start.x, y: at.y + p.y - start.y }, false);
+      const at = this.projection.toScreen(a);
+      const moved = at && this.projection.toAnchor({ x: at.x + p.x - start.x, y: at.y + p.y - start.y }, false);
       if (!moved) return undefined;
       points.push(moved);
     }
