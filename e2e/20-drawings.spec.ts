@@ -192,6 +192,8 @@ test.describe('on a phone', () => {
   test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
 
   test('drawings by touch: tap to place, drag an end to move it; the page fits and is axe clean', async ({ page }) => {
+    // An axe scan: several seconds on a busy 2-core machine.
+    test.setTimeout(60_000);
     await page.goto('/');
     await waitForCandles(page);
     await page.getByRole('button', { name: 'Drawing tools' }).tap();
