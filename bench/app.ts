@@ -10,6 +10,7 @@ import { CROSSHAIR_MARK } from '../src/app/features/chart/lib/marks';
 import { FIRST_CANDLES_MARK } from '../src/app/lib/first-candles';
 import { PAGE_BARS } from '../src/shared/first-chart';
 import { freePort } from '../tests/support/free-port';
+import { drawingAdds } from './app-drawings';
 import { CHART_POINTER, indicatorAdds, JS_TARGET_KB, jsLoadedByChartPage, navigate, OVERVIEW_PAGE, overviewRowsRow, overviewSort, tapeUnderLoad, type Navigation } from './app-pages';
 import { median, percentile, round, type BenchRow } from './measure';
 
@@ -290,6 +291,8 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     rows.push(await overviewSort(browser, origin, log));
     log('app: indicator adds...');
     rows.push(await indicatorAdds(browser, origin));
+    log('app: drawing adds...');
+    rows.push(await drawingAdds(browser, origin));
     log('app: JS loaded by the chart page...');
     rows.push(await jsLoadedByChartPage(browser, origin, staticDir, js.files));
     log('app: trades tape at 50 trades/s...');

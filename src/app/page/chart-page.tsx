@@ -9,6 +9,8 @@ import { PriceChart, type ChartAppearance, type ChartHandle, type PrerenderedCha
 import type { CompareHandle } from '@/app/features/compare';
 import { SEARCH_INDEX_KEY } from '@/app/api/search-index';
 import { TokenHeader, TokenHeaderPlaceholder } from '@/app/features/token-header';
+// The storage check's own module: the drawings' code stays in its chunk until they are used.
+import { hasDrawings } from '@/app/features/drawings/lib/storage-key';
 // The placeholder's own module: the tape's code stays in its chunk.
 import { TapePlaceholder } from '@/app/features/trades/components/tape-placeholder';
 import { lazyPart } from '@/app/lib/lazy-part';
@@ -26,6 +28,8 @@ export const preloadCompare = comparePart.preload;
 /** Below the chart, once the pair is known: chunks loaded beside the first candles, not before them. */
 const TradesTape = lazy(() => import('@/app/features/trades').then((m) => ({ default: m.TradesTape })));
 const PairPools = lazy(() => import('@/app/features/pair-pools').then((m) => ({ default: m.PairPools })));
+/** The drawings, a chunk of their own: loaded when the Draw button is first pressed, or for a pair that has drawings kept. */
+const DrawingTools = lazy(() => import('@/app/features/drawings').then((m) => ({ default: m.DrawingTools })));
 
 /**
  * The chart page's main column: a notice, the pair's header (or why the pair could not load), the
@@ -54,6 +58,7 @@ export function ChartPage(props: {
   const toggleWatch = usePreferences((s) => s.toggleWatch);
   const [chartHandle, setChartHandle] = useState<ChartHandle | undefined>(undefined);
   const [compareHandle, setCompareHandle] = useState<CompareHandle | undefined>(undefined);
+  const [drawing, setDrawing] = useState(false);
   const { resolved, current, fresh, chartInfo } = pair;
   const { indicators, changeIndicators } = useIndicators();
   const appearance: ChartAppearance = useMemo(() => ({ theme, showVolume, showTvl, logScale, timeZone }), [theme, showVolume, showTvl, logScale, timeZone]);
@@ -99,7 +104,14 @@ export function ChartPage(props: {
       ) : (
         <TokenHeaderPlaceholder />
       )}
-      <ChartToolbar current={current} symbolName={chartInfo?.name} prices={prices} indicators={indicators} onIndicators={changeIndicators} exportSource={exportSource} />
+      <ChartToolbar current={current} symbolName={chartInfo?.name} prices={prices} indicators={indicators} onIndicators={changeIndicators} exportSource={exportSource} drawing={drawing} onDrawing={() => setDrawing(!drawing)} />
+      {!compare && current && (drawing || hasDrawings(current.info.exchange, current.info.name)) ? (
+        <PartBoundary label="The drawing tools" testId="drawings-part-error">
+          <Suspense fallback={null}>
+            <DrawingTools host={chartHandle?.surface} group={current.info.exchange} symbol={current.info.name} open={drawing} />
+          </Suspense>
+        </PartBoundary>
+      ) : null}
       {compare && current ? (
         <PartBoundary label="Compare mode" testId="compare-part-error">
           <Suspense

@@ -9,7 +9,7 @@ import type { Prices } from './use-prices';
 
 /**
  * The chart's toolbar: resolution, the pair's orientation, the currency, the chart's options, the
- * indicators and the export. `symbolName`: what the chart shows (named before the pair is resolved).
+ * indicators, the drawing tools and the export. `symbolName`: what the chart shows (named before the pair is resolved).
  */
 export function ChartToolbar(props: {
   readonly current: ResolvedSymbol | undefined;
@@ -18,8 +18,11 @@ export function ChartToolbar(props: {
   readonly indicators: string;
   readonly onIndicators: (next: string) => void;
   readonly exportSource: ExportSource | undefined;
+  /** The drawing tools are shown (features/drawings), and the Draw button's press. */
+  readonly drawing: boolean;
+  readonly onDrawing: () => void;
 }) {
-  const { current, symbolName, prices, indicators, onIndicators, exportSource } = props;
+  const { current, symbolName, prices, indicators, onIndicators, exportSource, drawing, onDrawing } = props;
   const resolution = useSelection((s) => s.resolution);
   const select = useSelection((s) => s.select);
   const compare = usePreferences((s) => s.compare);
@@ -41,6 +44,11 @@ export function ChartToolbar(props: {
       {compare ? null : <CurrencySwitch value={prices.shownCurrency} onChange={prices.changeCurrency} unavailable={prices.usdUnavailable} />}
       <ChartToggles />
       {compare ? null : <IndicatorMenu value={indicators} onChange={onIndicators} />}
+      {compare ? null : (
+        <ToggleButton pressed={drawing} onToggle={onDrawing} label="Drawing tools" testId="draw-toggle" disabled={!current}>
+          Draw
+        </ToggleButton>
+      )}
       <ExportMenu source={exportSource} resolution={resolution} />
     </div>
   );

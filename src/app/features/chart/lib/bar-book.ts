@@ -1,5 +1,5 @@
 import type { Bar, ResolutionString } from '@/datafeed';
-import { invertBar } from '@/app/lib/orientation';
+import { invertBar, invertPrice } from '@/app/lib/orientation';
 import { barInUsd } from '@/app/lib/usd';
 import type { UsdRates } from '@/app/api/ada-usd';
 
@@ -54,6 +54,17 @@ export class BarBook {
       return rate === undefined ? undefined : barInUsd(bar, rate);
     }
     return inverted ? invertBar(bar) : bar;
+  }
+
+  /**
+   * A price as the datafeed has it (ADA per token) as shown at `time`, or back (`back`): inverted, or in
+   * USD at ADA/USD of its bucket (undefined without a rate then). Drawings are kept as the datafeed has it.
+   */
+  priceShown(price: number, time: number, back = false): number | undefined {
+    const { usd, inverted, resolution } = this.presentation;
+    if (!usd) return inverted ? invertPrice(price) : price;
+    const rate = usd.rateAt(resolution, time);
+    return rate === undefined || rate <= 0 ? undefined : back ? price / rate : price * rate;
   }
 
   /** Every bar anew (a first page). */

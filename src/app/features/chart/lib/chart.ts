@@ -1,4 +1,4 @@
-import type { LogicalRange } from 'lightweight-charts';
+import type { IChartApi, ISeriesApi, LogicalRange } from 'lightweight-charts';
 import type { Bar, BarsReplacement, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
 import { resolutionSeconds } from '@/shared/first-chart';
 import { FIRST_CANDLES_MARK } from '@/app/lib/first-candles';
@@ -25,6 +25,21 @@ export interface ChartState {
   readonly exhausted: boolean;
   /** Live updates are on (an Aggregate symbol). */
   readonly live: boolean;
+}
+
+/**
+ * What drawing tools need of the chart (features/drawings' DrawingHost): lightweight-charts, its candles,
+ * the element it draws in, the bars shown (true times), the resolution's seconds, and a price as the
+ * datafeed has it shown at a time (inverted, in USD) and back.
+ */
+export interface ChartSurface {
+  readonly chart: IChartApi;
+  readonly series: ISeriesApi<'Candlestick'>;
+  readonly element: HTMLElement;
+  bars(): readonly Bar[];
+  step(): number;
+  toShown(price: number, time: number): number | undefined;
+  fromShown(price: number, time: number): number | undefined;
 }
 
 /** Fewer than this many bars left of the view start loading older ones. */
@@ -235,6 +250,20 @@ export class Chart {
   /** The chart as a canvas (the PNG export). */
   screenshot(): HTMLCanvasElement {
     return this.view.screenshot();
+  }
+
+  /** What drawing tools draw on (ChartSurface). */
+  surface(): ChartSurface {
+    const book = this.book;
+    return {
+      chart: this.view.chart,
+      series: this.view.candles,
+      element: this.view.element,
+      bars: () => book.shown,
+      step: () => resolutionSeconds(this.resolution),
+      toShown: (price, time) => book.priceShown(price, time),
+      fromShown: (price, time) => book.priceShown(price, time, true),
+    };
   }
 
   dispose(): void {

@@ -32,7 +32,8 @@ export const INITIAL_VISIBLE_BARS = 150;
 export class PriceView {
   readonly element: HTMLElement;
   readonly chart: IChartApi;
-  private readonly candles: ISeriesApi<'Candlestick'>;
+  /** The candles (drawings attach to them: features/drawings). */
+  readonly candles: ISeriesApi<'Candlestick'>;
   private readonly volume: ISeriesApi<'Histogram'>;
   private tvl: ISeriesApi<'Line'> | undefined;
   private readonly times = new ChartTimes();
