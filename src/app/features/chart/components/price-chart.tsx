@@ -5,7 +5,7 @@ import { ProgressBar } from '@/app/components/progress-bar';
 import { useDatafeed } from '@/app/providers/app-providers';
 import { parseIndicators } from '@/app/lib/indicators';
 import type { UsdRates } from '@/app/api/ada-usd';
-import { Chart, sameSymbol } from '../lib/chart';
+import { Chart, sameSymbol, type ChartLink } from '../lib/chart';
 import type { ChartAppearance } from '../lib/chart-style';
 import type { PrerenderedChart } from '../lib/prerendered-chart';
 
@@ -14,6 +14,8 @@ export interface ChartHandle {
   readonly symbolName: string;
   visibleBars(): Bar[];
   screenshot(): HTMLCanvasElement;
+  /** lightweight-charts' chart and candles (several charts kept in step). */
+  link(): ChartLink;
 }
 
 export interface PriceChartProps {
@@ -100,7 +102,7 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
       onHandle(undefined);
       return undefined;
     }
-    onHandle({ symbolName: symbol.name, visibleBars: () => chart.visibleBars(), screenshot: () => chart.screenshot() });
+    onHandle({ symbolName: symbol.name, visibleBars: () => chart.visibleBars(), screenshot: () => chart.screenshot(), link: () => chart.link() });
     return () => onHandle(undefined);
   }, [chart, symbol, onHandle]);
 

@@ -1,4 +1,4 @@
-import type { LogicalRange } from 'lightweight-charts';
+import type { IChartApi, ISeriesApi, LogicalRange } from 'lightweight-charts';
 import type { Bar, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
 import { resolutionSeconds } from '@/shared/first-chart';
 import { FIRST_CANDLES_MARK } from '@/app/lib/first-candles';
@@ -25,6 +25,12 @@ export interface ChartState {
   readonly exhausted: boolean;
   /** Live updates are on (an Aggregate symbol). */
   readonly live: boolean;
+}
+
+/** A chart's lightweight-charts objects, for what keeps several charts in step (features/layouts). */
+export interface ChartLink {
+  readonly chart: IChartApi;
+  readonly series: ISeriesApi<'Candlestick'>;
 }
 
 /** Fewer than this many bars left of the view start loading older ones. */
@@ -235,6 +241,11 @@ export class Chart {
   /** The chart as a canvas (the PNG export). */
   screenshot(): HTMLCanvasElement {
     return this.view.screenshot();
+  }
+
+  /** lightweight-charts' chart and its candles: another part keeps crosshair and time range in step with other charts. */
+  link(): ChartLink {
+    return { chart: this.view.chart, series: this.view.candleSeries };
   }
 
   dispose(): void {

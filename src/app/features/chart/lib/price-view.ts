@@ -164,6 +164,11 @@ export class PriceView {
     return this.chart.addSeries(LineSeries, options, pane);
   }
 
+  /** The candles' series (crosshair positions of another chart kept in step: features/layouts). */
+  get candleSeries(): ISeriesApi<'Candlestick'> {
+    return this.candles;
+  }
+
   /** The number of panes (price, TVL, indicators'). */
   paneCount(): number {
     return this.chart.panes().length;
