@@ -25,14 +25,6 @@ export interface Layout {
 
 export const SINGLE_LAYOUT: Layout = { kind: '1', cells: [], sync: false };
 
-/** The layout buttons, in order. */
-export const LAYOUT_CHOICES: readonly { readonly kind: LayoutKind; readonly label: string; readonly name: string }[] = [
-  { kind: '1', label: '1', name: 'One chart' },
-  { kind: '2h', label: '2 ▯▯', name: 'Two charts side by side' },
-  { kind: '2v', label: '2 ▭', name: 'Two charts stacked' },
-  { kind: '4', label: '4', name: 'Four charts' },
-];
-
 /** The URL parameters the layout owns. */
 export const LAYOUT_PARAMS = ['layout', 'c2', 'c3', 'c4', 'sync'] as const;
 
@@ -86,19 +78,6 @@ export function formatLayout(layout: Layout, params: URLSearchParams): void {
   params.set('layout', layout.kind);
   layout.cells.forEach((cell, i) => params.set(`c${i + 2}`, formatCell(cell)));
   if (layout.sync) params.set('sync', '1');
-}
-
-/** The layout `kind`, keeping the charts it had and adding new ones after them. */
-export function withKind(layout: Layout, kind: LayoutKind, first: { readonly group: string; readonly symbol: string | undefined }): Layout {
-  if (kind === '1') return SINGLE_LAYOUT;
-  const cells: LayoutCell[] = [];
-  for (let i = 2; i <= chartCount(kind); i++) cells.push(layout.cells[i - 2] ?? defaultCell(i, first));
-  return { kind, cells, sync: layout.sync };
-}
-
-/** The layout with chart `index` (2 … n) changed. */
-export function withCell(layout: Layout, index: number, next: Partial<LayoutCell>): Layout {
-  return { ...layout, cells: layout.cells.map((cell, i) => (i === index - 2 ? { ...cell, ...next } : cell)) };
 }
 
 export function sameLayout(a: Layout, b: Layout): boolean {

@@ -8,7 +8,8 @@ import { PriceChart, type ChartAppearance, type ChartHandle } from '@/app/featur
 import { ChartSync } from '@/app/features/layouts';
 import { PairSearch } from '@/app/features/search';
 import { groupsQueryOptions } from '@/app/features/shell/api/groups';
-import { withCell, type LayoutCell } from '@/app/lib/layout';
+import type { LayoutCell } from '@/app/lib/layout';
+import { withCell } from '@/app/lib/layout-edit';
 import { pairLabel } from '@/app/lib/orientation';
 import { RESOLUTION_CHOICES } from '@/app/lib/selection';
 import { useApi, useDatafeed, usePreferences, useSelection } from '@/app/providers/app-providers';
@@ -20,7 +21,9 @@ import { useApi, useDatafeed, usePreferences, useSelection } from '@/app/provide
  * datafeed, so they share its one live connection. With `sync` on, ChartSync keeps their crosshair and
  * time range in step.
  */
-export function ChartGrid({ first, firstHandle, appearance }: { readonly first: ReactNode; readonly firstHandle: ChartHandle | undefined; readonly appearance: ChartAppearance }) {
+export function ChartGrid(props: { readonly first: ReactNode; readonly firstTitle: string | undefined; readonly firstHandle: ChartHandle | undefined; readonly appearance: ChartAppearance }) {
+  const { first, firstTitle, firstHandle, appearance } = props;
+  const resolution = useSelection((s) => s.resolution);
   const layout = useSelection((s) => s.layout);
   const [handles, setHandles] = useState<readonly (ChartHandle | undefined)[]>([]);
   const [sync] = useState(() => new ChartSync());
@@ -44,9 +47,15 @@ export function ChartGrid({ first, firstHandle, appearance }: { readonly first: 
 
   return (
     <div className={`chart-grid chart-grid--${layout.kind}`} data-testid="chart-grid" data-layout={layout.kind} data-sync={layout.sync ? 'true' : 'false'} data-linked={linked.filter(Boolean).length}>
-      <div className="chart-grid__cell" data-testid="chart-cell" data-index="1">
+      <section className="chart-grid__cell" aria-label={`Chart 1${firstTitle ? `: ${firstTitle}` : ''}`} data-testid="chart-cell" data-index="1">
+        {/* The first chart's pair, group and resolution are the page's (its header and toolbar). */}
+        <div className="chart-cell__bar">
+          <span className="chart-cell__title">
+            {firstTitle ?? '…'} · {RESOLUTION_CHOICES.find((choice) => choice.value === resolution)?.name ?? resolution}
+          </span>
+        </div>
         {first}
-      </div>
+      </section>
       {layout.cells.map((cell, i) => (
         <ExtraChart key={i + 2} index={i + 2} cell={cell} appearance={appearance} onHandle={onHandle} />
       ))}

@@ -137,7 +137,7 @@ export function ChartPage(props: {
         ) : (
           <PartBoundary label="The charts of this layout" testId="grid-part-error">
             <Suspense fallback={<section className="chart" aria-label="Charts" aria-busy="true" data-testid="chart-grid-loading" />}>
-              <ChartGrid appearance={appearance} firstHandle={chartHandle} first={priceChart} />
+              <ChartGrid appearance={appearance} firstTitle={title} firstHandle={chartHandle} first={priceChart} />
             </Suspense>
           </PartBoundary>
         )

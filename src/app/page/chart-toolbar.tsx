@@ -3,7 +3,7 @@ import { IndicatorMenu } from '@/app/features/chart';
 import { ExportMenu, type ExportSource } from '@/app/features/export';
 // The picker's own module: the layouts' code is a chunk of its own (page/chart-grid.tsx).
 import { LayoutPicker } from '@/app/features/layouts/components/layout-picker';
-import { withKind } from '@/app/lib/layout';
+import { withKind } from '@/app/lib/layout-edit';
 import { ChartToggles, CurrencySwitch, ResolutionButtons } from '@/app/features/shell';
 import { invertLabel, pairOfName } from '@/app/lib/invert-label';
 import { usePreferences, useSelection } from '@/app/providers/app-providers';

@@ -1,5 +1,6 @@
 import { ToggleButton } from '@/app/components/toggle-button';
-import { LAYOUT_CHOICES, type LayoutKind } from '@/app/lib/layout';
+import type { LayoutKind } from '@/app/lib/layout';
+import { LAYOUT_CHOICES } from '@/app/lib/layout-edit';
 
 /**
  * The toolbar's layout buttons (one chart, two side by side or stacked, four) and, with several

@@ -17,9 +17,9 @@ const LEAD_EVENTS = ['pointerenter', 'pointerdown', 'wheel', 'touchstart', 'keyd
  * is set at the same time on the other chart's own bar there (its close as the price).
  *
  * Only the chart the user is working in leads (the last one the pointer entered, or that was
- * touched, scrolled or focused): a range set on another chart snaps to that chart's bars and would
- * otherwise come back to the first one, changed, and go round. Charts that are not followed simply
- * do not get the events.
+ * touched, scrolled or focused; the first chart until then): a range set on another chart snaps to
+ * that chart's bars and would otherwise come back to the first one, changed, and go round. A
+ * follower that moves on its own (its first bars, older bars, a live bar) is put back in step.
  */
 export class ChartSync {
   private charts: SyncedChart[] = [];
@@ -78,9 +78,19 @@ export class ChartSync {
   }
 
   private ranged(index: number, logical: LogicalRange | null): void {
-    if (index !== this.leader || !logical) return;
-    const range = this.charts[index]?.chart.timeScale().getVisibleRange();
-    if (range) this.others(index, (other) => setRange(other, range));
+    if (!logical) return;
+    // Until the user works in one, the first chart leads.
+    const lead = this.leader < 0 ? 0 : this.leader;
+    const range = this.charts[lead]?.chart.timeScale().getVisibleRange();
+    if (!range) return;
+    if (index === lead) this.others(index, (other) => setRange(other, range));
+    // A follower moved on its own (its bars came in, a live bar pushed it): back in step with the leader.
+    // Set again to where it already is, it does not move, and says nothing more. Not from within its
+    // own event: a range set on a chart while it draws is dropped with the frame's changes.
+    else {
+      const follower = this.charts[index];
+      if (follower) queueMicrotask(() => this.charts[index] === follower && setRange(follower, range));
+    }
   }
 
   private others(index: number, act: (other: SyncedChart) => void): void {
@@ -90,12 +100,19 @@ export class ChartSync {
   }
 }
 
-/** A chart's range set to `range` (a chart without bars yet refuses one: nothing to do). */
+/**
+ * A chart's time range set to `range`. lightweight-charts refuses a range that starts or ends outside
+ * the chart's bars (a finer resolution has fewer days loaded): then the nearest bars of each end.
+ */
 function setRange(chart: SyncedChart, range: { from: Time; to: Time }): void {
+  const scale = chart.chart.timeScale();
   try {
-    chart.chart.timeScale().setVisibleRange(range);
+    scale.setVisibleRange(range);
   } catch {
-    // "Value is null": the chart has no bars yet.
+    const from = scale.timeToIndex(range.from, true);
+    const to = scale.timeToIndex(range.to, true);
+    // No bars yet: nothing to set.
+    if (from !== null && to !== null && to > from) scale.setVisibleLogicalRange({ from, to });
   }
 }
 
