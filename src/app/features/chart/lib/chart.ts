@@ -31,6 +31,12 @@ export interface ChartState {
 export interface ChartLink {
   readonly chart: IChartApi;
   readonly series: ISeriesApi<'Candlestick'>;
+  /**
+   * The legend shows the bar at this display time (undefined: the newest), as when the pointer is
+   * over it: a crosshair set from another chart (setCrosshairPosition) tells the chart's own
+   * listeners nothing.
+   */
+  hover(time: number | undefined): void;
 }
 
 /** Fewer than this many bars left of the view start loading older ones. */
@@ -245,7 +251,7 @@ export class Chart {
 
   /** lightweight-charts' chart and its candles: another part keeps crosshair and time range in step with other charts. */
   link(): ChartLink {
-    return { chart: this.view.chart, series: this.view.candleSeries };
+    return { chart: this.view.chart, series: this.view.candleSeries, hover: (time) => this.onHover(time === undefined ? undefined : this.view.actualTime(time)) };
   }
 
   dispose(): void {

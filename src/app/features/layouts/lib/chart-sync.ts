@@ -4,6 +4,8 @@ import { MismatchDirection, type IChartApi, type ISeriesApi, type LogicalRange, 
 export interface SyncedChart {
   readonly chart: IChartApi;
   readonly series: ISeriesApi<SeriesType>;
+  /** Told the time its crosshair was set at (undefined: cleared): lightweight-charts tells its listeners nothing then. */
+  hover?(time: number | undefined): void;
 }
 
 /** What a chart reports to the sync: the events of lightweight-charts and the pointer's whereabouts. */
@@ -37,7 +39,11 @@ export class ChartSync {
       };
       for (const type of LEAD_EVENTS) element.addEventListener(type, lead, { passive: true });
       const leave = () => {
-        if (this.leader === index) this.others(index, (other) => other.chart.clearCrosshairPosition());
+        if (this.leader !== index) return;
+        this.others(index, (other) => {
+          other.chart.clearCrosshairPosition();
+          other.hover?.(undefined);
+        });
       };
       element.addEventListener('pointerleave', leave);
       const onMove = (param: MouseEventParams) => this.moved(index, param);
@@ -72,8 +78,13 @@ export class ChartSync {
     const time = param.time;
     this.others(index, (other) => {
       const price = time === undefined || !param.point ? undefined : closeAt(other, time);
-      if (time === undefined || price === undefined) other.chart.clearCrosshairPosition();
-      else other.chart.setCrosshairPosition(price, time, other.series);
+      if (time === undefined || price === undefined) {
+        other.chart.clearCrosshairPosition();
+        other.hover?.(undefined);
+      } else {
+        other.chart.setCrosshairPosition(price, time, other.series);
+        other.hover?.(typeof time === 'number' ? time : undefined);
+      }
     });
   }
 
