@@ -39,6 +39,7 @@ export function AlertsHost({ open, onClose, pair, onShow, notifier: given }: Ale
   const [notifier] = useState(() => given ?? browserNotifier());
   const [book] = useState(() => new AlertBook(storage));
   const [notices, setNotices] = useState<readonly FiredNotice[]>([]);
+  const [live, setLive] = useState(false);
   const alerts = useSyncExternalStore(book.subscribe, book.getSnapshot, book.getSnapshot);
 
   useEffect(() => {
@@ -53,19 +54,19 @@ export function AlertsHost({ open, onClose, pair, onShow, notifier: given }: Ale
         setNotices((before) => [...before.slice(-4), { id: alert.id, text }]);
         notifier.show(`Alert: ${alert.label}`, text, alert.id);
       },
+      { onLive: setLive },
     );
     return () => watcher.dispose();
   }, [book, datafeed, api, notifier]);
 
-  const live = pair?.group === AGGREGATE_GROUP;
-  const stats = useQuery({ ...tokenStatsQueryOptions(api, pair?.pool ?? '', live), enabled: open && pair !== undefined });
+  const stats = useQuery({ ...tokenStatsQueryOptions(api, pair?.pool ?? '', pair?.group === AGGREGATE_GROUP), enabled: open && pair !== undefined });
   const native = stats.data?.current_price;
   const price = native === undefined || native <= 0 ? undefined : pair?.inverted ? 1 / native : native;
 
   return (
     <>
       <AlertNotices notices={notices} onDismiss={(id) => setNotices((before) => before.filter((n) => n.id !== id))} />
-      {open ? <AlertsPanel book={book} alerts={alerts} pair={pair} price={price} timeZone={timeZone} notifier={notifier} onClose={onClose} onShow={onShow} /> : null}
+      {open ? <AlertsPanel live={live} book={book} alerts={alerts} pair={pair} price={price} timeZone={timeZone} notifier={notifier} onClose={onClose} onShow={onShow} /> : null}
     </>
   );
 }

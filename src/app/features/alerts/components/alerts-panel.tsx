@@ -23,8 +23,8 @@ const priceText = (price: number) => String(Number(price.toPrecision(6)));
  * The alerts panel: a form for a new alert on the pair shown, and every alert (armed or fired, when,
  * at what price) with its pair's chart, edit, re-arm and remove.
  */
-export function AlertsPanel(props: { book: AlertBook; alerts: readonly Alert[]; pair: AlertPair | undefined; price: number | undefined; timeZone: TimeZoneMode; notifier: SystemNotifier; onClose: () => void; onShow: (symbol: string, group: string) => void }) {
-  const { book, alerts, pair, price, timeZone, notifier, onClose, onShow } = props;
+export function AlertsPanel(props: { live: boolean; book: AlertBook; alerts: readonly Alert[]; pair: AlertPair | undefined; price: number | undefined; timeZone: TimeZoneMode; notifier: SystemNotifier; onClose: () => void; onShow: (symbol: string, group: string) => void }) {
+  const { live, book, alerts, pair, price, timeZone, notifier, onClose, onShow } = props;
   const [editing, setEditing] = useState<Alert | undefined>(undefined);
   const [blocked, setBlocked] = useState(false);
   const measuring = useRef(false);
@@ -67,7 +67,7 @@ export function AlertsPanel(props: { book: AlertBook; alerts: readonly Alert[]; 
   };
 
   return (
-    <section className="alerts" aria-labelledby="alerts-title" id="alerts-panel" data-testid="alerts-panel">
+    <section className="alerts" aria-labelledby="alerts-title" id="alerts-panel" data-testid="alerts-panel" data-live={live ? 'true' : 'false'}>
       <div className="alerts__head">
         <h2 id="alerts-title" className="panel-title">
           Alerts

@@ -5,7 +5,7 @@ import type { AlertBook } from './alert-book';
 
 /** Where the watcher gets prices: the datafeed's trade events (Aggregate pools) and a pool's price now (DEX pools). */
 export interface AlertFeed {
-  onTrades(target: { readonly aggregatePools: readonly string[] }, listener: { onTrade(event: TradeEvent): void }): () => void;
+  onTrades(target: { readonly aggregatePools: readonly string[] }, listener: { onTrade(event: TradeEvent): void; onLive?(state: { resync: boolean }): void }): () => void;
   /** The pool's price now (a DEX pool: they do not stream). */
   poolPrice(pool: string): Promise<number>;
 }
@@ -24,7 +24,8 @@ const lower = (s: string) => s.toLowerCase();
  * next visit arms the alerts again.
  */
 export class AlertWatcher {
-  private readonly checks = new Map<string, AlertCheck>();
+  /** Each armed alert's check, with the alert it was made for (an edited alert is a new object: a new check). */
+  private readonly checks = new Map<string, { alert: Alert; check: AlertCheck }>();
   private armed: readonly Alert[] = [];
   private streamed = '';
   private stopTrades: (() => void) | undefined;
@@ -35,7 +36,12 @@ export class AlertWatcher {
     private readonly book: AlertBook,
     private readonly feed: AlertFeed,
     private readonly onFire: (alert: Alert) => void,
-    private readonly options: { readonly pollMs?: number; readonly now?: () => number } = {},
+    private readonly options: {
+      readonly pollMs?: number;
+      readonly now?: () => number;
+      /** Whether every Aggregate pool of the armed alerts is live on the connection (false while one is being added). */
+      readonly onLive?: (live: boolean) => void;
+    } = {},
   ) {
     this.stopBook = book.subscribe(() => this.sync());
     this.sync();
@@ -52,16 +58,18 @@ export class AlertWatcher {
 
   private sync(): void {
     this.armed = this.book.getSnapshot().filter((a) => a.status === 'armed');
-    // A check per armed alert, kept while it stays armed with the same condition (an edit starts afresh).
-    const keep = new Set(this.armed.map((a) => a.id));
-    for (const id of this.checks.keys()) if (!keep.has(id)) this.checks.delete(id);
-    for (const alert of this.armed) if (!this.checks.has(alert.id)) this.checks.set(alert.id, new AlertCheck(alert));
+    // A check per armed alert, kept while the alert stays as it is (an edit starts afresh).
+    const keep = new Map(this.armed.map((a) => [a.id, a]));
+    for (const [id, { alert }] of this.checks) if (keep.get(id) !== alert) this.checks.delete(id);
+    for (const alert of this.armed) if (!this.checks.has(alert.id)) this.checks.set(alert.id, { alert, check: new AlertCheck(alert) });
 
     const streamed = [...new Set(this.armed.filter((a) => a.group === AGGREGATE_GROUP).map((a) => lower(a.pool)))].sort();
     if (streamed.join(',') !== this.streamed) {
       this.streamed = streamed.join(',');
       this.stopTrades?.();
-      this.stopTrades = streamed.length > 0 ? this.feed.onTrades({ aggregatePools: streamed }, { onTrade: (event) => this.onTrade(event) }) : undefined;
+      this.options.onLive?.(streamed.length === 0);
+      this.stopTrades =
+        streamed.length > 0 ? this.feed.onTrades({ aggregatePools: streamed }, { onTrade: (event) => this.onTrade(event), onLive: () => this.options.onLive?.(true) }) : undefined;
     }
     const polled = this.armed.some((a) => a.group !== AGGREGATE_GROUP);
     if (polled && this.timer === undefined) {
@@ -91,7 +99,7 @@ export class AlertWatcher {
   private observe(matches: (alert: Alert) => boolean, point: PricePoint): void {
     for (const alert of this.armed) {
       if (!matches(alert)) continue;
-      const fired = this.checks.get(alert.id)?.observe(point);
+      const fired = this.checks.get(alert.id)?.check.observe(point);
       if (!fired) continue;
       const done = this.book.fire(alert.id, fired);
       if (done) this.onFire(done);
