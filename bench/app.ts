@@ -12,6 +12,7 @@ import { PAGE_BARS } from '../src/shared/first-chart';
 import { freePort } from '../tests/support/free-port';
 import { drawingAdds } from './app-drawings';
 import { CHART_POINTER, indicatorAdds, JS_TARGET_KB, jsLoadedByChartPage, navigate, OVERVIEW_PAGE, overviewRowsRow, overviewSort, tapeUnderLoad, type Navigation } from './app-pages';
+import { alertAdds, chartsUnderLoad } from './app-tools';
 import { median, percentile, round, type BenchRow } from './measure';
 
 const SUITE = 'app';
@@ -297,6 +298,11 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     rows.push(await jsLoadedByChartPage(browser, origin, staticDir, js.files));
     log('app: trades tape at 50 trades/s...');
     rows.push(await tapeUnderLoad(browser, origin, log));
+    // Issue 27's tools (bench/app-tools.ts).
+    log('app: four charts at 50 trades/s...');
+    rows.push(await chartsUnderLoad(browser, origin, log));
+    log('app: alert adds...');
+    rows.push(await alertAdds(browser, origin));
   } finally {
     await browser?.close().catch(() => {});
     if (server?.pid !== undefined) {

@@ -20,7 +20,7 @@ test('accessibility: no WCAG A/AA violation (labels, contrast, landmarks) in eit
   await page.reload();
   await waitForCandles(page, { symbol: deepest.symbol });
   const stops: string[] = [];
-  for (let i = 0; i < 16; i++) {
+  for (let i = 0; i < 17; i++) {
     await page.keyboard.press('Tab');
     const focused = page.locator(':focus');
     await expect(focused).toBeVisible();
@@ -33,6 +33,7 @@ test('accessibility: no WCAG A/AA violation (labels, contrast, landmarks) in eit
     'Markets',
     'Search pairs',
     'Group',
+    'Alerts',
     'Dark',
     'Light',
     'UTC',

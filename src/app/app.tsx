@@ -1,15 +1,21 @@
-import { useCallback, useEffect, useLayoutEffect, useState } from 'react';
+import { Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useState } from 'react';
 import type { SearchRow } from '@/datafeed';
 import type { PrerenderedChart } from './features/chart';
 import { Watchlist } from './features/watchlist';
+import { ALERTS_KEY } from './features/alerts/lib/alerts-key';
 import { findPairInGroup } from './api/resolve-symbol';
+import { PartBoundary } from './components/part-boundary';
+import { lazyPart } from './lib/lazy-part';
 import { pairLabel } from './lib/orientation';
-import { useDatafeed, usePreferences, useSelection } from './providers/app-providers';
+import { useDatafeed, usePreferences, useSelection, useStorage } from './providers/app-providers';
 import { ChartPage } from './page/chart-page';
 import { OverviewPage } from './page/overview-page';
 import { TopBar } from './page/top-bar';
 import { usePair } from './page/use-pair';
 import { usePrices } from './page/use-prices';
+
+/** The alerts, a chunk of their own: loaded when the panel is first opened, or on load when alerts are kept (to arm them again). */
+const AlertsPart = lazyPart(() => import('./features/alerts').then((m) => m.AlertsHost)).Part;
 
 export { preloadCompare } from './page/chart-page';
 export { preloadOverview } from './page/overview-page';
@@ -30,10 +36,22 @@ export function App({ prerendered }: { readonly prerendered?: PrerenderedChart |
   const addRecent = usePreferences((s) => s.addRecent);
   const toggleWatch = usePreferences((s) => s.toggleWatch);
   const [notice, setNotice] = useState<string | undefined>(undefined);
+  const storage = useStorage();
+  const [alertsOpen, setAlertsOpen] = useState(false);
+  const [alertsLoaded, setAlertsLoaded] = useState(() => (storage.getItem(ALERTS_KEY) ?? '[]') !== '[]');
   const pair = usePair();
   const { current, fresh, info } = pair;
   const prices = usePrices(current, fresh);
   const title = current ? `${prices.labelOf(current.row)} on ${current.row.exchange}` : undefined;
+  // A new alert's pair: the one on screen, in its orientation (alerts are in the pair's quote, not USD).
+  const alertPair = useMemo(
+    () => (view === 'chart' && current ? { symbol: current.info.name, group: current.info.exchange, pool: current.info.ticker ?? current.row.ticker, label: `${pairLabel(current.row, prices.shownInverted)} on ${current.row.exchange}`, inverted: prices.shownInverted } : undefined),
+    [view, current, prices.shownInverted],
+  );
+  const toggleAlerts = () => {
+    setAlertsLoaded(true);
+    setAlertsOpen((open) => !open);
+  };
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -76,7 +94,7 @@ export function App({ prerendered }: { readonly prerendered?: PrerenderedChart |
       <a className="skip-link" href="#main">
         {view === 'markets' ? 'Skip to the market list' : 'Skip to the chart'}
       </a>
-      <TopBar shownGroup={view === 'markets' ? group : (current?.info.exchange ?? group)} onPick={pick} onGroup={(next) => void changeGroup(next)} />
+      <TopBar shownGroup={view === 'markets' ? group : (current?.info.exchange ?? group)} onPick={pick} onGroup={(next) => void changeGroup(next)} alertsOpen={alertsOpen} onAlerts={toggleAlerts} />
       <div className="layout">
         <main id="main" className="main" tabIndex={-1}>
           {view === 'markets' ? (
@@ -88,6 +106,13 @@ export function App({ prerendered }: { readonly prerendered?: PrerenderedChart |
         </main>
         {/* Not a landmark of its own: the watchlist inside is the region "Watchlist". */}
         <div className="sidebar">
+          {alertsLoaded ? (
+            <PartBoundary label="The alerts" testId="alerts-part-error">
+              <Suspense fallback={null}>
+                <AlertsPart open={alertsOpen} onClose={() => setAlertsOpen(false)} pair={alertPair} onShow={(symbol, group) => select({ symbol, group, view: 'chart' })} />
+              </Suspense>
+            </PartBoundary>
+          ) : null}
           <Watchlist
             items={watchlist}
             {...(current ? { current: current.info.name } : {})}

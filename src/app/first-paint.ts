@@ -94,11 +94,11 @@ function browserEnvironment(): FirstPaintEnvironment {
 
 /**
  * Whether the app's first chart looks as the first paint would draw it: a chart page (not the
- * overview, not compare mode) without indicators and in ADA, from the URL and, where it names none,
+ * overview, not compare mode, one chart) without indicators and in ADA, from the URL and, where it names none,
  * the stored choices. Elsewhere the app draws its chart itself.
  */
 export function firstChartFits(selection: Selection, preferences: Preferences): boolean {
-  return selection.view === 'chart' && !preferences.compare && selection.indicators === '' && preferences.indicators === '' && selection.currency === 'ada' && preferences.currency === 'ada';
+  return selection.view === 'chart' && selection.layout.kind === '1' && !preferences.compare && selection.indicators === '' && preferences.indicators === '' && selection.currency === 'ada' && preferences.currency === 'ada';
 }
 
 /** The text of the page's JSON element `id`, parsed; undefined without one (or unreadable). */

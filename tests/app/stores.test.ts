@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPreferencesStore, DEFAULT_PREFERENCES, MAX_RECENT, PREFERENCES_KEY } from '../../src/app/stores/preferences-store';
+import { SINGLE_LAYOUT } from '../../src/app/lib/layout';
 import { createSelectionStore, formatSelection, normaliseResolution, parseSelection, type UrlHost } from '../../src/app/stores/selection-store';
 import { memoryStorage } from './render-app';
 
@@ -32,8 +33,8 @@ function fakeHost(search: string): UrlHost & { entries: string[]; go(to: number)
 
 describe('selection in the URL', () => {
   it('reads group, symbol and resolution with defaults and aliases', () => {
-    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60', inverted: false, indicators: '', currency: 'ada', view: 'chart' });
-    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D', inverted: false, indicators: '', currency: 'ada', view: 'chart' });
+    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60', inverted: false, indicators: '', currency: 'ada', view: 'chart', layout: SINGLE_LAYOUT });
+    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D', inverted: false, indicators: '', currency: 'ada', view: 'chart', layout: SINGLE_LAYOUT });
     expect(parseSelection('?view=markets&group=Minswap').view).toBe('markets');
     expect(parseSelection('?view=other').view).toBe('chart');
     expect(parseSelection('?ind=RSI14,sma,bb20-2.5,nope,sma50,vwap').indicators).toBe('sma20,bb20-2.5,vwap,rsi14');
@@ -50,7 +51,7 @@ describe('selection in the URL', () => {
   });
 
   it('writes a shareable query string that reads back the same', () => {
-    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60', inverted: false, indicators: '', currency: 'ada', view: 'chart' } as const;
+    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60', inverted: false, indicators: '', currency: 'ada', view: 'chart', layout: SINGLE_LAYOUT } as const;
     const search = formatSelection(selection, '?utm=x');
     expect(search).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&utm=x');
     expect(parseSelection(search)).toEqual(selection);

@@ -1,6 +1,7 @@
 import type { ResolutionString } from '@/datafeed';
 import { pageChart, type PageChart } from '@/shared/first-chart';
 import { formatIndicators, parseIndicators } from './indicators';
+import { formatLayout, LAYOUT_PARAMS, parseLayout, sameLayout, type Layout } from './layout';
 import type { Currency } from './usd';
 
 /**
@@ -26,6 +27,8 @@ export interface Selection {
   readonly currency: Currency;
   /** The screen: the pair's chart (default), or the market overview of the group (URL: `view=markets`). */
   readonly view: View;
+  /** The charts beside the first (lib/layout.ts). URL: `layout`, `c2` … `c4`, `sync`. */
+  readonly layout: Layout;
 }
 
 /** The app's screens: a pair's chart, or the list of a group's pairs. */
@@ -50,7 +53,7 @@ export function parseSelection(search: string): Selection {
   const inverted = params.get('inv') === '1';
   const indicators = formatIndicators(parseIndicators(params.get('ind')));
   const currency: Currency = params.get('cur')?.trim().toLowerCase() === 'usd' ? 'usd' : 'ada';
-  return { group, symbol, resolution, inverted, indicators, currency, view };
+  return { group, symbol, resolution, inverted, indicators, currency, view, layout: parseLayout(params, { group, symbol }) };
 }
 
 /** The query string of a selection (group, symbol, res first), keeping unrelated parameters of `base`. */
@@ -63,10 +66,11 @@ export function formatSelection(selection: Selection, base = ''): string {
   if (selection.indicators !== '') params.set('ind', selection.indicators);
   if (selection.currency === 'usd') params.set('cur', 'usd');
   if (selection.view === 'markets') params.set('view', 'markets');
-  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind', 'cur', 'view'].includes(name)) params.append(name, value);
+  formatLayout(selection.layout, params);
+  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind', 'cur', 'view', ...LAYOUT_PARAMS].includes(name)) params.append(name, value);
   return `?${params.toString()}`;
 }
 
 export function sameSelection(a: Selection, b: Selection): boolean {
-  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators && a.currency === b.currency && a.view === b.view;
+  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators && a.currency === b.currency && a.view === b.view && sameLayout(a.layout, b.layout);
 }

@@ -27,6 +27,8 @@ const CompareChart = comparePart.Part;
 export const preloadCompare = comparePart.preload;
 /** Below the chart, once the pair is known: chunks loaded beside the first candles, not before them. */
 const TradesTape = lazy(() => import('@/app/features/trades').then((m) => ({ default: m.TradesTape })));
+/** Several charts, a chunk of its own: loaded when a layout beyond one chart is chosen. */
+const ChartGrid = lazyPart(() => import('./chart-grid').then((m) => m.ChartGrid)).Part;
 const PairPools = lazy(() => import('@/app/features/pair-pools').then((m) => ({ default: m.PairPools })));
 /** The drawings, a chunk of their own: loaded when the Draw button is first pressed, or for a pair that has drawings kept. */
 const DrawingTools = lazy(() => import('@/app/features/drawings').then((m) => ({ default: m.DrawingTools })));
@@ -56,6 +58,7 @@ export function ChartPage(props: {
   const compare = usePreferences((s) => s.compare);
   const watchlist = usePreferences((s) => s.watchlist);
   const toggleWatch = usePreferences((s) => s.toggleWatch);
+  const layout = useSelection((s) => s.layout);
   const [chartHandle, setChartHandle] = useState<ChartHandle | undefined>(undefined);
   const [compareHandle, setCompareHandle] = useState<CompareHandle | undefined>(undefined);
   const [drawing, setDrawing] = useState(false);
@@ -64,6 +67,20 @@ export function ChartPage(props: {
   const appearance: ChartAppearance = useMemo(() => ({ theme, showVolume, showTvl, logScale, timeZone }), [theme, showVolume, showTvl, logScale, timeZone]);
   const exportSource = useExportSource({ compare, compareHandle, chartHandle, pair: current?.row, title, currency: prices.shownCurrency });
   const watched = current ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange) : false;
+
+  const priceChart = (
+    <PriceChart
+      symbol={chartInfo}
+      resolution={resolution}
+      appearance={appearance}
+      inverted={prices.shownInverted}
+      indicators={indicators}
+      usd={prices.usdRates}
+      {...(title ? { title } : {})}
+      prerendered={prerendered}
+      onHandle={setChartHandle}
+    />
+  );
 
   if (resolved.isError) {
     return (
@@ -127,17 +144,15 @@ export function ChartPage(props: {
           </Suspense>
         </PartBoundary>
       ) : (
-        <PriceChart
-          symbol={chartInfo}
-          resolution={resolution}
-          appearance={appearance}
-          inverted={prices.shownInverted}
-          indicators={indicators}
-          usd={prices.usdRates}
-          {...(title ? { title } : {})}
-          prerendered={prerendered}
-          onHandle={setChartHandle}
-        />
+        layout.kind === '1' ? (
+          priceChart
+        ) : (
+          <PartBoundary label="The charts of this layout" testId="grid-part-error">
+            <Suspense fallback={<section className="chart" aria-label="Charts" aria-busy="true" data-testid="chart-grid-loading" />}>
+              <ChartGrid appearance={appearance} firstTitle={title} firstHandle={chartHandle} first={priceChart} />
+            </Suspense>
+          </PartBoundary>
+        )
       )}
       {fresh ? (
         <PartBoundary label="The trades" testId="tape-part-error" resetKey={fresh.row.ticker}>

@@ -1,6 +1,9 @@
 import { ToggleButton } from '@/app/components/toggle-button';
 import { IndicatorMenu } from '@/app/features/chart';
 import { ExportMenu, type ExportSource } from '@/app/features/export';
+// The picker's own module: the layouts' code is a chunk of its own (page/chart-grid.tsx).
+import { LayoutPicker } from '@/app/features/layouts/components/layout-picker';
+import { withKind } from '@/app/lib/layout-edit';
 import { ChartToggles, CurrencySwitch, ResolutionButtons } from '@/app/features/shell';
 import { invertLabel, pairOfName } from '@/app/lib/invert-label';
 import { usePreferences, useSelection } from '@/app/providers/app-providers';
@@ -26,6 +29,9 @@ export function ChartToolbar(props: {
   const resolution = useSelection((s) => s.resolution);
   const select = useSelection((s) => s.select);
   const compare = usePreferences((s) => s.compare);
+  const layout = useSelection((s) => s.layout);
+  const group = useSelection((s) => s.group);
+  const symbol = useSelection((s) => s.symbol);
   return (
     <div className="toolbar">
       <ResolutionButtons value={resolution} onChange={(next) => select({ resolution: next })} />
@@ -50,6 +56,14 @@ export function ChartToolbar(props: {
         </ToggleButton>
       )}
       <ExportMenu source={exportSource} resolution={resolution} />
+      {compare ? null : (
+        <LayoutPicker
+          kind={layout.kind}
+          sync={layout.sync}
+          onKind={(kind) => select({ layout: withKind(layout, kind, { group: current?.info.exchange ?? group, symbol: current?.info.name ?? symbol }) })}
+          onSync={(sync) => select({ layout: { ...layout, sync } })}
+        />
+      )}
     </div>
   );
 }

@@ -14,7 +14,15 @@ const plainClick = (event: MouseEvent) => event.button === 0 && !event.metaKey &
  * group, the live connection's status and the display toggles. `shownGroup`: the group the page
  * shows (the resolved pair's, on a chart).
  */
-export function TopBar({ shownGroup, onPick, onGroup }: { readonly shownGroup: string; readonly onPick: (row: SearchRow) => void; readonly onGroup: (group: string) => void }) {
+export function TopBar(props: {
+  readonly shownGroup: string;
+  readonly onPick: (row: SearchRow) => void;
+  readonly onGroup: (group: string) => void;
+  /** The alerts panel is open; its button opens and closes it. */
+  readonly alertsOpen?: boolean;
+  readonly onAlerts?: () => void;
+}) {
+  const { shownGroup, onPick, onGroup, alertsOpen = false, onAlerts } = props;
   const view = useSelection((s) => s.view);
   const select = useSelection((s) => s.select);
   const href = useSelection((s) => s.href);
@@ -44,6 +52,9 @@ export function TopBar({ shownGroup, onPick, onGroup }: { readonly shownGroup: s
       <GroupPicker value={shownGroup} onChange={onGroup} />
       <div className="topbar__end">
         <ConnectionStatus />
+        <button type="button" className="button" aria-expanded={alertsOpen} aria-controls={alertsOpen ? 'alerts-panel' : undefined} onClick={onAlerts} data-testid="alerts-toggle">
+          Alerts
+        </button>
         <DisplayToggles />
       </div>
     </header>

@@ -3,7 +3,7 @@ import { createContext, useContext, useEffect, useSyncExternalStore, type ReactN
 import { useStore } from 'zustand';
 import type { GatewayClient, UdfDatafeed } from '@/datafeed';
 import type { UsdRateSource } from '@/app/api/ada-usd';
-import type { PreferencesState } from '@/app/stores/preferences-store';
+import type { PreferencesState, StateStorage } from '@/app/stores/preferences-store';
 import type { SelectionState } from '@/app/stores/selection-store';
 import type { AppServices } from './app-services';
 import type { LiveStatusSnapshot } from './live-status';
@@ -29,6 +29,11 @@ export function useApi(): GatewayClient {
 /** ADA/USD through time (USD prices), shared by the chart, the header and the tape. */
 export function useUsdRates(): UsdRateSource {
   return useServices().usdRates;
+}
+
+/** Where the app keeps things in the browser (localStorage, or the tests' stand-in). */
+export function useStorage(): StateStorage {
+  return useServices().storage;
 }
 
 /** Group, symbol and resolution (mirrors the URL). */

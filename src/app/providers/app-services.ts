@@ -5,7 +5,7 @@ import { UdfDatafeed, type EventSourceConstructor, type FetchLike, type GatewayC
 import { gatewayInfoSchema } from '@/shared/api/gateway';
 import { UsdRatesOnDemand, type UsdRateSource } from '@/app/api/ada-usd';
 import { gatewayInfoQueryOptions } from '@/app/api/gateway-info';
-import { createPreferencesStore, preferencesCookie, type Preferences, type PreferencesStore } from '@/app/stores/preferences-store';
+import { createPreferencesStore, keptStorage, preferencesCookie, type Preferences, type PreferencesStore } from '@/app/stores/preferences-store';
 import { createSelectionStore, type SelectionStore, type UrlHost } from '@/app/stores/selection-store';
 import { LiveStatusMonitor } from './live-status';
 
@@ -18,6 +18,8 @@ export interface AppServices {
   readonly liveStatus: LiveStatusMonitor;
   readonly selection: SelectionStore;
   readonly preferences: PreferencesStore;
+  /** Where the browser keeps what the app keeps (localStorage): the preferences, the alerts. */
+  readonly storage: StateStorage;
   /** ADA/USD through time from the stablecoins' pools (USD prices: chart, tape), over the datafeed. */
   readonly usdRates: UsdRateSource;
   /** Closes the live connection. */
@@ -68,7 +70,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   // The page's copy of /info is the app's first answer of it, once checked as the gateway's would be.
   const info = options.info === undefined ? undefined : safeParse(gatewayInfoSchema, options.info);
   if (info?.success) queryClient.setQueryData(gatewayInfoQueryOptions(datafeed.gateway).queryKey, info.data);
-  const preferences = createPreferencesStore(options.storage, options.preferences);
+  const storage = keptStorage(options.storage);
+  const preferences = createPreferencesStore(storage, options.preferences);
   const writeCookie = options.preferencesCookie;
   const stopCookie = writeCookie ? preferences.subscribe((state) => writeCookie(preferencesCookie(state))) : undefined;
   if (writeCookie) writeCookie(preferencesCookie(preferences.getState()));
@@ -79,6 +82,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     liveStatus,
     selection: createSelectionStore(options.urlHost ?? window),
     preferences,
+    storage,
     usdRates: new UsdRatesOnDemand(datafeed),
     dispose: () => {
       stopCookie?.();

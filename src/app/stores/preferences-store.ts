@@ -40,6 +40,15 @@ const memoryStorage = (): StateStorage => {
   return { getItem: (k) => values.get(k) ?? null, setItem: (k, v) => void values.set(k, v), removeItem: (k) => void values.delete(k) };
 };
 
+/** `storage`, or the browser's localStorage, or (without one, or refused) storage in memory. */
+export function keptStorage(storage?: StateStorage): StateStorage {
+  try {
+    return storage ?? (typeof localStorage === 'undefined' ? memoryStorage() : localStorage);
+  } catch {
+    return memoryStorage();
+  }
+}
+
 /** The preferences of a state (without its actions), as they are kept. */
 const preferencesIn = (s: Preferences): Preferences => ({
   theme: s.theme,
@@ -60,12 +69,7 @@ const preferencesIn = (s: Preferences): Preferences => ({
  * `initial` (a server render's: the request's cookie's, src/app/skeleton.tsx).
  */
 export function createPreferencesStore(storage?: StateStorage, initial: Preferences = DEFAULT_PREFERENCES): PreferencesStore {
-  let kept: StateStorage;
-  try {
-    kept = storage ?? (typeof localStorage === 'undefined' ? memoryStorage() : localStorage);
-  } catch {
-    kept = memoryStorage();
-  }
+  const kept = keptStorage(storage);
   const stored = kept.getItem(PREFERENCES_KEY) === null ? initial : storedPreferences(kept);
   const store = createStore<PreferencesState>()((set) => ({
     ...stored,

@@ -37,6 +37,7 @@ export function createSelectionStore(host: UrlHost): SelectionStore {
         indicators: next.indicators ?? current.indicators,
         currency: next.currency ?? current.currency,
         view: next.view ?? current.view,
+        layout: next.layout ?? current.layout,
       };
       const url = `${host.location.pathname}${formatSelection(merged, host.location.search)}${host.location.hash}`;
       // A rewrite of the same entry keeps what the entry remembers (keepPlace).

@@ -5,7 +5,7 @@ import { ProgressBar } from '@/app/components/progress-bar';
 import { useDatafeed } from '@/app/providers/app-providers';
 import { parseIndicators } from '@/app/lib/indicators';
 import type { UsdRates } from '@/app/api/ada-usd';
-import { Chart, sameSymbol, type ChartSurface } from '../lib/chart';
+import { Chart, sameSymbol, type ChartLink, type ChartSurface } from '../lib/chart';
 import type { ChartAppearance } from '../lib/chart-style';
 import type { PrerenderedChart } from '../lib/prerendered-chart';
 
@@ -16,6 +16,8 @@ export interface ChartHandle {
   screenshot(): HTMLCanvasElement;
   /** What drawing tools draw on (features/drawings). */
   readonly surface: ChartSurface;
+  /** lightweight-charts' chart and candles (several charts kept in step). */
+  link(): ChartLink;
 }
 
 export interface PriceChartProps {
@@ -102,7 +104,7 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
       onHandle(undefined);
       return undefined;
     }
-    onHandle({ symbolName: symbol.name, visibleBars: () => chart.visibleBars(), screenshot: () => chart.screenshot(), surface: chart.surface() });
+    onHandle({ symbolName: symbol.name, visibleBars: () => chart.visibleBars(), screenshot: () => chart.screenshot(), surface: chart.surface(), link: () => chart.link() });
     return () => onHandle(undefined);
   }, [chart, symbol, onHandle]);
 

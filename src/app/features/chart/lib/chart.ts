@@ -42,6 +42,18 @@ export interface ChartSurface {
   fromShown(price: number, time: number): number | undefined;
 }
 
+/** A chart's lightweight-charts objects, for what keeps several charts in step (features/layouts). */
+export interface ChartLink {
+  readonly chart: IChartApi;
+  readonly series: ISeriesApi<'Candlestick'>;
+  /**
+   * The legend shows the bar at this display time (undefined: the newest), as when the pointer is
+   * over it: a crosshair set from another chart (setCrosshairPosition) tells the chart's own
+   * listeners nothing.
+   */
+  hover(time: number | undefined): void;
+}
+
 /** Fewer than this many bars left of the view start loading older ones. */
 const LOAD_OLDER_THRESHOLD = 30;
 
@@ -264,6 +276,11 @@ export class Chart {
       toShown: (price, time) => book.priceShown(price, time),
       fromShown: (price, time) => book.priceShown(price, time, true),
     };
+  }
+
+  /** lightweight-charts' chart and its candles: another part keeps crosshair and time range in step with other charts. */
+  link(): ChartLink {
+    return { chart: this.view.chart, series: this.view.candleSeries, hover: (time) => this.onHover(time === undefined ? undefined : this.view.actualTime(time)) };
   }
 
   dispose(): void {

@@ -165,6 +165,16 @@ export class PriceView {
     return this.chart.addSeries(LineSeries, options, pane);
   }
 
+  /** The true time of a display time (Local time moves the times drawn: lib/chart-time.ts). */
+  actualTime(display: number): number {
+    return this.times.actual(display);
+  }
+
+  /** The candles' series (crosshair positions of another chart kept in step: features/layouts). */
+  get candleSeries(): ISeriesApi<'Candlestick'> {
+    return this.candles;
+  }
+
   /** The number of panes (price, TVL, indicators'). */
   paneCount(): number {
     return this.chart.panes().length;

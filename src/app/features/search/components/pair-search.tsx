@@ -11,6 +11,8 @@ export interface PairSearchProps {
   readonly onSelect: (row: SearchRow) => void;
   /** Recent picks, most recent first: listed first when the query is empty. */
   readonly recent?: readonly RecentPick[];
+  /** The input's name (default "Search pairs"): a chart of a layout names its own. */
+  readonly label?: string;
 }
 
 /** Performance entries the benchmark reads: one measure per keystroke, input to rendered results. */
@@ -24,7 +26,7 @@ const PAGE = 8;
  * arrows move, Enter picks, Escape closes. Matches tickers, names, policy IDs, CIP-14 fingerprints and
  * pool IDs across every group.
  */
-export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
+export function PairSearch({ onSelect, recent = [], label = 'Search pairs' }: PairSearchProps) {
   const [query, setQuery] = useState('');
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
@@ -73,7 +75,7 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
   return (
     <div className="search" data-testid="pair-search" data-ready={index.data ? 'true' : 'false'}>
       <label className="visually-hidden" htmlFor={`${id}-input`}>
-        Search pairs
+        {label}
       </label>
       <input
         ref={inputRef}

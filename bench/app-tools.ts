@@ -1,0 +1,156 @@
+import type { Browser } from '@playwright/test';
+import { ALERT_ADD_MARK, ALERT_ADDED_MEASURE } from '../src/app/features/alerts/lib/marks';
+import { median, round, type BenchRow } from './measure';
+
+/*
+ * The app benchmark's measures of issue 27's tools (several charts, alerts): four charts following a
+ * busy pair, and adding an alert.
+ */
+
+const SUITE = 'app';
+const LONG_TASK_TARGET_MS = 50;
+/** One frame at 60 Hz. */
+const FRAME_MS = 1000 / 60;
+const VIEWPORT = { width: 1280, height: 1000 } as const;
+/** As the tape's row (app-pages.ts): one trade every 20 ms on the pair shown, one per block, for 10 s. */
+const FEED = { tradesPerSecond: 50, seconds: 10, tradesPerBlock: 1 } as const;
+
+/** The deepest Aggregate pool (what `/` shows). */
+async function deepestPool(origin: string): Promise<string> {
+  const liquidity = (await (await fetch(`${origin}/gw/v1/liquidity?group=Aggregate`)).json()) as { ticker: string[]; tvl_ada: number[] };
+  let best = 0;
+  liquidity.tvl_ada.forEach((tvl, i) => {
+    if (tvl > (liquidity.tvl_ada[best] ?? -Infinity)) best = i;
+  });
+  return liquidity.ticker[best] ?? '';
+}
+
+/** Blocks of `FEED` on `pool`, on schedule (not waiting for answers); the trades made. */
+async function feed(origin: string, pool: string): Promise<{ sent: number; ms: number }> {
+  const intervalMs = 1000 / (FEED.tradesPerSecond / FEED.tradesPerBlock);
+  const blocks = Math.round((FEED.seconds * 1000) / intervalMs);
+  const answers: Promise<number>[] = [];
+  const started = performance.now();
+  for (let i = 0; i < blocks; i++) {
+    const wait = started + i * intervalMs - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    answers.push(
+      fetch(`${origin}/__test__/block?pool=${pool}&trades=${FEED.tradesPerBlock}`, { method: 'POST' }).then(async (response) => {
+        if (!response.ok) throw new Error(`POST /__test__/block: ${response.status} ${await response.text()}`);
+        return ((await response.json()) as { trades: number }).trades;
+      }),
+    );
+  }
+  const sent = (await Promise.all(answers)).reduce((a, b) => a + b, 0);
+  return { sent, ms: performance.now() - started };
+}
+
+/** What the page records during the feed (window.__charts). */
+interface ChartsProbe {
+  readonly longTasks: number[];
+  frameGap: number;
+  /** Changes of each chart's newest close (data-last-close), by chart. */
+  readonly updates: number[];
+  stop: boolean;
+}
+
+/**
+ * Four charts following a busy pair: `/?layout=4&sync=1` (the deepest Aggregate pair at 1 h, 1 D,
+ * 15 min and 5 min, crosshair and time in step), while the server's test control puts 50 trades a
+ * second on that pair for 10 s, as the tape's row does. In the page: Long Tasks (>= 50 ms, the API's
+ * floor), the longest gap between animation frames, and how often each chart's newest close moved.
+ */
+export async function chartsUnderLoad(browser: Browser, origin: string, log: (line: string) => void): Promise<BenchRow> {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  // tsx (esbuild's keepNames) wraps the named functions of the page script below in __name().
+  await context.addInitScript('window.__name = (f) => f;');
+  try {
+    const page = await context.newPage();
+    const pool = await deepestPool(origin);
+    await page.goto(`${origin}/?layout=4&sync=1`);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="price-chart"][data-status="ready"][data-live="true"]').length === document.querySelectorAll('[data-testid="price-chart"]').length, undefined, { timeout: 30_000 });
+    await page.waitForSelector('[data-testid="connection-status"][data-state="live"]', { timeout: 30_000 });
+    await page.waitForLoadState('networkidle');
+    await page.waitForTimeout(1000);
+    await page.evaluate(() => {
+      const charts = [...document.querySelectorAll<HTMLElement>('[data-testid="price-chart"]')];
+      const probe: ChartsProbe = { longTasks: [], frameGap: 0, updates: charts.map(() => 0), stop: false };
+      (window as unknown as { __charts: ChartsProbe }).__charts = probe;
+      new PerformanceObserver((entries) => {
+        for (const e of entries.getEntries()) if (!probe.stop) probe.longTasks.push(e.duration);
+      }).observe({ type: 'longtask' });
+      let last = performance.now();
+      const frame = (now: number) => {
+        probe.frameGap = Math.max(probe.frameGap, now - last);
+        last = now;
+        if (!probe.stop) requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+      charts.forEach((chart, i) => {
+        new MutationObserver(() => {
+          if (!probe.stop) probe.updates[i] = (probe.updates[i] ?? 0) + 1;
+        }).observe(chart, { attributes: true, attributeFilter: ['data-last-close'] });
+      });
+    });
+    const { sent, ms } = await feed(origin, pool);
+    await page.waitForTimeout(300);
+    const probe = await page.evaluate(() => {
+      const p = (window as unknown as { __charts: ChartsProbe }).__charts;
+      p.stop = true;
+      return p;
+    });
+    const longest = probe.longTasks.length > 0 ? Math.max(...probe.longTasks) : 0;
+    log(`app: four charts fed ${sent} trades in ${round(ms / 1000, 1)} s; closes moved ${probe.updates.join(', ')} times; ${probe.longTasks.length} long tasks (${probe.longTasks.map((t) => round(t, 0)).join(', ')}), longest frame gap ${round(probe.frameGap, 0)} ms`);
+    return {
+      suite: SUITE,
+      name: 'four charts: 50 trades/s, longest task',
+      value: round(longest, 0),
+      unit: 'ms',
+      target: `no task >= ${LONG_TASK_TARGET_MS} ms`,
+      // Every chart kept up (its newest close moved with the trades), and nothing blocked the page.
+      pass: probe.longTasks.length === 0 && probe.updates.every((n) => n > 0),
+      note: `${sent} trades on the pair of the four charts (1 h, 1 D, 15 min, 5 min, in step) in ${round(ms / 1000, 1)} s; each chart's newest close moved ${probe.updates.join(' / ')} times; ${probe.longTasks.length} long task(s) >= 50 ms (0 = none; the API's floor); longest gap between frames ${round(probe.frameGap, 0)} ms`,
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * Adding an alert: "Add alert" pressed in the alerts panel until the next frame with the alert listed
+ * (the app's `alert:added` measure, from `alert:add`), `adds` times after one unmeasured add (the
+ * panel's chunk in), notifications granted (no prompt).
+ */
+export async function alertAdds(browser: Browser, origin: string, adds = 8): Promise<BenchRow> {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  await context.grantPermissions(['notifications']);
+  try {
+    const page = await context.newPage();
+    await page.goto(`${origin}/`);
+    await page.waitForSelector('[data-testid="price-chart"][data-status="ready"]', { timeout: 30_000 });
+    await page.getByTestId('alerts-toggle').click();
+    const panel = page.getByTestId('alerts-panel');
+    // The threshold's first value: the pair's price now.
+    await page.waitForFunction(() => (document.querySelector<HTMLInputElement>('[data-testid="alert-price"]')?.value ?? '') !== '', undefined, { timeout: 10_000 });
+    const times: number[] = [];
+    for (let i = 0; i <= adds; i++) {
+      await page.evaluate((measure) => performance.clearMeasures(measure), ALERT_ADDED_MEASURE);
+      await panel.getByTestId('alert-submit').click();
+      await page.waitForFunction((measure) => performance.getEntriesByName(measure).length > 0, ALERT_ADDED_MEASURE, { timeout: 10_000, polling: 10 });
+      const duration = await page.evaluate((measure) => performance.getEntriesByName(measure)[0]?.duration ?? Number.NaN, ALERT_ADDED_MEASURE);
+      if (i > 0) times.push(duration);
+    }
+    const value = median(times);
+    return {
+      suite: SUITE,
+      name: 'alert add -> listed',
+      value: round(value, 1),
+      unit: 'ms',
+      target: `<= ${round(FRAME_MS, 1)} ms (one frame)`,
+      pass: value <= FRAME_MS,
+      note: `median of ${times.length} adds (${ALERT_ADD_MARK} -> ${ALERT_ADDED_MEASURE}: the press -> the next frame with the alert listed), max ${round(Math.max(...times), 1)} ms`,
+    };
+  } finally {
+    await context.close();
+  }
+}

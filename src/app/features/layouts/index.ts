@@ -1,0 +1,1 @@
+export { ChartSync, type SyncedChart } from './lib/chart-sync';
