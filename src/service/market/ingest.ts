@@ -1,6 +1,6 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
 import { BarBatch, VOLUME_SCALE } from '../store/bar-batch';
-import type { ChainLpChange, CommitBatch, CreatedRows, JournalChange, NextIds, PoolRow, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
+import type { BulkLoad, ChainLpChange, CommitBatch, CreatedRows, JournalChange, NextIds, PoolRow, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
 import { aggregatePoolId } from './generate';
 import { aggregateReplay, pairKey, poolPrice, poolTvl, sumAggregate, type LogoKind, type Market, type Pair, type Pool, type Token } from './model';
 
@@ -87,6 +87,8 @@ export class Ingestor {
   private meta: Record<string, string> = {};
   /** While set, commits write trades alone and mark the bars stale (see `withDeferredBars`). */
   private deferBars = false;
+  /** The store's bulk load while `withDeferredBars` runs one: commits go to it. */
+  private bulk: BulkLoad | undefined;
   /** The commit in flight: the next waits for it. */
   private tail: Promise<unknown> = Promise.resolve();
   /** Why the last commit failed (cleared by the next that succeeds). */
@@ -311,14 +313,9 @@ export class Ingestor {
     this.pending.push(record);
     this.pendingIds.add(eventId);
     const fromStore = options.aggregateFromStore === true && pool.pair.pools.length > 1;
-    const refoldAt = (series: number, aggregateSeries: boolean) => {
-      const known = this.refold.get(series);
-      if (known) known[1].add(blockTime);
-      else this.refold.set(series, [aggregateSeries, new Set([blockTime])]);
-    };
     if (options.backdated) {
-      refoldAt(pool.id, false);
-      refoldAt(aggregate.id, true);
+      this.refoldAt(pool.id, false, blockTime);
+      this.refoldAt(aggregate.id, true, blockTime);
     } else if (!this.deferBars) {
       if (fromStore) this.bars.addPool(record);
       else this.bars.add(record);
@@ -327,9 +324,16 @@ export class Ingestor {
       // The pair's other pools may be at later states than this trade's time (an older trade imported
       // late) and the trade changes the pair at every later trade: computed again in the store.
       this.reaggregate.set(pool.pair, Math.min(this.reaggregate.get(pool.pair) ?? blockTime, blockTime));
-      refoldAt(aggregate.id, true);
+      this.refoldAt(aggregate.id, true, blockTime);
     }
     return record;
+  }
+
+  /** Marks a series' bucket holding `blockTime` to be folded again at commit. */
+  private refoldAt(series: number, aggregateSeries: boolean, blockTime: number): void {
+    const known = this.refold.get(series);
+    if (known) known[1].add(blockTime);
+    else this.refold.set(series, [aggregateSeries, new Set([blockTime])]);
   }
 
   /**
@@ -354,9 +358,10 @@ export class Ingestor {
   commit(extras: CommitExtras = {}): Promise<readonly TradeRecord[]> {
     // The batch is taken now, so changes made while an earlier commit is in flight go to the next one.
     const taken = this.take(extras);
+    const target = this.bulk ?? this.store;
     const run = this.tail.then(async () => {
       try {
-        await this.store.commit(taken.batch);
+        await target.commit(taken.batch);
       } catch (error) {
         taken.undo();
         this.failure = { message: error instanceof Error ? error.message : String(error), at: Date.now() };
@@ -434,21 +439,33 @@ export class Ingestor {
 
   /**
    * Runs a bulk load (the first backfill): its commits write trades alone and mark the bars stale,
-   * then every bar is rebuilt in one pass written in key order — several times faster than folding
-   * each commit into bars spread over the whole table. A crash in between leaves the stale mark, and
-   * opening the market rebuilds the bars before anything else reads them. Returns what `run` returns.
+   * then every bar is written in one pass in key order — several times faster than folding each
+   * commit into bars spread over the whole table. Where the store has a bulk load of its own
+   * (`Store.bulkLoad`: a store without trades yet, and no listener to tell of each commit), the
+   * commits go to it: SQLite folds the bars as it writes the trades, on a thread of its own, while
+   * `run` makes the next batch; each commit then resolves once its batch is handed over, and the whole
+   * load is durable when this resolves. Otherwise the bars are rebuilt from the stored trades at the
+   * end. A crash in between leaves the stale mark, and opening the market rebuilds the bars before
+   * anything else reads them. Returns what `run` returns; after a failure, memory may be ahead of the
+   * store (close the market).
    */
   async withDeferredBars<T>(run: () => Promise<T>, onRebuild?: (done: number, total: number) => void): Promise<T> {
     if (this.pending.length > 0) throw new Error('commit pending swaps before a bulk load');
+    const quiet = this.listeners.size === 0 && this.batchListeners.size === 0 && this.rollbackListeners.size === 0;
+    const bulk = quiet ? await this.store.bulkLoad?.() : undefined;
     this.deferBars = true;
+    this.bulk = bulk;
     let result: T;
     try {
       result = await run();
       if (this.dirty) await this.commit();
+      await this.tail;
+      await bulk?.finish(onRebuild);
     } finally {
       this.deferBars = false;
+      this.bulk = undefined;
+      await bulk?.close();
     }
-    await this.tail;
     if (await this.store.bars.stale()) await this.store.bars.rebuild(onRebuild);
     return result;
   }

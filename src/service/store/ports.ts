@@ -318,6 +318,31 @@ export interface Store {
   commit(batch: CommitBatch): Promise<void>;
   /** Bulk loading (the first backfill): faster, less durable commits; off again afterwards. */
   setBulkMode(bulk: boolean): Promise<void>;
+  /**
+   * Starts a bulk load of a store that holds no trades yet (the first backfill), where the store has a
+   * faster way than a `commit` per batch and a `bars.rebuild` at the end; undefined where it has none
+   * (the caller then does exactly that).
+   */
+  bulkLoad?(): Promise<BulkLoad | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * The trades of a fresh store written in batches, and every bar built at the end (see
+ * `Store.bulkLoad`). A batch may hold trades (in time order per series), reserves, meta, the
+ * simulator's state and new tokens, pairs and pools; nothing that rewrites stored trades or bars.
+ * While it runs the bars are marked stale, so a load cut short is rebuilt on the next open.
+ */
+export interface BulkLoad {
+  /**
+   * Hands a batch over. It may still be being written when this resolves (the caller goes on making
+   * the next one): each batch is written in one transaction, in order, and none is known durable
+   * before `finish` resolves. Rejects if an earlier batch failed.
+   */
+  commit(batch: CommitBatch): Promise<void>;
+  /** Waits for every batch, writes every bar and clears the stale mark; resolves with the trades folded. */
+  finish(onProgress?: (done: number, total: number) => void): Promise<number>;
+  /** Ends the load (after `finish`, or abandoning it: what was written stays, its bars stale). */
   close(): Promise<void>;
 }
 
