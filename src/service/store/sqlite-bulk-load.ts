@@ -88,6 +88,8 @@ export interface BulkThreadData {
   readonly staleMeta: string;
   /** Set to 1 (on a SharedArrayBuffer) when the load is abandoned: batches still queued are skipped. */
   readonly abandon: Int32Array;
+  /** Bars per transaction at the end (`BAR_ROWS_PER_COMMIT`; tests make it small). */
+  readonly barsPerCommit: number;
 }
 
 /** Messages to a bulk load's thread, handled in order. */
@@ -99,7 +101,8 @@ export type ToBulkThread =
 /** Messages from a bulk load's thread. */
 export type FromBulkThread =
   | { readonly type: 'written'; readonly trades: number }
-  | { readonly type: 'progress'; readonly done: number; readonly total: number }
+  /** A commit of `finish` (see `BulkWriter.finish`). */
+  | { readonly type: 'committed'; readonly done: number; readonly total: number }
   | { readonly type: 'finished'; readonly trades: number }
   | { readonly type: 'failed'; readonly message: string; readonly code?: string };
 
@@ -114,6 +117,12 @@ export interface BulkTarget {
 /** Rows per trades statement and per bars statement: binding many rows per call costs far less than a call per row. */
 const TRADE_ROWS = 32;
 const BAR_ROWS = 64;
+/**
+ * Bars per transaction at the end of a load (about 20 MB of pages): what each commit leaves in the
+ * write-ahead log can be copied into the store file meanwhile (`onCommitted`), rather than all of it
+ * after the last.
+ */
+export const BAR_ROWS_PER_COMMIT = BAR_ROWS * 4096;
 
 /** Appends rows to a table many per statement (the bulk load's trades and bars). */
 class RowAppender {
@@ -163,6 +172,9 @@ export class BulkWriter {
   private readonly setReserves;
   private readonly clearStale;
   private readonly batch;
+  private readonly begin;
+  private readonly commit;
+  private readonly rollback;
   /** 1 for each pool row id the store holds: what the foreign keys of the trades and reserves may name. */
   private readonly pools: Uint8Array;
   private loaded = 0;
@@ -171,6 +183,7 @@ export class BulkWriter {
     private readonly db: Db,
     private readonly target: BulkTarget,
     staleMeta: string,
+    private readonly barsPerCommit = BAR_ROWS_PER_COMMIT,
   ) {
     this.trades = new RowAppender(
       db,
@@ -181,6 +194,9 @@ export class BulkWriter {
     this.bars = new RowAppender(db, 'INSERT INTO bars (series, res, t, o, h, l, c, v, tvl)', 9, BAR_ROWS);
     this.setReserves = db.prepare('UPDATE pools SET base_reserve = ?, quote_reserve = ? WHERE id = ?');
     this.clearStale = db.prepare('DELETE FROM meta WHERE key = ?').bind(staleMeta);
+    this.begin = db.prepare('BEGIN');
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
     const ids = db.prepare<[], number>('SELECT id FROM pools').pluck().all();
     this.pools = new Uint8Array(ids.reduce((max, id) => Math.max(max, id), 0) + 1);
     for (const id of ids) this.pools[id] = 1;
@@ -209,21 +225,30 @@ export class BulkWriter {
   }
 
   /**
-   * Writes every bar of `fold` (the load's trades, folded), makes the trades' indexes and clears the
-   * stale mark, in one transaction; returns the trades written. Should a series' trades have come out
-   * of time order, every bar is rebuilt from the stored trades instead (the rule folds in time order).
+   * Makes the trades' indexes, then writes every bar of `fold` (the load's trades, folded) in key order
+   * and clears the stale mark; returns the trades written. Commits as it goes (the indexes, then every
+   * `barsPerCommit` bars; the stale mark goes with the last), reporting each commit to
+   * `onCommitted` with the DEX trades whose bars are written: a crash in between leaves the stale mark,
+   * and the next open rebuilds every bar. Should a series' trades have come out of time order, every
+   * bar is rebuilt from the stored trades instead (the rule folds in time order).
    */
-  finish(fold: BarFold, onProgress?: (done: number, total: number) => void): number {
-    // Every batch is written: the bars' phase starts.
-    onProgress?.(0, this.loaded);
+  finish(fold: BarFold, onCommitted?: (done: number, total: number) => void): number {
+    const total = this.loaded;
+    // Every batch is written: what they left in the log can be copied while the indexes are made.
+    onCommitted?.(0, total);
     this.db.transaction(() => {
       for (const { name, on } of TRADE_INDEXES) this.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${on}`);
-      if (fold.outOfOrder) {
-        this.target.rebuild(onProgress);
-        return;
-      }
-      let reported = 0;
-      const { bars } = this;
+    })();
+    if (fold.outOfOrder) {
+      this.target.rebuild(onCommitted);
+      return total;
+    }
+    onCommitted?.(0, total);
+    const { bars } = this;
+    let rows = 0;
+    let done = 0;
+    this.begin.run();
+    try {
       fold.write(
         (series, res, t, o, h, l, c, v, tvl) => {
           const args = bars.slots;
@@ -238,18 +263,25 @@ export class BulkWriter {
           args[k++] = v;
           args[k] = tvl;
           bars.added();
+          if (++rows % this.barsPerCommit !== 0) return;
+          bars.flush();
+          this.commit.run();
+          onCommitted?.(done, total);
+          this.begin.run();
         },
-        (done) => {
-          if (done - reported < 50_000) return;
-          reported = done;
-          onProgress?.(done, this.loaded);
+        (trades) => {
+          done = trades;
         },
       );
       bars.flush();
       this.clearStale.run();
-    })();
-    onProgress?.(this.loaded, this.loaded);
-    return this.loaded;
+      this.commit.run();
+    } catch (error) {
+      if (this.db.inTransaction) this.rollback.run();
+      throw error;
+    }
+    onCommitted?.(total, total);
+    return total;
   }
 
   private writeTrades({ ids, idLengths, numbers }: PackedTrades): void {

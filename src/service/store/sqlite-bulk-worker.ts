@@ -11,10 +11,10 @@ import { SqliteStore } from './sqlite-store';
  */
 const port = parentPort;
 if (!port) throw new Error('sqlite-bulk-worker runs as a worker thread (see sqlite-bulk.ts)');
-const { file, staleMeta, abandon } = workerData as BulkThreadData;
+const { file, staleMeta, abandon, barsPerCommit } = workerData as BulkThreadData;
 const db = openBulkConnection(file);
 const store = new SqliteStore(db);
-const writer = new BulkWriter(db, { apply: (batch) => store.apply(batch), rebuild: (onProgress) => store.bars.rebuild(onProgress) }, staleMeta);
+const writer = new BulkWriter(db, { apply: (batch) => store.apply(batch), rebuild: (onProgress) => store.bars.rebuild(onProgress) }, staleMeta, barsPerCommit);
 let failed: FromBulkThread | undefined;
 
 port.on('message', (message: ToBulkThread) => {
@@ -34,7 +34,7 @@ port.on('message', (message: ToBulkThread) => {
       writer.write(message.rest, message.trades, message.reserves);
       port.postMessage({ type: 'written', trades: message.trades.idLengths.length } satisfies FromBulkThread);
     } else {
-      const trades = writer.finish(new BarFold(message.fold), (done, total) => port.postMessage({ type: 'progress', done, total } satisfies FromBulkThread));
+      const trades = writer.finish(new BarFold(message.fold), (done, total) => port.postMessage({ type: 'committed', done, total } satisfies FromBulkThread));
       port.postMessage({ type: 'finished', trades } satisfies FromBulkThread);
     }
   } catch (error) {

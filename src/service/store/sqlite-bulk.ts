@@ -3,7 +3,7 @@ import type { Db } from './database';
 import { TRADE_INDEXES } from './migrations';
 import type { BulkLoad, CommitBatch } from './ports';
 import { BarFold } from './bar-fold';
-import { BulkWriter, bulkRest, foldTrades, packReserves, packTrades, type BulkTarget, type BulkThreadData, type FromBulkThread, type ToBulkThread } from './sqlite-bulk-load';
+import { BAR_ROWS_PER_COMMIT, BulkWriter, bulkRest, foldTrades, packReserves, packTrades, type BulkTarget, type BulkThreadData, type FromBulkThread, type ToBulkThread } from './sqlite-bulk-load';
 
 /**
  * SQLite's bulk load (see `Store.bulkLoad`): the first backfill's batches are written by a thread of
@@ -25,14 +25,22 @@ const MAX_QUEUED_TRADES = 100_000;
  * secondary indexes (both undone at the end, or by the next open if the load is cut short).
  * Undefined when the store holds trades or bars already.
  */
-export function startSqliteBulkLoad(db: Db, target: BulkTarget, staleMeta: string): BulkLoad | undefined {
+export function startSqliteBulkLoad(db: Db, target: BulkTarget, staleMeta: string, barsPerCommit = BAR_ROWS_PER_COMMIT): BulkLoad | undefined {
   const { n } = db.prepare<[], { n: number }>('SELECT EXISTS (SELECT 1 FROM trades) + EXISTS (SELECT 1 FROM bars) AS n').get() ?? { n: 1 };
   if (n > 0) return undefined;
   db.transaction(() => {
     for (const { name } of TRADE_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
     db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(staleMeta, '1');
   })();
-  return db.memory ? new InlineBulkLoad(new BulkWriter(db, target, staleMeta)) : new ThreadBulkLoad(db.name, staleMeta);
+  if (db.memory) return new InlineBulkLoad(new BulkWriter(db, target, staleMeta, barsPerCommit));
+  return new ThreadBulkLoad({ file: db.name, staleMeta, barsPerCommit }, () => {
+    // Not needed for the load to be right: the copy left over is done when bulk mode ends.
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Left to that final copy.
+    }
+  });
 }
 
 function asError(error: unknown): Error {
@@ -93,8 +101,16 @@ class ThreadBulkLoad implements BulkLoad {
   private finishing: { resolve: (trades: number) => void; reject: (error: Error) => void; onProgress?: (done: number, total: number) => void } | undefined;
   private closing = false;
 
-  constructor(file: string, staleMeta: string) {
-    this.worker = startBulkThread({ file, staleMeta, abandon: this.abandon });
+  /**
+   * `checkpoint` copies what the log holds of committed transactions into the store file, on the
+   * store's own connection, without waiting for the thread: called on each of `finish`'s commits, it
+   * does most of that copy while the thread writes the next bars, on the other core.
+   */
+  constructor(
+    data: Omit<BulkThreadData, 'abandon'>,
+    private readonly checkpoint: () => void,
+  ) {
+    this.worker = startBulkThread({ ...data, abandon: this.abandon });
     this.worker.on('message', (message: FromBulkThread) => this.receive(message));
     this.worker.on('error', (error) => this.fail(error));
     this.exited = new Promise((resolve) =>
@@ -145,7 +161,8 @@ class ThreadBulkLoad implements BulkLoad {
         this.queued -= message.trades;
         this.wake();
         return;
-      case 'progress':
+      case 'committed':
+        this.checkpoint();
         this.finishing?.onProgress?.(message.done, message.total);
         return;
       case 'finished':

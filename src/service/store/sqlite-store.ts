@@ -588,9 +588,11 @@ export class SqliteStore implements Store {
     }
   }
 
-  bulkLoad(): Promise<BulkLoad | undefined> {
+  /** See `Store.bulkLoad`; `barsPerCommit`: bars per transaction at its end (tests make it small). */
+  bulkLoad(options: { readonly barsPerCommit?: number } = {}): Promise<BulkLoad | undefined> {
     try {
-      return Promise.resolve(startSqliteBulkLoad(this.db, { apply: (batch) => this.apply(batch), rebuild: (onProgress) => this.bars.rebuild(onProgress) }, BARS_STALE));
+      const target = { apply: (batch: CommitBatch) => this.apply(batch), rebuild: (onProgress?: (done: number, total: number) => void) => this.bars.rebuild(onProgress) };
+      return Promise.resolve(startSqliteBulkLoad(this.db, target, BARS_STALE, options.barsPerCommit));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }

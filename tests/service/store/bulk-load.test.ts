@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Random } from '../../../src/service/market/random';
-import type { BulkLoad, CommitBatch, Store, TradeRecord } from '../../../src/service/store/ports';
-import { openSqliteStore } from '../../../src/service/store/sqlite-store';
+import type { BulkLoad, CommitBatch, TradeRecord } from '../../../src/service/store/ports';
+import { openSqliteStore, type SqliteStore } from '../../../src/service/store/sqlite-store';
 import { ensureDefined } from '../../support/ensure';
-import { storeIndexes } from '../../support/sqlite-faults';
+import { installFault, removeFault, storeIndexes } from '../../support/sqlite-faults';
 
 /**
  * SQLite's bulk load (the first backfill's writes: Store.bulkLoad), on its own thread for a store in
@@ -60,14 +60,14 @@ function trades(seed: number, count: number, options: { readonly backwards?: boo
 }
 
 const dirs: string[] = [];
-const stores: Store[] = [];
+const stores: SqliteStore[] = [];
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A store holding the structure, in a data directory (the load's thread) or in memory. */
-async function open(where: 'file' | 'memory'): Promise<{ store: Store; dir: string }> {
+async function open(where: 'file' | 'memory'): Promise<{ store: SqliteStore; dir: string }> {
   const dir = where === 'file' ? mkdtempSync(join(tmpdir(), 'bulk-load-')) : ':memory:';
   if (where === 'file') dirs.push(dir);
   const store = openSqliteStore(dir);
@@ -76,8 +76,9 @@ async function open(where: 'file' | 'memory'): Promise<{ store: Store; dir: stri
   return { store, dir };
 }
 
-async function startLoad(store: Store): Promise<BulkLoad> {
-  return ensureDefined(await ensureDefined(store.bulkLoad, 'SQLite has a bulk load').call(store), 'a bulk load of a store without trades');
+/** A bulk load committing its bars 640 at a time (several commits at its end, as the default market's). */
+async function startLoad(store: SqliteStore): Promise<BulkLoad> {
+  return ensureDefined(await store.bulkLoad({ barsPerCommit: 640 }), 'a bulk load of a store without trades');
 }
 
 /** Loads `list` in batches of `size` (with reserves and the simulator's state, as a backfill's commits). */
@@ -96,8 +97,13 @@ describe('the SQLite bulk load', () => {
       const bulk = await startLoad(store);
       expect(await store.bars.stale()).toBe(true);
       await load(bulk, list, 700);
-      expect(await bulk.finish()).toBe(list.length);
+      const reports: number[] = [];
+      expect(await bulk.finish((done, total) => reports.push(total === list.length ? done : Number.NaN))).toBe(list.length);
       await bulk.close();
+      // Its bars in several commits, each reported with the trades whose bars are written.
+      expect(reports.length).toBeGreaterThan(4);
+      expect(reports).toEqual([...reports].sort((a, b) => a - b));
+      expect(reports.at(-1)).toBe(list.length);
 
       expect(await store.bars.stale()).toBe(false);
       expect((await store.trades.list()).map(({ seq: _seq, ...trade }) => trade)).toEqual(list);
@@ -130,6 +136,23 @@ describe('the SQLite bulk load', () => {
     stores.push(reopened);
     expect(storeIndexes(cutDir)).toEqual(expect.arrayContaining(['trades_pool_time', 'trades_agg_time']));
     expect(await reopened.bars.stale()).toBe(true);
+  });
+
+  it('cut short after some of its bars were committed, leaves the stale mark, and a rebuild makes every bar', async () => {
+    const { store, dir } = await open('file');
+    const list = trades(9, 3_000);
+    // The engine refuses the bars past the 2,000th: the load's third commit of bars fails.
+    installFault(dir, 'full', `BEFORE INSERT ON bars WHEN (SELECT count(*) FROM bars) >= 2000 BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+    const bulk = await startLoad(store);
+    await load(bulk, list, 1_000);
+    await expect(bulk.finish()).rejects.toThrow('disk full');
+    await bulk.close();
+    expect((await store.bars.all()).length).toBe(1_920);
+    expect(await store.bars.stale()).toBe(true);
+    removeFault(dir, 'full');
+    await store.bars.rebuild();
+    expect((await store.bars.all()).length).toBeGreaterThan(2_000);
+    expect(await store.bars.stale()).toBe(false);
   });
 
   it('rebuilds every bar from the stored trades when a series\' trades came out of time order', async () => {
@@ -173,6 +196,6 @@ describe('the SQLite bulk load', () => {
   it('is not offered on a store that holds trades already', async () => {
     const { store } = await open('file');
     await store.commit({ trades: trades(8, 1) });
-    expect(await store.bulkLoad?.()).toBeUndefined();
+    expect(await store.bulkLoad()).toBeUndefined();
   });
 });
