@@ -9,7 +9,8 @@ export type CommitListener = (records: readonly TradeRecord[]) => void;
 export interface SwapOptions {
   /**
    * The caller vouches that the event id was never ingested, so it is not checked against the pending
-   * batch: the simulator's ids (`sim:<height>:<i>`, a prefix importers refuse) never repeat.
+   * batch, nor kept in its set of ids (`has` looks through the pending trades instead): the
+   * simulator's ids (`sim:<height>:<i>`, a prefix importers refuse) never repeat.
    */
   readonly newId?: boolean;
   /**
@@ -76,6 +77,8 @@ export class Ingestor {
   private readonly rollbackListeners = new Set<() => void>();
   private readonly batchListeners = new Set<(batch: CommitBatch) => void>();
   private readonly pendingIds = new Set<string>();
+  /** Pending trades of `newId` swaps, whose ids are not in `pendingIds`. */
+  private unlisted = 0;
   private tokens: TokenRow[] = [];
   private tokenUpdates: { token: Token; before: Pick<Token, 'ticker' | 'name' | 'decimals'> }[] = [];
   private logos: { token: Token; kind: LogoKind; png: Buffer | null; before: LogoKind }[] = [];
@@ -151,7 +154,8 @@ export class Ingestor {
 
   /** Whether an event id was already ingested (stored, or pending in this batch). */
   async has(eventId: string): Promise<boolean> {
-    return this.pendingIds.has(eventId) || (await this.store.trades.hasEvent(eventId));
+    if (this.pendingIds.has(eventId) || (this.unlisted > 0 && this.pending.some((r) => r.eventId === eventId))) return true;
+    return this.store.trades.hasEvent(eventId);
   }
 
   get pendingCount(): number {
@@ -311,7 +315,9 @@ export class Ingestor {
       aggTvl: poolTvl(aggregate),
     };
     this.pending.push(record);
-    this.pendingIds.add(eventId);
+    // A set of every id costs a hash of a fresh string per trade: a simulator's (new) ids are not kept.
+    if (options.newId) this.unlisted++;
+    else this.pendingIds.add(eventId);
     const fromStore = options.aggregateFromStore === true && pool.pair.pools.length > 1;
     if (options.backdated) {
       this.refoldAt(pool.id, false, blockTime);
@@ -478,6 +484,7 @@ export class Ingestor {
   private reset(): void {
     this.pending = [];
     this.pendingIds.clear();
+    this.unlisted = 0;
     this.bars = new BarBatch();
     this.refold = new Map();
     this.reaggregate = new Map();
