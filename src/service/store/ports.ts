@@ -329,9 +329,10 @@ export interface Store {
 
 /**
  * The trades of a fresh store written in batches, and every bar built at the end (see
- * `Store.bulkLoad`). A batch may hold trades (in time order per series), reserves, meta, the
- * simulator's state and new tokens, pairs and pools; nothing that rewrites stored trades or bars.
- * While it runs the bars are marked stale, so a load cut short is rebuilt on the next open.
+ * `Store.bulkLoad`). A batch may hold trades (in time order per series) on pools the store held when
+ * the load started, reserves, meta and the simulator's state; a batch with more (new rows, a
+ * rollback, re-folds, bars) is refused. While it runs the bars are marked stale, so a load cut short
+ * is rebuilt on the next open.
  */
 export interface BulkLoad {
   /**

@@ -123,10 +123,11 @@ class ThreadBulkLoad implements BulkLoad {
 
   async commit(batch: CommitBatch): Promise<void> {
     if (this.failure) throw this.failure;
+    const rest = bulkRest(batch);
     const trades = packTrades(batch.trades ?? []);
     const reserves = packReserves(batch.reserves);
     this.queued += trades.idLengths.length;
-    this.post({ type: 'batch', rest: bulkRest(batch), trades, reserves }, [trades.idLengths.buffer, trades.numbers.buffer, reserves.buffer]);
+    this.post({ type: 'batch', rest, trades, reserves }, [trades.idLengths.buffer, trades.numbers.buffer, reserves.buffer]);
     // Folded here while the thread writes them: the two cores share the work.
     foldTrades(this.fold, batch.trades ?? []);
     while (this.queued > MAX_QUEUED_TRADES && !this.failure) await new Promise<void>((resolve) => this.waiting.push(resolve));
