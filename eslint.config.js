@@ -17,7 +17,9 @@ const layerZones = [
   { target: './src/node', from: ['./src/service', './src/gateway', './src/server', './src/datafeed', './src/app'], message: 'node (HTTP helpers for Node servers) imports only shared.' },
   { target: './src/service', from: ['./src/gateway', './src/server', './src/datafeed', './src/app'], message: 'service imports only shared and node.' },
   { target: './src/gateway', from: ['./src/service', './src/server', './src/datafeed', './src/app'], message: 'gateway imports only shared and node: it reaches the service through its upstream, never its modules.' },
-  { target: './src/server', from: ['./src/datafeed', './src/app'], message: 'server (the composition root) imports shared, node, service and gateway.' },
+  { target: './src/server', from: ['./src/datafeed'], message: 'server (the composition root) imports shared, node, service and gateway.' },
+  // The one exception: the page's skeleton is the app's own first render, made on the server (src/server/first-paint.ts).
+  { target: './src/server', from: './src/app', except: ['./skeleton.tsx'], message: 'server imports of the app only its skeleton (src/app/skeleton.tsx): the page\'s first render, made on the server.' },
   { target: './src/datafeed', from: ['./src/node', './src/service', './src/gateway', './src/server', './src/app'], message: 'datafeed imports shared only.' },
   { target: './src/app', from: ['./src/node', './src/service', './src/gateway', './src/server'], message: 'app imports shared and datafeed, never node, service, gateway or server.' },
 ];
@@ -59,6 +61,24 @@ const featureZones = features.map((name) => ({
   message: 'features do not import each other: app.tsx composes them and passes what one needs from another as props.',
 }));
 
+/**
+ * Inside the app, imports go one way (docs/app.md "Layout"): `lib` (pure functions) at the bottom, then
+ * `stores`, then what features share (`api`, `hooks`, `components`, `providers`), then the features, and
+ * the shell (app.tsx and page/, start.tsx, main.tsx, first-paint.ts, skeleton.tsx) on top, which composes them.
+ * Each zone lists what its folder may not import: nothing of the app imports a level above its own.
+ */
+const APP_SHELL = ['./src/app/app.tsx', './src/app/start.tsx', './src/app/main.tsx', './src/app/first-paint.ts', './src/app/skeleton.tsx', './src/app/page'];
+const appZones = [
+  { target: './src/app/lib', from: ['./src/app/stores', './src/app/api', './src/app/hooks', './src/app/components', './src/app/providers', './src/app/features', ...APP_SHELL], message: 'lib holds pure functions: it imports only other lib modules, shared and datafeed.' },
+  { target: './src/app/stores', from: ['./src/app/api', './src/app/hooks', './src/app/components', './src/app/providers', './src/app/features', ...APP_SHELL], message: 'stores import only lib (and shared, datafeed): what is above them reads them, not the reverse.' },
+  ...['api', 'hooks', 'components', 'providers'].map((folder) => ({
+    target: `./src/app/${folder}`,
+    from: ['./src/app/features', ...APP_SHELL],
+    message: `${folder} is shared by the features: it never imports a feature or the shell that composes them.`,
+  })),
+  { target: './src/app/features', from: APP_SHELL, message: 'features never import the shell (app.tsx, start.tsx, main.tsx, first-paint.ts): it composes them and hands them what they need.' },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'dist-server/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'data/**', '.data-*/**'] },
   js.configs.recommended,
@@ -66,9 +86,14 @@ export default tseslint.config(
   {
     languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { ...globals.node, ...globals.browser } },
     plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+      // TypeScript files are parsed for what they import (import-x/no-cycle follows them), not only resolved.
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+    },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, storeZone, ...featureZones] }],
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, storeZone, ...featureZones, ...appZones] }],
       'no-restricted-imports': ['error', storeEngine],
       'import-x/no-default-export': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
@@ -85,14 +110,22 @@ export default tseslint.config(
   {
     files: ['src/app/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
-    rules: { ...reactHooks.configs.recommended.rules },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      // No circular import in the browser's code (the app, the datafeed, the wire contract they share).
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    files: ['src/datafeed/**/*.ts', 'src/shared/**/*.ts'],
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // One path for browser data: the app reaches the gateway through the datafeed (its GatewayClient
-    // and live connection), handed the browser's fetch and EventSource by start.tsx alone; the boot's
-    // early requests are the one other caller (their answers go to the datafeed's first requests).
+    // and live connection), handed the browser's fetch and EventSource by start.tsx alone; the page's
+    // first paint is the one other caller (its early answers go to the datafeed's first requests).
     files: ['src/app/**/*.{ts,tsx}'],
-    ignores: ['src/app/start.tsx', 'src/app/boot/early-requests.ts'],
+    ignores: ['src/app/start.tsx', 'src/app/first-paint.ts'],
     rules: {
       'no-restricted-globals': [
         'error',

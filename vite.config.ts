@@ -1,4 +1,5 @@
 /// <reference types="vitest/config" />
+import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
@@ -8,12 +9,13 @@ import { progressReporter } from './src/server/progress';
 import { readSettings } from './src/server/settings';
 import { NODE_SERVER_OPTIONS } from './src/node/response-sink';
 import { guardRawPaths } from './src/node/raw-path';
+import { securityHeadersPlugin } from './src/server/vite-security-headers';
 
 /** Paths the platform answers; everything else is Vite's (the SPA and its modules). */
-const PLATFORM_PATHS = /^\/(api|gw|healthz|__test__)(\/|$|\?)/;
+const PLATFORM_PATHS = /^\/(api|gw|healthz|livez|readyz|metrics|__test__)(\/|$|\?)/;
 
 /**
- * Mounts the data service (/api/v1, /healthz) and the gateway (/gw/v1) on `vite` and `vite preview`,
+ * Mounts the data service (/api/v1, /healthz), the gateway (/gw/v1), the probes and /metrics on `vite` and `vite preview`,
  * configured by the same environment variables as `npm run serve`. The market lives in SQLite, so a
  * dev-server restart (Vite restarts when this file's imports change) picks up where it left off.
  */
@@ -45,16 +47,16 @@ function tokenPriceService(): Plugin {
   };
 }
 
-/** The module that draws the page's first picture of the chart (src/app/boot.ts imports it). */
-const PICTURE_MODULE = 'src/app/boot/boot-chart.ts';
+/** The page's first paint in the browser (src/app/main.tsx imports it): it draws the app's chart. */
+const FIRST_PAINT_MODULE = 'src/app/first-paint.ts';
 
 /**
- * The page loads one script before its first picture of the chart: the entry, with every module it
- * imports statically (the boot script, the picture's drawing and lightweight-charts), as the
- * benchmark's floor page does. Each further chunk the page asks at once is another request before the
- * first candles, and on HTTP/1.1 another connection: the picture in a chunk of its own beside the
- * entry (and the bundler's common chunks beside them, five requests in all) came 15-20 ms later.
- * Fails the build when the entry would import a chunk, or no longer hold the picture's module.
+ * The page loads one script before its first candles: the entry, with every module it imports
+ * statically (the first paint, the app's chart and lightweight-charts), as the benchmark's floor page
+ * does. Each further chunk the page asks at once is another request before the first candles, and on
+ * HTTP/1.1 another connection: the chart in a chunk of its own beside the entry (and the bundler's
+ * common chunks beside them, five requests in all) came 15-20 ms later. Fails the build when the entry
+ * would import a chunk, or no longer hold the first paint's module.
  */
 function onePageScript(): Plugin {
   return {
@@ -68,8 +70,8 @@ function onePageScript(): Plugin {
         const entries = Object.values(bundle).filter((item) => item.type === 'chunk' && item.isEntry);
         for (const entry of entries) {
           if (entry.type !== 'chunk') continue;
-          if (entry.imports.length > 0) throw new Error(`the entry ${entry.fileName} imports ${entry.imports.join(', ')}: the page would ask more than one script before its first picture (vite.config.ts, onePageScript)`);
-          if (!entry.moduleIds.some((id) => id.replaceAll('\\', '/').endsWith(PICTURE_MODULE))) throw new Error(`the entry ${entry.fileName} does not hold ${PICTURE_MODULE}: the first picture would wait for another script (vite.config.ts, onePageScript)`);
+          if (entry.imports.length > 0) throw new Error(`the entry ${entry.fileName} imports ${entry.imports.join(', ')}: the page would ask more than one script before its first candles (vite.config.ts, onePageScript)`);
+          if (!entry.moduleIds.some((id) => id.replaceAll('\\', '/').endsWith(FIRST_PAINT_MODULE))) throw new Error(`the entry ${entry.fileName} does not hold ${FIRST_PAINT_MODULE}: the first candles would wait for another script (vite.config.ts, onePageScript)`);
         }
       },
     },
@@ -77,8 +79,12 @@ function onePageScript(): Plugin {
 }
 
 export default defineConfig(({ isSsrBuild }) => ({
+  // `@/…` is `src/…` (tsconfig.json's paths): the app's imports name what they reach instead of climbing to it.
+  resolve: { alias: [{ find: /^@\//, replacement: fileURLToPath(new URL('./src/', import.meta.url)) }] },
   plugins: [
     react(),
+    // Before the platform's paths are mounted: Vite's own answers (the page, its modules) get the headers too.
+    securityHeadersPlugin(),
     tokenPriceService(),
     onePageScript(),
     // The app's assets also as .br and .gz beside them: npm run serve sends those as they are

@@ -174,3 +174,78 @@ test('security: the market control exists only when asked for, and can never be 
     await server.dispose();
   }
 });
+
+test('security: /docs keeps a key typed in Authorize in its tab only, and forgets one an earlier version stored', async ({ page, context }) => {
+  test.setTimeout(60_000);
+  await page.goto('/docs');
+  await expect(page.getByRole('note')).toContainText('A key you type in Authorize stays in this tab only');
+  // Authorize with the real key, and use it: the request goes through with it.
+  await page.getByRole('button', { name: 'Authorize' }).first().click();
+  const dialog = page.locator('.dialog-ux');
+  await dialog.locator('input').first().fill(E2E_API_KEY);
+  await dialog.getByRole('button', { name: 'Apply credentials' }).click();
+  await dialog.getByRole('button', { name: 'Close' }).first().click();
+  const groups = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path[data-path="/api/v1/groups"]') });
+  await groups.locator('.opblock-summary-control').click();
+  await groups.getByRole('button', { name: 'Try it out' }).click();
+  await groups.getByRole('button', { name: 'Execute' }).click();
+  await expect(groups.locator('.live-responses-table tr.response .response-col_status').first()).toHaveText(/^\s*200/);
+
+  // Nothing of it is kept by the browser: storage, session storage, cookies, IndexedDB.
+  const kept = await page.evaluate(async () => ({
+    localStorage: JSON.stringify({ ...localStorage }),
+    sessionStorage: JSON.stringify({ ...sessionStorage }),
+    cookie: document.cookie,
+    indexedDb: JSON.stringify(await indexedDB.databases()),
+  }));
+  for (const [where, text] of Object.entries(kept)) expect(text, where).not.toContain(E2E_API_KEY);
+  expect(JSON.stringify(await context.cookies())).not.toContain(E2E_API_KEY);
+  expect(JSON.stringify(await context.storageState())).not.toContain(E2E_API_KEY);
+
+  // What an earlier /docs (persistAuthorization on) left in localStorage is removed on the next load.
+  await page.evaluate((key) => localStorage.setItem('authorized', JSON.stringify({ bearerAuth: { name: 'bearerAuth', schema: { type: 'http', scheme: 'bearer' }, value: key } })), E2E_API_KEY);
+  await page.reload();
+  await expect(page.getByRole('note')).toBeVisible();
+  await expect.poll(() => page.evaluate(() => localStorage.getItem('authorized'))).toBeNull();
+  // And the reloaded tab holds no key: the same request is refused.
+  const again = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path[data-path="/api/v1/groups"]') });
+  await again.locator('.opblock-summary-control').click();
+  await again.getByRole('button', { name: 'Try it out' }).click();
+  await again.getByRole('button', { name: 'Execute' }).click();
+  await expect(again.locator('.live-responses-table tr.response .response-col_status').first()).toHaveText(/^\s*401/);
+});
+
+test('security: the page cannot be framed by another site, and an inline script injected into it does not run', async ({ page, contentSecurity }) => {
+  await page.goto('/');
+  await waitForCandles(page);
+  // Markup an attacker managed to inject (a token name that escaped, say): its script is refused.
+  const ran = await page.evaluate(async () => {
+    const script = document.createElement('script');
+    script.textContent = 'window.__injected = true;';
+    document.body.append(script);
+    const handler = document.createElement('img');
+    handler.setAttribute('src', 'data:,');
+    handler.setAttribute('onerror', 'window.__injected = true;');
+    document.body.append(handler);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return (window as unknown as { __injected?: boolean }).__injected === true;
+  });
+  expect(ran).toBe(false);
+  await expect.poll(() => contentSecurity.filter((v) => v.directive.startsWith('script-src')).length).toBeGreaterThanOrEqual(2);
+
+  // What this test provoked on purpose is not a defect of the flow.
+  const provoked = contentSecurity.filter((v) => v.directive.startsWith('script-src') || /Executing inline/.test(v.sample));
+  expect(provoked.length).toBeGreaterThanOrEqual(2);
+  contentSecurity.splice(0, contentSecurity.length, ...contentSecurity.filter((v) => !provoked.includes(v)));
+
+  // Another page frames the app: the browser refuses to show it (frame-ancestors 'none'): the frame
+  // holds Chromium's error page, not the app (which it would, were the app's answer without the policy).
+  const app = new URL(page.url()).origin;
+  const framing = await page.context().newPage();
+  await framing.goto('about:blank');
+  await framing.setContent(`<iframe id="app" src="${app}/"></iframe>`);
+  const frame = await (await framing.locator('#app').elementHandle())?.contentFrame();
+  await expect.poll(() => frame?.url()).toBe('chrome-error://chromewebdata/');
+  expect(framing.frames().some((f) => f.url().startsWith(app))).toBe(false);
+  await framing.close();
+});

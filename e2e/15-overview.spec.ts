@@ -107,9 +107,9 @@ test('market overview: from the chart, sort each column, filter, a live row, a r
     const offset = await scroll.evaluate((element) => element.scrollTop);
     const target = rows(page).filter({ has: page.locator(`xpath=self::*[@data-index="${28}"]`) });
     const symbol = (await target.getAttribute('data-symbol')) ?? '';
-    // Let the scroll settle into the history entry, then open the pair by clicking its row (found by its
-    // pair: the list may be fetched again meanwhile, and then sorted again).
-    await page.waitForTimeout(400);
+    // Once the scroll has settled into the history entry (the overview keeps its place there), open the
+    // pair by clicking its row (found by its pair: the list may be fetched again meanwhile, and sorted again).
+    await expect.poll(() => page.evaluate(() => (history.state as { overview?: { offset?: number } } | null)?.overview?.offset)).toBe(Math.round(offset));
     await rows(page).filter({ has: page.locator(`xpath=self::*[@data-symbol="${symbol}"]`) }).getByTestId('overview-tvl').click();
     await waitForCandles(page, { symbol });
     await expect(page).not.toHaveURL(/view=markets/);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { Client, request } from 'undici';
 import { z } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
 import { deepestSchema, extensionIndexSchema, groupStatsSchema, liquiditySchema, marketSourceResponseSchema, pairPoolsResponseSchema, tokenInfoSchema, tokenNamesSchema, tradesResponseSchema } from '../../src/shared/api/extensions';
 import { streamLineSchema } from '../../src/shared/api/stream';
@@ -13,7 +14,7 @@ import { tokenLogoSchema, tokenStatsSchema } from '../../src/shared/api/tokens';
 import type { SoakServer } from './server';
 
 /** One generated request. */
-interface FuzzRequest {
+export interface FuzzRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: Record<string, string>;
@@ -125,7 +126,7 @@ export interface FuzzSeeds {
   readonly tokens: readonly string[];
 }
 
-function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
+export function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
   const group = value(seeds.groups);
   const symbol = value(seeds.symbols);
   const pool = value(seeds.pools);
@@ -224,10 +225,10 @@ function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
 }
 
 /** The schema a 2xx answer of an endpoint must satisfy (undefined: a stream, checked by its headers). */
-function successSchema(endpoint: string): z.ZodType | undefined {
+function successSchema(endpoint: string): $ZodType | undefined {
   if (endpoint.endsWith('/udf/time')) return z.number();
   const tail = endpoint.replace(/^\/(api\/v1|gw\/v1|api\/x)/, '');
-  const table: Record<string, z.ZodType | undefined> = {
+  const table: Record<string, $ZodType | undefined> = {
     '/groups': groupsResponseSchema,
     '/symbol_info': symbolInfoResponseSchema,
     '/history': historyResponseSchema,
@@ -278,7 +279,7 @@ const anySuccessSchema = z.union([
 ]);
 
 /** The error family of a path: `/tokens/...` answers FastAPI-style, everything else price-style. */
-function errorSchema(path: string): z.ZodType {
+function errorSchema(path: string): $ZodType {
   return /^\/(api|gw)\/v1\/tokens(\/|$|\?)/.test(path) ? tokenErrorSchema : priceErrorSchema;
 }
 
@@ -377,7 +378,7 @@ export async function fuzz(server: SoakServer, seeds: FuzzSeeds, count: number, 
               } catch {
                 parsed = Symbol('not json');
               }
-              if (schema && !schema.safeParse(parsed).success) {
+              if (schema && !z.safeParse(schema, parsed).success) {
                 badShape++;
                 note('shape', req, `${status} ${type} ${text}`);
               }

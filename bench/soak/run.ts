@@ -8,12 +8,16 @@ import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { fuzz, type FuzzSeeds } from './fuzz';
 import { crashes } from './crash';
 import { faults } from './faults';
+import { FAIR_PROXY, fairCapacity } from './fair';
+import { hardenedPage } from './page';
+import { csvSoak, tickers } from './names';
+import { secrets } from './secrets';
 import { load, slowConsumers } from './load';
 import { SOAK_KEY, SoakServer } from './server';
 
 /**
- * npm run soak [-- --only fuzz,load,slow,crash,faults] [--out soak-results.json] [--fuzz n] [--seed n]
- * [--load-seconds n] [--load-clients n] [--kills n]: the reliability suite (docs/reliability.md). Each part runs against a real server
+ * npm run soak [-- --only fuzz,page,load,slow,crash,faults,fair,secrets,tickers,csv] [--out soak-results.json] [--fuzz n] [--seed n]
+ * [--load-seconds n] [--load-clients n] [--kills n] [--page-requests n] [--fair-seconds n] [--tickers n] [--csv n]: the reliability suite (docs/reliability.md). Each part runs against a real server
  * process on a small market, prints what it found and the whole run is written as JSON. Exit code 1
  * when any part found a defect (a 5xx, a hang, an answer in no documented shape, a lost or doubled
  * trade, unbounded memory...).
@@ -57,6 +61,10 @@ async function main(): Promise<void> {
       'load-seconds': { type: 'string', default: '60' },
       'load-clients': { type: 'string', default: '200' },
       kills: { type: 'string', default: '10' },
+      'page-requests': { type: 'string', default: '3000' },
+      'fair-seconds': { type: 'string', default: '45' },
+      tickers: { type: 'string', default: '3000' },
+      csv: { type: 'string', default: '10000' },
     },
   });
   const only = values.only?.split(',');
@@ -65,7 +73,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'soak-'));
   const server = new SoakServer({ dataDir, pools: 200, days: 2, extraArgs: ['--trades-per-block', '20'], env: { GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' } });
   try {
-    if (wanted('fuzz') || wanted('load') || wanted('slow')) {
+    if (wanted('fuzz') || wanted('page') || wanted('load') || wanted('slow')) {
       log('starting a server on a small market (200 pools, 2 days)');
       await server.start();
       const seeds = await seedsOf(server);
@@ -83,6 +91,23 @@ async function main(): Promise<void> {
           ok,
           summary: `${r.requests} requests in ${seconds.toFixed(0)} s: 5xx ${r.status5xx}, undocumented shape ${r.badShape}, hangs > 5 s ${r.hangs} (statuses ${JSON.stringify(r.byStatus)})`,
           details: { ...r, seconds: Math.round(seconds) },
+        });
+        for (const e of r.examples) log(`  ${e}`);
+      }
+
+      if (wanted('page')) {
+        const requests = Number(values['page-requests']);
+        log(`page: the security headers of ${requests} answers of every kind, then the app and /docs in Chromium with the policy on`);
+        const r = await hardenedPage(server, seeds, { requests, loads: 12, seed: Number(values.seed) });
+        const b = r.browser;
+        const browserOk = b === undefined || (b.violations === 0 && !b.docsKeyStored && b.docsRequestWithKey === 200 && !b.injectedRan && b.injectionRefused >= 2 && !b.framed);
+        results.push({
+          part: 'page',
+          ok: r.missingHeaders === 0 && r.pagePolicyMismatches === 0 && r.answers >= requests * 0.9 && browserOk,
+          summary: `${r.answers} answers: without a security header ${r.missingHeaders}, page policies not fitting the page ${r.pagePolicyMismatches} (statuses ${JSON.stringify(r.byStatus)}); ${
+            b ? `Chromium: ${b.pageLoads} app loads and /docs, CSP violations ${b.violations}, /docs request with the key ${b.docsRequestWithKey}, key stored ${b.docsKeyStored ? 'YES' : 'nowhere'}, injected script ran ${b.injectedRan ? 'YES' : 'no'} (${b.injectionRefused} refusals), framed ${b.framed ? 'YES' : 'no'}` : `browser part skipped: ${r.browserSkipped}`
+          }`,
+          details: r,
         });
         for (const e of r.examples) log(`  ${e}`);
       }
@@ -148,6 +173,29 @@ async function main(): Promise<void> {
       for (const e of r.examples) log(`  ${e}`);
     }
 
+    if (wanted('fair')) {
+      // A market with more than 1,000 Aggregate pools (3,000 pools), the gateway's default limits, one trusted proxy.
+      const fairDir = mkdtempSync(join(tmpdir(), 'soak-fair-'));
+      const fairServer = new SoakServer({ dataDir: fairDir, pools: 3000, days: 1, env: { TRUST_PROXY: FAIR_PROXY, GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' } });
+      try {
+        const seconds = Number(values['fair-seconds']);
+        log(`fair: hostile clients hold every live connection they may and ask for more, 10 honest clients follow 50 pools each, for ${seconds} s`);
+        await fairServer.start();
+        const r = await fairCapacity(fairServer, { seconds });
+        const hostileWithinShare = Object.values(r.hostilePoolsHeld).every((n) => n <= 250);
+        results.push({
+          part: 'fair',
+          ok: r.honestConnected === r.honestClients && r.honestLost === 0 && r.forcedTrades > 0 && r.honestTradesDelivered === r.forcedTrades && hostileWithinShare && fairServer.running,
+          summary: `${r.hostileAttempts} hostile connection attempts in ${r.seconds} s (${r.hostileRefused} refused), hostile pools held ${JSON.stringify(r.hostilePoolsHeld)}; honest clients connected ${r.honestConnected}/${r.honestClients}, their forced trades delivered ${r.honestTradesDelivered}/${r.forcedTrades} (p50 ${r.deliveryP50Ms} ms, p99 ${r.deliveryP99Ms} ms); RSS peak ${r.rssPeakMiB} MiB`,
+          details: r,
+        });
+        for (const e of r.examples) log(`  ${e}`);
+      } finally {
+        if (fairServer.running) await fairServer.stop('SIGTERM');
+        rmSync(fairDir, { recursive: true, force: true });
+      }
+    }
+
     if (wanted('faults')) {
       log('shutdown and storage faults: SIGTERM while streaming and trading, damaged store files, a full disk');
       await server.start();
@@ -162,6 +210,49 @@ async function main(): Promise<void> {
       } finally {
         rmSync(root, { recursive: true, force: true });
       }
+    }
+
+    // Issue 29: no key of a configured address shown, unambiguous tickers, CSV cells no spreadsheet runs.
+    if (wanted('secrets')) {
+      log('secrets: keys in every part of the Ogmios, upstream and database addresses, each endpoint refusing, silent, answering garbage, unresolvable');
+      const r = await secrets({ observeSeconds: 8, log });
+      results.push({
+        part: 'secrets',
+        ok: r.leaks.length === 0 && r.problems.length === 0,
+        summary: `${r.scenarios} server processes in ${r.seconds} s (each failure kind, configuration errors, --help): ${r.answers} answers and ${r.lines} printed lines searched, ${r.errorTexts} failures surfaced, keys shown ${r.leaks.length}${r.problems.length > 0 ? `, problems ${r.problems.length}` : ''}`,
+        details: r,
+      });
+      for (const e of [...r.leaks, ...r.problems].slice(0, 10)) log(`  ${e}`);
+    }
+    let symbolNames: readonly string[] = [];
+    if (wanted('tickers')) {
+      const root = mkdtempSync(join(tmpdir(), 'soak-tickers-'));
+      try {
+        log(`tickers: the issue's look-alikes and ${values.tickers} generated adversarial tokens, served`);
+        const r = await tickers({ root, tokens: Number(values.tickers), byName: 500, seed: Number(values.seed), log });
+        symbolNames = r.symbolNames;
+        const { symbolNames: _names, ...details } = r;
+        results.push({
+          part: 'tickers',
+          ok: r.duplicates + r.lookAlikes + r.invisible + r.wrongPool === 0,
+          summary: `${r.tokens} adversarial tokens, ${r.names} symbol names (symbol_info in ${r.symbolInfoMs} ms): given twice ${r.duplicates}, looking alike ${r.lookAlikes}, with invisible characters ${r.invisible}; ${r.checkedByName} requested by name: another pool answered ${r.wrongPool}`,
+          details,
+        });
+        for (const e of r.examples) log(`  ${e}`);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    }
+    if (wanted('csv')) {
+      log(`csv: ${values.csv} generated exports with hostile headers${symbolNames.length > 0 ? ' and the adversarial symbol names' : ''}, parsed back`);
+      const r = csvSoak({ files: Number(values.csv), symbolNames, seed: Number(values.seed) });
+      results.push({
+        part: 'csv',
+        ok: r.formulas + r.badNumbers + r.unparsable === 0,
+        summary: `${r.files} exports parsed back: ${r.textCells} text cells, formulas left ${r.formulas}; ${r.numberCells} numbers, not read back as written ${r.badNumbers}; unparsable ${r.unparsable}`,
+        details: r,
+      });
+      for (const e of r.examples) log(`  ${e}`);
     }
   } finally {
     if (server.running) await server.stop('SIGKILL');

@@ -6,7 +6,7 @@ export const STEP_SECONDS: Readonly<Record<string, number>> = { '1': 60, '5': 30
 /** The /history spelling of the app's resolutions. */
 export const WIRE_RESOLUTION: Readonly<Record<string, string>> = { '1': '1min', '5': '5min', '15': '15min', '60': '60min', '1D': '1d' };
 
-/** What the chart container says about itself (data-* attributes written by the ChartController). */
+/** What the chart container says about itself (data-* attributes written by the chart, features/chart/lib/chart.ts). */
 export interface ChartAttributes {
   readonly status: string;
   readonly bars: number;

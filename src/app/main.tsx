@@ -1,10 +1,13 @@
-import { pictureSettled } from './boot';
+// First: before any zod schema is built (lib/strict-csp.ts).
+import './lib/strict-csp';
 import './styles/app.css';
+import { firstPaint } from './first-paint';
 import { parseSelection } from './lib/selection';
 
-// The page's one script: the boot script above (the page frame, the first picture of the chart and the
-// boot requests: boot.ts), then the app's code, whose chart finds the answers waiting.
+// The page's one script: the page's first paint (first-paint.ts: the app's chart drawn from the bars
+// the page carries, in this script's own run), then the app's code, which takes the chart over.
+const paint = firstPaint();
 // A page opened on the market overview fetches the overview's chunk beside the app's (start.tsx waits
 // for it before the first render).
 if (parseSelection(location.search).view === 'markets') void import('./features/overview').catch(() => undefined);
-void pictureSettled.then(() => import('./start')).then(({ startApp }) => startApp());
+void import('./start').then(({ startApp }) => startApp(paint));

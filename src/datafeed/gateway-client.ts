@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+import { safeParse } from 'zod/mini';
+import type { $ZodError, $ZodType } from 'zod/v4/core';
 import { priceErrorSchema, tokenErrorSchema } from '../shared/api/errors';
 
 /** The subset of `fetch` the datafeed uses (the browser's, or a test's in-process one). */
@@ -25,14 +26,14 @@ export class GatewayError extends Error {
 
 /** The server's own words for a failed request, when its body has them (either error shape: price or token endpoints). */
 function serverMessage(body: unknown): string | undefined {
-  const price = priceErrorSchema.safeParse(body);
+  const price = safeParse(priceErrorSchema, body);
   if (price.success) return price.data.errmsg;
-  const token = tokenErrorSchema.safeParse(body);
+  const token = safeParse(tokenErrorSchema, body);
   if (token.success) return token.data.detail.map((item) => item.msg).join('; ');
   return undefined;
 }
 
-function describeIssue(error: z.ZodError): string {
+function describeIssue(error: $ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'unexpected shape';
   const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
@@ -40,8 +41,8 @@ function describeIssue(error: z.ZodError): string {
 }
 
 /**
- * The browser's one HTTP client of the gateway: GET requests validated with the wire contract's zod
- * schemas, holding no key. `get` never throws (every failure, network, HTTP status or malformed body,
+ * The browser's one HTTP client of the gateway: GET requests validated with the wire contract's schemas
+ * (zod/mini: the browser's bundle carries only the checks they use), holding no key. `get` never throws (every failure, network, HTTP status or malformed body,
  * becomes an `Outcome` with a clear message: what the datafeed's callbacks want) and identical requests
  * in flight share one fetch; `getOrThrow` is the same request for promise-based callers (React Query
  * fetchers): it rejects with a `GatewayError` and can be aborted.
@@ -60,7 +61,7 @@ export class GatewayClient {
   }
 
   /** GET `<base><path>?<query>`, the body validated by `schema`; shares a fetch with an identical request in flight. */
-  get<T>(path: string, query: Readonly<Record<string, QueryValue>>, schema: z.ZodType<T>): Promise<Outcome<T>> {
+  get<T>(path: string, query: Readonly<Record<string, QueryValue>>, schema: $ZodType<T>): Promise<Outcome<T>> {
     const url = this.url(path, query);
     let pending = this.inFlight.get(url);
     if (!pending) {
@@ -76,7 +77,7 @@ export class GatewayClient {
    * the server's message (or the signal's reason when `signal` aborted it). Not shared with other
    * requests: each caller's abort stays its own.
    */
-  async getOrThrow<T>(path: string, query: Readonly<Record<string, QueryValue>>, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+  async getOrThrow<T>(path: string, query: Readonly<Record<string, QueryValue>>, schema: $ZodType<T>, signal?: AbortSignal): Promise<T> {
     signal?.throwIfAborted();
     const outcome = await this.load(this.url(path, query), path, schema, signal);
     // Aborted meanwhile: the caller asked for no answer (whatever the fetch did with the signal).
@@ -85,7 +86,7 @@ export class GatewayClient {
     throw new GatewayError(outcome.error, outcome.status);
   }
 
-  private async load<T>(url: string, path: string, schema: z.ZodType<T>, signal?: AbortSignal): Promise<Outcome<T>> {
+  private async load<T>(url: string, path: string, schema: $ZodType<T>, signal?: AbortSignal): Promise<Outcome<T>> {
     let response: Response;
     try {
       response = await this.fetchImpl(url, { headers: { Accept: 'application/json' }, ...(signal ? { signal } : {}) });
@@ -104,7 +105,7 @@ export class GatewayClient {
       return { ok: false, status: response.status, error: message ?? `The gateway answered ${response.status} to ${path}` };
     }
     if (!parsedJson) return { ok: false, status: response.status, error: `Malformed answer from ${path}: the body is not JSON` };
-    const parsed = schema.safeParse(body);
+    const parsed = safeParse(schema, body);
     if (!parsed.success) {
       const message = serverMessage(body);
       if (message !== undefined) return { ok: false, status: response.status, error: message };

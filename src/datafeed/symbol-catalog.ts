@@ -2,8 +2,9 @@ import { gatewayLiquiditySchema } from '../shared/api/gateway';
 import { groupsResponseSchema } from '../shared/api/groups';
 import { symbolInfoResponseSchema, symbolInfoRows, type SymbolInfoRow } from '../shared/api/symbol-info';
 import { AGGREGATE_GROUP, ALL_GROUPS } from '../shared/groups';
-import { ADA_TICKER, isPoolId } from '../shared/ids';
+import { ADA_TICKER, isPoolId } from '../shared/id-rules';
 import { parseSymbolName } from '../shared/symbols';
+import { visibleText } from '../shared/visible-text';
 import type { GatewayClient, Outcome } from './gateway-client';
 import type * as SearchModuleType from './symbol-search';
 import type { SearchRow, SymbolSearchIndex } from './symbol-search';
@@ -70,6 +71,12 @@ export class GroupCatalog {
   }
 }
 
+/**
+ * A symbol_info row as the app shows it: tickers, names and description with their invisible and
+ * bidi-control characters written out (`SNEK\u200B`, `\u202EKENS`), whatever the upstream sent (our
+ * service writes them out in symbol names already; another may not). The symbol name and ticker stay
+ * as sent: they are what requests name.
+ */
 function symbolOf(row: SymbolInfoRow, group: string, liquidity: ReadonlyMap<string, { tvl: number; tvlAda: number }>, names: TokenNames): CatalogSymbol {
   const parsed = parseSymbolName(row.symbol);
   const tvl = liquidity.get(row.ticker.toLowerCase());
@@ -78,15 +85,15 @@ function symbolOf(row: SymbolInfoRow, group: string, liquidity: ReadonlyMap<stri
   return {
     symbol: row.symbol,
     ticker: row.ticker,
-    description: row.description,
+    description: visibleText(row.description),
     exchange: row.exchange || group,
     type: row.type,
-    base: parsed?.base ?? (row.baseCurrency === '' ? ADA_TICKER : row.baseCurrency.slice(0, 8)),
-    quote: parsed?.quote ?? row.currency.slice(0, 8),
+    base: visibleText(parsed?.base ?? (row.baseCurrency === '' ? ADA_TICKER : row.baseCurrency.slice(0, 8))),
+    quote: visibleText(parsed?.quote ?? row.currency.slice(0, 8)),
     baseUnit: row.baseCurrency,
     quoteUnit: row.currency,
-    ...(baseName === undefined ? {} : { baseName }),
-    ...(quoteName === undefined ? {} : { quoteName }),
+    ...(baseName === undefined ? {} : { baseName: visibleText(baseName) }),
+    ...(quoteName === undefined ? {} : { quoteName: visibleText(quoteName) }),
     ...(tvl ? { tvl: tvl.tvl, tvlAda: tvl.tvlAda } : {}),
     pricescale: row.pricescale,
     minmov: row.minmovement,

@@ -1,5 +1,5 @@
 import { assetFingerprint } from '../shared/fingerprint';
-import { isTokenUnit, splitTokenUnit } from '../shared/ids';
+import { isTokenUnit, splitTokenUnit } from '../shared/id-rules';
 
 /** One symbol as search returns it (our UI's list shows these; `searchSymbols` maps them for the library). */
 export interface SearchRow {

@@ -2,7 +2,7 @@ import { GATEWAY_PREFIX, gatewayInfoSchema } from '../shared/api/gateway';
 import type { TradeEvent } from '../shared/api/stream';
 import type { Bar } from '../shared/bars';
 import { AGGREGATE_GROUP, ALL_GROUPS } from '../shared/groups';
-import { isPoolId } from '../shared/ids';
+import { isPoolId } from '../shared/id-rules';
 import { asSeconds, type UnixSeconds } from '../shared/time';
 import { GatewayClient, type FetchLike, type Outcome } from './gateway-client';
 import { HistoryLoader, type BarsAnswer } from './history-loader';
@@ -329,15 +329,17 @@ export class UdfDatafeed implements IBasicDataFeed {
   /**
    * subscribeBars for our own callers: live bars of an Aggregate symbol as `src/shared/bars.ts` defines
    * them (`time` in seconds), `onReset` when history changed under the bars given (load them again).
-   * Returns the unsubscribe. Other symbols never tick.
+   * `newest`: the newest bar the caller has, when it did not come from `bars` (the page's own first
+   * bars, src/app/first-paint.ts): live bars continue from it. Returns the unsubscribe. Other symbols
+   * never tick.
    */
-  onBars(symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, listener: BarListener): () => void {
+  onBars(symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, listener: BarListener, newest?: Bar): () => void {
     const guid = `onBars#${++this.listenerSeq}`;
-    this.follow(symbolInfo, resolution, guid, listener);
+    this.follow(symbolInfo, resolution, guid, listener, newest);
     return () => this.unsubscribeBars(guid);
   }
 
-  private follow(symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, listenerGuid: string, listener: BarListener): void {
+  private follow(symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, listenerGuid: string, listener: BarListener, newest?: Bar): void {
     this.unsubscribeBars(listenerGuid);
     const wire = toWireResolution(resolution);
     // The library passes back what resolveSymbol gave (with the ticker); otherwise look the name up.
@@ -350,7 +352,7 @@ export class UdfDatafeed implements IBasicDataFeed {
       return;
     }
     // The newest bar the chart got, whichever identity its getBars used (a stand-in has only the name).
-    let known: Bar | undefined;
+    let known: Bar | undefined = newest;
     for (const key of newestKeys({ ticker: poolId, name: symbolInfo.name }, wire)) {
       const bar = this.newest.get(key);
       if (bar && (!known || bar.time > known.time)) known = bar;

@@ -1,7 +1,7 @@
 import type { LibrarySymbolInfo } from './tradingview-types';
 
 /**
- * The /history symbol of a symbol, without zod: the page's boot script (src/app/boot.ts) asks before
+ * The /history symbol of a symbol, without zod: the page's first paint (src/app/first-paint.ts) asks before
  * the datafeed's code has loaded. The URLs themselves: src/shared/api/gateway-urls.ts.
  */
 

@@ -16,6 +16,8 @@ export function addressRateLimit(options: {
   readonly requestsPerMinute: number;
   readonly clientAddress: (c: Context) => string;
   readonly limiter?: RequestLimiter;
+  /** Told of each request refused (metrics). */
+  readonly onRefused?: () => void;
 }): MiddlewareHandler {
   const budget = options.limiter ?? memoryBudgets('gw-address');
   return async (c, next) => {
@@ -30,6 +32,7 @@ export function addressRateLimit(options: {
       c.header(RATE_LIMIT_HEADERS.reset, String(decision.resetSeconds));
     };
     if (!decision.allowed) {
+      options.onRefused?.();
       describe();
       c.header(RATE_LIMIT_HEADERS.retryAfter, String(decision.retryAfterSeconds));
       const family = /\/tokens(\/|$)/.test(c.req.path) ? 'tokens' : 'price';

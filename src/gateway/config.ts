@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { NO_PROXY_TRUST, parseProxyTrust, type ProxyTrust } from '../node/client-address';
+import { redactUrl } from '../shared/redact';
 
 /** The gateway's configuration (environment variables; see the README's table). */
 export interface GatewayConfig {
@@ -10,6 +12,16 @@ export interface GatewayConfig {
   readonly maxPoolsPerConnection: number;
   /** Concurrent /gw/v1/live connections per client address. */
   readonly maxConnectionsPerAddress: number;
+  /**
+   * Share of the upstream pool budget (percent) one client address may follow: its distinct pools over
+   * all its live connections, never less than one connection's worth (docs/gateway.md).
+   */
+  readonly addressSharePercent: number;
+  /**
+   * Reverse proxies whose forwarding header (`X-Forwarded-For`, or `Forwarded`) names the client
+   * (TRUST_PROXY, TRUST_PROXY_HEADER); nobody by default: the client is the TCP peer.
+   */
+  readonly trustProxy: ProxyTrust;
   /** REST requests per minute per client address (0: no limit). */
   readonly requestsPerMinutePerAddress: number;
   /** Pools the single upstream stream may carry (the upstream plan's limit). */
@@ -48,6 +60,8 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   upstreamApiKey: undefined,
   maxPoolsPerConnection: 50,
   maxConnectionsPerAddress: 20,
+  addressSharePercent: 25,
+  trustProxy: NO_PROXY_TRUST,
   requestsPerMinutePerAddress: 1200,
   upstreamMaxPools: 1000,
   heartbeatSeconds: 15,
@@ -83,7 +97,7 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     try {
       url = new URL(upstreamUrl);
     } catch {
-      throw new Error(`UPSTREAM_URL must be an http(s) URL such as https://api.example.com (got "${upstreamUrl}")`);
+      throw new Error(`UPSTREAM_URL must be an http(s) URL such as https://api.example.com (got "${redactUrl(upstreamUrl)}")`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('UPSTREAM_URL must use http or https');
     // fetch refuses credentials in a URL, and a query or fragment would end up inside every request path.
@@ -93,11 +107,19 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     if (!env.UPSTREAM_API_KEY) throw new Error('UPSTREAM_API_KEY is required with UPSTREAM_URL');
   }
   const d = DEFAULT_GATEWAY_CONFIG;
+  const share = read('GATEWAY_ADDRESS_SHARE_PERCENT', d.addressSharePercent);
+  if (share > 100) throw new Error(`GATEWAY_ADDRESS_SHARE_PERCENT must be a percentage, 1-100 (got "${env.GATEWAY_ADDRESS_SHARE_PERCENT}")`);
+  const header = (env.TRUST_PROXY_HEADER ?? '').trim().toLowerCase() || 'x-forwarded-for';
+  if (header !== 'x-forwarded-for' && header !== 'forwarded') {
+    throw new Error(`TRUST_PROXY_HEADER must be x-forwarded-for or forwarded: the header your proxy sets (got "${env.TRUST_PROXY_HEADER?.slice(0, 100)}")`);
+  }
   return {
     upstreamUrl: upstreamUrl?.replace(/\/+$/, ''),
     upstreamApiKey: env.UPSTREAM_API_KEY || undefined,
     maxPoolsPerConnection: read('GATEWAY_MAX_POOLS_PER_CONNECTION', d.maxPoolsPerConnection),
     maxConnectionsPerAddress: read('GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', d.maxConnectionsPerAddress),
+    addressSharePercent: share,
+    trustProxy: parseProxyTrust(env.TRUST_PROXY, header),
     requestsPerMinutePerAddress: readOrZero('GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS', d.requestsPerMinutePerAddress),
     upstreamMaxPools: read('GATEWAY_UPSTREAM_MAX_POOLS', d.upstreamMaxPools),
     heartbeatSeconds: read('GATEWAY_HEARTBEAT_SECONDS', d.heartbeatSeconds),

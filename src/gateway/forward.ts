@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import type { PriceError, TokenError, TokenErrorItem } from '../shared/api/errors';
 import { acceptsEncoding, acceptsGzip, etagMatches } from '../node/http';
 import { webStreamOf } from '../node/streams';
+import { redactError } from '../shared/redact';
 import type { Upstream } from './upstream';
 
 const gzipAsync = promisify(gzipCallback);
@@ -136,7 +137,13 @@ export class Forwarder {
   constructor(private readonly options: ForwarderOptions) {}
 
   private async load(target: string): Promise<BufferedAnswer> {
-    const response = await this.options.upstream.fetch(target, { signal: AbortSignal.timeout(this.options.timeoutMs), redirect: 'manual' });
+    // Held answers are the service's JSON (a logo too: the PNG is made from it, gateway/logo.ts), asked
+    // for explicitly: an upstream that serves a logo as an image to some clients keeps the JSON here.
+    const response = await this.options.upstream.fetch(target, {
+      signal: AbortSignal.timeout(this.options.timeoutMs),
+      redirect: 'manual',
+      headers: { Accept: 'application/json' },
+    });
     if (isRedirect(response.status)) {
       await response.body?.cancel().catch(() => {});
       throw new UpstreamRedirect(response.status);
@@ -192,15 +199,17 @@ export class Forwarder {
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
       return gatewayError(c, family, 504, `Upstream did not answer within ${this.options.timeoutMs} ms`, { loc: [], type: 'upstream_timeout' });
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    // The upstream's own failures come redacted (remoteUpstream); any other passes through here too.
+    const reason = redactError(error, [this.options.upstream.origin]);
     return gatewayError(c, family, 502, `Upstream unavailable: ${reason}`, { loc: [], type: 'upstream_unavailable' });
   }
 
   /** A held answer, gzipped once per cached answer (off the event loop) for browsers that take it. */
-  private async sendBuffered(c: Context, answer: BufferedAnswer, fromCache: boolean, rule: CacheRule): Promise<Response> {
+  async sendBuffered(c: Context, answer: BufferedAnswer, fromCache: boolean, rule: CacheRule): Promise<Response> {
     for (const [name, value] of Object.entries(answer.headers)) if (!(fromCache && RATE_LIMIT_HEADERS.has(name))) c.header(name, value);
     c.header('Cache-Control', answer.status === 200 ? `private, max-age=${rule.browserMaxAge}` : 'no-store');
-    c.header('Vary', 'Accept-Encoding');
+    // Appended: a route may vary on more (a logo's representation, gateway/logo.ts).
+    c.header('Vary', 'Accept-Encoding', { append: true });
     const gzip = answer.body.byteLength > COMPRESS_MIN_BYTES && acceptsGzip(c.req.header('Accept-Encoding'));
     const etag = gzip ? answer.tags?.gzip : answer.tags?.identity;
     if (etag !== undefined) c.header('ETag', etag);
@@ -234,7 +243,7 @@ export class Forwarder {
     }
     for (const [name, value] of Object.entries(passedHeaders(response))) c.header(name, value);
     c.header('Cache-Control', 'no-store');
-    c.header('Vary', 'Accept-Encoding');
+    c.header('Vary', 'Accept-Encoding', { append: true });
     const encoding = encodingOf(response);
     const length = response.headers.get('content-length');
     let body: ReadableStream<Uint8Array> | null = response.body;

@@ -1,8 +1,11 @@
 import { addressRateLimit } from './address-limit';
+import { redactedLog, type LogHook } from '../node/log';
 import type { RequestLimiter } from '../node/rate-limits';
+import { clientKey } from '../node/client-address';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
-import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, groupStatsQuerySchema, marketSourceResponseSchema, type DataSource } from '../shared/api/extensions';
+import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, marketSourceResponseSchema, type DataSource } from '../shared/api/extensions';
+import { groupStatsQuerySchema } from '../shared/api/queries';
 import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo } from '../shared/api/gateway';
 import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
 import { isTokenUnit } from '../shared/ids';
@@ -16,13 +19,17 @@ import { liveRoutes } from './live/live-route';
 import { UpstreamStream } from './live/upstream-stream';
 import { restRoutes } from './rest';
 import { UDF_GATEWAY_PATH, udfRoutes } from './udf';
-import { publicUpstreamUrl, type Upstream } from './upstream';
+import { redactUrl, textRedactor } from '../shared/redact';
+import type { Upstream } from './upstream';
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
   readonly upstream: Upstream;
-  readonly log?: (line: string) => void;
-  /** The browser's address (for per-address limits); default: the socket's remote address. */
+  readonly log?: LogHook;
+  /**
+   * The key of a browser's per-address limits; default: its client address (the socket's peer, or what
+   * a trusted proxy says: `config.trustProxy`) by `addressKey` (an IPv6 address by its /64).
+   */
   readonly clientAddress?: (c: Context) => string;
   /**
    * Budgets of the per-address REST limit: this process's by default; a cluster's API node passes its
@@ -40,6 +47,8 @@ export interface Gateway {
   readonly paced: PacedUpstream;
   /** /gw/v1/info's answer (the page's HTML carries it too: src/server/platform.ts). */
   info(): Promise<GatewayInfo>;
+  /** REST requests refused for being over their client address's budget, since start (metrics). */
+  readonly addressRefusals: number;
   close(): void;
 }
 
@@ -52,16 +61,17 @@ const INFO_DEEPEST_WAIT_MS = 3000;
 /** The gateway's own GET routes below (relative to /gw/v1): other methods there are a 405, not a 404. */
 const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/group-stats\/?$/, /^\/token-info(\/[^/]+)?\/?$/, /^\/live\/?$/, UDF_GATEWAY_PATH];
 
-/** Socket address of a request served by @hono/node-server (or 'local' in-process). */
-function socketAddress(c: Context): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? 'local';
-}
-
 /** The browser-facing gateway: REST forwarding with the key added, the live SSE multiplexer, /info. */
 export function createGateway(options: GatewayOptions): Gateway {
-  const { config, upstream, log } = options;
-  const hub = new LiveHub((pools) => upstreamStream.setPools(pools), { upstreamMaxPools: config.upstreamMaxPools });
+  const { config, upstream } = options;
+  // What the gateway logs passes without the upstream's address (its host or path may be a tenant's secret).
+  const redact = textRedactor([upstream.origin]);
+  const log = options.log ? redactedLog(options.log, redact) : undefined;
+  const hub = new LiveHub((pools) => upstreamStream.setPools(pools), {
+    upstreamMaxPools: config.upstreamMaxPools,
+    addressSharePercent: config.addressSharePercent,
+    maxPoolsPerConnection: config.maxPoolsPerConnection,
+  });
   const upstreamStream = new UpstreamStream(
     {
       upstream,
@@ -135,7 +145,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     marketSource = { value, until: Date.now() + MARKET_SOURCE_TTL_MS };
     return value;
   };
-  const shownUpstream = upstream.origin === undefined ? undefined : publicUpstreamUrl(upstream.origin);
+  const shownUpstream = upstream.origin === undefined ? undefined : redactUrl(upstream.origin);
   const info = async (): Promise<GatewayInfo> => {
     const stop = new AbortController();
     const late = sleep(INFO_DEEPEST_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
@@ -153,9 +163,18 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   const app = new Hono({ strict: false }).basePath(GATEWAY_PREFIX);
-  const clientAddress = options.clientAddress ?? socketAddress;
+  const clientAddress = options.clientAddress ?? ((c: Context) => clientKey(c.env, (name) => c.req.header(name), config.trustProxy));
+  let addressRefusals = 0;
   if (config.requestsPerMinutePerAddress > 0) {
-    app.use('*', addressRateLimit({ requestsPerMinute: config.requestsPerMinutePerAddress, clientAddress, ...(options.addressLimiter ? { limiter: options.addressLimiter } : {}) }));
+    app.use(
+      '*',
+      addressRateLimit({
+        requestsPerMinute: config.requestsPerMinutePerAddress,
+        clientAddress,
+        ...(options.addressLimiter ? { limiter: options.addressLimiter } : {}),
+        onRefused: () => addressRefusals++,
+      }),
+    );
   }
   app.get('/info', async (c) => {
     c.header('Cache-Control', 'no-store');
@@ -184,6 +203,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     upstreamStream,
     paced,
     info,
+    get addressRefusals() {
+      return addressRefusals;
+    },
     close: () => {
       paced.close();
       upstreamStream.close();

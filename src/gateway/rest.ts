@@ -1,17 +1,28 @@
 import { Hono } from 'hono';
 import { TOKEN_ERROR_TYPES } from '../shared/api/errors';
 import { GATEWAY_PREFIX } from '../shared/api/gateway';
+import { nameRoute } from '../node/request-observer';
 import { gatewayError, type CacheRule, type Family, type Forwarder } from './forward';
+import { forwardLogo } from './logo';
+
+/** A token's logo: one URL, the spec's JSON or the PNG (gateway/logo.ts). */
+const LOGO_PATH = /^\/tokens\/logo\/[^/]+$/;
+const LOGO_RULE: CacheRule = { ttlMs: 60 * 60_000, browserMaxAge: 3600 };
 
 /** Lifetimes of cached upstream answers (only 200s are cached). */
 const CACHE_RULES: readonly (CacheRule & { readonly pattern: RegExp })[] = [
   { pattern: /^\/groups$/, ttlMs: 5 * 60_000, browserMaxAge: 300 },
   { pattern: /^\/symbol_info$/, ttlMs: 60_000, browserMaxAge: 60 },
-  { pattern: /^\/tokens\/logo\/[^/]+$/, ttlMs: 60 * 60_000, browserMaxAge: 3600 },
 ];
 
 /** The service's GET endpoints (the spec's), the only paths forwarded; a trailing slash where the service takes one. */
-const FORWARDED_PATHS: readonly RegExp[] = [/^\/(groups|symbol_info|history)\/?$/, /^\/tokens\/current\/?$/, /^\/tokens\/logo\/[^/]+$/];
+const FORWARDED_PATHS: readonly RegExp[] = [/^\/(groups|symbol_info|history)\/?$/, /^\/tokens\/current\/?$/, LOGO_PATH];
+
+/** The route template of a forwarded path (for the request metrics: a logo's unit is not a label). */
+function forwardedRoute(path: string): string {
+  const bare = path.replace(/\/$/, '');
+  return `${GATEWAY_PREFIX}${bare.startsWith('/tokens/logo/') ? '/tokens/logo/:unit' : bare}`;
+}
 
 /** A percent-encoded '/', '\' or '.': an upstream (or a proxy before it) that decodes them could leave /api/v1. */
 const ENCODED_SEPARATOR = /%(2f|5c|2e)/i;
@@ -70,6 +81,8 @@ export function restRoutes({ forwarder, ownPaths = [] }: RestOptions): Hono {
     }
 
     const target = `/api/v1${rest}${url.search}`;
+    nameRoute(c.req.raw, forwardedRoute(rest));
+    if (LOGO_PATH.test(rest)) return forwardLogo(c, forwarder, target, LOGO_RULE);
     return forwarder.forward(c, target, family, CACHE_RULES.find((r) => r.pattern.test(rest)));
   });
 

@@ -1,12 +1,13 @@
 import { request } from 'undici';
 import { webStreamOf } from '../node/streams';
+import { redactedError } from '../shared/redact';
 /**
  * How the gateway reaches the data service: a fetch of `/api/v1/...` (and `/api/x/...`) paths with the key added. The
  * embedded service is called in-process (no socket); a remote one over HTTP.
  */
 export interface Upstream {
   readonly kind: 'embedded' | 'remote';
-  /** Origin (and path) of a remote upstream; /gw/v1/info shows it through publicUpstreamUrl. */
+  /** Origin (and path) of a remote upstream; /gw/v1/info shows it only as `redactUrl` does. */
   readonly origin?: string;
   /**
    * Whether `fetch` hands back bodies already decoded (as fetch() over HTTP does with any
@@ -62,24 +63,17 @@ async function rawRequest(url: string, method: 'GET' | 'HEAD', headers: Headers,
  * (a compressed body stays compressed: `decodesBodies` is false); the stream's POST goes through fetch.
  */
 export function remoteUpstream(origin: string, key: string, fetchImpl: typeof fetch = fetch): Upstream {
+  const send = (path: string, init: RequestInit | undefined): Promise<Response> => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (method === 'GET' || method === 'HEAD') return rawRequest(`${origin}${path}`, method, withKey(init, key), init?.signal);
+    return fetchImpl(`${origin}${path}`, { ...init, redirect: 'manual', headers: withKey(init, key) });
+  };
   return {
     kind: 'remote',
     origin,
     decodesBodies: false,
-    fetch: (path, init) => {
-      const method = (init?.method ?? 'GET').toUpperCase();
-      if (method === 'GET' || method === 'HEAD') return rawRequest(`${origin}${path}`, method, withKey(init, key), init?.signal);
-      return fetchImpl(`${origin}${path}`, { ...init, redirect: 'manual', headers: withKey(init, key) });
-    },
+    // A failure's text (undici's `getaddrinfo ENOTFOUND HOST`, say) reaches logs and browsers' error
+    // answers: without the upstream's host or path, which may be a tenant's secret.
+    fetch: (path, init) => send(path, init).catch((error: unknown) => Promise.reject(redactedError(error, [origin]))),
   };
-}
-
-/** The upstream URL as browsers may see it (/gw/v1/info): origin and path, never credentials, query or fragment. */
-export function publicUpstreamUrl(origin: string): string | undefined {
-  try {
-    const url = new URL(origin);
-    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { RAW_SECURITY_HEADER_LINES } from './security-headers';
 
 /**
  * Requests Node refuses before any route sees them (request line and headers over `maxHeaderSize`,
@@ -41,7 +42,7 @@ export function answerClientErrors(server: Server): void {
       : 'Malformed HTTP request';
     const body = familyBody(pathOf(error.rawPacket), message);
     socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${RAW_SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`,
     );
   });
 }

@@ -1,6 +1,6 @@
 /**
  * HTTP helpers shared by the Node servers of this repository (the data service and the gateway): content
- * negotiation, conditional requests, request logging. They import nothing of ours but `shared`.
+ * negotiation, conditional requests. They import nothing of ours but `shared`.
  */
 
 /** If-None-Match uses the weak comparison over a list of tags, or '*' (RFC 9110 13.1.2). */
@@ -23,15 +23,4 @@ export function acceptsEncoding(header: string | undefined, coding: 'gzip' | 'de
 /** Whether Accept-Encoding lists gzip with a non-zero quality (`gzip;q=0` refuses it). */
 export function acceptsGzip(header: string | undefined): boolean {
   return acceptsEncoding(header, 'gzip');
-}
-
-/** Logs method, path (with query), status and duration of every request. */
-export function requestLogger(log: (line: string) => void) {
-  return async (c: { req: { method: string; url: string }; res: Response }, next: () => Promise<void>) => {
-    const started = performance.now();
-    await next();
-    const url = new URL(c.req.url);
-    const target = `${url.pathname}${url.search}`.slice(0, 300);
-    log(`${c.req.method} ${target} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
-  };
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { API_POLICY, COMMON_SECURITY_HEADERS } from './security-headers';
 
 /**
  * Paths are judged as the client sent them, before the URL parser sees them: WHATWG URL parsing (what
@@ -34,7 +35,7 @@ export function guardRawPaths(listener: (req: IncomingMessage, res: ServerRespon
     const tokens = /^\/(api|gw)\/v1\/tokens(\/|\?|$)/.test(raw);
     const body = JSON.stringify(tokens ? { detail: [{ loc: ['path'], msg: message, type: 'value_error' }] } : { s: 'error', errmsg: message });
     // The connection closes after the refusal: an unread request body must not be taken for the next request.
-    res.writeHead(400, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    res.writeHead(400, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close', ...COMMON_SECURITY_HEADERS, 'Content-Security-Policy': API_POLICY });
     res.end(body);
   };
 }

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { CoalescingWriter } from './coalescing-writer';
+import { API_POLICY, COMMON_SECURITY_HEADERS } from './security-headers';
 
 /**
  * A long-lived streaming response (the service's stream, the gateway's SSE) with one rule for slow
@@ -31,6 +32,8 @@ export interface OpenStreamOptions {
   readonly slowConsumerLine: string;
   /** Called once when the stream ends, whatever the cause (client gone, dropped, ended). */
   readonly onClose: () => void;
+  /** Called when the client is dropped for not reading (before `onClose`). */
+  readonly onSlowConsumer?: () => void;
 }
 
 const encoder = new TextEncoder();
@@ -90,13 +93,22 @@ export function openStream(c: Context, options: OpenStreamOptions): { response: 
   return webStream(c, options);
 }
 
+/**
+ * The security headers of every answer (security-headers.ts): a stream's head is written here, before
+ * any middleware could add them on the way out.
+ */
+const STREAM_SECURITY_HEADERS: Readonly<Record<string, string>> = { ...COMMON_SECURITY_HEADERS, 'Content-Security-Policy': API_POLICY };
+
 /** Headers already set on the context (CORS, rate limits) plus the stream's own. */
 function headersOf(c: Context, own: Readonly<Record<string, string>>): Record<string, string> {
+  // One spelling per name (Headers gives them in lower case): Node would send both of two spellings.
   const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(STREAM_SECURITY_HEADERS)) headers[name.toLowerCase()] = value;
   c.res.headers.forEach((value, name) => {
     if (name !== 'content-type' && name !== 'content-length') headers[name] = value;
   });
-  return { ...headers, ...own };
+  for (const [name, value] of Object.entries(own)) headers[name.toLowerCase()] = value;
+  return headers;
 }
 
 function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOptions): { response: Response; sink: StreamSink } {
@@ -165,6 +177,7 @@ function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOpt
         // The client stopped reading: drop it rather than buffer without bound.
         flush();
         outgoing.end(options.slowConsumerLine);
+        options.onSlowConsumer?.();
         close();
         return false;
       }
@@ -232,6 +245,7 @@ function webStream(c: Context, options: OpenStreamOptions): { response: Response
         out.flush();
         controller.enqueue(encoder.encode(options.slowConsumerLine));
         controller.close();
+        options.onSlowConsumer?.();
         close();
         return false;
       }
@@ -245,5 +259,5 @@ function webStream(c: Context, options: OpenStreamOptions): { response: Response
       close();
     },
   };
-  return { response: c.body(body, 200, { ...options.headers }), sink };
+  return { response: c.body(body, 200, { ...STREAM_SECURITY_HEADERS, ...options.headers }), sink };
 }

@@ -1,18 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
 import { compress } from 'hono/compress';
 import { GATEWAY_PREFIX } from '../shared/api/gateway';
-import { firstChartOf } from '../shared/first-chart';
-import { requestLogger } from '../node/http';
-import { createServiceRuntime, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
+import { Gauge } from 'prom-client';
+import { createMetrics, METRIC_PREFIX, type Metrics } from '../node/metrics';
+import { observeRequests } from '../node/request-observer';
+import { createServiceRuntime, type ReadinessChecks, type RuntimeHooks, type ServiceRuntime } from '../service/runtime';
+import { redactError, redactUrl } from '../shared/redact';
+import { securityHeaders } from '../node/security-headers';
 import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from '../gateway/config';
 import { createGateway, type Gateway } from '../gateway/gateway';
+import { gatewayMetrics } from '../gateway/metrics';
+import { Lifecycle, operationsRoutes } from './operations';
 import { embeddedUpstream, remoteUpstream } from '../gateway/upstream';
-import { bootBarsElement, bootInfoElement, pageEncoding, splitPage, streamPage, type BootBars } from './page';
 import { parseBlockQuery } from './test-controls';
 
 export interface PlatformOptions {
@@ -27,6 +29,15 @@ export interface PlatformOptions {
    */
   readonly testControls?: boolean;
   readonly hooks?: RuntimeHooks;
+  /** The process's metrics (default: a registry of the platform's own). */
+  readonly metrics?: Metrics;
+  /** Serve /metrics on the platform's app (default true; false when `--metrics-port` moves it). */
+  readonly serveMetrics?: boolean;
+  /**
+   * The server's life (starting, ready, draining), which /readyz answers from; the host marks it ready
+   * once it serves the platform. Default: one of the platform's own, ready once the platform is built.
+   */
+  readonly lifecycle?: Lifecycle;
 }
 
 export interface Platform {
@@ -34,19 +45,17 @@ export interface Platform {
   readonly app: Hono;
   readonly runtime: ServiceRuntime | undefined;
   readonly gateway: Gateway;
+  readonly metrics: Metrics;
+  readonly lifecycle: Lifecycle;
+  /** This node's readiness checks (its store, chain, PostgreSQL and Redis: see ServiceRuntime.readiness). */
+  readiness(): Promise<ReadinessChecks>;
   /** Starts live trading of the embedded market. */
   startLive(): void;
   close(): Promise<void>;
 }
 
-/**
- * Longest the page's HTML waits for /gw/v1/info and its first chart's bars (a remote upstream's first
- * answers) before going without them.
- */
-const BOOT_ANSWERS_WAIT_MS = 100;
-
 /** Paths the SPA fallback must never answer. */
-const NON_SPA = /^\/(api|gw|udf|healthz|__test__|docs|openapi\.json)(\/|$)/;
+const NON_SPA = /^\/(api|gw|udf|healthz|livez|readyz|metrics|__test__|docs|openapi\.json)(\/|$)/;
 
 /**
  * Composes the server: the embedded data service (unless the gateway points at a remote upstream),
@@ -59,7 +68,11 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     throw new Error('Test controls can never be enabled in production (NODE_ENV=production).');
   }
   const remote = options.gateway.upstreamUrl;
-  const runtime = remote === undefined ? await createServiceRuntime(options.service, { ...options.hooks, logRequests: false }) : undefined;
+  const metrics = options.metrics ?? createMetrics();
+  const lifecycle = options.lifecycle ?? new Lifecycle();
+  // A host that gives both has registered its lifecycle's metrics (it serves them while starting).
+  if (options.metrics === undefined || options.lifecycle === undefined) lifecycle.register(metrics.registry);
+  const runtime = remote === undefined ? await createServiceRuntime(options.service, { ...options.hooks, logRequests: false, metrics: metrics.registry }) : undefined;
   try {
     let upstream;
     if (remote !== undefined) {
@@ -80,8 +93,22 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     // gateway tells them after a gap of its own upstream stream.
     const unwatch = runtime?.onStreamGap(() => gateway.upstreamStream.markMissed());
 
+    // An ingest node serves no browser: its gateway stays idle, and out of the metrics.
+    if (runtime?.config.role !== 'ingest') gatewayMetrics(metrics.registry, gateway);
+    new Gauge({
+      name: `${METRIC_PREFIX}node_info`,
+      help: 'Always 1: what this process is, as labels (role: all, ingest, api or gateway; source of its market).',
+      labelNames: ['role', 'source'],
+      registers: [metrics.registry],
+    }).set({ role: runtime ? runtime.config.role : 'gateway', source: runtime ? runtime.config.source : 'upstream' }, 1);
+    const readiness = async (): Promise<ReadinessChecks> => (runtime ? runtime.readiness() : {});
+
     const app = new Hono({ strict: false });
-    if (log) app.use('*', requestLogger(log));
+    // Every answer: the app's page and files, /docs, the API, the gateway (src/node/security-headers.ts).
+    app.use('*', securityHeaders());
+    app.use('*', observeRequests({ ...(log ? { log } : {}), metrics: metrics.http, trustProxy: options.gateway.trustProxy }));
+    // Probes and metrics on every role, never behind a key (docs/operations.md).
+    app.route('/', operationsRoutes({ lifecycle, ...(options.serveMetrics === false ? {} : { registry: metrics.registry }) }));
     // A path under an API prefix that no part serves (e.g. /gw/healthz) is a 404 in the price family's
     // shape, like every other refusal there; anything else (a missing asset) stays a plain 404.
     app.notFound((c) => {
@@ -107,7 +134,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       app.get('/docs/*', service);
     }
     if (runtime && options.testControls) {
-      log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.');
+      log?.('Test controls are ON: POST /__test__/block makes the market trade now. Never use this in production.', { level: 'warn' });
       app.post('/__test__/block', async (c) => {
         if (runtime.config.source !== 'simulated') return c.json({ s: 'error', errmsg: `The market's source is ${runtime.config.source}: there is no simulator to trade` }, 409);
         const query = parseBlockQuery(c.req.query('pool'), c.req.query('trades'));
@@ -123,21 +150,21 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         } catch (error) {
           // The block was not committed (a full disk, say): nothing of it happened.
           const errmsg = `The block could not be committed: ${error instanceof Error ? error.message : String(error)}`;
-          log?.(`market: ${errmsg}`);
+          log?.(`market: ${errmsg}`, { level: 'error' });
           return c.json({ s: 'error', errmsg }, 503);
         }
       });
     }
     if (remote !== undefined && options.testControls) {
       // Browser flows in remote mode drive the other server's market through this one.
-      log?.(`Test controls are ON: POST /__test__/block is passed to ${new URL(remote).origin}. Never use this in production.`);
+      log?.(`Test controls are ON: POST /__test__/block is passed to the upstream (${redactUrl(remote)}). Never use this in production.`, { level: 'warn' });
       app.post('/__test__/block', async (c) => {
         try {
           // The query (a pool to trade, trades) goes along: the upstream's control reads it.
           const answer = await fetch(new URL(`/__test__/block${new URL(c.req.url).search}`, remote), { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(15_000) });
           return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': answer.headers.get('Content-Type') ?? 'application/json' } });
         } catch (error) {
-          return c.json({ s: 'error', errmsg: `The upstream's test control did not answer: ${error instanceof Error ? error.message : String(error)}` }, 502);
+          return c.json({ s: 'error', errmsg: `The upstream's test control did not answer: ${redactError(error, [remote])}` }, 502);
         }
       });
     }
@@ -159,44 +186,10 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
         await next();
         if (c.res.status === 200) c.res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
       });
-      // The first chart's first bars as the page's boot script will ask them (the same function builds
-      // the URL), through the gateway as the browser's own request: the client's address pays for it.
-      const firstBars = async (c: Context, url: string, signal: AbortSignal): Promise<BootBars | undefined> => {
-        const answer = await gateway.app.fetch(new Request(new URL(url, c.req.url), { headers: { Accept: 'application/json' }, signal }), c.env);
-        if (answer.status !== 200 || !(answer.headers.get('Content-Type') ?? '').includes('application/json')) {
-          await answer.body?.cancel();
-          return undefined;
-        }
-        return { url, body: await answer.text() };
-      };
-      // The page itself carries /gw/v1/info and its first chart's bars (page.ts): its head sent at once,
-      // the answers and the end once they are in; compressed as it is sent, never cached.
-      const page = (c: Context) => {
-        if (!existsSync(indexFile)) return c.notFound();
-        const [head, end] = splitPage(readFileSync(indexFile, 'utf8'));
-        const stop = new AbortController();
-        const late = sleep(BOOT_ANSWERS_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
-        const search = new URL(c.req.url).search;
-        const info = Promise.race([gateway.info().catch(() => undefined), late]);
-        // A pair in the URL is asked at once; the group's deepest once /info names it.
-        const inUrl = firstChartOf(search, undefined, Date.now());
-        const bars = (inUrl ? Promise.resolve(inUrl) : info.then((body) => firstChartOf(search, body, Date.now())))
-          .then((chart) => (chart && !stop.signal.aborted ? firstBars(c, chart.url, stop.signal) : undefined))
-          .catch(() => undefined);
-        const rest = Promise.all([info, Promise.race([bars, late])])
-          .then(([infoBody, barsBody]) => `${bootInfoElement(infoBody)}${bootBarsElement(barsBody)}${end}`)
-          .catch(() => end)
-          .finally(() => stop.abort());
-        const encoding = pageEncoding(c);
-        return new Response(streamPage(head, rest, encoding), {
-          headers: {
-            'Content-Type': 'text/html; charset=UTF-8',
-            'Cache-Control': 'no-cache',
-            Vary: 'Accept-Encoding',
-            ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
-          },
-        });
-      };
+      // The app's page, with its skeleton and its first chart's bars (first-paint.ts). Loaded here only:
+      // under Vite's servers (no static directory) the page is Vite's, and the app's code is not imported.
+      const { firstPaintPage } = await import('./first-paint');
+      const page = firstPaintPage({ indexFile, gateway, ...(log ? { log } : {}) });
       app.get('/', page);
       app.get('/index.html', page);
       // The build's .br/.gz files (vite.config.ts) when the browser accepts them.
@@ -207,10 +200,15 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       });
     }
 
+    // Built: a platform that owns its lifecycle is ready now; a host that gave one says when.
+    if (options.lifecycle === undefined) lifecycle.ready(readiness);
     return {
       app,
       runtime,
       gateway,
+      metrics,
+      lifecycle,
+      readiness,
       startLive: () => runtime?.startLive(),
       close: async () => {
         unwatch?.();

@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import type { LogHook } from '../node/log';
 import type { RuntimeHooks } from '../service/runtime';
 
 type Progress = Parameters<NonNullable<RuntimeHooks['onProgress']>>[0];
@@ -7,9 +8,10 @@ const TITLES: Record<Progress['phase'], string> = { backfill: 'Backfilling histo
 
 /**
  * Terminal progress bars for the start's phases: the backfill or catch-up, then the bars of a first
- * start. Plain lines at most every 10 % when not a TTY; nothing for a phase already done.
+ * start. Lines at most every 10 % when not a TTY (log lines through `log` when given, with the phase,
+ * percent and trades as fields; else written to `stream`); nothing for a phase already done.
  */
-export function progressReporter(stream: NodeJS.WriteStream = process.stderr): { onProgress: (p: Progress) => void; stop: () => void } {
+export function progressReporter(stream: NodeJS.WriteStream = process.stderr, log?: LogHook): { onProgress: (p: Progress) => void; stop: () => void } {
   let bar: cliProgress.SingleBar | undefined;
   let phase: Progress['phase'] | undefined;
   let lastLine = 0;
@@ -32,7 +34,9 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr): {
         const pct = Math.floor((done / total) * 10);
         if (pct > lastLine) {
           lastLine = pct;
-          stream.write(`${p.phase}: ${pct * 10}% (${p.trades} trades)\n`);
+          const line = `${p.phase}: ${pct * 10}% (${p.trades} trades)`;
+          if (log) log(line, { phase: p.phase, percent: pct * 10, trades: p.trades });
+          else stream.write(`${line}\n`);
         }
         return;
       }

@@ -8,9 +8,11 @@ import { Ingestor } from './market/ingest';
 import { buildMarket } from './market/load';
 import { sumAggregate } from './market/model';
 import type { RuntimeHooks, ServiceRuntime } from './runtime';
-import { serveMarket } from './serving';
+import { serveMarket, storeCheck } from './serving';
 import { openReaderStore } from './store/open';
 import { StreamHub } from './stream/hub';
+import { Refusals } from './auth/rate-limit';
+import { ServiceMetrics } from './metrics';
 
 /**
  * An API node of a cluster (`--role api`): serves /api/v1 (and, composed by the server, the gateway and
@@ -25,11 +27,17 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
   const store = await openReaderStore(config.databaseUrl);
   try {
     const market = buildMarket(await store.market.load());
+    // The market's source is the writer's (stored at its first start), whatever this node was started with.
+    const storedSource = (await store.market.meta('source')) ?? ((await store.market.meta('seed')) !== undefined ? 'simulated' : undefined);
+    const source = (storedSource ?? config.source) as ServiceConfig['source'];
     const ingestor = await Ingestor.open(store, market);
     const hub = new StreamHub(market);
     const history = new HistoryCache(store.bars);
     const gapListeners = new Set<() => void>();
     let resyncs = 0;
+    const metrics = hooks.metrics ? new ServiceMetrics(hooks.metrics) : undefined;
+    const refusals = new Refusals();
+    metrics?.serving({ hub, history, refusals });
 
     /** A commit's reserves into the market in memory, its Aggregates' sums after them. */
     const applyReserves = (message: CommitMessage) => {
@@ -62,7 +70,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
         }
         resyncs++;
       } catch (error) {
-        log?.(`api node: resync failed (${error instanceof Error ? error.message : String(error)}); the next message retries`);
+        log?.(`api node: resync failed (${error instanceof Error ? error.message : String(error)}); the next message retries`, { level: 'warn' });
       } finally {
         applied = undefined;
       }
@@ -82,12 +90,19 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       });
       return queued;
     };
+    const shared = SharedLimits.create(config.redisUrl, { leaseMs: config.streamLeaseSeconds * 1000, ...(log ? { log } : {}) });
+    // Read when Prometheus scrapes (the subscriber exists by then); observes each commit message's age when applied here.
+    const fanout = metrics?.apiNode({ connected: () => subscriber.connected, gaps: () => subscriber.gaps, resyncs: () => resyncs, leases: shared });
     const subscriber = CommitSubscriber.create(config.redisUrl, {
       apply: (message) => {
+        if (message.at !== undefined) fanout?.(Date.now() - message.at);
         applyReserves(message);
         applied?.push(message);
         history.invalidate(message.records);
+      },
+      events: (message) => {
         if (message.records.length > 0) hub.publish(message.records);
+        if (message.rollback) hub.publishRollback(message.rollback);
       },
       resync: async (_why, gap) => {
         await resync();
@@ -96,7 +111,6 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       },
       ...(log ? { log } : {}),
     });
-    const shared = SharedLimits.create(config.redisUrl, { leaseMs: config.streamLeaseSeconds * 1000, ...(log ? { log } : {}) });
 
     const keyStore = new KeyStore(store.keys);
     const keys = new KeyRing(keyStore, config.apiKeys, config.plans);
@@ -105,11 +119,11 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       pools: market.pools.size,
       tokens: market.tokens.size,
       streams: hub.connectionCount,
-      source: config.source,
+      source,
       role: 'api',
       cluster: { redis: subscriber.connected, gaps: subscriber.gaps, resyncs },
     });
-    const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs }, { store, market, keys, hub, history, limiter: shared, leases: shared, health });
+    const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs }, { store, market, keys, hub, history, limiter: shared, leases: shared, refusals, health });
     let closed = false;
     return {
       app,
@@ -128,6 +142,10 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       startupTrades: 0,
       startLive: () => undefined,
       sharedLimiter: shared,
+      readiness: async () => ({
+        postgres: closed ? 'closed' : await storeCheck(store),
+        redis: subscriber.connected ? 'ok' : 'not connected',
+      }),
       onStreamGap: (listener) => {
         gapListeners.add(listener);
         return () => gapListeners.delete(listener);

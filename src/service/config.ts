@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { parseChainStart, type ChainStart } from './chain/start';
+import { readVyFiPools, type VyFiPoolList } from './chain/dexes/vyfi-pools';
 import { STREAM_PING_SECONDS } from '../shared/api/stream';
+import { redactUrl } from '../shared/redact';
 import { parseEnvKeys } from './auth/keys';
 import { parsePlans, type Plans } from './auth/plans';
 
@@ -20,6 +22,11 @@ export interface ServiceConfig {
   readonly streamPingSeconds: number;
   readonly streamMaxBodyBytes: number;
   readonly streamMaxBufferedBytes: number;
+  /**
+   * `STREAM_HANDOVER_MS`: how long a new stream waits for its key's slot while every slot is held
+   * (a client replacing its stream; default 2000, 0 refuses at once).
+   */
+  readonly streamHandoverMs: number;
   /**
    * Serve our extension routes under /api/x (docs/gateway.md). Off (`--spec-only`, SPEC_ONLY=1): the
    * spec's /api/v1 alone, like the hosted API, to try a gateway against an upstream that lacks them.
@@ -41,11 +48,19 @@ export interface ServiceConfig {
   readonly chainStart?: ChainStart;
   /** `--kupo` / `KUPO_URL`: a Kupo chain index beside Ogmios, to find the block `--chain-start <N>d` names. */
   readonly kupoUrl?: string;
+  /** `--vyfi-pools` / `VYFI_POOLS`: VyFi's pools from the operator's file instead of the bundled list (source `chain`). */
+  readonly vyFiPools?: VyFiPoolList;
   /** `DATABASE_URL`: the market lives in this PostgreSQL database instead of the data directory's SQLite file. */
   readonly databaseUrl?: string;
 }
 
 export const DEFAULT_POOLS = 17_600;
+/**
+ * How long a stream waits for its key's slot by default: a client's abort reaches the server within
+ * milliseconds on a healthy connection (Chromium's 5-11 refusals in 20 switches were all races of that
+ * size); two seconds also covers a slow network without holding a truly concurrent stream long.
+ */
+export const STREAM_HANDOVER_MS = 2_000;
 export const DEFAULT_SEED = 1;
 
 const int = (name: string, min: number, max: number) =>
@@ -57,7 +72,10 @@ const int = (name: string, min: number, max: number) =>
 
 const positive = (name: string) => z.coerce.number({ error: `${name} must be a number` }).positive(`${name} must be positive`);
 
-/** Flags of `npm run serve` and the environment variables that stand for them. */
+/**
+ * Flags of `npm run serve` and the environment variables that stand for them. A `secret` one (an
+ * address that may carry a key) is echoed in errors only as `redactUrl` shows it.
+ */
 export const SERVICE_SETTINGS = {
   dataDir: { flag: 'data-dir', env: 'DATA_DIR' },
   seed: { flag: 'seed', env: 'SEED' },
@@ -67,9 +85,10 @@ export const SERVICE_SETTINGS = {
   storeCheck: { flag: 'store-check', env: 'STORE_CHECK' },
   source: { flag: 'source', env: 'SOURCE' },
   role: { flag: 'role', env: 'ROLE' },
-  ogmios: { flag: 'ogmios', env: 'OGMIOS_URL' },
+  ogmios: { flag: 'ogmios', env: 'OGMIOS_URL', secret: true },
   chainStart: { flag: 'chain-start', env: 'CHAIN_START' },
   kupo: { flag: 'kupo', env: 'KUPO_URL' },
+  vyFiPools: { flag: 'vyfi-pools', env: 'VYFI_POOLS' },
 } as const;
 
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -90,7 +109,7 @@ function databaseUrlOf(raw: string): string {
   } catch {
     throw new Error('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`DATABASE_URL must be a postgres:// URL (got ${url.protocol})`);
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`DATABASE_URL must be a postgres:// URL (got ${redactUrl(raw)})`);
   return raw;
 }
 
@@ -107,6 +126,14 @@ export function clusterUrls(env: Env): { readonly databaseUrl?: string; readonly
   };
 }
 
+/**
+ * The addresses a configuration connects to (Ogmios, PostgreSQL, Redis): what `textRedactor` removes
+ * from everything the service logs or answers, since each may carry a key.
+ */
+export function configuredAddresses(config: Pick<ServiceConfig, 'ogmiosUrl' | 'databaseUrl' | 'redisUrl'>): (string | undefined)[] {
+  return [config.ogmiosUrl, config.databaseUrl, config.redisUrl];
+}
+
 /** Parses the service's configuration; throws an Error naming the bad flag or variable. */
 export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   const read = <T>(key: keyof typeof SERVICE_SETTINGS, schema: z.ZodType<T>, fallback: T): T => {
@@ -115,7 +142,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     if (raw === undefined) return fallback;
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
-      throw new Error(`--${setting.flag} / ${setting.env}: ${parsed.error.issues[0]?.message ?? 'invalid value'} (got "${raw}")`);
+      throw new Error(`--${setting.flag} / ${setting.env}: ${parsed.error.issues[0]?.message ?? 'invalid value'} (got "${'secret' in setting ? redactUrl(raw) : raw}")`);
     }
     return parsed.data;
   };
@@ -125,20 +152,21 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   const ping = positive('STREAM_PING_SECONDS').safeParse(pingRaw ?? STREAM_PING_SECONDS);
   if (!ping.success) throw new Error(`STREAM_PING_SECONDS: ${ping.error.issues[0]?.message ?? 'invalid'} (got "${pingRaw}")`);
   const source = read('source', z.enum(['simulated', 'chain', 'none'], { error: 'source must be simulated, chain or none' }), 'simulated');
-  // A hosted Ogmios may take its key in the path or query: both are kept (and never logged: only origin and path are).
+  // A hosted Ogmios may take its key in the host, path or query: all are kept, and shown only as redactUrl shows them.
   const ogmios = read(
     'ogmios',
     z.string().refine((value) => {
       try {
         const url = new URL(value);
-        return (url.protocol === 'ws:' || url.protocol === 'wss:') && url.hostname !== '' && url.hash === '' && url.username === '' && !/\s/.test(value);
+        return (url.protocol === 'ws:' || url.protocol === 'wss:') && url.hostname !== '' && url.hash === '' && url.username === '' && url.password === '' && !/\s/.test(value);
       } catch {
         return false;
       }
     }, 'ogmios must be a WebSocket address such as ws://127.0.0.1:1337 or wss://host/path?key=… (no credentials or fragment)'),
     undefined as unknown as string,
   ) as string | undefined;
-  if (source === 'chain' && ogmios === undefined) throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
+  // An API node of a cluster follows nothing itself (the ingest node does).
+  if (source === 'chain' && ogmios === undefined && pick(flags, env, SERVICE_SETTINGS.role) !== 'api') throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
   const chainStart = read(
     'chainStart',
     z.string().transform((value, ctx) => {
@@ -170,11 +198,20 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
         'or start at a block: --chain-start <slot>.<block hash> (any block\'s slot and hash, from an explorer).',
     );
   }
+  const vyFiPoolsFile = pick(flags, env, SERVICE_SETTINGS.vyFiPools);
+  let vyFiPools: VyFiPoolList | undefined;
+  try {
+    vyFiPools = vyFiPoolsFile === undefined ? undefined : readVyFiPools(vyFiPoolsFile);
+  } catch (error) {
+    throw new Error(`--vyfi-pools / VYFI_POOLS: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   const role = read('role', z.enum(['all', 'ingest', 'api'], { error: 'role must be all, ingest or api' }), 'all');
   const { databaseUrl, redisUrl } = clusterUrls(env);
   if (role !== 'all' && (databaseUrl === undefined || redisUrl === undefined)) {
     throw new Error(`--role ${role} is a node of a cluster: it needs DATABASE_URL (postgres://…) and REDIS_URL (redis://…), shared by every node`);
   }
+  const handover = int('STREAM_HANDOVER_MS', 0, 30_000).safeParse(env.STREAM_HANDOVER_MS ?? STREAM_HANDOVER_MS);
+  if (!handover.success) throw new Error(`STREAM_HANDOVER_MS: ${handover.error.issues[0]?.message ?? 'invalid'} (got "${env.STREAM_HANDOVER_MS}")`);
   const lease = positive('STREAM_LEASE_SECONDS').safeParse(env.STREAM_LEASE_SECONDS ?? 30);
   if (!lease.success) throw new Error(`STREAM_LEASE_SECONDS: ${lease.error.issues[0]?.message ?? 'invalid'} (got "${env.STREAM_LEASE_SECONDS}")`);
   return {
@@ -185,6 +222,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     ...(ogmios !== undefined ? { ogmiosUrl: ogmios } : {}),
     ...(chainStart !== undefined ? { chainStart } : {}),
     ...(kupo !== undefined ? { kupoUrl: kupo } : {}),
+    ...(vyFiPools !== undefined ? { vyFiPools } : {}),
     dataDir: read('dataDir', z.string().min(1, 'data-dir must not be empty'), './data'),
     seed: read('seed', int('seed', 0, 2 ** 31 - 1), DEFAULT_SEED),
     days: read('days', z.coerce.number({ error: 'days must be a number' }).min(0, 'days must be at least 0').max(400, 'days must be at most 400'), 30),
@@ -195,6 +233,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     streamPingSeconds: ping.data,
     streamMaxBodyBytes: 256 * 1024,
     streamMaxBufferedBytes: 1024 * 1024,
+    streamHandoverMs: handover.data,
     extensions: !(flags['spec-only'] === true || env.SPEC_ONLY === '1'),
     ...(databaseUrl !== undefined ? { databaseUrl } : {}),
     storeCheck: read('storeCheck', z.enum(['quick', 'off'], { error: 'store-check must be quick or off' }), 'quick'),

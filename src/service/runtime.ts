@@ -1,17 +1,21 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
+import type { Registry } from 'prom-client';
+import { redactedLog, type LogFields, type LogHook } from '../node/log';
 import type { BackoffOptions } from '../shared/backoff';
+import { redactedError, textRedactor } from '../shared/redact';
 import { KeyRing, KeyStore } from './auth/keys';
 import { slotTime } from './chain/block';
 import { ChainIngest } from './chain/chain-ingest';
+import { chainDecoders } from './chain/dexes';
+import { BUNDLED_VYFI_POOLS } from './chain/dexes/vyfi-pools';
 import { createApiNode } from './api-node';
-import { announceCommits, type Announce, type Announcer } from './cluster/announce';
+import { announceCommits, type Announce, type Announcer, type PublishObserver } from './cluster/announce';
 import { ChainFollower, type ChainStatus } from './chain/follower';
 import { DEFAULT_CHAIN_START } from './chain/start';
-import { keyBudgets } from './auth/rate-limit';
 import type { RequestLimiter } from '../node/rate-limits';
-import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
+import { configuredAddresses, DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
 import type { HealthReport } from './http/app';
 import type { ServiceEnv } from './http/guard';
 import { HistoryCache } from './http/history-cache';
@@ -24,8 +28,12 @@ import { Simulator, type SimulatorProgress } from './market/simulator';
 import { lockDataDir } from './store/lock';
 import { DATABASE_FILE, openStore, openWriterStore, shownDatabase } from './store/open';
 import type { Store } from './store/ports';
-import { serveMarket } from './serving';
+import { serveMarket, storeCheck, type ReadinessChecks } from './serving';
 import { StreamHub } from './stream/hub';
+import { keyBudgets, Refusals } from './auth/rate-limit';
+import { ServiceMetrics } from './metrics';
+
+export type { ReadinessChecks };
 
 /** File (in the data directory) holding the dev key created on a first start without keys. */
 export const DEV_KEY_FILE = 'dev-api-key.txt';
@@ -43,8 +51,10 @@ export interface StartupProgress {
 export interface RuntimeHooks {
   /** Wall clock in milliseconds (injectable so tests run fast). */
   readonly nowMs?: () => number;
-  /** Notices (and request lines with `logRequests`). */
-  readonly log?: (line: string) => void;
+  /** Notices (and request lines with `logRequests`), with their level and fields. */
+  readonly log?: LogHook;
+  /** The process's Prometheus registry: the service registers its metrics there (docs/operations.md). */
+  readonly metrics?: Registry;
   /** Log one line per request from the service app itself (off when a host logs them). */
   readonly logRequests?: boolean;
   /** Progress of the start: producing the backfill or catch-up, then (first start) building the bars. */
@@ -86,6 +96,12 @@ export interface ServiceRuntime {
   onStreamGap(listener: () => void): () => void;
   /** Request budgets shared by a cluster's nodes (an API node: in Redis), for other per-client limits; undefined on one process. */
   readonly sharedLimiter: RequestLimiter | undefined;
+  /**
+   * Whether this node can serve now, check by check: `ok`, or why not (never an error's text, which
+   * may name a host). A writer: its store answers; a chain source: it has caught up with the node once
+   * since start; an API node: PostgreSQL answers and its Redis subscription is connected.
+   */
+  readiness(): Promise<ReadinessChecks>;
 
   /** Stops trading (after the block in progress is committed), closes the streams and the store. */
   close(): Promise<void>;
@@ -155,7 +171,9 @@ export interface OpenMarketOptions {
   readonly redisUrl?: string;
   /** How they are told (see `Announce`); default `commits`. */
   readonly announce?: Announce;
-  readonly log?: (line: string) => void;
+  readonly log?: LogHook;
+  /** Told of each commit message the writer publishes (metrics). */
+  readonly onPublish?: PublishObserver;
   /** Another writer took the database after this one lost its PostgreSQL session (see `RuntimeHooks.onFatal`). */
   readonly onLockTaken?: (line: string) => void;
 }
@@ -207,7 +225,7 @@ export async function openMarket(dataDir: string, purpose: string, options: Open
  */
 async function openPostgresMarket(databaseUrl: string, purpose: string, options: OpenMarketOptions): Promise<MarketHandle> {
   const line = (text: string) => {
-    options.log?.(text);
+    options.log?.(text, { level: 'error' });
     options.onLockTaken?.(text);
   };
   const store = await openWriterStore(databaseUrl, purpose, { ...(options.log ? { log: options.log } : {}), onTaken: (why) => line(`${purpose}: ${why}`) });
@@ -220,7 +238,7 @@ async function openPostgresMarket(databaseUrl: string, purpose: string, options:
     const ingestor = await Ingestor.open(store, market);
     if (await store.bars.stale()) await store.bars.rebuild();
     // Attached before the first commit (a backfill, a catch-up, an import): none goes unannounced.
-    if (options.redisUrl !== undefined) announcer = await announceCommits(ingestor, options.redisUrl, options.announce ?? 'commits', options.log);
+    if (options.redisUrl !== undefined) announcer = await announceCommits(ingestor, options.redisUrl, options.announce ?? 'commits', options.log, options.onPublish);
     let closed = false;
     return {
       store,
@@ -246,17 +264,36 @@ async function openPostgresMarket(databaseUrl: string, purpose: string, options:
   }
 }
 
-export async function createServiceRuntime(config: ServiceConfig, hooks: RuntimeHooks = {}): Promise<ServiceRuntime> {
-  if (config.role === 'api') return createApiNode(config, hooks);
+export async function createServiceRuntime(config: ServiceConfig, given: RuntimeHooks = {}): Promise<ServiceRuntime> {
+  // Every line logged, every error thrown at start and every error text in /healthz without a part of the
+  // configured addresses (a hosted Ogmios's or a database's key may be in any of them).
+  const redact = textRedactor(configuredAddresses(config));
+  const hooks: RuntimeHooks = {
+    ...given,
+    ...(given.log ? { log: redactedLog(given.log, redact) } : {}),
+    ...(given.onFatal ? { onFatal: (line: string) => given.onFatal?.(redact(line)) } : {}),
+  };
+  try {
+    return await (config.role === 'api' ? createApiNode(config, hooks) : createWriterRuntime(config, hooks, redact));
+  } catch (error) {
+    throw redactedError(error, configuredAddresses(config));
+  }
+}
+
+/** The runtime of a single process or of a cluster's ingest node: the market's one writer. */
+async function createWriterRuntime(config: ServiceConfig, hooks: RuntimeHooks, redact: (text: string) => string): Promise<ServiceRuntime> {
   const nowMs = hooks.nowMs ?? Date.now;
   const log = hooks.log;
+  const metrics = hooks.metrics ? new ServiceMetrics(hooks.metrics) : undefined;
   let simulator: Simulator | undefined;
   let follower: ChainFollower | undefined;
+  const cluster = config.role === 'ingest' && config.redisUrl !== undefined;
   const handle = await openMarket(config.dataDir, config.role === 'ingest' ? 'the ingest node' : 'service', {
     check: config.storeCheck,
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
     // The writer of a cluster tells the API nodes what each commit changed (docs/scaling.md).
-    ...(config.role === 'ingest' && config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+    ...(cluster ? { redisUrl: config.redisUrl } : {}),
+    ...(cluster && metrics ? { onPublish: metrics.writer() } : {}),
     ...(log ? { log } : {}),
     onLockTaken: (line) => {
       // Nothing more is committed anyway (the store refuses): stop producing.
@@ -267,6 +304,9 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
   });
   const { store, ingestor } = handle;
   try {
+    // Before the first commit (the market's creation, the backfill): every commit is timed.
+    metrics?.commits(ingestor);
+    if (metrics && !config.databaseUrl && config.dataDir !== ':memory:') metrics.sqliteFile(join(config.dataDir, DATABASE_FILE));
 
     // The market's source is fixed at first start: sources are never mixed in one market.
     const storedSeed = await store.market.meta('seed');
@@ -294,7 +334,7 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       const poolCount = storedSeed === undefined ? config.pools : Number(await store.market.meta('pools'));
       const chosen = config.seed !== DEFAULT_SEED || config.pools !== DEFAULT_POOLS;
       if (storedSeed !== undefined && chosen && (seed !== config.seed || poolCount !== config.pools)) {
-        log?.(`note: ${config.dataDir} holds a market of seed ${seed} with ${poolCount} pools; --seed/--pools apply to a new data directory only`);
+        log?.(`note: ${config.dataDir} holds a market of seed ${seed} with ${poolCount} pools; --seed/--pools apply to a new data directory only`, { level: 'warn' });
       }
       const spec = generateMarket(seed, poolCount);
       if (storedSeed === undefined) await seedMarket(ingestor, spec, { seed: String(seed), pools: String(poolCount), source: 'simulated' });
@@ -314,23 +354,38 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     } else {
       if (storedSource === undefined) await ingestor.commit({ meta: { source: config.source } });
       if (config.source === 'chain') {
-        const ingest = await ChainIngest.open(ingestor, store.market, (line) => log?.(line));
-        follower = new ChainFollower(ingest, {
+        const vyFiPools = config.vyFiPools ?? BUNDLED_VYFI_POOLS;
+        log?.(`chain: VyFi pools: ${vyFiPools.pools.length} from ${vyFiPools.origin}`);
+        const ingest = await ChainIngest.open(ingestor, store.market, (line, fields) => log?.(line, fields), chainDecoders(vyFiPools.pools));
+        const rollbackDepth = metrics?.rollbacks();
+        const chainFollower = new ChainFollower(ingest, {
           url: config.ogmiosUrl ?? '',
           start: config.chainStart ?? DEFAULT_CHAIN_START,
           ...(config.kupoUrl ? { kupoUrl: config.kupoUrl } : {}),
-          ...(log ? { log } : {}),
+          // The follower's lines at their level, with where the chain stands.
+          ...(log ? { log: (line: string, fields?: LogFields) => log(line, { level: 'warn', ...fields, ...tipFields(chainFollower.status()) }) } : {}),
           ...(hooks.chainBackoff ? { backoff: hooks.chainBackoff } : {}),
+          onRollback: (_point, blocks) => rollbackDepth?.(blocks),
         });
+        follower = chainFollower;
+        metrics?.chain(chainFollower);
       }
     }
 
     const hub = new StreamHub(market);
     const history = new HistoryCache(store.bars);
+    const refusals = new Refusals();
+    // The writer of a cluster serves no API: its hub and caches stay idle, and out of the metrics.
+    if (config.role !== 'ingest') metrics?.serving({ hub, history, refusals });
+    if (simulator) metrics?.simulator(simulator);
     // Caches first, so a client reacting to an event already reads the new bars.
     ingestor.onCommit((records) => history.invalidate(records));
     ingestor.onRollback(() => history.clear());
     ingestor.onCommit((records) => hub.publish(records));
+    // A chain rollback, once committed, is told to the streams that asked (the gateway: docs/chain.md).
+    ingestor.onBatch((batch) => {
+      if (batch.rollbackTo) hub.publishRollback(batch.rollbackTo);
+    });
 
     const keyStore = new KeyStore(store.keys);
     const keys = new KeyRing(keyStore, config.apiKeys, config.plans);
@@ -339,18 +394,32 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
     const limiter = keyBudgets();
     const health = (): HealthReport => ({
       status: ingestor.lastCommitError ? 'degraded' : 'ok',
-      ...(ingestor.lastCommitError ? { lastCommitError: ingestor.lastCommitError } : {}),
+      ...(ingestor.lastCommitError ? { lastCommitError: { ...ingestor.lastCommitError, message: redact(ingestor.lastCommitError.message) } } : {}),
       pools: market.pools.size,
       tokens: market.tokens.size,
       streams: hub.connectionCount,
       source: config.source,
       ...(config.role !== 'all' ? { role: config.role } : {}),
       ...(simulator ? { blockHeight: simulator.blockHeight, lastBlockTime: simulator.lastBlockAt } : {}),
-      ...(follower ? { chain: chainHealth(follower.status()) } : {}),
+      ...(follower ? { chain: chainHealth(follower.status(), redact) } : {}),
     });
-    const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs }, { store, market, keys, hub, history, limiter, health });
+    const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs }, { store, market, keys, hub, history, limiter, refusals, health });
 
     let closed = false;
+    // A chain source is ready once it has caught up with the node; it stays ready if it falls behind
+    // later (the lag metric and its alert tell that), so that one Ogmios hiccup does not take it out of service.
+    let caughtUp = follower === undefined;
+    const caughtUpNow = (): boolean => {
+      if (caughtUp || !follower) return caughtUp;
+      const status = follower.status();
+      if (status.state !== 'live') return false;
+      caughtUp = true;
+      clearInterval(watchChain);
+      log?.(`chain: caught up with the node at slot ${status.tip?.slot ?? '?'}: ready`, tipFields(status));
+      return true;
+    };
+    const watchChain = follower ? setInterval(caughtUpNow, 1_000) : undefined;
+    watchChain?.unref();
     return {
       app,
       config,
@@ -370,13 +439,22 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
       // One process publishes every commit to its own hub: it never misses one.
       onStreamGap: () => () => undefined,
       sharedLimiter: undefined,
+      readiness: async () => {
+        const checks: Record<string, string> = { store: closed ? 'closed' : await storeCheck(store) };
+        if (follower) {
+          const status = follower.status();
+          checks.chain = caughtUpNow() ? 'ok' : `catching up with the node (${status.state}${status.lagSeconds === undefined ? '' : `, ${status.lagSeconds} s behind`})`;
+        }
+        return checks;
+      },
       startLive: () => {
-        simulator?.start(nowSeconds, (error) => log?.(`market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`));
+        simulator?.start(nowSeconds, (error) => log?.(`market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`, { level: 'error' }));
         follower?.start();
       },
       close: async () => {
         if (closed) return;
         closed = true;
+        clearInterval(watchChain);
         try {
           await simulator?.stop();
           await follower?.stop();
@@ -392,7 +470,12 @@ export async function createServiceRuntime(config: ServiceConfig, hooks: Runtime
   }
 }
 
-function chainHealth(status: ChainStatus): NonNullable<HealthReport['chain']> {
+/** Where the chain stands, as log fields: the applied tip's slot, block and height. */
+function tipFields(status: ChainStatus): { slot?: number; block?: string; height?: number } {
+  return status.tip ? { slot: status.tip.slot, block: status.tip.id, height: status.tip.height } : {};
+}
+
+function chainHealth(status: ChainStatus, redact: (text: string) => string): NonNullable<HealthReport['chain']> {
   return {
     state: status.state,
     tipSlot: status.tip?.slot ?? null,
@@ -410,7 +493,7 @@ function chainHealth(status: ChainStatus): NonNullable<HealthReport['chain']> {
     deepestRollback: status.deepestRollback,
     garbage: status.garbage,
     reconnects: status.reconnects,
-    lastError: status.lastError ?? null,
+    lastError: status.lastError === undefined ? null : redact(status.lastError),
   };
 }
 
@@ -424,7 +507,7 @@ function simulationProgress(phase: 'backfill' | 'catch-up', p: SimulatorProgress
  * With no key configured at all, the first start creates a dev key (enterprise plan), saves it in the
  * data directory and prints it. Returns the dev key when there is one.
  */
-async function resolveDevKey(config: ServiceConfig, store: KeyStore, keys: KeyRing, log?: (line: string) => void): Promise<string | undefined> {
+async function resolveDevKey(config: ServiceConfig, store: KeyStore, keys: KeyRing, log?: LogHook): Promise<string | undefined> {
   const file = config.dataDir === ':memory:' ? undefined : join(config.dataDir, DEV_KEY_FILE);
   if (file && existsSync(file)) {
     const saved = readFileSync(file, 'utf8').trim();

@@ -1,4 +1,6 @@
 import type { Hono } from 'hono';
+import type { LogHook } from '../node/log';
+import type { Refusals } from './auth/rate-limit';
 import { generateKey, type KeyRing } from './auth/keys';
 import type { ServiceConfig } from './config';
 import { createServiceApp, type HealthReport } from './http/app';
@@ -11,6 +13,17 @@ import type { Market } from './market/model';
 import { SymbolNames } from './market/symbols';
 import type { Store } from './store/ports';
 import type { StreamHub } from './stream/hub';
+
+/** Each readiness check's answer: `ok`, or why the node is not ready. */
+export type ReadinessChecks = Readonly<Record<string, string>>;
+
+/** How a store answers a readiness check (bounded by the store's own connection and query timeouts). */
+export function storeCheck(store: Store): Promise<string> {
+  return store.ping().then(
+    () => 'ok',
+    () => 'not answering',
+  );
+}
 
 /**
  * Limits of the embedded gateway's internal key: one stream carries every browser's pools, and a
@@ -27,6 +40,8 @@ export interface ServingParts {
   readonly limiter: RequestLimiter;
   /** Stream leases shared by a cluster (absent on one node). */
   readonly leases?: StreamLeases;
+  /** Counts requests refused by a plan's budget (metrics). */
+  readonly refusals?: Refusals;
   readonly health: () => HealthReport;
 }
 
@@ -36,7 +51,7 @@ export interface ServingParts {
  */
 export function serveMarket(
   config: ServiceConfig,
-  hooks: { readonly nowMs: () => number; readonly log?: (line: string) => void; readonly logRequests?: boolean },
+  hooks: { readonly nowMs: () => number; readonly log?: LogHook; readonly logRequests?: boolean },
   parts: ServingParts,
 ): { app: Hono<ServiceEnv>; internalKey: string; logos: LogoService } {
   const { store, market } = parts;
@@ -52,11 +67,17 @@ export function serveMarket(
     keys: parts.keys,
     limiter: parts.limiter,
     ...(parts.leases ? { leases: parts.leases } : {}),
+    ...(parts.refusals ? { refusals: parts.refusals } : {}),
     hub: parts.hub,
     logos,
     symbolInfo: new SymbolInfoCache(market, symbols),
     history: parts.history,
-    stream: { pingSeconds: config.streamPingSeconds, maxBodyBytes: config.streamMaxBodyBytes, maxBufferedBytes: config.streamMaxBufferedBytes },
+    stream: {
+      pingSeconds: config.streamPingSeconds,
+      maxBodyBytes: config.streamMaxBodyBytes,
+      maxBufferedBytes: config.streamMaxBufferedBytes,
+      handoverMs: config.streamHandoverMs,
+    },
     nowMs: hooks.nowMs,
     health: parts.health,
     ...(hooks.log ? { log: hooks.log } : {}),

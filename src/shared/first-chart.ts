@@ -6,12 +6,25 @@ import { RESOLUTION_SECONDS, type Resolution } from './resolutions';
 import { parseSymbolName } from './symbols';
 
 /**
- * The page's first chart: what a page's URL asks to chart, and the chart's first /history request.
- * One definition, without zod, for the page's boot script (src/app/boot), which asks it before the
- * app's code has loaded, for the app's chart, which asks it again (and takes the boot's answer), and
- * for the server, which puts that request's answer in the page (src/server/platform.ts): all three
- * build the same URL.
+ * The page's first chart: what a page's URL asks to chart, the chart's first /history request, and the
+ * bars the page carries for it. One definition for the server, which puts that request's answer in the
+ * page (src/server/first-paint.ts), for the page's first paint, which draws it before the app's code has
+ * loaded (src/app/first-paint.ts), and for the app's chart, which asks the same URL when the page has no
+ * answer: all build the same URL.
  */
+
+/** The id of the page's inlined copy of /gw/v1/info: a JSON script element (not run: a Content-Security-Policy allows it). */
+export const INLINED_INFO_ELEMENT_ID = 'inlined-info';
+
+/** The id of the page's inlined first bars: a JSON script element whose `data-url` is the request it answers. */
+export const INLINED_BARS_ELEMENT_ID = 'inlined-first-bars';
+
+/** The first bars the page carries: the first chart's first request (firstBarsUrl) and its answer's body, as the gateway gave it. */
+export interface InlinedFirstBars {
+  readonly url: string;
+  /** The answer's body (JSON text). */
+  readonly body: string;
+}
 
 /** The chart library's resolutions we serve, with the wire's name of each (/history's `resolution`), finest first. */
 export const LIBRARY_WIRE_RESOLUTIONS: ReadonlyMap<string, Resolution> = new Map<string, Resolution>([
@@ -81,7 +94,7 @@ export function resolutionSeconds(resolution: string): number {
 
 /**
  * The chart's first request: the last PAGE_BARS bars before the end of the current bar's bucket. The
- * end is a bucket boundary, not "now", so the server, the page's boot script and the chart ask for the
+ * end is a bucket boundary, not "now", so the server, the page's first paint and the chart ask for the
  * same URL unless a bucket ended in between (then the chart asks again), and answers of the same
  * bucket are alike for the server's cache too.
  */

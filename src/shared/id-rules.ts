@@ -1,6 +1,6 @@
 /**
  * Identifier rules of the wire contract (spec "Identifier formats" + decisions "Identifiers"), without
- * zod: what the page's boot script needs before the app's code loads. `ids.ts` re-exports them beside
+ * zod: what the page's first paint needs before the app's code (and zod) loads. `ids.ts` re-exports them beside
  * its schemas. Hex is accepted in either case and answered in lowercase.
  */
 
@@ -50,4 +50,23 @@ export interface TokenParts {
 /** Splits a token unit into policy ID and asset name. ADA ('') gives two empty strings. */
 export function splitTokenUnit(unit: string): TokenParts {
   return { policyId: unit.slice(0, POLICY_ID_HEX_LENGTH), assetName: unit.slice(POLICY_ID_HEX_LENGTH) };
+}
+
+/**
+ * Decodes a hex asset name for display: printable UTF-8 as text, anything else as the hex itself.
+ * CIP-67/68 labels (e.g. 0014df10 for fungible tokens) are stripped before decoding.
+ */
+export function displayAssetName(assetNameHex: string): string {
+  const label = /^(000643b0|000de140|0014df10|001bc280)/.exec(assetNameHex);
+  const body = label ? assetNameHex.slice(8) : assetNameHex;
+  if (body.length === 0) return assetNameHex;
+  const bytes = new Uint8Array(body.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(body.slice(i * 2, i * 2 + 2), 16);
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // eslint-disable-next-line no-control-regex
+    return /^[^\u0000-\u001f\u007f]+$/.test(text) ? text : assetNameHex;
+  } catch {
+    return assetNameHex;
+  }
 }

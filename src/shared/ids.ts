@@ -15,6 +15,7 @@ export {
   isTokenUnit,
   isPoolId,
   splitTokenUnit,
+  displayAssetName,
   type TokenParts,
 } from './id-rules';
 import { isPoolId, isTokenUnit } from './id-rules';
@@ -30,22 +31,3 @@ export const poolIdSchema = z
   .string()
   .refine(isPoolId, { message: 'must be a non-empty, even-length hex string of at most 128 characters' })
   .transform((value) => value.toLowerCase());
-
-/**
- * Decodes a hex asset name for display: printable UTF-8 as text, anything else as the hex itself.
- * CIP-67/68 labels (e.g. 0014df10 for fungible tokens) are stripped before decoding.
- */
-export function displayAssetName(assetNameHex: string): string {
-  const label = /^(000643b0|000de140|0014df10|001bc280)/.exec(assetNameHex);
-  const body = label ? assetNameHex.slice(8) : assetNameHex;
-  if (body.length === 0) return assetNameHex;
-  const bytes = new Uint8Array(body.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(body.slice(i * 2, i * 2 + 2), 16);
-  try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    // eslint-disable-next-line no-control-regex
-    return /^[^\u0000-\u001f\u007f]+$/.test(text) ? text : assetNameHex;
-  } catch {
-    return assetNameHex;
-  }
-}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pricescaleFor } from '../../src/app/features/chart/lib/chart-style';
 import fc from 'fast-check';
-import { adaptiveDecimals, formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, priceDecimals, trendOf } from '../../src/app/lib/format';
+import { adaptiveDecimals, formatAmount, formatCount, formatPercent, formatPrice, formatSignedAmount, percentTrend, priceDecimals, trendOf } from '../../src/app/lib/format';
 import { formatDateTime, formatTick } from '../../src/app/lib/time-format';
 
 describe('formatPrice', () => {
@@ -96,5 +96,38 @@ describe('percentTrend', () => {
         expect(percentTrend(value)).toBe(text.startsWith('+') ? 'up' : text.startsWith('−') ? 'down' : 'flat');
       }),
     );
+  });
+});
+
+describe('amounts without Intl', () => {
+  // formatAmount writes what Intl.NumberFormat's en-US compact (10,000 and more) and plain formats with
+  // two decimals at most would, without starting ICU on the chart's first draw.
+  const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
+  const plain = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+  const intl = (value: number) => (Math.abs(value) >= 10_000 ? compact : plain).format(value);
+
+  it('writes amounts as Intl does, halves and unit boundaries included', () => {
+    const edges = [1, 9_999.994, 9_999.995, 10_000, 12_345, 99_999.5, 999_994.999, 999_995, 1.005, 2.675, 0, 742.5, 1_234.567, 9_523_384.1, 999_995_000, 1e12, 6_298_771_427_611_878];
+    for (const value of edges) {
+      expect(formatAmount(value), String(value)).toBe(intl(value));
+      // Intl writes -0 as "-0"; an amount of nothing is 0 here.
+      if (value !== 0) expect(formatAmount(-value), String(-value)).toBe(intl(-value));
+    }
+  });
+
+  it('writes 20,000 random amounts of every size as Intl does', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    for (let i = 0; i < 20_000; i++) {
+      const raw = random() * 10 ** Math.floor(random() * 16) + 1;
+      const value = i % 3 === 0 ? Math.round(raw * 1000) / 1000 + 0.005 : raw;
+      expect(formatAmount(value), String(value)).toBe(intl(value));
+    }
+  });
+});
+
+describe('counts without Intl', () => {
+  it('are written with thousands separators, as en-US writes them', () => {
+    for (const n of [0, 7, 999, 1000, 6471, 24_071, 1_000_000, 123_456_789]) expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
   });
 });

@@ -1,9 +1,10 @@
 import { QueryClient } from '@tanstack/react-query';
 import { render, waitFor, type RenderResult } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import type { StateStorage } from 'zustand/middleware';
+import type { StateStorage } from '../../src/app/stores/preferences-store';
 import { App } from '../../src/app/app';
 import type { FetchLike } from '../../src/datafeed';
+import type { PrerenderedChart } from '../../src/app/features/chart';
 import { AppProviders } from '../../src/app/providers/app-providers';
 import { createAppServices, type AppServices } from '../../src/app/providers/app-services';
 import { TestEventSource } from '../support/event-source';
@@ -41,7 +42,7 @@ export function memoryStorage(): StateStorage & { values: Map<string, string> } 
  */
 export function renderApp(
   tp: TestPlatform,
-  options: { url?: string; storage?: StateStorage; fault?: FetchFault; fetchThrough?: (fetch: FetchLike) => FetchLike } = {},
+  options: { url?: string; storage?: StateStorage; fault?: FetchFault; fetchThrough?: (fetch: FetchLike) => FetchLike; prerendered?: PrerenderedChart | undefined } = {},
 ): RenderedApp {
   window.history.replaceState(null, '', options.url ?? '/');
   const fetched: string[] = [];
@@ -72,7 +73,7 @@ export function renderApp(
   });
   const result = render(
     <AppProviders services={services}>
-      <App />
+      <App prerendered={options.prerendered} />
     </AppProviders>,
   );
   let closed = false;
@@ -103,7 +104,7 @@ export interface AppTestBed {
   /** The file's in-process platform (service + gateway). */
   readonly tp: TestPlatform;
   /** Renders the app at `url` (closing the one rendered before, if open). */
-  open(url?: string, options?: { storage?: StateStorage; fault?: FetchFault; fetchThrough?: (fetch: FetchLike) => FetchLike }): RenderedApp;
+  open(url?: string, options?: { storage?: StateStorage; fault?: FetchFault; fetchThrough?: (fetch: FetchLike) => FetchLike; prerendered?: PrerenderedChart | undefined }): RenderedApp;
 }
 
 /**

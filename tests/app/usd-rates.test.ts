@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { UsdRateBook } from '../../src/app/api/ada-usd';
+import { UsdRateBook } from '../../src/app/api/usd-rate-book';
 import type { ResolutionString } from '../../src/datafeed';
 import { STABLECOINS } from '../../src/shared/stablecoins';
 import { attachDatafeed } from '../datafeed/harness';

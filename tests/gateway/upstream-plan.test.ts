@@ -30,16 +30,24 @@ afterAll(async () => {
   await service.close();
 });
 
+/** The header that stands for a browser's client address in these in-process tests (`local` without it). */
+const CLIENT = 'x-test-client';
+
 function gatewayFor(key: string, logs: string[] = [], config: Partial<GatewayConfig> = {}): Gateway {
   return createGateway({
     config: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, backoffInitialMs: 50, backoffMaxMs: 400, ...config },
     upstream: remoteUpstream(loopback.origin, key),
     log: (line) => logs.push(line),
+    clientAddress: (c) => c.req.header(CLIENT) ?? 'local',
   });
 }
 
-const open = async (gateway: Gateway, pools: readonly string[], lastEventId?: string) =>
-  new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools.join(',')}`, lastEventId ? { headers: { 'Last-Event-ID': lastEventId } } : undefined));
+const open = async (gateway: Gateway, pools: readonly string[], lastEventId?: string, client?: string) =>
+  new SseReader(
+    await gateway.app.request(`/gw/v1/live?pools=${pools.join(',')}`, {
+      headers: { ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}), ...(client ? { [CLIENT]: client } : {}) },
+    }),
+  );
 const statuses = liveStatuses;
 const errors = (r: SseReader): LiveError[] => r.events('error').map((e) => liveErrorSchema.parse(e));
 const connected = (r: SseReader, count = 1) => r.until(() => statuses(r).filter((s) => s.state === 'connected').length >= count, 10_000);
@@ -50,7 +58,8 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
   it('refuses the browser that does not fit with a retryable error, learns the limit, and keeps the others live', async () => {
     expect(aggregates.length).toBe(119);
     const logs: string[] = [];
-    const gateway = gatewayFor(await service.newKey('pro'), logs);
+    // One address stands for three browsers here: no share per address (the next test has one).
+    const gateway = gatewayFor(await service.newKey('pro'), logs, { addressSharePercent: 100 });
     const readers: SseReader[] = [];
     try {
       const first = await open(gateway, aggregates.slice(0, 50));
@@ -82,6 +91,44 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
       readers.push(subset);
       await connected(subset);
       expect(service.runtime.hub.connectionCount).toBe(1);
+    } finally {
+      readers.forEach((r) => r.cancel());
+      gateway.close();
+    }
+  });
+
+  it('keeps each address within its share of the learned limit: an address past it loses its newest connection', async () => {
+    // Before the refusal: 1,000 pools of budget, 250 per address. After: 100, and 50 per address
+    // (a quarter is 25, but one connection's 50 pools are always allowed).
+    const gateway = gatewayFor(await service.newKey('pro'), [], { addressSharePercent: 25 });
+    const readers: SseReader[] = [];
+    try {
+      const first = await open(gateway, aggregates.slice(19, 69), undefined, '198.51.100.1');
+      readers.push(first);
+      await connected(first);
+      const second = await open(gateway, aggregates.slice(69, 119), undefined, '198.51.100.1');
+      readers.push(second);
+      await connected(second);
+      expect(gateway.hub.addressMaxPools).toBe(250);
+      // Another address takes the union past the plan's 100.
+      const other = await open(gateway, aggregates.slice(0, 19), undefined, '198.51.100.2');
+      readers.push(other);
+      await second.end(10_000);
+      expect(errors(second)).toEqual([{ errmsg: expect.stringMatching(/^Too many pools from 198\.51\.100\.1: .*each client address may follow at most 50 of the gateway's 100 pools/), retry: true }]);
+      await connected(other);
+      expect(gateway.hub.addressMaxPools).toBe(50);
+      expect(gateway.hub.poolsOf('198.51.100.1')).toBe(50);
+      await tradeUntil(first, aggregates.slice(19, 69));
+      await tradeUntil(other, aggregates.slice(0, 19));
+      // The address is at its share now: another connection of new pools is refused at once.
+      const more = await open(gateway, aggregates.slice(80, 81), undefined, '198.51.100.1');
+      readers.push(more);
+      await more.end();
+      expect(errors(more)).toEqual([{ errmsg: expect.stringMatching(/^Too many pools from 198\.51\.100\.1: its live connections follow 50/), retry: true }]);
+      // Pools it already follows cost nothing more.
+      const again = await open(gateway, aggregates.slice(20, 30), undefined, '198.51.100.1');
+      readers.push(again);
+      await connected(again);
     } finally {
       readers.forEach((r) => r.cancel());
       gateway.close();

@@ -236,3 +236,60 @@ describe('an upstream that sends a line without end', () => {
     stream.close();
   });
 });
+
+/**
+ * An upstream whose key allows one stream, as the hosted API's: a request while another stream is
+ * open is refused; an accepted one sends its ping at once. Records each request's body and `Prefer`.
+ */
+function oneStreamUpstream(requests: { body: string; prefer: string | null; refused: boolean }[]): Upstream {
+  const encoder = new TextEncoder();
+  let open = 0;
+  return {
+    kind: 'remote',
+    decodesBodies: true,
+    fetch: async (_path, init) => {
+      const prefer = new Headers(init?.headers).get('Prefer');
+      if (open > 0) {
+        requests.push({ body: String(init?.body), prefer, refused: true });
+        return new Response('{"s":"error","errmsg":"Connection limit exceeded"}\n', { headers: { 'Content-Type': 'text/event-stream' } });
+      }
+      open++;
+      requests.push({ body: String(init?.body), prefer, refused: false });
+      let closed = false;
+      const body = new ReadableStream<Uint8Array>({
+        start: (c) => {
+          c.enqueue(encoder.encode('{"s":"ok"}\n'));
+          init?.signal?.addEventListener('abort', () => {
+            if (!closed) open--;
+            closed = true;
+            c.error(new Error('aborted'));
+          });
+        },
+      });
+      return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+    },
+  };
+}
+
+describe('a switch on a key that allows one stream', () => {
+  beforeEach(() => vi.useFakeTimers({ now: 0 }));
+  afterEach(() => vi.useRealTimers());
+
+  it('asks beside the live connection with Prefer: wait=0 (refused at once), then breaks first and asks without it (it may wait for the slot)', async () => {
+    const requests: { body: string; prefer: string | null; refused: boolean }[] = [];
+    const events = listener();
+    const stream = new UpstreamStream({ upstream: oneStreamUpstream(requests), silenceMs: 90_000, debounceMs: 10, backoffInitialMs: 1000, backoffMaxMs: 1000, handoverMs: 50 }, events);
+    stream.setPools(['aa']);
+    await vi.advanceTimersByTimeAsync(10);
+    stream.setPools(['aa', 'bb']);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(requests).toEqual([
+      { body: '["aa"]', prefer: null, refused: false },
+      { body: '["aa","bb"]', prefer: 'wait=0', refused: true },
+      { body: '["aa","bb"]', prefer: null, refused: false },
+    ]);
+    expect([...(stream.livePools ?? [])]).toEqual(['aa', 'bb']);
+    expect(events.down).toBe(0);
+    stream.close();
+  });
+});

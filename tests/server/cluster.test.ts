@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request, type ClientRequest } from 'node:http';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
@@ -23,7 +24,7 @@ import { readStream, type StreamReader } from '../support/stream';
  * reach streams on both, in order; answers agree; a key's one stream connection and its request
  * budget are the cluster's; nodes and engines can fail and come back.
  */
-const KEYS = { a: 'cluster-ent-key-a', b: 'cluster-ent-key-b', c: 'cluster-ent-key-c', free: 'cluster-free-key-1' };
+const KEYS = { a: 'cluster-ent-key-a', b: 'cluster-ent-key-b', c: 'cluster-ent-key-c', d: 'cluster-pro-key-d', free: 'cluster-free-key-1' };
 let pg: TestPostgres;
 let redis: TestRedis;
 let env: Record<string, string>;
@@ -37,6 +38,29 @@ const get = (origin: string, path: string, key: string = KEYS.a) => fetch(`${ori
 const stream = async (origin: string, key: string, pools: readonly string[]): Promise<StreamReader> =>
   readStream(await fetch(`${origin}/api/v1/tokens/stream`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(pools) }));
 const block = async () => (await (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).json()) as { trades: number };
+
+/** A stream over a plain socket (node:http, as a program's client): its first line, and the request to destroy (the client's abort). */
+function rawStream(origin: string, key: string, pools: readonly string[]): Promise<{ first: string; req: ClientRequest }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: hostname, port, path: '/api/v1/tokens/stream', method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          const newline = text.indexOf('\n');
+          if (newline !== -1) resolve({ first: text.slice(0, newline), req });
+        });
+        res.on('error', () => {});
+      },
+    );
+    req.on('error', (error) => {
+      if (!req.destroyed) reject(error);
+    });
+    req.end(JSON.stringify(pools));
+  });
+}
 
 /** Whether `key` can open a stream on `origin` now (its first line is a ping, not a refusal); closes it again. */
 async function streamsAgain(origin: string, key: string): Promise<boolean> {
@@ -105,6 +129,12 @@ function eventOf(t: TradeRecord, names: ReadonlyMap<number, string>): TradeEvent
   };
 }
 
+/** A node's readiness answer (/readyz): its status and checks. */
+const readiness = async (origin: string) => {
+  const answer = await fetch(`${origin}/readyz`);
+  return { status: answer.status, checks: ((await answer.json()) as { checks: Record<string, string> }).checks };
+};
+
 /** An API node's link to the writer (its /healthz `cluster`). */
 const cluster = async (origin: string) => ((await (await fetch(`${origin}/healthz`)).json()) as { cluster: { gaps: number; redis: boolean; resyncs: number } }).cluster;
 
@@ -140,7 +170,7 @@ async function unannouncedBlocks(count: number): Promise<{ from: number; to: num
 beforeAll(async () => {
   [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   const url = await pg.createDatabase('cluster');
-  env = { DATABASE_URL: url, REDIS_URL: redis.url, STREAM_LEASE_SECONDS: '2', GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '30', TOKEN_API_KEYS: `${KEYS.a}:enterprise,${KEYS.b}:enterprise,${KEYS.c}:enterprise,${KEYS.free}:free` };
+  env = { DATABASE_URL: url, REDIS_URL: redis.url, STREAM_LEASE_SECONDS: '2', GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '30', TOKEN_API_KEYS: `${KEYS.a}:enterprise,${KEYS.b}:enterprise,${KEYS.c}:enterprise,${KEYS.d}:pro,${KEYS.free}:free` };
   ingest = await startServerProcess({ args: ingestArgs, env });
   [api1, api2] = await Promise.all([startServerProcess({ args: ['--role', 'api'], env }), startServerProcess({ args: ['--role', 'api'], env })]);
   const info = (await (await get(api1.origin, '/api/v1/symbol_info?group=Aggregate')).json()) as { ticker: string[] };
@@ -201,6 +231,20 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     await vi.waitUntil(() => streamsAgain(api2.origin, KEYS.c), { timeout: 10_000, interval: 200 });
     await vi.waitUntil(() => streamsAgain(api1.origin, KEYS.c), { timeout: 10_000, interval: 200 });
   }, 30_000);
+
+  it('hands a key’s stream over across the nodes: 50 aborts each followed at once by a stream on the other node, none refused', async () => {
+    let refused = 0;
+    let current = await rawStream(api1.origin, KEYS.d, aggregates.slice(0, 2));
+    expect(current.first).toBe(JSON.stringify({ s: 'ok' }));
+    for (let i = 1; i <= 50; i++) {
+      // The client's abort and its next stream leave together: the next reaches the other node before the close reaches the first.
+      current.req.destroy();
+      current = await rawStream((i % 2 === 0 ? api1 : api2).origin, KEYS.d, aggregates.slice(i % 3, (i % 3) + 2));
+      if (current.first !== JSON.stringify({ s: 'ok' })) refused++;
+    }
+    current.req.destroy();
+    expect(refused).toBe(0);
+  }, 60_000);
 
   it('shares a free key’s budget: the 429 comes after the plan’s count across both nodes together, as on one process', async () => {
     let allowed = 0;
@@ -352,7 +396,11 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     const leases = (await probe.keys('tps:lease:*')).filter((key) => !others.includes(key));
     expect(leases).toHaveLength(1);
     const before = (await cluster(api1.origin)).gaps;
+    expect(await readiness(api1.origin)).toEqual({ status: 200, checks: { postgres: 'ok', redis: 'ok' } });
     await redis.stop();
+    // No commits reach it without Redis: not ready (for the load balancer), until it is back.
+    await vi.waitUntil(async () => (await readiness(api1.origin)).status === 503, { timeout: 10_000, interval: 50 });
+    expect(await readiness(api1.origin)).toEqual({ status: 503, checks: { postgres: 'ok', redis: 'not connected' } });
     await redis.start();
     await vi.waitUntil(async () => {
       const state = await cluster(api1.origin);
@@ -371,6 +419,7 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       throw error;
     });
     delivered.stop();
+    expect((await readiness(api1.origin)).status).toBe(200);
     // The node's gateway heard of the gap: its browsers are told to resync, and stay live.
     await browser.until(() => liveStatuses(browser).some((s) => s.resync), 10_000);
     expect(liveStatuses(browser).at(-1)).toEqual({ state: 'connected', resync: true });
@@ -437,6 +486,10 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     const stored = await new KeyStore(keys.keys).create('enterprise', 'cluster test').finally(() => keys.close());
     await pg.stop();
     try {
+      // Not ready: neither an API node (its store) nor the writer (its store, its lock's session).
+      expect(await readiness(api1.origin)).toEqual({ status: 503, checks: { postgres: 'not answering', redis: 'ok' } });
+      await vi.waitUntil(async () => (await readiness(ingest.origin)).status === 503, { timeout: 10_000, interval: 100 });
+      expect((await readiness(ingest.origin)).checks).toEqual({ store: 'not answering' });
       const now = Math.floor(Date.now() / 1000);
       const history = await get(api1.origin, `/api/v1/history?symbol=${aggregates[1]}&resolution=1min&from=${now - 7 * 86_400}&to=${now - 6 * 86_400}`);
       expect(history.status).toBe(503);
@@ -475,8 +528,9 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       console.log(ingest.output().slice(-4000));
       throw error;
     });
-    // The stored key streams again.
+    // The stored key streams again; everyone is ready again.
     await vi.waitUntil(() => streamsAgain(api1.origin, stored.key), { timeout: 15_000, interval: 500 });
+    for (const origin of [api1.origin, api2.origin, ingest.origin]) await vi.waitUntil(async () => (await readiness(origin)).status === 200, { timeout: 15_000, interval: 200 });
     expect(ingest.output()).toMatch(/the writer lost its PostgreSQL session/);
     expect(ingest.output()).toMatch(/the writer lock is held again/);
     // And it still holds it: a second writer is refused.

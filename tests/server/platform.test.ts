@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/server/platform';
-import { bootBarsElement, bootInfoElement, splitPage } from '../../src/server/page';
+import { inlinedBarsElement, inlinedInfoElement, splitPage } from '../../src/server/first-paint';
 import { firstChartOf } from '../../src/shared/first-chart';
 import { NODE_SERVER_OPTIONS } from '../../src/node/response-sink';
 import { parseServiceConfig } from '../../src/service/config';
@@ -144,29 +144,29 @@ describe('the composed server', () => {
     // Any other path is the app (the SPA decides), never cached.
     const page = await platform.app.request('/some/deep/link?symbol=x');
     expect(page.headers.get('cache-control')).toBe('no-cache');
-    expect(withoutBootAnswers(await page.text())).toBe(INDEX);
+    expect(withoutFirstPaint(await page.text())).toBe(INDEX);
   });
 
-  it('carries /gw/v1/info in the page, for the boot script: on /, /index.html and the SPA\'s other paths, compressed when asked', async () => {
+  it('carries /gw/v1/info in the page, for its first paint: on /, /index.html and the SPA\'s other paths, compressed when asked', async () => {
     const info = gatewayInfoSchema.parse(await (await platform.app.request('/gw/v1/info')).json());
     for (const path of ['/', '/index.html', '/?symbol=ADA.SNEK_Aggregate_Pool1', '/some/deep/link']) {
       const page = await platform.app.request(path);
       expect(page.status).toBe(200);
       expect(page.headers.get('cache-control')).toBe('no-cache');
       const html = await page.text();
-      const inline = gatewayInfoSchema.parse(JSON.parse(bootInfoOf(html) ?? 'null'));
+      const inline = gatewayInfoSchema.parse(JSON.parse(inlinedInfoOf(html) ?? 'null'));
       expect(inline.deepest).toEqual(info.deepest);
       expect(inline.simulated).toBe(true);
-      expect(withoutBootAnswers(html)).toBe(INDEX);
+      expect(withoutFirstPaint(html)).toBe(INDEX);
     }
     const gz = await platform.app.request('/', { headers: { 'Accept-Encoding': 'gzip' } });
     expect(gz.headers.get('content-encoding')).toBe('gzip');
-    expect(bootInfoOf(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString())).toBeDefined();
+    expect(inlinedInfoOf(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString())).toBeDefined();
   });
 });
 
 describe('the page\'s first bars', () => {
-  it('are the gateway\'s answer to the first chart\'s first request, as the boot script asks it: for a pair in the URL, or the group\'s deepest', async () => {
+  it('are the gateway\'s answer to the first chart\'s first request, as the first paint asks it: for a pair in the URL, or the group\'s deepest', async () => {
     const info = gatewayInfoSchema.parse(await (await platform.app.request('/gw/v1/info')).json());
     const pool = info.deepest?.MinswapV2;
     expect(pool).toBeDefined();
@@ -176,8 +176,8 @@ describe('the page\'s first bars', () => {
       const after = Date.now();
       expect(page.status).toBe(200);
       const html = await page.text();
-      const bars = bootBarsOf(html);
-      // The URL the boot script builds at that moment (two, were a bar's bucket to end in between).
+      const bars = inlinedBarsOf(html);
+      // The URL the first paint builds at that moment (two, were a bar's bucket to end in between).
       expect([firstChartOf(search, info, before)?.url, firstChartOf(search, info, after)?.url]).toContain(bars?.url);
       const answer = await platform.app.request(bars?.url ?? '/gw/v1/history');
       expect(answer.status).toBe(200);
@@ -185,30 +185,61 @@ describe('the page\'s first bars', () => {
       expect(body).toEqual(await answer.json());
       expect(body.s).toBe('ok');
       expect(body.t.length).toBeGreaterThan(0);
-      expect(withoutBootAnswers(html)).toBe(INDEX);
+      expect(withoutFirstPaint(html)).toBe(INDEX);
     }
     // A pool ID in the URL is asked in lower case, as the chart asks it.
-    expect(bootBarsOf(await (await platform.app.request(`/?symbol=${pool?.toUpperCase() ?? ''}`)).text())?.url).toContain(`symbol=${pool ?? ''}&`);
+    expect(inlinedBarsOf(await (await platform.app.request(`/?symbol=${pool?.toUpperCase() ?? ''}`)).text())?.url).toContain(`symbol=${pool ?? ''}&`);
   });
 
   it('are left out where the first chart asks none or its answer is not bars: the overview, a ticker, an unknown pool', async () => {
     for (const path of ['/?view=markets', '/?view=markets&group=MinswapV2', '/?symbol=SNEK', `/?symbol=${'ab'.repeat(28)}`, '/some/deep/link?symbol=x']) {
       const html = await (await platform.app.request(path)).text();
-      expect(bootBarsOf(html), path).toBeUndefined();
-      expect(bootInfoOf(html), path).toBeDefined();
-      expect(withoutBootAnswers(html)).toBe(INDEX);
+      expect(inlinedBarsOf(html), path).toBeUndefined();
+      expect(inlinedInfoOf(html), path).toBeDefined();
+      expect(withoutFirstPaint(html)).toBe(INDEX);
     }
   });
 
   it('cannot end their element early, keep every character of the answer, and give the URL back as it was', () => {
     const bars = { url: '/gw/v1/history?symbol=a"b<c>&resolution=60min', body: JSON.stringify({ s: 'ok', note: '</script><script>alert(1)</script><!--', dollar: '$& $1 $$' }) };
-    const html = withElement(INDEX, bootBarsElement(bars));
+    const html = withElement(INDEX, inlinedBarsElement(bars));
     expect(html.match(/<\/script>/g)).toHaveLength(1);
     expect(html).not.toContain('<!--');
-    const inline = bootBarsOf(html);
+    const inline = inlinedBarsOf(html);
     expect(inline?.url).toBe(bars.url);
     expect(JSON.parse(inline?.body ?? 'null')).toEqual(JSON.parse(bars.body));
-    expect(bootBarsElement(undefined)).toBe('');
+    expect(inlinedBarsElement(undefined)).toBe('');
+  });
+});
+
+describe('the page\'s skeleton', () => {
+  it('is the app\'s first render of the URL: the chart page with its chart\'s place, or the overview loading', async () => {
+    const chart = skeletonOf(await (await platform.app.request('/?symbol=ADA.SNEK_Aggregate_Pool1&res=15&inv=1')).text());
+    expect(chart).toContain('class="app"');
+    expect(chart).toMatch(/<div class="chart__canvas" data-testid="price-chart" role="img"/);
+    expect(chart).toContain('data-testid="resolution-15"');
+    expect(chart).toMatch(/aria-pressed="true"[^>]*data-testid="resolution-15"/);
+    // The invert toggle names the URL's pair, inverted, as the app's first render does.
+    expect(chart).toMatch(/data-testid="invert-toggle"[^>]*>ADA\/SNEK ⇄/);
+    expect(chart).toContain('data-testid="simulated-badge"');
+    const overview = skeletonOf(await (await platform.app.request('/?view=markets&group=MinswapV2')).text());
+    // The overview itself, loading its pairs, as the app first renders it (its chunk is in before).
+    expect(overview).toContain('data-testid="market-overview"');
+    expect(overview).toMatch(/data-testid="market-overview" data-group="MinswapV2" data-status="loading"/);
+    expect(overview).toContain('data-testid="overview-loading"');
+    expect(overview).not.toContain('<template');
+    expect(overview).not.toContain('data-testid="price-chart"');
+  });
+
+  it('follows the preferences the app wrote in its cookie: theme, time zone, chart options', async () => {
+    const cookie = `preferences=${encodeURIComponent(JSON.stringify({ theme: 'light', timeZone: 'local', showVolume: false }))}`;
+    const skeleton = skeletonOf(await (await platform.app.request('/', { headers: { Cookie: cookie } })).text());
+    expect(skeleton).toMatch(/data-testid="theme-toggle" data-theme="light"/);
+    expect(skeleton).toMatch(/data-testid="timezone-toggle" data-timezone="local"/);
+    expect(skeleton).toMatch(/aria-pressed="false" data-testid="toggle-volume"/);
+    const plain = skeletonOf(await (await platform.app.request('/')).text());
+    expect(plain).toMatch(/data-testid="theme-toggle" data-theme="dark"/);
+    expect(plain).toMatch(/aria-pressed="true" data-testid="toggle-volume"/);
   });
 });
 
@@ -230,9 +261,9 @@ describe('the page as it is sent', () => {
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       const bytes = Buffer.from(await page.arrayBuffer());
       const html = (encoding === 'br' ? brotliDecompressSync(bytes) : encoding === 'gzip' ? gunzipSync(bytes) : bytes).toString();
-      expect(bootBarsOf(html), accept).toBeDefined();
-      expect(bootInfoOf(html), accept).toBeDefined();
-      expect(withoutBootAnswers(html)).toBe(INDEX);
+      expect(inlinedBarsOf(html), accept).toBeDefined();
+      expect(inlinedInfoOf(html), accept).toBeDefined();
+      expect(withoutFirstPaint(html)).toBe(INDEX);
     }
   });
 
@@ -249,7 +280,8 @@ describe('the page as it is sent', () => {
     const server = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: front.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () => resolve(s));
     });
-    const [head, end] = splitPage(INDEX);
+    const [head, , end] = splitPage(INDEX);
+    expect(head.endsWith('<div id="root">')).toBe(true);
     expect(end).toBe('</body></html>');
     try {
       for (const encoding of ['br', 'gzip', 'identity']) {
@@ -263,15 +295,17 @@ describe('the page as it is sent', () => {
           if (chunk.done) break;
           received += text.decode(chunk.value, { stream: true });
         }
-        // The head, before the upstream answered anything and before the page's end.
-        expect(received, encoding).toBe(head);
+        // The head, before the upstream answered anything: the skeleton may follow (its /info waited 100 ms
+        // at most), the first bars and the page's end may not.
+        expect(received.startsWith(head), encoding).toBe(true);
+        expect(received, encoding).not.toContain('</body>');
         expect(held.length, encoding).toBeGreaterThan(0);
         for (const response of held.splice(0)) response.writeHead(503).end();
         for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) received += text.decode(chunk.value, { stream: true });
         // No bars from an upstream that failed: the page as built, with the gateway's own /info.
         expect(received.endsWith(end), encoding).toBe(true);
-        expect(bootBarsOf(received), encoding).toBeUndefined();
-        expect(withoutBootAnswers(received), encoding).toBe(INDEX);
+        expect(inlinedBarsOf(received), encoding).toBeUndefined();
+        expect(withoutFirstPaint(received), encoding).toBe(INDEX);
       }
     } finally {
       for (const response of held.splice(0)) response.writeHead(503).end();
@@ -285,34 +319,42 @@ describe('the page as it is sent', () => {
 describe('the page\'s copy of /gw/v1/info', () => {
   it('cannot end its element early, keeps every character, and leaves the page as built without an answer', () => {
     const info = { name: '</script><script>alert(1)</script><!--', dollar: '$& $1 $$', line: '\u2028' };
-    const html = withElement(INDEX, bootInfoElement(info));
+    const html = withElement(INDEX, inlinedInfoElement(info));
     expect(html.match(/<\/script>/g)).toHaveLength(1);
     expect(html).not.toContain('<!--');
-    expect(JSON.parse(bootInfoOf(html) ?? 'null')).toEqual(info);
-    expect(bootInfoElement(undefined)).toBe('');
+    expect(JSON.parse(inlinedInfoOf(html) ?? 'null')).toEqual(info);
+    expect(inlinedInfoElement(undefined)).toBe('');
   });
 });
 
 /** The page with an element where the server puts its answers (before its end). */
 function withElement(html: string, element: string): string {
-  const [head, end] = splitPage(html);
-  return `${head}${element}${end}`;
+  const [head, middle, end] = splitPage(html);
+  return `${head}${middle}${element}${end}`;
 }
 
-/** The text of the page's boot-info element, if it has one. */
-function bootInfoOf(html: string): string | undefined {
-  return /<script type="application\/json" id="boot-info">(.*?)<\/script>/s.exec(html)?.[1];
+/** The text of the page's inlined /info element, if it has one. */
+function inlinedInfoOf(html: string): string | undefined {
+  return /<script type="application\/json" id="inlined-info">(.*?)<\/script>/s.exec(html)?.[1];
 }
 
-/** The page's first bars (its boot-bars element: the URL, and the answer's body), as the browser reads them. */
-function bootBarsOf(html: string): { url: string; body: string } | undefined {
-  const match = /<script type="application\/json" id="boot-bars" data-url="([^"]*)">(.*?)<\/script>/s.exec(html);
+/** The page's first bars (its inlined-first-bars element: the URL, and the answer's body), as the browser reads them. */
+function inlinedBarsOf(html: string): { url: string; body: string } | undefined {
+  const match = /<script type="application\/json" id="inlined-first-bars" data-url="([^"]*)">(.*?)<\/script>/s.exec(html);
   if (!match) return undefined;
   const entities: Record<string, string> = { '&amp;': '&', '&quot;': '"', '&lt;': '<', '&gt;': '>' };
   return { url: (match[1] ?? '').replace(/&(amp|quot|lt|gt);/g, (entity) => entities[entity] ?? entity), body: match[2] ?? '' };
 }
 
-/** The page as built: without the copy of /info and the first bars the server put in. */
-function withoutBootAnswers(html: string): string {
-  return html.replace(/<script type="application\/json" id="boot-info">.*?<\/script>/s, '').replace(/<script type="application\/json" id="boot-bars"[^>]*>.*?<\/script>/s, '');
+/** The skeleton the server put in the page's root element. */
+function skeletonOf(html: string): string {
+  return /<div id="root">([\s\S]*)<\/div>(?:<script type="application\/json"[^>]*>.*?<\/script>)*<\/body>/.exec(html)?.[1] ?? '';
+}
+
+/** The page as built: without the skeleton, the copy of /info and the first bars the server put in. */
+function withoutFirstPaint(html: string): string {
+  return html
+    .replace(/<script type="application\/json" id="inlined-info">.*?<\/script>/s, '')
+    .replace(/<script type="application\/json" id="inlined-first-bars"[^>]*>.*?<\/script>/s, '')
+    .replace(/(<div id="root">)[\s\S]*(<\/div><\/body>)/, '$1$2');
 }

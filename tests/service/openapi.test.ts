@@ -91,4 +91,18 @@ describe('/docs', () => {
     expect(await (await service.request('/docs/assets/init.js', { key: null })).text()).toContain("url: '/openapi.json'");
     expect((await service.request('/docs/assets/evil.js', { key: null })).status).toBe(404);
   });
+
+  it('never keeps a key in the browser, says so, and runs no inline script', async () => {
+    const page = await service.request('/docs', { key: null });
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self';/);
+    const html = await page.text();
+    expect(html).toMatch(/<p class="key-note"[^>]*>A key you type in <b>Authorize<\/b> stays in this tab only: this page never stores it in the browser/);
+    expect(html).not.toMatch(/<script>|<script(?![^>]*\bsrc=)[^>]*>/);
+    const init = await (await service.request('/docs/assets/init.js', { key: null })).text();
+    // Swagger UI's option that wrote the key to localStorage, off; a key an earlier version stored, removed.
+    expect(init).toContain('persistAuthorization: false');
+    expect(init).not.toContain('persistAuthorization: true');
+    expect(init).toContain("localStorage.removeItem('authorized')");
+    expect(init).toContain('validatorUrl: null');
+  });
 });

@@ -113,3 +113,52 @@ describe('stream leases', () => {
     expect(await probe.get('tps:lease:key-two:0')).toBe('another-connection');
   });
 });
+
+describe('waiting for a slot (a handover across nodes)', () => {
+  const wait = (ms: number, signal?: AbortSignal) => ({ deadline: Date.now() + ms, ...(signal ? { signal } : {}) });
+
+  it('takes the slot another node releases within the wait, a poll later at most', async () => {
+    const [a, b] = [node(), node()];
+    await take(b, 'handover-b-warm', 1, () => undefined);
+    const release = await take(a, 'handover-across', 1, () => undefined);
+    const waiting = b.acquireStream('handover-across', 1, () => undefined, wait(2_000));
+    // The holder goes while b waits (b polls Redis: the release is on another node).
+    await vi.waitUntil(async () => (await probe.get('tps:lease:handover-across:0')) !== null, { timeout: 1_000, interval: 10 });
+    const releasedAt = Date.now();
+    release();
+    const next = await waiting;
+    expect(next).toBeTypeOf('function');
+    expect(Date.now() - releasedAt).toBeLessThan(500);
+    expect(await probe.get('tps:lease:handover-across:0')).toMatch(new RegExp(`^${b.node}:`));
+    next?.();
+  });
+
+  it('takes a slot released on its own node at once', async () => {
+    const a = node();
+    const release = await take(a, 'handover-local', 1, () => undefined);
+    const waiting = a.acquireStream('handover-local', 1, () => undefined, wait(5_000));
+    release();
+    const next = await waiting;
+    expect(next).toBeTypeOf('function');
+    next?.();
+  });
+
+  it('gives up at the deadline while the holder stays, and at once when its client leaves', async () => {
+    const [a, b] = [node(), node()];
+    await take(b, 'handover-b-warm-2', 1, () => undefined);
+    const release = await take(a, 'handover-held', 1, () => undefined);
+    let started = Date.now();
+    expect(await b.acquireStream('handover-held', 1, () => undefined, wait(400))).toBeUndefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(395);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const controller = new AbortController();
+    started = Date.now();
+    const waiting = b.acquireStream('handover-held', 1, () => undefined, wait(5_000, controller.signal));
+    setTimeout(() => controller.abort(), 100);
+    expect(await waiting).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    // The one who left took nothing: the holder's lease is the only one.
+    expect(await probe.get('tps:lease:handover-held:0')).toMatch(new RegExp(`^${a.node}:`));
+    release();
+  });
+});

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isTradeEvent, tradeEventSchema, type StreamLine, type TradeEvent } from '../../src/shared/api/stream';
+import { isTradeEvent, tradeEventSchema, type ExtendedStreamLine as StreamLine, type TradeEvent } from '../../src/shared/api/stream';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { barsFromEvents } from '../../src/shared/bars';
 import { RESOLUTIONS } from '../../src/shared/resolutions';

@@ -87,41 +87,84 @@ describe('GET /tokens/logo/{token}', () => {
   });
 });
 
-/** What the real service's public clients send when they fetch a logo as a blob. */
+/** What GeroWallet's client of the real service sends when it fetches a logo as a blob. */
 const IMAGE_ACCEPT = 'image/png, image/jpeg, image/gif, image/webp, */*';
 
-describe('GET /tokens/logo/{token} for clients that want an image (content negotiation)', () => {
-  it('answers the PNG bytes with image/png, an ETag and cache headers, equal to the JSON’s base64', async () => {
+/** What Chromium sends with a page's plain `fetch(url, { headers: { Authorization } })` to another origin. */
+const BROWSER_FETCH = { Accept: '*/*', 'Sec-Fetch-Dest': 'empty', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Site': 'same-site', Origin: 'http://127.0.0.1:5173' };
+
+/** What Chromium sends for an `<img>`. */
+const BROWSER_IMG = { Accept: 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8', 'Sec-Fetch-Dest': 'image', 'Sec-Fetch-Mode': 'no-cors' };
+
+/** What Node's fetch sends by default (undici sets Sec-Fetch-Mode itself, never Sec-Fetch-Dest). */
+const NODE_FETCH = { Accept: '*/*', 'Accept-Language': '*', 'Sec-Fetch-Mode': 'cors', 'User-Agent': 'node' };
+
+const LOGO_VARY = 'Accept, Sec-Fetch-Dest, Origin';
+
+async function expectImage(unit: string, headers: Record<string, string>): Promise<Response> {
+  const response = await service.request(logoPath(unit), { headers });
+  expect(response.status, JSON.stringify(headers)).toBe(200);
+  expect(response.headers.get('Content-Type'), JSON.stringify(headers)).toBe('image/png');
+  expect(response.headers.get('Vary')).toBe(LOGO_VARY);
+  const bytes = Buffer.from(await response.arrayBuffer());
+  expect([...bytes.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
+  expect(bytes.toString('base64')).toBe(await logo(unit));
+  return response;
+}
+
+async function expectJson(unit: string, headers: Record<string, string>): Promise<void> {
+  const response = await service.request(logoPath(unit), { headers });
+  expect(response.status, JSON.stringify(headers)).toBe(200);
+  expect(response.headers.get('Content-Type'), JSON.stringify(headers)).toMatch(/^application\/json/);
+  expect(response.headers.get('Vary')).toBe(LOGO_VARY);
+  expect(tokenLogoSchema.parse(await response.json())).toBe(await logo(unit));
+}
+
+describe('GET /tokens/logo/{token}: the PNG for browsers, the spec’s JSON for programs', () => {
+  it('answers a browser’s plain fetch and <img> with the PNG bytes, image/png, an ETag and cache headers, equal to the JSON’s base64', async () => {
     const unit = ensureDefined(tokensWithLogo(service.runtime, 1)[0]).unit;
-    const response = await service.request(logoPath(unit), { headers: { Accept: IMAGE_ACCEPT } });
-    expect(response.status).toBe(200);
-    expect(response.headers.get('Content-Type')).toBe('image/png');
+    const response = await expectImage(unit, BROWSER_FETCH);
     expect(response.headers.get('Cache-Control')).toBe('private, max-age=300');
-    expect(response.headers.get('Vary')).toContain('Accept');
-    const bytes = Buffer.from(await response.arrayBuffer());
-    expect([...bytes.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
-    expect(bytes.toString('base64')).toBe(await logo(unit));
+    await expectImage(unit, BROWSER_IMG);
     const etag = ensureDefined(response.headers.get('ETag'));
-    const again = await service.request(logoPath(unit), { headers: { Accept: 'image/*', 'If-None-Match': etag } });
+    const again = await service.request(logoPath(unit), { headers: { ...BROWSER_FETCH, 'If-None-Match': etag } });
     expect(again.status).toBe(304);
   });
 
-  it('keeps the spec’s JSON for no Accept, */*, application/json first, or an image refused with q=0', async () => {
+  it('tells a browser by Sec-Fetch-Dest (a same-origin fetch has no Origin) or by Origin (plain http to another host has no Fetch Metadata)', async () => {
     const unit = ensureDefined(tokensWithLogo(service.runtime, 1)[0]).unit;
-    for (const accept of [undefined, '*/*', 'application/json, image/png', 'image/png;q=0, application/json', 'text/html']) {
-      const response = await service.request(logoPath(unit), accept === undefined ? {} : { headers: { Accept: accept } });
-      expect(response.headers.get('Content-Type'), String(accept)).toMatch(/^application\/json/);
-      expect(response.headers.get('Vary')).toContain('Accept');
-      tokenLogoSchema.parse(await response.json());
+    await expectImage(unit, { Accept: '*/*', 'Sec-Fetch-Dest': 'empty', 'Sec-Fetch-Mode': 'same-origin' });
+    await expectImage(unit, { Accept: '*/*', Origin: 'http://192.168.1.20:5173' });
+    await expectImage(unit, { 'Sec-Fetch-Dest': 'empty' });
+  });
+
+  it('keeps the spec’s JSON for programs: no Accept, */* (curl, Python requests), Node’s fetch with its Sec-Fetch-Mode', async () => {
+    const unit = ensureDefined(tokensWithLogo(service.runtime, 1)[0]).unit;
+    for (const headers of [{}, { Accept: '*/*' }, { Accept: '*/*;q=0.8' }, NODE_FETCH] as Record<string, string>[]) await expectJson(unit, headers);
+  });
+
+  it('lets an explicit Accept win, for browsers and programs alike (quality first, then order)', async () => {
+    const unit = ensureDefined(tokensWithLogo(service.runtime, 1)[0]).unit;
+    for (const accept of ['application/json', 'application/json, image/png', 'image/png;q=0, application/json', 'text/html', 'image/png;q=0.5, application/json', 'application/*, image/png']) {
+      await expectJson(unit, { ...BROWSER_FETCH, Accept: accept });
+    }
+    for (const accept of [IMAGE_ACCEPT, 'image/*', 'image/png', 'application/json;q=0.5, image/png', 'image/png, application/json']) {
+      await expectImage(unit, { ...NODE_FETCH, Accept: accept });
     }
   });
 
-  it('answers a token without a logo with a 404 in the token family’s body, and an unknown token likewise', async () => {
-    const none = await service.request(logoPath(tokenWithoutLogo(service.runtime).unit), { headers: { Accept: IMAGE_ACCEPT } });
-    expect(none.status).toBe(404);
-    expect(tokenErrorSchema.parse(await none.json()).detail[0]?.msg).toBe('Token has no logo');
-    const unknown = await service.request(logoPath(UNKNOWN_TOKEN), { headers: { Accept: IMAGE_ACCEPT } });
-    expect(unknown.status).toBe(404);
-    tokenErrorSchema.parse(await unknown.json());
+  it('answers an image request for a token without a logo with a 404 in the token family’s body, and an unknown token likewise', async () => {
+    for (const headers of [BROWSER_FETCH, { Accept: IMAGE_ACCEPT }]) {
+      const none = await service.request(logoPath(tokenWithoutLogo(service.runtime).unit), { headers });
+      expect(none.status).toBe(404);
+      expect(none.headers.get('Vary')).toBe(LOGO_VARY);
+      expect(tokenErrorSchema.parse(await none.json()).detail[0]?.msg).toBe('Token has no logo');
+      const unknown = await service.request(logoPath(UNKNOWN_TOKEN), { headers });
+      expect(unknown.status).toBe(404);
+      expect(tokenErrorSchema.parse(await unknown.json()).detail[0]?.msg).toBe('Token not found');
+    }
+    // A program still gets the spec's null.
+    const program = await service.request(logoPath(tokenWithoutLogo(service.runtime).unit), { headers: NODE_FETCH });
+    expect(await program.text()).toBe('null');
   });
 });

@@ -32,3 +32,16 @@ describe('assetFingerprint', () => {
     expect(isAssetFingerprint('asset1rjklcrnsdzqp65wjgrg55sy9723kw09mlgvlc')).toBe(false);
   });
 });
+
+describe('the fingerprint\'s bech32', () => {
+  it('is @scure/base\'s bech32 for random digests, checksum included', async () => {
+    const { bech32 } = await import('@scure/base');
+    const { blake2b } = await import('@noble/hashes/blake2.js');
+    for (let i = 0; i < 300; i++) {
+      const policy = Array.from({ length: 28 }, (_, k) => ((i * 31 + k * 7) % 256).toString(16).padStart(2, '0')).join('');
+      const name = Array.from({ length: i % 33 }, (_, k) => ((i + k * 13) % 256).toString(16).padStart(2, '0')).join('');
+      const digest = blake2b(Uint8Array.from(Buffer.from(policy + name, 'hex')), { dkLen: 20 });
+      expect(assetFingerprint(policy, name)).toBe(bech32.encode('asset', bech32.toWords(digest)));
+    }
+  });
+});

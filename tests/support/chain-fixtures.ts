@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChainOutput, ChainTx } from '../../src/service/chain/block';
+import type { OgmiosWireBlock } from './prise';
 
 /**
  * Real mainnet pool outputs kept as small fixtures under tests/fixtures/chain/ (one JSON file per
@@ -61,4 +62,32 @@ export function fixtureTx(raw: FixtureOutput): ChainTx {
   const datums = new Map<string, string>();
   if (raw.datumHash !== undefined && raw.witnessDatum !== undefined) datums.set(raw.datumHash, raw.witnessDatum);
   return { id: raw.tx, outputs: [fixtureOutput(raw)], datums };
+}
+
+/** A fixture output in Ogmios v6's wire shape (`value` by policy, `ada.lovelace`). */
+export function wireOutput(o: FixtureOutput): Record<string, unknown> {
+  const value: Record<string, Record<string, bigint>> = {};
+  for (const [unit, amount] of Object.entries(o.value)) {
+    if (unit === 'lovelace') value.ada = { lovelace: BigInt(amount) };
+    else (value[unit.slice(0, 56)] ??= {})[unit.slice(56)] = BigInt(amount);
+  }
+  return { address: o.address, value, ...(o.datum ? { datum: o.datum } : {}), ...(o.datumHash ? { datumHash: o.datumHash } : {}) };
+}
+
+/** One block after `parent` holding the fixture outputs, each at its real index of its transaction. */
+export function fixtureBlock(parent: OgmiosWireBlock, outputs: readonly FixtureOutput[]): OgmiosWireBlock {
+  const byTx = new Map<string, FixtureOutput[]>();
+  for (const o of outputs) byTx.set(o.tx, [...(byTx.get(o.tx) ?? []), o]);
+  const transactions = [...byTx].map(([id, list]) => {
+    const size = Math.max(...list.map((o) => o.index)) + 1;
+    const filler = { address: 'addr1qxvk9lv2ht7kptfhar5x9h2p0', value: { ada: { lovelace: 1_000_000n } } };
+    const slots: Record<string, unknown>[] = Array.from({ length: size }, () => filler);
+    const datums: Record<string, string> = {};
+    for (const o of list) {
+      slots[o.index] = wireOutput(o);
+      if (o.datumHash && o.witnessDatum) datums[o.datumHash] = o.witnessDatum;
+    }
+    return { id, spends: 'inputs', outputs: slots, datums };
+  });
+  return { type: 'praos', era: 'babbage', id: 'fe'.repeat(32), height: parent.height + 1, slot: parent.slot + 20, ancestor: parent.id, transactions };
 }

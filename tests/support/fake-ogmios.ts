@@ -37,7 +37,8 @@ export class FakeOgmios {
 
   static async start(blocks: readonly OgmiosWireBlock[]): Promise<FakeOgmios> {
     const http = createServer((req, res) => {
-      if (req.url === '/health') {
+      // Under any path: a hosted endpoint's address may have one (its key, say), and the health check follows it.
+      if (new URL(req.url ?? '/', 'http://fake').pathname.endsWith('/health')) {
         res.writeHead(200, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ lastTipUpdate: new Date().toISOString(), networkSynchronization: 1, currentEra: 'babbage', connectionStatus: 'connected' }));
         return;

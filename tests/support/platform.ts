@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../../src/gateway/config';
+import type { LogHook } from '../../src/node/log';
 import { createPlatform, type Platform } from '../../src/server/platform';
 import { parseServiceConfig } from '../../src/service/config';
 import type { ServiceRuntime } from '../../src/service/runtime';
@@ -17,6 +18,8 @@ export interface TestPlatformOptions {
   readonly dataDir?: string;
   /** Extra environment for the service's configuration (e.g. SOURCE, OGMIOS_URL). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Receives the platform's log lines (requests included), with their level and fields. */
+  readonly log?: LogHook;
 }
 
 export interface TestPlatform {
@@ -49,7 +52,7 @@ export async function createTestPlatform(options: TestPlatformOptions = {}): Pro
     service,
     // Short debounce and reconnect hint: tests need not wait seconds for a browser to come back.
     gateway: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, retryMs: 250, handoverMs: 100, idleLingerMs: 1500, ...options.gateway },
-    hooks: options.nowMs ? { nowMs: options.nowMs } : {},
+    hooks: { ...(options.nowMs ? { nowMs: options.nowMs } : {}), ...(options.log ? { log: options.log } : {}) },
   });
   const fetchImpl = async (input: string, init?: RequestInit) => platform.app.fetch(new Request(new URL(input, 'http://platform.test'), init));
   const runtime = platform.runtime;

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Registry } from 'prom-client';
+import type { LogHook } from '../../src/node/log';
 import { parseServiceConfig, type ServiceConfig } from '../../src/service/config';
 import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
 import { createTestClock, DEFAULT_START_MS, type TestClock } from './clock';
@@ -39,8 +41,10 @@ export interface TestServiceOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Overrides applied to the parsed configuration (e.g. a small streamMaxBufferedBytes). */
   readonly config?: Partial<ServiceConfig>;
-  /** Receives the runtime's log lines (default: dropped). */
-  readonly log?: (line: string) => void;
+  /** Receives the runtime's log lines, with their level and fields (default: dropped). */
+  readonly log?: LogHook;
+  /** A Prometheus registry the runtime registers its metrics on. */
+  readonly metrics?: Registry;
   /** The chain source's reconnect delays (default 0.5 s doubling to 30 s). */
   readonly chainBackoff?: { readonly initialMs: number; readonly maxMs: number };
 }
@@ -97,7 +101,7 @@ async function open(dataDir: string, ownsDir: boolean, clock: TestClock, options
   let runtime: ServiceRuntime;
   try {
     const config = { ...parseServiceConfig(flags, env), ...options.config };
-    runtime = await createServiceRuntime(config, { nowMs: clock.now, ...(options.log ? { log: options.log } : {}), ...(options.chainBackoff ? { chainBackoff: options.chainBackoff } : {}) });
+    runtime = await createServiceRuntime(config, { nowMs: clock.now, ...(options.log ? { log: options.log } : {}), ...(options.metrics ? { metrics: options.metrics } : {}), ...(options.chainBackoff ? { chainBackoff: options.chainBackoff } : {}) });
   } catch (error) {
     if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     throw error;

@@ -1,11 +1,11 @@
-import { streamLineSchema, type StreamLine } from '../../src/shared/api/stream';
+import { extendedStreamLineSchema as streamLineSchema, type ExtendedStreamLine as StreamLine } from '../../src/shared/api/stream';
 import { streamInit, STREAM_PATH } from './builders';
 import { streamLineUndescribed } from './openapi';
 import type { TestService } from './service';
 
 /**
  * Reads a stream response in-process, line by line: every line is one bare JSON object + '\n'
- * (decisions "Stream"). Reads are never lost: a read that outlives a timeout is kept for the next call.
+ * (decisions "Stream"): one of the spec's three kinds, or our rollback line for a stream that asked. Reads are never lost: a read that outlives a timeout is kept for the next call.
  */
 export interface StreamReader {
   readonly response: Response;

@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { LibrarySymbolInfo, SearchRow, UdfDatafeed } from '../../datafeed';
-import { isPoolId } from '../../shared/ids';
-import { parseSymbolName } from '../../shared/symbols';
+import type { LibrarySymbolInfo, SearchRow, UdfDatafeed } from '@/datafeed';
+import { isPoolId } from '@/shared/id-rules';
+import { parseSymbolName } from '@/shared/symbols';
 
 /** A symbol as the app needs it: the library's info (chart) and the search row (tokens, TVL). */
 export interface ResolvedSymbol {
@@ -63,4 +63,4 @@ export async function findPairInGroup(datafeed: UdfDatafeed, row: SearchRow, gro
   return rows.find((r) => r.baseUnit === row.baseUnit && r.quoteUnit === row.quoteUnit && r.exchange.toLowerCase() === group.toLowerCase());
 }
 
-export { provisionalSymbolInfo } from '../lib/provisional-symbol';
+export { provisionalSymbolInfo } from '@/app/lib/provisional-symbol';

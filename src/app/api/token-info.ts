@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
-import { gatewayTokenInfoSchema, type GatewayTokenInfo } from '../../shared/api/gateway';
-import type { GatewayClient } from '../../datafeed';
+import { gatewayTokenInfoSchema, type GatewayTokenInfo } from '@/shared/api/gateway';
+import type { GatewayClient } from '@/datafeed';
 
 /**
  * GET /gw/v1/token-info/<unit>: the token's registry name, ticker and decimals, from our service's

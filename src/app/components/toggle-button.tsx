@@ -9,6 +9,7 @@ export function ToggleButton({
   testId,
   disabled,
   title,
+  className,
 }: {
   pressed: boolean;
   onToggle: () => void;
@@ -17,9 +18,11 @@ export function ToggleButton({
   testId?: string;
   disabled?: boolean;
   title?: string;
+  /** More classes beside the button's own. */
+  className?: string;
 }) {
   return (
-    <button type="button" className="button button--toggle" aria-pressed={pressed} onClick={onToggle} aria-label={label} data-testid={testId} disabled={disabled} title={title}>
+    <button type="button" className={className ? `button button--toggle ${className}` : 'button button--toggle'} aria-pressed={pressed} onClick={onToggle} aria-label={label} data-testid={testId} disabled={disabled} title={title}>
       {children}
     </button>
   );

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { tokenLogoQueryOptions } from '../api/token-logo';
-import { useApi } from '../providers/app-providers';
+import { tokenLogoQueryOptions } from '@/app/api/token-logo';
+import { useApi } from '@/app/providers/app-providers';
 
 const AVATAR_COLOURS = ['#3b5bdb', '#0ca678', '#e8590c', '#ae3ec9', '#1098ad', '#d6336c', '#5c940d', '#7048e8'];
 

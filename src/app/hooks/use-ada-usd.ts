@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
-import { STABLECOINS } from '../../shared/stablecoins';
-import { stablecoinStatsQueryOptions } from '../api/ada-usd';
-import { liveStats } from '../lib/live-stats';
-import { adaUsdOfStats, type AdaUsdNow } from '../lib/usd';
-import { useApi, useUsdRates } from '../providers/app-providers';
+import { STABLECOINS } from '@/shared/stablecoins';
+import { stablecoinStatsQueryOptions } from '@/app/api/ada-usd';
+import { liveStats } from '@/app/lib/live-stats';
+import { adaUsdOfStats, type AdaUsdNow } from '@/app/lib/usd';
+import { useApi, useUsdRates } from '@/app/providers/app-providers';
 
 /** ADA/USD now: being looked for, known (with the stablecoins it comes from), or not available and why. */
 export type AdaUsdState =

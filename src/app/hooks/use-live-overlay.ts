@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import type { LibrarySymbolInfo } from '../../datafeed';
-import { applyTrade, EMPTY_OVERLAY, type LiveOverlay } from '../lib/live-stats';
+import type { LibrarySymbolInfo } from '@/datafeed';
+import { applyTrade, EMPTY_OVERLAY, type LiveOverlay } from '@/app/lib/live-stats';
 import { useLiveTrades } from './use-live-trades';
 
 /**

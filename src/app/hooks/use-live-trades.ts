@@ -1,8 +1,8 @@
 import { useEffect, useEffectEvent } from 'react';
-import type { LibrarySymbolInfo } from '../../datafeed';
-import type { TradeEvent } from '../../shared/api/stream';
-import { AGGREGATE_GROUP } from '../../shared/groups';
-import { useDatafeed } from '../providers/app-providers';
+import type { LibrarySymbolInfo } from '@/datafeed';
+import type { TradeEvent } from '@/shared/api/stream';
+import { AGGREGATE_GROUP } from '@/shared/groups';
+import { useDatafeed } from '@/app/providers/app-providers';
 
 /** Whether the datafeed streams this symbol (Aggregate pools only). */
 export function isLiveSymbol(info: LibrarySymbolInfo | undefined): info is LibrarySymbolInfo & { ticker: string } {

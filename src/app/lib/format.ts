@@ -56,22 +56,86 @@ export function formatPrice(value: number, pricescale?: number): string {
   return compressZeros(groupThousands(fixed));
 }
 
-/**
- * The amount formats, made at their first use: the first Intl format of a page starts ICU (about 10 ms
- * of the main thread), which the page's first picture of the chart (src/app/boot/boot-chart.ts) does not
- * wait for when this module is among its imports.
- */
-let formats: { readonly compact: Intl.NumberFormat; readonly plain: Intl.NumberFormat } | undefined;
-const amountFormats = () =>
-  (formats ??= { compact: new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 }), plain: new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }) });
+/** The shortest decimal writing of a non-negative number (what String gives, without an exponent). */
+function plainDecimal(value: number): string {
+  const text = String(value);
+  const exponent = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!exponent) return text;
+  const [, whole = '', fraction = '', power = '0'] = exponent;
+  const digits = whole + fraction;
+  const point = whole.length + Number(power);
+  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+}
 
-/** An amount (TVL, volume) compactly: 9.52M, 12.3K, 742.5; below 1, significant digits. */
+/** Adds one to a string of decimal digits. */
+function incremented(digits: string): string {
+  let out = '';
+  let carry = 1;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    const d = digits.charCodeAt(i) - 48 + carry;
+    carry = d > 9 ? 1 : 0;
+    out = String(d % 10) + out;
+  }
+  return carry ? `1${out}` : out;
+}
+
+/**
+ * A non-negative number with at most two decimals, rounded half away from zero on its decimal writing
+ * and without trailing zeros: how Intl.NumberFormat's `maximumFractionDigits: 2` writes it.
+ */
+function twoDecimals(value: number): string {
+  const [whole = '0', fraction = ''] = plainDecimal(value).split('.');
+  let digits = whole + fraction.slice(0, 2).padEnd(2, '0');
+  if (fraction.charCodeAt(2) >= 53) digits = incremented(digits);
+  const kept = digits.slice(-2).replace(/0+$/, '');
+  const head = digits.slice(0, -2) || '0';
+  return kept === '' ? head : `${head}.${kept}`;
+}
+
+/** Compact units, largest first. */
+const UNITS: readonly (readonly [number, string])[] = [
+  [1e12, 'T'],
+  [1e9, 'B'],
+  [1e6, 'M'],
+  [1e3, 'K'],
+];
+
+/**
+ * An amount of 10,000 or more as en-US compact notation writes it (9.52M, 12.35K): written here rather
+ * than with Intl.NumberFormat, whose first use starts ICU (10-40 ms of the main thread) while the chart's
+ * first draw labels its volume and TVL scales with these. tests/app/format.test.ts holds it to Intl's.
+ */
+function compactAmount(abs: number): string {
+  for (let u = 0; u < UNITS.length; u++) {
+    const [size, suffix] = UNITS[u] ?? [1, ''];
+    if (abs < size) continue;
+    const text = twoDecimals(abs / size);
+    // 999.995K rounds to 1000K, which compact notation writes as the next unit.
+    const larger = UNITS[u - 1];
+    if (larger && Number(text) >= 1000) return `${twoDecimals(abs / larger[0])}${larger[1]}`;
+    return `${text}${suffix}`;
+  }
+  return twoDecimals(abs);
+}
+
+/** An amount (TVL, volume) compactly: 9.52M, 12.35K, 742.5, 1,234.57; below 1, significant digits. */
 export function formatAmount(value: number): string {
   if (!Number.isFinite(value)) return DASH;
   const abs = Math.abs(value);
-  if (abs >= 10_000) return amountFormats().compact.format(value);
-  if (abs >= 1 || abs === 0) return amountFormats().plain.format(value);
+  const sign = value < 0 ? '-' : '';
+  if (abs >= 10_000) return sign + compactAmount(abs);
+  if (abs >= 1 || abs === 0) return sign + groupThousands(twoDecimals(abs));
   return formatPrice(value);
+}
+
+/**
+ * A count with thousands separators (6,471), as en-US writes it: without Intl (toLocaleString starts ICU,
+ * 10-50 ms of the main thread, on the way to the overview's first rows).
+ */
+export function formatCount(value: number): string {
+  return Number.isInteger(value) ? groupThousands(String(value)) : groupThousands(twoDecimals(value));
 }
 
 /** A signed amount: +1.2K, −340, 0. */

@@ -1,5 +1,5 @@
-import type { TradeEvent } from '../../shared/api/stream';
-import type { TokenStats } from '../../shared/api/tokens';
+import type { TradeEvent } from '@/shared/api/stream';
+import type { TokenStats } from '@/shared/api/tokens';
 
 /** What live trades add to the last statistics fetched. */
 export interface LiveOverlay {

@@ -1,4 +1,4 @@
-import type { Bar } from '../../datafeed';
+import type { Bar } from '@/datafeed';
 
 /**
  * Orientation of a pair on screen. The spec's symbol `ADA.SNEK` has base ADA and quote SNEK, and its

@@ -1,4 +1,5 @@
-import type { Theme } from '../stores/preferences-store';
+/** The app's two themes (the stored preference, stores/preferences.ts). */
+export type Theme = 'dark' | 'light';
 
 /** Canvas colours per theme (the CSS variables in styles/app.css hold the same values). */
 export interface Palette {

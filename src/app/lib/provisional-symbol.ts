@@ -1,6 +1,6 @@
-import type { LibrarySymbolInfo } from '../../datafeed';
-import { historyTarget } from '../../shared/first-chart';
-import { parseSymbolName } from '../../shared/symbols';
+import type { LibrarySymbolInfo } from '@/datafeed';
+import { historyTarget } from '@/shared/first-chart';
+import { parseSymbolName } from '@/shared/symbols';
 
 /**
  * A stand-in for a symbol that is still being resolved, enough for getBars (which takes a symbol name

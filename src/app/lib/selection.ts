@@ -1,5 +1,5 @@
-import type { ResolutionString } from '../../datafeed';
-import { pageChart, type PageChart } from '../../shared/first-chart';
+import type { ResolutionString } from '@/datafeed';
+import { pageChart, type PageChart } from '@/shared/first-chart';
 import { formatIndicators, parseIndicators } from './indicators';
 import type { Currency } from './usd';
 
@@ -32,7 +32,7 @@ export interface Selection {
 export type View = PageChart['view'];
 
 /** The page's first chart (group, symbol, resolution, view) is read as the server reads it: shared/first-chart.ts. */
-export { DEFAULT_RESOLUTION, normaliseResolution } from '../../shared/first-chart';
+export { DEFAULT_RESOLUTION, normaliseResolution } from '@/shared/first-chart';
 
 /** The resolution buttons, finest first. */
 export const RESOLUTION_CHOICES: readonly { readonly value: ResolutionString; readonly label: string; readonly name: string }[] = [

@@ -1,5 +1,5 @@
-import type { Bar } from '../../shared/bars';
-import type { TokenStats } from '../../shared/api/tokens';
+import type { Bar } from '@/shared/bars';
+import type { TokenStats } from '@/shared/api/tokens';
 
 /**
  * Prices in USD, from the market itself (docs/app.md "USD prices"). ADA's USD price is the TVL-weighted

@@ -1,10 +1,10 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { useStore } from 'zustand';
-import type { GatewayClient, UdfDatafeed } from '../../datafeed';
-import type { UsdRateBook } from '../api/ada-usd';
-import type { PreferencesState } from '../stores/preferences-store';
-import type { SelectionState } from '../stores/selection-store';
+import type { GatewayClient, UdfDatafeed } from '@/datafeed';
+import type { UsdRateSource } from '@/app/api/ada-usd';
+import type { PreferencesState } from '@/app/stores/preferences-store';
+import type { SelectionState } from '@/app/stores/selection-store';
 import type { AppServices } from './app-services';
 import type { LiveStatusSnapshot } from './live-status';
 
@@ -27,7 +27,7 @@ export function useApi(): GatewayClient {
 }
 
 /** ADA/USD through time (USD prices), shared by the chart, the header and the tape. */
-export function useUsdRates(): UsdRateBook {
+export function useUsdRates(): UsdRateSource {
   return useServices().usdRates;
 }
 

@@ -1,9 +1,12 @@
 import { QueryClient } from '@tanstack/react-query';
-import type { StateStorage } from 'zustand/middleware';
-import { UdfDatafeed, type EventSourceConstructor, type FetchLike, type GatewayClient } from '../../datafeed';
-import { UsdRateBook } from '../api/ada-usd';
-import { createPreferencesStore, type PreferencesStore } from '../stores/preferences-store';
-import { createSelectionStore, type SelectionStore, type UrlHost } from '../stores/selection-store';
+import { safeParse } from 'zod/mini';
+import type { StateStorage } from '@/app/stores/preferences-store';
+import { UdfDatafeed, type EventSourceConstructor, type FetchLike, type GatewayClient } from '@/datafeed';
+import { gatewayInfoSchema } from '@/shared/api/gateway';
+import { UsdRatesOnDemand, type UsdRateSource } from '@/app/api/ada-usd';
+import { gatewayInfoQueryOptions } from '@/app/api/gateway-info';
+import { createPreferencesStore, preferencesCookie, type Preferences, type PreferencesStore } from '@/app/stores/preferences-store';
+import { createSelectionStore, type SelectionStore, type UrlHost } from '@/app/stores/selection-store';
 import { LiveStatusMonitor } from './live-status';
 
 /** Everything the app talks to, created once: ONE datafeed, one query client, the stores. */
@@ -16,7 +19,7 @@ export interface AppServices {
   readonly selection: SelectionStore;
   readonly preferences: PreferencesStore;
   /** ADA/USD through time from the stablecoins' pools (USD prices: chart, tape), over the datafeed. */
-  readonly usdRates: UsdRateBook;
+  readonly usdRates: UsdRateSource;
   /** Closes the live connection. */
   dispose(): void;
 }
@@ -30,6 +33,8 @@ export interface AppServicesOptions {
   readonly urlHost?: UrlHost;
   /** Where preferences persist. Default: localStorage. */
   readonly storage?: StateStorage;
+  /** The preferences before the storage is read (a server render's: the request's cookie's). */
+  readonly preferences?: Preferences;
   /** Gateway base (default `/gw/v1`, same origin). */
   readonly baseUrl?: string;
   /** Tests: a QueryClient with `retry: false`. */
@@ -37,6 +42,10 @@ export interface AppServicesOptions {
   /** Datafeed problems without a callback of their own (default console.warn). */
   readonly onWarning?: (message: string) => void;
   readonly online?: boolean;
+  /** /gw/v1/info as the page carries it (src/app/first-paint.ts), not checked yet: the app's first /info. */
+  readonly info?: unknown;
+  /** Where the preferences cookie goes (the browser: document.cookie), written now and at each change. */
+  readonly preferencesCookie?: (cookie: string) => void;
 }
 
 export function createQueryClient(): QueryClient {
@@ -55,14 +64,25 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
   const liveStatus = new LiveStatusMonitor(datafeed, options.online ?? (typeof navigator === 'undefined' ? true : navigator.onLine !== false));
+  const queryClient = options.queryClient ?? createQueryClient();
+  // The page's copy of /info is the app's first answer of it, once checked as the gateway's would be.
+  const info = options.info === undefined ? undefined : safeParse(gatewayInfoSchema, options.info);
+  if (info?.success) queryClient.setQueryData(gatewayInfoQueryOptions(datafeed.gateway).queryKey, info.data);
+  const preferences = createPreferencesStore(options.storage, options.preferences);
+  const writeCookie = options.preferencesCookie;
+  const stopCookie = writeCookie ? preferences.subscribe((state) => writeCookie(preferencesCookie(state))) : undefined;
+  if (writeCookie) writeCookie(preferencesCookie(preferences.getState()));
   return {
     datafeed,
     api: datafeed.gateway,
-    queryClient: options.queryClient ?? createQueryClient(),
+    queryClient,
     liveStatus,
     selection: createSelectionStore(options.urlHost ?? window),
-    preferences: createPreferencesStore(options.storage),
-    usdRates: new UsdRateBook(datafeed),
-    dispose: () => datafeed.close(),
+    preferences,
+    usdRates: new UsdRatesOnDemand(datafeed),
+    dispose: () => {
+      stopCookie?.();
+      datafeed.close();
+    },
   };
 }

@@ -1,4 +1,4 @@
-import type { LiveConnectionStatus, UdfDatafeed } from '../../datafeed';
+import type { LiveConnectionStatus, UdfDatafeed } from '@/datafeed';
 
 /**
  * What the shell shows of the live connection: the datafeed's state, except that

@@ -1,13 +1,15 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { formatSelection, parseSelection, sameSelection, type Selection } from '../lib/selection';
+import { formatSelection, parseSelection, sameSelection, type Selection } from '@/app/lib/selection';
 
-export { DEFAULT_RESOLUTION, RESOLUTION_CHOICES, formatSelection, normaliseResolution, parseSelection, sameSelection, type Selection, type View } from '../lib/selection';
+export { DEFAULT_RESOLUTION, RESOLUTION_CHOICES, formatSelection, normaliseResolution, parseSelection, sameSelection, type Selection, type View } from '@/app/lib/selection';
 
 export interface SelectionState extends Selection {
   /** Changes the selection: a new history entry (`replace`: rewrite the current one, e.g. to canonicalise). */
   select(next: Partial<Selection>, options?: { replace?: boolean }): void;
   /** Re-reads the URL (popstate). */
   syncFromUrl(): void;
+  /** The page's address (path and query) of the selection changed by `next`: a link's href. */
+  href(next: Partial<Selection>): string;
   /** What the current history entry keeps under `key` (a screen's place: the overview's sort and scroll), if anything. */
   place(key: string): unknown;
   /** Keeps `value` under `key` in the current history entry (no new entry): Back to it finds the place again. */
@@ -42,6 +44,7 @@ export function createSelectionStore(host: UrlHost): SelectionStore {
       else if (!sameSelection(merged, current)) host.history.pushState(null, '', url);
       set(merged);
     },
+    href: (next) => `${host.location.pathname}${formatSelection({ ...get(), ...next }, host.location.search)}`,
     syncFromUrl: () => {
       const next = parseSelection(host.location.search);
       if (!sameSelection(next, get())) set(next);

@@ -1,5 +1,7 @@
 import PQueue from 'p-queue';
-import type { z } from 'zod';
+import type { LogHook } from '../../node/log';
+import { z } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
 import type { Upstream } from '../upstream';
 
 export interface PacedUpstreamOptions {
@@ -9,7 +11,7 @@ export interface PacedUpstreamOptions {
   readonly timeoutMs: number;
   /** Tries of one request refused with a 429 (each after the upstream's Retry-After). */
   readonly maxTries?: number;
-  readonly log?: (line: string) => void;
+  readonly log?: LogHook;
 }
 
 /** An upstream answer that is not a 200 (after any 429 retries). */
@@ -58,7 +60,7 @@ export class PacedUpstream {
    * GET `path` through the queue, parsed with `schema`; one request for concurrent callers of the same
    * path. Higher `priority` goes first. Rejects with UpstreamStatusError for a non-200 answer.
    */
-  get<T>(path: string, schema: z.ZodType<T>, priority = 0): Promise<T> {
+  get<T>(path: string, schema: $ZodType<T>, priority = 0): Promise<T> {
     const pending = this.inFlight.get(path);
     if (pending) return pending as Promise<T>;
     if (this.closed) return Promise.reject(new Error('closed'));
@@ -68,7 +70,7 @@ export class PacedUpstream {
     return made;
   }
 
-  private async attempt<T>(path: string, schema: z.ZodType<T>, priority: number, tries: number): Promise<T> {
+  private async attempt<T>(path: string, schema: $ZodType<T>, priority: number, tries: number): Promise<T> {
     const response = await this.queue.add(
       async () => {
         this.sent++;
@@ -87,7 +89,7 @@ export class PacedUpstream {
       await response.body?.cancel().catch(() => {});
       throw new UpstreamStatusError(path, response.status);
     }
-    return schema.parse(await response.json());
+    return z.parse(schema, await response.json());
   }
 
   /** Pauses the queue as the upstream's rate-limit headers ask. */
@@ -114,7 +116,7 @@ export class PacedUpstream {
   private pauseFor(ms: number, reason: string | undefined): void {
     const until = Date.now() + Math.min(MAX_PAUSE_MS, ms);
     if (until <= this.resumeAt || this.closed) return;
-    if (reason) this.options.log?.(`gateway: ${reason}`);
+    if (reason) this.options.log?.(`gateway: ${reason}`, { level: 'warn' });
     this.resumeAt = until;
     this.queue.pause();
     clearTimeout(this.resumeTimer);

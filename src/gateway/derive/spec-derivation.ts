@@ -5,6 +5,7 @@ import { tokenStatsSchema, type TokenStats } from '../../shared/api/tokens';
 import { AGGREGATE_GROUP } from '../../shared/groups';
 import { displayAssetName, splitTokenUnit } from '../../shared/ids';
 import { parseSymbolName } from '../../shared/symbols';
+import type { LogHook } from '../../node/log';
 import { UpstreamStatusError, type PacedUpstream } from './paced-upstream';
 
 export interface SpecDerivationOptions {
@@ -16,7 +17,7 @@ export interface SpecDerivationOptions {
   /** How long a pool's statistics (/tokens/current) fetched for the rows a browser shows are reused (default 60 s). */
   readonly statsTtlMs?: number;
   readonly now?: () => number;
-  readonly log?: (line: string) => void;
+  readonly log?: LogHook;
 }
 
 interface Catalog {
@@ -116,7 +117,7 @@ export class SpecDerivation {
         this.lastRefresh = this.now();
       })
       .catch((error: unknown) => {
-        this.options.log?.(`gateway: deriving liquidity from the upstream's spec endpoints stopped: ${error instanceof Error ? error.message : String(error)}`);
+        this.options.log?.(`gateway: deriving liquidity from the upstream's spec endpoints stopped: ${error instanceof Error ? error.message : String(error)}`, { level: 'warn' });
         this.lastRefresh = this.now() - this.options.tvlTtlMs + RETRY_AFTER_FAILURE_MS;
       })
       .finally(() => {
@@ -223,7 +224,7 @@ export class SpecDerivation {
       for (const row of selected) {
         if (this.paced.backlog > SHOWN_BACKLOG) break;
         this.measureStats(row).catch((error: unknown) => {
-          this.options.log?.(`gateway: statistics of ${row.ticker.slice(0, 16)}… from the upstream's /tokens/current failed: ${error instanceof Error ? error.message : String(error)}`);
+          this.options.log?.(`gateway: statistics of ${row.ticker.slice(0, 16)}… from the upstream's /tokens/current failed: ${error instanceof Error ? error.message : String(error)}`, { level: 'warn' });
         });
       }
     }

@@ -1,5 +1,6 @@
 import { LIVE_EVENTS, type LiveError, type LiveStatus } from '../../shared/api/gateway';
 import type { TradeEvent } from '../../shared/api/stream';
+import { AddressShares, addressCap } from './address-shares';
 import type { UpstreamListener } from './upstream-stream';
 
 /** One browser connection's sink of SSE frames. */
@@ -39,6 +40,10 @@ const RING_SIZE = 10_000;
 export interface LiveHubOptions {
   /** Pools the upstream subscription may carry (GATEWAY_UPSTREAM_MAX_POOLS); lowered when the upstream reveals its plan's limit. */
   readonly upstreamMaxPools?: number;
+  /** Share of that budget one client address may follow, percent (GATEWAY_ADDRESS_SHARE_PERCENT; default 100: no share). */
+  readonly addressSharePercent?: number;
+  /** Pools one connection may follow (GATEWAY_MAX_POOLS_PER_CONNECTION): an address's share is never less. */
+  readonly maxPoolsPerConnection?: number;
 }
 
 /**
@@ -49,7 +54,7 @@ export interface LiveHubOptions {
 export class LiveHub implements UpstreamListener {
   private readonly clients = new Set<LiveClient>();
   private readonly byPool = new Map<string, Set<LiveClient>>();
-  private readonly perAddress = new Map<string, number>();
+  private readonly shares = new AddressShares();
   private readonly ring: Stored[] = [];
   private nextSeq = 1;
   /** Distinguishes this gateway process's event ids from an earlier one's (ids are `<boot>.<seq>`). */
@@ -64,6 +69,11 @@ export class LiveHub implements UpstreamListener {
   private switchFailing = false;
   /** Browsers waiting for a failing switch that were told `reconnecting`. */
   private readonly toldWaiting = new WeakSet<LiveClient>();
+  /** Trade events written to browsers, and those a browser could not take (dropped as too slow): totals since start. */
+  delivered = 0;
+  dropped = 0;
+  /** Browsers dropped for not reading fast enough (counted by the live route). */
+  slowConsumers = 0;
 
   constructor(
     private readonly onUnionChange: (pools: ReadonlySet<string>) => void,
@@ -75,7 +85,12 @@ export class LiveHub implements UpstreamListener {
   }
 
   connectionsOf(address: string): number {
-    return this.perAddress.get(address) ?? 0;
+    return this.shares.connectionsOf(address);
+  }
+
+  /** Distinct pools an address follows over its connections. */
+  poolsOf(address: string): number {
+    return this.shares.poolsOf(address);
   }
 
   /**
@@ -95,6 +110,15 @@ export class LiveHub implements UpstreamListener {
     return Math.min(this.options.upstreamMaxPools ?? Number.POSITIVE_INFINITY, this.planMaxPools ?? Number.POSITIVE_INFINITY);
   }
 
+  /** Pools one client address may follow at once: its share of `maxPools` (address-shares.ts). */
+  get addressMaxPools(): number {
+    return this.addressMaxPoolsOf(this.maxPools);
+  }
+
+  private addressMaxPoolsOf(max: number): number {
+    return addressCap(max, this.options.addressSharePercent ?? 100, this.options.maxPoolsPerConnection ?? max);
+  }
+
   /** Whether adding these pools keeps the union within `max`. */
   fits(pools: ReadonlySet<string>, max = this.maxPools): boolean {
     let added = 0;
@@ -102,10 +126,28 @@ export class LiveHub implements UpstreamListener {
     return this.byPool.size + added <= max;
   }
 
-  /** Why a browser asking for `pools` cannot be served within the upstream's pool limit, if so. */
-  refusal(pools: ReadonlySet<string>): LiveError | undefined {
+  /**
+   * Why a browser at `address` asking for `pools` cannot be served, if so: past its address's share of
+   * the upstream's pool limit, or past the limit itself.
+   */
+  refusal(pools: ReadonlySet<string>, address?: string): LiveError | undefined {
     const max = this.maxPools;
+    if (pools.size > max) return this.limitError(pools, max, this.byPool.size);
+    if (address !== undefined) {
+      const share = this.shareError(pools, address, this.shares.poolsWith(address, pools), max);
+      if (share) return share;
+    }
     return this.fits(pools, max) ? undefined : this.limitError(pools, max, this.byPool.size);
+  }
+
+  /** The refusal of a browser that would take its address to `wouldFollow` pools, when past its share of `max`. */
+  private shareError(pools: ReadonlySet<string>, address: string, wouldFollow: number, max: number): LiveError | undefined {
+    const cap = this.addressMaxPoolsOf(max);
+    if (wouldFollow <= cap) return undefined;
+    const rule = `each client address may follow at most ${cap} of the gateway's ${max} pools`;
+    // More than an address may follow at all: asking again cannot help.
+    if (pools.size > cap) return { errmsg: `Too many pools for one client address: ${pools.size} requested, ${rule}`, retry: false };
+    return { errmsg: `Too many pools from ${address}: its live connections follow ${this.shares.poolsOf(address)}, and ${rule}; close another or try again later`, retry: true };
   }
 
   private limitError(pools: ReadonlySet<string>, max: number, followed: number): LiveError {
@@ -121,7 +163,7 @@ export class LiveHub implements UpstreamListener {
    */
   add(client: LiveClient, lastEventId?: string): void {
     this.clients.add(client);
-    this.perAddress.set(client.address, this.connectionsOf(client.address) + 1);
+    this.shares.add(client.address, client.pools);
     let grew = false;
     for (const pool of client.pools) {
       let set = this.byPool.get(pool);
@@ -158,9 +200,7 @@ export class LiveHub implements UpstreamListener {
 
   remove(client: LiveClient): void {
     if (!this.clients.delete(client)) return;
-    const left = this.connectionsOf(client.address) - 1;
-    if (left > 0) this.perAddress.set(client.address, left);
-    else this.perAddress.delete(client.address);
+    this.shares.remove(client.address, client.pools);
     let shrank = false;
     for (const pool of client.pools) {
       const set = this.byPool.get(pool);
@@ -237,20 +277,35 @@ export class LiveHub implements UpstreamListener {
 
   onPoolLimit(limit: number): void {
     this.planMaxPools = limit;
-    // Keep the browsers that are live first, then the others in the order they came, while they fit.
+    // Keep the browsers that are live first, then the others in the order they came, while they fit,
+    // each address within its share of the new limit.
+    const max = this.maxPools;
     const ordered = [...this.clients].sort((a, b) => Number(b.connected) - Number(a.connected));
     const kept = new Set<string>();
-    const dropped: LiveClient[] = [];
+    const keptOf = new Map<string, Set<string>>();
+    const dropped: [LiveClient, () => LiveError][] = [];
     for (const client of ordered) {
       let added = 0;
       for (const pool of client.pools) if (!kept.has(pool)) added++;
-      if (kept.size + added > limit) {
-        dropped.push(client);
+      if (kept.size + added > max) {
+        dropped.push([client, () => this.limitError(client.pools, max, kept.size)]);
         continue;
       }
-      for (const pool of client.pools) kept.add(pool);
+      const own = keptOf.get(client.address) ?? new Set<string>();
+      let ownAdded = 0;
+      for (const pool of client.pools) if (!own.has(pool)) ownAdded++;
+      const share = this.shareError(client.pools, client.address, own.size + ownAdded, max);
+      if (share) {
+        dropped.push([client, () => share]);
+        continue;
+      }
+      for (const pool of client.pools) {
+        kept.add(pool);
+        own.add(pool);
+      }
+      keptOf.set(client.address, own);
     }
-    for (const client of dropped) this.refuse(client, this.limitError(client.pools, this.maxPools, kept.size));
+    for (const [client, error] of dropped) this.refuse(client, error());
   }
 
   onSwitchFailed(): void {
@@ -280,7 +335,10 @@ export class LiveHub implements UpstreamListener {
     if (!clients) return;
     const bytes = Buffer.byteLength(frame);
     // A client dropped while written to leaves the set: deleting from a Set during its iteration is safe.
-    for (const client of clients) client.write(frame, bytes);
+    for (const client of clients) {
+      if (client.write(frame, bytes)) this.delivered++;
+      else this.dropped++;
+    }
   }
 
   /** Sends a frame to every browser (heartbeats). */

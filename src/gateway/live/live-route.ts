@@ -58,7 +58,7 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
     if (hub.connectionsOf(address) >= options.maxConnectionsPerAddress) {
       return refuse(`Too many live connections from ${address} (at most ${options.maxConnectionsPerAddress})`, false);
     }
-    const overLimit = hub.refusal(pools);
+    const overLimit = hub.refusal(pools, address);
     if (overLimit) return refuse(overLimit.errmsg, overLimit.retry);
 
     const lastEventId = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
@@ -74,6 +74,7 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
       headers: SSE_HEADERS,
       maxUnreadBytes: options.maxBufferedBytes,
       slowConsumerLine: errorFrame({ errmsg: 'Dropped: the connection is not reading fast enough', retry: true }),
+      onSlowConsumer: () => hub.slowConsumers++,
       onClose: () => cleanup(),
     });
     const client: LiveClient = {

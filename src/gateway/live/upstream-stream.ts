@@ -1,5 +1,6 @@
 import { backoffDelay } from '../../shared/backoff';
 import { STREAM_ERRORS, streamLineSchema, type TradeEvent } from '../../shared/api/stream';
+import type { LogHook } from '../../node/log';
 import type { Upstream } from '../upstream';
 
 /** Longest upstream line the gateway waits for (a trade event is about 250 characters). */
@@ -17,7 +18,7 @@ export interface UpstreamStreamOptions {
   readonly idleLingerMs?: number;
   /** Uniform [0, 1) for jitter (injectable for tests). */
   readonly random?: () => number;
-  readonly log?: (line: string) => void;
+  readonly log?: LogHook;
 }
 
 export interface UpstreamListener {
@@ -47,6 +48,12 @@ export interface UpstreamListener {
 /** One upstream stream connection. */
 interface Connection {
   readonly pools: ReadonlySet<string>;
+  /**
+   * Opened beside the live connection, with none ended to make room for it (make before break): the
+   * upstream is asked not to hold it for a slot (`Prefer: wait=0`), so a key that allows one stream
+   * refuses it at once. Any other connection replaces one that just ended, and may wait for its slot.
+   */
+  readonly beside: boolean;
   readonly abort: AbortController;
   silence: ReturnType<typeof setTimeout> | undefined;
   closed: boolean;
@@ -63,6 +70,8 @@ interface Connection {
  *   connection (the hosted API), the new one is refused with `Connection limit exceeded`: the gateway
  *   then breaks before making (the listener hears `onInterrupted`), and the new subscription goes live
  *   with `afterFailure`, so browsers resync. The same when the current connection drops mid-switch.
+ *   The new connection asks not to be held for a slot (`Prefer: wait=0`): our service would otherwise
+ *   wait for one to free (a client's handover) before refusing it.
  * - A refusal for more pools than the upstream plan allows tells the listener the plan's limit
  *   (`onPoolLimit`); it drops browsers until the union fits, and the stream subscribes within it.
  *   Any other refused switch is retried with backoff while the current subscription keeps running
@@ -150,11 +159,12 @@ export class UpstreamStream {
     if (this.retry !== undefined) return; // a pending retry uses the latest set
     if (this.opening && sameSet(this.opening.pools, this.wanted)) return;
     if (!this.opening && this.current && sameSet(this.current.pools, this.wanted)) return;
+    const replacing = [this.opening, this.retiring].some((connection) => connection !== undefined && !connection.closed);
     this.end(this.opening);
     // The key may allow two connections at most: the handover of an earlier switch ends now.
     this.end(this.retiring);
     this.retiring = undefined;
-    this.open(new Set(this.wanted));
+    this.open(new Set(this.wanted), this.current !== undefined && !replacing);
   }
 
   /** No pool wanted: close everything and say so. */
@@ -177,8 +187,8 @@ export class UpstreamStream {
     connection.abort.abort();
   }
 
-  private open(pools: ReadonlySet<string>): void {
-    const connection: Connection = { pools, abort: new AbortController(), silence: undefined, closed: false };
+  private open(pools: ReadonlySet<string>, beside = false): void {
+    const connection: Connection = { pools, beside, abort: new AbortController(), silence: undefined, closed: false };
     this.opening = connection;
     void this.run(connection).catch((error: unknown) => this.failed(connection, error instanceof Error ? error.message : String(error)));
   }
@@ -187,7 +197,8 @@ export class UpstreamStream {
     this.armSilence(connection);
     const response = await this.options.upstream.fetch('/api/v1/tokens/stream', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      // RFC 7240's wait preference: our service then refuses at once instead of waiting for a slot to free.
+      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...(connection.beside ? { Prefer: 'wait=0' } : {}) },
       body: JSON.stringify([...connection.pools].sort()),
       signal: connection.abort.signal,
     });
@@ -218,7 +229,7 @@ export class UpstreamStream {
         if (line === '') continue;
         const parsed = streamLineSchema.safeParse(safeJson(line));
         if (!parsed.success) {
-          this.options.log?.(`gateway: ignoring an unparseable upstream line: ${line.slice(0, 120)}`);
+          this.options.log?.(`gateway: ignoring an unparseable upstream line: ${line.slice(0, 120)}`, { level: 'warn' });
           continue;
         }
         const message = parsed.data;
@@ -284,6 +295,7 @@ export class UpstreamStream {
       if (limit !== undefined) {
         this.options.log?.(
           `gateway: the upstream plan allows ${limit} pools per stream (${connection.pools.size} were asked); following at most ${limit} (set GATEWAY_UPSTREAM_MAX_POOLS=${limit})`,
+          { level: 'warn' },
         );
         // The listener drops browsers until the union fits; setPools then re-subscribes (debounced).
         this.listener.onPoolLimit(limit);
@@ -330,7 +342,7 @@ export class UpstreamStream {
       this.down = true;
       this.listener.onDown(reason);
     }
-    if (reason.includes(STREAM_ERRORS.invalidAuth)) this.options.log?.('gateway: the upstream rejects the gateway key: check UPSTREAM_API_KEY');
+    if (reason.includes(STREAM_ERRORS.invalidAuth)) this.options.log?.('gateway: the upstream rejects the gateway key: check UPSTREAM_API_KEY', { level: 'error' });
     this.scheduleRetry(reason);
   }
 
@@ -338,7 +350,7 @@ export class UpstreamStream {
     if (this.retry !== undefined) return;
     const delay = backoffDelay(this.attempt, { initialMs: this.options.backoffInitialMs, maxMs: this.options.backoffMaxMs }, this.options.random);
     this.attempt++;
-    this.options.log?.(`gateway: upstream stream: ${reason}; retry ${this.attempt} in ${delay} ms`);
+    this.options.log?.(`gateway: upstream stream: ${reason}; retry ${this.attempt} in ${delay} ms`, { level: 'warn' });
     this.retry = setTimeout(() => {
       this.retry = undefined;
       this.apply();

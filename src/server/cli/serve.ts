@@ -1,16 +1,18 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import type { ServerResponse, Server } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
 import { DEV_KEY_FILE } from '../../service/runtime';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import { answerClientErrors } from '../../node/client-errors';
-import { guardRawPaths } from '../../node/raw-path';
-import { NODE_SERVER_OPTIONS } from '../../node/response-sink';
-import { createPlatform } from '../platform';
+import { createLogger, logHookOf, redactedLog, type LogHook } from '../../node/log';
+import { createMetrics, metricsResponse } from '../../node/metrics';
+import { observeRequests } from '../../node/request-observer';
+import { listen, type FetchHandler } from '../listen';
+import { Lifecycle, operationsRoutes, startingRoutes } from '../operations';
+import { createPlatform, type Platform } from '../platform';
 import { progressReporter } from '../progress';
-import { readSettings } from '../settings';
+import { textRedactor } from '../../shared/redact';
+import { configuredSecrets, readSettings } from '../settings';
 
 const USAGE = `Usage: npm run serve -- [options]
 
@@ -18,6 +20,10 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
 
   --port <n>              port (PORT, default 8080)
   --host <addr>           interface (HOST, default 127.0.0.1)
+  --metrics-port <n>      serve /metrics on this port instead of --port (METRICS_PORT)
+  --metrics-host <addr>   interface of --metrics-port (METRICS_HOST, default --host)
+  --drain-seconds <s>     after SIGTERM, stay up this long answering /readyz 503 before stopping
+                          (DRAIN_SECONDS, default 5; SIGINT stops at once)
   --data-dir <dir>        store directory (DATA_DIR, default ./data)
   --seed <n>              market seed for a new data directory (SEED, default 1)
   --days <n>              days of history to backfill on first start (DAYS, default 30)
@@ -31,9 +37,12 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
                           or <slot>.<block hash>; later starts resume at the stored tip
   --kupo <url>            a Kupo beside Ogmios (KUPO_URL), e.g. http://127.0.0.1:1442: finds the
                           block --chain-start <N>d names (docs/chain.md)
+  --vyfi-pools <file>     VyFi's pools for --source chain (VYFI_POOLS): a JSON list of each pool's
+                          validator and pair, instead of the bundled one (docs/chain.md, VyFi)
   --role <r>              all (default: one process), ingest (the single writer of a cluster: serves
-                          /healthz only) or api (serves the API, gateway and app from the shared
-                          store); ingest and api need DATABASE_URL and REDIS_URL (ROLE; docs/scaling.md)
+                          health, probes and metrics only) or api (serves the API, gateway and app
+                          from the shared store); ingest and api need DATABASE_URL and REDIS_URL
+                          (ROLE; docs/scaling.md)
   --store-check <c>       integrity check at start: quick (default) or off (STORE_CHECK)
   --static-dir <dir>      built SPA (default dist)
   --test-controls         enable POST /__test__/block[?pool=<id>&trades=<n>] (tests and benchmarks
@@ -42,26 +51,22 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
                           (SPEC_ONLY=1; to try a gateway against an upstream like the hosted API)
   --help
 
-Environment: TOKEN_API_KEYS (key:plan,...), TOKEN_API_PLANS (JSON), STREAM_PING_SECONDS,
+Environment: TOKEN_API_KEYS (key:plan,...), TOKEN_API_PLANS (JSON), STREAM_PING_SECONDS, STREAM_HANDOVER_MS,
 UPSTREAM_URL + UPSTREAM_API_KEY (gateway in front of a remote service), GATEWAY_* limits,
-DATABASE_URL (PostgreSQL), REDIS_URL (a cluster's shared state) (README).`;
+DATABASE_URL (PostgreSQL), REDIS_URL (a cluster's shared state), LOG_LEVEL (info), LOG_FORMAT
+(json or pretty; pretty on a terminal) (README, docs/operations.md).`;
 
-/** Why the port cannot be listened on, in one line (undefined when it can). */
-function portProblem(error: NodeJS.ErrnoException, host: string, port: number): string {
-  if (error.code === 'EADDRINUSE') return `Port ${port} on ${host} is in use (another server?): stop it or choose another --port.`;
-  if (error.code === 'EACCES') return `Port ${port} on ${host} needs privileges this process lacks: choose a port above 1023.`;
-  if (error.code === 'EADDRNOTAVAIL') return `${host} is not an address of this machine: check --host.`;
-  return `Cannot listen on ${host}:${port}: ${error.message}`;
-}
+/** Exit code of a process stopped by `signal` before it could stop cleanly (128 + the signal's number). */
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 
-/** Fails fast, before a backfill of several seconds, when the port is taken. */
-function checkPort(host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (error: NodeJS.ErrnoException) => reject(new Error(portProblem(error, host, port))));
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
-  });
-}
+/** Longest a clean stop may take once the drain is over (the block in progress, the streams, the store). */
+const STOP_LIMIT_MS = 5_000;
+
+/**
+ * What the server prints, without a part of a configured address (a hosted Ogmios's key, a database's
+ * password...): set from the raw settings before they are checked, so their own errors are covered.
+ */
+let redact = textRedactor(configuredSecrets({}, process.env, process.argv.slice(2)));
 
 async function main(): Promise<void> {
   let parsed;
@@ -70,6 +75,9 @@ async function main(): Promise<void> {
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        'metrics-port': { type: 'string' },
+        'metrics-host': { type: 'string' },
+        'drain-seconds': { type: 'string' },
         'data-dir': { type: 'string' },
         seed: { type: 'string' },
         days: { type: 'string' },
@@ -84,82 +92,175 @@ async function main(): Promise<void> {
         ogmios: { type: 'string' },
         'chain-start': { type: 'string' },
         kupo: { type: 'string' },
+        'vyfi-pools': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
     });
   } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    console.error(redact(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`));
     process.exit(2);
   }
   if (parsed.values.help) {
     console.log(USAGE);
     return;
   }
-  const { platform: options, server } = readSettings(parsed.values, process.env);
-  const staticDir = parsed.values['static-dir'] ?? 'dist';
-  if (!existsSync(join(staticDir, 'index.html'))) {
-    console.warn(`No built app in ${staticDir}/ (run npm run build, or npm start): serving the API and gateway only.`);
+  redact = textRedactor(configuredSecrets(parsed.values, process.env, process.argv.slice(2)));
+  // A bad flag or variable stops here, on standard error, before anything is logged.
+  const { platform: options, server } = readSettings(parsed.values, process.env, process.stdout.isTTY === true);
+  const logger = createLogger(server.log);
+  const plain = logHookOf(logger);
+  const log = redactedLog(plain, (text) => redact(text));
+  /**
+   * Stops the process on a failure it cannot serve past (the port taken, the store refused, another
+   * writer): one plain line on standard error, as any command says why it failed, and the same as a
+   * fatal JSON log line for a log pipeline (not twice on a terminal, where the log is pretty).
+   */
+  const stop: Stop = (text) => {
+    const line = redact(text);
+    if (server.log.format === 'json') logger.fatal(line);
+    console.error(line);
+    process.exit(1);
+  };
+  try {
+    await serveAll(parsed.values['static-dir'] ?? 'dist', options, server, log, stop, plain);
+  } catch (error) {
+    stop(error instanceof Error ? error.message : String(error));
   }
-  await checkPort(server.host, server.port);
-  const progress = progressReporter();
-  const started = performance.now();
-  const platform = await createPlatform({
-    ...options,
-    staticDir,
-    hooks: {
-      log: (line) => console.log(line),
-      onProgress: progress.onProgress,
-      // Another writer has the database: this one must not carry on (an orchestrator restarting it is refused clearly).
-      onFatal: (line) => {
-        console.error(`Stopping: ${line}`);
-        process.exit(1);
-      },
-    },
-  });
-  progress.stop();
-  const runtime = platform.runtime;
-  if (runtime) {
-    console.log(
-      `Market ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${runtime.market.pools.size} pools, ${runtime.startupTrades} trades produced at start.`,
-    );
-  }
-  platform.startLive();
-  // Raw paths are checked before the adapter parses them into a URL (src/node/raw-path.ts).
-  const createServer = ((options: object, listener: Parameters<typeof guardRawPaths>[0]) => createHttpServer(options, guardRawPaths(listener))) as typeof createHttpServer;
-  const httpServer = serve({ fetch: platform.app.fetch, port: server.port, hostname: server.host, createServer, ...NODE_SERVER_OPTIONS }, (info) => {
-    console.log(`Listening on http://${server.host === '0.0.0.0' ? 'localhost' : server.host}:${info.port}`);
-    if (runtime && options.service.dataDir !== ':memory:' && existsSync(join(options.service.dataDir, DEV_KEY_FILE))) {
-      console.log(`API key for curl: $(cat ${join(options.service.dataDir, DEV_KEY_FILE)})`);
+}
+
+/** Ends the process with a line saying why. */
+type Stop = (line: string) => never;
+
+/**
+ * Takes the port at once (probes and metrics answer while the market is created, backfilled or caught
+ * up: /readyz says 503 until it is), builds the platform, then serves it; stops on SIGTERM after the
+ * drain, on SIGINT at once.
+ */
+async function serveAll(
+  staticDir: string,
+  options: ReturnType<typeof readSettings>['platform'],
+  server: ReturnType<typeof readSettings>['server'],
+  log: LogHook,
+  stop: Stop,
+  /** For this server's own address only, which the redaction would blank where a configured service shares its host (127.0.0.1). */
+  plain: LogHook,
+): Promise<void> {
+  const built = existsSync(join(staticDir, 'index.html'));
+  if (!built) log(`No built app in ${staticDir}/ (run npm run build, or npm start): serving the API and gateway only.`, { level: 'warn' });
+  const metrics = createMetrics();
+  const lifecycle = new Lifecycle();
+  lifecycle.register(metrics.registry);
+  const metricsHere = server.metricsPort === undefined;
+
+  const starting = new Hono({ strict: false });
+  starting.use('*', observeRequests({ log, metrics: metrics.http }));
+  starting.route('/', operationsRoutes({ lifecycle, ...(metricsHere ? { registry: metrics.registry } : {}) }));
+  starting.route('/', startingRoutes(lifecycle));
+  let handler: FetchHandler = starting.fetch;
+  // While draining, answers ask keep-alive clients to take their next request elsewhere.
+  const dispatch: FetchHandler = (request, env) => {
+    if (lifecycle.phase === 'draining') {
+      const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+      if (outgoing && !outgoing.headersSent) outgoing.setHeader('Connection', 'close');
     }
-  });
-  answerClientErrors(httpServer as Server);
-  httpServer.once('error', (error: NodeJS.ErrnoException) => {
-    console.error(portProblem(error, server.host, server.port));
-    void platform.close().finally(() => process.exit(1));
-  });
+    return handler(request, env);
+  };
+  // Taken before the store is opened: a port in use stops the start before any backfill.
+  const { server: httpServer, port } = await listen(server.host, server.port, dispatch);
+  const shown = (host: string, p: number) => `http://${host === '0.0.0.0' ? 'localhost' : host}:${p}`;
+  plain(`Listening on ${shown(server.host, port)} (/livez, /readyz${metricsHere ? ', /metrics' : ''} answer while the market starts)`, { port });
+  let metricsServer: Server | undefined;
+  if (server.metricsPort !== undefined) {
+    const scrape = new Hono({ strict: false });
+    scrape.use('*', observeRequests({ log, metrics: metrics.http }));
+    scrape.get('/metrics', () => metricsResponse(metrics.registry));
+    const listening = await listen(server.metricsHost, server.metricsPort, scrape.fetch, '--metrics-port');
+    metricsServer = listening.server;
+    plain(`Metrics on ${shown(server.metricsHost, listening.port)}/metrics`, { port: listening.port });
+  }
+
+  /** The platform once built (a signal may come before). */
+  const made: { platform?: Platform } = {};
   let stopping = false;
-  const shutdown = () => {
+  let drain: NodeJS.Timeout | undefined;
+  const stopNow = () => {
     if (stopping) return;
     stopping = true;
-    console.log('Shutting down...');
+    clearTimeout(drain);
+    lifecycle.drain();
+    log('Shutting down...');
     // No new connections; the block in progress is committed, streams end, the store and its lock are
     // released; then idle keep-alive connections are closed and the process exits.
     httpServer.close();
-    setTimeout(() => process.exit(0), 5000).unref();
-    void platform
-      .close()
-      .catch((error: unknown) => console.error(error instanceof Error ? error.message : String(error)))
+    metricsServer?.close();
+    setTimeout(() => process.exit(0), STOP_LIMIT_MS).unref();
+    void (made.platform?.close() ?? Promise.resolve())
+      .catch((error: unknown) => log(error instanceof Error ? error.message : String(error), { level: 'error' }))
       .finally(() => {
-        (httpServer as Server).closeAllConnections?.();
+        httpServer.closeAllConnections?.();
+        metricsServer?.closeAllConnections?.();
         process.exit(0);
       });
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    if (lifecycle.phase === 'starting') {
+      // Nothing to drain, and a start cut short is safe: the store resumes or rebuilds on the next one.
+      log(`${signal} during the start: stopping`, { level: 'warn' });
+      process.exit(SIGNAL_EXIT[signal]);
+    }
+    // A second signal while draining: stop now.
+    if (drain !== undefined) return stopNow();
+    const seconds = signal === 'SIGTERM' ? server.drainSeconds : 0;
+    if (seconds === 0 || stopping) return stopNow();
+    lifecycle.drain();
+    log(`${signal}: draining for ${seconds} s (/readyz answers 503, requests are still served; another signal stops at once)`);
+    drain = setTimeout(stopNow, seconds * 1000);
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  httpServer.on('error', (error: Error) => {
+    void (made.platform?.close() ?? Promise.resolve()).finally(() => stop(`The server failed: ${error.message}`));
+  });
+
+  // Bars on a terminal; on a pipe, a log line every 10 %.
+  const progress = progressReporter(process.stderr, process.stderr.isTTY ? undefined : log);
+  const started = performance.now();
+  const platform = await createPlatform({
+    ...options,
+    ...(built ? { staticDir } : {}),
+    metrics,
+    serveMetrics: metricsHere,
+    lifecycle,
+    hooks: {
+      log,
+      onProgress: (p) => {
+        lifecycle.onProgress(p);
+        progress.onProgress(p);
+      },
+      // Another writer has the database: this one must not carry on (an orchestrator restarting it is refused clearly).
+      onFatal: (line) => stop(`Stopping: ${line}`),
+    },
+  });
+  made.platform = platform;
+  progress.stop();
+  const runtime = platform.runtime;
+  if (runtime) {
+    log(`Market ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${runtime.market.pools.size} pools, ${runtime.startupTrades} trades produced at start.`, {
+      pools: runtime.market.pools.size,
+      startupTrades: runtime.startupTrades,
+    });
+  }
+  platform.startLive();
+  handler = platform.app.fetch;
+  lifecycle.ready(platform.readiness);
+  plain(`Serving on ${shown(server.host, port)}`);
+  if (runtime && options.service.dataDir !== ':memory:' && existsSync(join(options.service.dataDir, DEV_KEY_FILE))) {
+    log(`API key for curl: $(cat ${join(options.service.dataDir, DEV_KEY_FILE)})`);
+  }
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(redact(error instanceof Error ? error.message : String(error)));
   process.exit(1);
 });

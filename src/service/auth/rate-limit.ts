@@ -9,3 +9,17 @@ export type { RateDecision } from '../../node/rate-limits';
 export function keyBudgets(): RequestBudgets {
   return memoryBudgets('tps:key');
 }
+
+/** Requests refused for being over their plan's budget (429), by plan: totals since start (metrics). */
+export class Refusals {
+  private readonly byPlan = new Map<string, number>();
+
+  note(plan: string): void {
+    this.byPlan.set(plan, (this.byPlan.get(plan) ?? 0) + 1);
+  }
+
+  /** Each plan that had a refusal, with its total. */
+  entries(): IterableIterator<[string, number]> {
+    return this.byPlan.entries();
+  }
+}

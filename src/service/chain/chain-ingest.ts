@@ -1,3 +1,4 @@
+import type { LogHook } from '../../node/log';
 import type { DexGroup } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/ids';
 import { fallbackTicker } from '../importers/registry';
@@ -6,7 +7,7 @@ import { LOGO_GENERATED, LOGO_NONE, type Pool, type Token } from '../market/mode
 import type { CreatedRows, JournalPoolState, JournalRow, MarketStore } from '../store/ports';
 import { slotTime, type ChainBlock, type ChainPoint } from './block';
 import { classifyChange } from './classify';
-import { poolOutputs, type PoolState } from './dexes';
+import { DECODERS, poolOutputs, type DexDecoder, type PoolState } from './dexes';
 import type { ChainBlockHeader } from './ogmios-block';
 
 /**
@@ -77,15 +78,17 @@ export class ChainIngest {
     private committedTip: ChainTip | undefined,
     private journal: JournalRow[],
     lp: Map<number, bigint>,
-    private readonly log: (line: string) => void,
+    private readonly log: LogHook,
+    private readonly decoders: readonly DexDecoder[],
   ) {
     this.tipPoint = committedTip;
     this.lp = lp;
   }
 
-  static async open(ingestor: Ingestor, market: MarketStore, log: (line: string) => void = () => undefined): Promise<ChainIngest> {
+  /** `decoders`: the DEX decoders pool outputs are read with (default DECODERS; `chainDecoders` gives them another VyFi list). */
+  static async open(ingestor: Ingestor, market: MarketStore, log: LogHook = () => undefined, decoders: readonly DexDecoder[] = DECODERS): Promise<ChainIngest> {
     const tip = await market.meta('chain:tip');
-    return new ChainIngest(ingestor, tip ? (JSON.parse(tip) as ChainTip) : undefined, await market.journal(), await market.chainLp(), log);
+    return new ChainIngest(ingestor, tip ? (JSON.parse(tip) as ChainTip) : undefined, await market.journal(), await market.chainLp(), log, decoders);
   }
 
   /** The last committed block: what the store and every answer reflect, and where a restart resumes. */
@@ -149,7 +152,7 @@ export class ChainIngest {
     if (this.tipPoint && block.slot <= this.tipPoint.slot) return { ...NOTHING, skipped: 'already applied' };
     this.checkFollows(block);
     this.unreadableBlocks++;
-    this.log(`chain: block ${block.height} at slot ${block.slot} (${block.id}) skipped: ${reason}`);
+    this.log(`chain: block ${block.height} at slot ${block.slot} (${block.id}) skipped: ${reason}`, { level: 'warn', slot: block.slot, block: block.id, height: block.height });
     this.pushRow(block, [], undefined);
     if (options.commit !== false) await this.flush();
     return { ...NOTHING, skipped: reason };
@@ -216,7 +219,7 @@ export class ChainIngest {
     const undone = this.journal.filter((e) => e.slot > point.slot);
     const kept = this.journal.filter((e) => e.slot <= point.slot);
     if (this.journal.length === 0 || (this.journal[0]?.slot ?? 0) > point.slot) {
-      this.log(`chain: rollback to slot ${point.slot} is deeper than the journal (${JOURNAL_BLOCKS} blocks); trades after it are removed, reserves and pools kept`);
+      this.log(`chain: rollback to slot ${point.slot} is deeper than the journal (${JOURNAL_BLOCKS} blocks); trades after it are removed, reserves and pools kept`, { level: 'warn', slot: point.slot, block: point.id });
     }
     const created = { tokens: [] as number[], pairs: [] as number[], pools: [] as number[] };
     for (const row of undone) {
@@ -249,6 +252,7 @@ export class ChainIngest {
     try {
       await this.ingestor.commit({
         removeTradesAfter: slotTime(point.slot),
+        rollbackTo: { slot: point.slot, id: point.id, blockTime: slotTime(point.slot) },
         meta: { 'chain:tip': JSON.stringify(tip) },
         journal: { removeAfter: point.slot },
         chainLp: { set: lpSet, remove: lpRemove },
@@ -262,7 +266,7 @@ export class ChainIngest {
     this.committedTip = tip;
     this.tipPoint = tip;
     this.journal = kept;
-    this.log(`chain: rolled back ${undone.length} block(s) to slot ${point.slot}`);
+    this.log(`chain: rolled back ${undone.length} block(s) to slot ${point.slot}`, { slot: point.slot, block: point.id, blocks: undone.length });
     return undone.length;
   }
 
@@ -274,11 +278,18 @@ export class ChainIngest {
     let liquidity = 0;
     let undecodable = 0;
     for (const tx of block.transactions) {
-      for (const out of poolOutputs(tx)) {
+      for (const out of poolOutputs(tx, this.decoders)) {
         if ('error' in out) {
           undecodable++;
           this.undecodableOutputs.set(out.group, (this.undecodableOutputs.get(out.group) ?? 0) + 1);
-          this.log(`chain: ${out.group} pool output ${tx.id}#${out.index} in block ${block.height} (slot ${block.slot}) skipped: ${out.error}`);
+          this.log(`chain: ${out.group} pool output ${tx.id}#${out.index} in block ${block.height} (slot ${block.slot}) skipped: ${out.error}`, {
+            level: 'warn',
+            slot: block.slot,
+            block: block.id,
+            height: block.height,
+            dex: out.group,
+            output: `${tx.id}#${out.index}`,
+          });
           continue;
         }
         const { state } = out;

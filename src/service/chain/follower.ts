@@ -1,5 +1,7 @@
 import { ChainSynchronization, createInteractionContext, createLedgerStateQueryClient, safeJSON, type InteractionContext } from '@cardano-ogmios/client';
+import type { LogHook, LogLevel } from '../../node/log';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff';
+import { redactUrl, textRedactor } from '../../shared/redact';
 import type { ChainPoint } from './block';
 import type { ChainIngest, ChainTip } from './chain-ingest';
 import { slotTime } from './block';
@@ -68,7 +70,8 @@ export interface FollowerOptions {
   readonly start: ChainStart;
   /** A Kupo chain index beside Ogmios (`--kupo`), where `start` N days back finds its block. */
   readonly kupoUrl?: string;
-  readonly log?: (line: string) => void;
+  /** Problems at `warn`, what the source does at `info`. */
+  readonly log?: LogHook;
   /** Requests in flight (pipelining). */
   readonly inFlight?: number;
   /** Reconnect delays (default 0.5 s doubling to 30 s). */
@@ -77,6 +80,8 @@ export interface FollowerOptions {
   readonly liveLagSeconds?: number;
   /** Ping Ogmios this often; no pong by the next ping drops the connection (default 30 s). */
   readonly heartbeatMs?: number;
+  /** Longest a connection attempt may take (the library's health check, then the WebSocket; default 30 s). */
+  readonly connectTimeoutMs?: number;
   /** Wall clock (ms), for the tip's age. */
   readonly nowMs?: () => number;
   /** Catching up: commit many blocks per store transaction while further than `lagSeconds` behind the node. */
@@ -93,12 +98,6 @@ export const BATCH_MAX_MS = 1_000;
 
 /** A recent, well-known mainnet point: block 9,894,906 (Babbage era, 2024-02-17), the first of prise's real test blocks. */
 export const DEFAULT_CHAIN_START: ChainPoint = { slot: 115_585_913, id: '6a15ab132fb7d4a9fe49981db4812cfccdb418e48edd398f7c9d5fea906ee787' };
-
-/** Ogmios' address as logs and errors show it: origin and path, never a query (a hosted endpoint's key may be there). */
-export function shownUrl(address: string): string {
-  const url = new URL(address);
-  return `${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
-}
 
 /** A new market's start point could not be found (the node's tip, or Kupo's block N days back). */
 class StartError extends Error {}
@@ -121,6 +120,8 @@ export class ChainFollower {
   private running: Promise<void> | undefined;
   private closeCurrent: (() => void) | undefined;
   private wake: (() => void) | undefined;
+  /** Gives up the connection attempt under way (a stop). */
+  private cancelConnect: (() => void) | undefined;
   /** Every change to the store goes through this chain, one at a time (blocks, rollbacks, batch flushes). */
   private serial: Promise<unknown> = Promise.resolve();
   /** When the pending batch's first block was applied (ms), and the timer that flushes it if no block follows. */
@@ -128,11 +129,18 @@ export class ChainFollower {
   private batchTimer: NodeJS.Timeout | undefined;
   /** A new market's start, once found (the node's tip, or Kupo's block N days back): kept across reconnects. */
   private startPoint: ChainPoint | undefined;
+  /**
+   * What the status and the log show of a text: the client library's errors embed Ogmios' address
+   * (`request to http://HOST/PATH/health failed`), and a hosted endpoint's key is in its host, path or query.
+   */
+  private readonly redact: (text: string) => string;
 
   constructor(
     private readonly ingest: ChainIngest,
     private readonly options: FollowerOptions,
-  ) {}
+  ) {
+    this.redact = textRedactor([options.url]);
+  }
 
   status(): ChainStatus {
     const tip = this.ingest.tip;
@@ -154,7 +162,7 @@ export class ChainFollower {
       deepestRollback: this.deepestRollback,
       garbage: this.garbage,
       reconnects: this.reconnects,
-      lastError: this.lastError,
+      lastError: this.lastError === undefined ? undefined : this.redact(this.lastError),
     };
   }
 
@@ -168,12 +176,13 @@ export class ChainFollower {
     this.state = 'stopped';
     await this.exclusive(() => this.flush()).catch((error: unknown) => this.log(`chain: the last batch could not be committed (${error instanceof Error ? error.message : String(error)}); the next start resumes before it`));
     this.closeCurrent?.();
+    this.cancelConnect?.();
     this.wake?.();
     await this.running;
   }
 
-  private log(line: string): void {
-    this.options.log?.(line);
+  private log(line: string, level: LogLevel = 'warn'): void {
+    this.options.log?.(this.redact(line), { level });
   }
 
   /** Runs `op` after every store change before it: blocks, rollbacks and timed flushes never overlap. */
@@ -208,7 +217,7 @@ export class ChainFollower {
       this.state = 'reconnecting';
       this.reconnects++;
       const delay = backoffDelay(attempt, this.options.backoff ?? { initialMs: 500, maxMs: 30_000 });
-      this.log(`chain: connection to ${shownUrl(this.options.url)} lost (${this.lastError ?? 'closed'}); reconnecting in ${Math.round(delay)} ms`);
+      this.log(`chain: connection to ${redactUrl(this.options.url)} lost (${this.lastError ?? 'closed'}); reconnecting in ${Math.round(delay)} ms`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
         this.wake = () => {
@@ -227,12 +236,14 @@ export class ChainFollower {
     const http = `${url.protocol === 'wss:' ? 'https:' : 'http:'}//${url.host}${url.pathname.replace(/\/$/, '')}`;
     let closed!: () => void;
     const done = new Promise<void>((resolve) => (closed = resolve));
-    const context = await createInteractionContext(
-      (error) => {
-        this.lastError = error.message;
-      },
-      () => closed(),
-      { connection: { address: { webSocket: this.options.url.replace(/\/$/, ''), http } } },
+    const context = await this.connect(() =>
+      createInteractionContext(
+        (error) => {
+          this.lastError = error.message;
+        },
+        () => closed(),
+        { connection: { address: { webSocket: this.options.url.replace(/\/$/, ''), http } } },
+      ),
     );
     // In Node the library's socket is a `ws` WebSocket: an EventEmitter with ping() and terminate().
     const socket = context.socket as unknown as NodeSocket;
@@ -329,7 +340,7 @@ export class ChainFollower {
       this.state = 'syncing';
       this.lastError = undefined;
       const tip = this.ingest.tip;
-      this.log(`chain: following ${shownUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.startPoint?.slot ?? '?'}`}`);
+      this.log(`chain: following ${redactUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.startPoint?.slot ?? '?'}`}`, 'info');
     } catch (error) {
       if (error instanceof StartError) {
         fail(error);
@@ -339,12 +350,46 @@ export class ChainFollower {
         return false;
       }
       const message = (error as { error?: { message?: string } })?.error?.message ?? (error instanceof Error ? error.message : JSON.stringify(error));
-      fail(new Error(`no intersection with ${shownUrl(this.options.url)} at any of ${points.length} point(s) from slot ${points[0]?.slot ?? '?'}: ${message}`));
+      fail(new Error(`no intersection with ${redactUrl(this.options.url)} at any of ${points.length} point(s) from slot ${points[0]?.slot ?? '?'}: ${message}`));
     }
     await done;
     clearInterval(heartbeat);
     this.closeCurrent = undefined;
     return following;
+  }
+
+  /**
+   * A connection attempt, bounded: the library asks `<http>/health` and opens the WebSocket without a
+   * timeout of its own (its ping watchdog starts once connected), so a node that accepts and never
+   * answers would hold the source `connecting` for good, and a stop with it. Past the limit (or on a
+   * stop) the attempt fails; a connection that arrives later is closed.
+   */
+  private connect(open: () => Promise<InteractionContext>): Promise<InteractionContext> {
+    const limitMs = this.options.connectTimeoutMs ?? 30_000;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (error?: Error) => {
+        settled = true;
+        clearTimeout(timer);
+        this.cancelConnect = undefined;
+        if (error) reject(error);
+      };
+      const timer = setTimeout(() => settle(new Error(`Ogmios did not answer a connection within ${Math.round(limitMs / 1000)} s`)), limitMs);
+      this.cancelConnect = () => settle(new Error('stopped'));
+      open().then(
+        (context) => {
+          if (settled) {
+            (context.socket as unknown as NodeSocket).terminate();
+            return;
+          }
+          settle();
+          resolve(context);
+        },
+        (error: unknown) => {
+          if (!settled) settle(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
   }
 
   /**
@@ -368,6 +413,7 @@ export class ChainFollower {
       this.log(
         `chain: a new market starts at the node's tip, slot ${tip.slot}: prices from its next block on, no history before it. ` +
           'To start earlier, use a new data directory with --chain-start 30d --kupo http://127.0.0.1:1442 (about 30 days back, through a Kupo beside Ogmios) or --chain-start <slot>.<block hash>.',
+        'info',
       );
       return this.startPoint;
     }
@@ -380,7 +426,7 @@ export class ChainFollower {
     }
     if (!point) throw new StartError(`Kupo holds no block at or before slot ${slot} (${start.days} day(s) before the tip): it indexes from a later point. Start Kupo with --since at or before that slot, or ask fewer days`);
     this.startPoint = point;
-    this.log(`chain: a new market starts about ${start.days} day(s) back, at slot ${point.slot} (block ${point.id}, from Kupo): catching up to the tip at slot ${tip.slot}`);
+    this.log(`chain: a new market starts about ${start.days} day(s) back, at slot ${point.slot} (block ${point.id}, from Kupo): catching up to the tip at slot ${tip.slot}`, 'info');
     return point;
   }
 

@@ -4,6 +4,7 @@
  * 2 bad usage (the error and the usage text on stderr).
  */
 
+import { redactText } from '../../shared/redact';
 import { clusterUrls } from '../config';
 import { openMarket, type MarketHandle } from '../runtime';
 import { shownDatabase } from '../store/open';
@@ -43,7 +44,7 @@ export function storeLocation(dataDirFlag: string | undefined, env: Readonly<Rec
   return { dataDir, databaseUrl, ...(redisUrl !== undefined ? { redisUrl } : {}) };
 }
 
-/** Where a location's store is, for messages. */
+/** Where a location's store is, for messages (a database only as `redactUrl` shows it). */
 export function shownLocation(where: StoreLocation): string {
   return where.databaseUrl !== undefined ? shownDatabase(where.databaseUrl) : where.dataDir;
 }
@@ -72,17 +73,19 @@ function isParseArgsError(error: unknown): error is Error {
  * Set DEBUG=1 to see the stack of an unexpected error.
  */
 export async function runCli(usage: string, main: () => void | Promise<void>): Promise<void> {
+  // A client library's error (pg's `database "NAME" does not exist`) may repeat part of an address.
+  const shown = (text: string) => redactText(text, [process.env.DATABASE_URL, process.env.REDIS_URL]);
   try {
     await main();
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      process.stderr.write(`error: ${error.message}\n\n${usage}\n`);
+      process.stderr.write(`error: ${shown(error.message)}\n\n${usage}\n`);
       process.exitCode = 2;
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`error: ${message}\n`);
-    if (process.env.DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(`error: ${shown(message)}\n`);
+    if (process.env.DEBUG && error instanceof Error && error.stack) process.stderr.write(`${shown(error.stack)}\n`);
     process.exitCode = 1;
   }
 }

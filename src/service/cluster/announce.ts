@@ -1,6 +1,10 @@
 import type { Ingestor } from '../market/ingest';
 import { COMMIT_POSITION_META, type CommitBatch } from '../store/ports';
+import type { LogHook } from '../../node/log';
 import { CommitPublisher } from './bus';
+
+/** Told of each commit message published: the Redis round trip's seconds, and whether it succeeded. */
+export type PublishObserver = (seconds: number, ok: boolean) => void;
 
 /**
  * How a writer of a cluster tells the API nodes about its commits:
@@ -34,18 +38,30 @@ export interface Announcer {
  * unannounced; first says "a new writer: reload" (an earlier writer may have died between a commit
  * and its message).
  */
-export async function announceCommits(ingestor: Ingestor, redisUrl: string, mode: Announce, log?: (line: string) => void): Promise<Announcer> {
+export async function announceCommits(ingestor: Ingestor, redisUrl: string, mode: Announce, log?: LogHook, observe?: PublishObserver): Promise<Announcer> {
   const publisher = await CommitPublisher.connect(redisUrl, log);
-  const failed = (error: unknown) => log?.(`commit bus: publish failed (${error instanceof Error ? error.message : String(error)}); API nodes will resync`);
-  const reload = () => publisher.publish(publisher.next(), { records: [], reserves: [], resync: true }).catch(failed);
+  const failed = (error: unknown) => log?.(`commit bus: publish failed (${error instanceof Error ? error.message : String(error)}); API nodes will resync`, { level: 'warn' });
+  /** Publishes message `seq`, timing the round trip to Redis. */
+  const publish = (seq: number, message: Parameters<CommitPublisher['publish']>[1]) => {
+    const started = performance.now();
+    return publisher.publish(seq, message).then(
+      () => observe?.((performance.now() - started) / 1000, true),
+      (error: unknown) => {
+        observe?.((performance.now() - started) / 1000, false);
+        failed(error);
+      },
+    );
+  };
+  const reload = () => publish(publisher.next(), { records: [], reserves: [], resync: true });
   await reload();
   if (mode === 'commits') {
     ingestor.stampBatches(() => ({ [COMMIT_POSITION_META]: publisher.position(publisher.next()) }));
     ingestor.onBatch((batch) => {
       const seq = Number(/#(\d+)$/.exec(batch.meta?.[COMMIT_POSITION_META] ?? '')?.[1]);
       const resync = changesStructure(batch);
-      // A reload makes the nodes read the trades from the store: the message need not carry them.
-      void publisher.publish(seq, { records: resync ? [] : (batch.trades ?? []), reserves: resync ? [] : (batch.reserves ?? []), resync }).catch(failed);
+      // A reload gives the nodes the reserves from the store; the trades go to their streams either
+      // way (a chain block that creates a pool and trades another is both).
+      void publish(seq, { records: batch.trades ?? [], reserves: resync ? [] : (batch.reserves ?? []), resync, ...(batch.rollbackTo ? { rollback: batch.rollbackTo } : {}) });
     });
     return { reload, close: () => publisher.close() };
   }

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import type { TradeRecord } from '../store/ports';
+import type { LogHook } from '../../node/log';
+import type { RollbackPoint, TradeRecord } from '../store/ports';
 
 /**
  * The commit bus between the single writer (ingest node) and the API nodes, on Redis pub/sub: after
@@ -11,6 +12,9 @@ import type { TradeRecord } from '../store/ports';
  */
 export const COMMIT_CHANNEL = 'tps:commits';
 
+/** Longest a publish waits for Redis's answer before it counts as failed (logged; API nodes resync on the gap). */
+const PUBLISH_TIMEOUT_MS = 5_000;
+
 export interface CommitMessage {
   /** The writer's id (a new one on each start) and its message number, from 1. */
   readonly writer: string;
@@ -20,6 +24,10 @@ export interface CommitMessage {
   readonly reserves: readonly { readonly id: number; readonly base: number; readonly quote: number }[];
   /** Tokens, pairs or pools were added or renamed, or trades were rolled back: reload from the store. */
   readonly resync: boolean;
+  /** The chain point a rollback went back to (told to the streams that asked). */
+  readonly rollback?: RollbackPoint;
+  /** When the writer published it (Unix ms; absent from older writers): nodes measure the fan-out's latency by it. */
+  readonly at?: number;
 }
 
 export class CommitPublisher {
@@ -32,9 +40,11 @@ export class CommitPublisher {
    * Connects to Redis, waiting up to 5 s for it: a writer starting while Redis is away carries on
    * (its publishes fail and are logged; API nodes see the gap when the messages resume, and resync).
    */
-  static async connect(url: string, log?: (line: string) => void): Promise<CommitPublisher> {
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    redis.on('error', (error: Error) => log?.(`redis (publish): ${error.message}`));
+  static async connect(url: string, log?: LogHook): Promise<CommitPublisher> {
+    // PUBLISH may be sent before Redis is ready (ioredis sends commands flagged `loading` then): bounded,
+    // or a Redis that accepts and never answers would hold the writer's start (and each commit's message) forever.
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: PUBLISH_TIMEOUT_MS });
+    redis.on('error', (error: Error) => log?.(`redis (publish): ${error.message}`, { level: 'warn' }));
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 5_000);
       timer.unref?.();
@@ -57,8 +67,8 @@ export class CommitPublisher {
   }
 
   /** Publishes message `seq` (a failure is logged by the caller: API nodes see the gap and resync). */
-  async publish(seq: number, message: Omit<CommitMessage, 'writer' | 'seq'>): Promise<void> {
-    await this.redis.publish(COMMIT_CHANNEL, JSON.stringify({ writer: this.writer, seq, ...message }));
+  async publish(seq: number, message: Omit<CommitMessage, 'writer' | 'seq' | 'at'>): Promise<void> {
+    await this.redis.publish(COMMIT_CHANNEL, JSON.stringify({ writer: this.writer, seq, at: Date.now(), ...message }));
   }
 
   async close(): Promise<void> {
@@ -73,14 +83,19 @@ export function parsePosition(position: string | undefined): { writer: string; s
 }
 
 export interface SubscriberHooks {
-  /** A message in sequence. */
+  /** A message in sequence that needs no reload: its reserves into the market. */
   readonly apply: (message: CommitMessage) => void;
+  /**
+   * Every message in sequence, reload or not, after `apply`: its trades and rollback to the stream
+   * connections (events of an Aggregate this node does not know yet have no subscriber here).
+   */
+  readonly events: (message: CommitMessage) => void;
   /**
    * Reload from the store: `gap` when messages may have been missed (a gap in the numbers, a Redis
    * reconnect, a new writer), else because the commit asked for it (the market's structure changed).
    */
   readonly resync: (why: string, gap: boolean) => Promise<void>;
-  readonly log?: (line: string) => void;
+  readonly log?: LogHook;
 }
 
 export class CommitSubscriber {
@@ -94,7 +109,7 @@ export class CommitSubscriber {
     const redis = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2_000) });
     const subscriber = new CommitSubscriber(redis);
     let first = true;
-    redis.on('error', (error: Error) => hooks.log?.(`redis (subscribe): ${error.message}`));
+    redis.on('error', (error: Error) => hooks.log?.(`redis (subscribe): ${error.message}`, { level: 'warn' }));
     redis.on('close', () => (subscriber.connected = false));
     redis.on('ready', () => {
       subscriber.connected = true;
@@ -109,7 +124,7 @@ export class CommitSubscriber {
       try {
         message = JSON.parse(text) as CommitMessage;
       } catch {
-        hooks.log?.('redis: a commit message that is not JSON was ignored');
+        hooks.log?.('redis: a commit message that is not JSON was ignored', { level: 'warn' });
         return;
       }
       const last = subscriber.last;
@@ -124,15 +139,20 @@ export class CommitSubscriber {
         void subscriber.gap(hooks, `missed commit messages (got ${message.writer}#${message.seq} after ${last.writer}#${last.seq})`);
         return;
       }
-      if (message.resync) void hooks.resync('the writer added to the market or rolled back', false);
-      else hooks.apply(message);
+      if (message.resync) {
+        hooks.events(message);
+        void hooks.resync('the writer added to the market or rolled back', false);
+      } else {
+        hooks.apply(message);
+        hooks.events(message);
+      }
     });
     return subscriber;
   }
 
   private async gap(hooks: SubscriberHooks, why: string): Promise<void> {
     this.gaps++;
-    hooks.log?.(`commit bus: ${why}; resyncing from the store`);
+    hooks.log?.(`commit bus: ${why}; resyncing from the store`, { level: 'warn' });
     await hooks.resync(why, true);
   }
 

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import type { LogHook } from '../../node/log';
 import { RequestBudgets, WINDOW_SECONDS, type RateDecision, type RequestLimiter } from '../../node/rate-limits';
+import type { SlotWait } from '../stream/hub';
 
 /** Redis key of one of a key's stream slots. */
 const leaseKey = (keyId: string, slot: number) => `tps:lease:${keyId}:${slot}`;
+
+/**
+ * How often a stream waiting for its key's slot asks Redis again. A slot released on this node wakes
+ * its waiters at once; one released on another node is seen within this.
+ */
+const SLOT_POLL_MS = 20;
 
 /** Extends the lease if it is ours, takes it back if it is gone (1); 0 when someone else holds it. */
 const REFRESH_LEASE = `
@@ -36,8 +44,16 @@ type LeaseRedis = Redis & {
  */
 export class SharedLimits implements RequestLimiter {
   readonly node = randomUUID();
+  /**
+   * Stream leases this node could not have, totals since start (metrics): a new connection whose key
+   * had every slot held (`held`), a live connection whose slot another took (`lost`), Redis not
+   * answering (`unreachable`).
+   */
+  readonly conflicts = { held: 0, lost: 0, unreachable: 0 };
   /** Budgets counted in Redis, with this node's memory as the insurance while Redis is unreachable. */
   private readonly budgets: RequestBudgets;
+  /** Streams of this node waiting for a slot, by key: woken when this node releases one of the key. */
+  private readonly wakers = new Map<string, Set<() => void>>();
   private constructor(
     private readonly redis: LeaseRedis,
     private readonly leaseMs: number,
@@ -54,9 +70,9 @@ export class SharedLimits implements RequestLimiter {
     );
   }
 
-  static create(url: string, options: { readonly leaseMs?: number; readonly log?: (line: string) => void } = {}): SharedLimits {
+  static create(url: string, options: { readonly leaseMs?: number; readonly log?: LogHook } = {}): SharedLimits {
     const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 });
-    redis.on('error', (error: Error) => options.log?.(`redis (limits): ${error.message}`));
+    redis.on('error', (error: Error) => options.log?.(`redis (limits): ${error.message}`, { level: 'warn' }));
     // Two compare-and-set steps Redis has no command for (before 8.4's DELEX IFEQ), each one atomic script.
     redis.defineCommand('refreshLease', { numberOfKeys: 1, lua: REFRESH_LEASE });
     redis.defineCommand('releaseLease', { numberOfKeys: 1, lua: RELEASE_LEASE });
@@ -73,21 +89,32 @@ export class SharedLimits implements RequestLimiter {
 
   /**
    * Takes one of a key's `max` stream slots for this connection; resolves with its release, or
-   * undefined when every slot is held (by this node or another). Unreachable Redis refuses.
+   * undefined when every slot is held (by this node or another) until `wait`'s deadline (a handover:
+   * the holder may be a stream its client is replacing, whose close has not reached its node yet).
+   * Unreachable Redis refuses.
    *
    * While the connection lives its lease is refreshed; a lease that vanished (Redis restarted
    * without persistence) is taken again, in any free slot; if every slot is someone else's by then,
    * `onLost` is called: the connection must end, or the key would hold one stream too many.
    */
-  async acquireStream(keyId: string, max: number, onLost: () => void = () => undefined): Promise<(() => void) | undefined> {
+  async acquireStream(keyId: string, max: number, onLost: () => void = () => undefined, wait?: SlotWait): Promise<(() => void) | undefined> {
     const token = `${this.node}:${randomUUID()}`;
     let slot: number | undefined;
     try {
       slot = await this.takeFreeSlot(keyId, max, token);
+      while (slot === undefined && wait && !wait.signal?.aborted && Date.now() < wait.deadline) {
+        await this.released(keyId, Math.min(SLOT_POLL_MS, wait.deadline - Date.now()), wait.signal);
+        if (wait.signal?.aborted) break;
+        slot = await this.takeFreeSlot(keyId, max, token);
+      }
     } catch {
+      this.conflicts.unreachable++;
       return undefined;
     }
-    if (slot === undefined) return undefined;
+    if (slot === undefined) {
+      this.conflicts.held++;
+      return undefined;
+    }
     let released = false;
     let refreshing = false;
     const refresh = setInterval(() => {
@@ -104,6 +131,7 @@ export class SharedLimits implements RequestLimiter {
           else {
             released = true;
             clearInterval(refresh);
+            this.conflicts.lost++;
             onLost();
           }
         } catch {
@@ -118,8 +146,33 @@ export class SharedLimits implements RequestLimiter {
       if (released) return;
       released = true;
       clearInterval(refresh);
-      void this.redis.releaseLease(leaseKey(keyId, slot ?? 0), token).catch(() => undefined);
+      void this.redis
+        .releaseLease(leaseKey(keyId, slot ?? 0), token)
+        .catch(() => undefined)
+        .then(() => this.wake(keyId));
     };
+  }
+
+  /** Resolves after `ms`, or sooner when this node releases a slot of the key or `signal` aborts. */
+  private released(keyId: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      let wakers = this.wakers.get(keyId);
+      if (!wakers) this.wakers.set(keyId, (wakers = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        wakers.delete(done);
+        if (wakers.size === 0 && this.wakers.get(keyId) === wakers) this.wakers.delete(keyId);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      signal?.addEventListener('abort', done, { once: true });
+      wakers.add(done);
+    });
+  }
+
+  private wake(keyId: string): void {
+    for (const done of [...(this.wakers.get(keyId) ?? [])]) done();
   }
 
   /** Takes the first free slot of the key for `token` (SET NX with the lease's expiry); undefined when all are held. */

@@ -8,7 +8,9 @@ import type { Market } from '../market/model';
 import type { SymbolNames } from '../market/symbols';
 import { isStoreUnavailable, type BarStore, type TradeStore } from '../store/ports';
 import type { StreamHub } from '../stream/hub';
-import { requestLogger } from '../../node/http';
+import { requestIdFor, type LogHook } from '../../node/log';
+import { noteRoute, observeRequests } from '../../node/request-observer';
+import type { Refusals } from '../auth/rate-limit';
 import { echo, familyError, familyOf } from './errors';
 import type { RequestLimiter, ServiceEnv } from './guard';
 import { extensionRoutes } from './routes/extensions';
@@ -80,9 +82,11 @@ export interface ServiceAppOptions {
   readonly stream: StreamOptions;
   readonly nowMs: () => number;
   readonly health: () => HealthReport;
+  /** Requests refused by a plan's budget, by plan (metrics). */
+  readonly refusals?: Refusals;
   /** Notices and unexpected errors. */
-  readonly log?: (line: string) => void;
-  /** Also log one line per request (method, path, status, duration; never the key). */
+  readonly log?: LogHook;
+  /** Also log one line per request (method, path, status, duration, request id; never the key). */
   readonly logRequests?: boolean;
   /** Serve our extension routes under /api/x (default true; off: the spec's routes only, as the hosted API). */
   readonly extensions?: boolean;
@@ -99,7 +103,9 @@ const CORS = {
 export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
   // strict: false lets '/groups/' reach '/groups'.
   const app = new Hono<ServiceEnv>({ strict: false });
-  if (options.log && options.logRequests) app.use('*', requestLogger(options.log));
+  // Which route answered, for the request metrics of the server that hands requests to this app.
+  app.use('*', noteRoute);
+  if (options.log && options.logRequests) app.use('*', observeRequests({ log: options.log }));
 
   app.get('/healthz', (c) => c.json(options.health()));
   app.route('/', docsRoutes());
@@ -139,7 +145,8 @@ export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
       c.header('Retry-After', '5');
       return familyError(c, familyOf(c.req.path), 503, 'The store is unavailable right now; retry in a few seconds', { loc: [], type: 'service_unavailable' });
     }
-    options.log?.(`error ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    const reqId = requestIdFor(c.req.raw);
+    options.log?.(`error ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, { level: 'error', ...(reqId ? { reqId } : {}) });
     return familyError(c, familyOf(c.req.path), 500, 'Internal error', { loc: [], type: 'internal_error' });
   });
 

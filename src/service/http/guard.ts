@@ -3,6 +3,7 @@ import { RATE_LIMIT_HEADERS, TOKEN_ERROR_TYPES } from '../../shared/api/errors';
 import { STREAM_ERRORS } from '../../shared/api/stream';
 import { bearerToken, type KeyRing, type Principal } from '../auth/keys';
 import type { RequestLimiter } from '../../node/rate-limits';
+import type { Refusals } from '../auth/rate-limit';
 import { familyError, priceError, streamError, tokenError, type Family } from './errors';
 
 export type ServiceEnv = { Variables: { principal: Principal } };
@@ -13,6 +14,8 @@ export type { RequestLimiter };
 export interface GuardOptions {
   readonly keys: KeyRing;
   readonly limiter: RequestLimiter;
+  /** Counts the requests refused by a plan's budget (metrics). */
+  readonly refusals?: Refusals;
 }
 
 /**
@@ -20,7 +23,7 @@ export interface GuardOptions {
  * shape. Authentication comes first (401 before any validation), then the plan's request budget.
  * Every authenticated response carries the RateLimit-* headers.
  */
-export function guard({ keys, limiter }: GuardOptions, family: Family): MiddlewareHandler<ServiceEnv> {
+export function guard({ keys, limiter, refusals }: GuardOptions, family: Family): MiddlewareHandler<ServiceEnv> {
   return async (c, next) => {
     const token = bearerToken(c.req.header('Authorization'));
     const principal = token === undefined ? undefined : await keys.authenticate(token);
@@ -46,6 +49,7 @@ export function guard({ keys, limiter }: GuardOptions, family: Family): Middlewa
     c.header(RATE_LIMIT_HEADERS.remaining, String(decision.remaining));
     c.header(RATE_LIMIT_HEADERS.reset, String(decision.resetSeconds));
     if (!decision.allowed) {
+      refusals?.note(principal.plan);
       c.header(RATE_LIMIT_HEADERS.retryAfter, String(decision.retryAfterSeconds));
       const message =
         family === 'stream'

@@ -50,12 +50,20 @@ export class HistoryCache {
    * store may have changed between the read and its answer.
    */
   private generation = 0;
+  /** Chunk lookups answered from the cache, and those read from the store (metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly bars: BarStore,
     options: HistoryCacheOptions = {},
   ) {
     this.chunks = new LRUCache({ maxSize: options.maxBytes ?? 128 * 1024 * 1024, sizeCalculation: (chunk) => Math.max(1, chunk.bytes) });
+  }
+
+  /** Bytes the cached chunks hold. */
+  get bytes(): number {
+    return this.chunks.calculatedSize;
   }
 
   /** Forgets everything (after a rollback, which may change any bar after its cut). */
@@ -94,7 +102,9 @@ export class HistoryCache {
   private async chunk(series: number, resolution: Resolution, index: number): Promise<Chunk> {
     const key = `${series}:${resolution}:${index}`;
     let chunk = this.chunks.get(key);
-    if (!chunk) {
+    if (chunk) this.hits++;
+    else {
+      this.misses++;
       const span = spanOf(resolution);
       const generation = this.generation;
       const rows = await this.bars.range(series, resolution, index * span, (index + 1) * span);

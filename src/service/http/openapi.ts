@@ -1,13 +1,15 @@
 import { z } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { priceErrorSchema, tokenErrorSchema } from '../../shared/api/errors';
-import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquidityQuerySchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesQuerySchema, tradesResponseSchema, pairPoolsQuerySchema, pairPoolsResponseSchema, groupStatsQuerySchema, groupStatsSchema } from '../../shared/api/extensions';
+import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesResponseSchema, pairPoolsResponseSchema, groupStatsSchema } from '../../shared/api/extensions';
+import { groupStatsQuerySchema, historyQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, symbolInfoQuerySchema, tokenCurrentQuerySchema, tradesQuerySchema } from '../../shared/api/queries';
 import { groupsResponseSchema } from '../../shared/api/groups';
 import { udfConfigSchema, udfHistoryQuerySchema, udfHistoryResponseSchema, udfSearchItemSchema, udfSearchQuerySchema, udfSymbolInfoQuerySchema, udfSymbolSchema, udfSymbolsQuerySchema } from '../../shared/api/udf';
-import { historyQuerySchema, historyResponseSchema } from '../../shared/api/history';
-import { streamErrorSchema, streamPingSchema, streamRequestSchema, tradeEventSchema } from '../../shared/api/stream';
-import { symbolInfoQuerySchema, symbolInfoResponseSchema } from '../../shared/api/symbol-info';
-import { tokenCurrentQuerySchema, tokenLogoSchema, tokenStatsSchema } from '../../shared/api/tokens';
+import { historyResponseSchema } from '../../shared/api/history';
+import { streamErrorSchema, streamPingSchema, streamRequestSchema, streamRollbackSchema, tradeEventSchema } from '../../shared/api/stream';
+import { symbolInfoResponseSchema } from '../../shared/api/symbol-info';
+import { tokenLogoSchema, tokenStatsSchema } from '../../shared/api/tokens';
 
 /**
  * The service's OpenAPI 3.1 document, generated from the wire contract's zod schemas by zod-openapi
@@ -68,7 +70,7 @@ function streamErrors(statuses: readonly number[]): ZodOpenApiResponsesObject {
 const PRICE_ERRORS = [400, 401, 404, 405, 429, 431, 500, 503] as const;
 const TOKEN_ERRORS = [400, 401, 404, 405, 422, 429, 431, 500, 503] as const;
 
-const json = (schema: z.ZodType, description: string, example?: unknown): ZodOpenApiResponseObject => ({
+const json = (schema: $ZodType, description: string, example?: unknown): ZodOpenApiResponseObject => ({
   description,
   headers: rateHeaders,
   content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
@@ -149,7 +151,7 @@ export function openApiDocument(): object {
         tags: ['Tokens'],
         summary: 'A token’s logo',
         description:
-          'The spec’s JSON string of base64 PNG (or null). With `Accept` naming an image type before or without application/json, the PNG bytes (docs/decisions.md “Logos as images”).',
+          'The spec’s JSON string of base64 PNG (or null) for programs; the PNG bytes for browsers (a request with `Sec-Fetch-Dest` or `Origin` and no `Accept` but `*/*`) and for an `Accept` preferring an image type to application/json; a token without a logo is then a 404. An explicit `Accept` always wins (docs/decisions.md “Logos for browsers and for programs”).',
         requestParams: { path: z.object({ token: z.string().meta({ description: 'Policy ID and hex asset name.', example: EXAMPLE_TOKEN }) }) },
         responses: {
           '200': {
@@ -168,12 +170,14 @@ export function openApiDocument(): object {
           summary: 'Live pool state changes of Aggregate pools',
           description:
             'A long-lived response, one JSON object per line: trade events, `{"s":"ok"}` pings every 20 s, and `{"s":"error","errmsg":…}` lines. ' +
-            'A refusal (bad body, limits, authentication) is one error line on a 200 that then ends. One connection per key (plan: `streamsPerKey`).',
+            'A refusal (bad body, limits, authentication) is one error line on a 200 that then ends. One connection per key (plan: `streamsPerKey`): ' +
+            'a stream whose key has every slot held waits up to 2 s (`STREAM_HANDOVER_MS`) for one to free, as when a client aborts its stream and opens the next at once, then is refused with `Connection limit exceeded`; `Prefer: wait=0` asks to be refused at once (docs/decisions.md “Stream”). ' +
+            'Extension of this server: a stream opened with `X-Stream-Extensions: rollback` also gets `{"s":"rollback","slot":…,"id":…,"block_time":…}` when a chain-fed market rolled back to that block (every event after `block_time` was undone: reload the history after it); other streams never do (docs/chain.md).',
           requestBody: { content: { 'application/json': { schema: streamRequestSchema, example: [EXAMPLE_POOL] } } },
           responses: {
             '200': {
               description: 'The stream (each line one of the kinds below).',
-              content: { 'text/event-stream': { schema: z.union([tradeEventSchema, streamPingSchema, streamErrorSchema]) } },
+              content: { 'text/event-stream': { schema: z.union([tradeEventSchema, streamPingSchema, streamErrorSchema, streamRollbackSchema]) } },
             },
             // Refusals the stream route makes itself are one error line in the stream's media type...
             ...streamErrors([404, 405, 429, 500, 503]),

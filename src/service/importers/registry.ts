@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../shared/ids';
+import { visibleText } from '../../shared/visible-text';
 import { isPng } from '../logos/identicon';
 import { LOGO_NONE, LOGO_STORED, type Market, type Token } from '../market/model';
 import type { Ingestor } from '../market/ingest';
@@ -122,11 +123,16 @@ export function parseRegistryEntry(text: string): { entry: RegistryEntry } | { e
   };
 }
 
-/** The ticker of a new token without one: its decoded asset name when printable, else its name. */
+/**
+ * The ticker of a new token without one: its decoded asset name when printable, else its name; with
+ * invisible and bidi-control characters written out (`SNEK\u200B`, `\u202EKENS`): a ticker made here
+ * from a name anyone can mint never passes for another on screen (symbol names do the same with any
+ * ticker, `SymbolNames`).
+ */
 export function fallbackTicker(unit: string, name: string): string {
   const { assetName } = splitTokenUnit(unit);
   const decoded = displayAssetName(assetName);
-  return assetName !== '' && decoded !== assetName ? decoded : name;
+  return visibleText(assetName !== '' && decoded !== assetName ? decoded : name);
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -113,7 +113,8 @@ const poolLineSchema = z.strictObject({
   fee_bps: z.number().min(0).max(10_000).optional(),
 });
 
-const tradeLineSchema = tradeEventSchema.extend({
+const tradeLineSchema = z.strictObject({
+  ...tradeEventSchema.shape,
   kind: z.literal('trade').optional(),
   id: z.string().min(1, 'id must not be empty'),
   block_time: z.number().int('block_time must be a whole number of seconds').min(0),

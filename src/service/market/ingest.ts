@@ -1,6 +1,6 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
 import { BarBatch, VOLUME_SCALE } from '../store/bar-batch';
-import type { BulkLoad, ChainLpChange, CommitBatch, CreatedRows, JournalChange, NextIds, PoolRow, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
+import type { BulkLoad, ChainLpChange, CommitBatch, CreatedRows, JournalChange, NextIds, PoolRow, RollbackPoint, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
 import { aggregatePoolId } from './generate';
 import { aggregateReplay, pairKey, poolPrice, poolTvl, sumAggregate, type LogoKind, type Market, type Pair, type Pool, type Token } from './model';
 
@@ -44,6 +44,9 @@ export interface NewPool {
   readonly simulated: boolean;
 }
 
+/** Told of each commit: its store transaction's seconds, the trades it wrote, whether it succeeded. */
+export type CommitObserver = (seconds: number, trades: number, ok: boolean) => void;
+
 /** What a commit writes besides the pending changes (in the same transaction). */
 export interface CommitExtras {
   readonly simState?: SimState;
@@ -54,6 +57,8 @@ export interface CommitExtras {
   readonly journal?: JournalChange;
   /** The chain source's LP supplies (see `CommitBatch.chainLp`). */
   readonly chainLp?: ChainLpChange;
+  /** The chain point a rollback went back to (see `CommitBatch.rollbackTo`). */
+  readonly rollbackTo?: RollbackPoint;
 }
 
 /**
@@ -132,6 +137,13 @@ export class Ingestor {
   }
 
   private stamp: (() => Readonly<Record<string, string>>) | undefined;
+
+  /** Told how long each commit took, how many trades it wrote and whether it succeeded (metrics). */
+  observeCommits(observer: CommitObserver): void {
+    this.observer = observer;
+  }
+
+  private observer: CommitObserver | undefined;
 
   /** Called after a commit that rolled trades back (caches of bars must forget what they hold). */
   onRollback(listener: () => void): () => void {
@@ -366,13 +378,17 @@ export class Ingestor {
     const taken = this.take(extras);
     const target = this.bulk ?? this.store;
     const run = this.tail.then(async () => {
+      const started = performance.now();
+      const trades = taken.batch.trades?.length ?? 0;
       try {
         await target.commit(taken.batch);
       } catch (error) {
+        this.observer?.((performance.now() - started) / 1000, trades, false);
         taken.undo();
         this.failure = { message: error instanceof Error ? error.message : String(error), at: Date.now() };
         throw error;
       }
+      this.observer?.((performance.now() - started) / 1000, trades, true);
       this.failure = undefined;
       const records = taken.batch.trades ?? [];
       if (taken.batch.removeTradesAfter !== undefined) for (const listener of this.rollbackListeners) listener();
@@ -417,6 +433,7 @@ export class Ingestor {
       ...(extras.simState ? { simState: extras.simState } : {}),
       ...(extras.journal ? { journal: extras.journal } : {}),
       ...(extras.chainLp ? { chainLp: extras.chainLp } : {}),
+      ...(extras.rollbackTo ? { rollbackTo: extras.rollbackTo } : {}),
       ...(this.removed ? { remove: this.removed.rows } : {}),
     };
     const before = new Map(this.before);

@@ -47,6 +47,10 @@ const DAY = 86_400;
 /** Jumps of the fair price: expected count per token per day, and their size (log scale). */
 const JUMPS_PER_DAY = 0.15;
 const JUMP_SIZE = 0.08;
+/** Longest stretch of a backfill or catch-up without giving the event loop a turn (ms). */
+const YIELD_EVERY_MS = 50;
+/** Blocks produced between looks at the clock for that. */
+const YIELD_CHECK_BLOCKS = 64;
 /** Blocks per commit while catching up (live: one block per commit). */
 const CATCH_UP_BLOCKS_PER_COMMIT = 4320;
 
@@ -171,11 +175,18 @@ export class Simulator {
     const from = this.nextBlockTime;
     let trades = 0;
     let blocks = 0;
+    let yielded = performance.now();
     while (this.nextBlockTime <= time) {
       trades += this.produceBlock(this.nextBlockTime);
       if (++blocks % blocksPerCommit === 0) {
         await this.commit();
         onProgress?.({ blockTime: this.nextBlockTime, from, to: time, trades });
+      }
+      // Producing blocks and a SQLite commit never wait: let the event loop in now and then, so the
+      // server answers its probes and metrics during a backfill or catch-up of seconds.
+      if (blocks % YIELD_CHECK_BLOCKS === 0 && performance.now() - yielded > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        yielded = performance.now();
       }
     }
     if (blocks % blocksPerCommit !== 0) await this.commit();

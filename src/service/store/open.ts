@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { redactedError, redactUrl } from '../../shared/redact';
 import { DATABASE_FILE } from './database';
 import type { Store } from './ports';
 import { PostgresStore, type WriterLockOptions } from './postgres-store';
@@ -20,15 +21,9 @@ export function openStore(dataDir: string, options: { readonly check?: 'quick' |
   return openSqliteStore(dataDir, options);
 }
 
-/** The database a `DATABASE_URL` names, shown without its password. */
+/** The database a `DATABASE_URL` names, as messages show it: which setting, and nothing able to carry a secret (`redactUrl`). */
 export function shownDatabase(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the configured database';
-  }
+  return `DATABASE_URL's database (${redactUrl(url)})`;
 }
 
 export type { WriterLockOptions };
@@ -40,9 +35,9 @@ export type { WriterLockOptions };
  * writer took it meanwhile, `options.onTaken` says so and this store never commits again.
  */
 export async function openWriterStore(databaseUrl: string, purpose: string, options: WriterLockOptions = {}): Promise<Store> {
-  const store = await PostgresStore.open(databaseUrl);
+  const store = await openPostgres(databaseUrl);
   try {
-    if (!(await store.lockWriter(options))) {
+    if (!(await store.lockWriter(options).catch((error: unknown) => Promise.reject(redactedError(error, [databaseUrl]))))) {
       throw new Error(`${shownDatabase(databaseUrl)} is in use by another writer (an ingest node, a server or an importer). Stop it first; ${purpose} needs to be the only writer.`);
     }
     return store;
@@ -54,5 +49,14 @@ export async function openWriterStore(databaseUrl: string, purpose: string, opti
 
 /** Opens a PostgreSQL store for reading (an API node of a cluster): no writer lock, no writes but keys. */
 export async function openReaderStore(databaseUrl: string): Promise<Store> {
-  return PostgresStore.open(databaseUrl);
+  return openPostgres(databaseUrl);
+}
+
+/** `PostgresStore.open`, its failures (which may name the database, user or host) with the address's parts removed. */
+async function openPostgres(databaseUrl: string): Promise<PostgresStore> {
+  try {
+    return await PostgresStore.open(databaseUrl);
+  } catch (error) {
+    throw redactedError(error, [databaseUrl]);
+  }
 }

@@ -226,6 +226,18 @@ export interface CommitBatch {
   readonly journal?: JournalChange;
   /** The chain source's LP supplies of its pools. */
   readonly chainLp?: ChainLpChange;
+  /**
+   * The chain point a rollback went back to (with `removeTradesAfter`): not stored, but told to the
+   * stream's clients that asked for it and, in a cluster, to the API nodes with the commit's message.
+   */
+  readonly rollbackTo?: RollbackPoint;
+}
+
+/** A chain point a rollback went back to, with its block's time (Unix seconds). */
+export interface RollbackPoint {
+  readonly slot: number;
+  readonly id: string;
+  readonly blockTime: number;
 }
 
 export interface MarketStore {
@@ -318,6 +330,11 @@ export interface Store {
   commit(batch: CommitBatch): Promise<void>;
   /** Bulk loading (the first backfill): faster, less durable commits; off again afterwards. */
   setBulkMode(bulk: boolean): Promise<void>;
+  /**
+   * Resolves when the store answers a trivial query now (and a writer still holds its lock); rejects
+   * otherwise. For readiness checks: bounded by the engine's connection and query timeouts.
+   */
+  ping(): Promise<void>;
   /**
    * Starts a bulk load of a store that holds no trades yet (the first backfill), where the store has a
    * faster way than a `commit` per batch and a `bars.rebuild` at the end; undefined where it has none

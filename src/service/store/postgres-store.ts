@@ -650,6 +650,12 @@ export class PostgresStore implements Store {
     return Promise.resolve();
   }
 
+  async ping(): Promise<void> {
+    // A writer that lost its lock answers queries but commits nothing: not well.
+    if (this.writer) this.writer.session();
+    await this.pool.query('SELECT 1');
+  }
+
   async close(): Promise<void> {
     await this.writer?.release();
     this.writer = undefined;
@@ -663,7 +669,7 @@ const WRITER_LOCK_KEY = 727002;
 export interface WriterLockOptions {
   /** Another writer holds the lock after this one lost its session: this one must stop writing. */
   readonly onTaken?: (message: string) => void;
-  readonly log?: (line: string) => void;
+  readonly log?: (line: string, fields?: { readonly level?: 'info' | 'warn' }) => void;
   /** First delay between attempts to take the lock back (doubling up to 5 s); default 250 ms. */
   readonly retryMs?: number;
 }
@@ -727,7 +733,7 @@ class WriterLock {
     if (client !== this.client || this.state !== 'held') return;
     this.client = undefined;
     this.state = 'lost';
-    this.options.log?.(`store: the writer lost its PostgreSQL session (${why}): commits are refused until the writer lock is taken again`);
+    this.options.log?.(`store: the writer lost its PostgreSQL session (${why}): commits are refused until the writer lock is taken again`, { level: 'warn' });
     this.schedule();
   }
 

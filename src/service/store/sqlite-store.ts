@@ -605,6 +605,15 @@ export class SqliteStore implements Store {
     return Promise.resolve();
   }
 
+  ping(): Promise<void> {
+    try {
+      this.db.prepare('SELECT 1').get();
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
   close(): Promise<void> {
     if (this.db.open) this.db.close();
     return Promise.resolve();

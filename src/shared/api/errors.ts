@@ -1,23 +1,23 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** Error body of the price endpoints (/history, /symbol_info, /groups) and of stream error events. */
 export const priceErrorSchema = z.strictObject({
   s: z.literal('error'),
-  errmsg: z.string().min(1),
+  errmsg: z.string().check(z.minLength(1)),
 });
 export type PriceError = z.infer<typeof priceErrorSchema>;
 
 /** One FastAPI-style validation item of the token endpoints' error body. */
 export const tokenErrorItemSchema = z.strictObject({
   loc: z.array(z.string()),
-  msg: z.string().min(1),
-  type: z.string().min(1),
+  msg: z.string().check(z.minLength(1)),
+  type: z.string().check(z.minLength(1)),
 });
 export type TokenErrorItem = z.infer<typeof tokenErrorItemSchema>;
 
 /** Error body of the token endpoints (/tokens/...). */
 export const tokenErrorSchema = z.strictObject({
-  detail: z.array(tokenErrorItemSchema).min(1),
+  detail: z.array(tokenErrorItemSchema).check(z.minLength(1)),
 });
 export type TokenError = z.infer<typeof tokenErrorSchema>;
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Our service's extension routes: documented additions outside the spec's `/api/v1`, under `/api/x`,
@@ -41,25 +41,20 @@ export type ExtensionIndex = z.infer<typeof extensionIndexSchema>;
  */
 export const dataSourceSchema = z.strictObject({
   source: z.enum(['simulated', 'chain', 'none']),
-  chain: z
-    .strictObject({
+  chain: z.optional(
+    z.strictObject({
       state: z.string(),
-      tipSlot: z.number().nullable(),
-      tipTime: z.number().nullable(),
-      lagSeconds: z.number().nullable(),
-    })
-    .optional(),
+      tipSlot: z.nullable(z.number()),
+      tipTime: z.nullable(z.number()),
+      lagSeconds: z.nullable(z.number()),
+    }),
+  ),
 });
 export type DataSource = z.infer<typeof dataSourceSchema>;
 
 /** `GET /api/x/market`: the service's data source (docs/chain.md for the chain's states). */
-export const marketSourceResponseSchema = dataSourceSchema.extend({ s: z.literal('ok') });
+export const marketSourceResponseSchema = z.extend(dataSourceSchema, { s: z.literal('ok') });
 export type MarketSourceResponse = z.infer<typeof marketSourceResponseSchema>;
-
-/** Query of `GET /api/x/liquidity`. */
-export const liquidityQuerySchema = z.object({
-  group: z.string({ error: 'group is required' }).min(1, 'group is required'),
-});
 
 /**
  * `GET /api/x/liquidity?group=<group>`: TVL of every symbol of a group, for ranking and listing symbols
@@ -75,7 +70,7 @@ export const liquiditySchema = z
     /** The same TVL valued in ADA, comparable across pairs (0 when the base has no ADA price). */
     tvl_ada: z.array(z.number()),
   })
-  .refine((b) => b.tvl.length === b.ticker.length && b.tvl_ada.length === b.ticker.length, 'arrays must have the same length');
+  .check(z.refine((b) => b.tvl.length === b.ticker.length && b.tvl_ada.length === b.ticker.length, 'arrays must have the same length'));
 export type Liquidity = z.infer<typeof liquiditySchema>;
 
 /** `GET /api/x/token-info/<unit>`: a token's registry metadata, which no spec endpoint carries. */
@@ -83,7 +78,7 @@ export const tokenInfoSchema = z.strictObject({
   unit: z.string(),
   ticker: z.string(),
   name: z.string(),
-  decimals: z.number().int().min(0),
+  decimals: z.int().check(z.minimum(0)),
 });
 export type TokenInfo = z.infer<typeof tokenInfoSchema>;
 
@@ -98,7 +93,7 @@ export const tokenNamesSchema = z
     ticker: z.array(z.string()),
     name: z.array(z.string()),
   })
-  .refine((b) => b.ticker.length === b.unit.length && b.name.length === b.unit.length, 'unit, ticker and name must have the same length');
+  .check(z.refine((b) => b.ticker.length === b.unit.length && b.name.length === b.unit.length, 'unit, ticker and name must have the same length'));
 export type TokenNames = z.infer<typeof tokenNamesSchema>;
 
 /** `GET /api/x/deepest`: the pool ID of each group's deepest pool (TVL valued in ADA). */
@@ -108,33 +103,12 @@ export const deepestSchema = z.strictObject({
 });
 export type Deepest = z.infer<typeof deepestSchema>;
 
-/** Query of `GET /api/x/trades`. */
-export const tradesQuerySchema = z.object({
-  pool: z
-    .string({ error: 'pool is required' })
-    .regex(/^(?:[0-9a-fA-F]{2}){1,64}$/, 'pool must be a hex pool ID (from symbol_info)')
-    .meta({ description: 'A DEX pool, or an Aggregate pool (then the trades of every pool of its pair).' }),
-  before: z
-    .string()
-    .regex(/^\d{1,12}\.\d{1,15}$/, 'before must be the `next` cursor of a previous page')
-    .optional()
-    .meta({ description: 'The `next` cursor of the previous page: trades older than its last one.' }),
-  limit: z.coerce
-    .number({ error: 'limit must be a number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
-    .max(500, 'limit must be at most 500')
-    .default(100)
-    .meta({ description: 'Trades per page (1-500, default 100).' }),
-});
-export type TradesQuery = z.infer<typeof tradesQuerySchema>;
-
 /** One trade of `GET /api/x/trades`: a pool state change of the stream, with what the tape shows. */
 export const tapeTradeSchema = z.strictObject({
   /** The event id (`txHash#output` for the chain source). */
   id: z.string(),
   /** block_time, Unix seconds. */
-  time: z.number().int(),
+  time: z.int(),
   /** The DEX pool that traded, and its group (for an Aggregate's tape, which DEX). */
   pool_id: z.string(),
   group: z.string(),
@@ -144,9 +118,9 @@ export const tapeTradeSchema = z.strictObject({
   price: z.number(),
   previous_price: z.number(),
   /** |change of the base reserve| in whole base units (the stream's volume). */
-  base_amount: z.number().nonnegative(),
+  base_amount: z.number().check(z.nonnegative()),
   /** The quote amount at the trade's mean price: base_amount / ((price + previous_price) / 2). */
-  quote_amount: z.number().nonnegative(),
+  quote_amount: z.number().check(z.nonnegative()),
   /** The pool's TVL after the trade, whole base units. */
   tvl: z.number(),
 });
@@ -156,17 +130,9 @@ export const tradesResponseSchema = z.strictObject({
   s: z.literal('ok'),
   trades: z.array(tapeTradeSchema),
   /** Cursor of the next (older) page, null at the first trade. */
-  next: z.string().nullable(),
+  next: z.nullable(z.string()),
 });
 export type TradesResponse = z.infer<typeof tradesResponseSchema>;
-
-/** Query of `GET /api/x/pair-pools`. */
-export const pairPoolsQuerySchema = z.object({
-  pool: z
-    .string({ error: 'pool is required' })
-    .regex(/^(?:[0-9a-fA-F]{2}){1,64}$/, 'pool must be a hex pool ID (from symbol_info)')
-    .meta({ description: 'An Aggregate pool (or any pool of the pair).' }),
-});
 
 /** One DEX pool of an Aggregate's pair. */
 export const pairPoolSchema = z.strictObject({
@@ -196,22 +162,8 @@ export type PairPoolsResponse = z.infer<typeof pairPoolsResponseSchema>;
 /** Most pools one `GET /api/x/group-stats?pools=` names (a screen of rows, with room). */
 export const GROUP_STATS_MAX_POOLS = 100;
 
-/** Query of `GET /api/x/group-stats`. */
-export const groupStatsQuerySchema = z.object({
-  group: z.string({ error: 'group is required' }).min(1, 'group is required').meta({ description: 'A group of /api/v1/groups (any case).', example: 'Aggregate' }),
-  pools: z
-    .string()
-    .regex(
-      new RegExp(`^(?:[0-9a-fA-F]{2}){1,64}(?:,(?:[0-9a-fA-F]{2}){1,64}){0,${GROUP_STATS_MAX_POOLS - 1}}$`),
-      `pools must be up to ${GROUP_STATS_MAX_POOLS} hex pool IDs, comma-separated`,
-    )
-    .optional()
-    .meta({ description: `Only these pools of the group (up to ${GROUP_STATS_MAX_POOLS}, comma-separated; others are left out): the rows a screen shows.` }),
-});
-export type GroupStatsQuery = z.infer<typeof groupStatsQuerySchema>;
-
 /** A column of numbers where null means "not known (yet)": a gateway deriving them fills rows as it learns them. */
-const knownNumbers = z.array(z.number().nullable());
+const knownNumbers = z.array(z.nullable(z.number()));
 
 /**
  * `GET /api/x/group-stats?group=<group>`: every symbol of a group with what a market overview sorts
@@ -244,8 +196,10 @@ export const groupStatsSchema = z
     /** TVL valued in ADA (0 when the base has no ADA price). */
     tvl_ada: knownNumbers,
   })
-  .refine(
-    (b) => [b.symbol, b.base, b.quote, b.price, b.change_24h, b.volume_24h, b.tvl, b.tvl_ada].every((column) => column.length === b.ticker.length),
-    'every column must have one entry per ticker',
+  .check(
+    z.refine(
+      (b) => [b.symbol, b.base, b.quote, b.price, b.change_24h, b.volume_24h, b.tvl, b.tvl_ada].every((column) => column.length === b.ticker.length),
+      'every column must have one entry per ticker',
+    ),
   );
 export type GroupStats = z.infer<typeof groupStatsSchema>;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { dataSourceSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, type Liquidity, type TokenInfo, type TokenNames } from './extensions';
 import { tradeEventSchema } from './stream';
 
@@ -6,7 +6,7 @@ import { tradeEventSchema } from './stream';
  * The same-origin gateway's contract with the browser (our own API, not the spec's): REST under
  * `/gw/v1/<path>` mirrors `/api/v1/<path>`; `/gw/v1/live` is SSE; `/gw/v1/info` describes the source.
  */
-export { BOOT_BARS_ELEMENT_ID, BOOT_INFO_ELEMENT_ID, GATEWAY_PREFIX } from './gateway-prefix';
+export { GATEWAY_PREFIX } from './gateway-prefix';
 
 export const gatewayInfoSchema = z.strictObject({
   /** Where the data come from. */
@@ -14,25 +14,25 @@ export const gatewayInfoSchema = z.strictObject({
   /** True when the data are produced by our market simulator (the embedded market's, or the upstream's). */
   simulated: z.boolean(),
   /** Upstream origin for a remote source (never a key). */
-  upstream: z.string().optional(),
+  upstream: z.optional(z.string()),
   /** Seconds between heartbeats on /gw/v1/live. */
-  heartbeatSeconds: z.number().positive(),
+  heartbeatSeconds: z.number().check(z.positive()),
   /** Pools one browser connection may subscribe to. */
-  maxPoolsPerConnection: z.number().int().positive(),
+  maxPoolsPerConnection: z.int().check(z.positive()),
   /** The server's clock, Unix seconds (for the datafeed's getServerTime). */
-  time: z.number().int(),
+  time: z.int(),
   /**
    * The deepest pool of each group (by TVL valued in ADA), as its pool ID: what the app opens when the
    * URL names no symbol, without waiting for the group's whole symbol list. From the service's
    * `/api/x/deepest`; over an upstream without it, the deepest pool found so far (docs/gateway.md),
    * for the groups where one is known.
    */
-  deepest: z.record(z.string(), z.string()).optional(),
+  deepest: z.optional(z.record(z.string(), z.string())),
   /**
    * Where the upstream's trades come from (its `/api/x/market`): the simulator, the chain through Ogmios
    * (with its progress), or none (imports only). Absent when the upstream does not say (the hosted API).
    */
-  market: dataSourceSchema.optional(),
+  market: z.optional(dataSourceSchema),
 });
 export type GatewayInfo = z.infer<typeof gatewayInfoSchema>;
 
@@ -59,13 +59,13 @@ export type LiveStatus = z.infer<typeof liveStatusSchema>;
 
 /** Payload of an `error` event sent before the gateway closes a refused browser connection. */
 export const liveErrorSchema = z.strictObject({
-  errmsg: z.string().min(1),
+  errmsg: z.string().check(z.minLength(1)),
   /** Clients should not reconnect automatically when false. */
   retry: z.boolean(),
 });
 export type LiveError = z.infer<typeof liveErrorSchema>;
 
-export const liveHeartbeatSchema = z.strictObject({ time: z.number().int() });
+export const liveHeartbeatSchema = z.strictObject({ time: z.int() });
 
 /**
  * GET /gw/v1/liquidity?group=<group>: TVL of every symbol of a group, as the service's extension route

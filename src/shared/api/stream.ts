@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** The spec's stream error messages (exact strings) and the project's documented extra refusals. */
 export const STREAM_ERRORS = {
@@ -16,8 +16,8 @@ export const STREAM_ERRORS = {
 
 /** A trading event: one state change of a subscribed (Aggregate) pool. */
 export const tradeEventSchema = z.strictObject({
-  block_time: z.number().int(),
-  pool_id: z.string().min(1),
+  block_time: z.int(),
+  pool_id: z.string().check(z.minLength(1)),
   current_price: z.number(),
   previous_price: z.number(),
   current_tvl: z.number(),
@@ -27,16 +27,39 @@ export const tradeEventSchema = z.strictObject({
 export type TradeEvent = z.infer<typeof tradeEventSchema>;
 
 export const streamPingSchema = z.strictObject({ s: z.literal('ok') });
-export const streamErrorSchema = z.strictObject({ s: z.literal('error'), errmsg: z.string().min(1) });
+export const streamErrorSchema = z.strictObject({ s: z.literal('error'), errmsg: z.string().check(z.minLength(1)) });
 export type StreamError = z.infer<typeof streamErrorSchema>;
 
 /** Any line of the stream. */
 export const streamLineSchema = z.union([tradeEventSchema, streamPingSchema, streamErrorSchema]);
 export type StreamLine = z.infer<typeof streamLineSchema>;
 
-export function isTradeEvent(line: StreamLine): line is TradeEvent {
+export function isTradeEvent(line: StreamLine | ExtendedStreamLine): line is TradeEvent {
   return 'pool_id' in line;
 }
+
+/**
+ * Our extension of the stream (docs/chain.md "What stream clients and the browser get on a rollback"):
+ * a chain-fed service sends this line, only to a stream opened with `X-Stream-Extensions: rollback`,
+ * when the chain rolled back to the block at `slot` (`id`): every event after `block_time` was undone,
+ * and the history of those pools after it changed. Spec clients never get it (the spec's stream has
+ * three line kinds).
+ */
+export const streamRollbackSchema = z.strictObject({
+  s: z.literal('rollback'),
+  slot: z.int(),
+  id: z.string(),
+  block_time: z.int(),
+});
+export type StreamRollback = z.infer<typeof streamRollbackSchema>;
+
+/** The request header a stream client sends to receive our extension lines, and its value for rollbacks. */
+export const STREAM_EXTENSIONS_HEADER = 'X-Stream-Extensions';
+export const ROLLBACK_EXTENSION = 'rollback';
+
+/** Any line a stream opened with our extensions may carry. */
+export const extendedStreamLineSchema = z.union([tradeEventSchema, streamPingSchema, streamErrorSchema, streamRollbackSchema]);
+export type ExtendedStreamLine = z.infer<typeof extendedStreamLineSchema>;
 
 /** Request body of POST /tokens/stream. */
 export const streamRequestSchema = z.array(z.string());

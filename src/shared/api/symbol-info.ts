@@ -1,8 +1,4 @@
-import { z } from 'zod';
-
-export const symbolInfoQuerySchema = z.object({
-  group: z.string().trim().min(1, 'group must not be empty').optional().meta({ description: 'A group of /groups (any letter case); every symbol of every group without it.' }),
-});
+import * as z from 'zod/mini';
 
 const strings = z.array(z.string());
 
@@ -20,14 +16,16 @@ export const symbolInfoResponseSchema = z
     type: strings,
     timezone: strings,
     'session-regular': strings,
-    pricescale: z.array(z.number().int().positive()),
-    minmovement: z.array(z.number().positive()),
+    pricescale: z.array(z.int().check(z.positive())),
+    minmovement: z.array(z.number().check(z.positive())),
     'has-intraday': z.array(z.boolean()),
   })
-  .refine((body) => {
-    const n = body.symbol.length;
-    return Object.values(body).every((value) => typeof value === 'string' || value.length === n);
-  }, 'all arrays must have the same length');
+  .check(
+    z.refine((body) => {
+      const n = body.symbol.length;
+      return Object.values(body).every((value) => typeof value === 'string' || value.length === n);
+    }, 'all arrays must have the same length'),
+  );
 export type SymbolInfoResponse = z.infer<typeof symbolInfoResponseSchema>;
 
 /** One row of the columnar response, for code that works symbol by symbol. */

@@ -4,7 +4,7 @@ import type { ChainTx } from '../../../src/service/chain/block';
 import { poolOutputs } from '../../../src/service/chain/dexes';
 import { fromOgmiosBlock } from '../../../src/service/chain/ogmios-block';
 import { DEX_GROUPS } from '../../../src/shared/groups';
-import { CHAIN_FIXTURES_DIR, readChainFixture, type FixtureOutput } from '../../support/chain-fixtures';
+import { CHAIN_FIXTURES_DIR, fixtureBlock, readChainFixture, type FixtureOutput } from '../../support/chain-fixtures';
 import { FakeOgmios } from '../../support/fake-ogmios';
 import { hasPrise, qualifiedTransactions, realOgmiosBlocks, toChainTxs, type OgmiosWireBlock } from '../../support/prise';
 import { createTestService, type TestService } from '../../support/service';
@@ -19,16 +19,6 @@ import { createTestService, type TestService } from '../../support/service';
  * (ADA/NIGHT trades on SundaeSwap V3 and WingRiders V2).
  */
 
-/** A fixture output in Ogmios v6's wire shape (`value` by policy, `ada.lovelace`). */
-function wireOutput(o: FixtureOutput): Record<string, unknown> {
-  const value: Record<string, Record<string, bigint>> = {};
-  for (const [unit, amount] of Object.entries(o.value)) {
-    if (unit === 'lovelace') value.ada = { lovelace: BigInt(amount) };
-    else (value[unit.slice(0, 56)] ??= {})[unit.slice(56)] = BigInt(amount);
-  }
-  return { address: o.address, value, ...(o.datum ? { datum: o.datum } : {}), ...(o.datumHash ? { datumHash: o.datumHash } : {}) };
-}
-
 /** A real transaction's outputs (prise's qualified transactions) as fixture outputs. */
 function asFixtureOutputs(tx: ChainTx): FixtureOutput[] {
   return tx.outputs.map((o) => {
@@ -37,24 +27,6 @@ function asFixtureOutputs(tx: ChainTx): FixtureOutput[] {
     const witnessDatum = o.datumHash ? tx.datums.get(o.datumHash) : undefined;
     return { tx: tx.id, index: o.index, address: o.address, value, ...(o.datum ? { datum: o.datum } : {}), ...(o.datumHash ? { datumHash: o.datumHash } : {}), ...(witnessDatum ? { witnessDatum } : {}) };
   });
-}
-
-/** One block after `parent` holding the fixture outputs, each at its real index of its transaction. */
-function fixtureBlock(parent: OgmiosWireBlock, outputs: readonly FixtureOutput[]): OgmiosWireBlock {
-  const byTx = new Map<string, FixtureOutput[]>();
-  for (const o of outputs) byTx.set(o.tx, [...(byTx.get(o.tx) ?? []), o]);
-  const transactions = [...byTx].map(([id, list]) => {
-    const size = Math.max(...list.map((o) => o.index)) + 1;
-    const filler = { address: 'addr1qxvk9lv2ht7kptfhar5x9h2p0', value: { ada: { lovelace: 1_000_000n } } };
-    const slots: Record<string, unknown>[] = Array.from({ length: size }, () => filler);
-    const datums: Record<string, string> = {};
-    for (const o of list) {
-      slots[o.index] = wireOutput(o);
-      if (o.datumHash && o.witnessDatum) datums[o.datumHash] = o.witnessDatum;
-    }
-    return { id, spends: 'inputs', outputs: slots, datums };
-  });
-  return { type: 'praos', era: 'babbage', id: 'fe'.repeat(32), height: parent.height + 1, slot: parent.slot + 20, ancestor: parent.id, transactions };
 }
 
 describe.skipIf(!hasPrise)('a chain-fed market of every DEX group', () => {

@@ -6,6 +6,7 @@ import { ChainIngest } from '../../../src/service/chain/chain-ingest';
 import { ChainFollower } from '../../../src/service/chain/follower';
 import { openMarket, type MarketHandle } from '../../../src/service/runtime';
 import { FakeOgmios } from '../../support/fake-ogmios';
+import { faultyEndpoint } from '../../support/faulty-endpoints';
 import { installFault, removeFault } from '../../support/sqlite-faults';
 import { syntheticBlocks, syntheticPools, type ChainCursor, type SyntheticPool } from '../../support/synthetic-chain';
 
@@ -165,6 +166,30 @@ describe('the chain follower, when things go wrong', () => {
 });
 
 describe('the chain follower\'s state', () => {
+  it('gives up a connection a node accepts and never answers (not even its health check), says so, tries again, and stops at once', async () => {
+    const silent = await faultyEndpoint('timeout');
+    try {
+      const ingest = await ChainIngest.open(handle.ingestor, handle.store.market, (line) => lines.push(line));
+      follower = new ChainFollower(ingest, { url: `ws://127.0.0.1:${silent.port}`, start: { kind: 'point', point: origin() }, backoff: { initialMs: 20, maxMs: 50 }, connectTimeoutMs: 200, log: (line) => lines.push(line) });
+      follower.start();
+      await vi.waitUntil(() => (follower?.status().reconnects ?? 0) >= 2, { timeout: 5_000, interval: 20 });
+      expect(follower.status().lastError).toMatch(/did not answer a connection within/);
+      expect(follower.status().state).not.toBe('live');
+      await follower.stop();
+      // A stop does not wait for an attempt under way: with a 60 s limit, it ends long before.
+      follower = new ChainFollower(ingest, { url: `ws://127.0.0.1:${silent.port}`, start: { kind: 'point', point: origin() }, connectTimeoutMs: 60_000 });
+      follower.start();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(follower.status().state).toBe('connecting');
+      const stopping = performance.now();
+      await follower.stop();
+      expect(performance.now() - stopping).toBeLessThan(10_000);
+      follower = undefined;
+    } finally {
+      await silent.close();
+    }
+  });
+
   it('is syncing while behind the node, reconnecting when the connection drops mid-sync, live at the tip; tip age and lag follow', async () => {
     const pools = syntheticPools(2);
     const cursor = origin();

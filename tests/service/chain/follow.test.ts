@@ -128,8 +128,19 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
   it('undoes a rolled-back block: the trade is gone, reserves are back, bars equal a rebuild; the block again gives it once', async () => {
     const before = await service.runtime.store.bars.all();
     const trades = await service.runtime.store.trades.count();
+    // A stream that asked for our rollback lines (the gateway's) gets one naming the point; one that did not (a spec client) gets none.
+    const aggregate = service.runtime.market.pools.get(poolId())?.pair.aggregate.poolId ?? '';
+    const asked = readStream(await service.request(STREAM_PATH, { ...streamInit([aggregate], { 'X-Stream-Extensions': 'rollback' }), key: service.keys.pro }));
+    const spec = readStream(await service.request(STREAM_PATH, streamInit([aggregate])));
+    expect(await asked.next()).toEqual({ s: 'ok' });
+    expect(await spec.next()).toEqual({ s: 'ok' });
     fake.rollBackTo(blocks[8]?.slot ?? 0);
     await until('the rollback', async () => (await poolTrades()).length === 0);
+    const point = blocks[8] as OgmiosWireBlock;
+    expect(await asked.next(5_000)).toEqual({ s: 'rollback', slot: point.slot, id: point.id, block_time: point.slot + 1_591_566_291 });
+    expect(spec.drainBuffered()).toEqual([]);
+    await asked.cancel();
+    await spec.cancel();
     const pool = service.runtime.market.pools.get(poolId());
     expect([pool?.baseReserve, pool?.quoteReserve]).toEqual([2_264_525_560, 7_541_914_768]);
     const t = slotTime(TRADE_SLOT);

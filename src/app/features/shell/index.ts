@@ -5,4 +5,3 @@ export { DisplayToggles } from './components/display-toggles';
 export { GroupPicker } from './components/group-picker';
 export { ResolutionButtons } from './components/resolution-buttons';
 export { SimulatedBadge } from './components/simulated-badge';
-export { deepestOf, gatewayInfoQueryOptions } from './api/gateway-info';

@@ -8,7 +8,8 @@ import { splash } from './splash';
 import { sundaeSwapV1 } from './sundaeswap-v1';
 import { sundaeSwapV3 } from './sundaeswap-v3';
 import type { DexDecoder, PoolState } from './types';
-import { vyFi } from './vyfi';
+import { vyFi, vyFiDecoder } from './vyfi';
+import type { VyFiPool } from './vyfi-pools';
 import { wingRidersV1 } from './wingriders-v1';
 import { wingRidersV2 } from './wingriders-v2';
 
@@ -16,6 +17,12 @@ export type { DexDecoder, PoolState } from './types';
 
 /** The DEX decoders, one per DEX, registered here only (docs/chain.md: what each reads and leaves out). */
 export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwapV1, sundaeSwapV3, wingRidersV1, wingRidersV2, spectrum, splash, muesliSwap, vyFi];
+
+/** The DEX decoders with VyFi's pools from another list (`--vyfi-pools`) instead of the bundled one. */
+export function chainDecoders(vyFiPools: readonly VyFiPool[]): readonly DexDecoder[] {
+  const withList = vyFiDecoder(vyFiPools);
+  return DECODERS.map((decoder) => (decoder === vyFi ? withList : decoder));
+}
 
 /** A pool output of a transaction, decoded; or why a recognised pool output could not be. */
 export type PoolOutput =

@@ -1,4 +1,4 @@
-import { bech32 } from '@scure/base';
+import { PaymentScripts } from '../address';
 import { amountOf, type ChainOutput } from '../block';
 import { DatumError, type PlutusData } from '../plutus';
 
@@ -24,53 +24,17 @@ export const LQ_CAP = 9_223_372_036_854_775_807n;
  */
 const UNISSUED_LP_FLOOR = 1n << 62n;
 
-/**
- * CIP-19 headers of mainnet (network 1) addresses whose payment credential is a script: types 1
- * (script, stake key), 3 (script, stake script), 5 (script, pointer) and 7 (script, no stake part).
- */
-const SCRIPT_PAYMENT_HEADERS = [0x11, 0x31, 0x51, 0x71];
-
-/**
- * Bech32 characters after `addr1` that depend on the header byte and the 28-byte payment credential
- * only: 46 five-bit groups cover 230 of their 232 bits (the 47th mixes in the stake part). Equal
- * prefixes mean the same header and the same first 222 bits of the script hash.
- */
-const PREFIX_LENGTH = 'addr1'.length + 46;
-
-/** The prefixes of every mainnet address paying to `scriptHash`, whatever its stake part. */
-function addressPrefixes(scriptHash: string): string[] {
-  return SCRIPT_PAYMENT_HEADERS.map((header) => {
-    // A Uint8Array of this realm (a Buffer is not one under the app tests' jsdom, which @scure/base checks).
-    const bytes = Uint8Array.from(Buffer.from(header.toString(16) + scriptHash + '00'.repeat(28), 'hex'));
-    return bech32.encode('addr', bech32.toWords(bytes), false).slice(0, PREFIX_LENGTH);
-  });
-}
-
-/** Characters of an address looked up first (its header and the first 42 bits of the script hash): cheap to hash. */
-const KEY_LENGTH = 'addr1'.length + 10;
-
-/** Pool kinds by the script their addresses pay to: a lookup of an address's prefix. */
+/** Pool kinds by the script their addresses pay to (any stake part: address.ts). */
 export class PoolScripts<K> {
-  // Every output of every transaction is tested: a short key first, the whole prefix only on a hit.
-  private readonly byKey = new Map<string, { readonly prefix: string; readonly kind: K }[]>();
-  /** The character after `addr1` (the header's type) of script-paying addresses: most outputs fail on it. */
-  private readonly typeChars = new Set<number>();
+  private readonly scripts: PaymentScripts<K>;
 
   constructor(scripts: Readonly<Record<string, K>>) {
-    for (const [hash, kind] of Object.entries(scripts)) {
-      for (const prefix of addressPrefixes(hash)) {
-        const key = prefix.slice(0, KEY_LENGTH);
-        this.byKey.set(key, [...(this.byKey.get(key) ?? []), { prefix, kind }]);
-        this.typeChars.add(prefix.charCodeAt('addr1'.length));
-      }
-    }
+    this.scripts = new PaymentScripts(Object.entries(scripts));
   }
 
   /** The kind of pool script `address` pays to, if any. */
   kindOf(address: string): K | undefined {
-    if (address.length <= PREFIX_LENGTH || !this.typeChars.has(address.charCodeAt('addr1'.length))) return undefined;
-    const candidates = this.byKey.get(address.slice(0, KEY_LENGTH));
-    return candidates?.find((c) => address.startsWith(c.prefix))?.kind;
+    return this.scripts.get(address);
   }
 
   /** Is `output` a pool: at one of these scripts, and holding unissued LP tokens? */

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
-import { EXTENSION_ROUTES, groupStatsQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, tradesQuerySchema, type PairPoolsResponse, type Deepest, type ExtensionIndex, type MarketSourceResponse, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
+import { groupStatsQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, tradesQuerySchema } from '../../../shared/api/queries';
+import { EXTENSION_ROUTES, type PairPoolsResponse, type Deepest, type ExtensionIndex, type MarketSourceResponse, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { VOLUME_SCALE } from '../../store/bar-batch';
 import type { TradeStore } from '../../store/ports';

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type { GroupsResponse } from '../../../shared/api/groups';
-import { historyQuerySchema } from '../../../shared/api/history';
-import { symbolInfoQuerySchema } from '../../../shared/api/symbol-info';
+import { historyQuerySchema, symbolInfoQuerySchema } from '../../../shared/api/queries';
 import { ALL_GROUPS } from '../../../shared/groups';
 import { isPoolId } from '../../../shared/ids';
 import type { Market, Pool } from '../../market/model';

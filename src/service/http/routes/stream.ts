@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
-import { STREAM_ERRORS, streamRequestSchema } from '../../../shared/api/stream';
+import { ROLLBACK_EXTENSION, STREAM_ERRORS, STREAM_EXTENSIONS_HEADER, streamRequestSchema } from '../../../shared/api/stream';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { isPoolId } from '../../../shared/ids';
 import type { Market } from '../../market/model';
-import type { StreamHub } from '../../stream/hub';
+import type { SlotWait, StreamHub } from '../../stream/hub';
 import { openStream } from '../../../node/response-sink';
 import { streamError, streamErrorLine } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
@@ -15,12 +15,20 @@ export interface StreamOptions {
   readonly maxBodyBytes: number;
   /** Unread bytes a connection may hold before it is dropped. */
   readonly maxBufferedBytes: number;
+  /**
+   * How long a stream waits for its key's slot when every slot is held (docs/decisions.md "Stream"):
+   * a client switching pairs reconnects before its old stream's close reaches us. 0: refused at once.
+   */
+  readonly handoverMs: number;
 }
 
 /** A key's stream connections across the cluster (`SharedLimits`); absent on one node. */
 export interface StreamLeases {
-  /** Resolves with the release, or undefined when the key has no free slot; `onLost` if the slot is lost later. */
-  acquireStream(keyId: string, max: number, onLost: () => void): Promise<(() => void) | undefined>;
+  /**
+   * Resolves with the release, or undefined when the key has no free slot by `wait`'s deadline;
+   * `onLost` if the slot is lost later.
+   */
+  acquireStream(keyId: string, max: number, onLost: () => void, wait?: SlotWait): Promise<(() => void) | undefined>;
 }
 
 export interface StreamRoutesOptions extends GuardOptions {
@@ -28,6 +36,8 @@ export interface StreamRoutesOptions extends GuardOptions {
   readonly leases?: StreamLeases;
   readonly hub: StreamHub;
   readonly stream: StreamOptions;
+  /** Whether our extensions are served: then a stream may ask for our rollback lines (`X-Stream-Extensions`). */
+  readonly extensions?: boolean;
 }
 
 const PING = `${JSON.stringify({ s: 'ok' })}\n`;
@@ -86,10 +96,17 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
     // A lease lost to another connection (Redis lost it, another node took the slot) ends this one.
     let lost = false;
     let endLost: () => void = () => (lost = true);
-    const lease = options.leases ? await options.leases.acquireStream(principal.id, limit, () => endLost()) : () => undefined;
+    // Every slot held: wait a moment for one to be released (a handover from the client's previous
+    // stream) before refusing; a client that leaves meanwhile stops the wait, and one that asks for
+    // a shorter wait (`Prefer: wait=0`: a second stream on purpose) gets it.
+    const waitMs = Math.min(stream.handoverMs, preferredWaitMs(c.req.header('Prefer')) ?? Number.POSITIVE_INFINITY);
+    const wait: SlotWait = { deadline: Date.now() + waitMs, signal: c.req.raw.signal };
+    const lease = options.leases ? await options.leases.acquireStream(principal.id, limit, () => endLost(), wait) : () => undefined;
     if (!lease) return refuse(STREAM_ERRORS.connectionLimit);
-    if (!hub.acquire(principal.id, limit)) {
+    if (!(await hub.acquire(principal.id, limit, wait))) {
       lease();
+      // Shutting down: ended without a line, as open streams are (decisions "Stream"); clients reconnect.
+      if (hub.closing) return c.body('', 200, STREAM_HEADERS);
       return refuse(STREAM_ERRORS.connectionLimit);
     }
 
@@ -108,9 +125,16 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
       headers: STREAM_HEADERS,
       maxUnreadBytes: stream.maxBufferedBytes,
       slowConsumerLine: streamErrorLine(STREAM_ERRORS.slowConsumer),
+      onSlowConsumer: () => hub.slowConsumers++,
       onClose: () => cleanup(),
     });
-    const unsubscribe = hub.subscribe(ids, (line, _event, bytes) => sink.write(line, bytes));
+    const unsubscribeTrades = hub.subscribe(ids, (line, _event, bytes) => sink.write(line, bytes));
+    // Our rollback lines, for a client that asked (the gateway): never for the spec's clients.
+    const unsubscribeRollbacks = (options.extensions ?? true) && wantsRollbacks(c.req.header(STREAM_EXTENSIONS_HEADER)) ? hub.subscribeRollbacks((line, bytes) => sink.write(line, bytes)) : () => undefined;
+    const unsubscribe = () => {
+      unsubscribeTrades();
+      unsubscribeRollbacks();
+    };
     const ping = setInterval(() => sink.write(PING), stream.pingSeconds * 1000);
     const untrack = hub.track(() => sink.end());
     endLost = () => {
@@ -125,6 +149,23 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
   });
 
   return app;
+}
+
+/** Whether an `X-Stream-Extensions` header (a comma-separated list) asks for rollback lines. */
+function wantsRollbacks(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((token) => token.trim().toLowerCase() === ROLLBACK_EXTENSION);
+}
+
+/**
+ * The `wait` preference of a `Prefer` header (RFC 7240 4.3: how many seconds the client will wait for
+ * the answer), in ms; undefined when absent or malformed.
+ */
+export function preferredWaitMs(prefer: string | undefined): number | undefined {
+  for (const preference of (prefer ?? '').split(',')) {
+    const [token = '', value = ''] = (preference.split(';')[0] ?? '').split('=').map((part) => part.trim().toLowerCase());
+    if (token === 'wait' && /^\d{1,9}$/.test(value)) return Number(value) * 1000;
+  }
+  return undefined;
 }
 
 /** Reads a request body as text, failing past `limit` bytes. */

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { etagMatches } from '../../../node/http';
+import { LOGO_VARY, logoHeadersOf, logoImageEtag, logoRepresentation } from '../../../node/logo-negotiation';
 import { Hono } from 'hono';
 import { TOKEN_ERROR_TYPES } from '../../../shared/api/errors';
 import type { TokenLogo } from '../../../shared/api/tokens';
@@ -20,24 +20,6 @@ export interface TokenRoutesOptions extends GuardOptions {
 
 const TOKEN_FORMAT = 'must be a policy ID (56 hex characters) followed by an asset name (0 to 64 hex characters, even length)';
 const POOL_FORMAT = 'must be a non-empty, even-length hex string of at most 128 characters';
-
-/**
- * Whether an Accept header asks for the logo as an image: it names an image type (with q > 0) before
- * `application/json`, or without it. a wildcard alone, or no header, keeps the spec's JSON.
- */
-export function wantsImage(accept: string | undefined): boolean {
-  if (!accept) return false;
-  let image = -1;
-  let json = -1;
-  accept.split(',').forEach((part, index) => {
-    const [type = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (q !== undefined && !(Number(q.slice(2)) > 0)) return;
-    if (type.trim().startsWith('image/') && image === -1) image = index;
-    if (type.trim() === 'application/json' && json === -1) json = index;
-  });
-  return image !== -1 && (json === -1 || image < json);
-}
 
 /** GET /tokens/current and /tokens/logo/{token}: FastAPI-style errors. */
 export function tokenRoutes(options: TokenRoutesOptions): Hono<ServiceEnv> {
@@ -75,13 +57,13 @@ export function tokenRoutes(options: TokenRoutesOptions): Hono<ServiceEnv> {
     const found = market.tokens.get(token.toLowerCase());
     if (!found) return tokenError(c, 404, { loc: ['path', 'token'], msg: 'Token not found', type: TOKEN_ERROR_TYPES.notFound });
     const body: TokenLogo = await logos.base64(found);
-    // One URL, two representations (decisions "Logos"): caches must key on Accept.
-    c.header('Vary', 'Accept');
+    // One URL, two representations (decisions "Logos for browsers and for programs"): caches key on what the choice reads.
+    c.header('Vary', LOGO_VARY);
     c.header('Cache-Control', 'private, max-age=300');
-    if (!wantsImage(c.req.header('Accept'))) return c.json(body);
+    if (logoRepresentation(logoHeadersOf((name) => c.req.header(name))) === 'json') return c.json(body);
     if (body === null) return tokenError(c, 404, { loc: ['path', 'token'], msg: 'Token has no logo', type: TOKEN_ERROR_TYPES.notFound });
     const png = Buffer.from(body, 'base64');
-    const etag = `"${createHash('sha256').update(png).digest('base64url').slice(0, 27)}-png"`;
+    const etag = logoImageEtag(png);
     c.header('ETag', etag);
     if (etagMatches(c.req.header('If-None-Match'), etag)) return c.body(null, 304);
     c.header('Content-Type', 'image/png');

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { formatIndicators, INDICATOR_DEFAULTS, INDICATOR_NAMES, parseIndicators, type IndicatorSpec } from '../../../lib/indicators';
+import { formatIndicators, INDICATOR_DEFAULTS, INDICATOR_NAMES, parseIndicators, type IndicatorSpec } from '@/app/lib/indicators';
 import { INDICATOR_ADD_MARK } from '../lib/marks';
 
 const KINDS = Object.keys(INDICATOR_DEFAULTS) as IndicatorSpec['kind'][];

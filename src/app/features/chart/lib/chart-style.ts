@@ -1,10 +1,10 @@
 import { ColorType, type ChartOptions, type DeepPartial, type Time, type UTCTimestamp } from 'lightweight-charts';
-import type { Bar, LibrarySymbolInfo } from '../../../../datafeed';
-import type { ChartTimes } from '../../../lib/chart-time';
-import { formatPrice } from '../../../lib/format';
-import type { Palette } from '../../../lib/palette';
-import type { TimeZoneMode } from '../../../lib/time-format';
-import type { Theme } from '../../../stores/preferences-store';
+import type { Bar, LibrarySymbolInfo } from '@/datafeed';
+import type { ChartTimes } from '@/app/lib/chart-time';
+import { formatPrice } from '@/app/lib/format';
+import type { Palette } from '@/app/lib/palette';
+import type { TimeZoneMode } from '@/app/lib/time-format';
+import type { Theme } from '@/app/stores/preferences-store';
 
 /** How the chart looks (persisted preferences). */
 export interface ChartAppearance {
@@ -77,19 +77,4 @@ export const tvlOf = (b: Bar, time: number = b.time) => ({ time: time as UTCTime
 
 export function legendOf(bar: Bar): LegendBar {
   return { ...bar, change: bar.open === 0 ? 0 : ((bar.close - bar.open) / bar.open) * 100 };
-}
-
-/** Binary search by time (Unix seconds) in bars sorted by time. */
-export function findBar(bars: readonly Bar[], time: number): Bar | undefined {
-  let lo = 0;
-  let hi = bars.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const bar = bars[mid];
-    if (!bar) return undefined;
-    if (bar.time === time) return bar;
-    if (bar.time < time) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
 }

@@ -1,6 +1,6 @@
 import { BollingerBands, EMA, RSI, SMA, VWAP } from 'trading-signals';
-import type { Bar } from '../../../../datafeed';
-import type { IndicatorSpec } from '../../../lib/indicators';
+import type { Bar } from '@/datafeed';
+import type { IndicatorSpec } from '@/app/lib/indicators';
 
 /** One line of an indicator: points by bar index (null before the indicator has enough bars). */
 export interface IndicatorLine {

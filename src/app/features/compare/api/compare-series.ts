@@ -1,8 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { Bar, LibrarySymbolInfo, ResolutionString, SearchRow, UdfDatafeed } from '../../../../datafeed';
-import { toWireResolution } from '../../../../datafeed';
-import { AGGREGATE_GROUP } from '../../../../shared/groups';
-import { RESOLUTION_SECONDS } from '../../../../shared/resolutions';
+import type { Bar, LibrarySymbolInfo, ResolutionString, SearchRow, UdfDatafeed } from '@/datafeed';
+import { toWireResolution } from '@/datafeed';
+import { AGGREGATE_GROUP } from '@/shared/groups';
+import { RESOLUTION_SECONDS } from '@/shared/resolutions';
 
 /** Pools compared at most (Aggregate and the deepest DEX pools). */
 export const MAX_COMPARED = 8;

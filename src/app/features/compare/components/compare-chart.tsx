@@ -1,17 +1,17 @@
 import { useQuery } from '@tanstack/react-query';
 import { ColorType, LineSeries, createChart, type IChartApi, type ISeriesApi, type Time, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { toWireResolution, type ResolutionString, type SearchRow } from '../../../../datafeed';
-import { ErrorState } from '../../../components/error-state';
-import { formatPercent, percentTrend } from '../../../lib/format';
-import { PALETTES } from '../../../lib/palette';
-import { ChartTimes } from '../../../lib/chart-time';
-import type { TimeZoneMode } from '../../../lib/time-format';
-import { useDatafeed } from '../../../providers/app-providers';
-import type { Theme } from '../../../stores/preferences-store';
+import { toWireResolution, type ResolutionString, type SearchRow } from '@/datafeed';
+import { ErrorState } from '@/app/components/error-state';
+import { formatPercent, percentTrend } from '@/app/lib/format';
+import { PALETTES } from '@/app/lib/palette';
+import { ChartTimes } from '@/app/lib/chart-time';
+import type { TimeZoneMode } from '@/app/lib/time-format';
+import { useDatafeed } from '@/app/providers/app-providers';
+import type { Theme } from '@/app/stores/preferences-store';
 import { compareSeriesQueryOptions } from '../api/compare-series';
 import { normaliseSeries } from '../lib/normalise';
-import { pairLabel } from '../../../lib/orientation';
+import { pairLabel } from '@/app/lib/orientation';
 
 /** A compared line as drawn: its pool, colour and points (Unix seconds, percent change). */
 export interface CompareLine {

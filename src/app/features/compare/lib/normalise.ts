@@ -1,4 +1,4 @@
-import type { Bar } from '../../../../shared/bars';
+import type { Bar } from '@/shared/bars';
 
 /** A price series to compare: its bars (ascending; only times and closes matter). */
 export interface CompareInput {

@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { formatDateTime } from '../../../lib/time-format';
-import { PALETTES } from '../../../lib/palette';
-import { usePreferences } from '../../../providers/app-providers';
-import { RESOLUTION_CHOICES } from '../../../stores/selection-store';
-import type { Bar } from '../../../../shared/bars';
+import { formatDateTime } from '@/app/lib/time-format';
+import { PALETTES } from '@/app/lib/palette';
+import { usePreferences } from '@/app/providers/app-providers';
+import { RESOLUTION_CHOICES } from '@/app/stores/selection-store';
+import type { Bar } from '@/shared/bars';
 import type { ExportSeries } from '../lib/csv';
 
 /** The CSV and PNG makers, a chunk of their own: the first chart does not need them (asked on hover or focus). */

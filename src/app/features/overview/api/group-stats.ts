@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { GatewayClient } from '../../../../datafeed';
-import { groupStatsSchema, type GroupStats } from '../../../../shared/api/extensions';
+import type { GatewayClient } from '@/datafeed';
+import { groupStatsSchema, type GroupStats } from '@/shared/api/extensions';
 import { GROUP_STATS_PATH } from '../lib/group-stats-url';
 import { mergeAnswers } from '../lib/rows';
 

@@ -1,6 +1,6 @@
 import { useEffect, useEffectEvent, useRef, useState } from 'react';
-import { applyTrade, EMPTY_OVERLAY, type LiveOverlay } from '../../../lib/live-stats';
-import { useDatafeed } from '../../../providers/app-providers';
+import { applyTrade, EMPTY_OVERLAY, type LiveOverlay } from '@/app/lib/live-stats';
+import { useDatafeed } from '@/app/providers/app-providers';
 
 /**
  * Trades of the Aggregate pools shown, through the app's one datafeed (one live connection for

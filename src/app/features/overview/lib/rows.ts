@@ -1,7 +1,7 @@
-import type { GroupStats } from '../../../../shared/api/extensions';
-import { liveStats, type LiveOverlay } from '../../../lib/live-stats';
-import { ADA_TICKER } from '../../../../shared/ids';
-import { parseSymbolName } from '../../../../shared/symbols';
+import type { GroupStats } from '@/shared/api/extensions';
+import { liveStats, type LiveOverlay } from '@/app/lib/live-stats';
+import { ADA_TICKER } from '@/shared/id-rules';
+import { parseSymbolName } from '@/shared/symbols';
 
 /** The numbers of a row: those of /tokens/current for its pool; undefined while not known (a gateway still fetching them). */
 export interface RowNumbers {

@@ -1,15 +1,11 @@
-import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { SearchRow } from '../../../../datafeed';
-import { TokenLogo } from '../../../components/token-logo';
-import { formatAmount } from '../../../lib/format';
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import type { SearchRow } from '@/datafeed';
 import { useSearchIndex } from '../hooks/use-search-index';
-import { pairLabel } from '../../../lib/orientation';
+import { useSearchItems, type ListItem, type RecentPick } from '../hooks/use-search-items';
+import { SearchList } from './search-list';
 
-export interface RecentPick {
-  readonly symbol: string;
-  readonly group: string;
-}
+export type { RecentPick } from '../hooks/use-search-items';
+export { SEARCH_LIMIT } from '../hooks/use-search-items';
 
 export interface PairSearchProps {
   readonly onSelect: (row: SearchRow) => void;
@@ -17,20 +13,11 @@ export interface PairSearchProps {
   readonly recent?: readonly RecentPick[];
 }
 
-/** Rows a query lists at most (the list is virtualized). */
-export const SEARCH_LIMIT = 5000;
-const ROW_HEIGHT = 44;
-/** The list's CSS height; used when layout reports none (jsdom). */
-const LIST_HEIGHT = 352;
-
 /** Performance entries the benchmark reads: one measure per keystroke, input to rendered results. */
 export const SEARCH_MARK = 'search:input';
 export const SEARCH_MEASURE = 'search:keystroke';
-
-interface ListItem {
-  readonly row: SearchRow;
-  readonly recent: boolean;
-}
+/** Options a Page Up or Down moves by. */
+const PAGE = 8;
 
 /**
  * Pair search: an ARIA combobox with a virtualized listbox. Results follow every keystroke (no Enter);
@@ -43,37 +30,11 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
   const [active, setActive] = useState(0);
   const [used, setUsed] = useState(false);
   const index = useSearchIndex(used);
+  const { items, status } = useSearchItems(index, query, recent);
   const id = useId();
-  const listId = `${id}-list`;
   const listRef = useRef<HTMLDivElement>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const measuring = useRef(false);
-
-  const items: ListItem[] = useMemo(() => {
-    const idx = index.data;
-    if (!idx) return [];
-    const rows = idx.search(query, { limit: SEARCH_LIMIT });
-    if (query.trim() !== '') return rows.map((row) => ({ row, recent: false }));
-    const recentRows = recent.flatMap((r) => {
-      const row = idx.find(r.symbol);
-      return row ? [{ row, recent: true }] : [];
-    });
-    const seen = new Set(recentRows.map((r) => r.row.ticker));
-    return [...recentRows, ...rows.filter((row) => !seen.has(row.ticker)).map((row) => ({ row, recent: false }))];
-  }, [index.data, query, recent]);
-
-  // The virtualizer's functions are only used inside this component (nothing memoized depends on them).
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({
-    count: open ? items.length : 0,
-    getScrollElement: () => listRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 6,
-    initialRect: { width: 320, height: LIST_HEIGHT },
-    // The list has a fixed height: trust it when layout reports none.
-    observeElementRect: (instance: Virtualizer<HTMLDivElement, Element>, cb) =>
-      observeElementRect(instance, (rect) => cb(rect.height > 0 ? rect : { width: rect.width || 320, height: LIST_HEIGHT })),
-  });
 
   // A passive effect of the list's owner runs after every row's effects (flushed synchronously for an
   // input event): the measure covers the whole of React's work for the keystroke.
@@ -94,59 +55,20 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
     setQuery('');
     inputRef.current?.blur();
   };
-
   const move = (to: number) => {
-    if (items.length === 0) return;
-    const next = Math.max(0, Math.min(items.length - 1, to));
-    setActive(next);
-    virtualizer.scrollToIndex(next, { align: 'auto' });
+    if (items.length > 0) setActive(Math.max(0, Math.min(items.length - 1, to)));
   };
-
+  const keys: Record<string, () => boolean> = {
+    ArrowDown: () => (open ? move(active + 1) : setOpen(true), true),
+    ArrowUp: () => (move(active - 1), true),
+    PageDown: () => (move(active + PAGE), true),
+    PageUp: () => (move(active - PAGE), true),
+    Enter: () => (open ? (choose(items[active]), true) : false),
+    Escape: () => (open ? setOpen(false) : setQuery(''), open),
+  };
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
-    switch (event.key) {
-      case 'ArrowDown':
-        event.preventDefault();
-        if (!open) setOpen(true);
-        else move(active + 1);
-        break;
-      case 'ArrowUp':
-        event.preventDefault();
-        move(active - 1);
-        break;
-      case 'PageDown':
-        event.preventDefault();
-        move(active + 8);
-        break;
-      case 'PageUp':
-        event.preventDefault();
-        move(active - 8);
-        break;
-      case 'Enter':
-        if (open) {
-          event.preventDefault();
-          choose(items[active]);
-        }
-        break;
-      case 'Escape':
-        if (open) {
-          event.preventDefault();
-          setOpen(false);
-        } else {
-          setQuery('');
-        }
-        break;
-      default:
-    }
+    if (keys[event.key]?.()) event.preventDefault();
   };
-
-  const activeId = open && items[active] ? `${id}-option-${active}` : undefined;
-  const status = index.isError
-    ? `Search is unavailable: ${index.error.message}`
-    : !index.data
-      ? 'Loading symbols…'
-      : query.trim() === ''
-        ? `${index.data.size.toLocaleString('en-US')} pairs`
-        : `${items.length >= SEARCH_LIMIT ? `${SEARCH_LIMIT.toLocaleString('en-US')}+` : items.length.toLocaleString('en-US')} ${items.length === 1 ? 'match' : 'matches'}`;
 
   return (
     <div className="search" data-testid="pair-search" data-ready={index.data ? 'true' : 'false'}>
@@ -163,9 +85,9 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
         autoComplete="off"
         spellCheck={false}
         aria-expanded={open}
-        aria-controls={listId}
+        aria-controls={`${id}-list`}
         aria-autocomplete="list"
-        aria-activedescendant={activeId}
+        aria-activedescendant={open && items[active] ? `${id}-option-${active}` : undefined}
         aria-describedby={`${id}-status`}
         data-testid="search-input"
         value={query}
@@ -191,59 +113,7 @@ export function PairSearch({ onSelect, recent = [] }: PairSearchProps) {
       <span id={`${id}-status`} className="visually-hidden" role="status" data-testid="search-status">
         {open ? status : ''}
       </span>
-      <div className="search__popup" hidden={!open}>
-        <div className="search__summary" aria-hidden="true">
-          {status}
-        </div>
-        <div
-          ref={listRef}
-          id={listId}
-          className="search__list"
-          role="listbox"
-          aria-label="Pairs"
-          tabIndex={-1}
-          data-testid="search-listbox"
-          style={{ height: LIST_HEIGHT }}
-        >
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-            {virtualizer.getVirtualItems().map((virtual) => {
-              const item = items[virtual.index];
-              if (!item) return null;
-              const { row } = item;
-              const selected = virtual.index === active;
-              return (
-                <div
-                  key={virtual.index}
-                  id={`${id}-option-${virtual.index}`}
-                  role="option"
-                  aria-selected={selected}
-                  aria-setsize={items.length}
-                  aria-posinset={virtual.index + 1}
-                  aria-label={`${pairLabel(row)} on ${row.exchange}${row.tvl !== undefined ? `, TVL ${formatAmount(row.tvl)} ${row.base}` : ''}${item.recent ? ', recent' : ''}`}
-                  className={`search__option${selected ? ' search__option--active' : ''}`}
-                  data-testid="search-option"
-                  data-symbol={row.symbol}
-                  style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${virtual.start}px)` }}
-                  onMouseDown={(event) => event.preventDefault()}
-                  onMouseMove={() => {
-                    if (!selected) setActive(virtual.index);
-                  }}
-                  onClick={() => choose(item)}
-                >
-                  <TokenLogo unit={row.quoteUnit} ticker={row.quote} size={24} />
-                  <span className="search__pair">
-                    {pairLabel(row)}
-                    {item.recent ? <span className="search__recent">Recent</span> : null}
-                    {row.quoteName ? <span className="search__name">{row.quoteName}</span> : null}
-                  </span>
-                  <span className="search__dex">{row.exchange}</span>
-                  <span className="search__tvl">{row.tvl !== undefined ? `${formatAmount(row.tvl)} ${row.base}` : '—'}</span>
-                </div>
-              );
-            })}
-          </div>
-        </div>
-      </div>
+      <SearchList id={id} open={open} items={items} active={active} status={status} listRef={listRef} onActive={setActive} onChoose={choose} />
     </div>
   );
 }

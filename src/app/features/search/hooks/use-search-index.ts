@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { afterFirstCandles } from '../../../lib/first-candles';
-import { useDatafeed } from '../../../providers/app-providers';
-import { searchIndexQueryOptions } from '../api/search-index';
+import { afterFirstCandles } from '@/app/lib/first-candles';
+import { useDatafeed } from '@/app/providers/app-providers';
+import { searchIndexQueryOptions } from '@/app/api/search-index';
 
 /** Waits this long after the first candles before loading every group's symbols (the chart comes first). */
 const PREFETCH_DELAY_MS = 1000;

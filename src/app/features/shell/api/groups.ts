@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
-import { groupsResponseSchema } from '../../../../shared/api/groups';
-import type { GatewayClient } from '../../../../datafeed';
+import { groupsResponseSchema } from '@/shared/api/groups';
+import type { GatewayClient } from '@/datafeed';
 
 /** GET /gw/v1/groups: the DEX groups and Aggregate. */
 export function groupsQueryOptions(api: GatewayClient) {

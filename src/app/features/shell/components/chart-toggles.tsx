@@ -1,5 +1,5 @@
-import { ToggleButton } from '../../../components/toggle-button';
-import { usePreferences } from '../../../providers/app-providers';
+import { ToggleButton } from '@/app/components/toggle-button';
+import { usePreferences } from '@/app/providers/app-providers';
 
 /** Volume, TVL, log scale and compare toggles (persisted preferences). */
 export function ChartToggles() {

@@ -1,5 +1,5 @@
-import { useLiveStatus } from '../../../providers/app-providers';
-import type { LiveState } from '../../../providers/live-status';
+import { useLiveStatus } from '@/app/providers/app-providers';
+import type { LiveState } from '@/app/providers/live-status';
 
 const LABELS: Readonly<Record<LiveState, string>> = {
   idle: 'History only',

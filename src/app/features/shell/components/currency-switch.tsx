@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import type { Currency } from '../../../lib/usd';
+import type { Currency } from '@/app/lib/usd';
 
 /**
  * Prices in ADA or in USD (lib/usd): a segmented control. USD is disabled, with the reason as its

@@ -1,4 +1,4 @@
-import { usePreferences } from '../../../providers/app-providers';
+import { usePreferences } from '@/app/providers/app-providers';
 
 /** Theme (dark by default) and the time zone of times shown (UTC by default, or local): two segmented controls. */
 export function DisplayToggles() {

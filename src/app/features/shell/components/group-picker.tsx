@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { ALL_GROUPS } from '../../../../shared/groups';
-import { useApi } from '../../../providers/app-providers';
+import { ALL_GROUPS } from '@/shared/groups';
+import { useApi } from '@/app/providers/app-providers';
 import { groupsQueryOptions } from '../api/groups';
 
 /** The DEX group (or Aggregate) whose pool the chart shows; the list comes from /groups. */

@@ -1,5 +1,5 @@
-import type { ResolutionString } from '../../../../datafeed';
-import { RESOLUTION_CHOICES } from '../../../stores/selection-store';
+import type { ResolutionString } from '@/datafeed';
+import { RESOLUTION_CHOICES } from '@/app/stores/selection-store';
 
 /** 1m 5m 15m 1h 1D, the current one pressed. */
 export function ResolutionButtons({ value, onChange }: { value: ResolutionString; onChange: (resolution: ResolutionString) => void }) {

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { useApi } from '../../../providers/app-providers';
-import { gatewayInfoQueryOptions } from '../api/gateway-info';
+import { useApi } from '@/app/providers/app-providers';
+import { gatewayInfoQueryOptions } from '@/app/api/gateway-info';
 import { sourceBadgeOf } from '../lib/source-badge';
 
 /**

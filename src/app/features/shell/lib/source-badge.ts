@@ -28,7 +28,7 @@ function lagText(seconds: number): string {
 /**
  * Where the prices come from (/gw/v1/info): a warning for the embedded market simulator; for the chain
  * source, its state and how far it is behind the node; for imported data only, a plain badge. The top
- * bar's badge (components/simulated-badge.tsx) and the page frame's (src/app/boot.ts) alike.
+ * bar's badge (components/simulated-badge.tsx), in the app and in the page's skeleton (src/app/skeleton.tsx) alike.
  */
 export function sourceBadgeOf(info: SourceInfo | undefined): SourceBadge | undefined {
   if (info?.simulated) {

@@ -1,18 +1,19 @@
-import { useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import type { LibrarySymbolInfo, SearchRow } from '../../../../datafeed';
-import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../../../shared/ids';
-import { CopyButton } from '../../../components/copy-button';
-import { TokenLogo } from '../../../components/token-logo';
-import { formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, trendOf, type Trend } from '../../../lib/format';
-import { useApi } from '../../../providers/app-providers';
-import { tokenInfoQueryOptions } from '../../../api/token-info';
-import { tokenStatsQueryOptions } from '../../../api/token-stats';
-import { useLiveOverlay } from '../../../hooks/use-live-overlay';
-import { liveStats } from '../../../lib/live-stats';
-import { invertPercent, invertPrice, pairLabel, priceUnit } from '../../../lib/orientation';
-import { statsInUsd, usdPairLabel, type Currency } from '../../../lib/usd';
-import { useAdaUsd } from '../../../hooks/use-ada-usd';
+import type { LibrarySymbolInfo, SearchRow } from '@/datafeed';
+import { displayAssetName, isTokenUnit, splitTokenUnit } from '@/shared/id-rules';
+import { CopyButton } from '@/app/components/copy-button';
+import { TokenLogo } from '@/app/components/token-logo';
+import { formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, trendOf, type Trend } from '@/app/lib/format';
+import { useApi } from '@/app/providers/app-providers';
+import { tokenInfoQueryOptions } from '@/app/api/token-info';
+import { tokenStatsQueryOptions } from '@/app/api/token-stats';
+import { useLiveOverlay } from '@/app/hooks/use-live-overlay';
+import { liveStats } from '@/app/lib/live-stats';
+import { invertPercent, invertPrice, pairLabel, priceUnit } from '@/app/lib/orientation';
+import { statsInUsd, usdPairLabel, type Currency } from '@/app/lib/usd';
+import { useAdaUsd } from '@/app/hooks/use-ada-usd';
+import { visibleText } from '@/shared/visible-text';
 
 export interface TokenHeaderProps {
   readonly info: LibrarySymbolInfo;
@@ -27,23 +28,24 @@ export interface TokenHeaderProps {
 
 /**
  * The pair's token (the quote side): its name (the registry's when known, else the decoded asset
- * name), ticker, policy ID and CIP-14 fingerprint.
+ * name), ticker, policy ID and CIP-14 fingerprint. Names with invisible or bidi-control characters
+ * show them written out (`SNEK\u200B`: shared/visible-text), as the datafeed's tickers do.
  */
 export function tokenIdentity(row: SearchRow, registryName?: string): { name: string; ticker: string; policyId: string; assetName: string } {
   const unit = row.quoteUnit.toLowerCase();
-  if (!isTokenUnit(unit)) return { name: registryName ?? row.quote, ticker: row.quote, policyId: '', assetName: '' };
+  if (!isTokenUnit(unit)) return { name: visibleText(registryName ?? row.quote), ticker: row.quote, policyId: '', assetName: '' };
   const { policyId, assetName } = splitTokenUnit(unit);
-  return { name: registryName ?? displayAssetName(assetName), ticker: row.quote, policyId, assetName };
+  return { name: visibleText(registryName ?? displayAssetName(assetName)), ticker: row.quote, policyId, assetName };
 }
 
 /** The CIP-14 fingerprint, computed in a chunk of its own (blake2b and bech32: the first chart does not wait for them). */
-function useFingerprint(policyId: string, assetName: string): string | undefined {
-  return useQuery({
+export function fingerprintQueryOptions(policyId: string, assetName: string) {
+  return queryOptions({
     queryKey: ['fingerprint', policyId, assetName],
-    queryFn: () => import('../../../../shared/fingerprint').then((m) => m.assetFingerprint(policyId, assetName)),
+    queryFn: () => import('@/shared/fingerprint').then((m) => m.assetFingerprint(policyId, assetName)),
     enabled: policyId !== '',
     staleTime: Infinity,
-  }).data;
+  });
 }
 
 /** A statistic; `trend` colours it (the direction of the value as written). */
@@ -69,7 +71,7 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
   const overlay = useLiveOverlay(info, () => void stats.refetch());
   const tokenInfo = useQuery({ ...tokenInfoQueryOptions(api, row.quoteUnit), enabled: row.quoteUnit !== '' });
   const identity = tokenIdentity(row, tokenInfo.data?.name);
-  const fingerprint = useFingerprint(identity.policyId, identity.assetName);
+  const fingerprint = useQuery(fingerprintQueryOptions(identity.policyId, identity.assetName)).data;
   const oriented = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
   const usd = currency === 'usd';
   // ADA/USD now, moved live by the stablecoins' trades while shown in USD.
@@ -90,6 +92,9 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
       : oriented;
   const base = usd ? 'USD' : row.base;
   const unit = usd ? 'USD' : priceUnit(row, inverted);
+  // The pair's name is the registry's when it has one: the header waits for it rather than writing the
+  // asset's own name first and moving what follows it when the registry's comes.
+  if (row.quoteUnit !== '' && tokenInfo.isPending) return <TokenHeaderPlaceholder />;
 
   return (
     // A section with a name is a region landmark: its name is announced (a <header> inside <main> has no role that takes one).
@@ -161,7 +166,7 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
 
 /**
  * The statistics' grid while they load: the same cells with a dash for each value, so the header
- * keeps its height when they come (nothing below it moves; index.html's page frame draws the same).
+ * keeps its height when they come (nothing below it moves).
  */
 function StatsPlaceholder({ base, label }: { base: string; label: string }) {
   return (

@@ -1,13 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
-import { resolvedSymbolQueryOptions } from '../../../api/resolve-symbol';
-import { tokenStatsQueryOptions } from '../../../api/token-stats';
-import { TokenLogo } from '../../../components/token-logo';
-import { useLiveOverlay } from '../../../hooks/use-live-overlay';
-import { isLiveSymbol } from '../../../hooks/use-live-trades';
-import { formatPercent, formatPrice, percentTrend } from '../../../lib/format';
-import { liveStats } from '../../../lib/live-stats';
-import { useApi, useDatafeed } from '../../../providers/app-providers';
-import { pairLabel } from '../../../lib/orientation';
+import { resolvedSymbolQueryOptions } from '@/app/api/resolve-symbol';
+import { tokenStatsQueryOptions } from '@/app/api/token-stats';
+import { TokenLogo } from '@/app/components/token-logo';
+import { useLiveOverlay } from '@/app/hooks/use-live-overlay';
+import { isLiveSymbol } from '@/app/hooks/use-live-trades';
+import { formatPercent, formatPrice, percentTrend } from '@/app/lib/format';
+import { liveStats } from '@/app/lib/live-stats';
+import { useApi, useDatafeed } from '@/app/providers/app-providers';
+import { pairLabel } from '@/app/lib/orientation';
 
 export interface WatchedSymbol {
   readonly symbol: string;

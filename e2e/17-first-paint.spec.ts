@@ -1,0 +1,214 @@
+import type { Page, Route } from '@playwright/test';
+import { violations } from './support/axe';
+import { waitForCandles } from './support/chart';
+import { expect, test } from './support/fixtures';
+import { deepestPool } from './support/market';
+
+/**
+ * The page's first paint (src/server/first-paint.ts, src/app/skeleton.tsx, src/app/first-paint.ts): the
+ * server sends the app's own first render as the page's skeleton with the first bars inlined, the page's
+ * one script draws the app's chart into the skeleton's chart place and it answers the pointer before
+ * the app's code has run; the app then renders the same layout and takes the very chart over, and
+ * nothing on the page moves meanwhile.
+ */
+
+/** The parts of the page whose places the skeleton gives (and the chart's place above all). */
+const PARTS = ['.topbar', '.token-header', '.token-header__stats', '.toolbar', '.chart'] as const;
+
+type Rect = { left: number; top: number; width: number; height: number };
+
+async function rectsOf(page: Page): Promise<Record<string, Rect | null>> {
+  return page.evaluate((parts) => {
+    const out: Record<string, Rect | null> = {};
+    for (const part of parts) {
+      const r = document.querySelector(part)?.getBoundingClientRect();
+      out[part] = r ? { left: Math.round(r.left), top: Math.round(r.top), width: Math.round(r.width), height: Math.round(r.height) } : null;
+    }
+    return out;
+  }, PARTS);
+}
+
+/** Holds the app's own code (its `start` chunk) until the returned function is called. */
+async function holdAppCode(page: Page): Promise<() => void> {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/assets\/start-[^/]*\.js$/, async (route: Route) => {
+    await released;
+    await route.continue();
+  });
+  return release;
+}
+
+/**
+ * The page as the server sends it when the first bars did not come within its wait (a slow upstream):
+ * without them inside, so the first paint asks them itself (and a route on /history sees that request).
+ */
+async function withoutPageBars(page: Page): Promise<void> {
+  await page.route((url) => url.pathname === '/', async (route) => {
+    if (route.request().resourceType() !== 'document') return route.continue();
+    const response = await route.fetch();
+    const html = await response.text();
+    expect(html).toContain('id="inlined-first-bars"');
+    await route.fulfill({ response, body: html.replace(/<script type="application\/json" id="inlined-first-bars"[^>]*>.*?<\/script>/s, '') });
+  });
+}
+
+/** Before the page's scripts: the page's layout shifts, summed (window.__shifts). */
+async function watchShifts(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __shifts?: number };
+    w.__shifts = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!entry.hadRecentInput) w.__shifts = (w.__shifts ?? 0) + entry.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+}
+
+const marks = (page: Page, name: string) => page.evaluate((mark) => performance.getEntriesByName(mark).length, name);
+
+for (const { viewport, link } of [
+  { viewport: { width: 1280, height: 800 }, link: false },
+  { viewport: { width: 1024, height: 768 }, link: false },
+  { viewport: { width: 390, height: 844 }, link: false },
+  { viewport: { width: 390, height: 844 }, link: true },
+  { viewport: { width: 700, height: 800 }, link: true },
+]) {
+  test(`first paint at ${viewport.width} px${link ? ', a shared link at 15 minutes, inverted' : ''}: the app's chart answers the pointer before the app's code runs, and the app takes it over where it is`, async ({ page, request }) => {
+    await page.setViewportSize(viewport);
+    const deepest = await deepestPool(request, 'Aggregate');
+    await watchShifts(page);
+    const release = await holdAppCode(page);
+    await page.goto(link ? `/?group=Aggregate&symbol=${deepest.symbol}&res=15&inv=1` : '/');
+    // The app's code is held back: what is on screen is the skeleton and the chart the first paint drew.
+    await expect.poll(() => marks(page, 'chart:candles'), { timeout: 15_000 }).toBe(1);
+    const chart = page.getByTestId('price-chart');
+    await expect(chart).toHaveAttribute('data-status', 'ready');
+    await expect(chart).toHaveAttribute('data-resolution', link ? '15' : '60');
+    expect(Number(await chart.getAttribute('data-bars'))).toBeGreaterThan(10);
+    // The skeleton is the app's first render: its controls say what the app's will, disabled meanwhile.
+    await expect(page.getByTestId(link ? 'resolution-15' : 'resolution-60')).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.getByTestId('resolution-5')).toBeDisabled();
+    const [base, quote] = deepest.symbol.replace(/_.*$/, '').split('.');
+    await expect(page.getByTestId('invert-toggle')).toHaveText(link ? `${base}/${quote} ⇄` : '–/– ⇄');
+    await expect(page.getByTestId('simulated-badge')).toHaveText('Simulated market');
+    expect(await page.evaluate(() => performance.getEntriesByName('app:start').length)).toBe(0);
+    // The chart answers the pointer: the legend shows the bar under it.
+    const box = await chart.boundingBox();
+    const legend = page.getByTestId('chart-legend');
+    await expect(legend).toBeVisible();
+    const newest = await legend.textContent();
+    await page.mouse.move((box?.x ?? 0) + (box?.width ?? 0) * 0.2, (box?.y ?? 0) + (box?.height ?? 0) * 0.4);
+    await expect.poll(() => marks(page, 'chart:crosshair')).toBe(1);
+    await expect(legend).not.toHaveText(newest ?? '');
+    const skeleton = await rectsOf(page);
+    // Marks the element the first paint drew, to find it again in the app's page.
+    await chart.locator('.chart__view').evaluate((element) => element.setAttribute('data-first-paint', ''));
+    // Nothing of the skeleton is reachable or announced wrongly: axe finds nothing to say.
+    expect(await violations(page), 'the skeleton').toEqual([]);
+
+    release();
+    await expect.poll(() => page.evaluate(() => performance.getEntriesByName('app:start').length)).toBe(1);
+    await waitForCandles(page, { symbol: deepest.symbol });
+    await expect(page.getByTestId('invert-toggle')).toHaveText(link ? `${base}/${quote} ⇄` : `${quote}/${base} ⇄`);
+    await expect(page.getByTestId('resolution-5')).toBeEnabled();
+    // The app renders every part where the skeleton had it, and its chart is the one the first paint drew.
+    expect(await rectsOf(page)).toEqual(skeleton);
+    await expect(chart.locator('.chart__view[data-first-paint]')).toHaveCount(1);
+    expect(await marks(page, 'chart:candles')).toBe(1);
+    await expect(page.getByTestId('token-header')).toBeVisible();
+    await expect(page.getByTestId('header-price')).toBeVisible();
+    // And nothing on the page moved meanwhile (the header, the tape and the pools coming in).
+    await expect(page.getByTestId('tape-row').first()).toBeVisible({ timeout: 15_000 });
+    expect(await rectsOf(page)).toEqual(skeleton);
+    expect(await page.evaluate(() => (window as unknown as { __shifts: number }).__shifts)).toBe(0);
+  });
+}
+
+test('first paint: a shared link is drawn at once in the stored theme, inverted as the link says, and the next page is laid out with the stored preferences', async ({ page, request }) => {
+  const deepest = await deepestPool(request, 'Aggregate');
+  await page.addInitScript(() => {
+    if (!sessionStorage.getItem('seeded')) {
+      localStorage.setItem('cardano-dex-charts:preferences', JSON.stringify({ state: { theme: 'light', showTvl: false }, version: 1 }));
+      sessionStorage.setItem('seeded', '1');
+    }
+  });
+  await page.goto(`/?group=Aggregate&symbol=${deepest.symbol}&res=15&inv=1`);
+  const attributes = await waitForCandles(page, { symbol: deepest.symbol, resolution: '15' });
+  expect(await marks(page, 'chart:candles')).toBe(1);
+  await expect(page.getByTestId('price-chart')).toHaveAttribute('data-theme', 'light');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  await expect(page.getByTestId('invert-toggle')).toHaveAttribute('aria-pressed', 'true');
+  expect(attributes.bars).toBeGreaterThan(10);
+  // The app wrote the preferences the server lays the next page out with.
+  const next = await (await page.request.get(`/?group=Aggregate&symbol=${deepest.symbol}`)).text();
+  expect(next).toMatch(/data-testid="theme-toggle" data-theme="light"/);
+  expect(next).toMatch(/aria-pressed="false" data-testid="toggle-tvl"/);
+});
+
+test("first paint: no chart drawn early where the app's first chart would not look like it (indicators)", async ({ page }) => {
+  await page.goto('/?ind=sma20');
+  await waitForCandles(page);
+  await expect(page.getByTestId('price-chart')).toHaveAttribute('data-indicators', /SMA/);
+  // The app's chart drew the bars itself, once.
+  expect(await marks(page, 'chart:candles')).toBe(1);
+  expect(await page.evaluate(() => (performance.getEntriesByName('chart:candles')[0]?.startTime ?? 0) > (performance.getEntriesByName('app:start')[0]?.startTime ?? Infinity))).toBe(true);
+});
+
+test("first paint: the market overview's skeleton is the overview loading its pairs, and no chart", async ({ page }) => {
+  const release = await holdAppCode(page);
+  await page.goto('/?view=markets&group=Aggregate');
+  await expect(page.getByTestId('market-overview')).toHaveAttribute('data-status', 'loading');
+  await expect(page.getByText('Loading the pairs of Aggregate (all DEXs)…')).toBeVisible();
+  await expect(page.getByTestId('price-chart')).toHaveCount(0);
+  release();
+  await expect(page.getByTestId('market-overview')).toHaveAttribute('data-status', 'ready', { timeout: 15_000 });
+});
+
+test('first paint: the page carries its first bars, neither the first paint nor the app asks for them, and they are drawn from the one script before DOMContentLoaded', async ({ page }) => {
+  const asked: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/gw/v1/history?')) asked.push(r.url());
+  });
+  await page.goto('/?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60');
+  await waitForCandles(page, { symbol: 'ADA.SNEK_Aggregate_Pool1' });
+  expect(await marks(page, 'chart:candles')).toBe(1);
+  const inline = await page.evaluate(() => document.getElementById('inlined-first-bars')?.dataset.url);
+  expect(inline).toMatch(/^\/gw\/v1\/history\?symbol=ADA\.SNEK_Aggregate_Pool1&resolution=60min&/);
+  expect(asked.map((url) => new URL(url).pathname + new URL(url).search)).not.toContain(inline);
+  const timing = await page.evaluate(() => {
+    const candles = performance.getEntriesByName('chart:candles')[0]?.startTime ?? Number.NaN;
+    const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((r) => r.initiatorType === 'script' || r.name.endsWith('.js')).filter((r) => r.startTime < candles);
+    return { candles, loaded: navigation.domContentLoadedEventStart, scripts: scripts.map((r) => new URL(r.name).pathname) };
+  });
+  expect(timing.candles).toBeLessThanOrEqual(timing.loaded);
+  expect(timing.scripts).toHaveLength(1);
+  expect(timing.scripts[0]).toMatch(/^\/assets\/index-[\w-]+\.js$/);
+});
+
+test("first paint: when the first bars fail, nothing is drawn early and the app says why in the chart's place", async ({ page }) => {
+  await withoutPageBars(page);
+  await page.route(/\/gw\/v1\/history\?/, (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ s: 'error', errmsg: 'upstream unavailable (test)' }) }));
+  await page.goto('/?symbol=ADA.SNEK_Aggregate_Pool1');
+  await expect(page.getByTestId('chart-error')).toBeVisible({ timeout: 15_000 });
+  expect(await marks(page, 'chart:candles')).toBe(0);
+});
+
+test('first paint: with the first bars slow, the skeleton stands meanwhile (the page is not blank), and the chart draws them when they come', async ({ page }) => {
+  await withoutPageBars(page);
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/gw\/v1\/history\?/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const releaseApp = await holdAppCode(page);
+  await page.goto('/?symbol=ADA.SNEK_Aggregate_Pool1');
+  // The bars and the app's code are held: the skeleton stands in the chart page's place meanwhile.
+  await expect(page.getByTestId('price-chart')).toBeVisible({ timeout: 2_000 });
+  await expect(page.getByTestId('simulated-badge')).toHaveText('Simulated market');
+  expect(await marks(page, 'chart:candles')).toBe(0);
+  releaseApp();
+  release();
+  await waitForCandles(page, { symbol: 'ADA.SNEK_Aggregate_Pool1' });
+});

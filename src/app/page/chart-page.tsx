@@ -1,0 +1,156 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useMemo, useState } from 'react';
+import { AGGREGATE_GROUP } from '@/shared/groups';
+import { UnknownSymbolError } from '@/app/api/resolve-symbol';
+import { ErrorState } from '@/app/components/error-state';
+import { PartBoundary } from '@/app/components/part-boundary';
+import { ToggleButton } from '@/app/components/toggle-button';
+import { PriceChart, type ChartAppearance, type ChartHandle, type PrerenderedChart } from '@/app/features/chart';
+import type { CompareHandle } from '@/app/features/compare';
+import { SEARCH_INDEX_KEY } from '@/app/api/search-index';
+import { TokenHeader, TokenHeaderPlaceholder } from '@/app/features/token-header';
+// The placeholder's own module: the tape's code stays in its chunk.
+import { TapePlaceholder } from '@/app/features/trades/components/tape-placeholder';
+import { lazyPart } from '@/app/lib/lazy-part';
+import { useDatafeed, usePreferences, useSelection } from '@/app/providers/app-providers';
+import { ChartToolbar } from './chart-toolbar';
+import { useExportSource } from './use-export-source';
+import { useIndicators } from './use-indicators';
+import type { PairState } from './use-pair';
+import type { Prices } from './use-prices';
+
+/** Compare mode, a chunk of its own: the first chart does not need it (start.tsx loads it first when compare mode is on). */
+const comparePart = lazyPart(() => import('@/app/features/compare').then((m) => m.CompareChart));
+const CompareChart = comparePart.Part;
+export const preloadCompare = comparePart.preload;
+/** Below the chart, once the pair is known: chunks loaded beside the first candles, not before them. */
+const TradesTape = lazy(() => import('@/app/features/trades').then((m) => ({ default: m.TradesTape })));
+const PairPools = lazy(() => import('@/app/features/pair-pools').then((m) => ({ default: m.PairPools })));
+
+/**
+ * The chart page's main column: a notice, the pair's header (or why the pair could not load), the
+ * toolbar, the chart (or compare mode), the trades tape and the pair's pools. `prerendered`: the chart
+ * the page's first paint drew, which the chart takes over.
+ */
+export function ChartPage(props: {
+  readonly pair: PairState;
+  readonly prices: Prices;
+  readonly notice: string | undefined;
+  readonly title: string | undefined;
+  readonly prerendered: PrerenderedChart | undefined;
+}) {
+  const { pair, prices, notice, title, prerendered } = props;
+  const datafeed = useDatafeed();
+  const queryClient = useQueryClient();
+  const resolution = useSelection((s) => s.resolution);
+  const select = useSelection((s) => s.select);
+  const theme = usePreferences((s) => s.theme);
+  const showVolume = usePreferences((s) => s.showVolume);
+  const showTvl = usePreferences((s) => s.showTvl);
+  const logScale = usePreferences((s) => s.logScale);
+  const timeZone = usePreferences((s) => s.timeZone);
+  const compare = usePreferences((s) => s.compare);
+  const watchlist = usePreferences((s) => s.watchlist);
+  const toggleWatch = usePreferences((s) => s.toggleWatch);
+  const [chartHandle, setChartHandle] = useState<ChartHandle | undefined>(undefined);
+  const [compareHandle, setCompareHandle] = useState<CompareHandle | undefined>(undefined);
+  const { resolved, current, fresh, chartInfo } = pair;
+  const { indicators, changeIndicators } = useIndicators();
+  const appearance: ChartAppearance = useMemo(() => ({ theme, showVolume, showTvl, logScale, timeZone }), [theme, showVolume, showTvl, logScale, timeZone]);
+  const exportSource = useExportSource({ compare, compareHandle, chartHandle, pair: current?.row, title, currency: prices.shownCurrency });
+  const watched = current ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange) : false;
+
+  if (resolved.isError) {
+    return (
+      <>
+        {notice ? <Notice text={notice} /> : null}
+        <ErrorState
+          title={resolved.error instanceof UnknownSymbolError ? 'Unknown symbol' : 'The pair could not load'}
+          message={resolved.error.message}
+          testId="symbol-error"
+          onRetry={() => {
+            // An unknown symbol may exist by now: look again with fresh symbol lists.
+            if (resolved.error instanceof UnknownSymbolError) {
+              datafeed.refreshSymbols();
+              void queryClient.invalidateQueries({ queryKey: SEARCH_INDEX_KEY });
+            }
+            void resolved.refetch();
+          }}
+          action={{ label: 'Show the deepest Aggregate pair', onClick: () => select({ group: AGGREGATE_GROUP, symbol: undefined }) }}
+        />
+      </>
+    );
+  }
+  return (
+    <>
+      {notice ? <Notice text={notice} /> : null}
+      {current ? (
+        <TokenHeader
+          info={current.info}
+          row={current.row}
+          inverted={prices.shownInverted}
+          currency={prices.shownCurrency}
+          actions={
+            <ToggleButton pressed={watched} onToggle={() => toggleWatch({ symbol: current.info.name, group: current.info.exchange })} label="Watch this pair" testId="watch-toggle">
+              {watched ? '★' : '☆'}
+            </ToggleButton>
+          }
+        />
+      ) : (
+        <TokenHeaderPlaceholder />
+      )}
+      <ChartToolbar current={current} symbolName={chartInfo?.name} prices={prices} indicators={indicators} onIndicators={changeIndicators} exportSource={exportSource} />
+      {compare && current ? (
+        <PartBoundary label="Compare mode" testId="compare-part-error">
+          <Suspense
+            fallback={
+              <section className="chart" aria-label="Compare" aria-busy="true">
+                <p className="chart__loading" role="status">
+                  Loading the comparison…
+                </p>
+              </section>
+            }
+          >
+            <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} onHandle={setCompareHandle} />
+          </Suspense>
+        </PartBoundary>
+      ) : (
+        <PriceChart
+          symbol={chartInfo}
+          resolution={resolution}
+          appearance={appearance}
+          inverted={prices.shownInverted}
+          indicators={indicators}
+          usd={prices.usdRates}
+          {...(title ? { title } : {})}
+          prerendered={prerendered}
+          onHandle={setChartHandle}
+        />
+      )}
+      {fresh ? (
+        <PartBoundary label="The trades" testId="tape-part-error" resetKey={fresh.row.ticker}>
+          <Suspense fallback={<TapePlaceholder />}>
+            <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={prices.shownInverted} currency={prices.shownCurrency} />
+          </Suspense>
+        </PartBoundary>
+      ) : (
+        <TapePlaceholder />
+      )}
+      {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
+        <PartBoundary label="The pools of this pair" testId="pools-part-error" resetKey={fresh.row.ticker}>
+          <Suspense fallback={null}>
+            <PairPools row={fresh.row} inverted={prices.shownInverted} currency={prices.shownCurrency} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
+          </Suspense>
+        </PartBoundary>
+      ) : null}
+    </>
+  );
+}
+
+function Notice({ text }: { readonly text: string }) {
+  return (
+    <p className="notice" role="status" data-testid="notice">
+      {text}
+    </p>
+  );
+}

@@ -1,0 +1,47 @@
+import { ToggleButton } from '@/app/components/toggle-button';
+import { IndicatorMenu } from '@/app/features/chart';
+import { ExportMenu, type ExportSource } from '@/app/features/export';
+import { ChartToggles, CurrencySwitch, ResolutionButtons } from '@/app/features/shell';
+import { invertLabel, pairOfName } from '@/app/lib/invert-label';
+import { usePreferences, useSelection } from '@/app/providers/app-providers';
+import type { ResolvedSymbol } from '@/app/api/resolve-symbol';
+import type { Prices } from './use-prices';
+
+/**
+ * The chart's toolbar: resolution, the pair's orientation, the currency, the chart's options, the
+ * indicators and the export. `symbolName`: what the chart shows (named before the pair is resolved).
+ */
+export function ChartToolbar(props: {
+  readonly current: ResolvedSymbol | undefined;
+  readonly symbolName: string | undefined;
+  readonly prices: Prices;
+  readonly indicators: string;
+  readonly onIndicators: (next: string) => void;
+  readonly exportSource: ExportSource | undefined;
+}) {
+  const { current, symbolName, prices, indicators, onIndicators, exportSource } = props;
+  const resolution = useSelection((s) => s.resolution);
+  const select = useSelection((s) => s.select);
+  const compare = usePreferences((s) => s.compare);
+  return (
+    <div className="toolbar">
+      <ResolutionButtons value={resolution} onChange={(next) => select({ resolution: next })} />
+      {/* There before the pair is known (named from the URL's symbol meanwhile, disabled): the toolbar keeps its rows. */}
+      <ToggleButton
+        pressed={prices.shownInverted}
+        onToggle={() => select({ inverted: !prices.inverted })}
+        label="Invert the pair"
+        testId="invert-toggle"
+        className="invert-toggle"
+        disabled={prices.usd || !current}
+        {...(prices.usd ? { title: 'In USD the price is the token’s: switch to ADA to invert the pair' } : {})}
+      >
+        {invertLabel(current?.row ?? pairOfName(symbolName), prices.shownInverted)}
+      </ToggleButton>
+      {compare ? null : <CurrencySwitch value={prices.shownCurrency} onChange={prices.changeCurrency} unavailable={prices.usdUnavailable} />}
+      <ChartToggles />
+      {compare ? null : <IndicatorMenu value={indicators} onChange={onIndicators} />}
+      <ExportMenu source={exportSource} resolution={resolution} />
+    </div>
+  );
+}

@@ -1,0 +1,191 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { constants, createBrotliCompress, createGzip } from 'node:zlib';
+import type { Context } from 'hono';
+import { accepts } from 'hono/accepts';
+import { LRUCache } from 'lru-cache';
+import { renderSkeleton } from '../app/skeleton';
+import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, type InlinedFirstBars } from '../shared/first-chart';
+import type { Gateway } from '../gateway/gateway';
+import { pagePolicy } from '../node/security-headers';
+
+/**
+ * The page's first paint on the server: the app's page (the built index.html) as it is sent, in three
+ * parts, each compressed and flushed as soon as it is known:
+ * 1. its head, at once: the browser asks the page's one script and its stylesheet while the server
+ *    waits for the rest;
+ * 2. the skeleton (src/app/skeleton.tsx: the app's own first render, by React's renderer on the
+ *    server, from the URL, the preferences cookie and /gw/v1/info), once /info is in: the browser lays
+ *    the page out before the script has come;
+ * 3. /gw/v1/info and the first chart's first bars inlined (JSON script elements, not run: a strict
+ *    Content-Security-Policy allows them), once the bars are in, and the page's end.
+ * The server waits BOOT_ANSWERS_WAIT_MS at most for /info and the bars (a remote upstream far away),
+ * then sends what it has: the page's script asks the rest (src/app/first-paint.ts). The script is a
+ * module script, which runs once the whole page is in, so it always finds what the server put in.
+ */
+
+/** Longest the page waits for /gw/v1/info and its first chart's bars (a remote upstream's first answers). */
+const BOOT_ANSWERS_WAIT_MS = 100;
+/** Skeletons kept, by what they are made of: the most asked pages are sent without being rendered again. */
+const SKELETONS_KEPT = 256;
+
+/** The preferences cookie's value in a Cookie header (what the skeleton reads of it). */
+const preferencesIn = (cookie: string | undefined) => /(?:^|;\s*)preferences=([^;]*)/.exec(cookie ?? '')?.[1] ?? '';
+
+/** The element carrying /gw/v1/info, or nothing without an answer in time. */
+export function inlinedInfoElement(info: unknown): string {
+  if (info === undefined) return '';
+  // `<` escaped: no `</script>` (nor `<!--`) can end the element early.
+  const json = JSON.stringify(info).replace(/</g, '\\u003c');
+  return `<script type="application/json" id="${INLINED_INFO_ELEMENT_ID}">${json}</script>`;
+}
+
+const ATTRIBUTE_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
+
+/** The element carrying the first chart's first bars (`data-url` is the request they answer), or nothing. */
+export function inlinedBarsElement(bars: InlinedFirstBars | undefined): string {
+  if (bars === undefined) return '';
+  // JSON has `<` only inside strings, where `\u003c` means the same: no `</script>` can end the element early.
+  const body = bars.body.replace(/</g, '\\u003c');
+  const url = bars.url.replace(/[&"<>]/g, (ch) => ATTRIBUTE_ESCAPES[ch] ?? ch);
+  return `<script type="application/json" id="${INLINED_BARS_ELEMENT_ID}" data-url="${url}">${body}</script>`;
+}
+
+/** The page as built, cut where the server puts things: its head (to the app's root element's opening tag), the rest to `</body>`, and the end. */
+export function splitPage(html: string): readonly [head: string, middle: string, end: string] {
+  const root = /<div id="root">/.exec(html);
+  const bodyEnd = html.lastIndexOf('</body>');
+  const end = bodyEnd < 0 ? html.length : bodyEnd;
+  const headEnd = root && root.index < end ? root.index + root[0].length : end;
+  return [html.slice(0, headEnd), html.slice(headEnd, end), html.slice(end)];
+}
+
+/** The encodings the page is sent in, best first. */
+const PAGE_ENCODINGS = ['br', 'gzip'] as const;
+export type PageEncoding = (typeof PAGE_ENCODINGS)[number] | 'identity';
+
+/** The browser's most wanted encoding of PAGE_ENCODINGS (ours first among equals), else none. */
+export function pageEncoding(c: Context): PageEncoding {
+  const chosen = accepts(c, {
+    header: 'Accept-Encoding',
+    supports: [...PAGE_ENCODINGS],
+    default: 'identity',
+    match: (wanted, config) => {
+      const q = (encoding: string) => wanted.find((w) => w.type.toLowerCase() === encoding)?.q ?? wanted.find((w) => w.type === '*')?.q ?? 0;
+      const best = Math.max(...config.supports.map(q));
+      return best > 0 ? (config.supports.find((encoding) => q(encoding) === best) ?? config.default) : config.default;
+    },
+  });
+  return chosen === 'br' || chosen === 'gzip' ? chosen : 'identity';
+}
+
+/**
+ * A body of `parts` in order, each sent (compressed and flushed, so it leaves the server at once) as
+ * soon as it and those before it are known. The promises must not reject.
+ */
+export function streamPage(parts: readonly (string | Promise<string>)[], encoding: PageEncoding): ReadableStream<Uint8Array> {
+  if (encoding === 'identity') {
+    const bytes = new TextEncoder();
+    let cancelled = false;
+    return new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for (const part of parts) {
+          const text = await part;
+          if (cancelled) return;
+          controller.enqueue(bytes.encode(text));
+        }
+        controller.close();
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+  }
+  // Brotli at a quality made for answers compressed as they are sent (11, the default, is for files built once).
+  const zip = encoding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : createGzip();
+  const flush = encoding === 'br' ? constants.BROTLI_OPERATION_FLUSH : constants.Z_SYNC_FLUSH;
+  void (async () => {
+    for (const part of parts) {
+      const text = await part;
+      // A browser gone meanwhile (the stream cancelled, the compressor destroyed) takes nothing more.
+      if (zip.destroyed) return;
+      zip.write(text);
+      zip.flush(flush);
+    }
+    if (!zip.destroyed) zip.end();
+  })();
+  return Readable.toWeb(zip) as ReadableStream<Uint8Array>;
+}
+
+export interface FirstPaintPageOptions {
+  /** The built app's index.html. */
+  readonly indexFile: string;
+  /** The gateway: its /info, and its routes (the first bars are asked through them, as the browser's own request). */
+  readonly gateway: Pick<Gateway, 'info' | 'app'>;
+  readonly log?: (line: string) => void;
+}
+
+/** The handler of the app's page (`/`, `/index.html` and the app's other paths): the page's first paint. */
+export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => Response | Promise<Response> {
+  const { indexFile, gateway, log } = options;
+  // The first chart's first bars as the page's first paint will ask them (the same function builds the
+  // URL), through the gateway as the browser's own request: the client's address pays for it.
+  const firstBars = async (c: Context, url: string, signal: AbortSignal): Promise<InlinedFirstBars | undefined> => {
+    const answer = await gateway.app.fetch(new Request(new URL(url, c.req.url), { headers: { Accept: 'application/json' }, signal }), c.env);
+    if (answer.status !== 200 || !(answer.headers.get('Content-Type') ?? '').includes('application/json')) {
+      await answer.body?.cancel();
+      return undefined;
+    }
+    return { url, body: await answer.text() };
+  };
+  // A skeleton is a function of the page's path and query, the preferences cookie and /info (less its
+  // clock, which it does not show): the same ones are not rendered again.
+  const skeletons = new LRUCache<string, string>({ max: SKELETONS_KEPT });
+  const skeletonOf = async (c: Context, url: URL, info: unknown): Promise<string> => {
+    const cookie = c.req.header('Cookie');
+    const key = JSON.stringify([url.pathname, url.search, preferencesIn(cookie), typeof info === 'object' && info !== null ? { ...info, time: undefined } : info]);
+    const kept = skeletons.get(key);
+    if (kept !== undefined) return kept;
+    try {
+      const skeleton = await renderSkeleton({ pathname: url.pathname, search: url.search, cookie, info });
+      skeletons.set(key, skeleton);
+      return skeleton;
+    } catch (error) {
+      // The app renders the page on its own: it only comes later.
+      log?.(`page: the skeleton could not be rendered: ${error instanceof Error ? error.message : String(error)}`);
+      return '';
+    }
+  };
+  return (c) => {
+    if (!existsSync(indexFile)) return c.notFound();
+    const html = readFileSync(indexFile, 'utf8');
+    const [head, middle, end] = splitPage(html);
+    const stop = new AbortController();
+    const late = sleep(BOOT_ANSWERS_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
+    const url = new URL(c.req.url);
+    const info = Promise.race([gateway.info().catch(() => undefined), late]);
+    // A pair in the URL is asked at once; the group's deepest once /info names it.
+    const inUrl = firstChartOf(url.search, undefined, Date.now());
+    const bars = (inUrl ? Promise.resolve(inUrl) : info.then((body) => firstChartOf(url.search, body, Date.now())))
+      .then((chart) => (chart && !stop.signal.aborted ? firstBars(c, chart.url, stop.signal) : undefined))
+      .catch(() => undefined);
+    const skeleton = info.then(async (body) => `${await skeletonOf(c, url, body)}${middle}`);
+    const answers = Promise.all([info, Promise.race([bars, late])])
+      .then(([infoBody, barsBody]) => `${inlinedInfoElement(infoBody)}${inlinedBarsElement(barsBody)}${end}`)
+      .catch(() => end)
+      .finally(() => stop.abort());
+    const encoding = pageEncoding(c);
+    return new Response(streamPage([head, skeleton, answers], encoding), {
+      headers: {
+        'Content-Type': 'text/html; charset=UTF-8',
+        'Cache-Control': 'no-cache',
+        // Made from the page as built: what the server adds (the skeleton's markup, the answers' JSON
+        // elements, never run) needs nothing of it.
+        'Content-Security-Policy': pagePolicy(html),
+        Vary: 'Accept-Encoding, Cookie',
+        ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
+      },
+    });
+  };
+}
