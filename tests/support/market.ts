@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isAggregate, LOGO_NONE, type Pool, type Token } from '../../src/service/market/model';
 import type { ServiceRuntime } from '../../src/service/runtime';
 import { RESOLUTION_SECONDS, type Resolution } from '../../src/shared/resolutions';
-import type { TradeRecord } from '../../src/service/store/ports';
+import type { Store, TradeRecord } from '../../src/service/store/ports';
 import { ensureDefined } from './ensure';
 
 /** Read-only views of the test market and its store, for building expectations. */
@@ -208,5 +208,12 @@ export async function marketDigest(runtime: ServiceRuntime): Promise<string> {
   const sim = await runtime.store.sim.load();
   if (sim) row('sim', [sim.height, sim.nextBlockTime, Buffer.from(sim.fair).toString('hex')]);
   for (const r of memoryReserves(runtime)) row('memory', [r.id, r.base_reserve, r.quote_reserve]);
+  return hash.digest('hex');
+}
+
+/** SHA-256 of every bar a store holds, in key order and with every number exact (see `marketDigest`). */
+export async function barsDigest(store: Store): Promise<string> {
+  const hash = createHash('sha256');
+  for (const bar of await store.bars.all()) hash.update(`${bar.map(exact).join(',')}\n`);
   return hash.digest('hex');
 }
