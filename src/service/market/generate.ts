@@ -163,12 +163,18 @@ export function generateMarket(seed: number, poolCount: number): MarketSpec {
     const quote = byTicker.get(quoteTicker);
     if (base && quote) pairs.push({ base, quote, depthAda: 40_000 + random.float() * 400_000, groups: new Map() });
   }
-  // A few token/token pairs in the generated long tail too.
+  // A few token/token pairs in the generated long tail too. The same two tokens drawn twice make one
+  // pair, not two (two would give their pools the same pool id). A draw that repeats a pair is skipped
+  // after the same draws as any other, so a market without repeats is what it always was.
   const tokenPairCount = Math.round(poolCount * 0.01);
+  const drawnPairs = new Set<string>();
   for (let i = 0; i < tokenPairCount && tokens.length > CATALOG.length + 2; i++) {
     const base = tokens[random.int(CATALOG.length)];
     const quote = tokens[CATALOG.length + random.int(tokens.length - CATALOG.length)];
-    if (base && quote && base !== quote) pairs.push({ base, quote, depthAda: 50 + 500 * random.pareto(1.2), groups: new Map() });
+    const depthAda = base && quote && base !== quote ? 50 + 500 * random.pareto(1.2) : 0;
+    if (!base || !quote || base === quote || drawnPairs.has(`${base.unit}/${quote.unit}`)) continue;
+    drawnPairs.add(`${base.unit}/${quote.unit}`);
+    pairs.push({ base, quote, depthAda, groups: new Map() });
   }
 
   // Every pair gets one pool; the rest go to pairs in proportion to depth, so deep pairs are on many DEXs.
