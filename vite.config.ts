@@ -94,9 +94,16 @@ export default defineConfig(({ isSsrBuild }) => ({
   build: {
     target: 'es2022',
     sourcemap: true,
-    // Every module the entry imports statically in the entry's own chunk ('$initial': reachable from the
-    // entry by static imports), not in common chunks beside it that the page would ask too (onePageScript).
-    rolldownOptions: { output: { codeSplitting: { groups: [{ name: 'index', tags: ['$initial'] }] } } },
+    rolldownOptions: isSsrBuild
+      ? {
+          // The server, and the thread of the first start's bulk load, which src/service/store/sqlite-bulk.ts
+          // starts from its own file beside the server's: every file at the top of dist-server.
+          input: { serve: 'src/server/cli/serve.ts', 'sqlite-bulk-worker': 'src/service/store/sqlite-bulk-worker.ts' },
+          output: { chunkFileNames: '[name]-[hash].js' },
+        }
+      : // Every module the entry imports statically in the entry's own chunk ('$initial': reachable from the
+        // entry by static imports), not in common chunks beside it that the page would ask too (onePageScript).
+        { output: { codeSplitting: { groups: [{ name: 'index', tags: ['$initial'] }] } } },
   },
   test: {
     projects: [

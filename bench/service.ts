@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parseServiceConfig } from '../src/service/config';
-import { createServiceRuntime, type ServiceRuntime } from '../src/service/runtime';
+import { createServiceRuntime, type ServiceRuntime, type StartupProgress } from '../src/service/runtime';
 import { DATABASE_FILE } from '../src/service/store/database';
 import { historyResponseSchema } from '../src/shared/api/history';
 import { gatewayHistoryRows } from './gateway-history';
@@ -25,10 +25,24 @@ export async function serviceBench(options: { pools?: number; days?: number; log
 
   options.log(`cold start: ${config.pools} pools, ${config.days} days...`);
   const started = performance.now();
-  const runtime = await createServiceRuntime(config);
-  const seconds = (performance.now() - started) / 1000;
+  // The backfill's first trade is at most `days` before this moment: a window from here holds every
+  // trade, however long the start takes (from the moment after it, a start past a minute cut the
+  // first bar, and the GROUP BY check below failed on a loaded machine).
+  const startedAt = Math.floor(Date.now() / 1000);
+  // When the bars' phase starts: every trade made and written (docs/architecture.md, "The first start").
+  let barsAt: number | undefined;
+  const onProgress = (progress: StartupProgress) => {
+    if (progress.phase === 'bars') barsAt ??= performance.now();
+  };
+  const runtime = await createServiceRuntime(config, { onProgress });
+  const ended = performance.now();
+  const seconds = (ended - started) / 1000;
   const dexPools = [...runtime.market.pools.values()].filter((p) => p.group !== 'Aggregate').length;
-  rows.push({ suite: SUITE, name: `cold start to serving (${dexPools} DEX pools, ${config.days} days)`, value: round(seconds), unit: 's', target: '<= 20 s', pass: seconds <= 20 });
+  rows.push({ suite: SUITE, name: `cold start to serving (${dexPools} DEX pools, ${config.days} days)`, value: round(seconds), unit: 's', target: '<= 10 s', pass: seconds <= 10 });
+  if (barsAt !== undefined) {
+    rows.push({ suite: SUITE, name: '… of which the market made and every trade written', value: round((barsAt - started) / 1000), unit: 's' });
+    rows.push({ suite: SUITE, name: '… of which every bar written after the last trade', value: round((ended - barsAt) / 1000), unit: 's' });
+  }
   rows.push({ suite: SUITE, name: 'backfill throughput', value: Math.round(runtime.startupTrades / seconds), unit: 'trades/s', note: `${runtime.startupTrades} trades` });
 
   // The busiest Aggregate pool: the one with most trades.
@@ -36,7 +50,7 @@ export async function serviceBench(options: { pools?: number; days?: number; log
   const aggregate = busiest ? runtime.market.poolsById.get(busiest.series) : undefined;
   if (!aggregate || !busiest) throw new Error('no trades');
   const now = Math.floor(Date.now() / 1000);
-  const from = now - config.days * 86_400 - 60;
+  const from = startedAt - config.days * 86_400 - 60;
   const url = `/api/v1/history?symbol=${aggregate.poolId}&resolution=1min&from=${from}&to=${now + 60}&include_tvl=true`;
   const headers = { Authorization: 'Bearer bench-enterprise-key' };
   // Server time: from the request to the response's bytes (what goes on the wire).

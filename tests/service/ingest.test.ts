@@ -66,6 +66,20 @@ describe('ingest', () => {
     expect(after.trades.length).toBe(once.trades.length + 1);
   });
 
+  it('knows the id of a pending trade whose source vouched it new (newId: not kept in the set of pending ids)', async () => {
+    const time = service.clock.seconds();
+    const { ingestor } = service.runtime;
+    const k = pool.baseReserve * pool.quoteReserve;
+    const base = pool.baseReserve * 1.001;
+    expect(await ingestor.has('test:new:1')).toBe(false);
+    ingestor.swap(pool, base, k / base, time, 1, 'test:new:1', { newId: true });
+    expect(await ingestor.has('test:new:1')).toBe(true);
+    expect(await ingestor.has('test:new:2')).toBe(false);
+    await ingestor.commit();
+    expect(await ingestor.has('test:new:1')).toBe(true);
+    expect((await storedTrades(service.runtime)).at(-1)?.eventId).toBe('test:new:1');
+  });
+
   it('keeps bars equal to a rebuild from the stored trades, to the bit', async () => {
     const { runtime } = service;
     // Live-style trading on top of the backfill: one commit per block, bars merged across commits.

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { isAggregate, LOGO_NONE, type Pool, type Token } from '../../src/service/market/model';
 import type { ServiceRuntime } from '../../src/service/runtime';
 import { RESOLUTION_SECONDS, type Resolution } from '../../src/shared/resolutions';
-import type { TradeRecord } from '../../src/service/store/ports';
+import type { Store, TradeRecord } from '../../src/service/store/ports';
 import { ensureDefined } from './ensure';
 
 /** Read-only views of the test market and its store, for building expectations. */
@@ -178,4 +179,41 @@ export async function forceTradesOn(
     if (fresh.filter((t) => ids.has(t.agg)).length >= count) return fresh;
   }
   throw new Error(`fewer than ${count} trades on the given ${aggregates.length} pools within ${maxBlocks} blocks`);
+}
+
+/** A number as text that tells every double apart (the shortest round-trip form; -0 kept). */
+function exact(value: number | null): string {
+  if (value === null) return 'null';
+  return Object.is(value, -0) ? '-0' : String(value);
+}
+
+/**
+ * SHA-256 of everything a market's start leaves in its store, in a fixed order and with every number
+ * exact: tokens, pairs, pools with their stored reserves, every trade (with its seq), every bar, the
+ * simulator's saved state, and the reserves held in memory. Two markets with the same digest are the
+ * same market to the bit.
+ */
+export async function marketDigest(runtime: ServiceRuntime): Promise<string> {
+  const hash = createHash('sha256');
+  const row = (label: string, values: readonly (number | string | boolean | null)[]) =>
+    hash.update(`${label}:${values.map((v) => (typeof v === 'number' || v === null ? exact(v) : JSON.stringify(v))).join(',')}\n`);
+  const { tokens, pairs, pools } = await runtime.store.market.load();
+  for (const t of tokens) row('token', [t.id, t.unit, t.ticker, t.name, t.decimals, t.logoKind]);
+  for (const p of pairs) row('pair', [p.id, p.base, p.quote]);
+  for (const p of pools) row('pool', [p.id, p.poolId, p.group, p.pairId, p.n, p.feeBps, p.baseReserve, p.quoteReserve, p.simulated]);
+  for (const t of await runtime.store.trades.list()) {
+    row('trade', [t.seq, t.eventId, t.pool, t.agg, t.blockTime, t.prevPrice, t.price, t.prevTvl, t.tvl, t.volume, t.aggPrevPrice, t.aggPrice, t.aggPrevTvl, t.aggTvl]);
+  }
+  for (const bar of await runtime.store.bars.all()) row('bar', bar);
+  const sim = await runtime.store.sim.load();
+  if (sim) row('sim', [sim.height, sim.nextBlockTime, Buffer.from(sim.fair).toString('hex')]);
+  for (const r of memoryReserves(runtime)) row('memory', [r.id, r.base_reserve, r.quote_reserve]);
+  return hash.digest('hex');
+}
+
+/** SHA-256 of every bar a store holds, in key order and with every number exact (see `marketDigest`). */
+export async function barsDigest(store: Store): Promise<string> {
+  const hash = createHash('sha256');
+  for (const bar of await store.bars.all()) hash.update(`${bar.map(exact).join(',')}\n`);
+  return hash.digest('hex');
 }

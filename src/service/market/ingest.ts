@@ -1,6 +1,6 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
 import { BarBatch, VOLUME_SCALE } from '../store/bar-batch';
-import type { ChainLpChange, CommitBatch, CreatedRows, JournalChange, NextIds, PoolRow, RollbackPoint, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
+import type { BulkLoad, ChainLpChange, CommitBatch, CreatedRows, JournalChange, NextIds, PoolRow, RollbackPoint, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
 import { aggregatePoolId } from './generate';
 import { aggregateReplay, pairKey, poolPrice, poolTvl, sumAggregate, type LogoKind, type Market, type Pair, type Pool, type Token } from './model';
 
@@ -9,7 +9,8 @@ export type CommitListener = (records: readonly TradeRecord[]) => void;
 export interface SwapOptions {
   /**
    * The caller vouches that the event id was never ingested, so it is not checked against the pending
-   * batch: the simulator's ids (`sim:<height>:<i>`, a prefix importers refuse) never repeat.
+   * batch, nor kept in its set of ids (`has` looks through the pending trades instead): the
+   * simulator's ids (`sim:<height>:<i>`, a prefix importers refuse) never repeat.
    */
   readonly newId?: boolean;
   /**
@@ -81,6 +82,8 @@ export class Ingestor {
   private readonly rollbackListeners = new Set<() => void>();
   private readonly batchListeners = new Set<(batch: CommitBatch) => void>();
   private readonly pendingIds = new Set<string>();
+  /** Pending trades of `newId` swaps, whose ids are not in `pendingIds`. */
+  private unlisted = 0;
   private tokens: TokenRow[] = [];
   private tokenUpdates: { token: Token; before: Pick<Token, 'ticker' | 'name' | 'decimals'> }[] = [];
   private logos: { token: Token; kind: LogoKind; png: Buffer | null; before: LogoKind }[] = [];
@@ -92,6 +95,8 @@ export class Ingestor {
   private meta: Record<string, string> = {};
   /** While set, commits write trades alone and mark the bars stale (see `withDeferredBars`). */
   private deferBars = false;
+  /** The store's bulk load while `withDeferredBars` runs one: commits go to it. */
+  private bulk: BulkLoad | undefined;
   /** The commit in flight: the next waits for it. */
   private tail: Promise<unknown> = Promise.resolve();
   /** Why the last commit failed (cleared by the next that succeeds). */
@@ -161,7 +166,8 @@ export class Ingestor {
 
   /** Whether an event id was already ingested (stored, or pending in this batch). */
   async has(eventId: string): Promise<boolean> {
-    return this.pendingIds.has(eventId) || (await this.store.trades.hasEvent(eventId));
+    if (this.pendingIds.has(eventId) || (this.unlisted > 0 && this.pending.some((r) => r.eventId === eventId))) return true;
+    return this.store.trades.hasEvent(eventId);
   }
 
   get pendingCount(): number {
@@ -321,16 +327,13 @@ export class Ingestor {
       aggTvl: poolTvl(aggregate),
     };
     this.pending.push(record);
-    this.pendingIds.add(eventId);
+    // A set of every id costs a hash of a fresh string per trade: a simulator's (new) ids are not kept.
+    if (options.newId) this.unlisted++;
+    else this.pendingIds.add(eventId);
     const fromStore = options.aggregateFromStore === true && pool.pair.pools.length > 1;
-    const refoldAt = (series: number, aggregateSeries: boolean) => {
-      const known = this.refold.get(series);
-      if (known) known[1].add(blockTime);
-      else this.refold.set(series, [aggregateSeries, new Set([blockTime])]);
-    };
     if (options.backdated) {
-      refoldAt(pool.id, false);
-      refoldAt(aggregate.id, true);
+      this.refoldAt(pool.id, false, blockTime);
+      this.refoldAt(aggregate.id, true, blockTime);
     } else if (!this.deferBars) {
       if (fromStore) this.bars.addPool(record);
       else this.bars.add(record);
@@ -339,9 +342,16 @@ export class Ingestor {
       // The pair's other pools may be at later states than this trade's time (an older trade imported
       // late) and the trade changes the pair at every later trade: computed again in the store.
       this.reaggregate.set(pool.pair, Math.min(this.reaggregate.get(pool.pair) ?? blockTime, blockTime));
-      refoldAt(aggregate.id, true);
+      this.refoldAt(aggregate.id, true, blockTime);
     }
     return record;
+  }
+
+  /** Marks a series' bucket holding `blockTime` to be folded again at commit. */
+  private refoldAt(series: number, aggregateSeries: boolean, blockTime: number): void {
+    const known = this.refold.get(series);
+    if (known) known[1].add(blockTime);
+    else this.refold.set(series, [aggregateSeries, new Set([blockTime])]);
   }
 
   /**
@@ -366,11 +376,12 @@ export class Ingestor {
   commit(extras: CommitExtras = {}): Promise<readonly TradeRecord[]> {
     // The batch is taken now, so changes made while an earlier commit is in flight go to the next one.
     const taken = this.take(extras);
+    const target = this.bulk ?? this.store;
     const run = this.tail.then(async () => {
       const started = performance.now();
       const trades = taken.batch.trades?.length ?? 0;
       try {
-        await this.store.commit(taken.batch);
+        await target.commit(taken.batch);
       } catch (error) {
         this.observer?.((performance.now() - started) / 1000, trades, false);
         taken.undo();
@@ -451,21 +462,33 @@ export class Ingestor {
 
   /**
    * Runs a bulk load (the first backfill): its commits write trades alone and mark the bars stale,
-   * then every bar is rebuilt in one pass written in key order — several times faster than folding
-   * each commit into bars spread over the whole table. A crash in between leaves the stale mark, and
-   * opening the market rebuilds the bars before anything else reads them. Returns what `run` returns.
+   * then every bar is written in one pass in key order — several times faster than folding each
+   * commit into bars spread over the whole table. Where the store has a bulk load of its own
+   * (`Store.bulkLoad`: a store without trades yet, and no listener to tell of each commit), the
+   * commits go to it: SQLite folds the bars as it writes the trades, on a thread of its own, while
+   * `run` makes the next batch; each commit then resolves once its batch is handed over, and the whole
+   * load is durable when this resolves. Otherwise the bars are rebuilt from the stored trades at the
+   * end. A crash in between leaves the stale mark, and opening the market rebuilds the bars before
+   * anything else reads them. Returns what `run` returns; after a failure, memory may be ahead of the
+   * store (close the market).
    */
   async withDeferredBars<T>(run: () => Promise<T>, onRebuild?: (done: number, total: number) => void): Promise<T> {
     if (this.pending.length > 0) throw new Error('commit pending swaps before a bulk load');
+    const quiet = this.listeners.size === 0 && this.batchListeners.size === 0 && this.rollbackListeners.size === 0;
+    const bulk = quiet ? await this.store.bulkLoad?.() : undefined;
     this.deferBars = true;
+    this.bulk = bulk;
     let result: T;
     try {
       result = await run();
       if (this.dirty) await this.commit();
+      await this.tail;
+      await bulk?.finish(onRebuild);
     } finally {
       this.deferBars = false;
+      this.bulk = undefined;
+      await bulk?.close();
     }
-    await this.tail;
     if (await this.store.bars.stale()) await this.store.bars.rebuild(onRebuild);
     return result;
   }
@@ -478,6 +501,7 @@ export class Ingestor {
   private reset(): void {
     this.pending = [];
     this.pendingIds.clear();
+    this.unlisted = 0;
     this.bars = new BarBatch();
     this.refold = new Map();
     this.reaggregate = new Map();

@@ -46,16 +46,24 @@ export interface Pair {
   aggregate: Pool;
 }
 
+/** `10 ** d` for the decimals a token may have (0-19, the store's check), computed once. */
+const POWERS_OF_TEN = Array.from({ length: 20 }, (_, d) => 10 ** d);
+
+/** Raw units per whole unit of a token with `decimals` decimals: `10 ** decimals`, from a table (a trade asks it a dozen times). */
+export function unitScale(decimals: number): number {
+  return POWERS_OF_TEN[decimals] ?? 10 ** decimals;
+}
+
 /** Price of one whole quote unit in whole base units. 0 for an empty pool. */
 export function poolPrice(pool: Pool): number {
   const { base, quote } = pool.pair;
   if (pool.quoteReserve <= 0) return 0;
-  return (pool.baseReserve / 10 ** base.decimals) / (pool.quoteReserve / 10 ** quote.decimals);
+  return (pool.baseReserve / unitScale(base.decimals)) / (pool.quoteReserve / unitScale(quote.decimals));
 }
 
 /** TVL in whole base units: twice the base reserve of a constant-product pool. */
 export function poolTvl(pool: Pool): number {
-  return (2 * pool.baseReserve) / 10 ** pool.pair.base.decimals;
+  return (2 * pool.baseReserve) / unitScale(pool.pair.base.decimals);
 }
 
 export function isAggregate(pool: Pool): boolean {
@@ -68,7 +76,7 @@ export function isAggregate(pool: Pool): boolean {
  */
 export function reservesAt(pool: Pool, price: number, tvl: number): [number, number] {
   const baseWhole = tvl / 2;
-  return [baseWhole * 10 ** pool.pair.base.decimals, (baseWhole / price) * 10 ** pool.pair.quote.decimals];
+  return [baseWhole * unitScale(pool.pair.base.decimals), (baseWhole / price) * unitScale(pool.pair.quote.decimals)];
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { SimState, SimStateStore } from '../store/ports';
 import type { MarketSpec } from './generate';
 import type { Ingestor } from './ingest';
-import type { Market, Pool } from './model';
+import { unitScale, type Market, type Pool } from './model';
 import { Random } from './random';
 
 /**
@@ -301,8 +301,8 @@ export class Simulator {
     if (x <= 0 || y <= 0) return false;
     const baseAda = this.fair(sim.baseToken, blockTime, random);
     const fairPrice = this.fair(sim.quoteToken, blockTime, random) / baseAda;
-    const baseScale = 10 ** base.decimals;
-    const quoteScale = 10 ** quote.decimals;
+    const baseScale = unitScale(base.decimals);
+    const quoteScale = unitScale(quote.decimals);
     const price = x / baseScale / (y / quoteScale);
     const fee = pool.feeBps / 10_000;
     const deviation = Math.log(price / fairPrice);

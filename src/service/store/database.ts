@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { MIGRATIONS } from './migrations';
+import { MIGRATIONS, TRADE_INDEXES } from './migrations';
 
 export type Db = Database.Database;
 
@@ -67,6 +67,7 @@ export function openDatabase({ dataDir, check = 'quick' }: OpenDatabaseOptions):
     db.pragma('busy_timeout = 5000');
     db.pragma('cache_size = -65536');
     migrate(db);
+    restoreTradeIndexes(db);
     return db;
   } catch (error) {
     db.close();
@@ -98,6 +99,29 @@ export function setBulkMode(db: Db, bulk: boolean): void {
   // A bigger page cache while the bars table grows by millions of rows; back to normal afterwards.
   db.pragma(`cache_size = ${bulk ? -262_144 : -65_536}`);
   db.pragma(`wal_autocheckpoint = ${bulk ? 0 : 1000}`);
+}
+
+/** Makes the trades' secondary indexes that are missing (a bulk load cut short dropped them). */
+export function restoreTradeIndexes(db: Db): void {
+  for (const { name, on } of TRADE_INDEXES) db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${on}`);
+}
+
+/**
+ * A second connection to a store file for a bulk load's writes (on a thread of its own): what
+ * `openDatabase` sets, with `setBulkMode`'s settings; the store is open (and migrated) already.
+ */
+export function openBulkConnection(file: string): Db {
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    // The load checks its trades' pools itself (BulkWriter), without two index look-ups a trade.
+    db.pragma('foreign_keys = OFF');
+    db.pragma('busy_timeout = 5000');
+    setBulkMode(db, true);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }
 
 /** Applies every migration newer than the database's `user_version`, each in its own transaction. */

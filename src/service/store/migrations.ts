@@ -124,3 +124,13 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
 ];
+
+/**
+ * The trades' secondary indexes, as migration 1 made them. A bulk load drops them and makes them again
+ * at its end (one sort each instead of an insert into each per trade); opening a store makes again any
+ * that a load cut short left missing.
+ */
+export const TRADE_INDEXES: readonly { readonly name: string; readonly on: string }[] = [
+  { name: 'trades_pool_time', on: 'trades (pool, block_time)' },
+  { name: 'trades_agg_time', on: 'trades (agg, block_time)' },
+];

@@ -335,6 +335,32 @@ export interface Store {
    * otherwise. For readiness checks: bounded by the engine's connection and query timeouts.
    */
   ping(): Promise<void>;
+  /**
+   * Starts a bulk load of a store that holds no trades yet (the first backfill), where the store has a
+   * faster way than a `commit` per batch and a `bars.rebuild` at the end; undefined where it has none
+   * (the caller then does exactly that).
+   */
+  bulkLoad?(): Promise<BulkLoad | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * The trades of a fresh store written in batches, and every bar built at the end (see
+ * `Store.bulkLoad`). A batch may hold trades (in time order per series) on pools the store held when
+ * the load started, reserves, meta and the simulator's state; a batch with more (new rows, a
+ * rollback, re-folds, bars) is refused. While it runs the bars are marked stale, so a load cut short
+ * is rebuilt on the next open.
+ */
+export interface BulkLoad {
+  /**
+   * Hands a batch over. It may still be being written when this resolves (the caller goes on making
+   * the next one): each batch is written in one transaction, in order, and none is known durable
+   * before `finish` resolves. Rejects if an earlier batch failed.
+   */
+  commit(batch: CommitBatch): Promise<void>;
+  /** Waits for every batch, writes every bar and clears the stale mark; resolves with the trades folded. */
+  finish(onProgress?: (done: number, total: number) => void): Promise<number>;
+  /** Ends the load (after `finish`, or abandoning it: what was written stays, its bars stale). */
   close(): Promise<void>;
 }
 

@@ -3,11 +3,13 @@ import { AGGREGATE_GROUP } from '../../shared/groups';
 import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
 import { bucketRuns, mergeRefolds, sameColumns } from './bar-batch';
 import { openDatabase, setBulkMode, type Db } from './database';
+import { startSqliteBulkLoad } from './sqlite-bulk';
 import type {
   AggregateColumns,
   AggregateReplay,
   BarRow,
   BarStore,
+  BulkLoad,
   CommitBatch,
   CreatedRows,
   KeyStore,
@@ -572,10 +574,25 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** Applies a batch at once, in one transaction (nested in the caller's, if any). */
+  apply(batch: CommitBatch): void {
+    this.write(batch);
+  }
+
   commit(batch: CommitBatch): Promise<void> {
     try {
       this.write(batch);
       return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** See `Store.bulkLoad`; `barsPerCommit`: bars per transaction at its end (tests make it small). */
+  bulkLoad(options: { readonly barsPerCommit?: number } = {}): Promise<BulkLoad | undefined> {
+    try {
+      const target = { apply: (batch: CommitBatch) => this.apply(batch), rebuild: (onProgress?: (done: number, total: number) => void) => this.bars.rebuild(onProgress) };
+      return Promise.resolve(startSqliteBulkLoad(this.db, target, BARS_STALE, options.barsPerCommit));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
