@@ -280,7 +280,7 @@ export class Chart {
 
   /** lightweight-charts' chart and its candles: another part keeps crosshair and time range in step with other charts. */
   link(): ChartLink {
-    return { chart: this.view.chart, series: this.view.candleSeries, hover: (time) => this.onHover(time === undefined ? undefined : this.view.actualTime(time)) };
+    return { chart: this.view.chart, series: this.view.candles, hover: (time) => this.onHover(time === undefined ? undefined : this.view.actualTime(time)) };
   }
 
   dispose(): void {

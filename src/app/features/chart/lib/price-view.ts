@@ -32,7 +32,7 @@ export const INITIAL_VISIBLE_BARS = 150;
 export class PriceView {
   readonly element: HTMLElement;
   readonly chart: IChartApi;
-  /** The candles (drawings attach to them: features/drawings). */
+  /** The candles (drawings attach to them: features/drawings; another chart's crosshair is set on them: features/layouts). */
   readonly candles: ISeriesApi<'Candlestick'>;
   private readonly volume: ISeriesApi<'Histogram'>;
   private tvl: ISeriesApi<'Line'> | undefined;
@@ -168,11 +168,6 @@ export class PriceView {
   /** The true time of a display time (Local time moves the times drawn: lib/chart-time.ts). */
   actualTime(display: number): number {
     return this.times.actual(display);
-  }
-
-  /** The candles' series (crosshair positions of another chart kept in step: features/layouts). */
-  get candleSeries(): ISeriesApi<'Candlestick'> {
-    return this.candles;
   }
 
   /** The number of panes (price, TVL, indicators'). */
