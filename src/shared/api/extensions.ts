@@ -123,6 +123,12 @@ export const tapeTradeSchema = z.strictObject({
   quote_amount: z.number().check(z.nonnegative()),
   /** The pool's TVL after the trade, whole base units. */
   tvl: z.number(),
+  /**
+   * Asked for an Aggregate pool: the Aggregate's price after and before the trade and its TVL after,
+   * which its bars fold (the sum of the pair's pools at that trade), so a candle can be checked against
+   * its trades (`candleOfTrades`). Absent for a DEX pool, whose own price and TVL are the ones above.
+   */
+  aggregate: z.optional(z.strictObject({ price: z.number(), previous_price: z.number(), tvl: z.number() })),
 });
 export type TapeTrade = z.infer<typeof tapeTradeSchema>;
 

@@ -142,7 +142,8 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     const pool = market.pools.get(poolId.toLowerCase());
     if (!pool) return priceError(c, 404, `Unknown pool: ${echo(poolId)}`);
     const [time, seq] = before ? before.split('.').map(Number) : [];
-    const records = await options.trades.recent(pool.id, pool.group === AGGREGATE_GROUP, limit, time !== undefined && seq !== undefined ? { time, seq } : undefined);
+    const aggregate = pool.group === AGGREGATE_GROUP;
+    const records = await options.trades.recent(pool.id, aggregate, limit, time !== undefined && seq !== undefined ? { time, seq } : undefined);
     const trades: TapeTrade[] = records.map((r) => {
       const traded = market.poolsById.get(r.pool);
       const base = r.volume / VOLUME_SCALE;
@@ -158,6 +159,7 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
         base_amount: base,
         quote_amount: mean > 0 ? base / mean : 0,
         tvl: r.tvl,
+        ...(aggregate ? { aggregate: { price: r.aggPrice, previous_price: r.aggPrevPrice, tvl: r.aggTvl } } : {}),
       };
     });
     const last = records.at(-1);
