@@ -1,11 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { UnknownSymbolError } from '@/app/api/resolve-symbol';
 import { ErrorState } from '@/app/components/error-state';
 import { PartBoundary } from '@/app/components/part-boundary';
 import { ToggleButton } from '@/app/components/toggle-button';
-import { PriceChart, type ChartAppearance, type ChartHandle, type PrerenderedChart } from '@/app/features/chart';
+import { PriceChart, type ChartAppearance, type ChartHandle, type ClickedCandle, type PrerenderedChart } from '@/app/features/chart';
 import type { CompareHandle } from '@/app/features/compare';
 import { SEARCH_INDEX_KEY } from '@/app/api/search-index';
 import { TokenHeader, TokenHeaderPlaceholder } from '@/app/features/token-header';
@@ -26,6 +26,8 @@ export const preloadCompare = comparePart.preload;
 /** Below the chart, once the pair is known: chunks loaded beside the first candles, not before them. */
 const TradesTape = lazy(() => import('@/app/features/trades').then((m) => ({ default: m.TradesTape })));
 const PairPools = lazy(() => import('@/app/features/pair-pools').then((m) => ({ default: m.PairPools })));
+/** A clicked candle's trades (issue 27): a chunk loaded with the first click. */
+const CandleTrades = lazy(() => import('@/app/features/candle-trades').then((m) => ({ default: m.CandleTrades })));
 
 /**
  * The chart page's main column: a notice, the pair's header (or why the pair could not load), the
@@ -59,6 +61,11 @@ export function ChartPage(props: {
   const appearance: ChartAppearance = useMemo(() => ({ theme, showVolume, showTvl, logScale, timeZone }), [theme, showVolume, showTvl, logScale, timeZone]);
   const exportSource = useExportSource({ compare, compareHandle, chartHandle, pair: current?.row, title, currency: prices.shownCurrency });
   const watched = current ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange) : false;
+  const [candle, setCandle] = useState<ClickedCandle | undefined>(undefined);
+  // A tape row under the pointer marks its candle on the chart.
+  const markTrade = useCallback((time: number | undefined) => chartHandle?.markTime(time), [chartHandle]);
+  // The clicked candle's list, while the chart still shows that pool at that resolution.
+  const shownCandle = candle && !compare && candle.resolution === resolution && candle.symbol.ticker === chartInfo?.ticker ? candle : undefined;
 
   if (resolved.isError) {
     return (
@@ -125,12 +132,20 @@ export function ChartPage(props: {
           {...(title ? { title } : {})}
           prerendered={prerendered}
           onHandle={setChartHandle}
+          onCandle={setCandle}
         />
       )}
+      {shownCandle && current ? (
+        <PartBoundary label="The candle’s trades" testId="candle-trades-part-error" resetKey={`${shownCandle.symbol.ticker ?? ''}:${shownCandle.raw.time}`}>
+          <Suspense fallback={<p role="status">Loading the candle’s trades…</p>}>
+            <CandleTrades candle={shownCandle} pair={current.row} inverted={prices.shownInverted} onClose={() => setCandle(undefined)} />
+          </Suspense>
+        </PartBoundary>
+      ) : null}
       {fresh ? (
         <PartBoundary label="The trades" testId="tape-part-error" resetKey={fresh.row.ticker}>
           <Suspense fallback={<TapePlaceholder />}>
-            <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={prices.shownInverted} currency={prices.shownCurrency} />
+            <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={prices.shownInverted} currency={prices.shownCurrency} onHoverTrade={markTrade} />
           </Suspense>
         </PartBoundary>
       ) : (

@@ -1,0 +1,1 @@
+export { CandleTrades, type CandleTradesProps } from './components/candle-trades';
