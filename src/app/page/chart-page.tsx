@@ -28,6 +28,8 @@ const TradesTape = lazy(() => import('@/app/features/trades').then((m) => ({ def
 const PairPools = lazy(() => import('@/app/features/pair-pools').then((m) => ({ default: m.PairPools })));
 /** A clicked candle's trades (issue 27): a chunk loaded with the first click. */
 const CandleTrades = lazy(() => import('@/app/features/candle-trades').then((m) => ({ default: m.CandleTrades })));
+/** The pair on every DEX and its spread (issue 27): a chunk loaded when first opened. */
+const SpreadView = lazy(() => import('@/app/features/spread').then((m) => ({ default: m.SpreadView })));
 
 /**
  * The chart page's main column: a notice, the pair's header (or why the pair could not load), the
@@ -62,6 +64,7 @@ export function ChartPage(props: {
   const exportSource = useExportSource({ compare, compareHandle, chartHandle, pair: current?.row, title, currency: prices.shownCurrency });
   const watched = current ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange) : false;
   const [candle, setCandle] = useState<ClickedCandle | undefined>(undefined);
+  const [spreadOpen, setSpreadOpen] = useState(false);
   // A tape row under the pointer marks its candle on the chart.
   const markTrade = useCallback((time: number | undefined) => chartHandle?.markTime(time), [chartHandle]);
   // The clicked candle's list, while the chart still shows that pool at that resolution.
@@ -106,7 +109,7 @@ export function ChartPage(props: {
       ) : (
         <TokenHeaderPlaceholder />
       )}
-      <ChartToolbar current={current} symbolName={chartInfo?.name} prices={prices} indicators={indicators} onIndicators={changeIndicators} exportSource={exportSource} />
+      <ChartToolbar current={current} symbolName={chartInfo?.name} prices={prices} indicators={indicators} onIndicators={changeIndicators} exportSource={exportSource} spread={{ open: spreadOpen, onToggle: () => setSpreadOpen((open) => !open) }} />
       {compare && current ? (
         <PartBoundary label="Compare mode" testId="compare-part-error">
           <Suspense
@@ -139,6 +142,13 @@ export function ChartPage(props: {
         <PartBoundary label="The candle’s trades" testId="candle-trades-part-error" resetKey={`${shownCandle.symbol.ticker ?? ''}:${shownCandle.raw.time}`}>
           <Suspense fallback={<p role="status">Loading the candle’s trades…</p>}>
             <CandleTrades candle={shownCandle} pair={current.row} inverted={prices.shownInverted} onClose={() => setCandle(undefined)} />
+          </Suspense>
+        </PartBoundary>
+      ) : null}
+      {spreadOpen && current ? (
+        <PartBoundary label="The spread" testId="spread-part-error" resetKey={current.row.ticker}>
+          <Suspense fallback={<p role="status">Loading the spread…</p>}>
+            <SpreadView row={current.row} resolution={resolution} inverted={prices.shownInverted} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} onClose={() => setSpreadOpen(false)} />
           </Suspense>
         </PartBoundary>
       ) : null}

@@ -18,8 +18,10 @@ export function ChartToolbar(props: {
   readonly indicators: string;
   readonly onIndicators: (next: string) => void;
   readonly exportSource: ExportSource | undefined;
+  /** The spread view (one pair on every DEX) open, and its toggle. */
+  readonly spread?: { readonly open: boolean; readonly onToggle: () => void };
 }) {
-  const { current, symbolName, prices, indicators, onIndicators, exportSource } = props;
+  const { current, symbolName, prices, indicators, onIndicators, exportSource, spread } = props;
   const resolution = useSelection((s) => s.resolution);
   const select = useSelection((s) => s.select);
   const compare = usePreferences((s) => s.compare);
@@ -41,6 +43,11 @@ export function ChartToolbar(props: {
       {compare ? null : <CurrencySwitch value={prices.shownCurrency} onChange={prices.changeCurrency} unavailable={prices.usdUnavailable} />}
       <ChartToggles />
       {compare ? null : <IndicatorMenu value={indicators} onChange={onIndicators} />}
+      {spread ? (
+        <ToggleButton pressed={spread.open} onToggle={spread.onToggle} label="The pair on every DEX, and its spread" testId="toggle-spread" disabled={!current}>
+          Spread
+        </ToggleButton>
+      ) : null}
       <ExportMenu source={exportSource} resolution={resolution} />
     </div>
   );

@@ -1,0 +1,1 @@
+export { SpreadView, type SpreadViewProps } from './components/spread-view';
