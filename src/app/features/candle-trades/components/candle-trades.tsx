@@ -49,14 +49,14 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
   const noRoute = query.error instanceof GatewayError && query.error.status === 404;
 
   return (
-    <section className="candle-trades" aria-labelledby={titleId} data-testid="candle-trades" data-count={trades?.length ?? ''} data-agree={agree === undefined ? '' : String(agree)}>
+    <section className="candle-trades" aria-labelledby={titleId} data-testid="candle-trades" data-time={candle.raw.time} data-count={trades?.length ?? ''} data-agree={agree === undefined ? '' : String(agree)}>
       <div className="candle-trades__head">
         <h2 id={titleId} className="candle-trades__title">
           Trades in the {RESOLUTION_LABELS[wire] ?? wire} candle of {formatDateTime(candle.raw.time, zone, true)} · {pairLabel(pair, inverted)} on {candle.symbol.exchange}
         </h2>
         <label className="candle-trades__explorer" htmlFor={explorerId}>
           Explorer
-          <select id={explorerId} value={explorer} onChange={(event) => isExplorer(event.target.value) && changeTraderSettings({ explorer: event.target.value })} data-testid="explorer-select">
+          <select id={explorerId} className="select" value={explorer} onChange={(event) => isExplorer(event.target.value) && changeTraderSettings({ explorer: event.target.value })} data-testid="explorer-select">
             {Object.entries(EXPLORERS).map(([key, value]) => (
               <option key={key} value={key}>
                 {value.label}

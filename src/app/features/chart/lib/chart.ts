@@ -260,6 +260,7 @@ export class Chart {
     const bucket = time === undefined ? undefined : time - (time % step);
     const i = bucket === undefined ? -1 : bars.findLastIndex((bar) => bar.time === bucket);
     this.view.mark(i < 0 ? undefined : i, bars);
+    this.container.dataset.marked = i < 0 ? '' : String(bucket);
   }
 
   dispose(): void {
