@@ -12,7 +12,7 @@ import { RESOLUTION_SECONDS, type Resolution } from './resolutions';
 const VOLUME_SCALE = 1_000_000;
 
 /** Most trades read for one candle (pages of the route's maximum, 500): a busier candle says it is cut. */
-export const CANDLE_TRADES_MAX = 5_000;
+const CANDLE_TRADES_MAX = 5_000;
 const PAGE = 500;
 
 /** One page of `GET …/trades?pool=&before=&limit=`, newest first. */
@@ -26,7 +26,7 @@ export interface CandleTrades {
 }
 
 /** The bucket `[start, end)` of a bar at a resolution. */
-export function candleSpan(time: number, resolution: Resolution): { readonly start: number; readonly end: number } {
+function candleSpan(time: number, resolution: Resolution): { readonly start: number; readonly end: number } {
   return { start: time, end: time + RESOLUTION_SECONDS[resolution] };
 }
 
@@ -52,7 +52,7 @@ export async function tradesOfCandle(page: TradesPage, pool: string, time: numbe
 }
 
 /** The event a listed trade is in the series it was asked of (an Aggregate's own columns when asked of one). */
-export function eventOfTrade(trade: TapeTrade): BarEvent {
+function eventOfTrade(trade: TapeTrade): BarEvent {
   const own = trade.aggregate ?? { price: trade.price, previous_price: trade.previous_price, tvl: trade.tvl };
   return { block_time: trade.time, previous_price: own.previous_price, current_price: own.price, current_tvl: own.tvl, volume: Math.round(trade.base_amount * VOLUME_SCALE) };
 }

@@ -1,1 +1,1 @@
-export { CandleTrades, type CandleTradesProps } from './components/candle-trades';
+export { CandleTrades } from './components/candle-trades';

@@ -1,1 +1,1 @@
-export { SpreadView, type SpreadViewProps } from './components/spread-view';
+export { SpreadView } from './components/spread-view';

@@ -1,4 +1,3 @@
-import type { Bar } from '@/shared/bars';
 import type { PairPool } from '@/shared/api/extensions';
 import { spreadOf, type Spread } from '@/shared/spread';
 
@@ -10,13 +9,19 @@ export interface SpreadLine {
 
 export type SpreadMode = 'price' | 'percent';
 
+/** What a line takes of a bar: its time (Unix seconds) and close. */
+interface Close {
+  readonly time: number;
+  readonly close: number;
+}
+
 /**
  * The lines of the spread view: each pool's close at each of its bars (`price`), or its percent from
  * the Aggregate's close of the same bucket, or the Aggregate's last close before it (`percent`: the
  * Aggregate's own line is then 0). Inverted, prices are 1 / price and percents those of the inverse
  * price. A pool's bar before the Aggregate's first has no percent and is left out.
  */
-export function spreadLines(aggregate: readonly Pick<Bar, 'time' | 'close'>[], pools: readonly { readonly id: string; readonly bars: readonly Pick<Bar, 'time' | 'close'>[] }[], mode: SpreadMode, inverted: boolean): SpreadLine[] {
+export function spreadLines(aggregate: readonly Close[], pools: readonly { readonly id: string; readonly bars: readonly Close[] }[], mode: SpreadMode, inverted: boolean): SpreadLine[] {
   const turn = (price: number) => (inverted ? 1 / price : price);
   return pools.map((pool) => {
     if (mode === 'price') return { id: pool.id, points: pool.bars.filter((b) => b.close > 0).map((b) => ({ time: b.time, value: turn(b.close) })) };
@@ -41,7 +46,7 @@ export interface SpreadRow extends PairPool {
 }
 
 /** TVL valued in ADA: the answer's, else the TVL itself for an ADA pair (a gateway deriving the answer leaves it out). */
-export function tvlInAda(pool: PairPool, baseIsAda: boolean): number | undefined {
+function tvlInAda(pool: PairPool, baseIsAda: boolean): number | undefined {
   return pool.tvl_ada ?? (baseIsAda ? pool.tvl : undefined);
 }
 
