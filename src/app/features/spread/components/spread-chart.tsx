@@ -9,6 +9,8 @@ import type { SpreadLine, SpreadMode } from '../lib/spread-lines';
 /** A line as drawn: its pool's group (the Aggregate's is thicker) and colour. */
 export interface DrawnLine extends SpreadLine {
   readonly group: string;
+  /** Its name: the group, numbered when the group has several pools of the pair. */
+  readonly label: string;
   readonly color: string;
 }
 
@@ -66,7 +68,7 @@ export function SpreadChart(props: { readonly lines: readonly DrawnLine[]; reado
       const series = chart.addSeries(LineSeries, {
         color: line.color,
         lineWidth: line.group === 'Aggregate' ? 3 : 2,
-        title: line.group,
+        title: line.label,
         priceFormat: { type: 'custom', minMove: mode === 'percent' ? 0.001 : 1e-9, formatter: (value: number) => (mode === 'percent' ? formatPercent(value) : formatPrice(value)) },
         priceLineVisible: false,
       });

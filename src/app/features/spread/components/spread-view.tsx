@@ -73,7 +73,7 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
       mode,
       inverted,
     );
-    return made.map((line, i) => ({ ...line, group: data[i]?.row.exchange ?? '', color: palette.series[i % palette.series.length] ?? palette.tvl }));
+    return made.map((line, i) => ({ ...line, group: data[i]?.row.exchange ?? '', label: poolLabel(data[i]?.row), color: palette.series[i % palette.series.length] ?? palette.tvl }));
   }, [series.data, mode, inverted, palette]);
 
   const table = useMemo(() => (pools.data ? spreadTable(pools.data.pools, row.baseUnit === '', spreadMinTvl, inverted) : undefined), [pools.data, row.baseUnit, spreadMinTvl, inverted]);
@@ -132,7 +132,8 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
       <ul className="spread__legend" aria-label="Lines">
         {lines.map((line) => (
           <li key={line.id} data-testid="spread-legend-item" data-group={line.group}>
-            <span className="compare-legend__swatch" style={{ background: line.color }} aria-hidden="true" /> {line.group}
+            <span className="compare-legend__swatch" style={{ background: line.color }} aria-hidden="true" />
+            {line.label}
           </li>
         ))}
       </ul>
@@ -142,4 +143,11 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
       {table ? <SpreadTable rows={table.rows} priceUnit={priceUnit(row, inverted)} baseUnit={row.base} inverted={inverted} zone={zone} minTvl={spreadMinTvl} onOpen={onOpen} /> : null}
     </section>
   );
+}
+
+/** A pool's name in the lines' legend: its group, with its number when the group has several (`Minswap #2`). */
+function poolLabel(row: SearchRow | undefined): string {
+  if (!row) return '';
+  const n = /_Pool(\d+)$/.exec(row.symbol)?.[1];
+  return n !== undefined && n !== '1' ? `${row.exchange} #${n}` : row.exchange;
 }
