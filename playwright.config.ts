@@ -25,7 +25,7 @@ const REMOTE_PORT = 4176 + PORT_OFFSET;
  * hosted API. Flows that start servers of their own (live latency, reconnect, security, errors) or
  * measure the embedded page are left to `prod` and `remote`.
  */
-const REMOTE_FLOWS = /\/(01-first-visit|02-group-search-select|03-resolutions|04-toggles|07-deep-link|08-history|11-accessibility-phone|12-trades-tape|13-orientation|14-indicators|15-overview|16-usd|20-drawings|23-alerts|24-layouts)\.spec\.ts$/;
+const REMOTE_FLOWS = /\/(01-first-visit|02-group-search-select|03-resolutions|04-toggles|07-deep-link|08-history|11-accessibility-phone|12-trades-tape|13-orientation|14-indicators|15-overview|16-usd|20-drawings|21-spread|22-candle-trades|23-alerts|24-layouts)\.spec\.ts$/;
 
 const chromium = {
   ...devices['Desktop Chrome'],

@@ -20,7 +20,7 @@ export const JS_TARGET_KB = 200;
 /** The tape's feed: one forced block of one trade every 20 ms on the pair shown, for 10 s. */
 const FEED = { tradesPerSecond: 50, seconds: 10, tradesPerBlock: 1 } as const;
 /** The overview's sortable columns (features/overview), each clicked twice: high to low, then low to high. */
-const SORT_COLUMNS = ['price', 'change', 'volume', 'tvl'] as const;
+const SORT_COLUMNS = ['price', 'change', 'volume', 'tvl', 'spread'] as const;
 const VIEWPORT = { width: 1280, height: 800 } as const;
 
 /** Where the pointer moves on a chart page at VIEWPORT: over the price pane of the chart's place. */

@@ -5,7 +5,7 @@ import { clientKey } from '../node/client-address';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
 import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, marketSourceResponseSchema, type DataSource } from '../shared/api/extensions';
-import { groupStatsQuerySchema } from '../shared/api/queries';
+import { groupStatsQuerySchema, spreadsQuerySchema } from '../shared/api/queries';
 import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo } from '../shared/api/gateway';
 import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
 import { isTokenUnit } from '../shared/ids';
@@ -296,6 +296,18 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       target: (c) => {
         const pool = c.req.query('pool') ?? '';
         return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.pairPools}?pool=${encodeURIComponent(pool.slice(0, 200))}`;
+      },
+    },
+    {
+      // No derive: every pool of every pair at once is what the spec's endpoints cannot give (the app's
+      // overview then has no spread column, and says why; the spread view derives a pair's from its pools).
+      route: EXTENSION_ROUTES.spreads,
+      path: '/spreads',
+      cache: { ttlMs: 5_000, browserMaxAge: 5 },
+      target: (c) => {
+        const parsed = spreadsQuerySchema.safeParse(c.req.query());
+        if (!parsed.success) return gatewayError(c, 'price', 400, parsed.error.issues[0]?.message ?? 'invalid query', { loc: ['query', 'min_tvl'], type: 'value_error' });
+        return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.spreads}?min_tvl=${parsed.data.min_tvl}`;
       },
     },
     {

@@ -19,7 +19,7 @@ afterAll(async () => service.close());
 
 describe('/api/x', () => {
   it('lists its routes', async () => {
-    expect(extensionIndexSchema.parse(await service.getJson('/api/x'))).toEqual({ s: 'ok', routes: ['liquidity', 'token-info', 'deepest', 'trades', 'pair-pools', 'market', 'group-stats'] });
+    expect(extensionIndexSchema.parse(await service.getJson('/api/x'))).toEqual({ s: 'ok', routes: ['liquidity', 'token-info', 'deepest', 'trades', 'pair-pools', 'market', 'group-stats', 'spreads'] });
   });
 
   it('says where its trades come from (the simulator here), uncached', async () => {

@@ -1,11 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { UnknownSymbolError } from '@/app/api/resolve-symbol';
 import { ErrorState } from '@/app/components/error-state';
 import { PartBoundary } from '@/app/components/part-boundary';
 import { ToggleButton } from '@/app/components/toggle-button';
-import { PriceChart, type ChartAppearance, type ChartHandle, type PrerenderedChart } from '@/app/features/chart';
+import { PriceChart, type ChartAppearance, type ChartHandle, type ClickedCandle, type PrerenderedChart } from '@/app/features/chart';
 import type { CompareHandle } from '@/app/features/compare';
 import { SEARCH_INDEX_KEY } from '@/app/api/search-index';
 import { TokenHeader, TokenHeaderPlaceholder } from '@/app/features/token-header';
@@ -32,6 +32,10 @@ const ChartGrid = lazyPart(() => import('./chart-grid').then((m) => m.ChartGrid)
 const PairPools = lazy(() => import('@/app/features/pair-pools').then((m) => ({ default: m.PairPools })));
 /** The drawings, a chunk of their own: loaded when the Draw button is first pressed, or for a pair that has drawings kept. */
 const DrawingTools = lazy(() => import('@/app/features/drawings').then((m) => ({ default: m.DrawingTools })));
+/** A clicked candle's trades (issue 27): a chunk loaded with the first click. */
+const CandleTrades = lazy(() => import('@/app/features/candle-trades').then((m) => ({ default: m.CandleTrades })));
+/** The pair on every DEX and its spread (issue 27): a chunk loaded when first opened. */
+const SpreadView = lazy(() => import('@/app/features/spread').then((m) => ({ default: m.SpreadView })));
 
 /**
  * The chart page's main column: a notice, the pair's header (or why the pair could not load), the
@@ -67,6 +71,12 @@ export function ChartPage(props: {
   const appearance: ChartAppearance = useMemo(() => ({ theme, showVolume, showTvl, logScale, timeZone }), [theme, showVolume, showTvl, logScale, timeZone]);
   const exportSource = useExportSource({ compare, compareHandle, chartHandle, pair: current?.row, title, currency: prices.shownCurrency });
   const watched = current ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange) : false;
+  const [candle, setCandle] = useState<ClickedCandle | undefined>(undefined);
+  const [spreadOpen, setSpreadOpen] = useState(false);
+  // A tape row under the pointer marks its candle on the chart.
+  const markTrade = useCallback((time: number | undefined) => chartHandle?.markTime(time), [chartHandle]);
+  // The clicked candle's list, while the chart still shows that pool at that resolution.
+  const shownCandle = candle && !compare && candle.resolution === resolution && candle.symbol.ticker === chartInfo?.ticker ? candle : undefined;
 
   const priceChart = (
     <PriceChart
@@ -79,6 +89,7 @@ export function ChartPage(props: {
       {...(title ? { title } : {})}
       prerendered={prerendered}
       onHandle={setChartHandle}
+      onCandle={setCandle}
     />
   );
 
@@ -121,7 +132,7 @@ export function ChartPage(props: {
       ) : (
         <TokenHeaderPlaceholder />
       )}
-      <ChartToolbar current={current} symbolName={chartInfo?.name} prices={prices} indicators={indicators} onIndicators={changeIndicators} exportSource={exportSource} drawing={drawing} onDrawing={() => setDrawing(!drawing)} />
+      <ChartToolbar current={current} symbolName={chartInfo?.name} prices={prices} indicators={indicators} onIndicators={changeIndicators} exportSource={exportSource} spread={{ open: spreadOpen, onToggle: () => setSpreadOpen((open) => !open) }} drawing={drawing} onDrawing={() => setDrawing(!drawing)} />
       {!compare && current && (drawing || hasDrawings(current.info.exchange, current.info.name)) ? (
         <PartBoundary label="The drawing tools" testId="drawings-part-error">
           <Suspense fallback={null}>
@@ -154,10 +165,24 @@ export function ChartPage(props: {
           </PartBoundary>
         )
       )}
+      {shownCandle && current ? (
+        <PartBoundary label="The candle’s trades" testId="candle-trades-part-error" resetKey={`${shownCandle.symbol.ticker ?? ''}:${shownCandle.raw.time}`}>
+          <Suspense fallback={<p role="status">Loading the candle’s trades…</p>}>
+            <CandleTrades candle={shownCandle} pair={current.row} inverted={prices.shownInverted} onClose={() => setCandle(undefined)} />
+          </Suspense>
+        </PartBoundary>
+      ) : null}
+      {spreadOpen && current ? (
+        <PartBoundary label="The spread" testId="spread-part-error" resetKey={current.row.ticker}>
+          <Suspense fallback={<p role="status">Loading the spread…</p>}>
+            <SpreadView row={current.row} resolution={resolution} inverted={prices.shownInverted} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} onClose={() => setSpreadOpen(false)} />
+          </Suspense>
+        </PartBoundary>
+      ) : null}
       {fresh ? (
         <PartBoundary label="The trades" testId="tape-part-error" resetKey={fresh.row.ticker}>
           <Suspense fallback={<TapePlaceholder />}>
-            <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={prices.shownInverted} currency={prices.shownCurrency} />
+            <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={prices.shownInverted} currency={prices.shownCurrency} onHoverTrade={markTrade} />
           </Suspense>
         </PartBoundary>
       ) : (

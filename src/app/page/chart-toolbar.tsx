@@ -24,8 +24,10 @@ export function ChartToolbar(props: {
   /** The drawing tools are shown (features/drawings), and the Draw button's press. */
   readonly drawing: boolean;
   readonly onDrawing: () => void;
+  /** The spread view (one pair on every DEX) open, and its toggle. */
+  readonly spread?: { readonly open: boolean; readonly onToggle: () => void };
 }) {
-  const { current, symbolName, prices, indicators, onIndicators, exportSource, drawing, onDrawing } = props;
+  const { current, symbolName, prices, indicators, onIndicators, exportSource, drawing, onDrawing, spread } = props;
   const resolution = useSelection((s) => s.resolution);
   const select = useSelection((s) => s.select);
   const compare = usePreferences((s) => s.compare);
@@ -55,6 +57,11 @@ export function ChartToolbar(props: {
           Draw
         </ToggleButton>
       )}
+      {spread ? (
+        <ToggleButton pressed={spread.open} onToggle={spread.onToggle} label="The pair on every DEX, and its spread" testId="toggle-spread" disabled={!current}>
+          Spread
+        </ToggleButton>
+      ) : null}
       <ExportMenu source={exportSource} resolution={resolution} />
       {compare ? null : (
         <LayoutPicker

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { $ZodType } from 'zod/v4/core';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { priceErrorSchema, tokenErrorSchema } from '../../shared/api/errors';
-import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesResponseSchema, pairPoolsResponseSchema, groupStatsSchema } from '../../shared/api/extensions';
-import { groupStatsQuerySchema, historyQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, symbolInfoQuerySchema, tokenCurrentQuerySchema, tradesQuerySchema } from '../../shared/api/queries';
+import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesResponseSchema, pairPoolsResponseSchema, groupStatsSchema, spreadsSchema } from '../../shared/api/extensions';
+import { groupStatsQuerySchema, historyQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, symbolInfoQuerySchema, tokenCurrentQuerySchema, tradesQuerySchema, spreadsQuerySchema } from '../../shared/api/queries';
 import { groupsResponseSchema } from '../../shared/api/groups';
 import { udfConfigSchema, udfHistoryQuerySchema, udfHistoryResponseSchema, udfSearchItemSchema, udfSearchQuerySchema, udfSymbolInfoQuerySchema, udfSymbolSchema, udfSymbolsQuerySchema } from '../../shared/api/udf';
 import { historyResponseSchema } from '../../shared/api/history';
@@ -235,6 +235,28 @@ export function openApiDocument(): object {
             volume_24h: [182000.5],
             tvl: [4000800],
             tvl_ada: [4000800],
+          }),
+          ...errors('price', PRICE_ERRORS),
+        },
+      }),
+      '/api/x/spreads': get({
+        tags: ['Extensions'],
+        summary: 'Every pair’s spread across its DEX pools, in one request (the market overview’s column)',
+        description:
+          'The largest price gap between two DEX pools of a pair whose TVL valued in ADA is at least `min_tvl`: (highest / lowest − 1) × 100, with the two pools. ' +
+          'Null with fewer than two such pools. Columnar, one entry per pair; from the market in memory, at most 5 s old.',
+        requestParams: { query: spreadsQuerySchema },
+        responses: {
+          '200': json(spreadsSchema, 'Each pair’s spread.', {
+            s: 'ok',
+            min_tvl: 10000,
+            base: [''],
+            quote: [EXAMPLE_TOKEN],
+            aggregate: [EXAMPLE_POOL],
+            spread_percent: [0.42],
+            pools: [3],
+            low: ['ab01'],
+            high: ['cd02'],
           }),
           ...errors('price', PRICE_ERRORS),
         },

@@ -25,6 +25,8 @@ export const EXTENSION_ROUTES = {
   market: 'market',
   /** `GET /api/x/group-stats?group=`: every pair of a group with price, 24 h change and volume, TVL (the market overview). */
   groupStats: 'group-stats',
+  /** `GET /api/x/spreads?min_tvl=`: every pair's spread across its DEX pools (the overview's column). */
+  spreads: 'spreads',
 } as const;
 export type ExtensionRoute = (typeof EXTENSION_ROUTES)[keyof typeof EXTENSION_ROUTES];
 
@@ -123,6 +125,12 @@ export const tapeTradeSchema = z.strictObject({
   quote_amount: z.number().check(z.nonnegative()),
   /** The pool's TVL after the trade, whole base units. */
   tvl: z.number(),
+  /**
+   * Asked for an Aggregate pool: the Aggregate's price after and before the trade and its TVL after,
+   * which its bars fold (the sum of the pair's pools at that trade), so a candle can be checked against
+   * its trades (`candleOfTrades`). Absent for a DEX pool, whose own price and TVL are the ones above.
+   */
+  aggregate: z.optional(z.strictObject({ price: z.number(), previous_price: z.number(), tvl: z.number() })),
 });
 export type TapeTrade = z.infer<typeof tapeTradeSchema>;
 
@@ -148,6 +156,10 @@ export const pairPoolSchema = z.strictObject({
   deviation_percent: z.number(),
   /** Base volume of the last 24 h, whole units. */
   volume_24h: z.number(),
+  /** TVL valued in ADA (a gateway deriving the answer leaves it out). */
+  tvl_ada: z.optional(z.number()),
+  /** Its latest trade, Unix seconds (null: none yet; a gateway deriving the answer leaves it out). */
+  last_trade: z.optional(z.nullable(z.int())),
 });
 export type PairPool = z.infer<typeof pairPoolSchema>;
 
@@ -203,3 +215,32 @@ export const groupStatsSchema = z
     ),
   );
 export type GroupStats = z.infer<typeof groupStatsSchema>;
+
+/**
+ * `GET /api/x/spreads?min_tvl=<ADA>`: every pair's spread across its DEX pools (shared/spread.ts), in
+ * one request: the overview sorts by it without asking row by row. Columnar, one entry per pair.
+ */
+export const spreadsSchema = z
+  .strictObject({
+    s: z.literal('ok'),
+    /** The TVL (in ADA) a pool needed to count. */
+    min_tvl: z.number(),
+    /** Token units of each pair ('' for ADA) and its Aggregate pool. */
+    base: z.array(z.string()),
+    quote: z.array(z.string()),
+    aggregate: z.array(z.string()),
+    /** (highest / lowest price − 1) × 100 over the pools that count; null with fewer than two. */
+    spread_percent: knownNumbers,
+    /** How many pools counted. */
+    pools: z.array(z.int()),
+    /** The cheapest and the dearest pool that counted (pool IDs; null with fewer than two). */
+    low: z.array(z.nullable(z.string())),
+    high: z.array(z.nullable(z.string())),
+  })
+  .check(
+    z.refine(
+      (b) => [b.quote, b.aggregate, b.spread_percent, b.pools, b.low, b.high].every((column) => column.length === b.base.length),
+      'every column must have one entry per pair',
+    ),
+  );
+export type Spreads = z.infer<typeof spreadsSchema>;

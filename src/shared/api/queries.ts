@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RESOLUTIONS, type Resolution } from '../resolutions';
 import { GROUP_STATS_MAX_POOLS } from './extensions';
 import { MAX_COUNTBACK } from './history';
+import { DEFAULT_SPREAD_MIN_TVL_ADA } from '../spread';
 
 /**
  * The queries the service's routes take, as strings on the wire: checked (and turned into numbers,
@@ -117,6 +118,16 @@ export const pairPoolsQuerySchema = z.object({
     .string({ error: 'pool is required' })
     .regex(/^(?:[0-9a-fA-F]{2}){1,64}$/, 'pool must be a hex pool ID (from symbol_info)')
     .meta({ description: 'An Aggregate pool (or any pool of the pair).' }),
+});
+
+/** Query of `GET /api/x/spreads`. */
+export const spreadsQuerySchema = z.object({
+  min_tvl: z.coerce
+    .number({ error: 'min_tvl must be a number' })
+    .min(0, 'min_tvl must be at least 0')
+    .max(1e15, 'min_tvl must be at most 1e15')
+    .default(DEFAULT_SPREAD_MIN_TVL_ADA)
+    .meta({ description: `The TVL in ADA a pool needs to count (default ${DEFAULT_SPREAD_MIN_TVL_ADA}).` }),
 });
 
 /** Query of `GET /api/x/group-stats`. */

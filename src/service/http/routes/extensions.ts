@@ -1,13 +1,14 @@
 import { Hono } from 'hono';
-import { groupStatsQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, tradesQuerySchema } from '../../../shared/api/queries';
-import { EXTENSION_ROUTES, type PairPoolsResponse, type Deepest, type ExtensionIndex, type MarketSourceResponse, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
+import { groupStatsQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, spreadsQuerySchema, tradesQuerySchema } from '../../../shared/api/queries';
+import { spreadOf } from '../../../shared/spread';
+import { EXTENSION_ROUTES, type PairPoolsResponse, type Deepest, type ExtensionIndex, type MarketSourceResponse, type Spreads, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { VOLUME_SCALE } from '../../store/bar-batch';
 import type { TradeStore } from '../../store/ports';
 import { ALL_GROUPS } from '../../../shared/groups';
 import { isTokenUnit } from '../../../shared/ids';
 import { GroupStatsSource } from '../../market/group-stats';
-import { marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
+import { adaPerBase, marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
 import { poolPrice, poolTvl, type Market } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
 import type { HealthReport } from '../app';
@@ -115,6 +116,8 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     const aggPrice = poolPrice(aggregate);
     const aggTvl = poolTvl(aggregate);
     const volumes = await Promise.all(pool.pair.pools.map((p) => options.trades.volumeSince(p.id, false, since)));
+    const lastTrades = await Promise.all(pool.pair.pools.map((p) => options.trades.lastTradeTime(p.id, false)));
+    const adaPer = adaPerBase(market, aggregate);
     const body: PairPoolsResponse = {
       s: 'ok',
       aggregate: { pool_id: aggregate.poolId, symbol: options.symbols.name(aggregate), price: aggPrice, tvl: aggTvl, volume_24h: volumes.reduce((a, b) => a + b, 0) / VOLUME_SCALE },
@@ -128,10 +131,36 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
           price: poolPrice(p),
           deviation_percent: aggPrice > 0 && poolPrice(p) > 0 ? (poolPrice(p) / aggPrice - 1) * 100 : 0,
           volume_24h: (volumes[i] ?? 0) / VOLUME_SCALE,
+          tvl_ada: poolTvl(p) * adaPer,
+          last_trade: lastTrades[i] ?? null,
         }))
         .sort((a, b) => b.tvl - a.tvl),
     };
     c.header('Cache-Control', 'no-store');
+    return c.json(body);
+  });
+
+  // Every pair's spread: prices and TVLs are the market's in memory, so one pass over the pairs.
+  app.get(`/${EXTENSION_ROUTES.spreads}`, auth, (c) => {
+    const parsed = spreadsQuerySchema.safeParse(c.req.query());
+    if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'invalid query');
+    const minTvl = parsed.data.min_tvl;
+    const body: Spreads = { s: 'ok', min_tvl: minTvl, base: [], quote: [], aggregate: [], spread_percent: [], pools: [], low: [], high: [] };
+    for (const pair of market.pairs.values()) {
+      const adaPer = adaPerBase(market, pair.aggregate);
+      const spread = spreadOf(
+        pair.pools.map((p) => ({ id: p.poolId, price: poolPrice(p), tvlAda: adaPer > 0 ? poolTvl(p) * adaPer : undefined })),
+        minTvl,
+      );
+      body.base.push(pair.base.unit);
+      body.quote.push(pair.quote.unit);
+      body.aggregate.push(pair.aggregate.poolId);
+      body.spread_percent.push(spread.percent);
+      body.pools.push(spread.pools);
+      body.low.push(spread.low);
+      body.high.push(spread.high);
+    }
+    c.header('Cache-Control', 'private, max-age=5');
     return c.json(body);
   });
 
@@ -142,7 +171,8 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     const pool = market.pools.get(poolId.toLowerCase());
     if (!pool) return priceError(c, 404, `Unknown pool: ${echo(poolId)}`);
     const [time, seq] = before ? before.split('.').map(Number) : [];
-    const records = await options.trades.recent(pool.id, pool.group === AGGREGATE_GROUP, limit, time !== undefined && seq !== undefined ? { time, seq } : undefined);
+    const aggregate = pool.group === AGGREGATE_GROUP;
+    const records = await options.trades.recent(pool.id, aggregate, limit, time !== undefined && seq !== undefined ? { time, seq } : undefined);
     const trades: TapeTrade[] = records.map((r) => {
       const traded = market.poolsById.get(r.pool);
       const base = r.volume / VOLUME_SCALE;
@@ -158,6 +188,7 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
         base_amount: base,
         quote_amount: mean > 0 ? base / mean : 0,
         tvl: r.tvl,
+        ...(aggregate ? { aggregate: { price: r.aggPrice, previous_price: r.aggPrevPrice, tvl: r.aggTvl } } : {}),
       };
     });
     const last = records.at(-1);

@@ -5,7 +5,7 @@ import { ProgressBar } from '@/app/components/progress-bar';
 import { useDatafeed } from '@/app/providers/app-providers';
 import { parseIndicators } from '@/app/lib/indicators';
 import type { UsdRates } from '@/app/api/ada-usd';
-import { Chart, sameSymbol, type ChartLink, type ChartSurface } from '../lib/chart';
+import { Chart, sameSymbol, type ChartLink, type ChartSurface, type ClickedCandle } from '../lib/chart';
 import type { ChartAppearance } from '../lib/chart-style';
 import type { PrerenderedChart } from '../lib/prerendered-chart';
 
@@ -18,6 +18,8 @@ export interface ChartHandle {
   readonly surface: ChartSurface;
   /** lightweight-charts' chart and candles (several charts kept in step). */
   link(): ChartLink;
+  /** Marks the candle holding a trade's time (the tape's hovered row), or takes the mark away. */
+  markTime(time: number | undefined): void;
 }
 
 export interface PriceChartProps {
@@ -36,13 +38,15 @@ export interface PriceChartProps {
   /** The chart the page's first paint drew, to take over when it shows this symbol and resolution. */
   readonly prerendered?: PrerenderedChart | undefined;
   readonly onHandle?: (handle: ChartHandle | undefined) => void;
+  /** A candle clicked (its trades are listed). */
+  readonly onCandle?: ((candle: ClickedCandle) => void) | undefined;
 }
 
 /**
  * The candlestick chart (lib/chart.ts) with its loading, empty and error states. Its place:
  * data-testid="price-chart" with the chart's data attributes (data-status, data-bars, ...).
  */
-export function PriceChart({ symbol, resolution, appearance, inverted = false, indicators = '', usd, title, prerendered, onHandle }: PriceChartProps) {
+export function PriceChart({ symbol, resolution, appearance, inverted = false, indicators = '', usd, title, prerendered, onHandle, onCandle }: PriceChartProps) {
   const datafeed = useDatafeed();
   const containerRef = useRef<HTMLDivElement>(null);
   const [chart, setChart] = useState<Chart | undefined>(undefined);
@@ -99,12 +103,16 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
   }, [chart, title]);
 
   useEffect(() => {
+    chart?.onCandle(onCandle);
+  }, [chart, onCandle]);
+
+  useEffect(() => {
     if (!onHandle) return undefined;
     if (!chart || !symbol) {
       onHandle(undefined);
       return undefined;
     }
-    onHandle({ symbolName: symbol.name, visibleBars: () => chart.visibleBars(), screenshot: () => chart.screenshot(), surface: chart.surface(), link: () => chart.link() });
+    onHandle({ symbolName: symbol.name, visibleBars: () => chart.visibleBars(), screenshot: () => chart.screenshot(), surface: chart.surface(), link: () => chart.link(), markTime: (time) => chart.markTime(time) });
     return () => onHandle(undefined);
   }, [chart, symbol, onHandle]);
 

@@ -54,6 +54,14 @@ export interface ChartLink {
   hover(time: number | undefined): void;
 }
 
+/** A candle clicked: its bar as the datafeed gave it (not inverted, in ADA) and as shown. */
+export interface ClickedCandle {
+  readonly symbol: LibrarySymbolInfo;
+  readonly resolution: ResolutionString;
+  readonly raw: Bar;
+  readonly shown: Bar;
+}
+
 /** Fewer than this many bars left of the view start loading older ones. */
 const LOAD_OLDER_THRESHOLD = 30;
 
@@ -115,6 +123,7 @@ export class Chart {
     this.legend = new LegendView(container);
     this.indicators = new IndicatorLines(this.view, () => this.setIndicators(this.wantedIndicators));
     this.view.onHover(this.onHover);
+    this.view.onClick(this.onClick);
     this.view.onRange(this.onRange);
     container.dataset.theme = appearance.theme;
     this.publish();
@@ -281,6 +290,23 @@ export class Chart {
   /** lightweight-charts' chart and its candles: another part keeps crosshair and time range in step with other charts. */
   link(): ChartLink {
     return { chart: this.view.chart, series: this.view.candles, hover: (time) => this.onHover(time === undefined ? undefined : this.view.actualTime(time)) };
+  }
+
+  private candleListener: ((candle: ClickedCandle) => void) | undefined;
+
+  /** A click on a candle calls `listener` with it (the candle's trades, features/candle-trades). */
+  onCandle(listener: ((candle: ClickedCandle) => void) | undefined): void {
+    this.candleListener = listener;
+  }
+
+  /** Marks the candle holding true time `time` (a trade's), or takes the mark away (undefined). */
+  markTime(time: number | undefined): void {
+    const step = resolutionSeconds(this.resolution);
+    const bars = this.book.shown;
+    const bucket = time === undefined ? undefined : time - (time % step);
+    const i = bucket === undefined ? -1 : bars.findLastIndex((bar) => bar.time === bucket);
+    this.view.mark(i < 0 ? undefined : i, bars);
+    this.container.dataset.marked = i < 0 ? '' : String(bucket);
   }
 
   dispose(): void {
@@ -495,6 +521,12 @@ export class Chart {
       this.answered = true;
       performance.mark(CROSSHAIR_MARK, { detail: { symbol: this.info?.name } });
     }
+  };
+
+  private readonly onClick = (time: number | undefined) => {
+    const shown = time === undefined ? undefined : this.book.at(time);
+    const raw = shown && this.book.raw.find((bar) => bar.time === shown.time);
+    if (this.info && shown && raw) this.candleListener?.({ symbol: this.info, resolution: this.resolution, raw, shown });
   };
 
   private readonly onRange = (range: LogicalRange | null) => {

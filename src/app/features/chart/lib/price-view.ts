@@ -77,6 +77,18 @@ export class PriceView {
     this.hoverListener = listener;
   }
 
+  /** A click or tap on the chart: the bar there, by its true time (undefined: none). */
+  onClick(listener: (time: number | undefined) => void): void {
+    this.chart.subscribeClick((param) => listener(typeof param.time === 'number' ? this.times.actual(param.time) : undefined));
+  }
+
+  /** Marks bar `i` of `bars` with the crosshair (at its close), or takes the mark away (undefined). */
+  mark(i: number | undefined, bars: readonly Bar[]): void {
+    const bar = i === undefined ? undefined : bars[i];
+    if (i === undefined || !bar) this.chart.clearCrosshairPosition();
+    else this.chart.setCrosshairPosition(bar.close, this.timeAt(i, bars) as UTCTimestamp, this.candles);
+  }
+
   /** The logical range in view, as it changes (scrolling, zooming, new data). */
   onRange(listener: (range: LogicalRange | null) => void): void {
     this.rangeListener = listener;

@@ -1,6 +1,9 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { GatewayError } from '@/datafeed';
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { ErrorState } from '@/app/components/error-state';
+import { useTraderSettings } from '@/app/hooks/use-trader-settings';
+import { formatCount } from '@/app/lib/format';
 import { useKeptPlace, useOverviewPlace } from '../hooks/use-overview-place';
 import { useOverviewRows } from '../hooks/use-overview-rows';
 import { OVERVIEW_ROWS_MARK, OVERVIEW_SORT_MARK, OVERVIEW_SORT_MEASURE } from '../lib/marks';
@@ -38,7 +41,9 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
   const { initial, sort, setSort, query, setQuery, scrollRef } = useOverviewPlace(place);
   const [shown, setShown] = useState<readonly string[]>([]);
   const [filtering, setFiltering] = useState(query !== '');
-  const { list, rows, sorted, names, incomplete, numbersOf } = useOverviewRows(group, { query, sort, shown, livePools, filtering });
+  const { list, rows, sorted, names, incomplete, numbersOf, spreads } = useOverviewRows(group, { query, sort, shown, livePools, filtering });
+  const { spreadMinTvl } = useTraderSettings();
+  const noSpreads = spreads.error instanceof GatewayError && spreads.error.status === 404;
   const savePlace = useKeptPlace({ initial, sort, query, scrollRef, rowCount: sorted.length, ready: list.isSuccess, onPlace });
 
   // Performance marks: the first rows on screen; a sort from the click to its rows rendered.
@@ -89,6 +94,11 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
           This data source has no market overview route: each pair’s numbers are fetched when it is shown, within its rate limit, so rows fill in over a few seconds and sort by what is known.
         </p>
       ) : null}
+      {noSpreads ? (
+        <p className="overview__note" data-testid="overview-spread-note">
+          This data source has no spreads route: the Spread column is empty (the chart page’s Spread view works from each pair’s pools).
+        </p>
+      ) : null}
       {list.isError ? (
         <ErrorState title="The pairs could not load" message={list.error.message} testId="overview-error" onRetry={() => void list.refetch()} />
       ) : !list.data ? (
@@ -110,6 +120,7 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
             onOpen={open}
             onShown={setShown}
             onFirstRows={firstRows}
+            spreadNote={`The largest price gap between two DEX pools of the pair with at least ${formatCount(spreadMinTvl)} ADA TVL each (set in the chart’s Spread view)`}
           />
           {sorted.length === 0 ? (
             <p className="overview__empty" data-testid="overview-empty">

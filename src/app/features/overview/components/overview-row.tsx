@@ -56,6 +56,9 @@ export function OverviewRow(props: {
         {numbers.tvl === undefined ? '—' : formatAmount(numbers.tvl)}
         {numbers.tvl === undefined ? null : unit}
       </td>
+      <td className="overview__num" data-testid="overview-spread" data-value={row.spread ?? ''}>
+        {row.spread === undefined ? '—' : formatPercent(row.spread)}
+      </td>
     </tr>
   );
 }

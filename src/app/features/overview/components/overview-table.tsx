@@ -35,8 +35,10 @@ export function OverviewTable(props: {
   readonly onOpen: (row: Row) => void;
   readonly onShown: (pools: readonly string[]) => void;
   readonly onFirstRows: () => void;
+  /** What the Spread column holds (its header's title). */
+  readonly spreadNote?: string;
 }) {
-  const { rows, labelledBy, scrollRef, initialOffset, sort, onSort, numbersOf, names, hrefOf, onOpen, onShown, onFirstRows } = props;
+  const { rows, labelledBy, scrollRef, initialOffset, sort, onSort, numbersOf, names, hrefOf, onOpen, onShown, onFirstRows, spreadNote } = props;
   const { items, range, total, scrollToIndex } = useFixedRows(scrollRef, {
     count: rows.length,
     rowHeight: ROW_HEIGHT,
@@ -92,7 +94,7 @@ export function OverviewTable(props: {
   const padBottom = last ? total - last.end : 0;
   return (
     <table className="overview__table" aria-labelledby={labelledBy} aria-rowcount={rows.length + 1} onKeyDown={onKeyDown}>
-      <OverviewColumns sort={sort} onSort={onSort} />
+      <OverviewColumns sort={sort} onSort={onSort} {...(spreadNote === undefined ? {} : { spreadNote })} />
       <tbody>
         {padTop > 0 ? (
           <tr aria-hidden="true" className="overview__pad" style={{ height: padTop }}>

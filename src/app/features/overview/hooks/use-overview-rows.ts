@@ -4,8 +4,10 @@ import type { GroupStats } from '@/shared/api/extensions';
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { searchIndexQueryOptions } from '@/app/api/search-index';
 import { useApi, useDatafeed } from '@/app/providers/app-providers';
+import { useTraderSettings } from '@/app/hooks/use-trader-settings';
 import { fetchShownStats, groupStatsQueryOptions, listAskedAt, mergeIntoList, shownStatsQueryOptions } from '../api/group-stats';
-import { filterByText, liveNumbers, numbersAt, rowsOf, sortRows, type OverviewRow, type RowNumbers, type SortOrder } from '../lib/rows';
+import { spreadsQueryOptions } from '../api/spreads';
+import { filterByText, liveNumbers, numbersAt, rowsOf, sortRows, withSpreads, type OverviewRow, type RowNumbers, type SortOrder } from '../lib/rows';
 import { useLiveRows } from './use-live-rows';
 
 /** The search index (token names, policy IDs, fingerprints) loads this long after the list, unless the filter is used first. */
@@ -27,7 +29,10 @@ export function useOverviewRows(group: string, options: { readonly query: string
   const list = useQuery(listOptions);
   // When the list shown was asked (trades seen live after it are added to it).
   const listAt = list.data ? (listAskedAt(list.data) ?? list.dataUpdatedAt) : 0;
-  const rows = useMemo(() => (list.data ? rowsOf(list.data) : []), [list.data]);
+  // Each pair's spread (one answer for every pair), joined to the rows by their pair.
+  const { spreadMinTvl } = useTraderSettings();
+  const spreads = useQuery(spreadsQueryOptions(api, spreadMinTvl));
+  const rows = useMemo(() => (list.data ? withSpreads(rowsOf(list.data), spreads.data) : []), [list.data, spreads.data]);
 
   const [indexWanted, setIndexWanted] = useState(false);
   useEffect(() => {
@@ -92,5 +97,5 @@ export function useOverviewRows(group: string, options: { readonly query: string
     return fresh && fresh.at > rowAt ? liveNumbers({ ...row, ...fresh.numbers }, live.get(pool), fresh.at) : liveNumbers(row, live.get(pool), rowAt);
   };
 
-  return { list, rows, sorted, names: index.data, incomplete, numbersOf };
+  return { list, rows, sorted, names: index.data, incomplete, numbersOf, spreads };
 }

@@ -1,4 +1,4 @@
-import type { GroupStats } from '@/shared/api/extensions';
+import type { GroupStats, Spreads } from '@/shared/api/extensions';
 import { liveStats, type LiveOverlay } from '@/app/lib/live-stats';
 import { ADA_TICKER } from '@/shared/id-rules';
 import { parseSymbolName } from '@/shared/symbols';
@@ -27,9 +27,11 @@ export interface OverviewRow extends RowNumbers {
   readonly quote: string;
   readonly baseUnit: string;
   readonly quoteUnit: string;
+  /** The pair's spread across its DEX pools (percent, /gw/v1/spreads; undefined: not known, or fewer than two pools deep enough). */
+  readonly spread?: number | undefined;
 }
 
-export type SortKey = 'tvl' | 'volume' | 'change' | 'price';
+export type SortKey = 'tvl' | 'volume' | 'change' | 'price' | 'spread';
 export type SortDirection = 'asc' | 'desc';
 
 export interface SortOrder {
@@ -70,6 +72,17 @@ export function rowsOf(body: GroupStats): OverviewRow[] {
       ...numbersAt(body, i),
     };
   });
+}
+
+/** The spreads answer by pair (`<base unit>/<quote unit>`): each pair's spread, null where not known. */
+export function spreadsByPair(body: Spreads): Map<string, number | null> {
+  return new Map(body.base.map((base, i) => [`${base}/${body.quote[i] ?? ''}`, body.spread_percent[i] ?? null]));
+}
+
+/** The rows with their pair's spread (a new array; rows whose pair has none keep theirs undefined). */
+export function withSpreads(rows: readonly OverviewRow[], spreads: ReadonlyMap<string, number | null> | undefined): OverviewRow[] {
+  if (!spreads) return [...rows];
+  return rows.map((row) => ({ ...row, spread: known(spreads.get(`${row.baseUnit}/${row.quoteUnit}`)) }));
 }
 
 /**
@@ -114,6 +127,8 @@ export function sortValue(row: OverviewRow, key: SortKey): number | undefined {
       return row.tvlAda ?? (row.baseUnit === '' ? row.tvl : undefined);
     case 'change':
       return row.change;
+    case 'spread':
+      return row.spread;
     case 'volume': {
       const ada = adaPerBase(row);
       return row.volume === undefined || ada === undefined ? undefined : row.volume * ada;
@@ -215,7 +230,7 @@ export interface OverviewPlace {
   readonly offset: number;
 }
 
-const SORT_KEYS: readonly SortKey[] = ['tvl', 'volume', 'change', 'price'];
+const SORT_KEYS: readonly SortKey[] = ['tvl', 'volume', 'change', 'price', 'spread'];
 
 /** A place read back from a history entry (anything else: undefined). */
 export function parsePlace(value: unknown): OverviewPlace | undefined {

@@ -7,7 +7,7 @@ import { useApi, useDatafeed } from '@/app/providers/app-providers';
 import { useAdaUsd } from '@/app/hooks/use-ada-usd';
 import { invertPercent, invertPrice, priceUnit } from '@/app/lib/orientation';
 import type { Currency } from '@/app/lib/usd';
-import { pairPoolsQueryOptions } from '../api/pair-pools';
+import { pairPoolsQueryOptions } from '@/app/api/pair-pools';
 
 export interface PairPoolsProps {
   readonly row: SearchRow;

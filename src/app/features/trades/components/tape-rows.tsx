@@ -1,5 +1,6 @@
 import { useEffect, type RefObject } from 'react';
 import { useFixedRows } from '@/app/hooks/use-fixed-rows';
+import { EXPLORERS, chainTxOf, type Explorer } from '@/app/lib/explorer';
 import { formatAmount, formatPrice } from '@/app/lib/format';
 import { formatDateTime, formatTimeOfDay } from '@/app/lib/time-format';
 import type { TimeZoneMode } from '@/app/lib/time-format';
@@ -10,8 +11,6 @@ const ROW_HEIGHT = 28;
 const LIST_HEIGHT = 280;
 /** Rows left below the view that ask for the next (older) page. */
 const MORE_WITHIN = 20;
-/** A trade of the Cardano chain (its event id is the transaction's hash and output), whatever the upstream: linked to an explorer. */
-const CHAIN_ID = /^([0-9a-f]{64})#\d+$/i;
 
 /** The tape's rows, virtualised in `scroller`; `onNearEnd` as the view nears the last row. */
 export function TapeRows(props: {
@@ -21,8 +20,12 @@ export function TapeRows(props: {
   readonly priceOf: (row: TapeRow) => number;
   readonly valueOf: (row: TapeRow) => number;
   readonly onNearEnd: () => void;
+  /** Where a chain trade's transaction is shown (the trader settings' explorer). */
+  readonly explorer: Explorer;
+  /** The pointer is over a row (its trade's time) or left the rows (undefined): the chart marks its candle. */
+  readonly onHoverTrade?: ((time: number | undefined) => void) | undefined;
 }) {
-  const { rows, scroller, zone, priceOf, valueOf, onNearEnd } = props;
+  const { rows, scroller, zone, priceOf, valueOf, onNearEnd, explorer, onHoverTrade } = props;
   const { items, total } = useFixedRows(scroller, { count: rows.length, rowHeight: ROW_HEIGHT, overscan: 10, fallbackHeight: LIST_HEIGHT });
   const lastIndex = items.at(-1)?.index ?? 0;
   useEffect(() => {
@@ -32,7 +35,7 @@ export function TapeRows(props: {
     <div style={{ height: total, position: 'relative' }}>
       {items.map((item) => {
         const row = rows[item.index] as TapeRow;
-        const tx = row.id ? CHAIN_ID.exec(row.id)?.[1]?.toLowerCase() : undefined;
+        const tx = chainTxOf(row.id);
         const price = priceOf(row);
         const value = valueOf(row);
         return (
@@ -43,6 +46,8 @@ export function TapeRows(props: {
             data-testid="tape-row"
             data-side={row.side}
             style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+            onMouseEnter={onHoverTrade ? () => onHoverTrade(row.time) : undefined}
+            onMouseLeave={onHoverTrade ? () => onHoverTrade(undefined) : undefined}
           >
             <span title={formatDateTime(row.time, zone, true)}>{formatTimeOfDay(row.time, zone)}</span>
             <span className="tape__side">{row.side === 'buy' ? 'Buy' : 'Sell'}</span>
@@ -57,7 +62,7 @@ export function TapeRows(props: {
             <span data-testid="tape-dex">{row.group ?? ''}</span>
             <span>
               {tx ? (
-                <a href={`https://cexplorer.io/tx/${tx}`} target="_blank" rel="noreferrer noopener" title="The transaction on a Cardano explorer" data-testid="tape-tx">
+                <a href={EXPLORERS[explorer].tx(tx)} target="_blank" rel="noreferrer noopener" title={`The transaction on ${EXPLORERS[explorer].label}`} data-testid="tape-tx">
                   tx ↗
                 </a>
               ) : null}

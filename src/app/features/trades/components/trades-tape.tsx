@@ -2,6 +2,7 @@ import { useCallback, useRef } from 'react';
 import type { LibrarySymbolInfo } from '@/datafeed';
 import { pairLabel, priceUnit } from '@/app/lib/orientation';
 import { usdPairLabel, type Currency } from '@/app/lib/usd';
+import { useTraderSettings } from '@/app/hooks/use-trader-settings';
 import { usePreferences } from '@/app/providers/app-providers';
 import { useTapeRows } from '../hooks/use-tape-rows';
 import { useTradeValues } from '../hooks/use-trade-values';
@@ -18,6 +19,8 @@ export interface TradesTapeProps {
   readonly inverted?: boolean;
   /** Prices and values in USD (lib/usd; an ADA pair, not inverted). */
   readonly currency?: Currency;
+  /** The pointer is over a trade (its time) or left the list: the chart marks that trade's candle. */
+  readonly onHoverTrade?: (time: number | undefined) => void;
 }
 
 /**
@@ -26,8 +29,9 @@ export interface TradesTapeProps {
  * virtualised. Against an upstream without the route it shows what the stream brought since the page
  * opened, and says so.
  */
-export function TradesTape({ info, base, quote, baseUnit = '', inverted = false, currency = 'ada' }: TradesTapeProps) {
+export function TradesTape({ info, base, quote, baseUnit = '', inverted = false, currency = 'ada', onHoverTrade }: TradesTapeProps) {
   const zone = usePreferences((p) => p.timeZone);
+  const { explorer } = useTraderSettings();
   const { rows, stored, noHistory } = useTapeRows(info);
   const { priceOf, valueOf } = useTradeValues(rows, { baseUnit, inverted, currency });
   const scroller = useRef<HTMLDivElement>(null);
@@ -49,7 +53,7 @@ export function TradesTape({ info, base, quote, baseUnit = '', inverted = false,
       {rows.length === 0 ? (
         <p className="tape__empty">{stored.isPending && !noHistory ? 'Loading trades…' : 'No trades yet'}</p>
       ) : (
-        <TapeRows rows={rows} scroller={scroller} zone={zone} priceOf={priceOf} valueOf={valueOf} onNearEnd={more} />
+        <TapeRows rows={rows} scroller={scroller} zone={zone} priceOf={priceOf} valueOf={valueOf} onNearEnd={more} explorer={explorer} onHoverTrade={onHoverTrade} />
       )}
     </TapeFrame>
   );

@@ -1,0 +1,1 @@
+export { CandleTrades } from './components/candle-trades';

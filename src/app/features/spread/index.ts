@@ -1,0 +1,1 @@
+export { SpreadView } from './components/spread-view';
