@@ -1,8 +1,9 @@
 import { isAggregate, LOGO_NONE, type Pool, type Token } from '../../src/service/market/model';
-import type { ServiceRuntime } from '../../src/service/runtime';
+import type { ServiceRuntime } from '../../src/service/service-runtime';
 import { RESOLUTION_SECONDS, type Resolution } from '../../src/shared/resolutions';
 import type { TradeRecord } from '../../src/service/store/ports';
 import { ensureDefined } from './ensure';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /** Read-only views of the test market and its store, for building expectations. */
 
@@ -17,7 +18,7 @@ export interface BusiestPools {
 export async function busiestPools(runtime: ServiceRuntime, options: { readonly adaPairsOnly?: boolean } = {}): Promise<BusiestPools> {
   for (const aggregate of await aggregatesByActivity(runtime)) {
     if (options.adaPairsOnly && aggregate.pair.base.unit !== '') continue;
-    const counts = await Promise.all(aggregate.pair.pools.map(async (pool) => ({ pool, n: (await runtime.store.trades.list({ pool: pool.id })).length })));
+    const counts = await Promise.all(aggregate.pair.pools.map(async (pool) => ({ pool, n: (await runtimeInternals(runtime).store.trades.list({ pool: pool.id })).length })));
     const best = counts.filter((c) => c.n > 0).sort((a, b) => b.n - a.n || a.pool.id - b.pool.id)[0];
     if (!best) continue;
     return { aggregate, dexPool: best.pool };
@@ -27,7 +28,7 @@ export async function busiestPools(runtime: ServiceRuntime, options: { readonly 
 
 /** Aggregate pools, busiest first. */
 export async function aggregatesByActivity(runtime: ServiceRuntime): Promise<Pool[]> {
-  const counts = new Map((await runtime.store.trades.busiestAggregates(1_000_000)).map((r) => [r.series, r.trades]));
+  const counts = new Map((await runtimeInternals(runtime).store.trades.busiestAggregates(1_000_000)).map((r) => [r.series, r.trades]));
   return [...runtime.market.pools.values()]
     .filter(isAggregate)
     .sort((a, b) => (counts.get(b.id) ?? 0) - (counts.get(a.id) ?? 0) || a.id - b.id);
@@ -59,11 +60,11 @@ export async function storedTrades(
   runtime: ServiceRuntime,
   filter: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number } = {},
 ): Promise<StoredTrade[]> {
-  return runtime.store.trades.list(filter);
+  return runtimeInternals(runtime).store.trades.list(filter);
 }
 
 export async function lastSeq(runtime: ServiceRuntime): Promise<number> {
-  return (await runtime.store.trades.list()).at(-1)?.seq ?? 0;
+  return (await runtimeInternals(runtime).store.trades.list()).at(-1)?.seq ?? 0;
 }
 
 export interface BarTableRow {
@@ -80,12 +81,12 @@ export interface BarTableRow {
 
 /** Every stored bar, in key order. */
 export async function allBarRows(runtime: ServiceRuntime): Promise<BarTableRow[]> {
-  return (await runtime.store.bars.all()).map(([series, res, t, o, h, l, c, v, tvl]) => ({ series, res, t, o, h, l, c, v, tvl }));
+  return (await runtimeInternals(runtime).store.bars.all()).map(([series, res, t, o, h, l, c, v, tvl]) => ({ series, res, t, o, h, l, c, v, tvl }));
 }
 
 /** Reserves of every pool as stored. */
 export async function storedReserves(runtime: ServiceRuntime): Promise<{ id: number; base_reserve: number; quote_reserve: number }[]> {
-  return (await runtime.store.market.load()).pools.map((p) => ({ id: p.id, base_reserve: p.baseReserve, quote_reserve: p.quoteReserve }));
+  return (await runtimeInternals(runtime).store.market.load()).pools.map((p) => ({ id: p.id, base_reserve: p.baseReserve, quote_reserve: p.quoteReserve }));
 }
 
 /** Reserves of every pool as held in memory. */

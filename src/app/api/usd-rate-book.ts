@@ -5,7 +5,7 @@ import { bucketStart, RESOLUTION_SECONDS, type Resolution } from '@/shared/resol
 import { STABLECOINS } from '@/shared/stablecoins';
 import { provisionalSymbolInfo } from '@/app/lib/provisional-symbol';
 import { rateAt, type StablePoint } from '@/app/lib/usd';
-import type { LiveQuote, StablePool, UsdRateSource } from './ada-usd';
+import type { LiveQuote, StablePool, UsdRateSource } from './usd-rates';
 
 /** One resolution's series: each stablecoin pool's points, and the span they are complete over. */
 interface Book {

@@ -6,7 +6,7 @@
 
 import { redactText } from '../../shared/redact';
 import { clusterUrls } from '../config';
-import { openMarket, type MarketHandle } from '../runtime';
+import { openMarket, type MarketHandle } from '../open-market';
 import { shownDatabase } from '../store/open';
 
 /** Bad command-line usage: reported with the usage text and exit code 2. */

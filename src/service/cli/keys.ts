@@ -3,7 +3,7 @@ import { KeyStore, type StoredKey } from '../auth/keys';
 import { parsePlans } from '../auth/plans';
 import { openReaderStore, openStore } from '../store/open';
 import type { Store } from '../store/ports';
-import { requireStore } from '../runtime';
+import { requireStore } from '../open-market';
 import { runCli, storeLocation, UsageError } from './cli-support';
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openMarket } from '../../../src/service/runtime';
+import { openMarket } from '../../../src/service/open-market';
 import { lockDataDir } from '../../../src/service/store/lock';
 import { writeRegistryFixtures } from '../../support/registry-fixtures';
 

@@ -10,7 +10,7 @@ import { GroupStatsSource } from '../../market/group-stats';
 import { marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
 import { poolPrice, poolTvl, type Market } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
-import type { HealthReport } from '../app';
+import type { HealthReport } from '../health';
 import { echo, priceError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 
