@@ -114,6 +114,26 @@ describe('keys CLI', () => {
   });
 });
 
+describe('every store CLI', () => {
+  it.each([
+    ['keys', 'Usage:\n  npm run keys -- create'],
+    ['import-registry', 'Usage: npm run import:registry -- <dir>'],
+    ['import-trades', 'Usage: npm run import:trades -- <file.jsonl>'],
+    ['rebuild-bars', 'Usage: npm run rebuild-bars'],
+  ])('%s: prints its help with the exit codes on --help (exit 0), and refuses a bad option with them (exit 2)', async (name, usage) => {
+    const help = await cli(name, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout.startsWith(usage)).toBe(true);
+    expect(help.stdout).toContain('Exit codes:\n  0  done\n  1  failed');
+    const bad = await cli(name, ['--nope', '--data-dir', dataDir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: Unknown option '--nope'/);
+    expect(bad.stderr).toContain(usage);
+    expect(bad.stderr).toContain('Exit codes:');
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
 describe('import-registry CLI', () => {
   it('prints a summary with the skipped files and rejected logos', async () => {
     const registry = join(root, 'registry');
