@@ -8,7 +8,7 @@ import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, marketSourceResponse
 import { groupStatsQuerySchema } from '../shared/api/queries';
 import { GATEWAY_PREFIX, gatewayInfoSchema, type GatewayInfo } from '../shared/api/gateway';
 import { symbolInfoResponseSchema } from '../shared/api/symbol-info';
-import { isTokenUnit } from '../shared/ids';
+import { isTokenUnit } from '../shared/id-rules';
 import type { GatewayConfig } from './config';
 import { PacedUpstream } from './derive/paced-upstream';
 import { SpecDerivation } from './derive/spec-derivation';

@@ -7,7 +7,7 @@ import { historyResponseSchema } from '../../src/shared/api/history';
 import { tokenStatsSchema } from '../../src/shared/api/tokens';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { assetFingerprint } from '../../src/shared/fingerprint';
-import { splitTokenUnit } from '../../src/shared/ids';
+import { splitTokenUnit } from '../../src/shared/id-rules';
 import { ensureDefined } from '../support/ensure';
 import { aggregatesByActivity, forceTradesOn } from '../support/market';
 import { appTestBed, chartElement, chartReady, type FetchFault, type RenderedApp, urlParams } from './render-app';

@@ -4,7 +4,7 @@ import { priceErrorSchema } from '../../src/shared/api/errors';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { symbolInfoResponseSchema, symbolInfoRows, type SymbolInfoResponse } from '../../src/shared/api/symbol-info';
 import { ALL_GROUPS, DEX_GROUPS } from '../../src/shared/groups';
-import { isPoolId } from '../../src/shared/ids';
+import { isPoolId } from '../../src/shared/id-rules';
 import { parseSymbolName } from '../../src/shared/symbols';
 import { historyPath, symbolInfoPath } from '../support/builders';
 import { ensureDefined } from '../support/ensure';

@@ -32,7 +32,7 @@ export interface Selection {
 export type View = PageChart['view'];
 
 /** The page's first chart (group, symbol, resolution, view) is read as the server reads it: shared/first-chart.ts. */
-export { DEFAULT_RESOLUTION, normaliseResolution } from '@/shared/first-chart';
+export { normaliseResolution } from '@/shared/first-chart';
 
 /** The resolution buttons, finest first. */
 export const RESOLUTION_CHOICES: readonly { readonly value: ResolutionString; readonly label: string; readonly name: string }[] = [

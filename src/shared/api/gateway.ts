@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { dataSourceSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, type Liquidity, type TokenInfo, type TokenNames } from './extensions';
+import { dataSourceSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, type TokenInfo } from './extensions';
 import { tradeEventSchema } from './stream';
 
 /**
@@ -65,7 +65,6 @@ export const liveErrorSchema = z.strictObject({
 });
 export type LiveError = z.infer<typeof liveErrorSchema>;
 
-export const liveHeartbeatSchema = z.strictObject({ time: z.int() });
 
 /**
  * GET /gw/v1/liquidity?group=<group>: TVL of every symbol of a group, as the service's extension route
@@ -73,7 +72,6 @@ export const liveHeartbeatSchema = z.strictObject({ time: z.int() });
  * /tokens/current (docs/gateway.md): symbols missing from the arrays have no known TVL.
  */
 export const gatewayLiquiditySchema = liquiditySchema;
-export type GatewayLiquidity = Liquidity;
 
 /**
  * GET /gw/v1/token-info/<unit>: a token's registry metadata (name, ticker, decimals), from the
@@ -89,4 +87,3 @@ export type GatewayTokenInfo = TokenInfo;
  * registry names (docs/gateway.md).
  */
 export const gatewayTokenNamesSchema = tokenNamesSchema;
-export type GatewayTokenNames = TokenNames;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slotTime } from '../../../src/service/chain/block';
 import { tokenStatsSchema } from '../../../src/shared/api/tokens';
 import { symbolInfoResponseSchema } from '../../../src/shared/api/symbol-info';
-import { displayAssetName, splitTokenUnit } from '../../../src/shared/ids';
+import { displayAssetName, splitTokenUnit } from '../../../src/shared/id-rules';
 import { fallbackTicker } from '../../../src/service/importers/registry';
 import { importTrades } from '../../../src/service/importers/trades';
 import { writeFileSync } from 'node:fs';

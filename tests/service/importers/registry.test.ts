@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADA_UNIT } from '../../../src/shared/ids';
+import { ADA_UNIT } from '../../../src/shared/id-rules';
 import { parseServiceConfig } from '../../../src/service/config';
 import { importRegistry } from '../../../src/service/importers/registry';
 import { isPng } from '../../../src/service/logos/identicon';
