@@ -3,7 +3,8 @@ export { UdfDatafeed, type BarsRange, type TradesTarget, type UdfDatafeedOptions
 export type { EventSourceConstructor, EventSourceLike, LiveConnectionState, LiveConnectionStatus } from './live-connection';
 export type { BarListener, TradeListener } from './live-feed';
 export type { BarsAnswer } from './history-loader';
-export { GatewayClient, GatewayError, type FetchLike, type Outcome, type QueryValue } from './gateway-client';
+export { GatewayClient, GatewayError, type FetchLike, type Outcome } from './gateway-client';
+export type { QueryValue } from '../shared/api/gateway-urls';
 export type { SearchOptions, SearchRow, SymbolSearchIndex } from './symbol-search';
 export { TOKEN_NAMES_PATH, type TokenNameSource, type TokenNames } from './token-names';
 export { SUPPORTED_RESOLUTIONS, toLibraryResolution, toWireResolution } from './resolution-map';

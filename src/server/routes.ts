@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { compress } from 'hono/compress';
 import type { Gateway } from '../gateway/gateway';
-import { GATEWAY_PREFIX } from '../shared/api/gateway';
+import { GATEWAY_PREFIX } from '../shared/api/gateway-prefix';
 import type { ServiceRuntime } from '../service/service-runtime';
 
 /** Paths the page's fallback must never answer: the API's, the probes', the test controls' and the service's documents. */

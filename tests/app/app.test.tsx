@@ -6,7 +6,7 @@ import { gatewayInfoSchema } from '../../src/shared/api/gateway';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { tokenStatsSchema } from '../../src/shared/api/tokens';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
-import { assetFingerprint } from '../../src/shared/fingerprint';
+import { assetFingerprint } from '../../src/datafeed/fingerprint';
 import { splitTokenUnit } from '../../src/shared/id-rules';
 import { ensureDefined } from '../support/ensure';
 import { aggregatesByActivity, forceTradesOn } from '../support/market';

@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import { GatewayError, type GatewayClient, type ResolutionString, type UdfDatafeed } from '@/datafeed';
 import { tokenStatsSchema, type TokenStats } from '@/shared/api/tokens';
-import { STABLECOINS, type Stablecoin } from '@/shared/stablecoins';
+import { STABLECOINS, type Stablecoin } from '@/app/lib/stablecoins';
 import type { LiveQuote, UsdRateSource } from './usd-rates';
 
 /** A stablecoin present on the market, with its statistics (its Aggregate against ADA). */

@@ -1,5 +1,5 @@
 import type { ResolutionString } from '@/datafeed';
-import type { Stablecoin } from '@/shared/stablecoins';
+import type { Stablecoin } from '@/app/lib/stablecoins';
 
 /** The app's ADA/USD rates as their readers see them (usd-rate-book.ts is their one implementation, loaded on demand by ada-usd.ts). */
 

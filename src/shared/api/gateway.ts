@@ -6,7 +6,6 @@ import { tradeEventSchema } from './stream';
  * The same-origin gateway's contract with the browser (our own API, not the spec's): REST under
  * `/gw/v1/<path>` mirrors `/api/v1/<path>`; `/gw/v1/live` is SSE; `/gw/v1/info` describes the source.
  */
-export { GATEWAY_PREFIX } from './gateway-prefix';
 
 export const gatewayInfoSchema = z.strictObject({
   /** Where the data come from. */

@@ -1,6 +1,6 @@
 import type { LogicalRange } from 'lightweight-charts';
 import type { Bar, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
-import { resolutionSeconds } from '@/shared/first-chart';
+import { resolutionSeconds } from '@/app/lib/first-chart';
 import { FIRST_CANDLES_MARK } from '@/app/lib/first-candles';
 import type { IndicatorSpec } from '@/app/lib/indicators';
 import { PALETTES } from '@/app/lib/palette';
