@@ -8,7 +8,7 @@ import { build as viteBuild } from 'vite';
 import { compression } from 'vite-plugin-compression2';
 import { CROSSHAIR_MARK } from '../src/app/features/chart/lib/marks';
 import { FIRST_CANDLES_MARK } from '../src/app/lib/first-candles';
-import { PAGE_BARS } from '../src/shared/first-chart';
+import { PAGE_BARS } from '../src/app/lib/first-chart';
 import { freePort } from '../tests/support/free-port';
 import { drawingAdds } from './app-drawings';
 import { CHART_POINTER, indicatorAdds, JS_TARGET_KB, jsLoadedByChartPage, navigate, OVERVIEW_PAGE, overviewRowsRow, overviewSort, tapeUnderLoad, type Navigation } from './app-pages';

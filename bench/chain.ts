@@ -6,7 +6,7 @@ import { ChainIngest, JOURNAL_BLOCKS } from '../src/service/chain/chain-ingest';
 import { poolOutputs } from '../src/service/chain/dexes';
 import { BATCH_MAX_BLOCKS, BATCH_MAX_MS } from '../src/service/chain/follower';
 import { fromOgmiosBlock, parseFrame } from '../src/service/chain/ogmios-block';
-import { openMarket } from '../src/service/runtime';
+import { openMarket } from '../src/service/open-market';
 import { hasPrise, realOgmiosBlocks, wireJson, type OgmiosWireBlock } from '../tests/support/prise';
 import { nextSyntheticBlock, syntheticPools, type ChainCursor, type SyntheticPool } from '../tests/support/synthetic-chain';
 import { median, round, type BenchRow } from './measure';

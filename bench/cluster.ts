@@ -3,10 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseServiceConfig } from '../src/service/config';
-import { createServiceRuntime, type ServiceRuntime } from '../src/service/runtime';
+import { createServiceRuntime } from '../src/service/runtime';
+import type { ServiceRuntime } from '../src/service/service-runtime';
 import { startPostgres, startRedis } from '../tests/support/engines';
 import { freePort } from '../tests/support/free-port';
 import { median, percentile, type BenchRow } from './measure';
+import { runtimeInternals } from '../src/service/runtime-internals';
 
 /**
  * The cluster suite (docs/scaling.md): /history's store read on PostgreSQL against SQLite for the same
@@ -48,12 +50,12 @@ async function node(args: readonly string[], env: Record<string, string>): Promi
 
 /** Store read of the busiest Aggregate's 1min bars over the whole backfill, median of 30. */
 async function historyRead(runtime: ServiceRuntime): Promise<number> {
-  const [busiest] = await runtime.store.trades.busiestAggregates(1);
+  const [busiest] = await runtimeInternals(runtime).store.trades.busiestAggregates(1);
   const series = busiest?.series ?? 0;
   const times: number[] = [];
   for (let i = 0; i < 33; i++) {
     const started = performance.now();
-    await runtime.store.bars.range(series, '1min', 0, 2 ** 31);
+    await runtimeInternals(runtime).store.bars.range(series, '1min', 0, 2 ** 31);
     if (i >= 3) times.push(performance.now() - started);
   }
   return median(times);
@@ -64,7 +66,7 @@ async function historyRead(runtime: ServiceRuntime): Promise<number> {
  * each answer's body (identity, asked again once timed) by pool ID, to check both stores give the same.
  */
 async function historyCold(runtime: ServiceRuntime, nowSeconds: number): Promise<{ ms: number; bodies: Map<string, string> }> {
-  const busiest = await runtime.store.trades.busiestAggregates(20);
+  const busiest = await runtimeInternals(runtime).store.trades.busiestAggregates(20);
   const times: number[] = [];
   const bodies = new Map<string, string>();
   for (const { series } of busiest) {

@@ -6,7 +6,7 @@ import { DEFAULT_GATEWAY_CONFIG } from '../src/gateway/config';
 import { createGateway, type Gateway } from '../src/gateway/gateway';
 import { embeddedUpstream, remoteUpstream } from '../src/gateway/upstream';
 import { NODE_SERVER_OPTIONS } from '../src/node/response-sink';
-import type { ServiceRuntime } from '../src/service/runtime';
+import type { ServiceRuntime } from '../src/service/service-runtime';
 import { median, round, type BenchRow } from './measure';
 
 const SUITE = 'service';

@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parseServiceConfig } from '../src/service/config';
-import { createServiceRuntime, type ServiceRuntime, type StartupProgress } from '../src/service/runtime';
+import { createServiceRuntime } from '../src/service/runtime';
+import type { ServiceRuntime, StartupProgress } from '../src/service/service-runtime';
 import { DATABASE_FILE } from '../src/service/store/database';
 import { historyResponseSchema } from '../src/shared/api/history';
 import { gatewayHistoryRows } from './gateway-history';
 import { median, round, timeRuns, type BenchRow } from './measure';
+import { runtimeInternals } from '../src/service/runtime-internals';
 
 const SUITE = 'service';
 
@@ -46,7 +48,7 @@ export async function serviceBench(options: { pools?: number; days?: number; log
   rows.push({ suite: SUITE, name: 'backfill throughput', value: Math.round(runtime.startupTrades / seconds), unit: 'trades/s', note: `${runtime.startupTrades} trades` });
 
   // The busiest Aggregate pool: the one with most trades.
-  const [busiest] = await runtime.store.trades.busiestAggregates(1);
+  const [busiest] = await runtimeInternals(runtime).store.trades.busiestAggregates(1);
   const aggregate = busiest ? runtime.market.poolsById.get(busiest.series) : undefined;
   if (!aggregate || !busiest) throw new Error('no trades');
   const now = Math.floor(Date.now() / 1000);

@@ -13,12 +13,13 @@ import { serve } from '@hono/node-server';
 import { DEFAULT_GATEWAY_CONFIG } from '../src/gateway/config';
 import { createPlatform, type Platform } from '../src/server/platform';
 import { parseServiceConfig } from '../src/service/config';
-import type { ServiceRuntime } from '../src/service/runtime';
+import type { ServiceRuntime } from '../src/service/service-runtime';
 import { NODE_SERVER_OPTIONS } from '../src/node/response-sink';
 import { round, type BenchRow } from './measure';
 import { FloorServer } from './stream-floor';
 import { analyse, sortedPercentile, stampCommits, type Analysis, type Commit } from './stream-measure';
 import { ClientProcess, sharedNow, type ClientSpec, type StreamMode } from './stream-protocol';
+import { runtimeInternals } from '../src/service/runtime-internals';
 
 const SUITE = 'stream';
 
@@ -106,7 +107,7 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     floor = floorServer;
     const floorPort = await floorServer.listen();
 
-    const busy = (await runtime.store.trades.busiestAggregates(BUSY_POOLS)).map((r) => runtime.market.poolsById.get(r.series)?.poolId).filter((id): id is string => id !== undefined);
+    const busy = (await runtimeInternals(runtime).store.trades.busiestAggregates(BUSY_POOLS)).map((r) => runtime.market.poolsById.get(r.series)?.poolId).filter((id): id is string => id !== undefined);
     if (busy.length < POOLS_PER_CLIENT) throw new Error(`only ${busy.length} Aggregate pools traded`);
     const specs = (keys: readonly string[] | undefined, count: number): ClientSpec[] =>
       Array.from({ length: count }, (_, i) => ({
@@ -115,7 +116,7 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
       }));
 
     let commits: Commit[] | undefined;
-    cleanups.push(stampCommits(runtime.ingestor, (commit) => commits?.push(commit)));
+    cleanups.push(stampCommits(runtimeInternals(runtime).ingestor, (commit) => commits?.push(commit)));
 
     child = fork(fileURLToPath(new URL('./stream-clients.ts', import.meta.url)), [], {
       cwd: dirname(dirname(fileURLToPath(import.meta.url))),
@@ -137,7 +138,7 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     const offset = await clockOffset(clients);
 
     const held: Record<StreamMode, () => number> = {
-      direct: () => runtime.hub.connectionCount,
+      direct: () => runtimeInternals(runtime).hub.connectionCount,
       gateway: () => gateway.hub.size,
       floor: () => floorServer.size,
     };
@@ -152,7 +153,7 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     const rows: BenchRow[] = [];
     for (const mode of options.modes ?? STREAM_MODES) {
       const target = { mode, port: mode === 'floor' ? floorPort : port, concurrency: OPEN_CONCURRENCY };
-      if (mode === 'floor') cleanups.push(runtime.ingestor.onCommit((records) => floorServer.publish(records)));
+      if (mode === 'floor') cleanups.push(runtimeInternals(runtime).ingestor.onCommit((records) => floorServer.publish(records)));
 
       // The first connections pay for code compiled once: keep that out of the per-connection memory.
       log(`stream ${mode}: warm-up with ${WARMUP_CLIENTS} connections...`);

@@ -1,4 +1,4 @@
-import { openMarket } from '../../src/service/runtime';
+import { openMarket } from '../../src/service/open-market';
 import type { TradeRecord } from '../../src/service/store/ports';
 import { keepTrading, openRawStream } from './load';
 import { SOAK_KEY, type SoakServer } from './server';

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openMarket } from '../../src/service/runtime';
+import { openMarket } from '../../src/service/open-market';
 import type { TradeRecord } from '../../src/service/store/ports';
 import { keepTrading, openRawStream } from './load';
 import { SOAK_KEY, SoakServer } from './server';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { csvField, seriesToCsv } from '../../src/app/features/export/lib/csv';
 import { importTrades } from '../../src/service/importers/trades';
-import { openMarket } from '../../src/service/runtime';
+import { openMarket } from '../../src/service/open-market';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { symbolInfoResponseSchema, symbolInfoRows } from '../../src/shared/api/symbol-info';
 import { hasInvisible, lookAlikeKey } from '../../src/shared/visible-text';

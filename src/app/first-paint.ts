@@ -2,8 +2,8 @@ import type { FetchLike } from '@/datafeed';
 import { barsOfHistory } from '@/datafeed/history-bars';
 import { GATEWAY_PREFIX } from '@/shared/api/gateway-prefix';
 import { gatewayUrl } from '@/shared/api/gateway-urls';
-import { historyAnswerOf } from '@/shared/api/history-check';
-import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, type InlinedFirstBars } from '@/shared/first-chart';
+import { historyAnswerOf } from '@/app/lib/history-check';
+import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, type InlinedFirstBars } from '@/app/lib/first-chart';
 // The chart's own modules, not the feature's index (its React component would come into this script).
 import { Chart } from '@/app/features/chart/lib/chart';
 import { CHART_PLACE_SELECTOR, PrerenderedChart } from '@/app/features/chart/lib/prerendered-chart';

@@ -10,7 +10,6 @@ export type Outcome<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly error: string; readonly status?: number };
 
-export type { QueryValue } from '../shared/api/gateway-urls';
 import { gatewayUrl, type QueryValue } from '../shared/api/gateway-urls';
 
 /** A failed gateway request (what `GatewayClient.getOrThrow` rejects with): the message, and the HTTP status when there was an answer. */

@@ -1,9 +1,24 @@
-import { LIBRARY_WIRE_RESOLUTIONS as WIRE_OF } from '../shared/first-chart';
 import type { Resolution } from '../shared/resolutions';
 import type { ResolutionString } from './tradingview-types';
 
-/** The wire resolution (/history's `resolution`) of a library resolution (shared with the page's boot and the server). */
-export { toWireResolution } from '../shared/first-chart';
+/** The chart library's resolutions we serve, with the wire's name of each (/history's `resolution`), finest first. */
+const WIRE_OF: ReadonlyMap<string, Resolution> = new Map<string, Resolution>([
+  ['1', '1min'],
+  ['5', '5min'],
+  ['15', '15min'],
+  ['60', '60min'],
+  ['1D', '1d'],
+]);
+
+/** Spellings the library also uses for a day. */
+const DAY_ALIASES = new Set(['D', '1d', 'd', '1440']);
+
+/** The wire resolution (/history's `resolution`) of a library resolution; undefined when unsupported (the page's first chart, app/lib/first-chart.ts, asks the same). */
+export function toWireResolution(resolution: string): Resolution | undefined {
+  const trimmed = resolution.trim();
+  return WIRE_OF.get(trimmed) ?? (DAY_ALIASES.has(trimmed) ? '1d' : undefined);
+}
+
 
 /** The resolutions announced by `onReady` and every resolved symbol. */
 export const SUPPORTED_RESOLUTIONS: readonly ResolutionString[] = [...WIRE_OF.keys()];

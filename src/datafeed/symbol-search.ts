@@ -1,4 +1,4 @@
-import { assetFingerprint } from '../shared/fingerprint';
+import { assetFingerprint } from './fingerprint';
 import { isTokenUnit, splitTokenUnit } from '../shared/id-rules';
 
 /** One symbol as search returns it (our UI's list shows these; `searchSymbols` maps them for the library). */

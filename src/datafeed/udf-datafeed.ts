@@ -1,4 +1,5 @@
-import { GATEWAY_PREFIX, gatewayInfoSchema } from '../shared/api/gateway';
+import { gatewayInfoSchema } from '../shared/api/gateway';
+import { GATEWAY_PREFIX } from '../shared/api/gateway-prefix';
 import type { TradeEvent } from '../shared/api/stream';
 import type { Bar } from '../shared/bars';
 import { AGGREGATE_GROUP, ALL_GROUPS } from '../shared/groups';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { TOKEN_ERROR_TYPES } from '../shared/api/errors';
-import { GATEWAY_PREFIX } from '../shared/api/gateway';
+import { GATEWAY_PREFIX } from '../shared/api/gateway-prefix';
 import { nameRoute } from '../node/request-observer';
 import { gatewayError, type CacheRule, type Family, type Forwarder } from './forward';
 import { forwardLogo } from './logo';

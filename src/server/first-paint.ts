@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import { accepts } from 'hono/accepts';
 import { LRUCache } from 'lru-cache';
 import { renderSkeleton } from '../app/skeleton';
-import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, type InlinedFirstBars } from '../shared/first-chart';
+import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, type InlinedFirstBars } from '../app/lib/first-chart';
 import type { Gateway } from '../gateway/gateway';
 import { pagePolicy } from '../node/security-headers';
 

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { Gauge, type Registry } from 'prom-client';
 import { METRIC_PREFIX, metricsResponse } from '../node/metrics';
 import { familyError, familyOf } from '../service/http/errors';
-import type { ReadinessChecks, StartupProgress } from '../service/runtime';
+import type { ReadinessChecks, StartupProgress } from '../service/service-runtime';
 
 /**
  * What an orchestrator and a load balancer ask of a server (docs/operations.md): `/livez` (the process

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { LogHook } from '../node/log';
-import type { RuntimeHooks } from '../service/runtime';
+import type { RuntimeHooks } from '../service/service-runtime';
 
 type Progress = Parameters<NonNullable<RuntimeHooks['onProgress']>>[0];
 

@@ -2,13 +2,13 @@ import { KeyRing, KeyStore } from './auth/keys';
 import { CommitSubscriber, parsePosition, type CommitMessage } from './cluster/bus';
 import { SharedLimits } from './cluster/shared-limits';
 import type { ServiceConfig } from './config';
-import type { HealthReport } from './http/app';
+import type { HealthReport } from './http/health';
 import { HistoryCache } from './http/history-cache';
 import { Ingestor } from './market/ingest';
 import { buildMarket } from './market/load';
 import { sumAggregate } from './market/model';
-import type { RuntimeHooks, ServiceRuntime } from './runtime';
-import { serveMarket, storeCheck } from './serving';
+import { storeCheck, type ServiceNode } from './serving';
+import type { RuntimeHooks } from './service-runtime';
 import { openReaderStore } from './store/open';
 import { StreamHub } from './stream/hub';
 import { Refusals } from './auth/rate-limit';
@@ -20,9 +20,8 @@ import { ServiceMetrics } from './metrics';
  * a cache kept current by the writer's commit messages on Redis (a gap: reloaded from the store). No
  * source, no writes but API keys; rate limits and stream connection leases are shared through Redis.
  */
-export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks): Promise<ServiceRuntime> {
+export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks): Promise<ServiceNode> {
   const log = hooks.log;
-  const nowMs = hooks.nowMs ?? Date.now;
   if (!config.databaseUrl || !config.redisUrl) throw new Error('--role api needs DATABASE_URL and REDIS_URL');
   const store = await openReaderStore(config.databaseUrl);
   try {
@@ -123,21 +122,20 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       role: 'api',
       cluster: { redis: subscriber.connected, gaps: subscriber.gaps, resyncs },
     });
-    const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs }, { store, market, keys, hub, history, limiter: shared, leases: shared, refusals, health });
     let closed = false;
     return {
-      app,
-      config,
       store,
       market,
-      get simulator(): never {
-        throw new Error('an API node has no simulator: the ingest node trades');
-      },
-      ingestor,
+      keys,
       hub,
+      history,
+      limiter: shared,
+      leases: shared,
+      refusals,
+      health,
+      simulator: undefined,
+      ingestor,
       keyStore,
-      logos,
-      internalKey,
       devKey: undefined,
       startupTrades: 0,
       startLive: () => undefined,

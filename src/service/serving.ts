@@ -1,21 +1,22 @@
 import type { Hono } from 'hono';
 import type { LogHook } from '../node/log';
 import type { Refusals } from './auth/rate-limit';
-import { generateKey, type KeyRing } from './auth/keys';
+import { generateKey, type KeyRing, type KeyStore } from './auth/keys';
 import type { ServiceConfig } from './config';
-import { createServiceApp, type HealthReport } from './http/app';
+import { createServiceApp } from './http/app';
+import type { HealthReport } from './http/health';
 import type { RequestLimiter, ServiceEnv } from './http/guard';
 import type { HistoryCache } from './http/history-cache';
 import type { StreamLeases } from './http/routes/stream';
 import { SymbolInfoCache } from './http/symbol-info-cache';
 import { LogoService } from './logos/logo-service';
+import type { Ingestor } from './market/ingest';
 import type { Market } from './market/model';
+import type { Simulator } from './market/simulator';
+import type { ReadinessChecks } from './service-runtime';
 import { SymbolNames } from './market/symbols';
 import type { Store } from './store/ports';
 import type { StreamHub } from './stream/hub';
-
-/** Each readiness check's answer: `ok`, or why the node is not ready. */
-export type ReadinessChecks = Readonly<Record<string, string>>;
 
 /** How a store answers a readiness check (bounded by the store's own connection and query timeouts). */
 export function storeCheck(store: Store): Promise<string> {
@@ -43,6 +44,24 @@ export interface ServingParts {
   /** Counts requests refused by a plan's budget (metrics). */
   readonly refusals?: Refusals;
   readonly health: () => HealthReport;
+}
+
+/**
+ * What a node hands runtime.ts, which serves it (`serveMarket`) and builds the one `ServiceRuntime`
+ * from it: the market's writer (writer-node.ts) or an API node of a cluster (api-node.ts).
+ */
+export interface ServiceNode extends ServingParts {
+  readonly ingestor: Ingestor;
+  readonly keyStore: KeyStore;
+  /** The simulator of a simulated market (none on another source or an API node). */
+  readonly simulator: Simulator | undefined;
+  readonly devKey: string | undefined;
+  readonly startupTrades: number;
+  readonly sharedLimiter: RequestLimiter | undefined;
+  startLive(): void;
+  onStreamGap(listener: () => void): () => void;
+  readiness(): Promise<ReadinessChecks>;
+  close(): Promise<void>;
 }
 
 /**

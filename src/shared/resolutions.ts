@@ -14,10 +14,6 @@ export type Resolution = keyof typeof RESOLUTION_SECONDS;
 /** Finest first. */
 export const RESOLUTIONS = Object.keys(RESOLUTION_SECONDS) as Resolution[];
 
-export function isResolution(value: string): value is Resolution {
-  return Object.hasOwn(RESOLUTION_SECONDS, value);
-}
-
 /** Start of the UTC-aligned bucket that contains `time` (decisions "Bars"). */
 export function bucketStart(time: number, resolution: Resolution): UnixSeconds {
   const size = RESOLUTION_SECONDS[resolution];

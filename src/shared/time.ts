@@ -22,7 +22,3 @@ export function secondsToMillis(value: UnixSeconds): UnixMillis {
   return (value * 1000) as UnixMillis;
 }
 
-/** Milliseconds to the whole second that contains them. */
-export function millisToSeconds(value: UnixMillis): UnixSeconds {
-  return Math.floor(value / 1000) as UnixSeconds;
-}

@@ -6,7 +6,7 @@ import { parseSelection } from '../../src/app/lib/selection';
 import { DEFAULT_PREFERENCES, PREFERENCES_KEY, preferencesCookie, preferencesFromCookie, storedPreferences } from '../../src/app/stores/preferences';
 import { createPreferencesStore } from '../../src/app/stores/preferences-store';
 import type { FetchLike } from '../../src/datafeed';
-import { firstChartOf, firstPage, PAGE_BARS } from '../../src/shared/first-chart';
+import { firstChartOf, firstPage, PAGE_BARS } from '../../src/app/lib/first-chart';
 import { inlinedBarsElement, inlinedInfoElement } from '../../src/server/first-paint';
 import { appTestBed, chartReady } from './render-app';
 

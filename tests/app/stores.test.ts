@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createPreferencesStore, DEFAULT_PREFERENCES, MAX_RECENT, PREFERENCES_KEY } from '../../src/app/stores/preferences-store';
 import { SINGLE_LAYOUT } from '../../src/app/lib/layout';
-import { createSelectionStore, formatSelection, normaliseResolution, parseSelection, type UrlHost } from '../../src/app/stores/selection-store';
+import { normaliseResolution } from '../../src/app/lib/first-chart';
+import { createSelectionStore, formatSelection, parseSelection, type UrlHost } from '../../src/app/stores/selection-store';
 import { memoryStorage } from './render-app';
 
 /** A URL host with a history of its own (back/forward by hand). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UsdRateBook } from '../../src/app/api/usd-rate-book';
 import type { ResolutionString } from '../../src/datafeed';
-import { STABLECOINS } from '../../src/shared/stablecoins';
+import { STABLECOINS } from '../../src/app/lib/stablecoins';
 import { attachDatafeed } from '../datafeed/harness';
 import { expectClose } from '../support/expect-close';
 import { forceTradesOn } from '../support/market';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { adaUsdOfStats, barInUsd, rateAt, statsInUsd, usdPairLabel, usdPerAda } from '../../src/app/lib/usd';
 import type { TokenStats } from '../../src/shared/api/tokens';
-import { isStablecoin, STABLECOINS } from '../../src/shared/stablecoins';
+import { isStablecoin, STABLECOINS } from '../../src/app/lib/stablecoins';
 import { asSeconds } from '../../src/shared/time';
 
 /** Statistics with only what a case sets (the rest 0). */

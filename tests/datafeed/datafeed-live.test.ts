@@ -8,6 +8,7 @@ import { TestEventSource } from '../support/event-source';
 import { ensureDefined } from '../support/ensure';
 import { aggregatesByActivity, busiestPools, forceTradesOn } from '../support/market';
 import { attachDatafeed, createHarness, getBars, historyBars, resolveSymbol, subscribe, type Harness } from './harness';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let h: Harness;
 let pools: Pool[];
@@ -256,7 +257,7 @@ describe('onLiveStatus', () => {
     const resyncs: boolean[] = [];
     const stop = datafeed.onTrades(info(0), { onTrade: () => {}, onLive: ({ resync }) => resyncs.push(resync) });
     await vi.waitFor(() => expect(datafeed.liveStatus.state).toBe('live'));
-    h.tp.runtime.hub.closeAll();
+    runtimeInternals(h.tp.runtime).hub.closeAll();
     // The gateway reconnects upstream after its retry delay; on a loaded CI machine that can pass a second.
     await vi.waitFor(() => expect(seen.map((s) => s.state)).toEqual(['connecting', 'live', 'reconnecting', 'live']), { timeout: 10_000 });
     const pools = [pool(0).poolId];

@@ -4,6 +4,7 @@ import type { Pool } from '../../src/service/market/model';
 import { ensureDefined } from '../support/ensure';
 import { aggregatesByActivity, forceTradesOn } from '../support/market';
 import { attachDatafeed, createHarness, historyBars, resolveSymbol, subscribe, type Harness } from './harness';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let h: Harness;
 let pool: Pool;
@@ -55,7 +56,7 @@ describe('resync after the upstream stream drops', () => {
   it('refetches recent history and does not reset the chart when nothing changed', async () => {
     const f = await liveFeed();
     const fetches = f.fetched.length;
-    runtime().hub.closeAll();
+    runtimeInternals(runtime()).hub.closeAll();
     await vi.waitFor(() => expect(f.statuses).toContain('{"state":"connected","resync":true}'));
     expect(f.statuses[0]).toBe('{"state":"reconnecting","resync":false}');
     await vi.waitFor(() => expect(f.fetched.slice(fetches).filter((u) => u.includes('/history?'))).toHaveLength(2));
@@ -71,7 +72,7 @@ describe('resync after the upstream stream drops', () => {
   it('resets the chart when trades were lost while the upstream was down, and keeps emitting correct bars', async () => {
     const f = await liveFeed();
     const before = ensureDefined(f.m1.last());
-    runtime().hub.closeAll();
+    runtimeInternals(runtime()).hub.closeAll();
     // The service has no stream client now: these trades reach nobody.
     await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     await vi.waitFor(() => expect(f.m1.resets).toBe(1));

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchRow } from '../../src/datafeed/symbol-search';
 import { UdfDatafeed } from '../../src/datafeed/udf-datafeed';
 import { gatewayLiquiditySchema } from '../../src/shared/api/gateway';
-import { assetFingerprint } from '../../src/shared/fingerprint';
-import { splitTokenUnit } from '../../src/shared/ids';
+import { assetFingerprint } from '../../src/datafeed/fingerprint';
+import { splitTokenUnit } from '../../src/shared/id-rules';
 import { ensureDefined } from '../support/ensure';
 import { attachDatafeed, createHarness, search, searchSymbols, type Harness } from './harness';
 

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UdfDatafeed } from '../../src/datafeed';
 import { normalizeQuery, type SearchRow, type SymbolSearchIndex } from '../../src/datafeed/symbol-search';
-import { assetFingerprint } from '../../src/shared/fingerprint';
-import { splitTokenUnit } from '../../src/shared/ids';
+import { assetFingerprint } from '../../src/datafeed/fingerprint';
+import { splitTokenUnit } from '../../src/shared/id-rules';
 import { ensureDefined } from '../support/ensure';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SymbolSearchIndex, normalizeQuery, type SearchRow } from '../../src/datafeed/symbol-search';
-import { assetFingerprint } from '../../src/shared/fingerprint';
+import { assetFingerprint } from '../../src/datafeed/fingerprint';
 import { ensureDefined } from '../support/ensure';
 
 const GROUPS = ['Minswap', 'MinswapV2', 'SundaeSwap', 'WingRiders', 'Spectrum', 'Splash', 'MuesliSwap', 'VyFi', 'Aggregate'];

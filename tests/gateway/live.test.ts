@@ -3,6 +3,7 @@ import { liveErrorSchema } from '../../src/shared/api/gateway';
 import { aggregatesByActivity, forceTradesOn, lastSeq, storedTrades } from '../support/market';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
 import { liveStatuses, liveTrades, SseReader, tradeUntilSeen } from '../support/sse';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let t: TestPlatform;
 /** Aggregate pool IDs, busiest first. */
@@ -15,7 +16,7 @@ const statuses = liveStatuses;
 const trades = liveTrades;
 const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, t.runtime, t.nowSeconds(), pools, count);
 
-const serviceStreams = () => t.platform.runtime?.hub.connectionCount ?? -1;
+const serviceStreams = () => (t.platform.runtime ? runtimeInternals(t.platform.runtime).hub.connectionCount : -1);
 
 beforeAll(async () => {
   t = await createTestPlatform({ pools: 120, days: 1, gateway: { heartbeatSeconds: 0.2, maxConnectionsPerAddress: 6, maxPoolsPerConnection: 5, maxBufferedBytes: 8 * 1024, handoverMs: 50 } });

@@ -8,11 +8,13 @@ import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { remoteUpstream } from '../../src/gateway/upstream';
 import { parseServiceConfig } from '../../src/service/config';
-import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
+import { createServiceRuntime } from '../../src/service/runtime';
+import type { ServiceRuntime } from '../../src/service/service-runtime';
 import { NODE_SERVER_OPTIONS } from '../../src/node/response-sink';
 import { gatewayInfoSchema } from '../../src/shared/api/gateway';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { liveStatuses, liveTrades, SseReader, tradeUntilSeen } from '../support/sse';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /** A second service instance over real HTTP on loopback, which the test can stop and restart. */
 class LoopbackService {
@@ -103,7 +105,7 @@ describe('gateway in front of a remote service over HTTP', () => {
     await Promise.all(browsers.map((b) => b.until(() => statuses(b).some((s) => s.state === 'connected'))));
     // A key of the hosted kind allows one stream: the second browser's pools were added by breaking
     // before making, so the first browser was told to resync.
-    expect(upstream.runtime?.hub.connectionCount).toBe(1);
+    expect(runtimeInternals(upstream.runtime as ServiceRuntime).hub.connectionCount).toBe(1);
     const [first, second] = browsers as [SseReader, SseReader];
     const firstPools = [pools[0] ?? ''];
     const secondPools = [pools[1] ?? '', pools[2] ?? ''];
@@ -115,7 +117,7 @@ describe('gateway in front of a remote service over HTTP', () => {
     await upstream.start();
     await Promise.all(browsers.map((b) => b.until(() => statuses(b).filter((s) => s.state === 'connected').length >= 2, 10_000)));
     for (const b of browsers) expect(statuses(b).at(-1)).toEqual({ state: 'connected', resync: true });
-    expect(upstream.runtime?.hub.connectionCount).toBe(1);
+    expect(runtimeInternals(upstream.runtime as ServiceRuntime).hub.connectionCount).toBe(1);
 
     // Nothing was lost: both browsers' pools still stream.
     await tradeUntil(first, firstPools, 1);
@@ -159,7 +161,7 @@ describe('a key that allows one stream (like the hosted API)', () => {
     const second = new SseReader(await gateway.app.request(`/gw/v1/live?pools=${pools[1]}`));
     await second.until(() => statuses(second).some((s) => s.state === 'connected'));
     await first.until(() => statuses(first).some((s) => s.state === 'connected' && s.resync));
-    expect(upstream.runtime?.hub.connectionCount).toBe(1);
+    expect(runtimeInternals(upstream.runtime as ServiceRuntime).hub.connectionCount).toBe(1);
     await tradeUntil(second, [pools[1] ?? ''], 1);
     first.cancel();
     second.cancel();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tradesResponseSchema } from '../../src/shared/api/extensions';
 import { busiestPools, forceTradesOn } from '../support/market';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /** /gw/v1/trades forwards our /api/x/trades live (never cached: a new trade shows at once). */
 let tp: TestPlatform;
@@ -16,7 +17,7 @@ describe('GET /gw/v1/trades', () => {
     const first = tradesResponseSchema.parse(await (await tp.fetch(`/gw/v1/trades?pool=${aggregate.poolId}&limit=3`)).json());
     expect(first.trades).toHaveLength(3);
     await forceTradesOn(tp.runtime, [aggregate], tp.nowSeconds() + 1);
-    const newest = (await tp.runtime.store.trades.recent(aggregate.id, true, 1))[0];
+    const newest = (await runtimeInternals(tp.runtime).store.trades.recent(aggregate.id, true, 1))[0];
     expect(newest?.eventId).not.toBe(first.trades[0]?.id);
     const again = tradesResponseSchema.parse(await (await tp.fetch(`/gw/v1/trades?pool=${aggregate.poolId}&limit=3`)).json());
     expect(again.trades[0]?.id).toBe(newest?.eventId);

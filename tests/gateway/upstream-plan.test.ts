@@ -7,6 +7,7 @@ import { aggregatesByActivity } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 import { liveStatuses, SseReader, tradeUntilSeen } from '../support/sse';
 import { serveLoopback, type Loopback } from './support/loopback';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /**
  * The gateway in front of a real service over loopback HTTP, with keys of the hosted kind: one stream
@@ -90,7 +91,7 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
       const subset = await open(gateway, aggregates.slice(10, 20));
       readers.push(subset);
       await connected(subset);
-      expect(service.runtime.hub.connectionCount).toBe(1);
+      expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(1);
     } finally {
       readers.forEach((r) => r.cancel());
       gateway.close();
@@ -157,7 +158,7 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
 
 describe('a re-subscription the upstream refuses for another reason', () => {
   it('tells the browsers it would cover that they are not live yet, and connects them once it succeeds', async () => {
-    const key = (await service.runtime.keyStore.create('tiny', 'test')).key;
+    const key = (await runtimeInternals(service.runtime).keyStore.create('tiny', 'test')).key;
     const gateway = gatewayFor(key);
     const readers: SseReader[] = [];
     try {

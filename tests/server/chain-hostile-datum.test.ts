@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { openMarket } from '../../src/service/runtime';
+import { openMarket } from '../../src/service/open-market';
 import { FakeOgmios } from '../support/fake-ogmios';
 import { BREAK, deepNesting, sharedReferenceBomb, toHex } from '../support/plutus-cbor';
 import type { OgmiosWireBlock } from '../support/prise';

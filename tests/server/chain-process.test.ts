@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ChainIngest } from '../../src/service/chain/chain-ingest';
 import { fromOgmiosBlock } from '../../src/service/chain/ogmios-block';
-import { openMarket } from '../../src/service/runtime';
+import { openMarket } from '../../src/service/open-market';
 import { FakeOgmios } from '../support/fake-ogmios';
 import { hasPrise, realOgmiosBlocks, type OgmiosWireBlock } from '../support/prise';
 import { startServerProcess } from '../support/server-process';

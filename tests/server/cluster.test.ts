@@ -17,6 +17,7 @@ import { liveStatuses, SseReader } from '../support/sse';
 import { startPostgres, startRedis, type TestPostgres, type TestRedis } from '../support/engines';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { readStream, type StreamReader } from '../support/stream';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /**
  * A cluster of real processes on a real PostgreSQL 15 and Redis 7: one ingest node (the simulator, the
@@ -158,7 +159,7 @@ async function unannouncedBlocks(count: number): Promise<{ from: number; to: num
   const runtime = await createServiceRuntime(config);
   try {
     for (let i = 0; i < count; i++) await runtime.simulator.forceBlock(Date.now() / 1000);
-    const to = (await runtime.store.trades.list()).at(-1)?.seq ?? 0;
+    const to = (await runtimeInternals(runtime).store.trades.list()).at(-1)?.seq ?? 0;
     expect(to).toBeGreaterThan(from);
     return { from, to };
   } finally {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/server/platform';
 import { inlinedBarsElement, inlinedInfoElement, splitPage } from '../../src/server/first-paint';
-import { firstChartOf } from '../../src/shared/first-chart';
+import { firstChartOf } from '../../src/app/lib/first-chart';
 import { NODE_SERVER_OPTIONS } from '../../src/node/response-sink';
 import { parseServiceConfig } from '../../src/service/config';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';

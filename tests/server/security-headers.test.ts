@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INLINED_INFO_ELEMENT_ID } from '../../src/shared/first-chart';
+import { INLINED_INFO_ELEMENT_ID } from '../../src/app/lib/first-chart';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { answerClientErrors } from '../../src/node/client-errors';
 import { guardRawPaths } from '../../src/node/raw-path';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
-import { openMarket } from '../../src/service/runtime';
+import { openMarket } from '../../src/service/open-market';
 import { freePort } from '../support/free-port';
 
 /**

@@ -8,7 +8,7 @@ import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/server/platform';
 import { NODE_SERVER_OPTIONS } from '../../src/node/response-sink';
 import { parseServiceConfig } from '../../src/service/config';
-import type { ServiceRuntime } from '../../src/service/runtime';
+import type { ServiceRuntime } from '../../src/service/service-runtime';
 import { ensureDefined } from '../support/ensure';
 import { lastSeq, pairWithPools, storedTrades } from '../support/market';
 

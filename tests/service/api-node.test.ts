@@ -7,9 +7,11 @@ import { COMMIT_CHANNEL, type CommitMessage } from '../../src/service/cluster/bu
 import { COMMIT_POSITION_META } from '../../src/service/store/ports';
 import { parseServiceConfig } from '../../src/service/config';
 import { LOGO_NONE } from '../../src/service/market/model';
-import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
+import { createServiceRuntime } from '../../src/service/runtime';
+import type { ServiceRuntime } from '../../src/service/service-runtime';
 import { startPostgres, startRedis, type TestPostgres, type TestRedis } from '../support/engines';
 import { holdTable } from '../support/postgres-faults';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /**
  * An API node in-process on a real PostgreSQL 15 and Redis 7, against a writer in-process that tells
@@ -76,9 +78,9 @@ describe('an API node reloading from the store', () => {
       await publish({ records: [], reserves: [], resync: false }, 1);
       await reloadHeld(hold);
       // A block committed and announced while the reload waits: the snapshot does not hold it.
-      const before = (await writer.store.trades.list()).at(-1)?.seq ?? 0;
+      const before = (await runtimeInternals(writer).store.trades.list()).at(-1)?.seq ?? 0;
       await writer.simulator.forceBlock(Date.now() / 1000);
-      const trades = await writer.store.trades.list({ afterSeq: before });
+      const trades = await runtimeInternals(writer).store.trades.list({ afterSeq: before });
       const pools = [...new Set(trades.flatMap((t) => [t.pool, t.agg]))].map((id) => writer.market.poolsById.get(id)).filter((p) => p !== undefined);
       await publish({ records: trades, reserves: pools.map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })), resync: false });
       const aggregate = writer.market.poolsById.get(trades[0]?.agg ?? -1)?.poolId ?? '';
@@ -101,8 +103,8 @@ describe('an API node reloading from the store', () => {
       await publish({ records: [], reserves: [], resync: false }, 1);
       await reloadHeld(hold);
       // Committed while the reload waits, after its snapshot began; its message is lost.
-      writer.ingestor.addToken({ unit, ticker: 'GAP', name: 'Gap token', decimals: 0, logoKind: LOGO_NONE });
-      await writer.ingestor.commit();
+      runtimeInternals(writer).ingestor.addToken({ unit, ticker: 'GAP', name: 'Gap token', decimals: 0, logoKind: LOGO_NONE });
+      await runtimeInternals(writer).ingestor.commit();
       await publish({ records: [], reserves: [], resync: false }, 1);
     } finally {
       await hold.close();
@@ -123,7 +125,7 @@ describe('an API node reloading from the store', () => {
       await publish({ records: [], reserves: [], resync: false }, 1);
       await reloadHeld(hold);
       // A message whose commit the snapshot will hold: the store's position names it.
-      await writer.ingestor.commit({ meta: { [COMMIT_POSITION_META]: `test#${seq + 1}` } });
+      await runtimeInternals(writer).ingestor.commit({ meta: { [COMMIT_POSITION_META]: `test#${seq + 1}` } });
       await publish({ records: [], reserves: [stale], resync: false });
     } finally {
       await hold.close();
@@ -135,7 +137,7 @@ describe('an API node reloading from the store', () => {
     // Now one the snapshot holds: stamped before the reload begins, published while it waits.
     const resyncs = (await health()).resyncs;
     // The gap below takes number seq + 2; this commit is the next one's.
-    await writer.ingestor.commit({ meta: { [COMMIT_POSITION_META]: `test#${seq + 3}` } });
+    await runtimeInternals(writer).ingestor.commit({ meta: { [COMMIT_POSITION_META]: `test#${seq + 3}` } });
     const second = await holdTable(url, 'pairs');
     try {
       await publish({ records: [], reserves: [], resync: false }, 1);

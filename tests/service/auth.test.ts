@@ -6,6 +6,7 @@ import { historyPath, logoPath, streamInit, STREAM_PATH, symbolInfoPath, tokensC
 import { busiestPools } from '../support/market';
 import { API, createTestService, type TestService } from '../support/service';
 import { readStream } from '../support/stream';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let service: TestService;
 let priceRoutes: string[];
@@ -82,7 +83,7 @@ describe('authentication on the stream', () => {
     expect(response.headers.get('Content-Type')).toMatch(/^text\/event-stream/);
     const lines = await readStream(response).readToEnd();
     expect(lines).toEqual([JSON.stringify({ s: 'error', errmsg: STREAM_ERRORS.invalidAuth })]);
-    expect(service.runtime.hub.connectionCount).toBe(0);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(0);
   });
 });
 
@@ -91,7 +92,7 @@ describe('keys from the key store', () => {
     const key = await service.newKey('pro');
     expect((await service.request(`${API}/groups`, { key })).status).toBe(200);
     expect(Number((await service.request(`${API}/groups`, { key })).headers.get('RateLimit-Limit'))).toBe(600);
-    await service.runtime.keyStore.revoke(key.slice(0, 12));
+    await runtimeInternals(service.runtime).keyStore.revoke(key.slice(0, 12));
     expect((await service.request(`${API}/groups`, { key })).status).toBe(401);
     expect((await service.request(tokenRoutes[0] ?? '', { key })).status).toBe(401);
   });
@@ -101,8 +102,8 @@ describe('keys from the key store', () => {
     const first = `${prefix}${'a'.repeat(31)}`;
     const second = `${prefix}${'b'.repeat(31)}`;
     // Two stored keys sharing a clear prefix (a 1 in 2^72 chance with generated keys): stored as they would be.
-    await service.runtime.store.keys.create(hashKey(first), prefix, 'free', 'first', 0);
-    await service.runtime.store.keys.create(hashKey(second), prefix, 'pro', 'second', 0);
+    await runtimeInternals(service.runtime).store.keys.create(hashKey(first), prefix, 'free', 'first', 0);
+    await runtimeInternals(service.runtime).store.keys.create(hashKey(second), prefix, 'pro', 'second', 0);
     expect((await service.request(`${API}/groups`, { key: first })).headers.get('RateLimit-Limit')).toBe('60');
     expect((await service.request(`${API}/groups`, { key: second })).headers.get('RateLimit-Limit')).toBe('600');
     expect((await service.request(`${API}/groups`, { key: `${prefix}${'c'.repeat(31)}` })).status).toBe(401);

@@ -7,6 +7,7 @@ import { RESOLUTION_SECONDS, RESOLUTIONS } from '../../src/shared/resolutions';
 import { aggregateStep, allBarRows, memoryReserves, poolStep, referenceBars, storedTrades, type BarTableRow } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 import { installFault, removeFault } from '../support/sqlite-faults';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /** The backfill writes trades alone and builds every bar in one pass at its end (docs/architecture.md). */
 
@@ -39,7 +40,7 @@ describe('backfill', () => {
   });
 
   it('leaves the bars current (no stale mark) once it is done', async () => {
-    expect(await service.runtime.store.bars.stale()).toBe(false);
+    expect(await runtimeInternals(service.runtime).store.bars.stale()).toBe(false);
   });
 });
 
@@ -69,7 +70,7 @@ describe('a crash in the middle of the backfill', () => {
     const recovered = await createTestService({ days: 3, dataDir });
     const straight = await createTestService({ days: 3 });
     try {
-      expect(await recovered.runtime.store.bars.stale()).toBe(false);
+      expect(await runtimeInternals(recovered.runtime).store.bars.stale()).toBe(false);
       const strip = (list: Awaited<ReturnType<typeof storedTrades>>) => list.map(({ seq: _seq, ...trade }) => trade);
       expect(strip(await storedTrades(recovered.runtime))).toEqual(strip(await storedTrades(straight.runtime)));
       expect(await allBarRows(recovered.runtime)).toEqual(await allBarRows(straight.runtime));

@@ -8,7 +8,8 @@ import { candleOfTrades, tradesOfCandle } from '../../src/shared/candle-trades';
 import { RESOLUTIONS } from '../../src/shared/resolutions';
 import { importTrades } from '../../src/service/importers/trades';
 import { poolOutputs } from '../../src/service/chain/dexes';
-import { openMarket } from '../../src/service/runtime';
+import { openMarket } from '../../src/service/open-market';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 import { hasPrise, PRISE_DEX_GROUPS, priseSwaps, qualifiedTransactions, toChainTxs } from '../support/prise';
 import { createTestService, type TestService } from '../support/service';
 
@@ -159,7 +160,7 @@ describe.skipIf(!hasPrise)('every candle traced to its trades (ADA/INDY from pri
           checked++;
         }
         // Every trade of the pool is in exactly one candle's list.
-        const own = pool === aggregate.poolId ? tradeCount : (await service.runtime.store.trades.list({ pool: service.runtime.market.pools.get(pool)?.id ?? -1 })).length;
+        const own = pool === aggregate.poolId ? tradeCount : (await runtimeInternals(service.runtime).store.trades.list({ pool: service.runtime.market.pools.get(pool)?.id ?? -1 })).length;
         expect(listed, `${pool} ${resolution}`).toBe(own);
       }
     }

@@ -3,6 +3,7 @@ import { historyResponseSchema, type HistoryResponse } from '../../src/shared/ap
 import { RESOLUTIONS, type Resolution } from '../../src/shared/resolutions';
 import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { API, createTestService, type TestService } from '../support/service';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /**
  * /history is served from cached, pre-serialised chunks: it must always equal the bars in the store,
@@ -23,7 +24,7 @@ afterAll(async () => service.close());
 
 /** The bars straight from the store, in the wire's shape. */
 async function fromStore(id: number, resolution: Resolution, from: number, to: number, includeTvl: boolean): Promise<HistoryResponse> {
-  const rows = await service.runtime.store.bars.range(id, resolution, from, to);
+  const rows = await runtimeInternals(service.runtime).store.bars.range(id, resolution, from, to);
   const body: HistoryResponse = {
     s: 'ok',
     t: rows.map((r) => r[0]),
@@ -68,7 +69,7 @@ describe('history served from cached chunks', () => {
     const from = service.clock.seconds() - 86_400;
     const to = () => service.clock.seconds() + 86_400;
     for (const resolution of RESOLUTIONS) await history(aggregate.poolId, resolution, from, to(), true);
-    const tradesOf = async () => (await service.runtime.store.trades.list({ agg: aggregate.id })).length;
+    const tradesOf = async () => (await runtimeInternals(service.runtime).store.trades.list({ agg: aggregate.id })).length;
     const before = await tradesOf();
     let changes = 0;
     for (let block = 0; block < 2000 && changes < 8; block++) {

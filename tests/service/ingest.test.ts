@@ -4,6 +4,7 @@ import { ensureDefined } from '../support/ensure';
 import { allBarRows, busiestPools, lastSeq, memoryReserves, storedReserves, storedTrades } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 import { installFault, removeFault } from '../support/sqlite-faults';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let service: TestService;
 let pool: Pool;
@@ -30,7 +31,7 @@ async function snapshot() {
 function swapOn(target: Pool, factor: number, time: number, eventId: string) {
   const k = target.baseReserve * target.quoteReserve;
   const base = target.baseReserve * Math.sqrt(factor);
-  return service.runtime.ingestor.swapOnce(target, base, k / base, time, Math.abs(base - target.baseReserve) / 1e6, eventId);
+  return runtimeInternals(service.runtime).ingestor.swapOnce(target, base, k / base, time, Math.abs(base - target.baseReserve) / 1e6, eventId);
 }
 
 /** Makes every write of a bar fail inside the commit's transaction, until the returned function is called. */
@@ -46,7 +47,7 @@ function failBarWrites(): () => void {
 describe('ingest', () => {
   it('stores a trade once: ingesting the same event id again (later or in the same batch) changes nothing', async () => {
     const time = service.clock.seconds();
-    const { ingestor } = service.runtime;
+    const { ingestor } = runtimeInternals(service.runtime);
     await swapOn(pool, 1.01, time, 'test:idem:1');
     await ingestor.commit();
     const once = await snapshot();
@@ -68,7 +69,7 @@ describe('ingest', () => {
 
   it('knows the id of a pending trade whose source vouched it new (newId: not kept in the set of pending ids)', async () => {
     const time = service.clock.seconds();
-    const { ingestor } = service.runtime;
+    const { ingestor } = runtimeInternals(service.runtime);
     const k = pool.baseReserve * pool.quoteReserve;
     const base = pool.baseReserve * 1.001;
     expect(await ingestor.has('test:new:1')).toBe(false);
@@ -86,7 +87,7 @@ describe('ingest', () => {
     service.clock.advanceSeconds(3 * 3600);
     await runtime.simulator.runUntil(service.clock.seconds(), undefined, 1);
     const incremental = await allBarRows(runtime);
-    const trades = await runtime.store.bars.rebuild();
+    const trades = await runtimeInternals(runtime).store.bars.rebuild();
     expect(trades).toBe((await storedTrades(runtime)).length);
     expect(await allBarRows(runtime)).toEqual(incremental);
   });
@@ -94,7 +95,7 @@ describe('ingest', () => {
 
 describe('crash consistency', () => {
   it('leaves trades, bars and reserves as they were when a commit throws in its transaction', async () => {
-    const { ingestor } = service.runtime;
+    const { ingestor } = runtimeInternals(service.runtime);
     const before = await snapshot();
     const time = service.clock.seconds();
     await swapOn(pool, 1.05, time, 'test:crash:1');
@@ -113,7 +114,7 @@ describe('crash consistency', () => {
 
   it('rolls back trades already written when a bar write fails mid-transaction, and commits cleanly afterwards', async () => {
     const { runtime } = service;
-    const { ingestor } = runtime;
+    const { ingestor } = runtimeInternals(runtime);
     const before = await snapshot();
     const time = service.clock.seconds();
     const restore = failBarWrites();
@@ -128,7 +129,7 @@ describe('crash consistency', () => {
     await ingestor.commit();
     expect(await lastSeq(runtime)).toBeGreaterThan(before.trades.at(-1)?.seq ?? 0);
     const bars = await allBarRows(runtime);
-    await runtime.store.bars.rebuild();
+    await runtimeInternals(runtime).store.bars.rebuild();
     expect(await allBarRows(runtime)).toEqual(bars);
   });
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { installFault, removeFault } from '../support/sqlite-faults';
 import { createTestService, type TestService } from '../support/service';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let service: TestService | undefined;
 
@@ -28,7 +29,8 @@ describe('live trading loop', () => {
     vi.useFakeTimers();
     const own = await createTestService();
     service = own;
-    const { simulator, store } = own.runtime;
+    const { simulator } = own.runtime;
+    const { store } = runtimeInternals(own.runtime);
     const clock = own.clock;
     const errors: unknown[] = [];
     simulator.start(() => clock.seconds(), (error) => errors.push(error));

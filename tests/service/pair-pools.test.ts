@@ -5,6 +5,7 @@ import { poolPrice, poolTvl } from '../../src/service/market/model';
 import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { busiestPools } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /** GET /api/x/pair-pools: an Aggregate's pools with TVL share, price deviation and 24 h volume. */
 let service: TestService;
@@ -26,7 +27,7 @@ describe('GET /api/x/pair-pools', () => {
       const pool = service.runtime.market.pools.get(row.pool_id);
       if (!pool) throw new Error('unknown pool');
       expect(row.deviation_percent).toBeCloseTo((poolPrice(pool) / poolPrice(aggregate) - 1) * 100, 9);
-      expect(row.volume_24h).toBeCloseTo((await service.runtime.store.trades.volumeSince(pool.id, false, since)) / VOLUME_SCALE, 6);
+      expect(row.volume_24h).toBeCloseTo((await runtimeInternals(service.runtime).store.trades.volumeSince(pool.id, false, since)) / VOLUME_SCALE, 6);
       expect(row.symbol).toMatch(new RegExp(`_${pool.group}_Pool\\d+$`));
     }
     // Any pool of the pair names the same Aggregate.

@@ -11,6 +11,7 @@ import { tokenLogoSchema, tokenStatsSchema } from '../../src/shared/api/tokens';
 import { busiestPools } from '../support/market';
 import { API, createTestService, type TestService } from '../support/service';
 import { readStream } from '../support/stream';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let service: TestService;
 let values: string[];
@@ -159,7 +160,7 @@ describe('random requests', () => {
         const first = streamLineSchema.parse(await stream.next());
         if ('s' in first && first.s === 'ok') await stream.cancel();
         else expect(await stream.readToEnd()).toEqual([]);
-        expect(service.runtime.hub.connectionCount).toBe(0);
+        expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(0);
       }),
       { numRuns: 200 },
     );

@@ -6,6 +6,7 @@ import { logoPath, streamInit, STREAM_PATH, tokensCurrentPath } from '../support
 import { busiestPools } from '../support/market';
 import { API, createTestService, type TestService } from '../support/service';
 import { readStream } from '../support/stream';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let service: TestService;
 beforeAll(async () => {
@@ -69,7 +70,7 @@ describe('rate limit of a free-plan key', () => {
     expectLimitHeaders(refused);
     expect(refused.headers.get('Content-Type')).toMatch(/^text\/event-stream/);
     expect(await readStream(refused).readToEnd()).toEqual([JSON.stringify({ s: 'error', errmsg: STREAM_ERRORS.rateLimit })]);
-    expect(service.runtime.hub.connectionCount).toBe(0);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(0);
   });
 
   it('counts every route of a key against one budget', async () => {

@@ -4,6 +4,7 @@ import { DEFAULT_START_MS } from '../support/clock';
 import { historyPath } from '../support/builders';
 import { allBarRows, busiestPools, memoryReserves, storedReserves, storedTrades } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 const HOUR = 3600;
 const T0 = DEFAULT_START_MS / 1000;
@@ -48,7 +49,7 @@ describe('restart and catch-up', () => {
 
   it('keeps bars consistent with the trades (a rebuild changes nothing)', async () => {
     const bars = await allBarRows(service.runtime);
-    await service.runtime.store.bars.rebuild();
+    await runtimeInternals(service.runtime).store.bars.rebuild();
     expect(await allBarRows(service.runtime)).toEqual(bars);
   });
 

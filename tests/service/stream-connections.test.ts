@@ -5,6 +5,7 @@ import { ensureDefined } from '../support/ensure';
 import { aggregatesByActivity, forceTradesOn } from '../support/market';
 import { API, createTestService, type TestService } from '../support/service';
 import { openStream } from '../support/stream';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let service: TestService;
 let aggregates: Pool[];
@@ -30,7 +31,7 @@ describe('one stream connection per key', () => {
     await forceTradesOn(service.runtime, [pool], service.clock.seconds());
     const event = await first.next();
     expect(isTradeEvent(event) && event.pool_id).toBe(pool.poolId);
-    expect(service.runtime.hub.connectionCount).toBe(1);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(1);
     await first.cancel();
   });
 
@@ -40,7 +41,7 @@ describe('one stream connection per key', () => {
     const b = await openStream(service, [pool.poolId], { key: service.keys.pro });
     expect(await a.next()).toEqual({ s: 'ok' });
     expect(await b.next()).toEqual({ s: 'ok' });
-    expect(service.runtime.hub.connectionCount).toBe(2);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(2);
     await forceTradesOn(service.runtime, [pool], service.clock.seconds());
     const [ea, eb] = [await a.next(), await b.next()];
     expect(ea).toEqual(eb);
@@ -53,7 +54,7 @@ describe('one stream connection per key', () => {
     const first = await openStream(service, [pool.poolId]);
     expect(await first.next()).toEqual({ s: 'ok' });
     await first.cancel();
-    expect(service.runtime.hub.connectionCount).toBe(0);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(0);
     const again = await openStream(service, [pool.poolId]);
     expect(await again.next()).toEqual({ s: 'ok' });
     // The cancelled connection no longer receives anything; the new one does.
@@ -71,9 +72,9 @@ describe('one stream connection per key', () => {
       signal: controller.signal,
     });
     expect(response.status).toBe(200);
-    expect(service.runtime.hub.connectionCount).toBe(1);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(1);
     controller.abort();
-    await vi.waitUntil(() => service.runtime.hub.connectionCount === 0, { timeout: 2000, interval: 1 });
+    await vi.waitUntil(() => runtimeInternals(service.runtime).hub.connectionCount === 0, { timeout: 2000, interval: 1 });
   });
 });
 
@@ -86,7 +87,7 @@ describe('shutdown', () => {
     await closing.close();
     expect(await stream.readToEnd(500)).toEqual([]);
     expect(stream.ended).toBe(true);
-    expect(closing.runtime.hub.connectionCount).toBe(0);
+    expect(runtimeInternals(closing.runtime).hub.connectionCount).toBe(0);
   });
 });
 
@@ -115,11 +116,11 @@ describe('a client that does not read', () => {
     try {
       const pools = (await aggregatesByActivity(slow.runtime)).slice(0, 100);
       const stream = await openStream(slow, pools.map((p) => p.poolId));
-      expect(slow.runtime.hub.connectionCount).toBe(1);
+      expect(runtimeInternals(slow.runtime).hub.connectionCount).toBe(1);
       // Two hours of trading while the client reads nothing.
       slow.clock.advanceSeconds(7200);
       await slow.runtime.simulator.runUntil(slow.clock.seconds(), undefined, 1);
-      expect(slow.runtime.hub.connectionCount).toBe(0);
+      expect(runtimeInternals(slow.runtime).hub.connectionCount).toBe(0);
 
       const lines = await stream.readToEnd();
       const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);

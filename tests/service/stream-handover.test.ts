@@ -7,6 +7,7 @@ import { aggregatesByActivity, forceTradesOn } from '../support/market';
 import { API, createTestService, type TestService } from '../support/service';
 import { openStream, readStream } from '../support/stream';
 import { streamInit } from '../support/builders';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /**
  * A stream whose key has every slot held waits a moment for one (docs/decisions.md "Stream"): a
@@ -25,7 +26,7 @@ beforeAll(async () => {
 afterAll(async () => service.close());
 
 const refusal = [JSON.stringify({ s: 'error', errmsg: STREAM_ERRORS.connectionLimit })];
-const waiting = (n: number) => vi.waitUntil(() => service.runtime.hub.waitingCount === n, { timeout: 2_000, interval: 1 });
+const waiting = (n: number) => vi.waitUntil(() => runtimeInternals(service.runtime).hub.waitingCount === n, { timeout: 2_000, interval: 1 });
 const pool = () => ensureDefined(pools[0]).poolId;
 
 describe('a stream waiting for its key’s slot', () => {
@@ -43,7 +44,7 @@ describe('a stream waiting for its key’s slot', () => {
     const next = await opening;
     expect(await next.next()).toEqual({ s: 'ok' });
     expect(Date.now() - closedAt).toBeLessThan(WAIT_MS / 2);
-    expect(service.runtime.hub.connectionCount).toBe(1);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(1);
     await forceTradesOn(service.runtime, [ensureDefined(pools[0])], service.clock.seconds());
     expect(isTradeEvent(await next.next())).toBe(true);
     await next.cancel();
@@ -58,7 +59,7 @@ describe('a stream waiting for its key’s slot', () => {
     expect(await second.readToEnd()).toEqual(refusal);
     expect(waited).toBeGreaterThanOrEqual(WAIT_MS - 5);
     expect(waited).toBeLessThan(WAIT_MS + 500);
-    expect(service.runtime.hub.waitingCount).toBe(0);
+    expect(runtimeInternals(service.runtime).hub.waitingCount).toBe(0);
     await forceTradesOn(service.runtime, [ensureDefined(pools[0])], service.clock.seconds());
     expect(isTradeEvent(await holder.next())).toBe(true);
     await holder.cancel();
@@ -82,7 +83,7 @@ describe('a stream waiting for its key’s slot', () => {
     expect(await next.next()).toEqual({ s: 'ok' });
     expect(await (await newcomer).readToEnd()).toEqual(refusal);
     await next.cancel();
-    expect(service.runtime.hub.connectionCount).toBe(0);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(0);
   });
 
   it('forgets a waiting stream whose client leaves: the slot goes back to the key', async () => {
@@ -95,7 +96,7 @@ describe('a stream waiting for its key’s slot', () => {
     await waiting(0);
     await gone;
     await holder.cancel();
-    expect(service.runtime.hub.connectionCount).toBe(0);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(0);
     const again = await openStream(service, [pool()]);
     expect(await again.next()).toEqual({ s: 'ok' });
     await again.cancel();
@@ -107,7 +108,7 @@ describe('a stream waiting for its key’s slot', () => {
     const holder = await openStream(closing, [ensureDefined(first).poolId]);
     expect(await holder.next()).toEqual({ s: 'ok' });
     const opening = closing.request(`${API}/tokens/stream`, streamInit([ensureDefined(first).poolId]));
-    await vi.waitUntil(() => closing.runtime.hub.waitingCount === 1, { timeout: 2_000, interval: 1 });
+    await vi.waitUntil(() => runtimeInternals(closing.runtime).hub.waitingCount === 1, { timeout: 2_000, interval: 1 });
     const started = Date.now();
     await closing.close();
     const response = await opening;

@@ -7,6 +7,7 @@ import { ensureDefined } from '../support/ensure';
 import { aggregatesByActivity, busiestPools } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 import { openStream, readStream } from '../support/stream';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let service: TestService;
 let aggregates: Pool[];
@@ -23,7 +24,7 @@ async function refusal(body: unknown, key?: string): Promise<string> {
   expect(stream.response.headers.get('Content-Type')).toMatch(/^text\/event-stream/);
   const lines = await stream.readToEnd();
   expect(lines, JSON.stringify(body)).toHaveLength(1);
-  expect(service.runtime.hub.connectionCount).toBe(0);
+  expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(0);
   return streamErrorSchema.parse(JSON.parse(lines[0] ?? '')).errmsg;
 }
 
@@ -99,14 +100,14 @@ describe('POST /tokens/stream documented refusals', () => {
     const response = await service.request(STREAM_PATH, { method: 'POST', body, duplex: 'half' } as RequestInit);
     const lines = await readStream(response).readToEnd();
     expect(streamErrorSchema.parse(JSON.parse(lines[0] ?? '')).errmsg.startsWith(STREAM_ERRORS.bodyTooLarge)).toBe(true);
-    expect(service.runtime.hub.connectionCount).toBe(0);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(0);
   });
 
   it('does not let a refused connection take the key slot', async () => {
     await refusal(['zz']);
     const stream = await openStream(service, [ensureDefined(aggregates[0]).poolId]);
     expect(await stream.next()).toEqual({ s: 'ok' });
-    expect(service.runtime.hub.connectionCount).toBe(1);
+    expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(1);
     await stream.cancel();
   });
 });

@@ -4,11 +4,12 @@ import { priceErrorSchema } from '../../src/shared/api/errors';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { symbolInfoResponseSchema, symbolInfoRows, type SymbolInfoResponse } from '../../src/shared/api/symbol-info';
 import { ALL_GROUPS, DEX_GROUPS } from '../../src/shared/groups';
-import { isPoolId } from '../../src/shared/ids';
+import { isPoolId } from '../../src/shared/id-rules';
 import { parseSymbolName } from '../../src/shared/symbols';
 import { historyPath, symbolInfoPath } from '../support/builders';
 import { ensureDefined } from '../support/ensure';
 import { createTestService, type TestService } from '../support/service';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let service: TestService;
 beforeAll(async () => {
@@ -199,7 +200,8 @@ describe('GET /symbol_info group names', () => {
 
 describe('GET /symbol_info on a market that changes', () => {
   it('lists a new pool at once, numbered after the pair\'s pools in its group, under a new ETag', async () => {
-    const { market, ingestor } = service.runtime;
+    const { market } = service.runtime;
+    const { ingestor } = runtimeInternals(service.runtime);
     const before = await service.request(symbolInfoPath('Minswap'));
     const etag = ensureDefined(before.headers.get('ETag'));
     const known = symbolInfoResponseSchema.parse(await before.json());

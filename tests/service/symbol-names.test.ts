@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGO_NONE } from '../../src/service/market/model';
 import { Random } from '../../src/service/market/random';
 import { SymbolNames } from '../../src/service/market/symbols';
-import { openMarket } from '../../src/service/runtime';
+import { openMarket } from '../../src/service/open-market';
 import { symbolInfoResponseSchema, symbolInfoRows } from '../../src/shared/api/symbol-info';
 import { parseSymbolName } from '../../src/shared/symbols';
 import { hasInvisible, lookAlikeKey } from '../../src/shared/visible-text';

@@ -8,6 +8,7 @@ import { ensureDefined } from '../support/ensure';
 import { expectClose } from '../support/expect-close';
 import { busiestPools, storedTrades, type StoredTrade } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let service: TestService;
 let aggregate: Pool;
@@ -124,7 +125,8 @@ describe('GET /tokens/current', () => {
 
 describe('GET /tokens/current on a market that changes', () => {
   it('answers 404 for a known token without an ADA pool, and describes a new pool without trades by its reserves', async () => {
-    const { market, ingestor } = service.runtime;
+    const { market } = service.runtime;
+    const { ingestor } = runtimeInternals(service.runtime);
     const token = ingestor.addToken({ unit: `${fakeHex(28, 'b')}41424344`, ticker: 'ABCD', name: 'Test', decimals: 6, logoKind: 0 });
     await ingestor.commit();
     const lonely = await tokenError(tokensCurrentPath({ policy: token.unit }), 404);

@@ -7,6 +7,7 @@ import { fakeHex, logoPath, UNKNOWN_TOKEN } from '../support/builders';
 import { ensureDefined } from '../support/ensure';
 import { tokensWithLogo, tokenWithoutLogo } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 let service: TestService;
 beforeAll(async () => {
@@ -48,9 +49,9 @@ describe('GET /tokens/logo/{token}', () => {
     const png = new PNG({ width: 2, height: 2 });
     png.data.fill(200);
     const bytes = PNG.sync.write(png);
-    service.runtime.ingestor.setLogo(stored, LOGO_STORED, bytes);
-    await service.runtime.ingestor.commit();
-    service.runtime.logos.invalidate(stored);
+    runtimeInternals(service.runtime).ingestor.setLogo(stored, LOGO_STORED, bytes);
+    await runtimeInternals(service.runtime).ingestor.commit();
+    runtimeInternals(service.runtime).logos.invalidate(stored);
     expect(await logo(stored.unit)).toBe(bytes.toString('base64'));
   });
 

@@ -4,6 +4,7 @@ import { priceErrorSchema } from '../../src/shared/api/errors';
 import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { busiestPools } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /** GET /api/x/trades: the trades tape's data, newest first, paged backwards, from the stored trades. */
 let service: TestService;
@@ -16,7 +17,7 @@ describe('GET /api/x/trades', () => {
   it('gives a DEX pool’s trades newest first, as stored, with side and amounts', async () => {
     const { dexPool } = await busiestPools(service.runtime);
     const body = tradesResponseSchema.parse(await service.getJson(`/api/x/trades?pool=${dexPool.poolId}&limit=5`));
-    const stored = (await service.runtime.store.trades.list({ pool: dexPool.id })).sort((a, b) => b.blockTime - a.blockTime || b.seq - a.seq).slice(0, 5);
+    const stored = (await runtimeInternals(service.runtime).store.trades.list({ pool: dexPool.id })).sort((a, b) => b.blockTime - a.blockTime || b.seq - a.seq).slice(0, 5);
     expect(body.trades.map((t) => t.id)).toEqual(stored.map((t) => t.eventId));
     for (const [i, t] of body.trades.entries()) {
       const r = stored[i];
@@ -41,7 +42,7 @@ describe('GET /api/x/trades', () => {
       }
       cursor = page.next;
     } while (cursor !== null);
-    const all = await service.runtime.store.trades.list({ agg: aggregate.id });
+    const all = await runtimeInternals(service.runtime).store.trades.list({ agg: aggregate.id });
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.length).toBe(all.length);
   });

@@ -49,10 +49,6 @@ export const UNKNOWN_TOKEN = `${fakeHex(28, 'c')}${fakeHex(4, 'd')}`;
 /** A well-formed pool ID no market holds. */
 export const UNKNOWN_POOL = fakeHex(28, 'e');
 
-/** Flips the case of every hex letter (the service accepts either case). */
-export function upper(hex: string): string {
-  return hex.toUpperCase();
-}
 
 /** /history's columns as one object per bar. */
 export function barsOf(body: HistoryResponse): WireBar[] {

@@ -5,7 +5,7 @@ import { Decoder, Encoder, Tag } from 'cbor-x';
 import type { ChainBlock } from '../../src/service/chain/block';
 import { ChainIngest } from '../../src/service/chain/chain-ingest';
 import { poolPrice, poolTvl, type Pool } from '../../src/service/market/model';
-import { openMarket } from '../../src/service/runtime';
+import { openMarket } from '../../src/service/open-market';
 import { fixtureTx, type FixtureOutput } from './chain-fixtures';
 
 /** A fixture pool as a fresh chain market holds it, with the model's price and TVL. */

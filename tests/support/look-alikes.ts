@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importTrades } from '../../src/service/importers/trades';
-import { openMarket } from '../../src/service/runtime';
+import { openMarket } from '../../src/service/open-market';
 
 /**
  * Look-alike tokens of SNEK (issue 29) as an attacker would mint them, and a market of them: SNEK itself

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { isAggregate, LOGO_NONE, type Pool, type Token } from '../../src/service/market/model';
-import type { ServiceRuntime } from '../../src/service/runtime';
+import type { ServiceRuntime } from '../../src/service/service-runtime';
 import { RESOLUTION_SECONDS, type Resolution } from '../../src/shared/resolutions';
 import type { Store, TradeRecord } from '../../src/service/store/ports';
 import { ensureDefined } from './ensure';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /** Read-only views of the test market and its store, for building expectations. */
 
@@ -18,7 +19,7 @@ export interface BusiestPools {
 export async function busiestPools(runtime: ServiceRuntime, options: { readonly adaPairsOnly?: boolean } = {}): Promise<BusiestPools> {
   for (const aggregate of await aggregatesByActivity(runtime)) {
     if (options.adaPairsOnly && aggregate.pair.base.unit !== '') continue;
-    const counts = await Promise.all(aggregate.pair.pools.map(async (pool) => ({ pool, n: (await runtime.store.trades.list({ pool: pool.id })).length })));
+    const counts = await Promise.all(aggregate.pair.pools.map(async (pool) => ({ pool, n: (await runtimeInternals(runtime).store.trades.list({ pool: pool.id })).length })));
     const best = counts.filter((c) => c.n > 0).sort((a, b) => b.n - a.n || a.pool.id - b.pool.id)[0];
     if (!best) continue;
     return { aggregate, dexPool: best.pool };
@@ -28,7 +29,7 @@ export async function busiestPools(runtime: ServiceRuntime, options: { readonly 
 
 /** Aggregate pools, busiest first. */
 export async function aggregatesByActivity(runtime: ServiceRuntime): Promise<Pool[]> {
-  const counts = new Map((await runtime.store.trades.busiestAggregates(1_000_000)).map((r) => [r.series, r.trades]));
+  const counts = new Map((await runtimeInternals(runtime).store.trades.busiestAggregates(1_000_000)).map((r) => [r.series, r.trades]));
   return [...runtime.market.pools.values()]
     .filter(isAggregate)
     .sort((a, b) => (counts.get(b.id) ?? 0) - (counts.get(a.id) ?? 0) || a.id - b.id);
@@ -60,11 +61,11 @@ export async function storedTrades(
   runtime: ServiceRuntime,
   filter: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number } = {},
 ): Promise<StoredTrade[]> {
-  return runtime.store.trades.list(filter);
+  return runtimeInternals(runtime).store.trades.list(filter);
 }
 
 export async function lastSeq(runtime: ServiceRuntime): Promise<number> {
-  return (await runtime.store.trades.list()).at(-1)?.seq ?? 0;
+  return (await runtimeInternals(runtime).store.trades.list()).at(-1)?.seq ?? 0;
 }
 
 export interface BarTableRow {
@@ -81,12 +82,12 @@ export interface BarTableRow {
 
 /** Every stored bar, in key order. */
 export async function allBarRows(runtime: ServiceRuntime): Promise<BarTableRow[]> {
-  return (await runtime.store.bars.all()).map(([series, res, t, o, h, l, c, v, tvl]) => ({ series, res, t, o, h, l, c, v, tvl }));
+  return (await runtimeInternals(runtime).store.bars.all()).map(([series, res, t, o, h, l, c, v, tvl]) => ({ series, res, t, o, h, l, c, v, tvl }));
 }
 
 /** Reserves of every pool as stored. */
 export async function storedReserves(runtime: ServiceRuntime): Promise<{ id: number; base_reserve: number; quote_reserve: number }[]> {
-  return (await runtime.store.market.load()).pools.map((p) => ({ id: p.id, base_reserve: p.baseReserve, quote_reserve: p.quoteReserve }));
+  return (await runtimeInternals(runtime).store.market.load()).pools.map((p) => ({ id: p.id, base_reserve: p.baseReserve, quote_reserve: p.quoteReserve }));
 }
 
 /** Reserves of every pool as held in memory. */
@@ -195,17 +196,18 @@ function exact(value: number | null): string {
  */
 export async function marketDigest(runtime: ServiceRuntime): Promise<string> {
   const hash = createHash('sha256');
+  const { store } = runtimeInternals(runtime);
   const row = (label: string, values: readonly (number | string | boolean | null)[]) =>
     hash.update(`${label}:${values.map((v) => (typeof v === 'number' || v === null ? exact(v) : JSON.stringify(v))).join(',')}\n`);
-  const { tokens, pairs, pools } = await runtime.store.market.load();
+  const { tokens, pairs, pools } = await store.market.load();
   for (const t of tokens) row('token', [t.id, t.unit, t.ticker, t.name, t.decimals, t.logoKind]);
   for (const p of pairs) row('pair', [p.id, p.base, p.quote]);
   for (const p of pools) row('pool', [p.id, p.poolId, p.group, p.pairId, p.n, p.feeBps, p.baseReserve, p.quoteReserve, p.simulated]);
-  for (const t of await runtime.store.trades.list()) {
+  for (const t of await store.trades.list()) {
     row('trade', [t.seq, t.eventId, t.pool, t.agg, t.blockTime, t.prevPrice, t.price, t.prevTvl, t.tvl, t.volume, t.aggPrevPrice, t.aggPrice, t.aggPrevTvl, t.aggTvl]);
   }
-  for (const bar of await runtime.store.bars.all()) row('bar', bar);
-  const sim = await runtime.store.sim.load();
+  for (const bar of await store.bars.all()) row('bar', bar);
+  const sim = await store.sim.load();
   if (sim) row('sim', [sim.height, sim.nextBlockTime, Buffer.from(sim.fair).toString('hex')]);
   for (const r of memoryReserves(runtime)) row('memory', [r.id, r.base_reserve, r.quote_reserve]);
   return hash.digest('hex');

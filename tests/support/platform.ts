@@ -5,7 +5,7 @@ import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../../src/gateway/co
 import type { LogHook } from '../../src/node/log';
 import { createPlatform, type Platform } from '../../src/server/platform';
 import { parseServiceConfig } from '../../src/service/config';
-import type { ServiceRuntime } from '../../src/service/runtime';
+import type { ServiceRuntime } from '../../src/service/service-runtime';
 import { TestEventSource } from './event-source';
 
 export interface TestPlatformOptions {

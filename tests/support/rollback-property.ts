@@ -6,8 +6,10 @@ import { ChainIngest } from '../../src/service/chain/chain-ingest';
 import { fromOgmiosBlock } from '../../src/service/chain/ogmios-block';
 import { parseServiceConfig } from '../../src/service/config';
 import { aggregatePoolId } from '../../src/service/market/generate';
-import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
+import { createServiceRuntime } from '../../src/service/runtime';
+import type { ServiceRuntime } from '../../src/service/service-runtime';
 import { FORK_PAIRS, FORK_POOL_IDS, FORK_TOKEN_UNITS, ForkChain } from './fork-chain';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /**
  * The chain source's rollback property (issue 25): after any sequence of roll-forwards and
@@ -57,7 +59,7 @@ export function postgresSide(createDatabase: (name: string) => Promise<string>):
 async function openSide(flags: Record<string, string>, env: Record<string, string>, nowMs: number, dispose: () => void): Promise<PropertySide> {
   const runtime = await createServiceRuntime(parseServiceConfig(flags, { TOKEN_API_KEYS: `${KEY}:enterprise`, ...env }), { nowMs: () => nowMs });
   try {
-    const ingest = await ChainIngest.open(runtime.ingestor, runtime.store.market);
+    const ingest = await ChainIngest.open(runtimeInternals(runtime).ingestor, runtimeInternals(runtime).store.market);
     return {
       runtime,
       ingest,
@@ -75,7 +77,7 @@ async function openSide(flags: Record<string, string>, env: Record<string, strin
 
 /** What must be equal: the store's contents and the answers. */
 async function snapshot(side: PropertySide, finalChainEmpty: boolean): Promise<Record<string, unknown>> {
-  const { store } = side.runtime;
+  const { store } = runtimeInternals(side.runtime);
   const tip = await store.market.meta('chain:tip');
   return {
     rows: await store.market.load(),

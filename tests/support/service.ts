@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import type { Registry } from 'prom-client';
 import type { LogHook } from '../../src/node/log';
 import { parseServiceConfig, type ServiceConfig } from '../../src/service/config';
-import { createServiceRuntime, type ServiceRuntime } from '../../src/service/runtime';
+import { createServiceRuntime } from '../../src/service/runtime';
+import type { ServiceRuntime } from '../../src/service/service-runtime';
 import { createTestClock, DEFAULT_START_MS, type TestClock } from './clock';
 import { undescribed } from './openapi';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /** Every path of the spec lives under this prefix. */
 export const API = '/api/v1';
@@ -137,7 +139,7 @@ async function open(dataDir: string, ownsDir: boolean, clock: TestClock, options
       return JSON.parse(text) as unknown;
     },
     trade: () => runtime.simulator.forceBlock(clock.seconds()),
-    newKey: async (plan) => (await runtime.keyStore.create(plan, 'test')).key,
+    newKey: async (plan) => (await runtimeInternals(runtime).keyStore.create(plan, 'test')).key,
     restart: async (next = {}) => {
       await runtime.close();
       handedOver = true;

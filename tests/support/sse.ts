@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { liveStatusSchema, type LiveStatus } from '../../src/shared/api/gateway';
 import { tradeEventSchema, type TradeEvent } from '../../src/shared/api/stream';
-import type { ServiceRuntime } from '../../src/service/runtime';
+import type { ServiceRuntime } from '../../src/service/service-runtime';
 import { forceTradesOn } from './market';
 
 /**

@@ -1,7 +1,7 @@
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { tokenStatsSchema } from '../../src/shared/api/tokens';
-import { STABLECOINS } from '../../src/shared/stablecoins';
+import { STABLECOINS } from '../../src/app/lib/stablecoins';
 
 /**
  * ADA/USD as tests expect it, computed from the gateway's own answers (not by the app's code): the

@@ -2,10 +2,10 @@ import { toLibraryResolution, toWireResolution, type LibrarySymbolInfo, type Res
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { MAX_COUNTBACK } from '@/shared/api/history';
 import { bucketStart, RESOLUTION_SECONDS, type Resolution } from '@/shared/resolutions';
-import { STABLECOINS } from '@/shared/stablecoins';
+import { STABLECOINS } from '@/app/lib/stablecoins';
 import { provisionalSymbolInfo } from '@/app/lib/provisional-symbol';
 import { rateAt, type StablePoint } from '@/app/lib/usd';
-import type { LiveQuote, StablePool, UsdRateSource } from './ada-usd';
+import type { LiveQuote, StablePool, UsdRateSource } from './usd-rates';
 
 /** One resolution's series: each stablecoin pool's points, and the span they are complete over. */
 interface Book {

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
-import { STABLECOINS } from '@/shared/stablecoins';
+import { STABLECOINS } from '@/app/lib/stablecoins';
 import { stablecoinStatsQueryOptions } from '@/app/api/ada-usd';
 import { liveStats } from '@/app/lib/live-stats';
 import { adaUsdOfStats, type AdaUsdNow } from '@/app/lib/usd';

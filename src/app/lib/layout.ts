@@ -1,5 +1,5 @@
 import type { ResolutionString } from '@/datafeed';
-import { normaliseResolution } from '@/shared/first-chart';
+import { normaliseResolution } from '@/app/lib/first-chart';
 
 /** The chart page's layouts: one chart, two side by side (`2h`) or stacked (`2v`), four in a grid. */
 export type LayoutKind = '1' | '2h' | '2v' | '4';

@@ -1,5 +1,5 @@
 import type { LibrarySymbolInfo } from '@/datafeed';
-import { historyTarget } from '@/shared/first-chart';
+import { historyTarget } from '@/app/lib/first-chart';
 import { parseSymbolName } from '@/shared/symbols';
 
 /**

@@ -1,5 +1,5 @@
 import type { ResolutionString } from '@/datafeed';
-import { pageChart, type PageChart } from '@/shared/first-chart';
+import { pageChart, type PageChart } from '@/app/lib/first-chart';
 import { formatIndicators, parseIndicators } from './indicators';
 import { formatLayout, LAYOUT_PARAMS, parseLayout, sameLayout, type Layout } from './layout';
 import type { Currency } from './usd';
@@ -34,8 +34,6 @@ export interface Selection {
 /** The app's screens: a pair's chart, or the list of a group's pairs. */
 export type View = PageChart['view'];
 
-/** The page's first chart (group, symbol, resolution, view) is read as the server reads it: shared/first-chart.ts. */
-export { DEFAULT_RESOLUTION, normaliseResolution } from '@/shared/first-chart';
 
 /** The resolution buttons, finest first. */
 export const RESOLUTION_CHOICES: readonly { readonly value: ResolutionString; readonly label: string; readonly name: string }[] = [

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo } from 'react';
-import { deepestOf } from '@/shared/first-chart';
+import { deepestOf } from '@/app/lib/first-chart';
 import { gatewayInfoQueryOptions } from '@/app/api/gateway-info';
 import { provisionalSymbolInfo, resolvedSymbolQueryOptions } from '@/app/api/resolve-symbol';
 import { useApi, useDatafeed, useSelection } from '@/app/providers/app-providers';

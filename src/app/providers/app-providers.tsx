@@ -2,7 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { GatewayClient, UdfDatafeed } from '@/datafeed';
-import type { UsdRateSource } from '@/app/api/ada-usd';
+import type { UsdRateSource } from '@/app/api/usd-rates';
 import type { PreferencesState, StateStorage } from '@/app/stores/preferences-store';
 import type { SelectionState } from '@/app/stores/selection-store';
 import type { AppServices } from './app-services';

@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { TimeZoneMode } from '@/app/lib/time-format';
 import type { Currency } from '@/app/lib/usd';
 
-export { DEFAULT_PREFERENCES, PREFERENCES_KEY, preferencesCookie, storedPreferences, type Preferences, type SymbolRef, type Theme } from './preferences';
+export { DEFAULT_PREFERENCES, PREFERENCES_KEY, preferencesCookie, type Preferences, type Theme } from './preferences';
 import { DEFAULT_PREFERENCES, PREFERENCES_KEY, PREFERENCES_VERSION, storedPreferences, type Preferences, type SymbolRef, type Theme } from './preferences';
 
 /** Where preferences are kept (localStorage, or a stand-in: tests, the server's render). */

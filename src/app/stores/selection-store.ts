@@ -1,7 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { formatSelection, parseSelection, sameSelection, type Selection } from '@/app/lib/selection';
 
-export { DEFAULT_RESOLUTION, RESOLUTION_CHOICES, formatSelection, normaliseResolution, parseSelection, sameSelection, type Selection, type View } from '@/app/lib/selection';
+export { RESOLUTION_CHOICES, formatSelection, parseSelection, type View } from '@/app/lib/selection';
 
 export interface SelectionState extends Selection {
   /** Changes the selection: a new history entry (`replace`: rewrite the current one, e.g. to canonicalise). */

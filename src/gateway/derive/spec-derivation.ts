@@ -3,7 +3,7 @@ import { groupsResponseSchema } from '../../shared/api/groups';
 import { symbolInfoResponseSchema, symbolInfoRows, type SymbolInfoRow } from '../../shared/api/symbol-info';
 import { tokenStatsSchema, type TokenStats } from '../../shared/api/tokens';
 import { AGGREGATE_GROUP } from '../../shared/groups';
-import { displayAssetName, splitTokenUnit } from '../../shared/ids';
+import { displayAssetName, splitTokenUnit } from '../../shared/id-rules';
 import { parseSymbolName } from '../../shared/symbols';
 import type { LogHook } from '../../node/log';
 import { UpstreamStatusError, type PacedUpstream } from './paced-upstream';

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { LIVE_EVENTS } from '../../shared/api/gateway';
-import { isPoolId } from '../../shared/ids';
+import { isPoolId } from '../../shared/id-rules';
 import { openStream } from '../../node/response-sink';
 import { errorFrame, sseFrame, type LiveClient, type LiveHub } from './live-hub';
 

@@ -3,7 +3,7 @@ import type { ServerResponse, Server } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Hono } from 'hono';
-import { DEV_KEY_FILE } from '../../service/runtime';
+import { DEV_KEY_FILE } from '../../service/auth/dev-key';
 import { createLogger, logHookOf, redactedLog, type LogHook } from '../../node/log';
 import { createMetrics, metricsResponse } from '../../node/metrics';
 import { observeRequests } from '../../node/request-observer';

@@ -1,6 +1,6 @@
 import type { LogHook } from '../../node/log';
 import type { DexGroup } from '../../shared/groups';
-import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/ids';
+import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/id-rules';
 import { fallbackTicker } from '../importers/registry';
 import type { Ingestor } from '../market/ingest';
 import { LOGO_GENERATED, LOGO_NONE, type Pool, type Token } from '../market/model';

@@ -96,9 +96,6 @@ export const CATCH_UP_LAG_SECONDS = 180;
 export const BATCH_MAX_BLOCKS = 1_000;
 export const BATCH_MAX_MS = 1_000;
 
-/** A recent, well-known mainnet point: block 9,894,906 (Babbage era, 2024-02-17), the first of prise's real test blocks. */
-export const DEFAULT_CHAIN_START: ChainPoint = { slot: 115_585_913, id: '6a15ab132fb7d4a9fe49981db4812cfccdb418e48edd398f7c9d5fea906ee787' };
-
 /** A new market's start point could not be found (the node's tip, or Kupo's block N days back). */
 class StartError extends Error {}
 

@@ -35,13 +35,6 @@ export function parseChainStart(value: string): ChainStart {
   throw new Error(`chain-start must be tip, <N>d (e.g. 30d) or <slot>.<block hash> (64 hex), got "${value}"`);
 }
 
-/** How `--chain-start` is shown in messages. */
-export function describeStart(start: ChainStart): string {
-  if (start.kind === 'tip') return "the node's tip";
-  if (start.kind === 'days') return `about ${start.days} day(s) back`;
-  return `slot ${start.point.slot} (block ${start.point.id})`;
-}
-
 /** A slot `days` days before `tipSlot`. */
 export function slotDaysBefore(tipSlot: number, days: number): number {
   return Math.max(0, tipSlot - days * SECONDS_PER_DAY);

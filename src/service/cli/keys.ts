@@ -1,10 +1,9 @@
-import { parseArgs } from 'node:util';
 import { KeyStore, type StoredKey } from '../auth/keys';
 import { parsePlans } from '../auth/plans';
+import { requireStore } from '../open-market';
 import { openReaderStore, openStore } from '../store/open';
 import type { Store } from '../store/ports';
-import { requireStore } from '../runtime';
-import { runCli, storeLocation, UsageError } from './cli-support';
+import { main, UsageError } from './frame';
 
 /**
  * `npm run keys -- create|list|revoke`: manages the API keys of a data directory's key store, or of
@@ -13,24 +12,7 @@ import { runCli, storeLocation, UsageError } from './cli-support';
  * the servers run; they see new and revoked keys on the next request.
  */
 
-const USAGE = `Usage:
-  npm run keys -- create [--plan <plan>] [--label <text>] [--data-dir <dir>]
-  npm run keys -- list [--data-dir <dir>]
-  npm run keys -- revoke <id-or-prefix> [--data-dir <dir>]
-
-create  makes a new API key and prints it once (only its hash is stored). The plan defaults to free;
-        plans are free, pro, enterprise and any defined in TOKEN_API_PLANS.
-list    shows every key: id, prefix, plan, label, created, revoked.
-revoke  revokes the key with that id (a number) or prefix (the first 12 characters, e.g. cdx_AbCdEfGh).
-
-Options:
-  --plan <plan>     plan of the new key (default: free)
-  --label <text>    a note to recognise the key by
-  --data-dir <dir>  data directory of the store (default: $DATA_DIR, else ./data)
-  -h, --help        show this help
-
-With DATABASE_URL set, the keys are stored in that PostgreSQL database (every node of a cluster reads
-them there), and --data-dir does not apply.`;
+const COMMANDS = ['create', 'list', 'revoke'] as const;
 
 function formatTime(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -46,63 +28,55 @@ function table(keys: readonly StoredKey[]): string[] {
   return rows.map((row) => row.map((cell, col) => cell.padEnd(widths[col] ?? 0)).join('  ').trimEnd());
 }
 
-await runCli(USAGE, async () => {
-  const { values, positionals } = parseArgs({
-    options: {
-      plan: { type: 'string' },
-      label: { type: 'string' },
-      'data-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  const [command, ...args] = positionals;
-  if (command === undefined) throw new UsageError('missing command: create, list or revoke');
-  if (command !== 'create' && command !== 'list' && command !== 'revoke') {
-    throw new UsageError(`unknown command ${command} (expected create, list or revoke)`);
-  }
-  if (command !== 'create' && (values.plan !== undefined || values.label !== undefined)) {
-    throw new UsageError('--plan and --label apply to create only');
-  }
-  const expectedArgs = command === 'revoke' ? 1 : 0;
-  if (args.length < expectedArgs) throw new UsageError('missing <id-or-prefix> of the key to revoke');
-  if (args.length > expectedArgs) throw new UsageError(`unexpected argument ${args[expectedArgs] ?? ''}`);
+await main({
+  usage: `  npm run keys -- create [--plan <plan>] [--label <text>] [--data-dir <dir>]
+  npm run keys -- list [--data-dir <dir>]
+  npm run keys -- revoke <id-or-prefix> [--data-dir <dir>]`,
+  description: `create  makes a new API key and prints it once (only its hash is stored). The plan defaults to free;
+        plans are free, pro, enterprise and any defined in TOKEN_API_PLANS.
+list    shows every key: id, prefix, plan, label, created, revoked.
+revoke  revokes the key with that id (a number) or prefix (the first 12 characters, e.g. cdx_AbCdEfGh).`,
+  options: { plan: { type: 'string' }, label: { type: 'string' } },
+  optionHelp: ['  --plan <plan>     plan of the new key (default: free)', '  --label <text>    a note to recognise the key by'],
+  databaseNote: `With DATABASE_URL set, the keys are stored in that PostgreSQL database (every node of a cluster reads
+them there), and --data-dir does not apply.`,
+  purpose: 'keys',
+  positionals: { min: 1, max: 2, missing: 'command: create, list or revoke' },
+  run: async ({ positionals, option, where, env, print }) => {
+    const [command, ...args] = positionals;
+    if (!COMMANDS.some((known) => known === command)) throw new UsageError(`unknown command ${command ?? ''} (expected create, list or revoke)`);
+    if (command !== 'create' && (option('plan') !== undefined || option('label') !== undefined)) throw new UsageError('--plan and --label apply to create only');
+    const expectedArgs = command === 'revoke' ? 1 : 0;
+    if (args.length < expectedArgs) throw new UsageError('missing <id-or-prefix> of the key to revoke');
+    if (args.length > expectedArgs) throw new UsageError(`unexpected argument ${args[expectedArgs] ?? ''}`);
 
-  // Checked before the store is opened, so a typo leaves no trace.
-  const plans = command === 'create' ? parsePlans(process.env.TOKEN_API_PLANS) : undefined;
-  const plan = values.plan ?? 'free';
-  if (plans && !Object.hasOwn(plans, plan)) {
-    throw new Error(`unknown plan "${plan}" (known plans: ${Object.keys(plans).join(', ')})`);
-  }
+    // Checked before the store is opened, so a typo leaves no trace.
+    const plans = command === 'create' ? parsePlans(env.TOKEN_API_PLANS) : undefined;
+    const plan = option('plan') ?? 'free';
+    if (plans && !Object.hasOwn(plans, plan)) throw new Error(`unknown plan "${plan}" (known plans: ${Object.keys(plans).join(', ')})`);
 
-  const where = storeLocation(values['data-dir']);
-  // Keys may be created before the first start; listing or revoking needs an existing store.
-  if (command !== 'create' && where.databaseUrl === undefined) requireStore(where.dataDir);
-  // No writer lock: keys are managed beside running servers (each key write is its own transaction).
-  const opened: Store = where.databaseUrl !== undefined ? await openReaderStore(where.databaseUrl) : openStore(where.dataDir);
-  try {
-    const store = new KeyStore(opened.keys);
-    if (command === 'create') {
-      const { key, stored } = await store.create(plan, values.label ?? '');
-      process.stdout.write(
-        `Created key ${stored.id} (plan ${stored.plan}${stored.label ? `, label "${stored.label}"` : ''}):\n\n    ${key}\n\n` +
-          'Copy it now: only its hash is stored, it cannot be shown again.\n',
-      );
-    } else if (command === 'list') {
-      const keys = await store.list();
-      if (keys.length === 0) process.stdout.write('No keys.\n');
-      else for (const line of table(keys)) process.stdout.write(`${line}\n`);
-    } else {
-      const target = args[0] ?? '';
-      const revoked = await store.revoke(target);
-      if (revoked === 0) throw new Error(`no active key with id or prefix "${target}" (see npm run keys -- list)`);
-      process.stdout.write(`Revoked ${revoked} key${revoked === 1 ? '' : 's'} (${target}).\n`);
+    // Keys may be created before the first start; listing or revoking needs an existing store.
+    if (command !== 'create' && where.databaseUrl === undefined) requireStore(where.dataDir);
+    // No writer lock: keys are managed beside running servers (each key write is its own transaction).
+    const opened: Store = where.databaseUrl !== undefined ? await openReaderStore(where.databaseUrl) : openStore(where.dataDir);
+    try {
+      const store = new KeyStore(opened.keys);
+      if (command === 'create') {
+        const label = option('label') ?? '';
+        const { key, stored } = await store.create(plan, label);
+        print(`Created key ${stored.id} (plan ${stored.plan}${stored.label ? `, label "${stored.label}"` : ''}):\n\n    ${key}\n\nCopy it now: only its hash is stored, it cannot be shown again.`);
+      } else if (command === 'list') {
+        const keys = await store.list();
+        if (keys.length === 0) print('No keys.');
+        else for (const line of table(keys)) print(line);
+      } else {
+        const target = args[0] ?? '';
+        const revoked = await store.revoke(target);
+        if (revoked === 0) throw new Error(`no active key with id or prefix "${target}" (see npm run keys -- list)`);
+        print(`Revoked ${revoked} key${revoked === 1 ? '' : 's'} (${target}).`);
+      }
+    } finally {
+      await opened.close();
     }
-  } finally {
-    await opened.close();
-  }
+  },
 });

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../shared/ids';
+import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../shared/id-rules';
 import { visibleText } from '../../shared/visible-text';
 import { isPng } from '../logos/identicon';
 import { LOGO_NONE, LOGO_STORED, type Market, type Token } from '../market/model';

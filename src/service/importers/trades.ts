@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { tradeEventSchema } from '../../shared/api/stream';
 import { DEX_GROUPS } from '../../shared/groups';
-import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, isPoolId, isTokenUnit } from '../../shared/ids';
+import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, isPoolId, isTokenUnit } from '../../shared/id-rules';
 import type { Ingestor } from '../market/ingest';
 import { isAggregate, LOGO_GENERATED, LOGO_NONE, reservesAt, sumAggregate, type Market, type Pool, type Token } from '../market/model';
 import type { MarketStore, TradeStore } from '../store/ports';

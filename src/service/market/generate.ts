@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT } from '../../shared/ids';
+import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT } from '../../shared/id-rules';
 import { DEX_GROUPS, type DexGroup } from '../../shared/groups';
 import { CATALOG, CATALOG_TOKEN_PAIRS } from './catalog';
 import { Random } from './random';

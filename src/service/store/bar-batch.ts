@@ -1,6 +1,6 @@
 import { applyEvent, type Bar, type BarEvent } from '../../shared/bars';
 import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
-import type { AggregateColumns, CommitBatch, TradeRecord } from './ports';
+import type { AggregateColumns, CommitBatch, FoldedBars, TradeRecord } from './ports';
 
 /**
  * Volumes are stored as integers in millionths of a whole base unit, so sums are exact whatever the
@@ -19,7 +19,7 @@ function aggEvent(r: TradeRecord): BarEvent {
 }
 
 /** Bars touched by a batch of trades, folded in memory (per series and resolution, in time order). */
-export class BarBatch {
+export class BarBatch implements FoldedBars {
   private readonly series = new Map<number, Bar[]>();
 
   add(record: TradeRecord): void {

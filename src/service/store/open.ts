@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { redactedError, redactUrl } from '../../shared/redact';
 import { DATABASE_FILE } from './database';
 import type { Store } from './ports';
@@ -7,11 +6,6 @@ import { openSqliteStore } from './sqlite-store';
 
 /** File of the SQLite store in a data directory. */
 export { DATABASE_FILE };
-
-/** Path of a data directory's store file. */
-export function storeFile(dataDir: string): string {
-  return join(dataDir, DATABASE_FILE);
-}
 
 /**
  * Opens (creating and migrating if needed) the store of a data directory: the one place that picks an

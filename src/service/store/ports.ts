@@ -1,5 +1,5 @@
 import type { Resolution } from '../../shared/resolutions';
-import type { BarBatch } from './bar-batch';
+import type { Bar } from '../../shared/bars';
 
 /**
  * What the service needs from a store, as interfaces a second implementation (PostgreSQL) satisfies
@@ -214,8 +214,8 @@ export interface CommitBatch {
   readonly pairs?: readonly PairRow[];
   readonly pools?: readonly PoolRow[];
   readonly trades?: readonly TradeRecord[];
-  /** Bars touched by `trades`, folded in memory, merged into the stored ones by the bar rule. */
-  readonly bars?: BarBatch;
+  /** Bars touched by `trades`, folded in memory, merged into the stored ones by the bar rule (bar-batch.ts's `BarBatch`). */
+  readonly bars?: FoldedBars;
   /** Set while a bulk load writes trades alone (bars rebuilt at its end); see `BarStore.stale`. */
   readonly barsStale?: boolean;
   /** New reserves of existing (or new) pools. */
@@ -231,6 +231,11 @@ export interface CommitBatch {
    * stream's clients that asked for it and, in a cluster, to the API nodes with the commit's message.
    */
   readonly rollbackTo?: RollbackPoint;
+}
+
+/** Bars folded in memory, each series' newest per bucket, in the bars table's key order (series, resolution, time). */
+export interface FoldedBars {
+  entries(): Iterable<{ readonly series: number; readonly resolution: Resolution; readonly bar: Bar }>;
 }
 
 /** A chain point a rollback went back to, with its block's time (Unix seconds). */

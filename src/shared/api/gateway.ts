@@ -1,12 +1,11 @@
 import * as z from 'zod/mini';
-import { dataSourceSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, type Liquidity, type TokenInfo, type TokenNames } from './extensions';
+import { dataSourceSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, type TokenInfo } from './extensions';
 import { tradeEventSchema } from './stream';
 
 /**
  * The same-origin gateway's contract with the browser (our own API, not the spec's): REST under
  * `/gw/v1/<path>` mirrors `/api/v1/<path>`; `/gw/v1/live` is SSE; `/gw/v1/info` describes the source.
  */
-export { GATEWAY_PREFIX } from './gateway-prefix';
 
 export const gatewayInfoSchema = z.strictObject({
   /** Where the data come from. */
@@ -66,7 +65,6 @@ export const liveErrorSchema = z.strictObject({
 });
 export type LiveError = z.infer<typeof liveErrorSchema>;
 
-export const liveHeartbeatSchema = z.strictObject({ time: z.int() });
 
 /**
  * Payload of a `rollback` event (sent to every browser connection, once per rollback): the chain rolled
@@ -87,7 +85,6 @@ export type LiveRollback = z.infer<typeof liveRollbackSchema>;
  * /tokens/current (docs/gateway.md): symbols missing from the arrays have no known TVL.
  */
 export const gatewayLiquiditySchema = liquiditySchema;
-export type GatewayLiquidity = Liquidity;
 
 /**
  * GET /gw/v1/token-info/<unit>: a token's registry metadata (name, ticker, decimals), from the
@@ -103,4 +100,3 @@ export type GatewayTokenInfo = TokenInfo;
  * registry names (docs/gateway.md).
  */
 export const gatewayTokenNamesSchema = tokenNamesSchema;
-export type GatewayTokenNames = TokenNames;

@@ -73,7 +73,6 @@ export const historyQuerySchema = z
     includeTvl: query.include_tvl ?? false,
     countback: query.countback,
   }));
-export type HistoryQuery = z.output<typeof historyQuerySchema>;
 
 /** Query of GET /tokens/current: exactly one of policy and pool (checked by the service, which names the error). */
 export const tokenCurrentQuerySchema = z.object({
@@ -110,7 +109,6 @@ export const tradesQuerySchema = z.object({
     .default(100)
     .meta({ description: 'Trades per page (1-500, default 100).' }),
 });
-export type TradesQuery = z.infer<typeof tradesQuerySchema>;
 
 /** Query of `GET /api/x/pair-pools`. */
 export const pairPoolsQuerySchema = z.object({
@@ -142,4 +140,3 @@ export const groupStatsQuerySchema = z.object({
     .optional()
     .meta({ description: `Only these pools of the group (up to ${GROUP_STATS_MAX_POOLS}, comma-separated; others are left out): the rows a screen shows.` }),
 });
-export type GroupStatsQuery = z.infer<typeof groupStatsQuerySchema>;

@@ -28,7 +28,6 @@ export type TradeEvent = z.infer<typeof tradeEventSchema>;
 
 export const streamPingSchema = z.strictObject({ s: z.literal('ok') });
 export const streamErrorSchema = z.strictObject({ s: z.literal('error'), errmsg: z.string().check(z.minLength(1)) });
-export type StreamError = z.infer<typeof streamErrorSchema>;
 
 /** Any line of the stream. */
 export const streamLineSchema = z.union([tradeEventSchema, streamPingSchema, streamErrorSchema]);

@@ -6,7 +6,7 @@ import type { ChainBlock } from '../../../src/service/chain/block';
 import { ChainGapError, ChainIngest } from '../../../src/service/chain/chain-ingest';
 import { poolOutputs } from '../../../src/service/chain/dexes';
 import { fromOgmiosBlock } from '../../../src/service/chain/ogmios-block';
-import { openMarket, type MarketHandle } from '../../../src/service/runtime';
+import { openMarket, type MarketHandle } from '../../../src/service/open-market';
 import { hasPrise, realOgmiosBlocks } from '../../support/prise';
 import { syntheticBlocks, syntheticPoolId, syntheticPools, type ChainCursor, type SyntheticPool } from '../../support/synthetic-chain';
 

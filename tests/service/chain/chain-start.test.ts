@@ -6,6 +6,7 @@ import { FakeOgmios } from '../../support/fake-ogmios';
 import type { OgmiosWireBlock } from '../../support/prise';
 import { createTestService, type TestService } from '../../support/service';
 import { syntheticBlocks, syntheticPools, type ChainCursor } from '../../support/synthetic-chain';
+import { runtimeInternals } from '../../../src/service/runtime-internals';
 
 /**
  * Where a new chain-fed market starts (`--chain-start`, docs/chain.md "Start where you want"): the
@@ -70,8 +71,8 @@ describe('--chain-start', () => {
     fake.extend(after);
     await vi.waitUntil(async () => (await health()).chain.tipSlot === after.at(-1)?.slot, { timeout: 10_000 });
     const runtime = (service as TestService).runtime;
-    expect((await runtime.store.market.journal()).map((r) => r.slot)).toEqual(after.map((b) => b.slot));
-    const trades = await runtime.store.trades.list();
+    expect((await runtimeInternals(runtime).store.market.journal()).map((r) => r.slot)).toEqual(after.map((b) => b.slot));
+    const trades = await runtimeInternals(runtime).store.trades.list();
     expect(trades.map((t) => t.eventId.slice(0, 64))).toEqual((after[1]?.transactions as { id: string }[]).map((tx) => tx.id));
   });
 
@@ -91,7 +92,7 @@ describe('--chain-start', () => {
     await follow({ CHAIN_START: '30d', KUPO_URL: kupo.url });
     await vi.waitUntil(async () => (await health()).chain.tipSlot === tip.slot, { timeout: 15_000 });
     expect(kupo.requests).toEqual([`/checkpoints/${target}`]);
-    const journal = await (service as TestService).runtime.store.market.journal();
+    const journal = await runtimeInternals((service as TestService).runtime).store.market.journal();
     expect(journal.map((r) => r.slot)).toEqual(chain.slice(startIndex + 1).map((b) => b.slot));
     expect(lines.some((l) => l.includes(`about 30 day(s) back, at slot ${chain[startIndex]?.slot}`))).toBe(true);
   });
@@ -111,13 +112,13 @@ describe('--chain-start', () => {
     kupo.answer = { status: 503, body: '{}' };
     await reason(/Kupo answered 503/);
     expect((await health()).chain.blocks).toBe(0);
-    expect((await (service as TestService).runtime.store.market.journal()).length).toBe(0);
+    expect((await runtimeInternals((service as TestService).runtime).store.market.journal()).length).toBe(0);
     // Kupo indexed further back: the start is found, and the market follows from there to the tip.
     kupo.answer = undefined;
     kupo.setPoints(chain.map((b) => ({ slot: b.slot, id: b.id })));
     const tip = chain.at(-1) as OgmiosWireBlock;
     await vi.waitUntil(async () => (await health()).chain.tipSlot === tip.slot, { timeout: 10_000 });
-    const journal = await (service as TestService).runtime.store.market.journal();
+    const journal = await runtimeInternals((service as TestService).runtime).store.market.journal();
     expect(journal[0]?.slot).toBe(chain[chain.findLastIndex((b) => b.slot <= tip.slot - 20 * DAY) + 1]?.slot);
   }, 30_000);
 });

@@ -10,7 +10,7 @@ import { poolOutputs } from '../../../src/service/chain/dexes/index';
 import { fromOgmiosBlock } from '../../../src/service/chain/ogmios-block';
 import { DatumError } from '../../../src/service/chain/plutus';
 import { poolPrice, poolTvl } from '../../../src/service/market/model';
-import { openMarket, type MarketHandle } from '../../../src/service/runtime';
+import { openMarket, type MarketHandle } from '../../../src/service/open-market';
 import { fixtureOutput, fixtureTx, readChainFixture, type FixtureOutput } from '../../support/chain-fixtures';
 import { ensureDefined } from '../../support/ensure';
 import { expectClose } from '../../support/expect-close';

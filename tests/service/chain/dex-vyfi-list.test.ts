@@ -8,7 +8,7 @@ import { chainDecoders, DECODERS, poolOutputs } from '../../../src/service/chain
 import { vyFi, vyFiDecoder } from '../../../src/service/chain/dexes/vyfi';
 import { BUNDLED_VYFI_POOLS, parseVyFiPools, readVyFiPools } from '../../../src/service/chain/dexes/vyfi-pools';
 import { DatumError } from '../../../src/service/chain/plutus';
-import { openMarket } from '../../../src/service/runtime';
+import { openMarket } from '../../../src/service/open-market';
 import { shelleyAddress } from '../../support/addresses';
 import { fixtureBlock, fixtureOutput, fixtureTx, readChainFixture, type FixtureOutput } from '../../support/chain-fixtures';
 import { ensureDefined } from '../../support/ensure';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChainIngest } from '../../../src/service/chain/chain-ingest';
 import { ChainFollower } from '../../../src/service/chain/follower';
-import { openMarket, type MarketHandle } from '../../../src/service/runtime';
+import { openMarket, type MarketHandle } from '../../../src/service/open-market';
 import { FakeOgmios } from '../../support/fake-ogmios';
 import { faultyEndpoint } from '../../support/faulty-endpoints';
 import { installFault, removeFault } from '../../support/sqlite-faults';

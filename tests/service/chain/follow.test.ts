@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slotTime } from '../../../src/service/chain/block';
 import { tokenStatsSchema } from '../../../src/shared/api/tokens';
 import { symbolInfoResponseSchema } from '../../../src/shared/api/symbol-info';
-import { displayAssetName, splitTokenUnit } from '../../../src/shared/ids';
+import { displayAssetName, splitTokenUnit } from '../../../src/shared/id-rules';
 import { fallbackTicker } from '../../../src/service/importers/registry';
 import { importTrades } from '../../../src/service/importers/trades';
 import { writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { FakeOgmios } from '../../support/fake-ogmios';
 import { hasPrise, realOgmiosBlocks, type OgmiosWireBlock } from '../../support/prise';
 import { createTestService, type TestService } from '../../support/service';
 import { readStream } from '../../support/stream';
+import { runtimeInternals } from '../../../src/service/runtime-internals';
 
 /**
  * `--source chain` end to end, in process: the real runtime follows a local fake Ogmios (a real
@@ -44,7 +45,7 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
     };
   const poolId = () => [...service.runtime.market.pools.keys()].find((id) => id.endsWith('b6c6ff405909')) ?? '';
   /** The Minswap pool's stored trades. */
-  const poolTrades = async () => service.runtime.store.trades.list({ pool: service.runtime.market.pools.get(poolId())?.id ?? -1 });
+  const poolTrades = async () => runtimeInternals(service.runtime).store.trades.list({ pool: service.runtime.market.pools.get(poolId())?.id ?? -1 });
 
   beforeAll(async () => {
     blocks = realOgmiosBlocks();
@@ -94,9 +95,9 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
   it('refuses to import trades into the chain-fed market (a rollback would remove them)', async () => {
     const file = join(service.dataDir, 'import.jsonl');
     writeFileSync(file, `${JSON.stringify({ id: 'x1', block_time: 1_707_152_000, pool_id: poolId(), previous_price: 1, current_price: 1, previous_tvl: 1, current_tvl: 1, volume: 1 })}\n`);
-    const stored = await service.runtime.store.trades.count();
-    await expect(importTrades(service.runtime, file)).rejects.toThrow(/follows the chain.*--source none/);
-    expect(await service.runtime.store.trades.count()).toBe(stored);
+    const stored = await runtimeInternals(service.runtime).store.trades.count();
+    await expect(importTrades({ ...runtimeInternals(service.runtime), market: service.runtime.market }, file)).rejects.toThrow(/follows the chain.*--source none/);
+    expect(await runtimeInternals(service.runtime).store.trades.count()).toBe(stored);
   });
 
   it('turns the next state change into a trade event: /history, /tokens/current and an open stream connection get it', async () => {
@@ -126,8 +127,8 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
   });
 
   it('undoes a rolled-back block: the trade is gone, reserves are back, bars equal a rebuild; the block again gives it once', async () => {
-    const before = await service.runtime.store.bars.all();
-    const trades = await service.runtime.store.trades.count();
+    const before = await runtimeInternals(service.runtime).store.bars.all();
+    const trades = await runtimeInternals(service.runtime).store.trades.count();
     // A stream that asked for our rollback lines (the gateway's) gets one naming the point; one that did not (a spec client) gets none.
     const aggregate = service.runtime.market.pools.get(poolId())?.pair.aggregate.poolId ?? '';
     const asked = readStream(await service.request(STREAM_PATH, { ...streamInit([aggregate], { 'X-Stream-Extensions': 'rollback' }), key: service.keys.pro }));
@@ -148,15 +149,15 @@ describe.skipIf(!hasPrise)('--source chain through Ogmios', () => {
     expect(current.current_price).toBeCloseTo(2_264.52556 / 7_541_914_768, 15);
     const after = (await service.getJson(`/api/v1/history?symbol=${poolId()}&resolution=1min&from=${t - 600}&to=${t + 600}`)) as { t: number[] };
     expect(after.t).toEqual([]);
-    const rolledBack = await service.runtime.store.bars.all();
-    await service.runtime.store.bars.rebuild();
-    expect(await service.runtime.store.bars.all()).toEqual(rolledBack);
+    const rolledBack = await runtimeInternals(service.runtime).store.bars.all();
+    await runtimeInternals(service.runtime).store.bars.rebuild();
+    expect(await runtimeInternals(service.runtime).store.bars.all()).toEqual(rolledBack);
     fake.extend(blocks.slice(9));
-    await until('the block again', async () => (await poolTrades()).length === 1 && (await service.runtime.store.trades.count()) === trades);
+    await until('the block again', async () => (await poolTrades()).length === 1 && (await runtimeInternals(service.runtime).store.trades.count()) === trades);
     // Every series as before, the ADA/PBX Aggregate among them: block 9,894,915 creates a Minswap pool
     // on MuesliSwap's ADA/PBX pair, and the rollback deleted it with the block, so the block again
     // creates it from the same state and the Aggregate sums the same pools.
-    expect(await service.runtime.store.bars.all()).toEqual(before);
+    expect(await runtimeInternals(service.runtime).store.bars.all()).toEqual(before);
   });
 
   it('reconnects when Ogmios drops the connection or sends garbage, and resumes at the stored tip with no gap and no double', async () => {

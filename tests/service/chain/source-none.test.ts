@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importTrades } from '../../../src/service/importers/trades';
-import { openMarket } from '../../../src/service/runtime';
+import { openMarket } from '../../../src/service/open-market';
 import { createTestService } from '../../support/service';
+import { runtimeInternals } from '../../../src/service/runtime-internals';
 
 /** `--source none`: a data directory of imported trades is served as it is, with no simulated market beside it. */
 const dir = mkdtempSync(join(tmpdir(), 'source-none-'));
@@ -40,7 +41,7 @@ describe('--source none', () => {
     try {
       // One DEX pool and its Aggregate: nothing generated beside them.
       expect(service.runtime.market.pools.size).toBe(2);
-      expect(await service.runtime.store.trades.count()).toBe(2);
+      expect(await runtimeInternals(service.runtime).store.trades.count()).toBe(2);
       const health = (await (await service.request('/healthz', { key: null })).json()) as { source: string; blockHeight?: number };
       expect(health.source).toBe('none');
       expect(health.blockHeight).toBeUndefined();
@@ -49,7 +50,7 @@ describe('--source none', () => {
       expect(history.c[0]).toBeCloseTo(0.00371, 12);
       expect(history.c[1]).toBeCloseTo(0.0038, 12);
       service.runtime.startLive();
-      expect(await service.runtime.store.trades.count()).toBe(2);
+      expect(await runtimeInternals(service.runtime).store.trades.count()).toBe(2);
     } finally {
       await service.close();
     }
@@ -69,7 +70,7 @@ describe('--source none', () => {
     // Nothing was changed: served with --source none afterwards, the trade is there alone.
     const service = await createTestService({ dataDir: imported, env: { SOURCE: 'none' } });
     try {
-      expect(await service.runtime.store.trades.count()).toBe(1);
+      expect(await runtimeInternals(service.runtime).store.trades.count()).toBe(1);
       expect(service.runtime.market.pools.size).toBe(2);
     } finally {
       await service.close();

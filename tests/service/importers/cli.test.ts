@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openMarket } from '../../../src/service/runtime';
+import { openMarket } from '../../../src/service/open-market';
 import { lockDataDir } from '../../../src/service/store/lock';
 import { writeRegistryFixtures } from '../../support/registry-fixtures';
 
@@ -111,6 +111,26 @@ describe('keys CLI', () => {
 
     expect((await cli('keys', ['revoke', '--data-dir', dataDir])).code).toBe(2);
     expect((await cli('keys', ['fly', '--data-dir', dataDir])).code).toBe(2);
+  });
+});
+
+describe('every store CLI', () => {
+  it.each([
+    ['keys', 'Usage:\n  npm run keys -- create'],
+    ['import-registry', 'Usage: npm run import:registry -- <dir>'],
+    ['import-trades', 'Usage: npm run import:trades -- <file.jsonl>'],
+    ['rebuild-bars', 'Usage: npm run rebuild-bars'],
+  ])('%s: prints its help with the exit codes on --help (exit 0), and refuses a bad option with them (exit 2)', async (name, usage) => {
+    const help = await cli(name, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout.startsWith(usage)).toBe(true);
+    expect(help.stdout).toContain('Exit codes:\n  0  done\n  1  failed');
+    const bad = await cli(name, ['--nope', '--data-dir', dataDir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: Unknown option '--nope'/);
+    expect(bad.stderr).toContain(usage);
+    expect(bad.stderr).toContain('Exit codes:');
+    expect(existsSync(dataDir)).toBe(false);
   });
 });
 

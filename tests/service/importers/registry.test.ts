@@ -2,12 +2,13 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADA_UNIT } from '../../../src/shared/ids';
+import { ADA_UNIT } from '../../../src/shared/id-rules';
 import { parseServiceConfig } from '../../../src/service/config';
 import { importRegistry } from '../../../src/service/importers/registry';
 import { isPng } from '../../../src/service/logos/identicon';
 import { LOGO_NONE, LOGO_STORED } from '../../../src/service/market/model';
-import { createServiceRuntime, openMarket, type MarketHandle } from '../../../src/service/runtime';
+import { createServiceRuntime } from '../../../src/service/runtime';
+import { openMarket, type MarketHandle } from '../../../src/service/open-market';
 import { FIXTURE_PNG, REGISTRY_BAD_FILES, REGISTRY_UNITS, writeMapping, writeRegistryFixtures } from '../../support/registry-fixtures';
 
 let root: string;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importTrades, type ImportTradesOptions } from '../../../src/service/importers/trades';
 import type { Pool } from '../../../src/service/market/model';
-import { openMarket, type MarketHandle } from '../../../src/service/runtime';
+import { openMarket, type MarketHandle } from '../../../src/service/open-market';
 import { VOLUME_SCALE } from '../../../src/service/store/bar-batch';
 import { busiestPools } from '../../support/market';
 import { createTestService } from '../../support/service';

@@ -4,6 +4,7 @@ import { tokenStatsSchema } from '../../../src/shared/api/tokens';
 import { startPostgres, type TestPostgres } from '../../support/engines';
 import { allBarRows, busiestPools, storedTrades } from '../../support/market';
 import { API, createTestService, type TestService } from '../../support/service';
+import { runtimeInternals } from '../../../src/service/runtime-internals';
 
 /**
  * The service on PostgreSQL (`DATABASE_URL`): the same market, answers, restart and single-writer
@@ -40,7 +41,7 @@ describe('the service on PostgreSQL', () => {
       await service.trade();
     }
     const bars = await allBarRows(service.runtime);
-    await service.runtime.store.bars.rebuild();
+    await runtimeInternals(service.runtime).store.bars.rebuild();
     expect(await allBarRows(service.runtime)).toEqual(bars);
   });
 

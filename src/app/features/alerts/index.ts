@@ -1,1 +1,1 @@
-export { AlertsHost, type AlertPair, type AlertsHostProps } from './components/alerts-host';
+export { AlertsHost } from './components/alerts-host';

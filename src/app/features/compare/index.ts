@@ -1,1 +1,1 @@
-export { CompareChart, type CompareChartProps, type CompareHandle, type CompareLine } from './components/compare-chart';
+export { CompareChart, type CompareHandle } from './components/compare-chart';

@@ -1,2 +1,1 @@
-export { DrawingTools, type DrawingToolsProps } from './components/drawing-tools';
-export type { DrawingHost } from './lib/projection';
+export { DrawingTools } from './components/drawing-tools';

@@ -1,1 +1,1 @@
-export { ExportMenu, type BarsExportSource, type ExportSource, type SeriesExportSource } from './components/export-menu';
+export { ExportMenu, type ExportSource } from './components/export-menu';

@@ -1,1 +1,1 @@
-export { ChartSync, type SyncedChart } from './lib/chart-sync';
+export { ChartSync } from './lib/chart-sync';

@@ -1,1 +1,1 @@
-export { PairPools, type PairPoolsProps } from './components/pair-pools';
+export { PairPools } from './components/pair-pools';

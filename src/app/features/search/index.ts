@@ -1,1 +1,1 @@
-export { PairSearch, SEARCH_MEASURE, type PairSearchProps, type RecentPick } from './components/pair-search';
+export { PairSearch } from './components/pair-search';

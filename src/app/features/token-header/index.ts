@@ -1,1 +1,1 @@
-export { TokenHeader, TokenHeaderPlaceholder, tokenIdentity, type TokenHeaderProps } from './components/token-header';
+export { TokenHeader, TokenHeaderPlaceholder } from './components/token-header';

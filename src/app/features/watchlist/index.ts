@@ -1,1 +1,1 @@
-export { Watchlist, type WatchedSymbol, type WatchlistProps } from './components/watchlist';
+export { Watchlist } from './components/watchlist';

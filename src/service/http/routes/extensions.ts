@@ -6,12 +6,12 @@ import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { VOLUME_SCALE } from '../../store/bar-batch';
 import type { TradeStore } from '../../store/ports';
 import { ALL_GROUPS } from '../../../shared/groups';
-import { isTokenUnit } from '../../../shared/ids';
+import { isTokenUnit } from '../../../shared/id-rules';
 import { GroupStatsSource } from '../../market/group-stats';
 import { adaPerBase, marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
 import { poolPrice, poolTvl, type Market } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
-import type { HealthReport } from '../app';
+import type { HealthReport } from '../health';
 import { echo, priceError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 

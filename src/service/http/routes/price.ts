@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { GroupsResponse } from '../../../shared/api/groups';
 import { historyQuerySchema, symbolInfoQuerySchema } from '../../../shared/api/queries';
 import { ALL_GROUPS } from '../../../shared/groups';
-import { isPoolId } from '../../../shared/ids';
+import { isPoolId } from '../../../shared/id-rules';
 import type { Market, Pool } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
 import type { BarStore } from '../../store/ports';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { ROLLBACK_EXTENSION, STREAM_ERRORS, STREAM_EXTENSIONS_HEADER, streamRequestSchema } from '../../../shared/api/stream';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
-import { isPoolId } from '../../../shared/ids';
+import { isPoolId } from '../../../shared/id-rules';
 import type { Market } from '../../market/model';
 import type { SlotWait, StreamHub } from '../../stream/hub';
 import { openStream } from '../../../node/response-sink';

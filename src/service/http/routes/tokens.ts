@@ -3,7 +3,7 @@ import { LOGO_VARY, logoHeadersOf, logoImageEtag, logoRepresentation } from '../
 import { Hono } from 'hono';
 import { TOKEN_ERROR_TYPES } from '../../../shared/api/errors';
 import type { TokenLogo } from '../../../shared/api/tokens';
-import { isPoolId, isTokenUnit } from '../../../shared/ids';
+import { isPoolId, isTokenUnit } from '../../../shared/id-rules';
 import type { LogoService } from '../../logos/logo-service';
 import type { Market } from '../../market/model';
 import { poolStats } from '../../market/stats';

@@ -4,7 +4,7 @@ import { ErrorState } from '@/app/components/error-state';
 import { ProgressBar } from '@/app/components/progress-bar';
 import { useDatafeed } from '@/app/providers/app-providers';
 import { parseIndicators } from '@/app/lib/indicators';
-import type { UsdRates } from '@/app/api/ada-usd';
+import type { UsdRates } from '@/app/api/usd-rates';
 import { Chart, sameSymbol, type ChartLink, type ChartSurface, type ClickedCandle } from '../lib/chart';
 import type { ChartAppearance } from '../lib/chart-style';
 import type { PrerenderedChart } from '../lib/prerendered-chart';

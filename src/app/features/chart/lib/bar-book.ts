@@ -1,7 +1,7 @@
 import type { Bar, ResolutionString } from '@/datafeed';
 import { invertBar, invertPrice } from '@/app/lib/orientation';
 import { barInUsd } from '@/app/lib/usd';
-import type { UsdRates } from '@/app/api/ada-usd';
+import type { UsdRates } from '@/app/api/usd-rates';
 
 /** Puts `bar` into time-sorted `bars`: replaces the bar of the same time, or inserts it in order. */
 export function putBar(bars: readonly Bar[], bar: Bar): Bar[] {

@@ -1,7 +1,7 @@
 import type { Bar, BarListener, LibrarySymbolInfo, ResolutionString, UdfDatafeed } from '@/datafeed';
 import { AGGREGATE_GROUP } from '@/shared/groups';
-import { firstPage, PAGE_BARS, resolutionSeconds } from '@/shared/first-chart';
-import type { UsdRates } from '@/app/api/ada-usd';
+import { firstPage, PAGE_BARS, resolutionSeconds } from '@/app/lib/first-chart';
+import type { UsdRates } from '@/app/api/usd-rates';
 
 /** What the chart asks of the datafeed: pages of bars, and live bars. */
 export type BarsSource = Pick<UdfDatafeed, 'bars' | 'onBars'>;

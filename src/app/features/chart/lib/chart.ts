@@ -1,10 +1,10 @@
 import type { IChartApi, ISeriesApi, LogicalRange } from 'lightweight-charts';
 import type { Bar, BarsReplacement, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
-import { resolutionSeconds } from '@/shared/first-chart';
+import { resolutionSeconds } from '@/app/lib/first-chart';
 import { FIRST_CANDLES_MARK } from '@/app/lib/first-candles';
 import type { IndicatorSpec } from '@/app/lib/indicators';
 import { PALETTES } from '@/app/lib/palette';
-import type { UsdRates } from '@/app/api/ada-usd';
+import type { UsdRates } from '@/app/api/usd-rates';
 import { BarBook } from './bar-book';
 import { BarLoader, type BarsSource, type Loaded } from './bar-loader';
 import { chartAttributes } from './chart-attributes';

@@ -4,8 +4,6 @@ import { useSearchIndex } from '../hooks/use-search-index';
 import { useSearchItems, type ListItem, type RecentPick } from '../hooks/use-search-items';
 import { SearchList } from './search-list';
 
-export type { RecentPick } from '../hooks/use-search-items';
-export { SEARCH_LIMIT } from '../hooks/use-search-items';
 
 export interface PairSearchProps {
   readonly onSelect: (row: SearchRow) => void;

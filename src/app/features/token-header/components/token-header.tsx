@@ -42,7 +42,7 @@ export function tokenIdentity(row: SearchRow, registryName?: string): { name: st
 export function fingerprintQueryOptions(policyId: string, assetName: string) {
   return queryOptions({
     queryKey: ['fingerprint', policyId, assetName],
-    queryFn: () => import('@/shared/fingerprint').then((m) => m.assetFingerprint(policyId, assetName)),
+    queryFn: () => import('@/datafeed/fingerprint').then((m) => m.assetFingerprint(policyId, assetName)),
     enabled: policyId !== '',
     staleTime: Infinity,
   });

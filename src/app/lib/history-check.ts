@@ -1,4 +1,4 @@
-import type { HistoryResponse } from './history';
+import type { HistoryResponse } from '@/shared/api/history';
 
 const numbers = (value: unknown): value is number[] => Array.isArray(value) && value.every((n) => typeof n === 'number' && Number.isFinite(n));
 
@@ -6,7 +6,7 @@ const numbers = (value: unknown): value is number[] => Array.isArray(value) && v
  * GET /history's answer with bars, checked as history.ts's historyResponseSchema checks it, without zod:
  * the page's first paint (src/app/first-paint.ts) checks the bars the page carries before the app's code
  * (and zod with it) has loaded; building zod's schemas and running them cost about a fifth of that
- * script's run. tests/shared/history-check.test.ts holds the two to the same verdicts. Undefined for
+ * script's run. tests/app/history-check.test.ts holds the two to the same verdicts. Undefined for
  * anything else.
  */
 export function historyAnswerOf(body: unknown): HistoryResponse | undefined {

@@ -1,5 +1,5 @@
 import { blake2b } from '@noble/hashes/blake2.js';
-import { isAssetName, isPolicyId } from './id-rules';
+import { isAssetName, isPolicyId } from '../shared/id-rules';
 
 /** Bech32's alphabet (BIP-173, "Bech32": the data part's characters, by value). */
 const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';

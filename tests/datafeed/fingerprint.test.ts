@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assetFingerprint, isAssetFingerprint } from '../../src/shared/fingerprint';
+import { assetFingerprint, isAssetFingerprint } from '../../src/datafeed/fingerprint';
 
 /** The test vectors of CIP-14 (policy ID, asset name, fingerprint). */
 const CIP14_VECTORS: readonly (readonly [string, string, string])[] = [

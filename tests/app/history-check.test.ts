@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { historyResponseSchema } from '../../src/shared/api/history';
-import { historyAnswerOf } from '../../src/shared/api/history-check';
+import { historyAnswerOf } from '../../src/app/lib/history-check';
 
 /** A /history body, well formed or broken in one of the ways an answer can be. */
 const column = (n: number) => fc.array(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(Number.NaN, Infinity, '1', null)), { minLength: n, maxLength: n });

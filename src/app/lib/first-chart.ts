@@ -1,14 +1,15 @@
-import { GATEWAY_PREFIX } from './api/gateway-prefix';
-import { gatewayUrl, lastBarsQuery } from './api/gateway-urls';
-import { AGGREGATE_GROUP } from './groups';
-import { isPoolId } from './id-rules';
-import { RESOLUTION_SECONDS, type Resolution } from './resolutions';
-import { parseSymbolName } from './symbols';
+import { toWireResolution } from '@/datafeed/resolution-map';
+import { GATEWAY_PREFIX } from '@/shared/api/gateway-prefix';
+import { gatewayUrl, lastBarsQuery } from '@/shared/api/gateway-urls';
+import { AGGREGATE_GROUP } from '@/shared/groups';
+import { isPoolId } from '@/shared/id-rules';
+import { RESOLUTION_SECONDS } from '@/shared/resolutions';
+import { parseSymbolName } from '@/shared/symbols';
 
 /**
  * The page's first chart: what a page's URL asks to chart, the chart's first /history request, and the
  * bars the page carries for it. One definition for the server, which puts that request's answer in the
- * page (src/server/first-paint.ts), for the page's first paint, which draws it before the app's code has
+ * page (src/server/first-paint.ts, the server's one import of the app besides the skeleton), for the page's first paint, which draws it before the app's code has
  * loaded (src/app/first-paint.ts), and for the app's chart, which asks the same URL when the page has no
  * answer: all build the same URL.
  */
@@ -24,24 +25,6 @@ export interface InlinedFirstBars {
   readonly url: string;
   /** The answer's body (JSON text). */
   readonly body: string;
-}
-
-/** The chart library's resolutions we serve, with the wire's name of each (/history's `resolution`), finest first. */
-export const LIBRARY_WIRE_RESOLUTIONS: ReadonlyMap<string, Resolution> = new Map<string, Resolution>([
-  ['1', '1min'],
-  ['5', '5min'],
-  ['15', '15min'],
-  ['60', '60min'],
-  ['1D', '1d'],
-]);
-
-/** Spellings the library also uses for a day. */
-const DAY_ALIASES = new Set(['D', '1d', 'd', '1440']);
-
-/** The wire resolution (/history's `resolution`) of a library resolution; undefined when unsupported. */
-export function toWireResolution(resolution: string): Resolution | undefined {
-  const trimmed = resolution.trim();
-  return LIBRARY_WIRE_RESOLUTIONS.get(trimmed) ?? (DAY_ALIASES.has(trimmed) ? '1d' : undefined);
 }
 
 /** The chart's resolution when the URL names none: one hour. */
