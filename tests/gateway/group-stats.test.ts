@@ -156,10 +156,11 @@ describe('over a service without our routes (the hosted API)', () => {
     const starts = seen.filter((s) => s.path.startsWith('/api/v1/')).map((s) => s.at);
     // One start a window of 60,000 / PER_MINUTE ms (p-queue's fixed windows: two may fall either side of
     // a window's edge), so n starts span at least n - 2 windows. Measured where the upstream receives
-    // them: each arrival may lag its start by the machine's scheduling (25 ms allowed, once, at the first).
-    expect(starts.length).toBeGreaterThan(4);
+    // them: the first arrival may lag its start by a connection's setup on a loaded machine (a window
+    // allowed for it), any other by the machine's scheduling (25 ms). Unpaced, they would all arrive at once.
+    expect(starts.length).toBeGreaterThan(5);
     const span = (starts.at(-1) as number) - (starts[0] as number);
-    expect(span).toBeGreaterThanOrEqual((starts.length - 2) * (60_000 / PER_MINUTE) - 25);
+    expect(span).toBeGreaterThanOrEqual((starts.length - 3) * (60_000 / PER_MINUTE) - 25);
     // The whole list now carries what was learnt.
     const again = await parse(await get('group=Aggregate'));
     const row = again.ticker.indexOf(shown[0] ?? '');
