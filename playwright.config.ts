@@ -43,7 +43,7 @@ export default defineConfig({
   retries: process.env.CI ? 1 : 0,
   timeout: 30_000,
   // The whole suite takes about a minute on 2 cores; a hang must not hold CI.
-  globalTimeout: 10 * 60_000,
+  globalTimeout: 14 * 60_000,
   expect: { timeout: 5_000 },
   // test-results/ (traces, screenshots and server logs of failures, kept files such as the first
   // visit's screenshot) and playwright-report/ are the artifacts to keep.
