@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { ColorType, LineSeries, createChart, type IChartApi, type ISeriesApi, type Time, type UTCTimestamp } from 'lightweight-charts';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { LineSeries, type UTCTimestamp } from 'lightweight-charts';
+import { useEffect, useMemo, useRef } from 'react';
 import { toWireResolution, type ResolutionString, type SearchRow } from '@/datafeed';
 import { ErrorState } from '@/app/components/error-state';
 import { formatPercent, percentTrend } from '@/app/lib/format';
 import { PALETTES } from '@/app/lib/palette';
-import { ChartTimes } from '@/app/lib/chart-time';
+import { useLineChart } from '@/app/hooks/use-line-chart';
 import type { TimeZoneMode } from '@/app/lib/time-format';
 import { useDatafeed } from '@/app/providers/app-providers';
 import type { Theme } from '@/app/stores/preferences-store';
@@ -43,13 +43,10 @@ export interface CompareChartProps {
 export function CompareChart({ row, resolution, theme, timeZone, onHandle }: CompareChartProps) {
   const datafeed = useDatafeed();
   const query = useQuery(compareSeriesQueryOptions(datafeed, row, resolution));
-  const containerRef = useRef<HTMLDivElement>(null);
-  const [chart, setChart] = useState<IChartApi | undefined>(undefined);
-  const seriesRef = useRef<ISeriesApi<'Line'>[]>([]);
-  // Times as the chart sees them: moved in Local mode so that day marks fall on local midnight.
-  const timesRef = useRef(new ChartTimes());
   const palette = PALETTES[theme];
   const daily = toWireResolution(resolution) === '1d';
+  // Times as the chart sees them: moved in Local mode so that day marks fall on local midnight.
+  const { containerRef, chart, seriesRef, displayTimes } = useLineChart({ palette, timeZone, daily, fallbackHeight: 420 });
 
   const normalised = useMemo(() => {
     const pools = query.data ?? [];
@@ -60,44 +57,10 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
   }, [query.data]);
 
   useEffect(() => {
-    const container = containerRef.current;
-    if (!container) return undefined;
-    const autoSize = typeof ResizeObserver === 'function';
-    const created = createChart(container, {
-      // The licence's attribution is in the page's footer (see chart-style.ts).
-      layout: { attributionLogo: false },
-      autoSize,
-      ...(autoSize ? {} : { width: container.clientWidth || 800, height: container.clientHeight || 420 }),
-      rightPriceScale: { borderVisible: false },
-      timeScale: { borderVisible: false, timeVisible: true, secondsVisible: false },
-    });
-    setChart(created);
-    return () => {
-      seriesRef.current = [];
-      created.remove();
-      setChart(undefined);
-    };
-  }, []);
-
-  useEffect(() => {
-    const times = timesRef.current;
-    chart?.applyOptions({
-      layout: { background: { type: ColorType.Solid, color: palette.background }, textColor: palette.text },
-      grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
-      localization: { timeFormatter: (time: Time) => times.label(Number(time)) },
-      timeScale: { tickMarkFormatter: (time: Time, tickType: number) => times.tick(Number(time), tickType) },
-    });
-  }, [chart, palette, timeZone, daily]);
-
-  useEffect(() => {
     if (!chart) return;
     for (const series of seriesRef.current) chart.removeSeries(series);
-    // Every line's times on one scale: display times of their union (true times stay in `normalised`).
-    const times = timesRef.current;
-    times.configure(timeZone, daily);
-    const union = [...new Set(normalised.flatMap((s) => s.points.map((p) => p.time)))].sort((a, b) => a - b);
-    const shown = times.reset(union);
-    const displayOf = new Map(union.map((time, i) => [time, shown[i] ?? time]));
+    // Every line's times on one scale (true times stay in `normalised`).
+    const displayOf = displayTimes(normalised.flatMap((s) => s.points.map((p) => p.time)));
     seriesRef.current = normalised.map((s, i) => {
       const line = chart.addSeries(LineSeries, {
         color: palette.series[i % palette.series.length] ?? palette.tvl,
@@ -110,7 +73,7 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
       return line;
     });
     if (normalised.some((s) => s.points.length > 0)) chart.timeScale().fitContent();
-  }, [chart, normalised, palette, timeZone, daily]);
+  }, [chart, seriesRef, displayTimes, normalised, palette]);
 
   // The lines as drawn, for the export handle (read when the user exports, not on every render).
   const lines = useMemo(

@@ -1,7 +1,7 @@
-import { ColorType, LineSeries, createChart, type IChartApi, type ISeriesApi, type Time, type UTCTimestamp } from 'lightweight-charts';
-import { useEffect, useRef, useState } from 'react';
+import { LineSeries, type UTCTimestamp } from 'lightweight-charts';
+import { useEffect } from 'react';
+import { useLineChart } from '@/app/hooks/use-line-chart';
 import { formatPercent, formatPrice } from '@/app/lib/format';
-import { ChartTimes } from '@/app/lib/chart-time';
 import type { Palette } from '@/app/lib/palette';
 import type { TimeZoneMode } from '@/app/lib/time-format';
 import type { SpreadLine, SpreadMode } from '../lib/spread-lines';
@@ -20,50 +20,12 @@ export interface DrawnLine extends SpreadLine {
  */
 export function SpreadChart(props: { readonly lines: readonly DrawnLine[]; readonly mode: SpreadMode; readonly palette: Palette; readonly timeZone: TimeZoneMode; readonly daily: boolean; readonly label: string }) {
   const { lines, mode, palette, timeZone, daily, label } = props;
-  const containerRef = useRef<HTMLDivElement>(null);
-  const [chart, setChart] = useState<IChartApi | undefined>(undefined);
-  const seriesRef = useRef<ISeriesApi<'Line'>[]>([]);
-  const timesRef = useRef(new ChartTimes());
-
-  useEffect(() => {
-    const container = containerRef.current;
-    if (!container) return undefined;
-    const autoSize = typeof ResizeObserver === 'function';
-    const created = createChart(container, {
-      // The licence's attribution is in the page's footer (see chart-style.ts).
-      layout: { attributionLogo: false },
-      autoSize,
-      ...(autoSize ? {} : { width: container.clientWidth || 800, height: container.clientHeight || 300 }),
-      rightPriceScale: { borderVisible: false },
-      timeScale: { borderVisible: false, timeVisible: true, secondsVisible: false },
-    });
-    setChart(created);
-    return () => {
-      seriesRef.current = [];
-      created.remove();
-      setChart(undefined);
-    };
-  }, []);
-
-  useEffect(() => {
-    const times = timesRef.current;
-    chart?.applyOptions({
-      layout: { background: { type: ColorType.Solid, color: palette.background }, textColor: palette.text },
-      grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
-      localization: { timeFormatter: (time: Time) => times.label(Number(time)) },
-      timeScale: { tickMarkFormatter: (time: Time, tickType: number) => times.tick(Number(time), tickType) },
-    });
-  }, [chart, palette, timeZone, daily]);
+  const { containerRef, chart, seriesRef, displayTimes } = useLineChart({ palette, timeZone, daily, fallbackHeight: 300 });
 
   useEffect(() => {
     if (!chart) return;
     for (const series of seriesRef.current) chart.removeSeries(series);
-    // Every line's times on one scale: display times of their union (lib/chart-time.ts).
-    const times = timesRef.current;
-    times.configure(timeZone, daily);
-    const union = [...new Set(lines.flatMap((l) => l.points.map((p) => p.time)))].sort((a, b) => a - b);
-    const shown = times.reset(union);
-    const displayOf = new Map(union.map((time, i) => [time, shown[i] ?? time]));
+    const displayOf = displayTimes(lines.flatMap((l) => l.points.map((p) => p.time)));
     seriesRef.current = lines.map((line) => {
       const series = chart.addSeries(LineSeries, {
         color: line.color,
@@ -76,7 +38,7 @@ export function SpreadChart(props: { readonly lines: readonly DrawnLine[]; reado
       return series;
     });
     if (lines.some((l) => l.points.length > 0)) chart.timeScale().fitContent();
-  }, [chart, lines, mode, timeZone, daily]);
+  }, [chart, seriesRef, displayTimes, lines, mode]);
 
   return <div className="spread__chart" ref={containerRef} data-testid="spread-chart" data-series={lines.filter((l) => l.points.length > 0).length} data-mode={mode} role="img" aria-label={label} />;
 }
