@@ -1,4 +1,5 @@
 import type { Browser, Page } from '@playwright/test';
+import { benchContext } from './app-pages';
 import { DRAWING_DRAWN_MEASURE } from '../src/app/features/drawings/lib/marks';
 import { median, round, type BenchRow } from './measure';
 
@@ -17,7 +18,7 @@ async function pressAt(page: Page, x: number, y: number): Promise<void> {
 
 /** `adds` measured adds of a horizontal line (one press) and of a trend line (its second press), after one unmeasured of each. */
 export async function drawingAdds(browser: Browser, origin: string, adds = 8): Promise<BenchRow> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
+  const context = await benchContext(browser, VIEWPORT);
   try {
     const page = await context.newPage();
     await page.goto(`${origin}/?res=60`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Browser, Page } from '@playwright/test';
+import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { INDICATOR_ADD_MARK, INDICATOR_DRAWN_MEASURE } from '../src/app/features/chart/lib/marks';
 import { OVERVIEW_ROWS_MARK, OVERVIEW_SORT_MARK, OVERVIEW_SORT_MEASURE } from '../src/app/features/overview/lib/marks';
 import { median, percentile, round, type BenchRow } from './measure';
@@ -27,6 +27,18 @@ const VIEWPORT = { width: 1280, height: 800 } as const;
 export const CHART_POINTER = { x: 480, y: 420 } as const;
 /** Time between two pointer moves while the bench waits for the chart to answer one. */
 const POINTER_STEP_MS = 4;
+
+/**
+ * A fresh browser context (cold cache) at the bench's viewport. tsx (esbuild's keepNames) wraps the
+ * named functions of the page scripts the bench passes to `addInitScript`/`evaluate` in `__name()`,
+ * which the page does not have: without this shim such a script throws at its first named function
+ * and measures nothing (the layout shift and "interactive" of navigate() did, silently, once).
+ */
+export async function benchContext(browser: Browser, viewport: { width: number; height: number } = VIEWPORT): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport });
+  await context.addInitScript('window.__name = (f) => f;');
+  return context;
+}
 
 /** What one cold navigation measured. */
 export interface Navigation {
@@ -54,7 +66,7 @@ export async function navigate(
   mark: string,
   options: { readonly pointer?: { readonly at: { x: number; y: number }; readonly answered: string }; readonly settled?: readonly string[] } = {},
 ): Promise<Navigation> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
+  const context = await benchContext(browser);
   try {
     const page = await context.newPage();
     let answered = false;
@@ -62,7 +74,7 @@ export async function navigate(
       answered = true;
     });
     await page.addInitScript((answeredMark: string | undefined) => {
-      const w = window as unknown as { __shift: number; __shifts: string[]; __benchAnswered?: () => void };
+      const w = window as unknown as { __shift: number; __shifts: string[]; __benchAnswered?: () => void; __benchObserving?: boolean };
       w.__shift = 0;
       w.__shifts = [];
       const rect = (r: DOMRectReadOnly) => `${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}x${Math.round(r.height)}`;
@@ -81,6 +93,8 @@ export async function navigate(
           if (list.getEntriesByName(answeredMark).length > 0) w.__benchAnswered?.();
         }).observe({ type: 'mark' });
       }
+      // The script ran to its end: its observers are in place (checked below).
+      w.__benchObserving = true;
     }, options.pointer?.answered);
     const loaded = page.goto(url);
     if (options.pointer) {
@@ -96,11 +110,12 @@ export async function navigate(
       for (const selector of options.settled) await page.waitForSelector(selector, { timeout: 30_000 });
       await page.waitForTimeout(500);
     }
-    return await page.evaluate(
+    const measured = await page.evaluate(
       ({ name, answeredMark }) => {
         const entry = performance.getEntriesByName(name)[0] as PerformanceMark | undefined;
-        const w = window as unknown as { __shift: number; __shifts: string[] };
+        const w = window as unknown as { __shift: number; __shifts: string[]; __benchObserving?: boolean };
         return {
+          observing: w.__benchObserving === true,
           ms: entry?.startTime ?? Number.NaN,
           detail: entry?.detail as unknown,
           answeredMs: answeredMark ? performance.getEntriesByName(answeredMark)[0]?.startTime : undefined,
@@ -110,6 +125,10 @@ export async function navigate(
       },
       { name: mark, answeredMark: options.pointer?.answered },
     );
+    // A page script that failed measures nothing: a layout shift of 0 from it would be a lie.
+    if (!measured.observing) throw new Error(`navigate ${url}: the bench's page script did not run to its end`);
+    const { observing: _, ...navigation } = measured;
+    return navigation;
   } finally {
     await context.close();
   }
@@ -138,7 +157,7 @@ export function overviewRowsRow(times: readonly number[], rows: number, target: 
  * committed). Event Timing adds what the click cost up to the next paint.
  */
 export async function overviewSort(browser: Browser, origin: string, log: (line: string) => void, rounds = 3): Promise<BenchRow> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
+  const context = await benchContext(browser);
   try {
     const page = await context.newPage();
     await page.goto(`${origin}${OVERVIEW_PAGE.path}`);
@@ -204,7 +223,7 @@ export async function overviewSort(browser: Browser, origin: string, log: (line:
  * each `adds` times after one unmeasured add, taken off again in between.
  */
 export async function indicatorAdds(browser: Browser, origin: string, adds = 6): Promise<BenchRow> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
+  const context = await benchContext(browser);
   try {
     const page = await context.newPage();
     await page.goto(`${origin}/`);
@@ -251,7 +270,7 @@ export async function indicatorAdds(browser: Browser, origin: string, adds = 6):
  * wire (the server sends the build's precompressed brotli).
  */
 export async function jsLoadedByChartPage(browser: Browser, origin: string, staticDir: string, builtFiles: number): Promise<BenchRow> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
+  const context = await benchContext(browser);
   const scripts = new Map<string, Promise<number>>();
   context.on('response', (response) => {
     const url = new URL(response.url());
@@ -301,9 +320,7 @@ export async function jsLoadedByChartPage(browser: Browser, origin: string, stat
  * pauses).
  */
 export async function tapeUnderLoad(browser: Browser, origin: string, log: (line: string) => void): Promise<BenchRow> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
-  // tsx (esbuild's keepNames) wraps the named functions of the page script below in __name().
-  await context.addInitScript('window.__name = (f) => f;');
+  const context = await benchContext(browser);
   try {
     const page = await context.newPage();
     const liquidity = (await (await fetch(`${origin}/gw/v1/liquidity?group=Aggregate`)).json()) as { ticker: string[]; tvl_ada: number[] };

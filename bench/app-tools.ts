@@ -1,4 +1,5 @@
 import type { Browser } from '@playwright/test';
+import { benchContext } from './app-pages';
 import { ALERT_ADD_MARK, ALERT_ADDED_MEASURE } from '../src/app/features/alerts/lib/marks';
 import { median, round, type BenchRow } from './measure';
 
@@ -61,9 +62,7 @@ interface ChartsProbe {
  * floor), the longest gap between animation frames, and how often each chart's newest close moved.
  */
 export async function chartsUnderLoad(browser: Browser, origin: string, log: (line: string) => void): Promise<BenchRow> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
-  // tsx (esbuild's keepNames) wraps the named functions of the page script below in __name().
-  await context.addInitScript('window.__name = (f) => f;');
+  const context = await benchContext(browser, VIEWPORT);
   try {
     const page = await context.newPage();
     const pool = await deepestPool(origin);
@@ -122,7 +121,7 @@ export async function chartsUnderLoad(browser: Browser, origin: string, log: (li
  * panel's chunk in), notifications granted (no prompt).
  */
 export async function alertAdds(browser: Browser, origin: string, adds = 8): Promise<BenchRow> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
+  const context = await benchContext(browser, VIEWPORT);
   await context.grantPermissions(['notifications']);
   try {
     const page = await context.newPage();

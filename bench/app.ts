@@ -11,9 +11,11 @@ import { FIRST_CANDLES_MARK } from '../src/app/lib/first-candles';
 import { PAGE_BARS } from '../src/app/lib/first-chart';
 import { freePort } from '../tests/support/free-port';
 import { drawingAdds } from './app-drawings';
-import { CHART_POINTER, indicatorAdds, JS_TARGET_KB, jsLoadedByChartPage, navigate, OVERVIEW_PAGE, overviewRowsRow, overviewSort, tapeUnderLoad, type Navigation } from './app-pages';
+import { benchContext, CHART_POINTER, indicatorAdds, JS_TARGET_KB, jsLoadedByChartPage, navigate, OVERVIEW_PAGE, overviewRowsRow, overviewSort, tapeUnderLoad, type Navigation } from './app-pages';
 import { alertAdds, chartsUnderLoad } from './app-tools';
 import { median, percentile, round, type BenchRow } from './measure';
+
+const round_ = (ms: number) => round(ms, 0);
 
 const SUITE = 'app';
 /** Issue 11's absolute bound on a chart page's first candles (the ratio to the floor is issue 26's target). */
@@ -108,7 +110,8 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     await waitForHealth(origin, 180_000);
     log(`app: server ready in ${round((performance.now() - started) / 1000, 1)} s`);
 
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    const launched = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = launched;
 
     // Navigation -> first candles, cold cache (a new context each time), after one unmeasured warm-up.
     const navigations = options.navigations ?? 5;
@@ -130,9 +133,16 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     const optionsOf = (key: string) =>
       key.endsWith('pointer') ? { pointer: { at: CHART_POINTER, answered: CROSSHAIR_MARK } } : key === '/' || key === 'shared' ? { settled: CHART_PAGE_SETTLED } : {};
     const results: Record<string, Navigation[]> = { floor: [], '/': [], shared: [], '/ pointer': [], 'shared pointer': [], overview: [] };
-    for (const [key, path, mark] of pages) await navigate(browser, `${origin}${path}`, mark, optionsOf(key));
+    // Each navigation's wall time is logged: a slow or stuck one shows where it is.
+    const timed = async (round: string, key: string, path: string, mark: string): Promise<Navigation> => {
+      const started = performance.now();
+      const result = await navigate(launched, `${origin}${path}`, mark, optionsOf(key));
+      log(`app: ${round} ${key}: ${round_(result.ms)} ms (${round_(performance.now() - started)} ms wall)`);
+      return result;
+    };
+    for (const [key, path, mark] of pages) await timed('warm-up', key, path, mark);
     for (let i = 0; i < navigations; i++) {
-      for (const [key, path, mark] of pages) results[key]?.push(await navigate(browser, `${origin}${path}`, mark, optionsOf(key)));
+      for (const [key, path, mark] of pages) results[key]?.push(await timed(`round ${i + 1}`, key, path, mark));
     }
     const times = (key: string) => (results[key] ?? []).map((r) => r.ms);
     const floor = median(times('floor'));
@@ -210,7 +220,7 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     rows.push(overviewRowsRow(times('overview'), overviewRows, OVERVIEW_TARGET_MS));
 
     // One page for the interactive measures.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await benchContext(launched);
     const page = await context.newPage();
     await page.goto(`${origin}/?symbol=ADA.SNEK_Aggregate_Pool1&res=60`);
     await waitForCandles(page, 'ADA.SNEK_Aggregate_Pool1');
