@@ -120,8 +120,9 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
 
     child = fork(fileURLToPath(new URL('./stream-clients.ts', import.meta.url)), [], {
       cwd: dirname(dirname(fileURLToPath(import.meta.url))),
-      // A large young generation: the polling loop allocates an Immediate per turn (see stream-clients.ts).
-      execArgv: ['--max-semi-space-size=64', '--import', 'tsx'],
+      // A large young generation: the polling loop allocates an Immediate per turn (see stream-clients.ts);
+      // --expose-gc: the client process collects what opening the connections left before each window.
+      execArgv: ['--max-semi-space-size=64', '--expose-gc', '--import', 'tsx'],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
