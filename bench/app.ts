@@ -12,7 +12,7 @@ import { PAGE_BARS } from '../src/app/lib/first-chart';
 import { freePort } from '../tests/support/free-port';
 import { drawingAdds } from './app-drawings';
 import { benchContext, CHART_POINTER, indicatorAdds, JS_TARGET_KB, jsLoadedByChartPage, navigate, OVERVIEW_PAGE, overviewRowsRow, overviewSort, tapeUnderLoad, type Navigation } from './app-pages';
-import { alertAdds, chartsUnderLoad } from './app-tools';
+import { alertAdds, chartsUnderLoad, toolsGrowthRow } from './app-tools';
 import { median, percentile, round, type BenchRow } from './measure';
 
 const round_ = (ms: number) => round(ms, 0);
@@ -305,7 +305,8 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     log('app: drawing adds...');
     rows.push(await drawingAdds(browser, origin));
     log('app: JS loaded by the chart page...');
-    rows.push(await jsLoadedByChartPage(browser, origin, staticDir, js.files));
+    const chartPageJs = await jsLoadedByChartPage(browser, origin, staticDir, js.files);
+    rows.push(chartPageJs, toolsGrowthRow(chartPageJs));
     log('app: trades tape at 50 trades/s...');
     rows.push(await tapeUnderLoad(browser, origin, log));
     // Issue 27's tools (bench/app-tools.ts).
