@@ -166,11 +166,14 @@ describe('a chart shown from bars in hand (the page\'s first paint)', () => {
     expect(asked).toEqual([]);
     expect(place.dataset.live).toBe('true');
     expect(followed[0]?.newest).toEqual(bars.at(-1));
-    // A live bar after the newest is drawn.
+    // A live bar after the newest is drawn (on the next frame, with whatever else came by then).
     const next = { ...ensureDefined(bars.at(-1)), time: asSeconds(ensureDefined(bars.at(-1)).time + 3600), close: 2 };
     followed[0]?.onBar(next);
-    expect(place.dataset.bars).toBe('301');
-    expect(place.dataset.lastClose).toBe('2');
+    followed[0]?.onBar({ ...next, close: 3 });
+    expect(place.dataset.bars).toBe('300');
+    await vi.waitFor(() => expect(place.dataset.bars).toBe('301'));
+    expect(place.dataset.lastClose).toBe('3');
+    expect(chart.getState().bars).toBe(301);
   });
 
   it('moves, as drawn, into the place it is given, which then carries its attributes', () => {

@@ -5,6 +5,7 @@ import { FIRST_CANDLES_MARK } from '@/app/lib/first-candles';
 import type { IndicatorSpec } from '@/app/lib/indicators';
 import { PALETTES } from '@/app/lib/palette';
 import type { UsdRates } from '@/app/api/usd-rates';
+import { FrameQueue } from '@/app/lib/frame-queue';
 import { BarBook } from './bar-book';
 import { BarLoader, type BarsSource, type Loaded } from './bar-loader';
 import { chartAttributes } from './chart-attributes';
@@ -65,6 +66,13 @@ export interface ClickedCandle {
 /** Fewer than this many bars left of the view start loading older ones. */
 const LOAD_OLDER_THRESHOLD = 30;
 
+/**
+ * Live bars are drawn once per frame, and charts take turns: one chart's live bars per frame (each
+ * draw costs lightweight-charts a repaint of the chart; four charts on a busy pool all repainting in
+ * the same frame made it a long task).
+ */
+const liveFrames = new FrameQueue(1);
+
 /** Whether two symbol infos name the same symbol (by pool ID when both have one, else by name). */
 export function sameSymbol(a: LibrarySymbolInfo, b: LibrarySymbolInfo): boolean {
   if (a.ticker !== undefined && b.ticker !== undefined) return a.ticker.toLowerCase() === b.ticker.toLowerCase();
@@ -109,6 +117,10 @@ export class Chart {
   private disposed = false;
   private answered = false;
   private hovered: Bar | undefined;
+  /** Index (in the bars shown) of the first bar changed live and not drawn yet; undefined: none. */
+  private undrawnFrom: number | undefined;
+  /** How many of the bars shown the view has drawn (live bars after them are appended when drawn). */
+  private drawnCount = 0;
   private state: ChartState = { status: 'idle', bars: 0, loadingOlder: false, exhausted: false, live: false };
   private readonly listeners = new Set<() => void>();
 
@@ -213,6 +225,8 @@ export class Chart {
   }
 
   setAppearance(appearance: ChartAppearance): void {
+    // Live bars waiting for a frame first: the volume is coloured again from the bars drawn.
+    if (this.undrawnFrom !== undefined) this.drawLive();
     this.appearance = appearance;
     const retimed = this.view.configure(appearance, isDaily(this.resolution));
     if (retimed) this.render();
@@ -313,6 +327,7 @@ export class Chart {
     if (this.disposed) return;
     this.disposed = true;
     this.generation++;
+    liveFrames.cancel(this.drawLive);
     this.unfollow();
     this.stopRates?.();
     this.indicators.dispose();
@@ -451,6 +466,10 @@ export class Chart {
     for (const bar of loaded.bars) this.onLiveBar(bar);
   }
 
+  /**
+   * A live bar: in the book now (what the pointer and a click read), drawn on a coming frame with
+   * whatever else came by then (`drawLive`).
+   */
   private onLiveBar(received: Bar): void {
     const wasEmpty = this.book.shown.length === 0;
     const merged = this.book.merge(received);
@@ -461,22 +480,38 @@ export class Chart {
       this.setState({ status: 'ready', bars: this.book.shown.length });
       return;
     }
-    this.view.update(merged.bar, merged.appended);
-    this.indicators.draw(this.book.shown);
-    if (!this.hovered) this.legend.show(legendOf(merged.bar));
-    this.writeAttributes();
-    if (this.book.shown.length !== this.state.bars) this.setState({ bars: this.book.shown.length });
+    // The newest bar, again or new (merge takes nothing older).
+    this.undrawn(this.book.shown.length - 1);
   }
 
   /** A stablecoin traded: the newest bar's rate may have moved. */
   private readonly onRates = () => {
     if (this.state.status !== 'ready') return;
-    const bar = this.book.represent();
-    if (!bar) return;
-    this.view.update(bar, false);
-    this.indicators.draw(this.book.shown);
-    if (!this.hovered) this.legend.show(legendOf(bar));
+    if (this.book.represent()) this.undrawn(this.book.shown.length - 1);
+  };
+
+  /** Bars from index `from` on changed since the last draw: drawn on a coming frame. */
+  private undrawn(from: number): void {
+    this.undrawnFrom = Math.min(this.undrawnFrom ?? from, from);
+    liveFrames.request(this.drawLive);
+  }
+
+  /** The live bars that came since the last frame, drawn at once: candles, indicators, legend, attributes, state. */
+  private readonly drawLive = () => {
+    const from = this.undrawnFrom;
+    this.undrawnFrom = undefined;
+    if (from === undefined || this.disposed) return;
+    const bars = this.book.shown;
+    for (let i = Math.min(from, this.drawnCount); i < bars.length; i++) {
+      const bar = bars[i];
+      if (bar) this.view.update(bar, i >= this.drawnCount);
+    }
+    this.drawnCount = bars.length;
+    this.indicators.draw(bars);
+    const last = bars.at(-1);
+    if (!this.hovered && last) this.legend.show(legendOf(last));
     this.writeAttributes();
+    if (bars.length !== this.state.bars) this.setState({ bars: bars.length });
   };
 
   // --- drawing ---
@@ -502,6 +537,10 @@ export class Chart {
 
   private render(): void {
     const bars = this.book.shown;
+    // Everything is drawn: live bars waiting for a frame too.
+    this.undrawnFrom = undefined;
+    liveFrames.cancel(this.drawLive);
+    this.drawnCount = bars.length;
     this.view.draw(bars);
     this.indicators.draw(bars);
     const last = bars.at(-1);
