@@ -59,7 +59,7 @@ test('group, search, select: a DEX group, part of a ticker, a keyboard pick; cha
   await expect(header).toContainText(`INDY/ADA · ${GROUP}`);
   await expect(header.getByTestId('header-price')).toHaveAttribute('data-value', /^\d/);
   await expect(page).toHaveTitle(`INDY/ADA on ${GROUP} · Cardano DEX Charts`);
-  await expect(page.getByRole('img', { name: `Candlestick chart of INDY/ADA on ${GROUP}` })).toBeVisible();
+  await expect(page.getByRole('slider', { name: `Candlestick chart of INDY/ADA on ${GROUP}` })).toBeVisible();
   await expect(page.getByRole('combobox', { name: 'Group' })).toHaveValue(GROUP);
 
   // The pick is remembered: an empty query lists it first, marked recent.

@@ -20,7 +20,7 @@ test('orientation: SNEK/ADA by default; the toggle inverts chart, legend and hea
   await page.getByTestId('invert-toggle').click();
   await expect(page).toHaveURL(/[?&]inv=1(&|$)/);
   await expect(header.getByTestId('header-pair')).toHaveText(`${base}/${quote}`);
-  await expect(page.getByRole('img', { name: `Candlestick chart of ${base}/${quote} on Aggregate` })).toBeVisible();
+  await expect(page.getByRole('slider', { name: `Candlestick chart of ${base}/${quote} on Aggregate` })).toBeVisible();
   // Every price turned: the last close and the header are one over what they were.
   await expect(async () => {
     const now = await chartAttributes(page);

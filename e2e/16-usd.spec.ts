@@ -45,7 +45,7 @@ test('USD: the switch turns chart, legend, header, tape and export to USD at the
   await expect(page.getByTestId('price-chart')).toHaveAttribute('data-currency', 'usd');
   await waitForCandles(page, { symbol: pair.symbol });
   await expectUsdChart(page, request, pair.ticker);
-  await expect(page.getByRole('img', { name: `Candlestick chart of ${quote}/USD on Aggregate` })).toBeVisible();
+  await expect(page.getByRole('slider', { name: `Candlestick chart of ${quote}/USD on Aggregate` })).toBeVisible();
   await expect(page.getByTestId('invert-toggle')).toBeDisabled();
 
   // The header at ADA/USD now; the legend shows the chart's close.

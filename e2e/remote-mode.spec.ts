@@ -105,7 +105,7 @@ test('remote mode: the default pair, search by name, a pick and live updates, th
     await page.getByTestId('invert-toggle').click();
     await expect(page).toHaveURL(/[?&]inv=1(&|$)/);
     await expect(header.getByTestId('header-pair')).toHaveText(`${base}/${quote}`);
-    await expect(page.getByRole('img', { name: `Candlestick chart of ${base}/${quote} on Aggregate` })).toBeVisible();
+    await expect(page.getByRole('slider', { name: `Candlestick chart of ${base}/${quote} on Aggregate` })).toBeVisible();
     await expect(async () => {
       const server = await poolStats(request, deepest.ticker, service.origin);
       const chart = await chartAttributes(page);

@@ -7,7 +7,7 @@ const bed = appTestBed();
 
 const LANDMARKS = ['banner', 'complementary', 'contentinfo', 'form', 'main', 'navigation', 'region', 'search'];
 
-/** Focusable things: none may sit inside an element with role="img" (its content is not exposed). */
+/** Focusable things: none may sit inside a chart (a slider or an image: its content is not exposed). */
 const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
 
 describe('accessibility', () => {

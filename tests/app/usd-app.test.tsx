@@ -63,7 +63,7 @@ describe('the currency switch', () => {
     expect(Number(chart.dataset.lastTime)).toBe(lastTime);
     expectClose(Number(chart.dataset.lastClose), adaClose * (await hourlyRate(lastTime)), 1e-9);
     expect(screen.getByTestId('legend-close')).toHaveTextContent(formatPrice(Number(chart.dataset.lastClose)));
-    expect(screen.getByRole('img', { name: 'Candlestick chart of SNEK/USD on Aggregate' })).toBeInTheDocument();
+    expect(screen.getByRole('slider', { name: 'Candlestick chart of SNEK/USD on Aggregate' })).toBeInTheDocument();
     // In USD the price is the token's: the pair is not inverted meanwhile.
     expect(screen.getByTestId('invert-toggle')).toBeDisabled();
 

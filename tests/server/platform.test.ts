@@ -216,7 +216,7 @@ describe('the page\'s skeleton', () => {
   it('is the app\'s first render of the URL: the chart page with its chart\'s place, or the overview loading', async () => {
     const chart = skeletonOf(await (await platform.app.request('/?symbol=ADA.SNEK_Aggregate_Pool1&res=15&inv=1')).text());
     expect(chart).toContain('class="app"');
-    expect(chart).toMatch(/<div class="chart__canvas" data-testid="price-chart" role="img"/);
+    expect(chart).toMatch(/<div class="chart__canvas" data-testid="price-chart" role="slider"/);
     expect(chart).toContain('data-testid="resolution-15"');
     expect(chart).toMatch(/aria-pressed="true"[^>]*data-testid="resolution-15"/);
     // The invert toggle names the URL's pair, inverted, as the app's first render does.

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useId, useMemo } from 'react';
+import { useEffect, useId, useMemo, useRef } from 'react';
 import { GatewayError, toWireResolution, type Bar, type LibrarySymbolInfo, type ResolutionString } from '@/datafeed';
 import { candleOfTrades } from '@/shared/candle-trades';
 import { EXPLORERS, isExplorer, txUrl } from '@/app/lib/explorer';
@@ -12,8 +12,11 @@ import { candleTradesQueryOptions } from '../api/candle-trades';
 import { checkCandle } from '../lib/check';
 
 export interface CandleTradesProps {
-  /** The candle clicked: its symbol and resolution, its bar as served (not inverted, in ADA). */
-  readonly candle: { readonly symbol: LibrarySymbolInfo; readonly resolution: ResolutionString; readonly raw: Bar };
+  /**
+   * The candle clicked: its symbol and resolution, its bar as served (not inverted, in ADA); `keyboard`:
+   * opened from the keyboard (Enter on the chart), the list takes the focus and gives it back on Close.
+   */
+  readonly candle: { readonly symbol: LibrarySymbolInfo; readonly resolution: ResolutionString; readonly raw: Bar; readonly keyboard?: boolean };
   readonly pair: PairNames;
   /** Prices inverted (lib/orientation), as the chart shows them. */
   readonly inverted?: boolean;
@@ -25,7 +28,8 @@ const RESOLUTION_LABELS: Readonly<Record<string, string>> = { '1min': '1 minute'
 /**
  * The trades inside a clicked candle (time, side, price, amounts, pool and DEX, the transaction on an
  * explorer), and the candle's numbers beside the ones those trades make, so the candle can be checked
- * against what made it. data-testid="candle-trades".
+ * against what made it. data-testid="candle-trades". Opened from the keyboard, its heading takes the focus
+ * (a screen reader lands in it) and Close or Escape gives it back to where it was (the chart).
  */
 export function CandleTrades({ candle, pair, inverted = false, onClose }: CandleTradesProps) {
   const api = useApi();
@@ -33,6 +37,18 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
   const { explorer } = useTraderSettings();
   const titleId = useId();
   const explorerId = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const returnTo = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    // Where Enter was pressed: the chart.
+    const active = document.activeElement;
+    returnTo.current = candle.keyboard && active instanceof HTMLElement ? active : null;
+    if (candle.keyboard) heading.current?.focus();
+  }, [candle]);
+  const close = () => {
+    onClose();
+    returnTo.current?.focus();
+  };
   const wire = toWireResolution(candle.resolution) ?? '60min';
   const pool = candle.symbol.ticker ?? '';
   const query = useQuery(candleTradesQueryOptions(api, pool, candle.raw.time, wire));
@@ -49,9 +65,9 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
   const noRoute = query.error instanceof GatewayError && query.error.status === 404;
 
   return (
-    <section className="candle-trades" aria-labelledby={titleId} data-testid="candle-trades" data-time={candle.raw.time} data-count={trades?.length ?? ''} data-agree={agree === undefined ? '' : String(agree)}>
+    <section className="candle-trades" aria-labelledby={titleId} onKeyDown={(event) => event.key === 'Escape' && !event.defaultPrevented && close()} data-testid="candle-trades" data-time={candle.raw.time} data-count={trades?.length ?? ''} data-agree={agree === undefined ? '' : String(agree)}>
       <div className="candle-trades__head">
-        <h2 id={titleId} className="candle-trades__title">
+        <h2 id={titleId} className="candle-trades__title" ref={heading} tabIndex={-1}>
           Trades in the {RESOLUTION_LABELS[wire] ?? wire} candle of {formatDateTime(candle.raw.time, zone, true)} · {pairLabel(pair, inverted)} on {candle.symbol.exchange}
         </h2>
         <label className="candle-trades__explorer" htmlFor={explorerId}>
@@ -64,7 +80,7 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
             ))}
           </select>
         </label>
-        <button type="button" className="candle-trades__close" onClick={onClose} data-testid="candle-trades-close">
+        <button type="button" className="candle-trades__close" onClick={close} data-testid="candle-trades-close">
           Close<span className="visually-hidden"> the candle’s trades</span>
         </button>
       </div>

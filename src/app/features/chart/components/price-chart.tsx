@@ -1,4 +1,4 @@
-import { useEffect, useEffectEvent, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useEffectEvent, useId, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { Bar, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
 import { ErrorState } from '@/app/components/error-state';
 import { ProgressBar } from '@/app/components/progress-bar';
@@ -50,6 +50,7 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
   const datafeed = useDatafeed();
   const containerRef = useRef<HTMLDivElement>(null);
   const [chart, setChart] = useState<Chart | undefined>(undefined);
+  const keysId = useId();
   // The props at creation time; later changes go through the effects below.
   const current = useEffectEvent(() => ({ appearance, inverted, usd, indicators, symbol, resolution, title, prerendered }));
 
@@ -118,7 +119,17 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
 
   return (
     <section className="chart" aria-label={title ? `Price chart of ${title}` : 'Price chart'}>
-      <div className="chart__canvas" ref={containerRef} data-testid="price-chart" role="img" aria-label={title ? `Candlestick chart of ${title}` : 'Candlestick chart'} />
+      {/*
+        A slider, not an image: its keys (lib/keyboard-cursor.ts) are APG's slider pattern's; a widget role puts screen
+        readers in focus mode, where keys reach it (browse mode keeps arrows over an image; "application" takes every key
+        from the reader); its value, the candle under the cursor, is read out as it changes; its children are
+        presentational, as an image's. The cursor writes the value (here: before it is loaded), the chart the count.
+      */}
+      <div className="chart__canvas" ref={containerRef} data-testid="price-chart" role="slider" tabIndex={0} aria-valuemin={1} aria-valuetext="No candle chosen" aria-label={title ? `Candlestick chart of ${title}` : 'Candlestick chart'} aria-describedby={keysId} />
+      {/* Its description only (read with it, not again as the page's text). */}
+      <p id={keysId} hidden>
+        Arrow keys move between candles, Page Up and Page Down by ten, Home and End to the first and last; Enter lists the candle’s trades.
+      </p>
       {chart ? <ChartOverlay chart={chart} resolving={!symbol} /> : null}
     </section>
   );

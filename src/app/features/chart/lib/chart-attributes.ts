@@ -13,7 +13,7 @@ export const chartAttributes = {
     place.dataset.live = String(state.live);
   },
 
-  /** data-bars, data-first-time, data-last-time, data-last-close, data-symbol, data-resolution, data-currency, data-indicators. */
+  /** data-bars, data-first-time, data-last-time, data-last-close, data-symbol, data-resolution, data-currency, data-indicators; aria-valuemax and aria-valuenow. */
   bars(place: HTMLElement, shown: { readonly bars: readonly Bar[]; readonly symbol: string; readonly resolution: string; readonly usd: boolean; readonly indicators: string }): void {
     const d = place.dataset;
     const first = shown.bars[0];
@@ -26,6 +26,11 @@ export const chartAttributes = {
     d.resolution = shown.resolution;
     d.currency = shown.usd ? 'usd' : 'ada';
     d.indicators = shown.indicators;
+    // The place is a slider over the bars (components/price-chart.tsx), at the newest bar until the
+    // keyboard's cursor (keyboard-cursor.ts) writes its own value after these.
+    const count = String(Math.max(1, shown.bars.length));
+    place.setAttribute('aria-valuemax', count);
+    place.setAttribute('aria-valuenow', count);
   },
 
   /** data-visible-from / data-visible-to: the first and last bar in view. */

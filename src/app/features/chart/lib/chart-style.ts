@@ -35,9 +35,10 @@ export function priceFormatOf(info: LibrarySymbolInfo, newestClose: number | und
 }
 
 /**
- * lightweight-charts' TradingView logo is a link inside the chart, which is an image to assistive
- * technology (role="img"): a focusable thing with no name there. The licence's attribution (its
- * NOTICE and a link to https://www.tradingview.com/) is in the page's footer instead (app.tsx).
+ * lightweight-charts' TradingView logo is a link inside the chart, whose content assistive technology
+ * does not see (a slider's children, as an image's, are presentational): a focusable thing with no name
+ * there. The licence's attribution (its NOTICE and a link to https://www.tradingview.com/) is in the
+ * page's footer instead (app.tsx).
  */
 export const NO_ATTRIBUTION_LOGO = { layout: { attributionLogo: false } } as const;
 

@@ -11,6 +11,7 @@ import { BarLoader, type BarsSource, type Loaded } from './bar-loader';
 import { chartAttributes } from './chart-attributes';
 import { legendOf, priceFormatOf, type ChartAppearance } from './chart-style';
 import { IndicatorLines } from './indicator-lines';
+import type { KeyboardCursor } from './keyboard-cursor';
 import { LegendView } from './legend-view';
 import { CROSSHAIR_MARK } from './marks';
 import { INITIAL_VISIBLE_BARS, PriceView } from './price-view';
@@ -55,12 +56,14 @@ export interface ChartLink {
   hover(time: number | undefined): void;
 }
 
-/** A candle clicked: its bar as the datafeed gave it (not inverted, in ADA) and as shown. */
+/** A candle clicked (or opened with Enter): its bar as the datafeed gave it (not inverted, in ADA) and as shown. */
 export interface ClickedCandle {
   readonly symbol: LibrarySymbolInfo;
   readonly resolution: ResolutionString;
   readonly raw: Bar;
   readonly shown: Bar;
+  /** Opened from the keyboard (Enter or Space on the chart): what lists it takes the focus. */
+  readonly keyboard?: true;
 }
 
 /** Fewer than this many bars left of the view start loading older ones. */
@@ -88,6 +91,8 @@ const isDaily = (resolution: ResolutionString) => resolutionSeconds(resolution) 
  * - `BarBook` (bar-book.ts): the bars as loaded and as shown (inverted, in USD);
  * - `BarLoader` (bar-loader.ts): pages of bars from the datafeed, live bars, a DEX pool's refresh;
  * - `IndicatorLines` (indicator-lines.ts): the indicators, their maths loaded with the first.
+ * - `keyboardCursor` (keyboard-cursor.ts): the keys on the chart's place, a cursor from bar to bar,
+ *   loaded when the chart first takes the focus.
  * - `chartAttributes` (chart-attributes.ts): the data attributes tests and tools read on its place.
  * This class holds what ties them: the symbol, the state React reads (`subscribe`, `getState`) and the
  * performance marks.
@@ -101,6 +106,8 @@ export class Chart {
   private readonly legend: LegendView;
   private readonly book = new BarBook();
   private readonly indicators: IndicatorLines;
+  /** The keyboard's cursor, once the chart has had the focus. */
+  private cursor: KeyboardCursor | undefined;
   private loader: BarLoader | undefined;
   /** The element the chart is in, which carries its data attributes. */
   private container: HTMLElement;
@@ -137,6 +144,7 @@ export class Chart {
     this.view.onHover(this.onHover);
     this.view.onClick(this.onClick);
     this.view.onRange(this.onRange);
+    container.addEventListener('focus', this.loadCursor);
     container.dataset.theme = appearance.theme;
     this.publish();
   }
@@ -155,9 +163,12 @@ export class Chart {
   /** Moves the chart, as drawn, into `container` (which then carries its data attributes). */
   place(container: HTMLElement): void {
     if (container === this.container) return;
+    this.container.removeEventListener('focus', this.loadCursor);
     this.container = container;
     container.append(this.view.element);
     this.legend.follow(container);
+    if (this.cursor) this.cursor.follow(container);
+    else container.addEventListener('focus', this.loadCursor);
     container.dataset.theme = this.appearance.theme;
     this.writeAttributes();
     this.writeVisible(this.view.visibleRange());
@@ -303,12 +314,12 @@ export class Chart {
 
   /** lightweight-charts' chart and its candles: another part keeps crosshair and time range in step with other charts. */
   link(): ChartLink {
-    return { chart: this.view.chart, series: this.view.candles, hover: (time) => this.onHover(time === undefined ? undefined : this.view.actualTime(time)) };
+    return { chart: this.view.chart, series: this.view.candles, hover: (time) => this.hover(time === undefined ? undefined : this.view.actualTime(time)) };
   }
 
   private candleListener: ((candle: ClickedCandle) => void) | undefined;
 
-  /** A click on a candle calls `listener` with it (the candle's trades, features/candle-trades). */
+  /** A click on a candle, or Enter on the keyboard's cursor, calls `listener` with it (the candle's trades, features/candle-trades). */
   onCandle(listener: ((candle: ClickedCandle) => void) | undefined): void {
     this.candleListener = listener;
   }
@@ -331,6 +342,8 @@ export class Chart {
     this.unfollow();
     this.stopRates?.();
     this.indicators.dispose();
+    this.container.removeEventListener('focus', this.loadCursor);
+    this.cursor?.follow(undefined);
     this.legend.dispose();
     this.view.dispose();
     this.listeners.clear();
@@ -549,7 +562,41 @@ export class Chart {
     this.writeAttributes();
   }
 
-  private readonly onHover = (time: number | undefined) => {
+  /**
+   * The keyboard's cursor, a chunk of its own: loaded when the chart first takes the focus (the keys
+   * come after), not on the first chart's path. Not loaded (the network): the next focus tries again.
+   */
+  private readonly loadCursor = () => {
+    this.container.removeEventListener('focus', this.loadCursor);
+    import('./keyboard-cursor').then(
+      ({ keyboardCursor }) => {
+        if (this.disposed || this.cursor) return;
+        this.cursor = keyboardCursor({
+          view: this.view,
+          bars: () => this.book.shown,
+          hover: this.hover,
+          open: (time) => this.onClick(time, true),
+          price: this.legend.price,
+          zone: () => (isDaily(this.resolution) ? 'utc' : this.appearance.timeZone),
+        });
+        this.cursor.follow(this.container);
+      },
+      () => this.disposed || this.container.addEventListener('focus', this.loadCursor),
+    );
+  };
+
+  /**
+   * lightweight-charts' crosshair moved: by the pointer, which takes over from the keyboard's cursor,
+   * or by itself as bars come or the range moves (the cursor, when shown, keeps its bar).
+   */
+  private readonly onHover = (time: number | undefined, pointer: boolean) => {
+    if (pointer) this.cursor?.forget();
+    else if (this.cursor?.active) return;
+    this.hover(time);
+  };
+
+  /** The legend shows the bar at true time `time` (the newest: undefined), for the pointer, the keyboard or another chart. */
+  private readonly hover = (time: number | undefined) => {
     const bar = time === undefined ? undefined : this.book.at(time);
     if (bar === this.hovered) return;
     this.hovered = bar;
@@ -562,14 +609,15 @@ export class Chart {
     }
   };
 
-  private readonly onClick = (time: number | undefined) => {
+  private readonly onClick = (time: number | undefined, keyboard = false) => {
     const shown = time === undefined ? undefined : this.book.at(time);
     const raw = shown && this.book.raw.find((bar) => bar.time === shown.time);
-    if (this.info && shown && raw) this.candleListener?.({ symbol: this.info, resolution: this.resolution, raw, shown });
+    if (this.info && shown && raw) this.candleListener?.({ symbol: this.info, resolution: this.resolution, raw, shown, ...(keyboard ? { keyboard } : {}) });
   };
 
   private readonly onRange = (range: LogicalRange | null) => {
     this.writeVisible(range);
+    this.cursor?.refresh();
     if (range && range.from < LOAD_OLDER_THRESHOLD) void this.loadOlder();
   };
 
@@ -577,8 +625,10 @@ export class Chart {
     chartAttributes.visible(this.container, this.book.shown, range);
   }
 
+  /** The place's attributes, after the bars or the legend changed: the keyboard's cursor shows its bar again. */
   private writeAttributes(): void {
     chartAttributes.bars(this.container, { bars: this.book.shown, symbol: this.info?.name ?? '', resolution: this.resolution, usd: this.usd !== undefined, indicators: this.indicators.label });
+    this.cursor?.refresh();
   }
 
   private setState(patch: Partial<ChartState>): void {

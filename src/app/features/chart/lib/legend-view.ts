@@ -98,7 +98,7 @@ export class LegendView {
     this.shown = bar;
     this.element.hidden = bar === undefined;
     if (!bar) return;
-    const price = (value: number) => formatPrice(value, this.pricescale);
+    const price = this.price;
     const texts = [price(bar.open), price(bar.high), price(bar.low), price(bar.close), formatAmount(bar.volume), formatAmount(bar.tvl), formatPercent(bar.change)];
     texts.forEach((text, i) => {
       const value = this.values[i];
@@ -106,6 +106,9 @@ export class LegendView {
     });
     this.change.className = `chart-legend__amount trend trend--${percentTrend(bar.change)}`;
   }
+
+  /** A price with the legend's decimals (the keyboard's cursor reads them out). */
+  readonly price = (value: number): string => formatPrice(value, this.pricescale);
 
   /** What it shows (tests). */
   bar(): LegendBar | undefined {

@@ -40,7 +40,7 @@ export class PriceView {
   /** The display time of each bar drawn (lib/chart-time.ts: moved in Local mode), by index. */
   private display: number[] = [];
   private appearance: ChartAppearance;
-  private hoverListener: ((time: number | undefined) => void) | undefined;
+  private hoverListener: ((time: number | undefined, pointer: boolean) => void) | undefined;
   private rangeListener: ((range: LogicalRange | null) => void) | undefined;
 
   /** Made in `parent` (lightweight-charts measures its place as it starts). */
@@ -72,8 +72,11 @@ export class PriceView {
     return PALETTES[this.appearance.theme];
   }
 
-  /** The bar under the pointer, by its true time (undefined: none), as the pointer moves. */
-  onHover(listener: (time: number | undefined) => void): void {
+  /**
+   * The bar under the crosshair, by its true time (undefined: none), as the pointer moves it
+   * (`pointer`) or lightweight-charts moves it (new bars, another range in view).
+   */
+  onHover(listener: (time: number | undefined, pointer: boolean) => void): void {
     this.hoverListener = listener;
   }
 
@@ -208,7 +211,7 @@ export class PriceView {
   }
 
   private readonly onCrosshair = (param: MouseEventParams) => {
-    this.hoverListener?.(typeof param.time === 'number' ? this.times.actual(param.time) : undefined);
+    this.hoverListener?.(typeof param.time === 'number' ? this.times.actual(param.time) : undefined, param.sourceEvent !== undefined);
   };
 
   private readonly rangeChanged = (range: LogicalRange | null) => {

@@ -66,7 +66,8 @@ export class DrawingLayer {
     el.addEventListener('pointerup', this.onPointerUp, true);
     el.addEventListener('pointercancel', this.onPointerUp, true);
     for (const type of CHART_EVENTS) el.addEventListener(type, this.holdBack, { capture: true, passive: false });
-    el.ownerDocument.addEventListener('keydown', this.onKey);
+    // Captured: a selected drawing's arrows come before the chart's own (its keyboard cursor leaves a key taken).
+    el.ownerDocument.addEventListener('keydown', this.onKey, true);
   }
 
   // --- for React (useSyncExternalStore) ---
@@ -155,7 +156,7 @@ export class DrawingLayer {
     el.removeEventListener('pointerup', this.onPointerUp, true);
     el.removeEventListener('pointercancel', this.onPointerUp, true);
     for (const type of CHART_EVENTS) el.removeEventListener(type, this.holdBack, { capture: true });
-    el.ownerDocument.removeEventListener('keydown', this.onKey);
+    el.ownerDocument.removeEventListener('keydown', this.onKey, true);
     this.host.series.detachPrimitive(this.primitive);
     delete el.dataset.drawings;
     this.listeners.clear();
