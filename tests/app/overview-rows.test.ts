@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterByText, liveNumbers, mergeAnswers, parsePlace, rowsOf, sortRows, type OverviewRow } from '../../src/app/features/overview/lib/rows';
+import { filterByText, liveNumbers, mergeAnswers, parsePlace, rowOrders, rowsOf, sortRows, type OverviewRow } from '../../src/app/features/overview/lib/rows';
 import { applyTrade, EMPTY_OVERLAY } from '../../src/app/lib/live-stats';
 import type { GroupStats } from '../../src/shared/api/extensions';
 
@@ -49,6 +49,16 @@ describe('overview rows', () => {
     const tied = rowsOf(answer({ change_24h: [1, 1, 1, 1] }));
     expect(symbols(sortRows(tied, { key: 'change', direction: 'asc' }))).toEqual(['ADA.SNEK', 'ADA.WMT', 'DJED.IUSD', 'ADA.HOSKY']);
     expect(rows.map((r) => r.ticker)).toEqual(['p1', 'p2', 'p3', 'p4']);
+  });
+
+  it('keeps each order it computed: unknown last in both directions, ties deepest first, the same array when asked again', () => {
+    const rows = rowsOf(answer({ change_24h: [3, null, 3, -2] }));
+    const orders = rowOrders(rows);
+    const changeDesc = orders({ key: 'change', direction: 'desc' });
+    // Ties (3 and 3) deepest first; the unknown change last.
+    expect(symbols(changeDesc)).toEqual(['ADA.SNEK', 'DJED.IUSD', 'ADA.HOSKY', 'ADA.WMT']);
+    expect(symbols(orders({ key: 'change', direction: 'asc' }))).toEqual(['ADA.HOSKY', 'ADA.SNEK', 'DJED.IUSD', 'ADA.WMT']);
+    expect(orders({ key: 'change', direction: 'desc' })).toBe(changeDesc);
   });
 
   it('filters on every word of the query, any case', () => {

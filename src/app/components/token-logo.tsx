@@ -12,11 +12,13 @@ function colourOf(text: string): string {
 
 /**
  * A token's logo (the gateway's base64 PNG), or a coloured avatar with its initials when it has none
- * (ADA, tokens without a logo, while loading, on error).
+ * (ADA, tokens without a logo, while loading, on error). `ask` false: the logo is not asked for here,
+ * only shown once something else has fetched it (a long list asks its rows' logos after they are on
+ * screen, not while rendering them: see the market overview's table).
  */
-export function TokenLogo({ unit, ticker, size = 24 }: { unit: string; ticker: string; size?: number }) {
+export function TokenLogo({ unit, ticker, size = 24, ask = true }: { unit: string; ticker: string; size?: number; ask?: boolean }) {
   const api = useApi();
-  const logo = useQuery({ ...tokenLogoQueryOptions(api, unit), enabled: unit !== '' });
+  const logo = useQuery({ ...tokenLogoQueryOptions(api, unit), enabled: ask && unit !== '' });
   const style = { width: size, height: size };
   if (logo.data) {
     return <img className="token-logo" src={`data:image/png;base64,${logo.data}`} alt="" width={size} height={size} style={style} data-testid="token-logo" />;

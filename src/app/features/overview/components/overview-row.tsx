@@ -36,7 +36,7 @@ export function OverviewRow(props: {
     >
       <th scope="row" className="overview__pair-cell">
         <a className="overview__pair" href={href} title={`Open the chart of ${pairLabel(row)} on ${row.group}`}>
-          <TokenLogo unit={row.quoteUnit} ticker={row.quote} size={22} />
+          <TokenLogo unit={row.quoteUnit} ticker={row.quote} size={22} ask={false} />
           <span className="overview__label">{pairLabel(row)}</span>
           {name ? <span className="overview__name">{name}</span> : null}
         </a>

@@ -1,6 +1,9 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, type KeyboardEvent, type RefObject } from 'react';
 import type { SymbolSearchIndex } from '@/datafeed';
+import { tokenLogoQueryOptions } from '@/app/api/token-logo';
 import { useFixedRows } from '@/app/hooks/use-fixed-rows';
+import { useApi } from '@/app/providers/app-providers';
 import type { OverviewRow as Row, RowNumbers, SortKey, SortOrder } from '../lib/rows';
 import { OverviewColumns } from './overview-columns';
 import { OverviewRow } from './overview-row';
@@ -69,6 +72,31 @@ export function OverviewTable(props: {
     );
     return () => clearTimeout(timer);
   }, [onScreenKey, onShown]);
+
+  // The logos of the rows rendered, asked once they are painted: starting a fetch costs the page
+  // about a millisecond, and a sort or the first rows bring some 25 new ones (the rows would wait
+  // for them). A logo asked before is not asked again (kept for the session).
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const logosKey = items.map((item) => rows[item.index]?.quoteUnit ?? '').join(',');
+  useEffect(() => {
+    const units = logosKey.split(',').filter((unit) => unit !== '');
+    if (units.length === 0) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ask = () => {
+      timer = setTimeout(() => {
+        for (const unit of units) void queryClient.prefetchQuery(tokenLogoQueryOptions(api, unit));
+      }, 0);
+    };
+    // After the next frame (the rows painted); without frames (a hidden page, jsdom), at once.
+    const painting = typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible';
+    const frame = painting ? requestAnimationFrame(ask) : undefined;
+    if (!painting) ask();
+    return () => {
+      if (frame !== undefined) cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [logosKey, api, queryClient]);
 
   const focusRow = (index: number, tries = 4) => {
     const link = scrollRef.current?.querySelector<HTMLAnchorElement>(`tr[data-index="${index}"] a`);

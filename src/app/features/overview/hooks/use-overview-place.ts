@@ -17,7 +17,7 @@ export function useOverviewPlace(place: unknown) {
 }
 
 /**
- * Keeps the place in the history entry (`onPlace`: at once for sort and filter, at most every 300 ms
+ * Keeps the place in the history entry (`onPlace`: right after a sort or filter, at most every 300 ms
  * while scrolling), and puts the saved scroll offset back once `rowCount` rows are there. Returns the
  * place's writer, for a row about to be opened.
  */
@@ -47,7 +47,12 @@ export function useKeptPlace(options: {
     onPlace({ sort, query, offset: Math.round(scrollRef.current?.scrollTop ?? 0) });
   };
   const keep = useEffectEvent(save);
-  useEffect(() => keep(), [sort, query]);
+  // A sort or a keystroke is written in a task of its own: the history write (a few milliseconds in
+  // Chromium) does not hold up the rows it changed. A row opened meanwhile writes its place itself.
+  useEffect(() => {
+    const timer = setTimeout(keep, 0);
+    return () => clearTimeout(timer);
+  }, [sort, query]);
   useEffect(() => {
     const element = scrollRef.current;
     if (!element) return undefined;

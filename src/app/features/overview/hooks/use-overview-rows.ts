@@ -7,7 +7,7 @@ import { useApi, useDatafeed } from '@/app/providers/app-providers';
 import { useTraderSettings } from '@/app/hooks/use-trader-settings';
 import { fetchShownStats, groupStatsQueryOptions, listAskedAt, mergeIntoList, shownStatsQueryOptions } from '../api/group-stats';
 import { spreadsQueryOptions } from '../api/spreads';
-import { filterByText, liveNumbers, numbersAt, rowsOf, sortRows, withSpreads, type OverviewRow, type RowNumbers, type SortOrder } from '../lib/rows';
+import { filterByText, liveNumbers, numbersAt, rowOrders, rowsOf, withSpreads, type OverviewRow, type RowNumbers, type SortOrder } from '../lib/rows';
 import { useLiveRows } from './use-live-rows';
 
 /** The search index (token names, policy IDs, fingerprints) loads this long after the list, unless the filter is used first. */
@@ -48,7 +48,9 @@ export function useOverviewRows(group: string, options: { readonly query: string
     const matched = new Set(index.data.search(text, { limit: Math.max(1, rows.length) }).map((r) => r.ticker.toLowerCase()));
     return rows.filter((row) => matched.has(row.ticker.toLowerCase()));
   }, [rows, query, index.data]);
-  const sorted = useMemo(() => sortRows(filtered, sort), [filtered, sort]);
+  // Each order computed once per list (a click back on a column sorts nothing).
+  const orders = useMemo(() => rowOrders(filtered), [filtered]);
+  const sorted = useMemo(() => orders(sort), [orders, sort]);
 
   // When each row's numbers were asked, for the rows answered apart from the list: live trades after
   // that time are added on top of them (the list's own time for the others).
