@@ -143,6 +143,13 @@ class Recording {
     this.used += length;
   }
 
+  /** Chunks received while recording, and their bytes. */
+  get received(): { chunks: number; bytes: number } {
+    let bytes = 0;
+    for (let i = 0; i < this.count; i++) bytes += this.length[i] ?? 0;
+    return { chunks: this.count, bytes };
+  }
+
   *entries(): Generator<{ connection: number; chunk: Buffer; time: number }> {
     for (let i = 0; i < this.count; i++) {
       const segment = this.segments[this.segment[i] ?? 0];
@@ -325,6 +332,7 @@ function collect(): FromClients {
     time: Float64Array.from(time),
     problems: problems.splice(0),
     gc: { ...gc },
+    received: recorded?.received ?? { chunks: 0, bytes: 0 },
   };
 }
 

@@ -41,6 +41,8 @@ export type FromClients =
       readonly problems: readonly string[];
       /** The client process's collector pauses while recording. */
       readonly gc: { readonly count: number; readonly ms: number; readonly maxMs: number };
+      /** What the connections received while recording: chunks (socket reads) and bytes. */
+      readonly received: { readonly chunks: number; readonly bytes: number };
     }
   | { readonly type: 'closed' };
 
