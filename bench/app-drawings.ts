@@ -1,5 +1,5 @@
 import type { Browser, Page } from '@playwright/test';
-import { benchContext } from './app-pages';
+import { benchContext, waitForChart } from './app-pages';
 import { DRAWING_DRAWN_MEASURE } from '../src/app/features/drawings/lib/marks';
 import { median, round, type BenchRow } from './measure';
 
@@ -22,7 +22,7 @@ export async function drawingAdds(browser: Browser, origin: string, adds = 8): P
   try {
     const page = await context.newPage();
     await page.goto(`${origin}/?res=60`);
-    await page.waitForSelector('[data-testid="price-chart"][data-status="ready"]', { timeout: 30_000 });
+    await waitForChart(page);
     await page.getByRole('button', { name: 'Drawing tools' }).click();
     await page.waitForSelector('[data-testid="drawing-tools"]', { timeout: 10_000 });
     await page.locator('[data-testid="price-chart"]').evaluate((el) => el.scrollIntoView({ block: 'center' }));

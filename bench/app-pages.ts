@@ -432,6 +432,13 @@ interface TapeProbe {
   stop: boolean;
 }
 
-async function waitForChart(page: Page): Promise<void> {
+/**
+ * The chart page ready for input: its chart drawn, and the app's first render in the skeleton's place.
+ * The page's first paint draws the chart before the app runs (data-status="ready" is already set), and
+ * the skeleton's controls are disabled: a click there (a menu's summary) is lost when the app's render
+ * replaces it, as it was once in a run of the indicator adds.
+ */
+export async function waitForChart(page: Page): Promise<void> {
   await page.waitForSelector('[data-testid="price-chart"][data-status="ready"]', { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector('fieldset.skeleton') === null, undefined, { timeout: 30_000 });
 }

@@ -1,5 +1,5 @@
 import type { Browser } from '@playwright/test';
-import { benchContext } from './app-pages';
+import { benchContext, waitForChart } from './app-pages';
 import { ALERT_ADD_MARK, ALERT_ADDED_MEASURE } from '../src/app/features/alerts/lib/marks';
 import { median, round, type BenchRow } from './measure';
 
@@ -126,7 +126,7 @@ export async function alertAdds(browser: Browser, origin: string, adds = 8): Pro
   try {
     const page = await context.newPage();
     await page.goto(`${origin}/`);
-    await page.waitForSelector('[data-testid="price-chart"][data-status="ready"]', { timeout: 30_000 });
+    await waitForChart(page);
     await page.getByTestId('alerts-toggle').click();
     const panel = page.getByTestId('alerts-panel');
     // The threshold's first value: the pair's price now.

@@ -57,3 +57,10 @@ export class FrameQueue {
 
 /** A hidden tab's pace (no frames there; its timers are throttled to about a second anyway). */
 const HIDDEN_DELAY_MS = 250;
+
+/**
+ * The charts' turns: each job repaints one chart (its live bars, features/chart; a time range kept in
+ * step with another chart, features/layouts), one job per frame, so that several charts never repaint
+ * in the same frame.
+ */
+export const chartTurns = new FrameQueue(1);

@@ -5,7 +5,7 @@ import { FIRST_CANDLES_MARK } from '@/app/lib/first-candles';
 import type { IndicatorSpec } from '@/app/lib/indicators';
 import { PALETTES } from '@/app/lib/palette';
 import type { UsdRates } from '@/app/api/usd-rates';
-import { FrameQueue } from '@/app/lib/frame-queue';
+import { chartTurns } from '@/app/lib/frame-queue';
 import { BarBook } from './bar-book';
 import { BarLoader, type BarsSource, type Loaded } from './bar-loader';
 import { chartAttributes } from './chart-attributes';
@@ -72,9 +72,9 @@ const LOAD_OLDER_THRESHOLD = 30;
 /**
  * Live bars are drawn once per frame, and charts take turns: one chart's live bars per frame (each
  * draw costs lightweight-charts a repaint of the chart; four charts on a busy pool all repainting in
- * the same frame made it a long task).
+ * the same frame made it a long task). The turns are shared with the layouts' time-range sync.
  */
-const liveFrames = new FrameQueue(1);
+const liveFrames = chartTurns;
 
 /** Whether two symbol infos name the same symbol (by pool ID when both have one, else by name). */
 export function sameSymbol(a: LibrarySymbolInfo, b: LibrarySymbolInfo): boolean {

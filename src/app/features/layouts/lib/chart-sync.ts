@@ -1,4 +1,5 @@
 import { MismatchDirection, type IChartApi, type ISeriesApi, type LogicalRange, type MouseEventParams, type SeriesType, type Time } from 'lightweight-charts';
+import { chartTurns } from '@/app/lib/frame-queue';
 
 /** One chart of a layout, as the sync needs it: lightweight-charts' chart and its main series. */
 export interface SyncedChart {
@@ -27,6 +28,8 @@ export class ChartSync {
   private charts: SyncedChart[] = [];
   private leader = -1;
   private readonly stops: (() => void)[] = [];
+  /** Per chart, its turn at taking the leader's time range (one job each, run in the charts' turns). */
+  private follows: (() => void)[] = [];
 
   /** Keeps these charts in step (replacing the ones before). */
   set(charts: readonly SyncedChart[]): void {
@@ -50,7 +53,13 @@ export class ChartSync {
       const onRange = (range: LogicalRange | null) => this.ranged(index, range);
       link.chart.subscribeCrosshairMove(onMove);
       link.chart.timeScale().subscribeVisibleLogicalRangeChange(onRange);
+      const follow = () => {
+        const range = this.charts[this.lead]?.chart.timeScale().getVisibleRange();
+        if (range && this.charts[index] === link && index !== this.lead) setRange(link, range);
+      };
+      this.follows[index] = follow;
       this.stops.push(() => {
+        chartTurns.cancel(follow);
         for (const type of LEAD_EVENTS) element.removeEventListener(type, lead);
         element.removeEventListener('pointerleave', leave);
         link.chart.unsubscribeCrosshairMove(onMove);
@@ -63,7 +72,13 @@ export class ChartSync {
   clear(): void {
     for (const stop of this.stops.splice(0)) stop();
     this.charts = [];
+    this.follows = [];
     this.leader = -1;
+  }
+
+  /** The chart that leads: the one the user works in, the first until then. */
+  private get lead(): number {
+    return this.leader < 0 ? 0 : this.leader;
   }
 
   /** The time range of chart `index` given to the others now (as when the sync is switched on). */
@@ -91,10 +106,17 @@ export class ChartSync {
   private ranged(index: number, logical: LogicalRange | null): void {
     if (!logical) return;
     // Until the user works in one, the first chart leads.
-    const lead = this.leader < 0 ? 0 : this.leader;
+    const lead = this.lead;
     const range = this.charts[lead]?.chart.timeScale().getVisibleRange();
     if (!range) return;
-    if (index === lead) this.others(index, (other) => setRange(other, range));
+    // The others follow in the charts' turns, one repaint per frame (chartTurns), each taking the
+    // leader's range as it is then: set at once, a live bar moving the leader made every chart
+    // repaint in the same frame (a long task of 50-60 ms with four charts at 50 trades/s).
+    if (index === lead) {
+      this.follows.forEach((follow, i) => {
+        if (i !== index) chartTurns.request(follow);
+      });
+    }
     // A follower moved on its own (its bars came in, a live bar pushed it): back in step with the leader.
     // Set again to where it already is, it does not move, and says nothing more. Not from within its
     // own event: a range set on a chart while it draws is dropped with the frame's changes.
