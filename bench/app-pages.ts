@@ -18,7 +18,7 @@ const INDICATOR_TARGET_MS = 100;
 /** Issue 26: the chart page's JS (what a visitor downloads for it). */
 export const JS_TARGET_KB = 200;
 /** The tape's feed: one forced block of one trade every 20 ms on the pair shown, for 10 s. */
-const FEED = { tradesPerSecond: 50, seconds: 10, tradesPerBlock: 1 } as const;
+export const FEED = { tradesPerSecond: 50, seconds: 10, tradesPerBlock: 1 } as const;
 /** The overview's sortable columns (features/overview), each clicked twice: high to low, then low to high. */
 const SORT_COLUMNS = ['price', 'change', 'volume', 'tvl', 'spread'] as const;
 const VIEWPORT = { width: 1280, height: 800 } as const;
@@ -312,6 +312,36 @@ export async function jsLoadedByChartPage(browser: Browser, origin: string, stat
   }
 }
 
+/** The deepest Aggregate pool (what `/` shows). */
+export async function deepestPool(origin: string): Promise<string> {
+  const liquidity = (await (await fetch(`${origin}/gw/v1/liquidity?group=Aggregate`)).json()) as { ticker: string[]; tvl_ada: number[] };
+  let best = 0;
+  liquidity.tvl_ada.forEach((tvl, i) => {
+    if (tvl > (liquidity.tvl_ada[best] ?? -Infinity)) best = i;
+  });
+  return liquidity.ticker[best] ?? '';
+}
+
+/** Blocks of `FEED` on `pool`, on schedule (not waiting for answers); the trades made. */
+export async function feed(origin: string, pool: string): Promise<{ sent: number; ms: number }> {
+  const intervalMs = 1000 / (FEED.tradesPerSecond / FEED.tradesPerBlock);
+  const blocks = Math.round((FEED.seconds * 1000) / intervalMs);
+  const answers: Promise<number>[] = [];
+  const started = performance.now();
+  for (let i = 0; i < blocks; i++) {
+    const wait = started + i * intervalMs - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    answers.push(
+      fetch(`${origin}/__test__/block?pool=${pool}&trades=${FEED.tradesPerBlock}`, { method: 'POST' }).then(async (response) => {
+        if (!response.ok) throw new Error(`POST /__test__/block: ${response.status} ${await response.text()}`);
+        return ((await response.json()) as { trades: number }).trades;
+      }),
+    );
+  }
+  const sent = (await Promise.all(answers)).reduce((a, b) => a + b, 0);
+  return { sent, ms: performance.now() - started };
+}
+
 /**
  * The trades tape kept up with a busy pair: `/` (the deepest Aggregate pair, the tape under the chart)
  * while the server's test control puts 50 trades a second on that pair for 10 s, one trade per block
@@ -323,12 +353,7 @@ export async function tapeUnderLoad(browser: Browser, origin: string, log: (line
   const context = await benchContext(browser);
   try {
     const page = await context.newPage();
-    const liquidity = (await (await fetch(`${origin}/gw/v1/liquidity?group=Aggregate`)).json()) as { ticker: string[]; tvl_ada: number[] };
-    let best = 0;
-    liquidity.tvl_ada.forEach((tvl, i) => {
-      if (tvl > (liquidity.tvl_ada[best] ?? -Infinity)) best = i;
-    });
-    const pool = liquidity.ticker[best] ?? '';
+    const pool = await deepestPool(origin);
     await page.goto(`${origin}/`);
     await waitForChart(page);
     await page.waitForSelector('[data-testid="connection-status"][data-state="live"]', { timeout: 30_000 });
@@ -375,23 +400,7 @@ export async function tapeUnderLoad(browser: Browser, origin: string, log: (line
       }
     });
 
-    // The feed: a block every 1000 / (rate / trades per block) ms on schedule, not waiting for answers.
-    const intervalMs = 1000 / (FEED.tradesPerSecond / FEED.tradesPerBlock);
-    const blocks = Math.round((FEED.seconds * 1000) / intervalMs);
-    const answers: Promise<number>[] = [];
-    const started = performance.now();
-    for (let i = 0; i < blocks; i++) {
-      const wait = started + i * intervalMs - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      answers.push(
-        fetch(`${origin}/__test__/block?pool=${pool}&trades=${FEED.tradesPerBlock}`, { method: 'POST' }).then(async (response) => {
-          if (!response.ok) throw new Error(`POST /__test__/block: ${response.status} ${await response.text()}`);
-          return ((await response.json()) as { trades: number }).trades;
-        }),
-      );
-    }
-    const sent = (await Promise.all(answers)).reduce((a, b) => a + b, 0);
-    const fedMs = performance.now() - started;
+    const { sent, ms: fedMs } = await feed(origin, pool);
     // The last events on their way (the tape swaps its live rows for the stored page 400 ms after the last one).
     await page.waitForTimeout(300);
     const tape = await page.evaluate(() => {

@@ -1,5 +1,5 @@
 import type { Browser } from '@playwright/test';
-import { benchContext, waitForChart } from './app-pages';
+import { benchContext, deepestPool, feed, waitForChart } from './app-pages';
 import { ALERT_ADD_MARK, ALERT_ADDED_MEASURE } from '../src/app/features/alerts/lib/marks';
 import { median, round, type BenchRow } from './measure';
 
@@ -13,38 +13,6 @@ const LONG_TASK_TARGET_MS = 50;
 /** One frame at 60 Hz. */
 const FRAME_MS = 1000 / 60;
 const VIEWPORT = { width: 1280, height: 1000 } as const;
-/** As the tape's row (app-pages.ts): one trade every 20 ms on the pair shown, one per block, for 10 s. */
-const FEED = { tradesPerSecond: 50, seconds: 10, tradesPerBlock: 1 } as const;
-
-/** The deepest Aggregate pool (what `/` shows). */
-async function deepestPool(origin: string): Promise<string> {
-  const liquidity = (await (await fetch(`${origin}/gw/v1/liquidity?group=Aggregate`)).json()) as { ticker: string[]; tvl_ada: number[] };
-  let best = 0;
-  liquidity.tvl_ada.forEach((tvl, i) => {
-    if (tvl > (liquidity.tvl_ada[best] ?? -Infinity)) best = i;
-  });
-  return liquidity.ticker[best] ?? '';
-}
-
-/** Blocks of `FEED` on `pool`, on schedule (not waiting for answers); the trades made. */
-async function feed(origin: string, pool: string): Promise<{ sent: number; ms: number }> {
-  const intervalMs = 1000 / (FEED.tradesPerSecond / FEED.tradesPerBlock);
-  const blocks = Math.round((FEED.seconds * 1000) / intervalMs);
-  const answers: Promise<number>[] = [];
-  const started = performance.now();
-  for (let i = 0; i < blocks; i++) {
-    const wait = started + i * intervalMs - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    answers.push(
-      fetch(`${origin}/__test__/block?pool=${pool}&trades=${FEED.tradesPerBlock}`, { method: 'POST' }).then(async (response) => {
-        if (!response.ok) throw new Error(`POST /__test__/block: ${response.status} ${await response.text()}`);
-        return ((await response.json()) as { trades: number }).trades;
-      }),
-    );
-  }
-  const sent = (await Promise.all(answers)).reduce((a, b) => a + b, 0);
-  return { sent, ms: performance.now() - started };
-}
 
 /** What the page records during the feed (window.__charts). */
 interface ChartsProbe {
