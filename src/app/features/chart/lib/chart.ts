@@ -69,13 +69,6 @@ export interface ClickedCandle {
 /** Fewer than this many bars left of the view start loading older ones. */
 const LOAD_OLDER_THRESHOLD = 30;
 
-/**
- * Live bars are drawn once per frame, and charts take turns: one chart's live bars per frame (each
- * draw costs lightweight-charts a repaint of the chart; four charts on a busy pool all repainting in
- * the same frame made it a long task). The turns are shared with the layouts' time-range sync.
- */
-const liveFrames = chartTurns;
-
 /** Whether two symbol infos name the same symbol (by pool ID when both have one, else by name). */
 export function sameSymbol(a: LibrarySymbolInfo, b: LibrarySymbolInfo): boolean {
   if (a.ticker !== undefined && b.ticker !== undefined) return a.ticker.toLowerCase() === b.ticker.toLowerCase();
@@ -338,7 +331,7 @@ export class Chart {
     if (this.disposed) return;
     this.disposed = true;
     this.generation++;
-    liveFrames.cancel(this.drawLive);
+    chartTurns.cancel(this.drawLive);
     this.unfollow();
     this.stopRates?.();
     this.indicators.dispose();
@@ -506,7 +499,8 @@ export class Chart {
   /** Bars from index `from` on changed since the last draw: drawn on a coming frame. */
   private undrawn(from: number): void {
     this.undrawnFrom = Math.min(this.undrawnFrom ?? from, from);
-    liveFrames.request(this.drawLive);
+    // Once per frame, in the charts' turns: four charts on a busy pool all repainting in the same frame made it a long task.
+    chartTurns.request(this.drawLive);
   }
 
   /** The live bars that came since the last frame, drawn at once: candles, indicators, legend, attributes, state. */
@@ -552,7 +546,7 @@ export class Chart {
     const bars = this.book.shown;
     // Everything is drawn: live bars waiting for a frame too.
     this.undrawnFrom = undefined;
-    liveFrames.cancel(this.drawLive);
+    chartTurns.cancel(this.drawLive);
     this.drawnCount = bars.length;
     this.view.draw(bars);
     this.indicators.draw(bars);
