@@ -39,3 +39,25 @@ describe('FrameQueue', () => {
     expect(ran).toEqual(['a', 'b', 'c', 'a']);
   });
 });
+
+describe('FrameQueue with an interval', () => {
+  it('runs at most once per interval: a job asked right after a run waits for the interval, then a frame', async () => {
+    const queue = new FrameQueue(Number.POSITIVE_INFINITY, 100);
+    const runs: number[] = [];
+    const job = () => void runs.push(performance.now());
+    queue.request(job);
+    await nextFrame();
+    await nextFrame();
+    expect(runs).toHaveLength(1);
+    // Asked again at once, and again while it waits: one run, no sooner than 100 ms after the first.
+    queue.request(job);
+    await nextFrame();
+    queue.request(job);
+    await nextFrame();
+    expect(runs).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await nextFrame();
+    expect(runs).toHaveLength(2);
+    expect((runs[1] ?? 0) - (runs[0] ?? 0)).toBeGreaterThanOrEqual(100);
+  });
+});

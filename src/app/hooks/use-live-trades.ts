@@ -6,11 +6,20 @@ import { FrameQueue } from '@/app/lib/frame-queue';
 import { useDatafeed } from '@/app/providers/app-providers';
 
 /**
- * Trades reach components once per frame, every component's in the same frame: their state changes
- * make one React render with all the trades since the last, not one render per trade (a busy pair
- * brings one every few milliseconds).
+ * At least this long between two deliveries of trades to components: ten a second. What they show
+ * is text (the tape's rows, the header's price and volume), which no one reads faster; the chart's
+ * candles follow every trade on their own (features/chart, each frame). Delivered every frame, a busy
+ * pair made React render and the page lay out and paint the tape and header 50 times a second: with
+ * four charts drawing too, frames of 50-60 ms (bench: "four charts", "tape").
  */
-const tradeFrames = new FrameQueue();
+const TRADE_DELIVERY_MS = 100;
+
+/**
+ * Trades reach components in one frame, every component's in the same frame, at most every
+ * TRADE_DELIVERY_MS: their state changes make one React render with all the trades since the last,
+ * not one render per trade (a busy pair brings one every few milliseconds).
+ */
+const tradeFrames = new FrameQueue(Number.POSITIVE_INFINITY, TRADE_DELIVERY_MS);
 
 /** Whether the datafeed streams this symbol (Aggregate pools only). */
 export function isLiveSymbol(info: LibrarySymbolInfo | undefined): info is LibrarySymbolInfo & { ticker: string } {
@@ -19,7 +28,7 @@ export function isLiveSymbol(info: LibrarySymbolInfo | undefined): info is Libra
 
 /** What a component does with an Aggregate symbol's live trades. */
 export interface LiveTradeHandlers {
-  /** Each trade event, in the stream's order, on the frame after it arrived (all of a frame's in one React render). */
+  /** Each trade event, in the stream's order, within TRADE_DELIVERY_MS and a frame of its arrival (all of them in one React render). */
   readonly onTrade: (event: TradeEvent) => void;
   /** The pool is live, and again when events may have been missed (`resync`). */
   readonly onLive?: (resync: boolean) => void;

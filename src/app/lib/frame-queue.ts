@@ -5,14 +5,23 @@
  *
  * `perFrame` jobs run in a frame, the longest waiting first: charts that follow the same pool take
  * turns (one chart's repaint per frame rather than all of them in the same frame, which made frames
- * of 50-100 ms with four charts at 50 trades/s). In a hidden tab, where frames do not come, jobs run
- * on a timer instead so that nothing piles up.
+ * of 50-100 ms with four charts at 50 trades/s). With `intervalMs`, runs are that far apart at least
+ * (the page's text that follows trades: a few updates a second are all anyone reads). In a hidden tab,
+ * where frames do not come, jobs run on a timer instead so that nothing piles up.
  */
 export class FrameQueue {
   private readonly jobs = new Set<() => void>();
   private scheduled = false;
+  private lastRun = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly perFrame: number = Number.POSITIVE_INFINITY) {}
+  /**
+   * @param perFrame at most this many jobs in one frame (the longest waiting first).
+   * @param intervalMs at least this long between two runs: the frame after it, not every frame.
+   */
+  constructor(
+    private readonly perFrame: number = Number.POSITIVE_INFINITY,
+    private readonly intervalMs: number = 0,
+  ) {}
 
   /** Runs `job` on a coming frame (once, however often it is asked before). */
   request(job: () => void): void {
@@ -28,12 +37,18 @@ export class FrameQueue {
   private schedule(): void {
     if (this.scheduled || this.jobs.size === 0) return;
     this.scheduled = true;
-    if (typeof document !== 'undefined' && document.visibilityState === 'hidden') setTimeout(this.run, HIDDEN_DELAY_MS);
+    if (typeof document !== 'undefined' && document.visibilityState === 'hidden') {
+      setTimeout(this.run, Math.max(HIDDEN_DELAY_MS, this.intervalMs));
+      return;
+    }
+    const wait = this.lastRun + this.intervalMs - performance.now();
+    if (wait > 0) setTimeout(() => requestAnimationFrame(this.run), wait);
     else requestAnimationFrame(this.run);
   }
 
   private readonly run = () => {
     this.scheduled = false;
+    this.lastRun = performance.now();
     const due: (() => void)[] = [];
     for (const job of this.jobs) {
       if (due.length >= this.perFrame) break;
