@@ -35,6 +35,9 @@ export async function drawingAdds(browser: Browser, origin: string, adds = 8): P
       for (let i = 0; i <= adds; i++) {
         await page.evaluate((measure) => performance.clearMeasures(measure), DRAWING_DRAWN_MEASURE);
         await page.getByTestId(`drawing-tool-${kind}`).click();
+        // The press on the chart comes once the tool is shown chosen (as a trader's does), not within
+        // the same few milliseconds as the tool's click, whose render and frame it would wait for.
+        await page.waitForSelector(`[data-testid="drawing-tool-${kind}"][aria-pressed="true"]`, { timeout: 10_000 });
         if (kind === 'trend') await pressAt(page, ...at(0.3, 0.6));
         await pressAt(page, ...at(0.6, 0.3 + 0.02 * i));
         await page.waitForFunction((measure) => performance.getEntriesByName(measure).length > 0, DRAWING_DRAWN_MEASURE, { timeout: 10_000, polling: 10 });

@@ -49,6 +49,10 @@ export class DrawingLayer {
   private holding = false;
   private readonly projection: Projection;
   private measureCtx: CanvasRenderingContext2D | null | undefined;
+  /** Within a press that adds a drawing: its listeners are told after the frame (publishAfterFrame). */
+  private publishLater = false;
+  /** Listeners to be told after the frame. */
+  private publishing = false;
 
   constructor(
     private readonly host: DrawingHost,
@@ -233,7 +237,13 @@ export class DrawingLayer {
       const first = this.placing?.first;
       if (TOOLS[tool].points === 1 || first) {
         performance.mark(DRAWING_ADD_MARK, { detail: { kind: tool } });
-        this.add(tool, first ? [first, anchor] : [anchor]);
+        // The drawing in the chart's next frame; the bar (its list, hint and count) renders after that frame.
+        this.publishLater = true;
+        try {
+          this.add(tool, first ? [first, anchor] : [anchor]);
+        } finally {
+          this.publishLater = false;
+        }
         this.measureDrawn(event.timeStamp, tool);
       } else {
         this.placing = { kind: tool, first: anchor, hover: undefined };
@@ -346,7 +356,23 @@ export class DrawingLayer {
   private set(patch: Partial<DrawingsState>): void {
     this.state = { ...this.state, ...patch };
     this.primitive.update();
-    this.publish();
+    if (this.publishLater) this.publishAfterFrame();
+    else this.publish();
+  }
+
+  /**
+   * The listeners told after the chart's next frame (a task after it): a press that adds a drawing
+   * has that frame to itself, without React rendering the bar and the page laying it out first.
+   */
+  private publishAfterFrame(): void {
+    if (this.publishing) return;
+    this.publishing = true;
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        this.publishing = false;
+        this.publish();
+      }, 0),
+    );
   }
 
   private publish(): void {
