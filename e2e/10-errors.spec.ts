@@ -116,9 +116,9 @@ test('errors: the data service stopped behind the gateway shows the gateway’s 
 
 test('errors: a part of the page whose code cannot be fetched says so in its place, the chart goes on, and a reload brings it', async ({ page, request }) => {
   const deepest = await deepestPool(request, 'Aggregate');
-  // The trades', the search's and the CSV maker's chunks fail to load, as when the server is down
+  // The trades', the search's and the exports' (CSV and PNG makers) chunks fail to load, as when the server is down
   // the moment they are asked for (a browser keeps such a module failed until the page is reloaded).
-  const chunks = /\/assets\/(trades|symbol-search|csv)-[^/]+\.js$/;
+  const chunks = /\/assets\/(trades|symbol-search|run-export)-[^/]+\.js$/;
   await page.route(chunks, (route) => route.abort('connectionrefused'));
   await page.goto(`/?group=Aggregate&symbol=${deepest.symbol}&res=60`);
   await waitForCandles(page, { symbol: deepest.symbol });
