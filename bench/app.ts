@@ -34,6 +34,8 @@ const LAYOUT_SHIFT_TARGET = 0;
 const CHART_PAGE_SETTLED = ['[data-testid="header-price"]', '[data-testid="tape-row"]', '[data-testid="pair-pool"]'];
 /** The shared link measured against the floor: the same pair, resolution and bars. */
 const SHARED_LINK = { symbol: 'ADA.SNEK_Aggregate_Pool1', app: '60', wire: '60min', step: 3600 } as const;
+/** The rest before each measured navigation (bench/app.ts `timed`). */
+const SETTLE_BETWEEN_MS = 500;
 
 export interface AppBenchOptions {
   readonly log: (line: string) => void;
@@ -134,7 +136,12 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
       key.endsWith('pointer') ? { pointer: { at: CHART_POINTER, answered: CROSSHAIR_MARK } } : key === '/' || key === 'shared' ? { settled: CHART_PAGE_SETTLED } : {};
     const results: Record<string, Navigation[]> = { floor: [], '/': [], shared: [], '/ pointer': [], 'shared pointer': [], overview: [] };
     // Each navigation's wall time is logged: a slow or stuck one shows where it is.
+    // Each navigation starts from a browser at rest: the previous page's context closed and torn down
+    // (its renderer, its live connection) and a moment more, so that no page pays for the one before it
+    // (the shared link comes right after `/` has settled with its tape, pools and live connection; the
+    // floor right after the overview's 6,471 rows).
     const timed = async (round: string, key: string, path: string, mark: string): Promise<Navigation> => {
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_BETWEEN_MS));
       const started = performance.now();
       const result = await navigate(launched, `${origin}${path}`, mark, optionsOf(key));
       log(`app: ${round} ${key}: ${round_(result.ms)} ms (${round_(performance.now() - started)} ms wall)`);
