@@ -18,9 +18,10 @@ const layerZones = [
   { target: './src/service', from: ['./src/gateway', './src/server', './src/datafeed', './src/app'], message: 'service imports only shared and node.' },
   { target: './src/gateway', from: ['./src/service', './src/server', './src/datafeed', './src/app'], message: 'gateway imports only shared and node: it reaches the service through its upstream, never its modules.' },
   { target: './src/server', from: ['./src/datafeed'], message: 'server (the composition root) imports shared, node, service and gateway.' },
-  // The two exceptions: the page's skeleton is the app's own first render, made on the server, and the page's first
-  // chart is read from its URL as the app reads it (src/server/first-paint.ts).
-  { target: './src/server', from: './src/app', except: ['./skeleton.tsx', './lib/first-chart.ts'], message: 'server imports of the app only its skeleton (src/app/skeleton.tsx) and its first chart (src/app/lib/first-chart.ts): the page\'s first render and first bars, made on the server.' },
+  // The three exceptions: the page's skeleton is the app's own first render, made on the server, the page's first
+  // chart is read from its URL as the app reads it, and an overview page asks its list from its head by the URL the
+  // app asks (src/server/first-paint.ts).
+  { target: './src/server', from: './src/app', except: ['./skeleton.tsx', './lib/first-chart.ts', './features/overview/lib/group-stats-url.ts'], message: 'server imports of the app only its skeleton (src/app/skeleton.tsx), its first chart (src/app/lib/first-chart.ts) and the overview\'s list URL (src/app/features/overview/lib/group-stats-url.ts): the page\'s first render, first bars and preloads, made on the server.' },
   { target: './src/datafeed', from: ['./src/node', './src/service', './src/gateway', './src/server', './src/app'], message: 'datafeed imports shared only.' },
   { target: './src/app', from: ['./src/node', './src/service', './src/gateway', './src/server'], message: 'app imports shared and datafeed, never node, service, gateway or server.' },
 ];

@@ -94,6 +94,9 @@ export default defineConfig(({ isSsrBuild }) => ({
   build: {
     target: 'es2022',
     sourcemap: true,
+    // dist/.vite/manifest.json: each module's chunk and what it imports, which the server reads to preload
+    // the overview's chunks from an overview page's head (src/server/first-paint.ts, overviewPreloads).
+    manifest: !isSsrBuild,
     rolldownOptions: isSsrBuild
       ? {
           // The server, and the thread of the first start's bulk load, which src/service/store/sqlite-bulk.ts

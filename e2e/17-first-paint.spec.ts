@@ -170,6 +170,39 @@ test("first paint: the market overview's skeleton is the overview loading its pa
   await expect(page.getByTestId('market-overview')).toHaveAttribute('data-status', 'ready', { timeout: 15_000 });
 });
 
+test("first paint: the market overview's head asks the app's chunks and the list at once, each once, and the app's first render shows the rows", async ({ page }) => {
+  const asked: { url: string }[] = [];
+  page.on('request', (r) => asked.push({ url: new URL(r.url()).pathname + new URL(r.url()).search }));
+  const release = await holdAppCode(page);
+  const listAnswered = page.waitForResponse((r) => r.url().endsWith('/gw/v1/group-stats?group=Aggregate'));
+  await page.goto('/?view=markets&group=Aggregate');
+  const preloads = await page.evaluate(() => [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"], link[rel="preload"]')].map((l) => `${l.rel} ${new URL(l.href).pathname}${new URL(l.href).search}`));
+  expect(preloads.filter((p) => p.startsWith('modulepreload /assets/start-'))).toHaveLength(1);
+  expect(preloads.filter((p) => p.startsWith('modulepreload /assets/overview-'))).toHaveLength(1);
+  expect(preloads.at(-1)).toBe('preload /gw/v1/group-stats?group=Aggregate');
+  // Asked by the head while the app's code is held: not once the page's script has run.
+  await listAnswered;
+  expect(asked.some((r) => /\/assets\/overview-[^/]*\.js$/.test(r.url))).toBe(true);
+  // The app's first render (no "loading" render before it): the rows, from the preload's one answer.
+  const statuses: string[] = [];
+  await page.exposeFunction('__overviewStatus', (status: string) => statuses.push(status));
+  await page.evaluate(() => {
+    const w = window as unknown as { __overviewStatus: (s: string) => void };
+    new MutationObserver(() => {
+      const status = document.querySelector('[data-testid="market-overview"]')?.getAttribute('data-status');
+      if (status) w.__overviewStatus(status);
+    }).observe(document.getElementById('root') as HTMLElement, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
+  });
+  release();
+  await expect(page.getByTestId('market-overview')).toHaveAttribute('data-status', 'ready', { timeout: 15_000 });
+  await expect(page.getByTestId('overview-row').first()).toBeVisible();
+  expect(statuses[0]).toBe('ready');
+  expect(asked.filter((r) => r.url === '/gw/v1/group-stats?group=Aggregate')).toHaveLength(1);
+  for (const chunk of preloads.filter((p) => p.startsWith('modulepreload ')).map((p) => p.slice('modulepreload '.length))) {
+    expect(asked.filter((r) => r.url === chunk), chunk).toHaveLength(1);
+  }
+});
+
 test('first paint: the page carries its first bars, neither the first paint nor the app asks for them, and they are drawn from the one script before DOMContentLoaded', async ({ page }) => {
   const asked: string[] = [];
   page.on('request', (r) => {

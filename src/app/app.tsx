@@ -18,7 +18,7 @@ import { usePrices } from './page/use-prices';
 const AlertsPart = lazyPart(() => import('./features/alerts').then((m) => m.AlertsHost)).Part;
 
 export { preloadCompare } from './page/chart-page';
-export { preloadOverview } from './page/overview-page';
+export { preloadOverview, preloadOverviewList } from './page/overview-page';
 
 /**
  * The app: the top bar, the chart page or the market overview, the watchlist. It composes the

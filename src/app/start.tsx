@@ -1,6 +1,6 @@
 import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App, preloadCompare, preloadOverview } from './app';
+import { App, preloadCompare, preloadOverviewList } from './app';
 import type { FirstPaint } from './first-paint';
 import { AppProviders } from './providers/app-providers';
 import { createAppServices } from './providers/app-services';
@@ -28,11 +28,12 @@ export async function startApp(paint: FirstPaint): Promise<void> {
     preferencesCookie: (value) => (document.cookie = value),
   });
   // The first screen's own chunk, when it has one, is in before the first render (main.tsx has been
-  // fetching it beside this one): the page renders it at once rather than a fallback first. A chunk
+  // fetching it beside this one): the page renders it at once rather than a fallback first; the
+  // overview's, with its list (a page opened on it preloads both: src/server/first-paint.ts). A chunk
   // that cannot load is left to the part's boundary, which says so in its place; one that takes more
   // than a second does not hold the page back (the part shows its fallback meanwhile).
   const first = parseSelection(location.search);
-  const part = first.view === 'markets' ? preloadOverview() : services.preferences.getState().compare ? preloadCompare() : undefined;
+  const part = first.view === 'markets' ? preloadOverviewList(services, first.group) : services.preferences.getState().compare ? preloadCompare() : undefined;
   if (part) await Promise.race([part.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, FIRST_PART_WAIT_MS))]);
   const reactRoot = createRoot(root);
   const render = () =>

@@ -1,12 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { constants, createBrotliCompress, createGzip } from 'node:zlib';
 import type { Context } from 'hono';
 import { accepts } from 'hono/accepts';
 import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
 import { renderSkeleton } from '../app/skeleton';
-import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, type InlinedFirstBars } from '../app/lib/first-chart';
+import { groupStatsUrl } from '../app/features/overview/lib/group-stats-url';
+import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, pageChart, type InlinedFirstBars } from '../app/lib/first-chart';
 import type { Gateway } from '../gateway/gateway';
 import { pagePolicy } from '../node/security-headers';
 
@@ -14,7 +17,7 @@ import { pagePolicy } from '../node/security-headers';
  * The page's first paint on the server: the app's page (the built index.html) as it is sent, in three
  * parts, each compressed and flushed as soon as it is known:
  * 1. its head, at once: the browser asks the page's one script and its stylesheet while the server
- *    waits for the rest;
+ *    waits for the rest; on the market overview, also what the overview's rows wait for (overviewPreloads);
  * 2. the skeleton (src/app/skeleton.tsx: the app's own first render, by React's renderer on the
  *    server, from the URL, the preferences cookie and /gw/v1/info), once /info is in: the browser lays
  *    the page out before the script has come;
@@ -50,6 +53,67 @@ export function inlinedBarsElement(bars: InlinedFirstBars | undefined): string {
   const body = bars.body.replace(/</g, '\\u003c');
   const url = bars.url.replace(/[&"<>]/g, (ch) => ATTRIBUTE_ESCAPES[ch] ?? ch);
   return `<script type="application/json" id="${INLINED_BARS_ELEMENT_ID}" data-url="${url}">${body}</script>`;
+}
+
+/** The build's manifest (Vite's `build.manifest`, dist/.vite/manifest.json): each module's chunk and the chunks it imports. */
+const manifestSchema = z.record(z.string(), z.object({ file: z.string(), imports: z.array(z.string()).optional(), isEntry: z.boolean().optional() }));
+type Manifest = z.infer<typeof manifestSchema>;
+
+/** Where Vite writes the manifest, beside index.html. */
+const MANIFEST_FILE = join('.vite', 'manifest.json');
+
+/**
+ * What the page's script imports when it opens on the market overview (src/app/main.tsx): the app and
+ * the overview's chunk, keyed as the manifest names them (their source files).
+ */
+export const OVERVIEW_MODULES = ['src/app/start.tsx', 'src/app/features/overview/index.ts'] as const;
+
+/**
+ * The files of `modules`' chunks and of every chunk they import statically, as the page asks them
+ * (`/assets/…`), less the page's entry (its script tag asks it already): what the browser would fetch
+ * only once the entry had run and imported them.
+ */
+export function chunkFiles(manifest: Manifest, modules: readonly string[]): readonly string[] {
+  const files = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (key: string) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    const chunk = manifest[key];
+    if (!chunk || chunk.isEntry) return;
+    files.add(`/${chunk.file}`);
+    for (const imported of chunk.imports ?? []) visit(imported);
+  };
+  for (const module of modules) visit(module);
+  return [...files];
+}
+
+/**
+ * The head's preloads of a page opened on the market overview (`view=markets`), none elsewhere (the
+ * chart page's head stays as built): the app's and the overview's chunks, fetched beside the page's
+ * script rather than once it has run and imported them; then its group's statistics, the one answer its
+ * rows wait for, asked as the page's script asks it (a `fetch` of the same URL with the same mode and
+ * credentials, which takes the preload's answer: one request).
+ */
+export function overviewPreloads(search: string, chunks: () => readonly string[]): string {
+  const page = pageChart(search);
+  if (page.view !== 'markets') return '';
+  const link = (rel: string, href: string, as = '') => `<link rel="${rel}"${as ? ` as="${as}"` : ''} crossorigin href="${href.replace(/[&"<>]/g, (ch) => ATTRIBUTE_ESCAPES[ch] ?? ch)}">`;
+  // The chunks first: the server answers them at once, then computes the list (on its one thread), not
+  // the other way round, which held the page's script back behind the list.
+  return [...chunks().map((file) => link('modulepreload', file)), link('preload', groupStatsUrl(page.group), 'fetch')].join('');
+}
+
+/** The manifest beside `indexFile`, or undefined (none, or unreadable: the page goes without preloads). */
+function readManifest(indexFile: string, log: ((line: string) => void) | undefined): Manifest | undefined {
+  const file = join(dirname(indexFile), MANIFEST_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    return manifestSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  } catch (error) {
+    log?.(`page: the build's manifest could not be read (${file}): ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
 }
 
 /** The page as built, cut where the server puts things: its head (to the app's root element's opening tag), the rest to `</body>`, and the end. */
@@ -142,6 +206,15 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
   // A skeleton is a function of the page's path and query, the preferences cookie and /info (less its
   // clock, which it does not show): the same ones are not rendered again.
   const skeletons = new LRUCache<string, string>({ max: SKELETONS_KEPT });
+  // The overview's chunks, read from the manifest of the build the page is of (a new build, a new page).
+  let built: { readonly html: string; readonly chunks: readonly string[] } | undefined;
+  const overviewChunks = (html: string): readonly string[] => {
+    if (built?.html !== html) {
+      const manifest = readManifest(indexFile, log);
+      built = { html, chunks: manifest ? chunkFiles(manifest, OVERVIEW_MODULES) : [] };
+    }
+    return built.chunks;
+  };
   const skeletonOf = async (c: Context, url: URL, info: unknown): Promise<string> => {
     const cookie = c.req.header('Cookie');
     const key = JSON.stringify([url.pathname, url.search, preferencesIn(cookie), typeof info === 'object' && info !== null ? { ...info, time: undefined } : info]);
@@ -160,10 +233,12 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
   return (c) => {
     if (!existsSync(indexFile)) return c.notFound();
     const html = readFileSync(indexFile, 'utf8');
-    const [head, middle, end] = splitPage(html);
+    const url = new URL(c.req.url);
+    const [asBuilt, middle, end] = splitPage(html);
+    const preloads = overviewPreloads(url.search, () => overviewChunks(html));
+    const head = preloads ? asBuilt.replace('</head>', `${preloads}</head>`) : asBuilt;
     const stop = new AbortController();
     const late = sleep(BOOT_ANSWERS_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
-    const url = new URL(c.req.url);
     const info = Promise.race([gateway.info().catch(() => undefined), late]);
     // A pair in the URL is asked at once; the group's deepest once /info names it.
     const inUrl = firstChartOf(url.search, undefined, Date.now());

@@ -30,6 +30,8 @@ export async function staticApp(options: StaticAppOptions): Promise<Hono> {
   const page = firstPaintPage({ indexFile: join(root, 'index.html'), gateway: options.gateway, ...(options.log ? { log: options.log } : {}) });
   app.get('/', page);
   app.get('/index.html', page);
+  // The build's manifest is the server's (the overview page's preloads, first-paint.ts), not the browser's.
+  app.get('/.vite/*', (c) => c.notFound());
   app.get('*', serveStatic({ root, precompressed: true }));
   app.get('*', (c) => {
     if (NON_PAGE.test(c.req.path)) return c.notFound();

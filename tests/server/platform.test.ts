@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/server/platform';
-import { inlinedBarsElement, inlinedInfoElement, splitPage } from '../../src/server/first-paint';
+import { chunkFiles, inlinedBarsElement, inlinedInfoElement, OVERVIEW_MODULES, splitPage } from '../../src/server/first-paint';
 import { firstChartOf } from '../../src/app/lib/first-chart';
 import { NODE_SERVER_OPTIONS } from '../../src/node/response-sink';
 import { parseServiceConfig } from '../../src/service/config';
@@ -21,6 +21,18 @@ import { gatewayInfoSchema, gatewayLiquiditySchema, gatewayTokenNamesSchema } fr
 const KEY = 'platform-test-key-0001';
 const INDEX = '<!doctype html><html><head><title>app</title></head><body><div id="root"></div></body></html>';
 const SCRIPT = `console.log(${JSON.stringify('x'.repeat(4000))});`;
+/** The build's manifest (Vite's build.manifest) as vite.config.ts makes it: the page's entry, the app's and the overview's chunks. */
+const MANIFEST = {
+  'index.html': { file: 'assets/index-e1.js', isEntry: true, dynamicImports: ['src/app/start.tsx', 'src/app/features/overview/index.ts'] },
+  'src/app/start.tsx': { file: 'assets/start-s1.js', isDynamicEntry: true, imports: ['_runtime-r1.js', '_shared-c1.js', 'index.html'], dynamicImports: ['src/app/features/overview/index.ts'] },
+  'src/app/features/overview/index.ts': { file: 'assets/overview-o1.js', isDynamicEntry: true, imports: ['_runtime-r1.js', '_shared-c1.js', 'index.html', '_settings-t1.js'] },
+  '_runtime-r1.js': { file: 'assets/runtime-r1.js' },
+  '_shared-c1.js': { file: 'assets/shared-c1.js', imports: ['_runtime-r1.js'] },
+  '_settings-t1.js': { file: 'assets/settings-t1.js' },
+  'src/app/features/alerts/index.ts': { file: 'assets/alerts-a1.js', isDynamicEntry: true, imports: ['_runtime-r1.js'] },
+};
+/** The head's preloads of an overview page of MANIFEST: the chunks of OVERVIEW_MODULES with their imports (less the entry), then the list. */
+const OVERVIEW_CHUNKS = ['/assets/start-s1.js', '/assets/runtime-r1.js', '/assets/shared-c1.js', '/assets/overview-o1.js', '/assets/settings-t1.js'];
 let platform: Platform;
 let dir: string;
 const lines: string[] = [];
@@ -30,6 +42,8 @@ beforeAll(async () => {
   // A build as vite.config.ts makes it: each asset also as .br and .gz beside it.
   mkdirSync(join(dir, 'build', 'assets'), { recursive: true });
   writeFileSync(join(dir, 'build', 'index.html'), INDEX);
+  mkdirSync(join(dir, 'build', '.vite'));
+  writeFileSync(join(dir, 'build', '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
   writeFileSync(join(dir, 'build', 'assets', 'app-1a2b.js'), SCRIPT);
   writeFileSync(join(dir, 'build', 'assets', 'app-1a2b.js.br'), brotliCompressSync(SCRIPT));
   writeFileSync(join(dir, 'build', 'assets', 'app-1a2b.js.gz'), gzipSync(SCRIPT));
@@ -316,6 +330,39 @@ describe('the page as it is sent', () => {
   });
 });
 
+describe('the overview page\'s preloads', () => {
+  it('ask the app\'s and the overview\'s chunks from the head, then the group\'s list as the page\'s script asks it', async () => {
+    for (const [search, group] of [['?view=markets&group=Aggregate', 'Aggregate'], ['?group=MinswapV2&view=markets', 'MinswapV2'], ['?view=markets', 'Aggregate']] as const) {
+      const html = await (await platform.app.request(`/${search}`)).text();
+      const head = html.slice(0, html.indexOf('</head>'));
+      const links = [...head.matchAll(/<link rel="(modulepreload|preload)"( as="fetch")? crossorigin href="([^"]*)">/g)].map((m) => `${m[1] ?? ''} ${m[3] ?? ''}`);
+      expect(links, search).toEqual([...OVERVIEW_CHUNKS.map((file) => `modulepreload ${file}`), `preload /gw/v1/group-stats?group=${group}`]);
+      // The URL the app asks (a preload answers only a request of the very same URL).
+      expect(await (await platform.app.request(`/gw/v1/group-stats?group=${group}`)).json()).toMatchObject({ s: 'ok', group });
+      expect(withoutFirstPaint(html)).toBe(INDEX);
+    }
+  });
+
+  it('are none on the chart page, whose head stays as built', async () => {
+    for (const path of ['/', '/?symbol=ADA.SNEK_Aggregate_Pool1&res=15', '/some/deep/link', '/?view=chart&group=MinswapV2']) {
+      const html = await (await platform.app.request(path)).text();
+      expect(html.slice(0, html.indexOf('<div id="root">')), path).toBe(INDEX.slice(0, INDEX.indexOf('<div id="root">')));
+    }
+  });
+
+  it('name a group\'s list as an attribute can carry it, and the manifest is not served', async () => {
+    const html = await (await platform.app.request(`/?view=markets&group=${encodeURIComponent('a"b<c>&d')}`)).text();
+    expect(html).toContain('<link rel="preload" as="fetch" crossorigin href="/gw/v1/group-stats?group=a%22b%3Cc%3E%26d">');
+    expect((await platform.app.request('/.vite/manifest.json')).status).toBe(404);
+  });
+
+  it('follow the manifest\'s static imports once each, without the page\'s entry, and skip a module it lacks', () => {
+    expect(chunkFiles(MANIFEST, OVERVIEW_MODULES)).toEqual(OVERVIEW_CHUNKS);
+    expect(chunkFiles(MANIFEST, ['src/app/features/alerts/index.ts', 'src/gone.ts'])).toEqual(['/assets/alerts-a1.js', '/assets/runtime-r1.js']);
+    expect(chunkFiles({}, OVERVIEW_MODULES)).toEqual([]);
+  });
+});
+
 describe('the page\'s copy of /gw/v1/info', () => {
   it('cannot end its element early, keeps every character, and leaves the page as built without an answer', () => {
     const info = { name: '</script><script>alert(1)</script><!--', dollar: '$& $1 $$', line: '\u2028' };
@@ -351,9 +398,10 @@ function skeletonOf(html: string): string {
   return /<div id="root">([\s\S]*)<\/div>(?:<script type="application\/json"[^>]*>.*?<\/script>)*<\/body>/.exec(html)?.[1] ?? '';
 }
 
-/** The page as built: without the skeleton, the copy of /info and the first bars the server put in. */
+/** The page as built: without the skeleton, the copy of /info, the first bars and the overview's preloads the server put in. */
 function withoutFirstPaint(html: string): string {
   return html
+    .replace(/<link rel="(?:modulepreload|preload)"[^>]*>/g, '')
     .replace(/<script type="application\/json" id="inlined-info">.*?<\/script>/s, '')
     .replace(/<script type="application\/json" id="inlined-first-bars"[^>]*>.*?<\/script>/s, '')
     .replace(/(<div id="root">)[\s\S]*(<\/div><\/body>)/, '$1$2');

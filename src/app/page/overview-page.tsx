@@ -2,14 +2,19 @@ import { Suspense } from 'react';
 import { PartBoundary } from '@/app/components/part-boundary';
 import { lazyPart } from '@/app/lib/lazy-part';
 import { useSelection } from '@/app/providers/app-providers';
+import type { AppServices } from '@/app/providers/app-services';
 
 /**
  * The market overview, a chunk of its own: the chart page does not load it (start.tsx loads it before
  * the first render of a page opened on it; pointing at the Markets link loads it too).
  */
-const overviewPart = lazyPart(() => import('@/app/features/overview').then((m) => m.MarketOverview));
+const loadOverview = () => import('@/app/features/overview');
+const overviewPart = lazyPart(() => loadOverview().then((m) => m.MarketOverview));
 const MarketOverview = overviewPart.Part;
 export const preloadOverview = overviewPart.preload;
+
+/** The overview's chunk, then its list of `group` in the query cache (features/overview's prefetchList): what the first render of a page opened on the overview waits for. */
+export const preloadOverviewList = (services: AppServices, group: string) => preloadOverview().then(loadOverview).then((m) => m.prefetchList(services, group));
 
 /** Key of the overview's place (sort, filter, scroll) in its history entry. */
 const OVERVIEW_PLACE = 'overview';
