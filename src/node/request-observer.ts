@@ -79,7 +79,7 @@ export function observeRequests(options: RequestObserverOptions): MiddlewareHand
       const durationMs = Math.round(seconds * 1e4) / 10;
       // Probes at debug whatever they answer; a 503 is a refusal by design (starting, store away), not a fault.
       const level = QUIET_PATHS.test(url.pathname) ? 'debug' : status === 503 ? 'warn' : status >= 500 ? 'error' : 'info';
-      options.log(`${c.req.method} ${target} ${status} ${durationMs}ms`, { level, reqId: id, method: c.req.method, route, url: target, status, durationMs });
+      options.log(`${c.req.method} ${target} ${status} ${durationMs.toFixed(1)}ms`, { level, reqId: id, method: c.req.method, route, url: target, status, durationMs });
     }
   };
 }
