@@ -2,6 +2,7 @@ import type { Locator, Page } from '@playwright/test';
 import { violations } from './support/axe';
 import { close, waitForCandles } from './support/chart';
 import { expect, test } from './support/fixtures';
+import { shiftsOf, watchShifts } from './support/layout-shift';
 import { deepestPool, poolStats, tradeUntilPoolMoves } from './support/market';
 
 /**
@@ -133,6 +134,18 @@ test('market overview: from the chart, sort each column, filter, a live row, a r
     await ready(page);
     await expect(page.getByRole('searchbox', { name: 'Filter pairs' })).toHaveValue('ada');
   });
+});
+
+test('market overview: nothing moves as the rows come and their spreads fill in (layout shift 0)', async ({ page }) => {
+  await watchShifts(page);
+  await page.goto('/?view=markets&group=Aggregate');
+  await ready(page);
+  // The Spread column's cells fill in when the spreads' answer comes, after the rows.
+  const spreads = overview(page).locator('[data-testid="overview-spread"]:not([data-value=""])');
+  await expect.poll(() => spreads.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+  // Two frames more: the shifts of the frame that drew them are reported.
+  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+  expect(await shiftsOf(page)).toBe(0);
 });
 
 test('market overview: no WCAG A/AA violation in either theme and at phone width', async ({ page }) => {

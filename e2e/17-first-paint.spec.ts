@@ -3,6 +3,7 @@ import { violations } from './support/axe';
 import { waitForCandles } from './support/chart';
 import { expect, test } from './support/fixtures';
 import { deepestPool } from './support/market';
+import { shiftsOf, watchShifts } from './support/layout-shift';
 
 /**
  * The page's first paint (src/server/first-paint.ts, src/app/skeleton.tsx, src/app/first-paint.ts): the
@@ -50,17 +51,6 @@ async function withoutPageBars(page: Page): Promise<void> {
     const html = await response.text();
     expect(html).toContain('id="inlined-first-bars"');
     await route.fulfill({ response, body: html.replace(/<script type="application\/json" id="inlined-first-bars"[^>]*>.*?<\/script>/s, '') });
-  });
-}
-
-/** Before the page's scripts: the page's layout shifts, summed (window.__shifts). */
-async function watchShifts(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const w = window as unknown as { __shifts?: number };
-    w.__shifts = 0;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!entry.hadRecentInput) w.__shifts = (w.__shifts ?? 0) + entry.value;
-    }).observe({ type: 'layout-shift', buffered: true });
   });
 }
 
@@ -126,7 +116,7 @@ for (const { viewport, link } of [
     // And nothing on the page moved meanwhile (the header, the tape and the pools coming in).
     await expect(page.getByTestId('tape-row').first()).toBeVisible({ timeout: 15_000 });
     expect(await rectsOf(page)).toEqual(skeleton);
-    expect(await page.evaluate(() => (window as unknown as { __shifts: number }).__shifts)).toBe(0);
+    expect(await shiftsOf(page)).toBe(0);
   });
 }
 

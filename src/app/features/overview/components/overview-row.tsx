@@ -5,6 +5,13 @@ import { pairLabel } from '@/app/lib/orientation';
 import { sortValue, type OverviewRow as Row, type RowNumbers, type SortKey } from '../lib/rows';
 
 /** One pair of the overview: its link (logo, pair, token name), price, 24 h change and volume, TVL. */
+/**
+ * A number not known yet. An element of its own, not the value's text: a right-aligned text node whose
+ * text changed from "—" to the value would have moved its start, which the browser counts as a layout
+ * shift (the Spread column's cells filling in when the spreads come after the rows).
+ */
+const PENDING = <span key="pending">—</span>;
+
 export function OverviewRow(props: {
   readonly row: Row;
   readonly index: number;
@@ -42,22 +49,22 @@ export function OverviewRow(props: {
         </a>
       </th>
       <td className="overview__num" data-testid="overview-price" data-value={numbers.price ?? ''}>
-        {numbers.price === undefined ? '—' : formatPrice(numbers.price)}
+        {numbers.price === undefined ? PENDING : <span key="value">{formatPrice(numbers.price)}</span>}
         {numbers.price === undefined ? null : unit}
       </td>
       <td className={`overview__num trend trend--${numbers.change === undefined ? 'flat' : percentTrend(numbers.change)}`} data-testid="overview-change" data-value={numbers.change ?? ''}>
-        {numbers.change === undefined ? '—' : formatPercent(numbers.change)}
+        {numbers.change === undefined ? PENDING : <span key="value">{formatPercent(numbers.change)}</span>}
       </td>
       <td className="overview__num" data-testid="overview-volume" data-value={numbers.volume ?? ''}>
-        {numbers.volume === undefined ? '—' : formatAmount(numbers.volume)}
+        {numbers.volume === undefined ? PENDING : <span key="value">{formatAmount(numbers.volume)}</span>}
         {numbers.volume === undefined ? null : unit}
       </td>
       <td className="overview__num" data-testid="overview-tvl" data-value={numbers.tvl ?? ''}>
-        {numbers.tvl === undefined ? '—' : formatAmount(numbers.tvl)}
+        {numbers.tvl === undefined ? PENDING : <span key="value">{formatAmount(numbers.tvl)}</span>}
         {numbers.tvl === undefined ? null : unit}
       </td>
       <td className="overview__num" data-testid="overview-spread" data-value={row.spread ?? ''}>
-        {row.spread === undefined ? '—' : formatPercent(row.spread)}
+        {row.spread === undefined ? PENDING : <span key="value">{formatPercent(row.spread)}</span>}
       </td>
     </tr>
   );
