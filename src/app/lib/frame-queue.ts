@@ -42,8 +42,15 @@ export class FrameQueue {
       return;
     }
     const wait = this.lastRun + this.intervalMs - performance.now();
-    if (wait > 0) setTimeout(() => requestAnimationFrame(this.run), wait);
-    else requestAnimationFrame(this.run);
+    if (wait <= 0) {
+      requestAnimationFrame(this.run);
+      return;
+    }
+    // Scheduled again once the interval is over: a tab hidden meanwhile gets its timer, not a frame that never comes.
+    setTimeout(() => {
+      this.scheduled = false;
+      this.schedule();
+    }, wait);
   }
 
   private readonly run = () => {
