@@ -20,6 +20,12 @@ export type Family = 'price' | 'tokens';
 export interface CacheRule {
   readonly ttlMs: number;
   readonly browserMaxAge: number;
+  /**
+   * How long past `ttlMs` a held answer may still be sent while one refresh runs behind it (HTTP's
+   * stale-while-revalidate): the next browser gets the refreshed one. 0 or absent: an expired answer
+   * is fetched again before anyone gets it.
+   */
+  readonly staleMs?: number;
 }
 
 /** Upstream response headers passed to the browser (never Authorization-related ones; ETag is handled apart). */
@@ -44,6 +50,12 @@ export interface BufferedAnswer {
   readonly tags: Tags | undefined;
   readonly body: Uint8Array;
   gzip?: Promise<Uint8Array>;
+}
+
+/** A held answer in the cache, with when it was fetched (the forwarder's clock). */
+interface Held {
+  readonly answer: BufferedAnswer;
+  readonly at: number;
 }
 
 /** An upstream 3xx: never followed (the key would go along), passed on as a 502. */
@@ -119,6 +131,8 @@ function send(c: Context, body: ReadableStream<Uint8Array> | null, status: numbe
 export interface ForwarderOptions {
   readonly upstream: Upstream;
   readonly timeoutMs: number;
+  /** The cache's clock (ms); performance.now by default. */
+  readonly now?: () => number;
 }
 
 /**
@@ -127,14 +141,17 @@ export interface ForwarderOptions {
  * for the browser off the event loop or passed through compressed when the upstream already did it.
  */
 export class Forwarder {
-  private readonly cache = new LRUCache<string, BufferedAnswer>({
+  // Entries expire by the forwarder's own clock (`fresh`), so that tests can move it; the LRU bounds the size.
+  private readonly cache = new LRUCache<string, Held>({
     maxSize: 64 * 1024 * 1024,
-    sizeCalculation: (answer) => Math.max(1, Math.ceil(answer.body.byteLength * 1.5)),
-    ttlAutopurge: false,
+    sizeCalculation: (held) => Math.max(1, Math.ceil(held.answer.body.byteLength * 1.5)),
   });
   private readonly inFlight = new Map<string, Promise<BufferedAnswer>>();
+  private readonly now: () => number;
 
-  constructor(private readonly options: ForwarderOptions) {}
+  constructor(private readonly options: ForwarderOptions) {
+    this.now = options.now ?? (() => performance.now());
+  }
 
   private async load(target: string): Promise<BufferedAnswer> {
     // Held answers are the service's JSON (a logo too: the PNG is made from it, gateway/logo.ts), asked
@@ -163,28 +180,46 @@ export class Forwarder {
   }
 
   /**
-   * An upstream answer held whole: from the cache when `ttlMs` is given and a 200 is there, else
-   * fetched (once for concurrent callers) and cached when it is a 200. Rejects like fetch, or with
-   * UpstreamRedirect.
+   * An upstream answer held whole: from the cache when `ttlMs` is given and a 200 fetched less than
+   * `ttlMs` ago is there, else fetched (once for concurrent callers) and cached when it is a 200. With
+   * `staleMs`, a 200 older than `ttlMs` by less than that is answered at once while one refresh runs
+   * behind it. Rejects like fetch, or with UpstreamRedirect.
    */
-  async buffered(target: string, ttlMs?: number): Promise<{ answer: BufferedAnswer; fromCache: boolean }> {
-    const hit = ttlMs === undefined ? undefined : this.cache.get(target);
-    if (hit) return { answer: hit, fromCache: true };
+  async buffered(target: string, ttlMs?: number, staleMs = 0): Promise<{ answer: BufferedAnswer; fromCache: boolean }> {
+    const held = ttlMs === undefined ? undefined : this.cache.get(target);
+    if (held && ttlMs !== undefined) {
+      const age = this.now() - held.at;
+      if (age >= 0 && age < ttlMs) return { answer: held.answer, fromCache: true };
+      if (age >= 0 && age < ttlMs + staleMs) {
+        // A failed refresh leaves the held answer until it is too old; the next browser tries again.
+        if (!this.inFlight.has(target)) void this.fetchAndHold(target, ttlMs).catch(() => undefined);
+        return { answer: held.answer, fromCache: true };
+      }
+    }
+    return { answer: await this.fetchAndHold(target, ttlMs), fromCache: false };
+  }
+
+  /** `target` fetched (once for concurrent callers), and held when `ttlMs` is given and it is a 200. */
+  private async fetchAndHold(target: string, ttlMs: number | undefined): Promise<BufferedAnswer> {
     let pending = this.inFlight.get(target);
     if (!pending) {
-      pending = this.load(target).finally(() => this.inFlight.delete(target));
+      const asked = this.now();
+      pending = this.load(target)
+        .then((answer) => {
+          if (ttlMs !== undefined && answer.status === 200) this.cache.set(target, { answer, at: asked });
+          return answer;
+        })
+        .finally(() => this.inFlight.delete(target));
       this.inFlight.set(target, pending);
     }
-    const answer = await pending;
-    if (ttlMs !== undefined && answer.status === 200) this.cache.set(target, answer, { ttl: ttlMs });
-    return { answer, fromCache: false };
+    return pending;
   }
 
   /** Answers a browser with `target`'s upstream answer: a cached path's whole, any other streamed. */
   async forward(c: Context, target: string, family: Family, rule?: CacheRule): Promise<Response> {
     try {
       if (rule) {
-        const { answer, fromCache } = await this.buffered(target, rule.ttlMs);
+        const { answer, fromCache } = await this.buffered(target, rule.ttlMs, rule.staleMs);
         return await this.sendBuffered(c, answer, fromCache, rule);
       }
       return await this.stream(c, target);

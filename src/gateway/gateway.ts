@@ -14,7 +14,7 @@ import type { GatewayConfig } from './config';
 import { PacedUpstream } from './derive/paced-upstream';
 import { SpecDerivation } from './derive/spec-derivation';
 import { extensionRoutes, UpstreamExtensions, type GatewayExtension } from './extensions';
-import { Forwarder, gatewayError } from './forward';
+import { Forwarder, gatewayError, type CacheRule } from './forward';
 import { LiveHub } from './live/live-hub';
 import { liveRoutes } from './live/live-route';
 import { UpstreamStream } from './live/upstream-stream';
@@ -221,6 +221,8 @@ export function createGateway(options: GatewayOptions): Gateway {
  */
 function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): GatewayExtension[] {
   const hour = { ttlMs: 60 * 60_000, browserMaxAge: 3600 };
+  /** Whole-market lists the overview refreshes every minute (forward.ts, CacheRule.staleMs). */
+  const LIST_RULE: CacheRule = { ttlMs: 5_000, browserMaxAge: 5, staleMs: 55_000 };
   return [
     {
       route: EXTENSION_ROUTES.liquidity,
@@ -264,9 +266,12 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       // (`pools`) from /tokens/current through the paced queue, partial (`complete: false`) meanwhile.
       route: EXTENSION_ROUTES.groupStats,
       path: '/group-stats',
-      // The whole list is shared for 5 s; the rows a browser names (`pools`) are asked to be fresh
-      // (rows that just came on screen, or after missed trades): never from a cache.
-      cache: (c) => ((c.req.query('pools') ?? '') === '' ? { ttlMs: 5_000, browserMaxAge: 5 } : { ttlMs: 0, browserMaxAge: 0 }),
+      // The whole list is shared for 5 s, and up to a minute (the app's own refresh of it) sent at once
+      // while it is fetched again behind it: 1.5 MB of JSON for the Aggregate, which takes the service
+      // 80-150 ms to make, is never what an opening overview waits for. The rows a browser names
+      // (`pools`: rows that just came on screen, which the app then asks fresh, or after missed trades)
+      // are never from a cache.
+      cache: (c) => ((c.req.query('pools') ?? '') === '' ? LIST_RULE : { ttlMs: 0, browserMaxAge: 0 }),
       target: (c) => {
         const parsed = groupStatsQuerySchema.safeParse(c.req.query());
         if (!parsed.success) {
@@ -304,7 +309,8 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       // overview then has no spread column, and says why; the spread view derives a pair's from its pools).
       route: EXTENSION_ROUTES.spreads,
       path: '/spreads',
-      cache: { ttlMs: 5_000, browserMaxAge: 5 },
+      // Refreshed by the app every minute, as the list: sent at once while fetched again behind it.
+      cache: LIST_RULE,
       target: (c) => {
         const parsed = spreadsQuerySchema.safeParse(c.req.query());
         if (!parsed.success) return gatewayError(c, 'price', 400, parsed.error.issues[0]?.message ?? 'invalid query', { loc: ['query', 'min_tvl'], type: 'value_error' });

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Forwarder } from '../../src/gateway/forward';
+import { embeddedUpstream } from '../../src/gateway/upstream';
+import { EXTENSION_PREFIX, EXTENSION_ROUTES } from '../../src/shared/api/extensions';
+import { createTestService, type TestService } from '../support/service';
+
+/**
+ * The gateway's held answers past their time (CacheRule.staleMs, HTTP's stale-while-revalidate): the
+ * real service in-process behind a Forwarder whose clock the test moves; the upstream's fetch counts
+ * its calls and can be made to fail, as a network would.
+ */
+
+let service: TestService;
+beforeAll(async () => {
+  service = await createTestService({ pools: 60, days: 0.5, seed: 3 });
+});
+afterAll(async () => service.close());
+
+const LIST = `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.groupStats}?group=Aggregate`;
+const TTL = 5_000;
+const STALE = 55_000;
+
+function forwarder() {
+  let clock = 0;
+  let calls = 0;
+  let failing = false;
+  const upstream = embeddedUpstream(async (request: Request) => {
+    calls++;
+    if (failing) throw new TypeError('fetch failed');
+    return service.app.fetch(request);
+  }, service.key);
+  const f = new Forwarder({ upstream, timeoutMs: 5_000, now: () => clock });
+  return {
+    f,
+    ask: () => f.buffered(LIST, TTL, STALE),
+    advance: (ms: number) => (clock += ms),
+    calls: () => calls,
+    fail: (on: boolean) => (failing = on),
+  };
+}
+
+/** Lets a refresh started behind an answer finish (the embedded service answers within a few turns). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe('a held answer past its time', () => {
+  it('is sent at once while one refresh runs behind it, and the next asker gets the refreshed one', async () => {
+    const t = forwarder();
+    const first = await t.ask();
+    expect(first.fromCache).toBe(false);
+    expect(first.answer.status).toBe(200);
+    t.advance(TTL - 1);
+    expect((await t.ask()).answer).toBe(first.answer);
+    expect(t.calls()).toBe(1);
+
+    t.advance(2);
+    // Three browsers at once: the held answer for each, one refresh between them.
+    const stale = await Promise.all([t.ask(), t.ask(), t.ask()]);
+    for (const answer of stale) expect(answer).toEqual({ answer: first.answer, fromCache: true });
+    expect(t.calls()).toBe(2);
+    await settle();
+    const refreshed = await t.ask();
+    expect(refreshed.fromCache).toBe(true);
+    expect(refreshed.answer).not.toBe(first.answer);
+    expect(refreshed.answer.status).toBe(200);
+    expect(t.calls()).toBe(2);
+  });
+
+  it('is fetched again before anyone gets it once older than its time and the stale time', async () => {
+    const t = forwarder();
+    const first = await t.ask();
+    t.advance(TTL + STALE);
+    const again = await t.ask();
+    expect(again.fromCache).toBe(false);
+    expect(again.answer).not.toBe(first.answer);
+    expect(t.calls()).toBe(2);
+  });
+
+  it('stays while a refresh fails, and a later asker starts another', async () => {
+    const t = forwarder();
+    const first = await t.ask();
+    t.fail(true);
+    t.advance(TTL + 1);
+    expect((await t.ask()).answer).toBe(first.answer);
+    await settle();
+    expect(t.calls()).toBe(2);
+    expect((await t.ask()).answer).toBe(first.answer);
+    await settle();
+    expect(t.calls()).toBe(3);
+    t.fail(false);
+    await t.ask();
+    await settle();
+    const refreshed = await t.ask();
+    expect(refreshed.answer).not.toBe(first.answer);
+    // Past the stale time with the upstream failing: the failure, not the old answer.
+    t.fail(true);
+    t.advance(TTL + STALE);
+    await expect(t.ask()).rejects.toThrow('fetch failed');
+  });
+
+  it('without a stale time, is fetched again as soon as it is old', async () => {
+    const t = forwarder();
+    const first = await t.f.buffered(LIST, TTL);
+    t.advance(TTL);
+    const again = await t.f.buffered(LIST, TTL);
+    expect(again.fromCache).toBe(false);
+    expect(again.answer).not.toBe(first.answer);
+  });
+});
