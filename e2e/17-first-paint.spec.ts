@@ -215,6 +215,31 @@ test('first paint: the page carries its first bars, neither the first paint nor 
   expect(timing.scripts[0]).toMatch(/^\/assets\/index-[\w-]+\.js$/);
 });
 
+test('first paint: the page carries its stylesheet, which the page\'s policy lets apply: the stylesheet is never asked', async ({ page }) => {
+  const violations: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) violations.push(m.text());
+  });
+  await page.goto('/');
+  await waitForCandles(page);
+  // The app's render in place of the skeleton: its chunks (and what they list) loaded.
+  await expect(page.locator('fieldset.skeleton')).toHaveCount(0);
+  const styles = await page.evaluate(() => ({
+    // The built link stays, disabled, so that the app's chunk loader does not add it again (server/first-paint.ts).
+    links: [...document.querySelectorAll('link[rel="stylesheet"]:not([disabled])')].map((l) => l.getAttribute('href')),
+    inline: [...document.querySelectorAll('head style')].map((s) => (s.textContent ?? '').length),
+    // A rule of the app's stylesheet, applied: the top bar is a flex row.
+    topbar: getComputedStyle(document.querySelector('.topbar') as Element).display,
+    asked: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((r) => r.name.endsWith('.css')).map((r) => new URL(r.name).pathname),
+  }));
+  expect(styles.links).toEqual([]);
+  expect(styles.inline.length).toBeGreaterThan(0);
+  expect(Math.min(...styles.inline)).toBeGreaterThan(1000);
+  expect(styles.topbar).toBe('flex');
+  expect(styles.asked.filter((p) => /\/assets\/index-[\w-]+\.css$/.test(p))).toEqual([]);
+  expect(violations).toEqual([]);
+});
+
 test("first paint: when the first bars fail, nothing is drawn early and the app says why in the chart's place", async ({ page }) => {
   await withoutPageBars(page);
   await page.route(/\/gw\/v1\/history\?/, (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ s: 'error', errmsg: 'upstream unavailable (test)' }) }));

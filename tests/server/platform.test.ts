@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/server/platform';
-import { chunkFiles, inlinedBarsElement, inlinedInfoElement, OVERVIEW_MODULES, splitPage } from '../../src/server/first-paint';
+import { chunkFiles, inlinedBarsElement, inlinedInfoElement, inlineStylesheets, OVERVIEW_MODULES, splitPage } from '../../src/server/first-paint';
+import { cspHash, pagePolicy } from '../../src/node/security-headers';
 import { firstChartOf } from '../../src/app/lib/first-chart';
 import { NODE_SERVER_OPTIONS } from '../../src/node/response-sink';
 import { parseServiceConfig } from '../../src/service/config';
@@ -360,6 +361,27 @@ describe('the overview page\'s preloads', () => {
     expect(chunkFiles(MANIFEST, OVERVIEW_MODULES)).toEqual(OVERVIEW_CHUNKS);
     expect(chunkFiles(MANIFEST, ['src/app/features/alerts/index.ts', 'src/gone.ts'])).toEqual(['/assets/alerts-a1.js', '/assets/runtime-r1.js']);
     expect(chunkFiles({}, OVERVIEW_MODULES)).toEqual([]);
+  });
+});
+
+describe('the page\'s stylesheet', () => {
+  it('is inlined from the build, and the page\'s policy names exactly its text; one that cannot be is left a link', () => {
+    const build = mkdtempSync(join(tmpdir(), 'page-styles-'));
+    try {
+      mkdirSync(join(build, 'assets'));
+      const css = ".topbar{display:flex}.logo{background:url('/favicon.svg')}.x{background:url(data:image/png;base64,AA==)}";
+      writeFileSync(join(build, 'assets', 'index-a1.css'), css);
+      writeFileSync(join(build, 'assets', 'relative-b2.css'), '.y{background:url(img/a.png)}');
+      writeFileSync(join(build, 'assets', 'closing-c3.css'), '.z{content:"</style>"}');
+      const link = (file: string) => `<link rel="stylesheet" crossorigin href="/assets/${file}">`;
+      const html = `<!doctype html><html><head>${link('index-a1.css')}${link('relative-b2.css')}${link('closing-c3.css')}${link('gone-d4.css')}</head><body><div id="root"></div></body></html>`;
+      const page = inlineStylesheets(html, build);
+      expect(page).toBe(`<!doctype html><html><head><style>${css}</style><link rel="stylesheet" href="/assets/index-a1.css" disabled>${link('relative-b2.css')}${link('closing-c3.css')}${link('gone-d4.css')}</head><body><div id="root"></div></body></html>`);
+      const styleSrc = pagePolicy(page).split(';').map((d) => d.trim()).find((d) => d.startsWith('style-src '));
+      expect(styleSrc).toBe(`style-src 'self' ${cspHash(css)}`);
+    } finally {
+      rmSync(build, { recursive: true, force: true });
+    }
   });
 });
 
