@@ -240,6 +240,20 @@ test('first paint: the page carries its stylesheet, which the page\'s policy let
   expect(violations).toEqual([]);
 });
 
+test('first paint: nothing is drawn before the skeleton is in whole: the page holds its rendering until the element after #root', async ({ page }) => {
+  await page.goto('/');
+  await waitForCandles(page);
+  const held = await page.evaluate(() => {
+    const link = document.querySelector('head link[rel="expect"][blocking="render"]');
+    const target = document.getElementById((link?.getAttribute('href') ?? '').slice(1));
+    const root = document.getElementById('root');
+    return { link: link !== null, target: target?.tagName, afterRoot: root && target ? (root.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0 && !root.contains(target) : false };
+  });
+  expect(held).toEqual({ link: true, target: 'NOSCRIPT', afterRoot: true });
+  // Drawn all the same: the first contentful paint came, with the skeleton whole.
+  expect(await page.evaluate(() => performance.getEntriesByName('first-contentful-paint').length)).toBe(1);
+});
+
 test("first paint: when the first bars fail, nothing is drawn early and the app says why in the chart's place", async ({ page }) => {
   await withoutPageBars(page);
   await page.route(/\/gw\/v1\/history\?/, (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ s: 'error', errmsg: 'upstream unavailable (test)' }) }));
