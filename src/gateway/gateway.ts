@@ -120,7 +120,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   const deepest = async (): Promise<Record<string, string> | undefined> => {
     try {
       if (!(await extensions.has(EXTENSION_ROUTES.deepest))) return derivation.deepest();
-      const { answer } = await forwarder.buffered(`${EXTENSION_PREFIX}/${EXTENSION_ROUTES.deepest}`, 10_000);
+      // Held 10 s, and up to a minute more while refreshed behind it (CacheRule.staleMs): a group's
+      // deepest pool seldom changes, and a page opened on a group's first chart waits for it.
+      const { answer } = await forwarder.buffered(`${EXTENSION_PREFIX}/${EXTENSION_ROUTES.deepest}`, 10_000, 50_000);
       if (answer.status !== 200) return undefined;
       return deepestSchema.parse(JSON.parse(new TextDecoder().decode(answer.body))).deepest;
     } catch {
