@@ -223,8 +223,8 @@ export function createGateway(options: GatewayOptions): Gateway {
  */
 function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): GatewayExtension[] {
   const hour = { ttlMs: 60 * 60_000, browserMaxAge: 3600 };
-  /** Whole-market lists the overview refreshes every minute (forward.ts, CacheRule.staleMs). */
-  const LIST_RULE: CacheRule = { ttlMs: 5_000, browserMaxAge: 5, staleMs: 55_000 };
+  /** Whole-market lists the overview asks again after 30 s (forward.ts, CacheRule.staleMs): never older than that. */
+  const LIST_RULE: CacheRule = { ttlMs: 5_000, browserMaxAge: 5, staleMs: 25_000 };
   return [
     {
       route: EXTENSION_ROUTES.liquidity,
@@ -268,7 +268,7 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       // (`pools`) from /tokens/current through the paced queue, partial (`complete: false`) meanwhile.
       route: EXTENSION_ROUTES.groupStats,
       path: '/group-stats',
-      // The whole list is shared for 5 s, and up to a minute (the app's own refresh of it) sent at once
+      // The whole list is shared for 5 s, and up to 30 s (the app's own staleTime for it) sent at once
       // while it is fetched again behind it: 1.5 MB of JSON for the Aggregate, which takes the service
       // 80-150 ms to make, is never what an opening overview waits for. The rows a browser names
       // (`pools`: rows that just came on screen, which the app then asks fresh, or after missed trades)
