@@ -141,12 +141,13 @@ export interface ForwarderOptions {
  * for the browser off the event loop or passed through compressed when the upstream already did it.
  */
 export class Forwarder {
-  // Entries expire by the forwarder's own clock (`fresh`), so that tests can move it; the LRU bounds the size.
+  // Entries expire by the forwarder's own clock (`buffered`), so that tests can move it; the LRU bounds the size.
   private readonly cache = new LRUCache<string, Held>({
     maxSize: 64 * 1024 * 1024,
     sizeCalculation: (held) => Math.max(1, Math.ceil(held.answer.body.byteLength * 1.5)),
   });
-  private readonly inFlight = new Map<string, Promise<BufferedAnswer>>();
+  /** Fetches under way, with when each was asked (the age of what it brings). */
+  private readonly inFlight = new Map<string, { readonly answer: Promise<BufferedAnswer>; readonly asked: number }>();
   private readonly now: () => number;
 
   constructor(private readonly options: ForwarderOptions) {
@@ -201,18 +202,15 @@ export class Forwarder {
 
   /** `target` fetched (once for concurrent callers), and held when `ttlMs` is given and it is a 200. */
   private async fetchAndHold(target: string, ttlMs: number | undefined): Promise<BufferedAnswer> {
-    let pending = this.inFlight.get(target);
-    if (!pending) {
-      const asked = this.now();
-      pending = this.load(target)
-        .then((answer) => {
-          if (ttlMs !== undefined && answer.status === 200) this.cache.set(target, { answer, at: asked });
-          return answer;
-        })
-        .finally(() => this.inFlight.delete(target));
-      this.inFlight.set(target, pending);
+    let flight = this.inFlight.get(target);
+    if (!flight) {
+      flight = { answer: this.load(target).finally(() => this.inFlight.delete(target)), asked: this.now() };
+      this.inFlight.set(target, flight);
     }
-    return pending;
+    const answer = await flight.answer;
+    // Each caller that wants it held holds it (one that joined an uncached caller's fetch too), as old as its fetch.
+    if (ttlMs !== undefined && answer.status === 200 && this.cache.peek(target)?.answer !== answer) this.cache.set(target, { answer, at: flight.asked });
+    return answer;
   }
 
   /** Answers a browser with `target`'s upstream answer: a cached path's whole, any other streamed. */

@@ -120,7 +120,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const deepest = async (): Promise<Record<string, string> | undefined> => {
     try {
       if (!(await extensions.has(EXTENSION_ROUTES.deepest))) return derivation.deepest();
-      // Held 10 s, and up to a minute more while refreshed behind it (CacheRule.staleMs): a group's
+      // Held 10 s, then sent up to 50 s more while refreshed behind it (CacheRule.staleMs): a group's
       // deepest pool seldom changes, and a page opened on a group's first chart waits for it.
       const { answer } = await forwarder.buffered(`${EXTENSION_PREFIX}/${EXTENSION_ROUTES.deepest}`, 10_000, 50_000);
       if (answer.status !== 200) return undefined;
@@ -311,7 +311,7 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       // overview then has no spread column, and says why; the spread view derives a pair's from its pools).
       route: EXTENSION_ROUTES.spreads,
       path: '/spreads',
-      // Refreshed by the app every minute, as the list: sent at once while fetched again behind it.
+      // Asked again by the app after 30 s, as the list: sent at once while fetched again behind it.
       cache: LIST_RULE,
       target: (c) => {
         const parsed = spreadsQuerySchema.safeParse(c.req.query());

@@ -97,6 +97,16 @@ describe('a held answer past its time', () => {
     await expect(t.ask()).rejects.toThrow('fetch failed');
   });
 
+  it('is held by a caller that joined the fetch of one that does not hold it', async () => {
+    const t = forwarder();
+    const [plain, held] = await Promise.all([t.f.buffered(LIST), t.ask()]);
+    expect(held.answer).toBe(plain.answer);
+    expect(t.calls()).toBe(1);
+    t.advance(TTL - 1);
+    expect(await t.ask()).toEqual({ answer: plain.answer, fromCache: true });
+    expect(t.calls()).toBe(1);
+  });
+
   it('without a stale time, is fetched again as soon as it is old', async () => {
     const t = forwarder();
     const first = await t.f.buffered(LIST, TTL);
