@@ -120,13 +120,26 @@ for (const { viewport, link } of [
   });
 }
 
-test('first paint: a shared link is drawn at once in the stored theme, inverted as the link says, and the next page is laid out with the stored preferences', async ({ page, request }) => {
+test('first paint: a shared link is drawn at once in the stored theme, inverted as the link says, and the next page is laid out with the stored preferences', async ({ page, request, baseURL }) => {
   const deepest = await deepestPool(request, 'Aggregate');
-  await page.addInitScript(() => {
+  // A returning user: the preferences in the browser's storage, and the cookie the app wrote of them.
+  const stored = { theme: 'light', showTvl: false };
+  await page.context().addCookies([{ name: 'preferences', value: encodeURIComponent(JSON.stringify(stored)), url: baseURL ?? '' }]);
+  await page.addInitScript((state) => {
     if (!sessionStorage.getItem('seeded')) {
-      localStorage.setItem('cardano-dex-charts:preferences', JSON.stringify({ state: { theme: 'light', showTvl: false }, version: 1 }));
+      localStorage.setItem('cardano-dex-charts:preferences', JSON.stringify({ state, version: 1 }));
       sessionStorage.setItem('seeded', '1');
     }
+  }, stored);
+  // The page's first paint draws with the preferences the page carries (it never opens the storage).
+  const read: string[] = [];
+  await page.exposeFunction('__storageRead', (where: string) => void read.push(where));
+  await page.addInitScript(() => {
+    const getItem = Storage.prototype.getItem;
+    Storage.prototype.getItem = function (this: Storage, key: string) {
+      (window as unknown as { __storageRead: (where: string) => void }).__storageRead(performance.getEntriesByName('chart:candles').length > 0 ? 'after' : 'before');
+      return getItem.call(this, key);
+    };
   });
   await page.goto(`/?group=Aggregate&symbol=${deepest.symbol}&res=15&inv=1`);
   const attributes = await waitForCandles(page, { symbol: deepest.symbol, resolution: '15' });
@@ -135,10 +148,30 @@ test('first paint: a shared link is drawn at once in the stored theme, inverted 
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
   await expect(page.getByTestId('invert-toggle')).toHaveAttribute('aria-pressed', 'true');
   expect(attributes.bars).toBeGreaterThan(10);
+  expect(read.filter((when) => when === 'before')).toEqual([]);
   // The app wrote the preferences the server lays the next page out with.
   const next = await (await page.request.get(`/?group=Aggregate&symbol=${deepest.symbol}`)).text();
   expect(next).toMatch(/data-testid="theme-toggle" data-theme="light"/);
   expect(next).toMatch(/aria-pressed="false" data-testid="toggle-tvl"/);
+});
+
+test('first paint: the page is in the user\'s theme from its first frame, drawn before any script has run', async ({ browser, baseURL }) => {
+  // No script at all: what the browser draws of the page as it is sent.
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  try {
+    const page = await context.newPage();
+    const background = async () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.goto(`${baseURL ?? ''}/`);
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    const dark = await background();
+    await context.addCookies([{ name: 'preferences', value: encodeURIComponent(JSON.stringify({ theme: 'light' })), url: baseURL ?? '' }]);
+    await page.goto(`${baseURL ?? ''}/`);
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+    await expect(page.getByTestId('theme-toggle')).toHaveAttribute('data-theme', 'light');
+    expect(await background()).not.toBe(dark);
+  } finally {
+    await context.close();
+  }
 });
 
 test("first paint: no chart drawn early where the app's first chart would not look like it (indicators)", async ({ page }) => {

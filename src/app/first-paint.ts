@@ -3,20 +3,20 @@ import { barsOfHistory } from '@/datafeed/history-bars';
 import { GATEWAY_PREFIX } from '@/shared/api/gateway-prefix';
 import { gatewayUrl } from '@/shared/api/gateway-urls';
 import { historyAnswerOf } from '@/app/lib/history-check';
-import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, type InlinedFirstBars } from '@/app/lib/first-chart';
+import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, INLINED_PREFERENCES_ELEMENT_ID, type InlinedFirstBars } from '@/app/lib/first-chart';
 // The chart's own modules, not the feature's index (its React component would come into this script).
 import { Chart } from '@/app/features/chart/lib/chart';
 import { CHART_PLACE_SELECTOR, PrerenderedChart } from '@/app/features/chart/lib/prerendered-chart';
 import { groupStatsUrl } from '@/app/features/overview/lib/group-stats-url';
 import { provisionalSymbolInfo } from '@/app/lib/provisional-symbol';
 import { parseSelection, type Selection } from '@/app/lib/selection';
-import { storedPreferences, type Preferences } from '@/app/stores/preferences';
+import { preferencesOf, storedPreferences, type Preferences } from '@/app/stores/preferences';
 
 /**
  * The page's first paint in the browser: what the page's one script (main.tsx) does before the app's
  * code has loaded, in its own run. The server sent the chart page already laid out (the app's own
- * first render, src/app/skeleton.tsx) with /gw/v1/info and the first chart's first bars inlined in it
- * (src/server/first-paint.ts). Here:
+ * first render, src/app/skeleton.tsx) with /gw/v1/info, the first chart's first bars and the
+ * preferences it is laid out with inlined in it (src/server/first-paint.ts). Here:
  * - the app's chart (features/chart's Chart, the one a trader uses) is made in the chart's place and
  *   shows those bars at once, answering the pointer; the app's chart component takes it over where it
  *   is (`chart`), and neither asks for nor draws those bars again;
@@ -77,18 +77,20 @@ export class EarlyAnswers {
 export interface FirstPaintEnvironment {
   readonly doc: Document;
   readonly search: string;
-  readonly storage: Pick<Storage, 'getItem'> | undefined;
+  /** The browser's storage, opened only when the page carries no preferences (under Vite's servers). */
+  readonly storage: () => Pick<Storage, 'getItem'> | undefined;
   readonly now: () => number;
   readonly fetch: FetchLike;
 }
 
 function browserEnvironment(): FirstPaintEnvironment {
-  let storage: Storage | undefined;
-  try {
-    storage = localStorage;
-  } catch {
-    storage = undefined;
-  }
+  const storage = () => {
+    try {
+      return localStorage;
+    } catch {
+      return undefined;
+    }
+  };
   return { doc: document, search: location.search, storage, now: Date.now, fetch: (input, init) => fetch(input, init) };
 }
 
@@ -109,6 +111,17 @@ function inlinedJson(doc: Document, id: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The preferences the page was laid out with (the server's skeleton read them from the preferences
+ * cookie, which the app writes), if it carries them. Drawing with them, the chart looks as the page
+ * around it, and the first paint does not wait for the browser's storage to open (a few milliseconds
+ * of the main thread on two cores, before the first candles); the app reads the storage as it starts.
+ */
+function inlinedPreferences(doc: Document): Preferences | undefined {
+  const json = inlinedJson(doc, INLINED_PREFERENCES_ELEMENT_ID);
+  return json === undefined ? undefined : preferencesOf(json);
 }
 
 /** The page's inlined first bars, if it carries them. */
@@ -151,7 +164,7 @@ function drawChart(doc: Document, target: string, body: string, selection: Selec
 export function firstPaint(env: FirstPaintEnvironment = browserEnvironment()): FirstPaint {
   const { doc, search, now } = env;
   const selection = parseSelection(search);
-  const preferences = storedPreferences(env.storage);
+  const preferences = inlinedPreferences(doc) ?? storedPreferences(env.storage());
   doc.documentElement.dataset.theme = preferences.theme;
   const early = new EarlyAnswers(env.fetch);
   const info = inlinedJson(doc, INLINED_INFO_ELEMENT_ID);

@@ -7,9 +7,9 @@ import type { Context } from 'hono';
 import { accepts } from 'hono/accepts';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import { renderSkeleton } from '../app/skeleton';
+import { pagePreferences, renderSkeleton, type PagePreferences } from '../app/skeleton';
 import { groupStatsUrl } from '../app/features/overview/lib/group-stats-url';
-import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, pageChart, type InlinedFirstBars } from '../app/lib/first-chart';
+import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, INLINED_PREFERENCES_ELEMENT_ID, pageChart, type InlinedFirstBars } from '../app/lib/first-chart';
 import type { Gateway } from '../gateway/gateway';
 import { pagePolicy } from '../node/security-headers';
 
@@ -43,6 +43,23 @@ export function inlinedInfoElement(info: unknown): string {
   // `<` escaped: no `</script>` (nor `<!--`) can end the element early.
   const json = JSON.stringify(info).replace(/</g, '\\u003c');
   return `<script type="application/json" id="${INLINED_INFO_ELEMENT_ID}">${json}</script>`;
+}
+
+/**
+ * The preferences the page is laid out with (the cookie's: the skeleton's), for the page's first paint
+ * (src/app/first-paint.ts). Only what the first screen shows: the watchlist and the recent picks are
+ * the browser's (the cookie has none of them).
+ */
+export function inlinedPreferencesElement(preferences: PagePreferences): string {
+  return `<script type="application/json" id="${INLINED_PREFERENCES_ELEMENT_ID}">${JSON.stringify(preferences).replace(/</g, '\\u003c')}</script>`;
+}
+
+/**
+ * The page's head in the preferences' theme: the root element's `data-theme` (the built page's is the
+ * default's), so that the first frame, drawn before any script has run, is in the user's colours.
+ */
+export function headInTheme(head: string, theme: PagePreferences['theme']): string {
+  return head.replace(/<html\b[^>]*>/, (tag) => (/\sdata-theme="[^"]*"/.test(tag) ? tag.replace(/\sdata-theme="[^"]*"/, ` data-theme="${theme}"`) : tag.replace(/>$/, ` data-theme="${theme}">`)));
 }
 
 const ATTRIBUTE_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
@@ -267,7 +284,9 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
     const url = new URL(c.req.url);
     const [asBuilt, middle, end] = splitPage(html);
     const preloads = overviewPreloads(url.search, () => chunks);
-    const head = preloads ? asBuilt.replace('</head>', `${preloads}</head>`) : asBuilt;
+    // The preferences the skeleton is laid out with, and the page's first paint draws with.
+    const preferences = pagePreferences(c.req.header('Cookie'));
+    const head = headInTheme(asBuilt, preferences.theme).replace('</head>', `${preloads}${inlinedPreferencesElement(preferences)}</head>`);
     const stop = new AbortController();
     const late = sleep(BOOT_ANSWERS_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
     const info = Promise.race([gateway.info().catch(() => undefined), late]);

@@ -5,11 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EarlyAnswers, firstChartFits, firstPaint, INFO_URL, type FirstPaint } from '../../src/app/first-paint';
 import { renderSkeleton } from '../../src/app/skeleton';
 import { parseSelection } from '../../src/app/lib/selection';
-import { DEFAULT_PREFERENCES, PREFERENCES_KEY, preferencesCookie, preferencesFromCookie, storedPreferences } from '../../src/app/stores/preferences';
+import { DEFAULT_PREFERENCES, firstScreenPreferences, PREFERENCES_KEY, preferencesCookie, preferencesFromCookie, storedPreferences, type Preferences } from '../../src/app/stores/preferences';
 import { createPreferencesStore } from '../../src/app/stores/preferences-store';
 import type { FetchLike } from '../../src/datafeed';
 import { firstChartOf, firstPage, PAGE_BARS } from '../../src/app/lib/first-chart';
-import { inlinedBarsElement, inlinedInfoElement } from '../../src/server/first-paint';
+import { inlinedBarsElement, inlinedInfoElement, inlinedPreferencesElement } from '../../src/server/first-paint';
 import { appTestBed, chartReady } from './render-app';
 
 /**
@@ -36,11 +36,13 @@ function counting() {
 }
 
 /** The page as the server sends it for `search`: the skeleton in #root, then /info and the first bars (or not). */
-async function servePage(search: string, options: { bars?: boolean; info?: boolean; now?: number } = {}): Promise<{ info: unknown; barsUrl: string | undefined }> {
+async function servePage(search: string, options: { bars?: boolean; info?: boolean; now?: number; preferences?: Preferences } = {}): Promise<{ info: unknown; barsUrl: string | undefined }> {
   const info: unknown = await (await bed.tp.fetch(INFO_URL)).json();
   const chart = firstChartOf(search, info as { deepest?: Record<string, string> }, options.now ?? Date.now());
   const body = chart && options.bars !== false ? await (await bed.tp.fetch(chart.url)).text() : undefined;
-  document.body.innerHTML = `<div id="root">${await renderSkeleton({ pathname: '/', search, cookie: undefined, info })}</div>${options.info === false ? '' : inlinedInfoElement(info)}${
+  // With `preferences`: laid out with them, from the cookie the app wrote, which the page carries too.
+  const cookie = options.preferences ? preferencesCookie(options.preferences).split(';')[0] : undefined;
+  document.body.innerHTML = `${options.preferences ? inlinedPreferencesElement(firstScreenPreferences(options.preferences)) : ''}<div id="root">${await renderSkeleton({ pathname: '/', search, cookie, info })}</div>${options.info === false ? '' : inlinedInfoElement(info)}${
     chart && body ? inlinedBarsElement({ url: chart.url, body }) : ''
   }`;
   return { info, barsUrl: chart?.url };
@@ -57,7 +59,7 @@ afterEach(() => {
 });
 
 function paint(search: string, fetchImpl: FetchLike, now = Date.now, storage: Pick<Storage, 'getItem'> | undefined = undefined): FirstPaint {
-  painted = firstPaint({ doc: document, search, storage, now, fetch: fetchImpl });
+  painted = firstPaint({ doc: document, search, storage: () => storage, now, fetch: fetchImpl });
   return painted;
 }
 
@@ -207,6 +209,51 @@ describe('the first paint', () => {
     expect(first.chart).toBeDefined();
     // Inverted: the price of one ADA in SNEK, far above one.
     expect(Number(place?.dataset.lastClose)).toBeGreaterThan(1);
+  });
+});
+
+describe('the preferences the first paint draws with', () => {
+  /** A storage that counts its openings, holding `theme`. */
+  const counted = (theme: 'dark' | 'light' = 'dark') => {
+    const opened = { count: 0 };
+    const storage = () => {
+      opened.count++;
+      return storageWith(JSON.stringify({ state: { theme }, version: 1 }));
+    };
+    return { opened, storage };
+  };
+
+  it('are those the page was laid out with, the storage never opened: the chart looks as the skeleton around it', async () => {
+    const search = `?group=Aggregate&symbol=${SNEK}&res=60`;
+    await servePage(search, { preferences: { ...DEFAULT_PREFERENCES, theme: 'light', showTvl: false } });
+    const { opened, storage } = counted();
+    painted = firstPaint({ doc: document, search, storage, now: Date.now, fetch: counting().fetchImpl });
+    expect(opened.count).toBe(0);
+    expect(painted.chart).toBeDefined();
+    expect(document.documentElement.dataset.theme).toBe('light');
+    const place = document.querySelector<HTMLElement>('[data-testid="price-chart"]');
+    expect(place?.dataset.theme).toBe('light');
+    // The skeleton's own theme toggle says the same.
+    expect(document.querySelector('[data-testid="theme-toggle"]')?.getAttribute('data-theme')).toBe('light');
+  });
+
+  it('decide whether the chart is drawn at all: indicators the page was laid out with are the app\'s to draw', async () => {
+    const search = `?group=Aggregate&symbol=${SNEK}&res=60`;
+    await servePage(search, { preferences: { ...DEFAULT_PREFERENCES, indicators: 'sma20' } });
+    const { opened, storage } = counted();
+    painted = firstPaint({ doc: document, search, storage, now: Date.now, fetch: counting().fetchImpl });
+    expect(painted.chart).toBeUndefined();
+    expect(opened.count).toBe(0);
+  });
+
+  it('are the stored ones where the page carries none (under Vite\'s servers)', async () => {
+    const search = `?group=Aggregate&symbol=${SNEK}&res=60`;
+    await servePage(search);
+    const { opened, storage } = counted('light');
+    painted = firstPaint({ doc: document, search, storage, now: Date.now, fetch: counting().fetchImpl });
+    expect(opened.count).toBe(1);
+    expect(painted.chart).toBeDefined();
+    expect(document.documentElement.dataset.theme).toBe('light');
   });
 });
 

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/server/platform';
-import { chunkFiles, inlinedBarsElement, inlinedInfoElement, inlineStylesheets, OVERVIEW_MODULES, splitPage } from '../../src/server/first-paint';
+import { chunkFiles, headInTheme, inlinedBarsElement, inlinedInfoElement, inlinedPreferencesElement, inlineStylesheets, OVERVIEW_MODULES, splitPage } from '../../src/server/first-paint';
+import { DEFAULT_PREFERENCES, firstScreenPreferences } from '../../src/app/stores/preferences';
 import { cspHash, pagePolicy } from '../../src/node/security-headers';
 import { firstChartOf } from '../../src/app/lib/first-chart';
 import { NODE_SERVER_OPTIONS } from '../../src/node/response-sink';
@@ -20,7 +21,7 @@ import { gatewayInfoSchema, gatewayLiquiditySchema, gatewayTokenNamesSchema } fr
 /** The composed server (`npm run serve`, the Vite plugin): the service's contract must hold through it. */
 
 const KEY = 'platform-test-key-0001';
-const INDEX = '<!doctype html><html><head><title>app</title></head><body><div id="root"></div></body></html>';
+const INDEX = '<!doctype html><html data-theme="dark"><head><title>app</title></head><body><div id="root"></div></body></html>';
 const SCRIPT = `console.log(${JSON.stringify('x'.repeat(4000))});`;
 /** The build's manifest (Vite's build.manifest) as vite.config.ts makes it: the page's entry, the app's and the overview's chunks. */
 const MANIFEST = {
@@ -256,6 +257,28 @@ describe('the page\'s skeleton', () => {
     expect(plain).toMatch(/data-testid="theme-toggle" data-theme="dark"/);
     expect(plain).toMatch(/aria-pressed="true" data-testid="toggle-volume"/);
   });
+
+  it('is sent in the cookie\'s theme from its first byte, and carries the preferences it is laid out with for the page\'s first paint', async () => {
+    const stored = { theme: 'light', timeZone: 'local', showVolume: false, indicators: 'sma20', watchlist: [{ symbol: 'x', group: 'y' }] };
+    const page = await (await platform.app.request('/', { headers: { Cookie: `a=1; preferences=${encodeURIComponent(JSON.stringify(stored))}` } })).text();
+    // The root element's theme: the first frame, drawn before any script, is in the user's colours.
+    expect(page).toMatch(/^<!doctype html>\s*<html data-theme="light">/);
+    const carried = (html: string) => JSON.parse(/<script type="application\/json" id="inlined-preferences">([^<]*)<\/script>/.exec(html)?.[1] ?? 'null') as unknown;
+    // What the first screen shows, as the skeleton has it: the cookie never has the watchlist.
+    expect(carried(page)).toEqual({ ...firstScreenPreferences(DEFAULT_PREFERENCES), theme: 'light', timeZone: 'local', showVolume: false, indicators: 'sma20' });
+    expect(page.indexOf('id="inlined-preferences"')).toBeLessThan(page.indexOf('</head>'));
+    const plain = await (await platform.app.request('/?view=markets&group=MinswapV2')).text();
+    expect(plain).toMatch(/^<!doctype html>\s*<html data-theme="dark">/);
+    expect(carried(plain)).toEqual(firstScreenPreferences(DEFAULT_PREFERENCES));
+  });
+
+  it('names the theme on a root element of any shape, and the carried preferences cannot end their element early', () => {
+    expect(headInTheme('<!doctype html><html lang="en" data-theme="dark"><head>', 'light')).toBe('<!doctype html><html lang="en" data-theme="light"><head>');
+    expect(headInTheme('<!doctype html><html><head>', 'light')).toBe('<!doctype html><html data-theme="light"><head>');
+    const element = inlinedPreferencesElement({ ...firstScreenPreferences(DEFAULT_PREFERENCES), indicators: '</script><script>alert(1)</script>' });
+    expect(element.match(/<\/script>/g)).toHaveLength(1);
+    expect(JSON.parse(/>([^<]*)<\/script>$/.exec(element)?.[1] ?? 'null')).toMatchObject({ indicators: '</script><script>alert(1)</script>' });
+  });
 });
 
 describe('the page as it is sent', () => {
@@ -295,7 +318,9 @@ describe('the page as it is sent', () => {
     const server = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: front.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () => resolve(s));
     });
-    const [head, , end] = splitPage(INDEX);
+    const [built, , end] = splitPage(INDEX);
+    // As built, with the preferences the page is laid out with (the defaults: no cookie).
+    const head = built.replace('</head>', `${inlinedPreferencesElement(firstScreenPreferences(DEFAULT_PREFERENCES))}</head>`);
     expect(head.endsWith('<div id="root">')).toBe(true);
     expect(end).toBe('</body></html>');
     try {
@@ -347,7 +372,8 @@ describe('the overview page\'s preloads', () => {
   it('are none on the chart page, whose head stays as built', async () => {
     for (const path of ['/', '/?symbol=ADA.SNEK_Aggregate_Pool1&res=15', '/some/deep/link', '/?view=chart&group=MinswapV2']) {
       const html = await (await platform.app.request(path)).text();
-      expect(html.slice(0, html.indexOf('<div id="root">')), path).toBe(INDEX.slice(0, INDEX.indexOf('<div id="root">')));
+      // As built, with the preferences it is laid out with (the defaults: no cookie) for its first paint.
+      expect(html.slice(0, html.indexOf('<div id="root">')), path).toBe(INDEX.slice(0, INDEX.indexOf('<div id="root">')).replace('</head>', `${inlinedPreferencesElement(firstScreenPreferences(DEFAULT_PREFERENCES))}</head>`));
     }
   });
 
@@ -420,10 +446,11 @@ function skeletonOf(html: string): string {
   return /<div id="root">([\s\S]*)<\/div>(?:<script type="application\/json"[^>]*>.*?<\/script>)*<\/body>/.exec(html)?.[1] ?? '';
 }
 
-/** The page as built: without the skeleton, the copy of /info, the first bars and the overview's preloads the server put in. */
+/** The page as built: without the skeleton, the copy of /info, the first bars, the preferences and the overview's preloads the server put in. */
 function withoutFirstPaint(html: string): string {
   return html
     .replace(/<link rel="(?:modulepreload|preload)"[^>]*>/g, '')
+    .replace(/<script type="application\/json" id="inlined-preferences">.*?<\/script>/s, '')
     .replace(/<script type="application\/json" id="inlined-info">.*?<\/script>/s, '')
     .replace(/<script type="application\/json" id="inlined-first-bars"[^>]*>.*?<\/script>/s, '')
     .replace(/(<div id="root">)[\s\S]*(<\/div><\/body>)/, '$1$2');

@@ -17,6 +17,13 @@ import { parseSymbolName } from '@/shared/symbols';
 /** The id of the page's inlined copy of /gw/v1/info: a JSON script element (not run: a Content-Security-Policy allows it). */
 export const INLINED_INFO_ELEMENT_ID = 'inlined-info';
 
+/**
+ * The id of the preferences the page was laid out with (the preferences cookie's, as the server read
+ * it for the skeleton): a JSON script element. The page's first paint draws with them, as the skeleton
+ * shows them, without opening the browser's storage first.
+ */
+export const INLINED_PREFERENCES_ELEMENT_ID = 'inlined-preferences';
+
 /** The id of the page's inlined first bars: a JSON script element whose `data-url` is the request it answers. */
 export const INLINED_BARS_ELEMENT_ID = 'inlined-first-bars';
 

@@ -74,10 +74,17 @@ const COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
  * it (src/app/skeleton.tsx). Written by the app whenever they change; the browser's storage keeps them all.
  */
 export function preferencesCookie(preferences: Preferences): string {
-  const { theme, showVolume, showTvl, logScale, timeZone, compare, indicators, currency } = preferences;
-  // The watchlist and the recent picks stay in the browser's storage (the first screen's layout has no need of them).
-  const value = encodeURIComponent(JSON.stringify({ theme, showVolume, showTvl, logScale, timeZone, compare, indicators, currency }));
+  const value = encodeURIComponent(JSON.stringify(firstScreenPreferences(preferences)));
   return `${PREFERENCES_COOKIE}=${value}; Path=/; Max-Age=${COOKIE_MAX_AGE_SECONDS}; SameSite=Lax`;
+}
+
+/**
+ * What the first screen shows of the preferences (the cookie's, the page's: src/server/first-paint.ts).
+ * The watchlist and the recent picks stay in the browser's storage (the first screen's layout has no need of them).
+ */
+export function firstScreenPreferences(preferences: Preferences): Omit<Preferences, 'recent' | 'watchlist'> {
+  const { theme, showVolume, showTvl, logScale, timeZone, compare, indicators, currency } = preferences;
+  return { theme, showVolume, showTvl, logScale, timeZone, compare, indicators, currency };
 }
 
 /** The preferences a request's Cookie header carries (preferencesCookie); the defaults without. */
@@ -105,7 +112,7 @@ function symbolRefsOf(value: unknown): readonly SymbolRef[] {
 }
 
 /** Stored preferences of unknown shape, field by field (the default where one is missing or wrong). */
-function preferencesOf(state: unknown): Preferences {
+export function preferencesOf(state: unknown): Preferences {
   if (typeof state !== 'object' || state === null) return DEFAULT_PREFERENCES;
   const s = state as Record<string, unknown>;
   const flag = (name: 'showVolume' | 'showTvl' | 'logScale' | 'compare') => (typeof s[name] === 'boolean' ? s[name] : DEFAULT_PREFERENCES[name]);
