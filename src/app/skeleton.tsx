@@ -4,7 +4,7 @@ import { App, preloadOverview } from './app';
 import { parseSelection } from './lib/selection';
 import { AppProviders } from './providers/app-providers';
 import { createAppServices } from './providers/app-services';
-import { firstScreenPreferences, preferencesFromCookie, type Preferences } from './stores/preferences';
+import { firstScreenPreferences, preferencesFromCookie, type FirstScreenPreferences } from './stores/preferences';
 
 /** What the server knows of a page request: its query, its Cookie header, the gateway's /info. */
 export interface SkeletonRequest {
@@ -17,8 +17,8 @@ export interface SkeletonRequest {
   readonly info: unknown;
 }
 
-/** What the first screen shows of the preferences: what a page is laid out with. */
-export type PagePreferences = Omit<Preferences, 'recent' | 'watchlist'>;
+/** What a page is laid out with of the preferences: what its first screen shows. */
+export type PagePreferences = FirstScreenPreferences;
 
 /** The preferences a page is laid out with: those the request's preferences cookie carries (the app writes it), else the defaults. */
 export function pagePreferences(cookie: string | undefined): PagePreferences {

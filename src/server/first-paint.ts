@@ -39,10 +39,13 @@ const preferencesIn = (cookie: string | undefined) => /(?:^|;\s*)preferences=([^
 
 /** The element carrying /gw/v1/info, or nothing without an answer in time. */
 export function inlinedInfoElement(info: unknown): string {
-  if (info === undefined) return '';
+  return info === undefined ? '' : jsonElement(INLINED_INFO_ELEMENT_ID, info);
+}
+
+/** A JSON script element (not run: a strict Content-Security-Policy allows it) carrying `value`. */
+function jsonElement(id: string, value: unknown): string {
   // `<` escaped: no `</script>` (nor `<!--`) can end the element early.
-  const json = JSON.stringify(info).replace(/</g, '\\u003c');
-  return `<script type="application/json" id="${INLINED_INFO_ELEMENT_ID}">${json}</script>`;
+  return `<script type="application/json" id="${id}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
 }
 
 /**
@@ -51,7 +54,7 @@ export function inlinedInfoElement(info: unknown): string {
  * the browser's (the cookie has none of them).
  */
 export function inlinedPreferencesElement(preferences: PagePreferences): string {
-  return `<script type="application/json" id="${INLINED_PREFERENCES_ELEMENT_ID}">${JSON.stringify(preferences).replace(/</g, '\\u003c')}</script>`;
+  return jsonElement(INLINED_PREFERENCES_ELEMENT_ID, preferences);
 }
 
 /**
@@ -59,7 +62,7 @@ export function inlinedPreferencesElement(preferences: PagePreferences): string 
  * default's), so that the first frame, drawn before any script has run, is in the user's colours.
  */
 export function headInTheme(head: string, theme: PagePreferences['theme']): string {
-  return head.replace(/<html\b[^>]*>/, (tag) => (/\sdata-theme="[^"]*"/.test(tag) ? tag.replace(/\sdata-theme="[^"]*"/, ` data-theme="${theme}"`) : tag.replace(/>$/, ` data-theme="${theme}">`)));
+  return head.replace(/<html\b[^>]*>/, (tag) => tag.replace(/\sdata-theme="[^"]*"/, '').replace(/>$/, ` data-theme="${theme}">`));
 }
 
 const ATTRIBUTE_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };

@@ -78,11 +78,14 @@ export function preferencesCookie(preferences: Preferences): string {
   return `${PREFERENCES_COOKIE}=${value}; Path=/; Max-Age=${COOKIE_MAX_AGE_SECONDS}; SameSite=Lax`;
 }
 
+/** The preferences the first screen shows: all but the watchlist and the recent picks. */
+export type FirstScreenPreferences = Omit<Preferences, 'recent' | 'watchlist'>;
+
 /**
  * What the first screen shows of the preferences (the cookie's, the page's: src/server/first-paint.ts).
  * The watchlist and the recent picks stay in the browser's storage (the first screen's layout has no need of them).
  */
-export function firstScreenPreferences(preferences: Preferences): Omit<Preferences, 'recent' | 'watchlist'> {
+export function firstScreenPreferences(preferences: Preferences): FirstScreenPreferences {
   const { theme, showVolume, showTvl, logScale, timeZone, compare, indicators, currency } = preferences;
   return { theme, showVolume, showTvl, logScale, timeZone, compare, indicators, currency };
 }
