@@ -248,6 +248,32 @@ test('first paint: the page carries its first bars, neither the first paint nor 
   expect(timing.scripts[0]).toMatch(/^\/assets\/index-[\w-]+\.js$/);
 });
 
+test("first paint: the app's code is asked after the frame that draws the first paint's chart, and the app then starts", async ({ page }) => {
+  // Every frame's time, from the page's start (an animation-frame loop, as the bench's probes).
+  await page.addInitScript(() => {
+    const frames: number[] = [];
+    (window as unknown as { __frames: number[] }).__frames = frames;
+    const loop = (time: number) => {
+      frames.push(time);
+      if (frames.length < 600) requestAnimationFrame(loop);
+    };
+    requestAnimationFrame(loop);
+  });
+  await page.goto('/');
+  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('app:start').length), { timeout: 15_000 }).toBe(1);
+  const timing = await page.evaluate(() => {
+    const candles = performance.getEntriesByName('chart:candles')[0]?.startTime ?? Number.NaN;
+    const frames = (window as unknown as { __frames: number[] }).__frames;
+    const start = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).find((r) => /\/assets\/start-[\w-]+\.js$/.test(r.name));
+    return { candles, frame: frames.find((t) => t > candles) ?? Number.NaN, asked: start?.startTime ?? Number.NaN };
+  });
+  // The chart was drawn by the page's script, a frame came after it, and only then was the app's chunk asked.
+  expect(timing.candles).toBeGreaterThan(0);
+  expect(timing.frame).toBeGreaterThan(timing.candles);
+  expect(timing.asked).toBeGreaterThan(timing.frame);
+  await waitForCandles(page);
+});
+
 test('first paint: the page carries its stylesheet, which the page\'s policy lets apply: the stylesheet is never asked', async ({ page }) => {
   const violations: string[] = [];
   page.on('console', (m) => {
