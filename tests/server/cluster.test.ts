@@ -442,10 +442,18 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
   it('ends a stream whose lease another connection holds by then (the key never has two)', async () => {
     const probe = new Redis(redis.url, { maxRetriesPerRequest: null });
     try {
-      const others = await probe.keys('tps:lease:*');
+      // Every lease and its holder (a node's connection token).
+      const leases = async () => {
+        const keys = await probe.keys('tps:lease:*');
+        const holders = keys.length > 0 ? await probe.mget(...keys) : [];
+        return new Map(keys.map((key, i) => [key, holders[i]]));
+      };
+      const before = await leases();
       const held = await stream(api1.origin, KEYS.c, aggregates.slice(0, 3));
       await held.nextLine(5_000);
-      const [lease] = (await probe.keys('tps:lease:*')).filter((key) => !others.includes(key));
+      // This connection's lease: a key with a holder it did not have before. Slots are numbered, so
+      // the slot a connection of the test before released meanwhile is the same key with a new holder.
+      const lease = await vi.waitUntil(async () => [...(await leases())].find(([key, holder]) => holder !== null && before.get(key) !== holder)?.[0], { timeout: 5_000, interval: 50 });
       // As if Redis had lost it and another node's connection had taken the slot.
       await probe.set(lease ?? '', 'another-node:another-connection', 'PX', 60_000);
       const rest = (await held.readToEnd(10_000)).filter((line) => line !== JSON.stringify({ s: 'ok' }));
