@@ -4,15 +4,15 @@ import { App, preloadOverview } from './app';
 import { parseSelection } from './lib/selection';
 import { AppProviders } from './providers/app-providers';
 import { createAppServices } from './providers/app-services';
-import { firstScreenPreferences, preferencesFromCookie, type FirstScreenPreferences } from './stores/preferences';
+import { DEFAULT_PREFERENCES, firstScreenPreferences, preferencesFromCookie, type FirstScreenPreferences } from './stores/preferences';
 
-/** What the server knows of a page request: its query, its Cookie header, the gateway's /info. */
+/** What the server knows of a page request: its query, the preferences its cookie carries, the gateway's /info. */
 export interface SkeletonRequest {
   /** The page's path and query string (`?group=…&symbol=…`). */
   readonly pathname: string;
   readonly search: string;
-  /** The request's Cookie header: the preferences the app wrote (stores/preferences.ts's preferencesCookie). */
-  readonly cookie: string | undefined;
+  /** The preferences the page is laid out with (pagePreferences: the cookie the app wrote). */
+  readonly preferences: PagePreferences;
   /** /gw/v1/info, the same answer the page carries; undefined when it did not come in time. */
   readonly info: unknown;
 }
@@ -45,7 +45,8 @@ export async function renderSkeleton(request: SkeletonRequest): Promise<string> 
     fetch: () => Promise.reject(new Error('The page skeleton asks nothing')),
     urlHost: { location: { search: request.search, pathname: request.pathname, hash: '' }, history: { state: null, pushState: () => undefined, replaceState: () => undefined } },
     storage,
-    preferences: preferencesFromCookie(request.cookie),
+    // The watchlist and the recent picks are the browser's storage's: none on the server.
+    preferences: { ...DEFAULT_PREFERENCES, ...request.preferences },
     online: true,
     info: request.info,
   });

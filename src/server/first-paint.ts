@@ -34,9 +34,6 @@ const BOOT_ANSWERS_WAIT_MS = 100;
 /** Skeletons kept, by what they are made of: the most asked pages are sent without being rendered again. */
 const SKELETONS_KEPT = 256;
 
-/** The preferences cookie's value in a Cookie header (what the skeleton reads of it). */
-const preferencesIn = (cookie: string | undefined) => /(?:^|;\s*)preferences=([^;]*)/.exec(cookie ?? '')?.[1] ?? '';
-
 /** The element carrying /gw/v1/info, or nothing without an answer in time. */
 export function inlinedInfoElement(info: unknown): string {
   return info === undefined ? '' : jsonElement(INLINED_INFO_ELEMENT_ID, info);
@@ -253,8 +250,9 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
     }
     return { url, body: await answer.text() };
   };
-  // A skeleton is a function of the page's path and query, the preferences cookie and /info (less its
-  // clock, which it does not show): the same ones are not rendered again.
+  // A skeleton is a function of the page's path and query, the preferences its cookie carries (read
+  // once per request, for the head too) and /info (less its clock, which it does not show): the same
+  // ones are not rendered again.
   const skeletons = new LRUCache<string, string>({ max: SKELETONS_KEPT });
   // The page with its stylesheets inlined, and the overview's chunks, read from the manifest, of the
   // build the page is of (a new build, a new page).
@@ -266,13 +264,12 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
     }
     return built;
   };
-  const skeletonOf = async (c: Context, url: URL, info: unknown): Promise<string> => {
-    const cookie = c.req.header('Cookie');
-    const key = JSON.stringify([url.pathname, url.search, preferencesIn(cookie), typeof info === 'object' && info !== null ? { ...info, time: undefined } : info]);
+  const skeletonOf = async (url: URL, preferences: PagePreferences, info: unknown): Promise<string> => {
+    const key = JSON.stringify([url.pathname, url.search, preferences, typeof info === 'object' && info !== null ? { ...info, time: undefined } : info]);
     const kept = skeletons.get(key);
     if (kept !== undefined) return kept;
     try {
-      const skeleton = await renderSkeleton({ pathname: url.pathname, search: url.search, cookie, info });
+      const skeleton = await renderSkeleton({ pathname: url.pathname, search: url.search, preferences, info });
       skeletons.set(key, skeleton);
       return skeleton;
     } catch (error) {
@@ -298,7 +295,7 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
     const bars = (inUrl ? Promise.resolve(inUrl) : info.then((body) => firstChartOf(url.search, body, Date.now())))
       .then((chart) => (chart && !stop.signal.aborted ? firstBars(c, chart.url, stop.signal) : undefined))
       .catch(() => undefined);
-    const skeleton = info.then(async (body) => `${await skeletonOf(c, url, body)}${middle}`);
+    const skeleton = info.then(async (body) => `${await skeletonOf(url, preferences, body)}${middle}`);
     const answers = Promise.all([info, Promise.race([bars, late])])
       .then(([infoBody, barsBody]) => `${inlinedInfoElement(infoBody)}${inlinedBarsElement(barsBody)}${end}`)
       .catch(() => end)

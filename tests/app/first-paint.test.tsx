@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EarlyAnswers, firstChartFits, firstPaint, INFO_URL, type FirstPaint } from '../../src/app/first-paint';
-import { renderSkeleton } from '../../src/app/skeleton';
+import { pagePreferences, renderSkeleton } from '../../src/app/skeleton';
 import { parseSelection } from '../../src/app/lib/selection';
-import { DEFAULT_PREFERENCES, firstScreenPreferences, PREFERENCES_KEY, preferencesCookie, preferencesFromCookie, storedPreferences, type Preferences } from '../../src/app/stores/preferences';
+import { DEFAULT_PREFERENCES, PREFERENCES_KEY, preferencesCookie, preferencesFromCookie, storedPreferences, type Preferences } from '../../src/app/stores/preferences';
 import { createPreferencesStore } from '../../src/app/stores/preferences-store';
 import type { FetchLike } from '../../src/datafeed';
 import { firstChartOf, firstPage, PAGE_BARS } from '../../src/app/lib/first-chart';
@@ -41,8 +41,8 @@ async function servePage(search: string, options: { bars?: boolean; info?: boole
   const chart = firstChartOf(search, info as { deepest?: Record<string, string> }, options.now ?? Date.now());
   const body = chart && options.bars !== false ? await (await bed.tp.fetch(chart.url)).text() : undefined;
   // With `preferences`: laid out with them, from the cookie the app wrote, which the page carries too.
-  const cookie = options.preferences ? preferencesCookie(options.preferences).split(';')[0] : undefined;
-  document.body.innerHTML = `${options.preferences ? inlinedPreferencesElement(firstScreenPreferences(options.preferences)) : ''}<div id="root">${await renderSkeleton({ pathname: '/', search, cookie, info })}</div>${options.info === false ? '' : inlinedInfoElement(info)}${
+  const preferences = pagePreferences(options.preferences ? preferencesCookie(options.preferences).split(';')[0] : undefined);
+  document.body.innerHTML = `${options.preferences ? inlinedPreferencesElement(preferences) : ''}<div id="root">${await renderSkeleton({ pathname: '/', search, preferences, info })}</div>${options.info === false ? '' : inlinedInfoElement(info)}${
     chart && body ? inlinedBarsElement({ url: chart.url, body }) : ''
   }`;
   return { info, barsUrl: chart?.url };
@@ -181,7 +181,7 @@ describe('the first paint', () => {
   it('draws nothing from an answer that is not bars: the app asks again and says why', async () => {
     const search = `?group=Aggregate&symbol=${SNEK}&res=60`;
     const url = firstChartOf(search, undefined, Date.now())?.url ?? '';
-    document.body.innerHTML = `<div id="root">${await renderSkeleton({ pathname: '/', search, cookie: undefined, info: undefined })}</div>${inlinedBarsElement({ url, body: '{"s":"ok","t":[1],"o":[1]}' })}`;
+    document.body.innerHTML = `<div id="root">${await renderSkeleton({ pathname: '/', search, preferences: pagePreferences(undefined), info: undefined })}</div>${inlinedBarsElement({ url, body: '{"s":"ok","t":[1],"o":[1]}' })}`;
     const first = paint(search, counting().fetchImpl);
     expect(first.chart).toBeUndefined();
   });
@@ -309,7 +309,7 @@ describe('the preferences cookie', () => {
 describe('the skeleton\'s first frame', () => {
   it('draws the brand\'s mark in the page itself, the favicon\'s picture: no image document to make before the first chart', async () => {
     const parser = new DOMParser();
-    const page = parser.parseFromString(await renderSkeleton({ pathname: '/', search: '', cookie: undefined, info: undefined }), 'text/html');
+    const page = parser.parseFromString(await renderSkeleton({ pathname: '/', search: '', preferences: pagePreferences(undefined), info: undefined }), 'text/html');
     const logo = page.querySelector('svg.topbar__logo');
     const favicon = parser.parseFromString(readFileSync(join(ROOT, 'public/favicon.svg'), 'utf8'), 'image/svg+xml').documentElement;
     const shapes = (svg: Element) => [...svg.children].map((shape) => [shape.tagName.toLowerCase(), Object.fromEntries([...shape.attributes].map((a) => [a.name, a.value]))]);
