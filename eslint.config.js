@@ -142,8 +142,8 @@ export default tseslint.config(
     },
   },
   {
-    // Tool configs must default-export.
-    files: ['vite.config.ts', 'playwright.config.ts', 'eslint.config.js'],
+    // Tool configs (and Playwright's global setup) must default-export.
+    files: ['vite.config.ts', 'playwright.config.ts', 'eslint.config.js', 'e2e/support/browser-version.ts'],
     rules: { 'import-x/no-default-export': 'off' },
   },
 );

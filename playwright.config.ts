@@ -38,6 +38,8 @@ const chromium = {
 
 export default defineConfig({
   testDir: 'e2e',
+  // Prints the Chromium the flows run on.
+  globalSetup: './e2e/support/browser-version.ts',
   fullyParallel: false,
   workers: 1,
   retries: process.env.CI ? 1 : 0,

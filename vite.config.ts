@@ -73,6 +73,11 @@ function onePageScript(): Plugin {
           if (entry.imports.length > 0) throw new Error(`the entry ${entry.fileName} imports ${entry.imports.join(', ')}: the page would ask more than one script before its first candles (vite.config.ts, onePageScript)`);
           if (!entry.moduleIds.some((id) => id.replaceAll('\\', '/').endsWith(FIRST_PAINT_MODULE))) throw new Error(`the entry ${entry.fileName} does not hold ${FIRST_PAINT_MODULE}: the first candles would wait for another script (vite.config.ts, onePageScript)`);
         }
+        // No chunk lists a stylesheet: Vite's chunk loader would add a link to it, and the page carries it inline.
+        for (const item of Object.values(bundle)) {
+          const css = item.type === 'chunk' ? [...(item.viteMetadata?.importedCss ?? [])] : [];
+          if (css.length > 0) throw new Error(`the chunk ${item.fileName} lists the stylesheet ${css.join(', ')}: its loader would fetch what the page carries inline (vite.config.ts, cssCodeSplit)`);
+        }
       },
     },
   };
@@ -93,6 +98,13 @@ export default defineConfig(({ isSsrBuild }) => ({
   ],
   build: {
     target: 'es2022',
+    // One stylesheet for the whole app, which the page carries inline (src/server/first-paint.ts,
+    // inlineStylesheets). Split per chunk, the entry's stylesheet is listed among the dependencies of
+    // every chunk that imports from the entry, and Vite's loader of those chunks adds a link to it
+    // unless the page has one: the page then fetched a stylesheet it already had (a `disabled` link
+    // kept to stop that was fetched anyway by Chromium 150). Unsplit, no chunk lists a stylesheet
+    // (onePageScript fails the build if one does), so nothing adds it, whatever the browser.
+    cssCodeSplit: false,
     sourcemap: true,
     // dist/.vite/manifest.json: each module's chunk and what it imports, which the server reads to preload
     // the overview's chunks from an overview page's head (src/server/first-paint.ts, overviewPreloads).

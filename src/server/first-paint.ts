@@ -157,9 +157,9 @@ export function inlineStylesheets(html: string, dir: string): string {
       return link;
     }
     if (RELATIVE_URL.test(css) || /<\/style/i.test(css)) return link;
-    // The link stays, disabled (never fetched): Vite's loader of the app's chunks adds a stylesheet they
-    // list unless the page has a link to it already, and would fetch and apply this one a second time.
-    return `<style>${css}</style><link rel="stylesheet" href="${href}" disabled>`;
+    // No link is left: no chunk of the app lists the stylesheet (vite.config.ts, cssCodeSplit), so
+    // nothing asks for it again.
+    return `<style>${css}</style>`;
   });
 }
 

@@ -402,7 +402,7 @@ describe('the page\'s stylesheet', () => {
       const link = (file: string) => `<link rel="stylesheet" crossorigin href="/assets/${file}">`;
       const html = `<!doctype html><html><head>${link('index-a1.css')}${link('relative-b2.css')}${link('closing-c3.css')}${link('gone-d4.css')}</head><body><div id="root"></div></body></html>`;
       const page = inlineStylesheets(html, build);
-      expect(page).toBe(`<!doctype html><html><head><style>${css}</style><link rel="stylesheet" href="/assets/index-a1.css" disabled>${link('relative-b2.css')}${link('closing-c3.css')}${link('gone-d4.css')}</head><body><div id="root"></div></body></html>`);
+      expect(page).toBe(`<!doctype html><html><head><style>${css}</style>${link('relative-b2.css')}${link('closing-c3.css')}${link('gone-d4.css')}</head><body><div id="root"></div></body></html>`);
       const styleSrc = pagePolicy(page).split(';').map((d) => d.trim()).find((d) => d.startsWith('style-src '));
       expect(styleSrc).toBe(`style-src 'self' ${cspHash(css)}`);
     } finally {
