@@ -13,17 +13,51 @@ import tseslint from 'typescript-eslint';
  * place that sees both the service and the gateway.
  */
 const layerZones = [
-  { target: './src/shared', from: ['./src/node', './src/service', './src/gateway', './src/server', './src/datafeed', './src/app'], message: 'shared is the wire contract: it imports nothing else of ours.' },
-  { target: './src/node', from: ['./src/service', './src/gateway', './src/server', './src/datafeed', './src/app'], message: 'node (HTTP helpers for Node servers) imports only shared.' },
-  { target: './src/service', from: ['./src/gateway', './src/server', './src/datafeed', './src/app'], message: 'service imports only shared and node.' },
-  { target: './src/gateway', from: ['./src/service', './src/server', './src/datafeed', './src/app'], message: 'gateway imports only shared and node: it reaches the service through its upstream, never its modules.' },
-  { target: './src/server', from: ['./src/datafeed'], message: 'server (the composition root) imports shared, node, service and gateway.' },
+  {
+    target: './src/shared',
+    from: ['./src/node', './src/service', './src/gateway', './src/server', './src/datafeed', './src/app'],
+    message: 'shared is the wire contract: it imports nothing else of ours.',
+  },
+  {
+    target: './src/node',
+    from: ['./src/service', './src/gateway', './src/server', './src/datafeed', './src/app'],
+    message: 'node (HTTP helpers for Node servers) imports only shared.',
+  },
+  {
+    target: './src/service',
+    from: ['./src/gateway', './src/server', './src/datafeed', './src/app'],
+    message: 'service imports only shared and node.',
+  },
+  {
+    target: './src/gateway',
+    from: ['./src/service', './src/server', './src/datafeed', './src/app'],
+    message: 'gateway imports only shared and node: it reaches the service through its upstream, never its modules.',
+  },
+  {
+    target: './src/server',
+    from: ['./src/datafeed'],
+    message: 'server (the composition root) imports shared, node, service and gateway.',
+  },
   // The three exceptions: the page's skeleton is the app's own first render, made on the server, the page's first
   // chart is read from its URL as the app reads it, and an overview page asks its list from its head by the URL the
   // app asks (src/server/first-paint.ts).
-  { target: './src/server', from: './src/app', except: ['./skeleton.tsx', './lib/first-chart.ts', './features/overview/lib/group-stats-url.ts'], message: 'server imports of the app only its skeleton (src/app/skeleton.tsx), its first chart (src/app/lib/first-chart.ts) and the overview\'s list URL (src/app/features/overview/lib/group-stats-url.ts): the page\'s first render, first bars and preloads, made on the server.' },
-  { target: './src/datafeed', from: ['./src/node', './src/service', './src/gateway', './src/server', './src/app'], message: 'datafeed imports shared only.' },
-  { target: './src/app', from: ['./src/node', './src/service', './src/gateway', './src/server'], message: 'app imports shared and datafeed, never node, service, gateway or server.' },
+  {
+    target: './src/server',
+    from: './src/app',
+    except: ['./skeleton.tsx', './lib/first-chart.ts', './features/overview/lib/group-stats-url.ts'],
+    message:
+      "server imports of the app only its skeleton (src/app/skeleton.tsx), its first chart (src/app/lib/first-chart.ts) and the overview's list URL (src/app/features/overview/lib/group-stats-url.ts): the page's first render, first bars and preloads, made on the server.",
+  },
+  {
+    target: './src/datafeed',
+    from: ['./src/node', './src/service', './src/gateway', './src/server', './src/app'],
+    message: 'datafeed imports shared only.',
+  },
+  {
+    target: './src/app',
+    from: ['./src/node', './src/service', './src/gateway', './src/server'],
+    message: 'app imports shared and datafeed, never node, service, gateway or server.',
+  },
 ];
 
 /**
@@ -34,11 +68,22 @@ const layerZones = [
  */
 const storeEngine = {
   paths: [
-    { name: 'better-sqlite3', message: 'The SQLite engine is the store\'s business: use the interfaces of src/service/store/ports.ts (opened by store/open.ts).' },
-    { name: 'pg', message: 'The PostgreSQL driver is the store\'s business: use the interfaces of src/service/store/ports.ts (opened by store/open.ts).' },
+    {
+      name: 'better-sqlite3',
+      message:
+        "The SQLite engine is the store's business: use the interfaces of src/service/store/ports.ts (opened by store/open.ts).",
+    },
+    {
+      name: 'pg',
+      message:
+        "The PostgreSQL driver is the store's business: use the interfaces of src/service/store/ports.ts (opened by store/open.ts).",
+    },
   ],
   patterns: [
-    { group: ['**/store/database', '**/store/sqlite-store', '**/store/postgres-store'], message: 'The stores are reached through src/service/store/open.ts and the interfaces of ports.ts.' },
+    {
+      group: ['**/store/database', '**/store/sqlite-store', '**/store/postgres-store'],
+      message: 'The stores are reached through src/service/store/open.ts and the interfaces of ports.ts.',
+    },
   ],
 };
 
@@ -46,12 +91,28 @@ const storeEngine = {
 const storeZone = {
   target: './src/service/store',
   from: [
-    './src/service/market', './src/service/http', './src/service/auth', './src/service/stream', './src/service/importers', './src/service/logos',
-    './src/service/chain', './src/service/cluster', './src/service/cli', './src/service/runtime.ts', './src/service/service-runtime.ts', './src/service/runtime-internals.ts',
-    './src/service/writer-node.ts', './src/service/api-node.ts', './src/service/open-market.ts', './src/service/serving.ts', './src/service/metrics.ts',
-    './src/service/config.ts', './src/node',
+    './src/service/market',
+    './src/service/http',
+    './src/service/auth',
+    './src/service/stream',
+    './src/service/importers',
+    './src/service/logos',
+    './src/service/chain',
+    './src/service/cluster',
+    './src/service/cli',
+    './src/service/runtime.ts',
+    './src/service/service-runtime.ts',
+    './src/service/runtime-internals.ts',
+    './src/service/writer-node.ts',
+    './src/service/api-node.ts',
+    './src/service/open-market.ts',
+    './src/service/serving.ts',
+    './src/service/metrics.ts',
+    './src/service/config.ts',
+    './src/node',
   ],
-  message: 'store imports only shared: the market model, HTTP and the rest of the service build on it, not the reverse.',
+  message:
+    'store imports only shared: the market model, HTTP and the rest of the service build on it, not the reverse.',
 };
 
 /** The app's features do not import each other (app.tsx composes them): one zone per feature folder. */
@@ -70,20 +131,65 @@ const featureZones = features.map((name) => ({
  * the shell (app.tsx and page/, start.tsx, main.tsx, first-paint.ts, skeleton.tsx) on top, which composes them.
  * Each zone lists what its folder may not import: nothing of the app imports a level above its own.
  */
-const APP_SHELL = ['./src/app/app.tsx', './src/app/start.tsx', './src/app/main.tsx', './src/app/first-paint.ts', './src/app/skeleton.tsx', './src/app/page'];
+const APP_SHELL = [
+  './src/app/app.tsx',
+  './src/app/start.tsx',
+  './src/app/main.tsx',
+  './src/app/first-paint.ts',
+  './src/app/skeleton.tsx',
+  './src/app/page',
+];
 const appZones = [
-  { target: './src/app/lib', from: ['./src/app/stores', './src/app/api', './src/app/hooks', './src/app/components', './src/app/providers', './src/app/features', ...APP_SHELL], message: 'lib holds pure functions: it imports only other lib modules, shared and datafeed.' },
-  { target: './src/app/stores', from: ['./src/app/api', './src/app/hooks', './src/app/components', './src/app/providers', './src/app/features', ...APP_SHELL], message: 'stores import only lib (and shared, datafeed): what is above them reads them, not the reverse.' },
+  {
+    target: './src/app/lib',
+    from: [
+      './src/app/stores',
+      './src/app/api',
+      './src/app/hooks',
+      './src/app/components',
+      './src/app/providers',
+      './src/app/features',
+      ...APP_SHELL,
+    ],
+    message: 'lib holds pure functions: it imports only other lib modules, shared and datafeed.',
+  },
+  {
+    target: './src/app/stores',
+    from: [
+      './src/app/api',
+      './src/app/hooks',
+      './src/app/components',
+      './src/app/providers',
+      './src/app/features',
+      ...APP_SHELL,
+    ],
+    message: 'stores import only lib (and shared, datafeed): what is above them reads them, not the reverse.',
+  },
   ...['api', 'hooks', 'components', 'providers'].map((folder) => ({
     target: `./src/app/${folder}`,
     from: ['./src/app/features', ...APP_SHELL],
     message: `${folder} is shared by the features: it never imports a feature or the shell that composes them.`,
   })),
-  { target: './src/app/features', from: APP_SHELL, message: 'features never import the shell (app.tsx, start.tsx, main.tsx, first-paint.ts): it composes them and hands them what they need.' },
+  {
+    target: './src/app/features',
+    from: APP_SHELL,
+    message:
+      'features never import the shell (app.tsx, start.tsx, main.tsx, first-paint.ts): it composes them and hands them what they need.',
+  },
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-server/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'data/**', '.data-*/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist-server/**',
+      'node_modules/**',
+      'test-results/**',
+      'playwright-report/**',
+      'data/**',
+      '.data-*/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -107,7 +213,13 @@ export default tseslint.config(
   },
   {
     // Inside the store, and the two places that must touch the engine itself.
-    files: ['src/service/store/**', 'tests/support/sqlite-faults.ts', 'tests/support/postgres-faults.ts', 'tests/service/store/**', 'bench/service.ts'],
+    files: [
+      'src/service/store/**',
+      'tests/support/sqlite-faults.ts',
+      'tests/support/postgres-faults.ts',
+      'tests/service/store/**',
+      'bench/service.ts',
+    ],
     rules: { 'no-restricted-imports': 'off' },
   },
   {
@@ -129,15 +241,36 @@ export default tseslint.config(
     rules: {
       'no-restricted-globals': [
         'error',
-        { name: 'fetch', message: 'The app asks the gateway through the datafeed (useApi / useDatafeed), not fetch: one browser HTTP client.' },
-        { name: 'EventSource', message: 'The live connection is the datafeed\'s (onBars, onTrades, onLiveStatus), not a second EventSource.' },
+        {
+          name: 'fetch',
+          message:
+            'The app asks the gateway through the datafeed (useApi / useDatafeed), not fetch: one browser HTTP client.',
+        },
+        {
+          name: 'EventSource',
+          message: "The live connection is the datafeed's (onBars, onTrades, onLiveStatus), not a second EventSource.",
+        },
         { name: 'XMLHttpRequest', message: 'The app asks the gateway through the datafeed, not XMLHttpRequest.' },
       ],
       'no-restricted-properties': [
         'error',
-        { object: 'window', property: 'fetch', message: 'The app asks the gateway through the datafeed (useApi / useDatafeed), not fetch: one browser HTTP client.' },
-        { object: 'globalThis', property: 'fetch', message: 'The app asks the gateway through the datafeed (useApi / useDatafeed), not fetch: one browser HTTP client.' },
-        { object: 'window', property: 'EventSource', message: 'The live connection is the datafeed\'s, not a second EventSource.' },
+        {
+          object: 'window',
+          property: 'fetch',
+          message:
+            'The app asks the gateway through the datafeed (useApi / useDatafeed), not fetch: one browser HTTP client.',
+        },
+        {
+          object: 'globalThis',
+          property: 'fetch',
+          message:
+            'The app asks the gateway through the datafeed (useApi / useDatafeed), not fetch: one browser HTTP client.',
+        },
+        {
+          object: 'window',
+          property: 'EventSource',
+          message: "The live connection is the datafeed's, not a second EventSource.",
+        },
       ],
     },
   },

@@ -25,14 +25,23 @@ const REMOTE_PORT = 4176 + PORT_OFFSET;
  * hosted API. Flows that start servers of their own (live latency, reconnect, security, errors) or
  * measure the embedded page are left to `prod` and `remote`.
  */
-const REMOTE_FLOWS = /\/(01-first-visit|02-group-search-select|03-resolutions|04-toggles|07-deep-link|08-history|11-accessibility-phone|12-trades-tape|13-orientation|14-indicators|15-overview|16-usd|20-drawings|21-spread|22-candle-trades|23-alerts|24-layouts)\.spec\.ts$/;
+const REMOTE_FLOWS =
+  /\/(01-first-visit|02-group-search-select|03-resolutions|04-toggles|07-deep-link|08-history|11-accessibility-phone|12-trades-tape|13-orientation|14-indicators|15-overview|16-usd|20-drawings|21-spread|22-candle-trades|23-alerts|24-layouts)\.spec\.ts$/;
 
 const chromium = {
   ...devices['Desktop Chrome'],
   launchOptions: {
     // Debian's Chromium: Playwright cannot download its own browser here.
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   },
 };
 
@@ -55,7 +64,11 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   projects: [
-    { name: 'prod', use: { ...chromium, baseURL: `http://127.0.0.1:${PROD_PORT}` }, testIgnore: /(dev|preview)-smoke|remote-mode/ },
+    {
+      name: 'prod',
+      use: { ...chromium, baseURL: `http://127.0.0.1:${PROD_PORT}` },
+      testIgnore: /(dev|preview)-smoke|remote-mode/,
+    },
     // The app through a gateway in front of another server process (UPSTREAM_URL): it starts its own two.
     { name: 'remote', use: chromium, testMatch: /remote-mode/ },
     { name: 'remote-flows', use: { ...chromium, baseURL: `http://127.0.0.1:${REMOTE_PORT}` }, testMatch: REMOTE_FLOWS },

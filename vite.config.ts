@@ -26,7 +26,10 @@ function tokenPriceService(): Plugin {
     if (process.env.VITEST) return;
     const { platform: options } = readSettings({}, process.env);
     const progress = progressReporter();
-    platform = await createPlatform({ ...options, hooks: { log: (line) => server.config.logger.info(line), onProgress: progress.onProgress } });
+    platform = await createPlatform({
+      ...options,
+      hooks: { log: (line) => server.config.logger.info(line), onProgress: progress.onProgress },
+    });
     progress.stop();
     platform.startLive();
     const listener = guardRawPaths(getRequestListener(platform.app.fetch, NODE_SERVER_OPTIONS));
@@ -70,13 +73,22 @@ function onePageScript(): Plugin {
         const entries = Object.values(bundle).filter((item) => item.type === 'chunk' && item.isEntry);
         for (const entry of entries) {
           if (entry.type !== 'chunk') continue;
-          if (entry.imports.length > 0) throw new Error(`the entry ${entry.fileName} imports ${entry.imports.join(', ')}: the page would ask more than one script before its first candles (vite.config.ts, onePageScript)`);
-          if (!entry.moduleIds.some((id) => id.replaceAll('\\', '/').endsWith(FIRST_PAINT_MODULE))) throw new Error(`the entry ${entry.fileName} does not hold ${FIRST_PAINT_MODULE}: the first candles would wait for another script (vite.config.ts, onePageScript)`);
+          if (entry.imports.length > 0)
+            throw new Error(
+              `the entry ${entry.fileName} imports ${entry.imports.join(', ')}: the page would ask more than one script before its first candles (vite.config.ts, onePageScript)`,
+            );
+          if (!entry.moduleIds.some((id) => id.replaceAll('\\', '/').endsWith(FIRST_PAINT_MODULE)))
+            throw new Error(
+              `the entry ${entry.fileName} does not hold ${FIRST_PAINT_MODULE}: the first candles would wait for another script (vite.config.ts, onePageScript)`,
+            );
         }
         // No chunk lists a stylesheet: Vite's chunk loader would add a link to it, and the page carries it inline.
         for (const item of Object.values(bundle)) {
           const css = item.type === 'chunk' ? [...(item.viteMetadata?.importedCss ?? [])] : [];
-          if (css.length > 0) throw new Error(`the chunk ${item.fileName} lists the stylesheet ${css.join(', ')}: its loader would fetch what the page carries inline (vite.config.ts, cssCodeSplit)`);
+          if (css.length > 0)
+            throw new Error(
+              `the chunk ${item.fileName} lists the stylesheet ${css.join(', ')}: its loader would fetch what the page carries inline (vite.config.ts, cssCodeSplit)`,
+            );
         }
       },
     },
@@ -94,7 +106,9 @@ export default defineConfig(({ isSsrBuild }) => ({
     onePageScript(),
     // The app's assets also as .br and .gz beside them: npm run serve sends those as they are
     // (serveStatic's precompressed), never compressing on the fly. The server build needs none.
-    ...(isSsrBuild ? [] : [compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|css|html|svg)$/, logLevel: 'silent' })]),
+    ...(isSsrBuild
+      ? []
+      : [compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|css|html|svg)$/, logLevel: 'silent' })]),
   ],
   build: {
     target: 'es2022',

@@ -40,8 +40,15 @@ export async function drawingAdds(browser: Browser, origin: string, adds = 8): P
         await page.waitForSelector(`[data-testid="drawing-tool-${kind}"][aria-pressed="true"]`, { timeout: 10_000 });
         if (kind === 'trend') await pressAt(page, ...at(0.3, 0.6));
         await pressAt(page, ...at(0.6, 0.3 + 0.02 * i));
-        await page.waitForFunction((measure) => performance.getEntriesByName(measure).length > 0, DRAWING_DRAWN_MEASURE, { timeout: 10_000, polling: 10 });
-        const duration = await page.evaluate((measure) => performance.getEntriesByName(measure)[0]?.duration ?? Number.NaN, DRAWING_DRAWN_MEASURE);
+        await page.waitForFunction(
+          (measure) => performance.getEntriesByName(measure).length > 0,
+          DRAWING_DRAWN_MEASURE,
+          { timeout: 10_000, polling: 10 },
+        );
+        const duration = await page.evaluate(
+          (measure) => performance.getEntriesByName(measure)[0]?.duration ?? Number.NaN,
+          DRAWING_DRAWN_MEASURE,
+        );
         if (i > 0) byKind[kind]?.push(duration);
         bars = Number(await page.getAttribute('[data-testid="price-chart"]', 'data-bars'));
         await page.keyboard.press('Delete');
@@ -51,7 +58,8 @@ export async function drawingAdds(browser: Browser, origin: string, adds = 8): P
     const all = [...(byKind.hline ?? []), ...(byKind.trend ?? [])];
     const value = median(all);
     const worst = Math.max(...all);
-    const stats = (kind: string) => `${kind} median ${round(median(byKind[kind] ?? []), 1)} ms, max ${round(Math.max(...(byKind[kind] ?? [])), 1)} ms`;
+    const stats = (kind: string) =>
+      `${kind} median ${round(median(byKind[kind] ?? []), 1)} ms, max ${round(Math.max(...(byKind[kind] ?? [])), 1)} ms`;
     return {
       suite: 'app',
       name: 'drawing add -> drawn',

@@ -34,7 +34,10 @@ const POINTER_STEP_MS = 4;
  * which the page does not have: without this shim such a script throws at its first named function
  * and measures nothing (the layout shift and "interactive" of navigate() did, silently, once).
  */
-export async function benchContext(browser: Browser, viewport: { width: number; height: number } = VIEWPORT): Promise<BrowserContext> {
+export async function benchContext(
+  browser: Browser,
+  viewport: { width: number; height: number } = VIEWPORT,
+): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport });
   await context.addInitScript('window.__name = (f) => f;');
   return context;
@@ -64,7 +67,10 @@ export async function navigate(
   browser: Browser,
   url: string,
   mark: string,
-  options: { readonly pointer?: { readonly at: { x: number; y: number }; readonly answered: string }; readonly settled?: readonly string[] } = {},
+  options: {
+    readonly pointer?: { readonly at: { x: number; y: number }; readonly answered: string };
+    readonly settled?: readonly string[];
+  } = {},
 ): Promise<Navigation> {
   const context = await benchContext(browser);
   try {
@@ -74,17 +80,32 @@ export async function navigate(
       answered = true;
     });
     await page.addInitScript((answeredMark: string | undefined) => {
-      const w = window as unknown as { __shift: number; __shifts: string[]; __benchAnswered?: () => void; __benchObserving?: boolean };
+      const w = window as unknown as {
+        __shift: number;
+        __shifts: string[];
+        __benchAnswered?: () => void;
+        __benchObserving?: boolean;
+      };
       w.__shift = 0;
       w.__shifts = [];
-      const rect = (r: DOMRectReadOnly) => `${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}x${Math.round(r.height)}`;
+      const rect = (r: DOMRectReadOnly) =>
+        `${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}x${Math.round(r.height)}`;
       new PerformanceObserver((list) => {
-        for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean; sources?: { node?: Node | null; previousRect: DOMRectReadOnly; currentRect: DOMRectReadOnly }[] })[]) {
+        for (const entry of list.getEntries() as (PerformanceEntry & {
+          value: number;
+          hadRecentInput: boolean;
+          sources?: { node?: Node | null; previousRect: DOMRectReadOnly; currentRect: DOMRectReadOnly }[];
+        })[]) {
           if (entry.hadRecentInput) continue;
           w.__shift += entry.value;
           for (const source of entry.sources ?? []) {
-            const node = source.node instanceof Element ? `${source.node.tagName.toLowerCase()}.${source.node.className}` : (source.node?.nodeName ?? '?');
-            w.__shifts.push(`${node} ${rect(source.previousRect)} -> ${rect(source.currentRect)} (${entry.value.toFixed(4)} at ${Math.round(entry.startTime)} ms)`);
+            const node =
+              source.node instanceof Element
+                ? `${source.node.tagName.toLowerCase()}.${source.node.className}`
+                : (source.node?.nodeName ?? '?');
+            w.__shifts.push(
+              `${node} ${rect(source.previousRect)} -> ${rect(source.currentRect)} (${entry.value.toFixed(4)} at ${Math.round(entry.startTime)} ms)`,
+            );
           }
         }
       }).observe({ type: 'layout-shift', buffered: true });
@@ -105,7 +126,10 @@ export async function navigate(
       }
     }
     await loaded;
-    await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, mark, { timeout: 30_000, polling: 20 });
+    await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, mark, {
+      timeout: 30_000,
+      polling: 20,
+    });
     if (options.settled) {
       for (const selector of options.settled) await page.waitForSelector(selector, { timeout: 30_000 });
       await page.waitForTimeout(500);
@@ -156,13 +180,21 @@ export function overviewRowsRow(times: readonly number[], rows: number, target: 
  * `rounds` times; each sort's duration is the app's `overview:sorted` measure (click -> sorted rows
  * committed). Event Timing adds what the click cost up to the next paint.
  */
-export async function overviewSort(browser: Browser, origin: string, log: (line: string) => void, rounds = 3): Promise<BenchRow> {
+export async function overviewSort(
+  browser: Browser,
+  origin: string,
+  log: (line: string) => void,
+  rounds = 3,
+): Promise<BenchRow> {
   const context = await benchContext(browser);
   try {
     const page = await context.newPage();
     await page.goto(`${origin}${OVERVIEW_PAGE.path}`);
     const overview = page.getByTestId('market-overview');
-    await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, OVERVIEW_ROWS_MARK, { timeout: 30_000, polling: 20 });
+    await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, OVERVIEW_ROWS_MARK, {
+      timeout: 30_000,
+      polling: 20,
+    });
     const rows = Number(await overview.getAttribute('data-count'));
     await page.evaluate(() => {
       const w = window as unknown as { __clicks?: number[] };
@@ -188,12 +220,21 @@ export async function overviewSort(browser: Browser, origin: string, log: (line:
           await page.waitForFunction(
             ([k, d, measure]) => {
               const element = document.querySelector<HTMLElement>('[data-testid="market-overview"]');
-              return element?.dataset.sort === k && element.dataset.direction === d && performance.getEntriesByName(measure).length > 0;
+              return (
+                element?.dataset.sort === k &&
+                element.dataset.direction === d &&
+                performance.getEntriesByName(measure).length > 0
+              );
             },
             [key, direction, OVERVIEW_SORT_MEASURE] as const,
             { timeout: 10_000, polling: 10 },
           );
-          times.push(await page.evaluate((measure) => performance.getEntriesByName(measure)[0]?.duration ?? Number.NaN, OVERVIEW_SORT_MEASURE));
+          times.push(
+            await page.evaluate(
+              (measure) => performance.getEntriesByName(measure)[0]?.duration ?? Number.NaN,
+              OVERVIEW_SORT_MEASURE,
+            ),
+          );
           labels.push(`${key} ${direction}`);
           // Let the paint and the live rows of the new order settle before the next click.
           await page.waitForTimeout(150);
@@ -201,7 +242,9 @@ export async function overviewSort(browser: Browser, origin: string, log: (line:
       }
     }
     const slow = await page.evaluate(() => (window as unknown as { __clicks?: number[] }).__clicks ?? []);
-    log(`app: overview sorts (${rows} rows): ${times.map((t, i) => `${labels[i]} ${round(t, 0)}`).join(', ')} ms; clicks to next paint: ${slow.map((t) => round(t, 0)).join(', ')} ms`);
+    log(
+      `app: overview sorts (${rows} rows): ${times.map((t, i) => `${labels[i]} ${round(t, 0)}`).join(', ')} ms; clicks to next paint: ${slow.map((t) => round(t, 0)).join(', ')} ms`,
+    );
     const p95 = percentile(times, 95);
     return {
       suite: SUITE,
@@ -235,7 +278,11 @@ export async function indicatorAdds(browser: Browser, origin: string, adds = 6):
       for (let i = 0; i <= adds; i++) {
         await page.evaluate((measure) => performance.clearMeasures(measure), INDICATOR_DRAWN_MEASURE);
         await page.getByTestId(`indicator-${kind}`).check();
-        await page.waitForFunction((measure) => performance.getEntriesByName(measure).length > 0, INDICATOR_DRAWN_MEASURE, { timeout: 10_000, polling: 10 });
+        await page.waitForFunction(
+          (measure) => performance.getEntriesByName(measure).length > 0,
+          INDICATOR_DRAWN_MEASURE,
+          { timeout: 10_000, polling: 10 },
+        );
         const entry = await page.evaluate((measure) => {
           const e = performance.getEntriesByName(measure)[0] as PerformanceMeasure | undefined;
           return { duration: e?.duration ?? Number.NaN, bars: (e?.detail as { bars?: number } | undefined)?.bars ?? 0 };
@@ -249,7 +296,8 @@ export async function indicatorAdds(browser: Browser, origin: string, adds = 6):
     }
     const all = [...(byKind.sma ?? []), ...(byKind.rsi ?? [])];
     const value = median(all);
-    const stats = (kind: string) => `${kind.toUpperCase()} median ${round(median(byKind[kind] ?? []), 1)} ms, max ${round(Math.max(...(byKind[kind] ?? [])), 1)} ms`;
+    const stats = (kind: string) =>
+      `${kind.toUpperCase()} median ${round(median(byKind[kind] ?? []), 1)} ms, max ${round(Math.max(...(byKind[kind] ?? [])), 1)} ms`;
     return {
       suite: SUITE,
       name: 'indicator add -> drawn',
@@ -269,7 +317,12 @@ export async function indicatorAdds(browser: Browser, origin: string, adds = 6):
  * each script's gzip size (level 9, as the "JS shipped" row counts) and the bytes that went over the
  * wire (the server sends the build's precompressed brotli).
  */
-export async function jsLoadedByChartPage(browser: Browser, origin: string, staticDir: string, builtFiles: number): Promise<BenchRow> {
+export async function jsLoadedByChartPage(
+  browser: Browser,
+  origin: string,
+  staticDir: string,
+  builtFiles: number,
+): Promise<BenchRow> {
   const context = await benchContext(browser);
   const scripts = new Map<string, Promise<number>>();
   context.on('response', (response) => {
@@ -277,10 +330,13 @@ export async function jsLoadedByChartPage(browser: Browser, origin: string, stat
     if (url.origin !== origin || !url.pathname.endsWith('.js') || scripts.has(url.pathname)) return;
     scripts.set(
       url.pathname,
-      response.request().sizes().then(
-        (sizes) => sizes.responseBodySize,
-        () => Number.NaN,
-      ),
+      response
+        .request()
+        .sizes()
+        .then(
+          (sizes) => sizes.responseBodySize,
+          () => Number.NaN,
+        ),
     );
   });
   try {
@@ -314,7 +370,10 @@ export async function jsLoadedByChartPage(browser: Browser, origin: string, stat
 
 /** The deepest Aggregate pool (what `/` shows). */
 export async function deepestPool(origin: string): Promise<string> {
-  const liquidity = (await (await fetch(`${origin}/gw/v1/liquidity?group=Aggregate`)).json()) as { ticker: string[]; tvl_ada: number[] };
+  const liquidity = (await (await fetch(`${origin}/gw/v1/liquidity?group=Aggregate`)).json()) as {
+    ticker: string[];
+    tvl_ada: number[];
+  };
   let best = 0;
   liquidity.tvl_ada.forEach((tvl, i) => {
     if (tvl > (liquidity.tvl_ada[best] ?? -Infinity)) best = i;
@@ -332,10 +391,12 @@ export async function feed(origin: string, pool: string): Promise<{ sent: number
     const wait = started + i * intervalMs - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     answers.push(
-      fetch(`${origin}/__test__/block?pool=${pool}&trades=${FEED.tradesPerBlock}`, { method: 'POST' }).then(async (response) => {
-        if (!response.ok) throw new Error(`POST /__test__/block: ${response.status} ${await response.text()}`);
-        return ((await response.json()) as { trades: number }).trades;
-      }),
+      fetch(`${origin}/__test__/block?pool=${pool}&trades=${FEED.tradesPerBlock}`, { method: 'POST' }).then(
+        async (response) => {
+          if (!response.ok) throw new Error(`POST /__test__/block: ${response.status} ${await response.text()}`);
+          return ((await response.json()) as { trades: number }).trades;
+        },
+      ),
     );
   }
   const sent = (await Promise.all(answers)).reduce((a, b) => a + b, 0);
@@ -375,7 +436,8 @@ export async function tapeUnderLoad(browser: Browser, origin: string, log: (line
       new PerformanceObserver((entries) => {
         if (tape.stop) return;
         for (const frame of entries.getEntries() as unknown as { scripts: { invoker: string; duration: number }[] }[]) {
-          for (const script of frame.scripts) tape.scripts[script.invoker] = (tape.scripts[script.invoker] ?? 0) + script.duration;
+          for (const script of frame.scripts)
+            tape.scripts[script.invoker] = (tape.scripts[script.invoker] ?? 0) + script.duration;
         }
       }).observe({ type: 'long-animation-frame' });
       let last = performance.now();
@@ -413,8 +475,12 @@ export async function tapeUnderLoad(browser: Browser, origin: string, log: (line
     const scripts = Object.entries(tape.scripts).sort((a, b) => b[1] - a[1]);
     const scriptTotal = scripts.reduce((a, [, ms]) => a + ms, 0);
     const top = scripts[0];
-    const topNote = top ? `; in long frames, scripts ran ${round(scriptTotal, 0)} ms, ${round((100 * top[1]) / scriptTotal, 0)} % of it ${top[0]}` : '';
-    log(`app: tape fed ${sent} trades in ${round(fedMs / 1000, 1)} s; ${tape.added} rows added, ${tape.longTasks.length} long tasks (${tape.longTasks.map((t) => round(t, 0)).join(', ')}), longest frame gap ${round(tape.frameGap, 0)} ms; long frames' scripts: ${scripts.map(([invoker, ms]) => `${invoker} ${round(ms, 0)} ms`).join(', ')}`);
+    const topNote = top
+      ? `; in long frames, scripts ran ${round(scriptTotal, 0)} ms, ${round((100 * top[1]) / scriptTotal, 0)} % of it ${top[0]}`
+      : '';
+    log(
+      `app: tape fed ${sent} trades in ${round(fedMs / 1000, 1)} s; ${tape.added} rows added, ${tape.longTasks.length} long tasks (${tape.longTasks.map((t) => round(t, 0)).join(', ')}), longest frame gap ${round(tape.frameGap, 0)} ms; long frames' scripts: ${scripts.map(([invoker, ms]) => `${invoker} ${round(ms, 0)} ms`).join(', ')}`,
+    );
     return {
       suite: SUITE,
       name: 'tape: 50 trades/s, longest task',
@@ -422,7 +488,7 @@ export async function tapeUnderLoad(browser: Browser, origin: string, log: (line
       unit: 'ms',
       target: `no task >= ${LONG_TASK_TARGET_MS} ms`,
       pass: tape.longTasks.length === 0 && tape.added >= sent,
-      note: `${sent} trades on the shown pair in ${round(fedMs / 1000, 1)} s (${round(sent / (fedMs / 1000), 0)}/s, one per block); the tape added ${tape.added} rows (${shownBefore} -> ${tape.maxCount}${tape.drops > 0 ? `, ${tape.drops} resets` : ''}); ${tape.longTasks.length} long task(s) >= 50 ms${tape.longTasks.length > 0 ? `, ${round(total, 0)} ms in all` : ' (0 = none; the API\'s floor)'}; longest gap between frames ${round(tape.frameGap, 0)} ms${topNote}`,
+      note: `${sent} trades on the shown pair in ${round(fedMs / 1000, 1)} s (${round(sent / (fedMs / 1000), 0)}/s, one per block); the tape added ${tape.added} rows (${shownBefore} -> ${tape.maxCount}${tape.drops > 0 ? `, ${tape.drops} resets` : ''}); ${tape.longTasks.length} long task(s) >= 50 ms${tape.longTasks.length > 0 ? `, ${round(total, 0)} ms in all` : " (0 = none; the API's floor)"}; longest gap between frames ${round(tape.frameGap, 0)} ms${topNote}`,
     };
   } finally {
     await context.close();
@@ -449,5 +515,7 @@ interface TapeProbe {
  */
 export async function waitForChart(page: Page): Promise<void> {
   await page.waitForSelector('[data-testid="price-chart"][data-status="ready"]', { timeout: 30_000 });
-  await page.waitForFunction(() => document.querySelector('fieldset.skeleton') === null, undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector('fieldset.skeleton') === null, undefined, {
+    timeout: 30_000,
+  });
 }

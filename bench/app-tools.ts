@@ -29,13 +29,23 @@ interface ChartsProbe {
  * second on that pair for 10 s, as the tape's row does. In the page: Long Tasks (>= 50 ms, the API's
  * floor), the longest gap between animation frames, and how often each chart's newest close moved.
  */
-export async function chartsUnderLoad(browser: Browser, origin: string, log: (line: string) => void): Promise<BenchRow> {
+export async function chartsUnderLoad(
+  browser: Browser,
+  origin: string,
+  log: (line: string) => void,
+): Promise<BenchRow> {
   const context = await benchContext(browser, VIEWPORT);
   try {
     const page = await context.newPage();
     const pool = await deepestPool(origin);
     await page.goto(`${origin}/?layout=4&sync=1`);
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="price-chart"][data-status="ready"][data-live="true"]').length === document.querySelectorAll('[data-testid="price-chart"]').length, undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('[data-testid="price-chart"][data-status="ready"][data-live="true"]').length ===
+        document.querySelectorAll('[data-testid="price-chart"]').length,
+      undefined,
+      { timeout: 30_000 },
+    );
     await page.waitForSelector('[data-testid="connection-status"][data-state="live"]', { timeout: 30_000 });
     await page.waitForLoadState('networkidle');
     await page.waitForTimeout(1000);
@@ -67,7 +77,9 @@ export async function chartsUnderLoad(browser: Browser, origin: string, log: (li
       return p;
     });
     const longest = probe.longTasks.length > 0 ? Math.max(...probe.longTasks) : 0;
-    log(`app: four charts fed ${sent} trades in ${round(ms / 1000, 1)} s; closes moved ${probe.updates.join(', ')} times; ${probe.longTasks.length} long tasks (${probe.longTasks.map((t) => round(t, 0)).join(', ')}), longest frame gap ${round(probe.frameGap, 0)} ms`);
+    log(
+      `app: four charts fed ${sent} trades in ${round(ms / 1000, 1)} s; closes moved ${probe.updates.join(', ')} times; ${probe.longTasks.length} long tasks (${probe.longTasks.map((t) => round(t, 0)).join(', ')}), longest frame gap ${round(probe.frameGap, 0)} ms`,
+    );
     return {
       suite: SUITE,
       name: 'four charts: 50 trades/s, longest task',
@@ -98,13 +110,23 @@ export async function alertAdds(browser: Browser, origin: string, adds = 8): Pro
     await page.getByTestId('alerts-toggle').click();
     const panel = page.getByTestId('alerts-panel');
     // The threshold's first value: the pair's price now.
-    await page.waitForFunction(() => (document.querySelector<HTMLInputElement>('[data-testid="alert-price"]')?.value ?? '') !== '', undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => (document.querySelector<HTMLInputElement>('[data-testid="alert-price"]')?.value ?? '') !== '',
+      undefined,
+      { timeout: 10_000 },
+    );
     const times: number[] = [];
     for (let i = 0; i <= adds; i++) {
       await page.evaluate((measure) => performance.clearMeasures(measure), ALERT_ADDED_MEASURE);
       await panel.getByTestId('alert-submit').click();
-      await page.waitForFunction((measure) => performance.getEntriesByName(measure).length > 0, ALERT_ADDED_MEASURE, { timeout: 10_000, polling: 10 });
-      const duration = await page.evaluate((measure) => performance.getEntriesByName(measure)[0]?.duration ?? Number.NaN, ALERT_ADDED_MEASURE);
+      await page.waitForFunction((measure) => performance.getEntriesByName(measure).length > 0, ALERT_ADDED_MEASURE, {
+        timeout: 10_000,
+        polling: 10,
+      });
+      const duration = await page.evaluate(
+        (measure) => performance.getEntriesByName(measure)[0]?.duration ?? Number.NaN,
+        ALERT_ADDED_MEASURE,
+      );
       if (i > 0) times.push(duration);
     }
     const value = median(times);

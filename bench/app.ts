@@ -11,7 +11,19 @@ import { FIRST_CANDLES_MARK } from '../src/app/lib/first-candles';
 import { PAGE_BARS } from '../src/app/lib/first-chart';
 import { freePort } from '../tests/support/free-port';
 import { drawingAdds } from './app-drawings';
-import { benchContext, CHART_POINTER, indicatorAdds, JS_TARGET_KB, jsLoadedByChartPage, navigate, OVERVIEW_PAGE, overviewRowsRow, overviewSort, tapeUnderLoad, type Navigation } from './app-pages';
+import {
+  benchContext,
+  CHART_POINTER,
+  indicatorAdds,
+  JS_TARGET_KB,
+  jsLoadedByChartPage,
+  navigate,
+  OVERVIEW_PAGE,
+  overviewRowsRow,
+  overviewSort,
+  tapeUnderLoad,
+  type Navigation,
+} from './app-pages';
 import { alertAdds, chartsUnderLoad, toolsGrowthRow } from './app-tools';
 import { median, percentile, round, type BenchRow } from './measure';
 
@@ -68,7 +80,9 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
 
   log('app: npm run build...');
-  const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--configLoader', 'runner'], { encoding: 'utf8' });
+  const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--configLoader', 'runner'], {
+    encoding: 'utf8',
+  });
   if (build.status !== 0) throw new Error(`vite build failed:\n${build.stderr}`);
   const js = jsGzipBytes('dist/assets');
   rows.push({
@@ -91,7 +105,9 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     root: 'bench/floor',
     base: '/floor/',
     logLevel: 'warn',
-    plugins: [compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|css|html|svg)$/, logLevel: 'silent' })],
+    plugins: [
+      compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|css|html|svg)$/, logLevel: 'silent' }),
+    ],
     build: { target: 'es2022', outDir: join(staticDir, 'floor'), emptyOutDir: true },
   });
   const port = await freePort();
@@ -104,15 +120,33 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     // Test controls feed the tape's pair (refused under NODE_ENV=production, which the Vite build above may have set).
     const env = { ...process.env };
     delete env.NODE_ENV;
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', join(dir, 'data'), '--static-dir', staticDir, '--test-controls'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      detached: true,
-      env,
-    });
+    server = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/server/cli/serve.ts',
+        '--port',
+        String(port),
+        '--data-dir',
+        join(dir, 'data'),
+        '--static-dir',
+        staticDir,
+        '--test-controls',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        detached: true,
+        env,
+      },
+    );
     await waitForHealth(origin, 180_000);
     log(`app: server ready in ${round((performance.now() - started) / 1000, 1)} s`);
 
-    const launched = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    const launched = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
     browser = launched;
 
     // Navigation -> first candles, cold cache (a new context each time), after one unmeasured warm-up.
@@ -133,8 +167,19 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     // navigations of their own the pointer moves over the chart from the navigation on, and the chart's
     // first answer to it is "interactive".
     const optionsOf = (key: string) =>
-      key.endsWith('pointer') ? { pointer: { at: CHART_POINTER, answered: CROSSHAIR_MARK } } : key === '/' || key === 'shared' ? { settled: CHART_PAGE_SETTLED } : {};
-    const results: Record<string, Navigation[]> = { floor: [], '/': [], shared: [], '/ pointer': [], 'shared pointer': [], overview: [] };
+      key.endsWith('pointer')
+        ? { pointer: { at: CHART_POINTER, answered: CROSSHAIR_MARK } }
+        : key === '/' || key === 'shared'
+          ? { settled: CHART_PAGE_SETTLED }
+          : {};
+    const results: Record<string, Navigation[]> = {
+      floor: [],
+      '/': [],
+      shared: [],
+      '/ pointer': [],
+      'shared pointer': [],
+      overview: [],
+    };
     // Each navigation's wall time is logged: a slow or stuck one shows where it is.
     // Each navigation starts from a browser at rest: the previous page's context closed and torn down
     // (its renderer, its live connection) and a moment more, so that no page pays for the one before it
@@ -154,10 +199,14 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     const times = (key: string) => (results[key] ?? []).map((r) => r.ms);
     const floor = median(times('floor'));
     const overviewRows = ((results.overview?.at(-1)?.detail ?? {}) as { rows?: number }).rows ?? 0;
-    log(`app: floor page -> first candles: ${times('floor').map((t) => round(t, 0)).join(', ')} ms`);
+    log(
+      `app: floor page -> first candles: ${times('floor')
+        .map((t) => round(t, 0))
+        .join(', ')} ms`,
+    );
     rows.push({
       suite: SUITE,
-      name: 'floor: minimal page -> first candles (shared link\'s bars, lightweight-charts alone)',
+      name: "floor: minimal page -> first candles (shared link's bars, lightweight-charts alone)",
       value: round(floor, 0),
       unit: 'ms',
       target: 'reference',
@@ -172,7 +221,9 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
       const candles = list.map((r) => r.ms);
       const interactive = (results[`${key} pointer`] ?? []).map((r) => r.answeredMs ?? Number.NaN);
       const shifts = list.map((r) => r.layoutShift ?? Number.NaN);
-      log(`app: ${label}: first candles ${candles.map((t) => round(t, 0)).join(', ')} ms; interactive ${interactive.map((t) => round(t, 0)).join(', ')} ms; layout shift ${shifts.map((t) => round(t, 4)).join(', ')}`);
+      log(
+        `app: ${label}: first candles ${candles.map((t) => round(t, 0)).join(', ')} ms; interactive ${interactive.map((t) => round(t, 0)).join(', ')} ms; layout shift ${shifts.map((t) => round(t, 4)).join(', ')}`,
+      );
       for (const shift of new Set(list.flatMap((r) => r.shifts))) log(`app:   ${label} moved: ${shift}`);
       const first = median(candles);
       rows.push({
@@ -223,7 +274,11 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
         note: `the largest of ${list.length} navigations (median ${round(median(shifts), 4)}), from the navigation until the pair's statistics, the tape's rows and the pair's pools are in, and half a second more; what moved is in the log`,
       });
     }
-    log(`app: overview -> rows shown: ${times('overview').map((t) => round(t, 0)).join(', ')} ms (${overviewRows} rows)`);
+    log(
+      `app: overview -> rows shown: ${times('overview')
+        .map((t) => round(t, 0))
+        .join(', ')} ms (${overviewRows} rows)`,
+    );
     rows.push(overviewRowsRow(times('overview'), overviewRows, OVERVIEW_TARGET_MS));
 
     // One page for the interactive measures.
@@ -233,14 +288,20 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
     await waitForCandles(page, 'ADA.SNEK_Aggregate_Pool1');
     await page.getByRole('combobox', { name: 'Search pairs' }).focus();
     await page.waitForSelector('[data-testid="pair-search"][data-ready="true"]', { timeout: 60_000 });
-    const symbolCount = await page.evaluate(() => document.querySelector('[data-testid="search-status"]')?.textContent ?? '');
+    const symbolCount = await page.evaluate(
+      () => document.querySelector('[data-testid="search-status"]')?.textContent ?? '',
+    );
     await page.keyboard.press('Escape');
 
     // Symbol switch -> new candles: pick the next pair in the search with Enter.
     const targets = await page.evaluate(async () => {
       const response = await fetch('/gw/v1/liquidity?group=Aggregate');
       const body = (await response.json()) as { ticker: string[]; tvl_ada: number[] };
-      return body.ticker.map((t, i) => ({ t, v: body.tvl_ada[i] ?? 0 })).sort((a, b) => b.v - a.v).slice(1, 40).map((x) => x.t);
+      return body.ticker
+        .map((t, i) => ({ t, v: body.tvl_ada[i] ?? 0 }))
+        .sort((a, b) => b.v - a.v)
+        .slice(1, 40)
+        .map((x) => x.t);
     });
     const switches = options.switches ?? 8;
     const switchTimes: number[] = [];
@@ -282,7 +343,9 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
         });
         await input.pressSequentially(query, { delay: 30 });
         await page.waitForTimeout(50);
-        const measured = await page.evaluate(() => performance.getEntriesByName('search:keystroke').map((e) => e.duration));
+        const measured = await page.evaluate(() =>
+          performance.getEntriesByName('search:keystroke').map((e) => e.duration),
+        );
         const slow = await page.evaluate(() => (window as unknown as { __slow?: number[] }).__slow ?? []);
         if (round_ > 0) {
           keystrokes.push(...measured);
@@ -292,7 +355,9 @@ export async function appBench(options: AppBenchOptions): Promise<BenchRow[]> {
       }
     }
     await context.close();
-    log(`app: ${keystrokes.length} keystrokes, p50 ${round(median(keystrokes), 2)} ms, p95 ${round(percentile(keystrokes, 95), 2)} ms, max ${round(Math.max(...keystrokes), 2)} ms`);
+    log(
+      `app: ${keystrokes.length} keystrokes, p50 ${round(median(keystrokes), 2)} ms, p95 ${round(percentile(keystrokes, 95), 2)} ms, max ${round(Math.max(...keystrokes), 2)} ms`,
+    );
     const p95 = percentile(keystrokes, 95);
     rows.push({
       suite: SUITE,
@@ -359,7 +424,11 @@ async function switchSymbol(page: Page, poolId: string): Promise<number> {
     performance.clearMarks('chart:candles');
     const w = window as unknown as { __enterAt?: number };
     w.__enterAt = undefined;
-    document.addEventListener('keydown', (event) => (event.key === 'Enter' ? (w.__enterAt = event.timeStamp) : undefined), { once: true, capture: true });
+    document.addEventListener(
+      'keydown',
+      (event) => (event.key === 'Enter' ? (w.__enterAt = event.timeStamp) : undefined),
+      { once: true, capture: true },
+    );
   });
   await page.keyboard.press('Enter');
   await page.waitForFunction(
@@ -368,7 +437,9 @@ async function switchSymbol(page: Page, poolId: string): Promise<number> {
     { timeout: 30_000, polling: 10 },
   );
   return page.evaluate((name) => {
-    const mark = performance.getEntriesByName('chart:candles').find((e) => (e as PerformanceMark).detail?.symbol === name);
+    const mark = performance
+      .getEntriesByName('chart:candles')
+      .find((e) => (e as PerformanceMark).detail?.symbol === name);
     const enterAt = (window as unknown as { __enterAt?: number }).__enterAt;
     return mark && enterAt !== undefined ? mark.startTime - enterAt : Number.NaN;
   }, symbol);

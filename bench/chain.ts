@@ -8,7 +8,12 @@ import { BATCH_MAX_BLOCKS, BATCH_MAX_MS } from '../src/service/chain/follower';
 import { fromOgmiosBlock, parseFrame } from '../src/service/chain/ogmios-block';
 import { openMarket } from '../src/service/open-market';
 import { hasPrise, realOgmiosBlocks, wireJson, type OgmiosWireBlock } from '../tests/support/prise';
-import { nextSyntheticBlock, syntheticPools, type ChainCursor, type SyntheticPool } from '../tests/support/synthetic-chain';
+import {
+  nextSyntheticBlock,
+  syntheticPools,
+  type ChainCursor,
+  type SyntheticPool,
+} from '../tests/support/synthetic-chain';
 import { median, round, type BenchRow } from './measure';
 
 /**
@@ -40,7 +45,12 @@ interface ShapeResult {
 
 /** A `nextBlock` response frame as Ogmios sends it. */
 function frame(block: OgmiosWireBlock, tipSlot: number): string {
-  return wireJson({ jsonrpc: '2.0', method: 'nextBlock', result: { direction: 'forward', block, tip: { slot: tipSlot, id: 'ff'.repeat(32), height: 1e8 } }, id: null });
+  return wireJson({
+    jsonrpc: '2.0',
+    method: 'nextBlock',
+    result: { direction: 'forward', block, tip: { slot: tipSlot, id: 'ff'.repeat(32), height: 1e8 } },
+    id: null,
+  });
 }
 
 /** Runs frames through the follower's path: parse, convert, apply, commit in catch-up batches. */
@@ -76,7 +86,9 @@ async function runShape(name: string, make: () => Frames, log: (line: string) =>
   try {
     const ingest = await ChainIngest.open(handle.ingestor, handle.store.market);
     const { warmUp, measured, updates } = make();
-    log(`chain ${name}: ${warmUp.length} blocks to create the pools and fill the rollback journal, then ${measured.length} measured...`);
+    log(
+      `chain ${name}: ${warmUp.length} blocks to create the pools and fill the rollback journal, then ${measured.length} measured...`,
+    );
     await apply(ingest, warmUp);
     const started = performance.now();
     const { trades, commits } = await apply(ingest, measured);
@@ -92,7 +104,9 @@ async function runShape(name: string, make: () => Frames, log: (line: string) =>
       );
     const floorSeconds = passes(parseFrame);
     const librarySeconds = passes((text) => safeJSON.parse(text));
-    log(`chain ${name}: ${measured.length} blocks, ${updates} pool updates, ${trades} trades in ${seconds.toFixed(2)} s (${commits} commits); parsing alone ${floorSeconds.toFixed(3)} s`);
+    log(
+      `chain ${name}: ${measured.length} blocks, ${updates} pool updates, ${trades} trades in ${seconds.toFixed(2)} s (${commits} commits); parsing alone ${floorSeconds.toFixed(3)} s`,
+    );
     return { blocks: measured.length, updates, trades, seconds, floorSeconds, librarySeconds, commits };
   } finally {
     await handle.close();
@@ -106,9 +120,13 @@ function stressFrames(): Frames {
   const cursor: ChainCursor = { slot: 120_000_000, id: '00'.repeat(32), height: 0 };
   const tip = cursor.slot + 10_000_000;
   const warmUp: string[] = [];
-  for (let i = 0; i < pools.length; i += 100) warmUp.push(frame(nextSyntheticBlock(cursor, pools.slice(i, i + 100), { updates: 100, sequential: true }), tip));
-  for (let b = 0; b < JOURNAL_BLOCKS + 40; b++) warmUp.push(frame(nextSyntheticBlock(cursor, pools, { updates: 50, noise: 40 }), tip));
-  const measured = Array.from({ length: 2_000 }, () => frame(nextSyntheticBlock(cursor, pools, { updates: 50, noise: 40 }), tip));
+  for (let i = 0; i < pools.length; i += 100)
+    warmUp.push(frame(nextSyntheticBlock(cursor, pools.slice(i, i + 100), { updates: 100, sequential: true }), tip));
+  for (let b = 0; b < JOURNAL_BLOCKS + 40; b++)
+    warmUp.push(frame(nextSyntheticBlock(cursor, pools, { updates: 50, noise: 40 }), tip));
+  const measured = Array.from({ length: 2_000 }, () =>
+    frame(nextSyntheticBlock(cursor, pools, { updates: 50, noise: 40 }), tip),
+  );
   return { warmUp, measured, updates: measured.length * 50 };
 }
 
@@ -129,10 +147,20 @@ function mainnetFrames(): Frames {
     const scratch: ChainCursor = { ...cursor };
     const swaps = nextSyntheticBlock(scratch, pools, { updates: counts[index] ?? 0, fork: cycle });
     const transactions = [
-      ...template.transactions.map((tx) => ({ ...(tx as Record<string, unknown>), id: tag + String((tx as { id: string }).id).slice(8) })),
+      ...template.transactions.map((tx) => ({
+        ...(tx as Record<string, unknown>),
+        id: tag + String((tx as { id: string }).id).slice(8),
+      })),
       ...swaps.transactions,
     ];
-    const block: OgmiosWireBlock = { ...template, id: scratch.id, height: cursor.height + 1, slot: cursor.slot + 20, ancestor: cursor.id, transactions };
+    const block: OgmiosWireBlock = {
+      ...template,
+      id: scratch.id,
+      height: cursor.height + 1,
+      slot: cursor.slot + 20,
+      ancestor: cursor.id,
+      transactions,
+    };
     cursor.slot = block.slot;
     cursor.id = block.id;
     cursor.height = block.height;
@@ -148,14 +176,37 @@ function mainnetFrames(): Frames {
 
 export async function chainBench(options: { log: (line: string) => void }): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const ratioNote = (r: ShapeResult) => `floor: the same frames parsed alone, ${round(r.blocks / r.floorSeconds, 0)} blocks/s (the library's JSON parser: ${round(r.blocks / r.librarySeconds, 0)}/s); ${r.commits} commits`;
+  const ratioNote = (r: ShapeResult) =>
+    `floor: the same frames parsed alone, ${round(r.blocks / r.floorSeconds, 0)} blocks/s (the library's JSON parser: ${round(r.blocks / r.librarySeconds, 0)}/s); ${r.commits} commits`;
   if (hasPrise) {
     const m = await runShape('mainnet', mainnetFrames, options.log);
     const rate = m.blocks / m.seconds;
     rows.push(
-      { suite: 'chain', name: 'mainnet-shaped blocks applied (parse + decode + ingest + batched commits)', value: Math.round(rate), unit: 'blocks/s', target: '>= 500', pass: rate >= 500, note: `${m.updates} pool updates, ${m.trades} trades over ${m.blocks} blocks` },
-      { suite: 'chain', name: 'mainnet-shaped: ratio to parsing the frames alone', value: round(m.seconds / m.floorSeconds, 1), unit: 'x', note: ratioNote(m) },
-      { suite: 'chain', name: 'one day of mainnet (4,320 blocks) at this rate', value: round(BLOCKS_PER_DAY / rate, 1), unit: 's', target: '< 9', pass: BLOCKS_PER_DAY / rate < 9, note: 'Ogmios transfer not included' },
+      {
+        suite: 'chain',
+        name: 'mainnet-shaped blocks applied (parse + decode + ingest + batched commits)',
+        value: Math.round(rate),
+        unit: 'blocks/s',
+        target: '>= 500',
+        pass: rate >= 500,
+        note: `${m.updates} pool updates, ${m.trades} trades over ${m.blocks} blocks`,
+      },
+      {
+        suite: 'chain',
+        name: 'mainnet-shaped: ratio to parsing the frames alone',
+        value: round(m.seconds / m.floorSeconds, 1),
+        unit: 'x',
+        note: ratioNote(m),
+      },
+      {
+        suite: 'chain',
+        name: 'one day of mainnet (4,320 blocks) at this rate',
+        value: round(BLOCKS_PER_DAY / rate, 1),
+        unit: 's',
+        target: '< 9',
+        pass: BLOCKS_PER_DAY / rate < 9,
+        note: 'Ogmios transfer not included',
+      },
     );
   } else {
     options.log('chain: ../shared/data/prise is missing: the mainnet shape is skipped');
@@ -163,8 +214,22 @@ export async function chainBench(options: { log: (line: string) => void }): Prom
   const s = await runShape('stress', stressFrames, options.log);
   const updates = s.updates / s.seconds;
   rows.push(
-    { suite: 'chain', name: 'stress: pool updates applied (50 a block, 40 other transactions)', value: Math.round(updates), unit: 'updates/s', target: '>= 10000', pass: updates >= 10_000, note: `${s.trades} trades over ${s.blocks} blocks, ${Math.round(s.blocks / s.seconds)} blocks/s` },
-    { suite: 'chain', name: 'stress: ratio to parsing the frames alone', value: round(s.seconds / s.floorSeconds, 1), unit: 'x', note: ratioNote(s) },
+    {
+      suite: 'chain',
+      name: 'stress: pool updates applied (50 a block, 40 other transactions)',
+      value: Math.round(updates),
+      unit: 'updates/s',
+      target: '>= 10000',
+      pass: updates >= 10_000,
+      note: `${s.trades} trades over ${s.blocks} blocks, ${Math.round(s.blocks / s.seconds)} blocks/s`,
+    },
+    {
+      suite: 'chain',
+      name: 'stress: ratio to parsing the frames alone',
+      value: round(s.seconds / s.floorSeconds, 1),
+      unit: 'x',
+      note: ratioNote(s),
+    },
   );
   return rows;
 }

@@ -17,7 +17,9 @@ import { runtimeInternals } from '../src/service/runtime-internals';
  */
 const KEY = 'bench-cluster-key';
 /** A plan without a practical limit, so the load measures the nodes, not the (shared) rate limit. */
-const PLANS = JSON.stringify({ bench: { requestsPerMinute: 100_000_000, poolsPerStream: 10_000, streamsPerKey: 100_000 } });
+const PLANS = JSON.stringify({
+  bench: { requestsPerMinute: 100_000_000, poolsPerStream: 10_000, streamsPerKey: 100_000 },
+});
 /** Stream connections of the fan-out over two API nodes, half on each. */
 const FANOUT_STREAMS = 200;
 const FANOUT_BLOCKS = 40;
@@ -36,13 +38,20 @@ async function waitHealthy(origin: string, child: ChildProcess): Promise<void> {
   }
 }
 
-async function node(args: readonly string[], env: Record<string, string>): Promise<{ origin: string; child: ChildProcess }> {
+async function node(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ origin: string; child: ChildProcess }> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bench-node-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dir, ...args], {
-    env: { ...process.env, NODE_ENV: 'test', ...env },
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dir, ...args],
+    {
+      env: { ...process.env, NODE_ENV: 'test', ...env },
+      stdio: 'ignore',
+    },
+  );
   const origin = `http://127.0.0.1:${port}`;
   await waitHealthy(origin, child);
   return { origin, child };
@@ -65,7 +74,10 @@ async function historyRead(runtime: ServiceRuntime): Promise<number> {
  * Cold /history answers (first request of each of the 20 busiest Aggregates), median server time, and
  * each answer's body (identity, asked again once timed) by pool ID, to check both stores give the same.
  */
-async function historyCold(runtime: ServiceRuntime, nowSeconds: number): Promise<{ ms: number; bodies: Map<string, string> }> {
+async function historyCold(
+  runtime: ServiceRuntime,
+  nowSeconds: number,
+): Promise<{ ms: number; bodies: Map<string, string> }> {
   const busiest = await runtimeInternals(runtime).store.trades.busiestAggregates(20);
   const times: number[] = [];
   const bodies = new Map<string, string>();
@@ -74,23 +86,35 @@ async function historyCold(runtime: ServiceRuntime, nowSeconds: number): Promise
     if (!pool) continue;
     const path = `/api/v1/history?symbol=${pool.poolId}&resolution=1min&from=0&to=${nowSeconds}&include_tvl=true`;
     const started = performance.now();
-    const response = await runtime.app.request(path, { headers: { Authorization: `Bearer ${KEY}`, 'Accept-Encoding': 'gzip, deflate' } });
+    const response = await runtime.app.request(path, {
+      headers: { Authorization: `Bearer ${KEY}`, 'Accept-Encoding': 'gzip, deflate' },
+    });
     await response.arrayBuffer();
     times.push(performance.now() - started);
-    bodies.set(pool.poolId, await (await runtime.app.request(path, { headers: { Authorization: `Bearer ${KEY}` } })).text());
+    bodies.set(
+      pool.poolId,
+      await (await runtime.app.request(path, { headers: { Authorization: `Bearer ${KEY}` } })).text(),
+    );
   }
   return { ms: median(times), bodies };
 }
 
 /** Requests/s over `paths` taken in turn by `concurrency` clients, spread over `origins`, for `seconds`. */
-async function requestsPerSecond(origins: readonly string[], paths: readonly string[], seconds: number, concurrency: number): Promise<number> {
+async function requestsPerSecond(
+  origins: readonly string[],
+  paths: readonly string[],
+  seconds: number,
+  concurrency: number,
+): Promise<number> {
   const until = Date.now() + seconds * 1000;
   let done = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async (_, i) => {
       const origin = origins[i % origins.length] as string;
       for (let n = i; Date.now() < until; n++) {
-        const response = await fetch(`${origin}${paths[n % paths.length] ?? ''}`, { headers: { Authorization: `Bearer ${KEY}`, 'Accept-Encoding': 'gzip, deflate' } });
+        const response = await fetch(`${origin}${paths[n % paths.length] ?? ''}`, {
+          headers: { Authorization: `Bearer ${KEY}`, 'Accept-Encoding': 'gzip, deflate' },
+        });
         await response.arrayBuffer();
         if (response.status === 200) done++;
       }
@@ -144,7 +168,14 @@ export async function clusterBench(options: { log: (line: string) => void }): Pr
     const open = async (databaseUrl?: string) => {
       const dir = mkdtempSync(join(tmpdir(), 'bench-history-'));
       dirs.push(dir);
-      const config = parseServiceConfig({ 'data-dir': dir, ...market }, { TOKEN_API_KEYS: `${KEY}:bench`, TOKEN_API_PLANS: PLANS, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+      const config = parseServiceConfig(
+        { 'data-dir': dir, ...market },
+        {
+          TOKEN_API_KEYS: `${KEY}:bench`,
+          TOKEN_API_PLANS: PLANS,
+          ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        },
+      );
       return createServiceRuntime(config, { nowMs });
     };
     options.log('cluster: the same market on SQLite and on PostgreSQL...');
@@ -160,9 +191,21 @@ export async function clusterBench(options: { log: (line: string) => void }): Pr
     // "For the same answer": each pool's body from PostgreSQL equals SQLite's, byte for byte.
     const same = [...sqliteCold.bodies].filter(([pool, body]) => pgCold.bodies.get(pool) === body).length;
     rows.push(
-      { suite: 'cluster', name: '/history cold (uncached), 20 busiest Aggregates, 7 days of 1min bars + TVL, deflate: SQLite, median', value: Number(sqliteCold.ms.toFixed(2)), unit: 'ms' },
+      {
+        suite: 'cluster',
+        name: '/history cold (uncached), 20 busiest Aggregates, 7 days of 1min bars + TVL, deflate: SQLite, median',
+        value: Number(sqliteCold.ms.toFixed(2)),
+        unit: 'ms',
+      },
       { suite: 'cluster', name: '… the same answers from PostgreSQL', value: Number(pgCold.ms.toFixed(2)), unit: 'ms' },
-      { suite: 'cluster', name: '… PostgreSQL ÷ SQLite', value: Number(ratio.toFixed(2)), unit: '×', target: '<= 2', pass: ratio <= 2 },
+      {
+        suite: 'cluster',
+        name: '… PostgreSQL ÷ SQLite',
+        value: Number(ratio.toFixed(2)),
+        unit: '×',
+        target: '<= 2',
+        pass: ratio <= 2,
+      },
       {
         suite: 'cluster',
         name: '… answers equal (PostgreSQL body = SQLite body, identity)',
@@ -171,17 +214,30 @@ export async function clusterBench(options: { log: (line: string) => void }): Pr
         target: 'all',
         pass: same === sqliteCold.bodies.size && sqliteCold.bodies.size > 0,
       },
-      { suite: 'cluster', name: 'bars store read alone (busiest Aggregate, 10,080 rows): SQLite / PostgreSQL', value: Number((pgMs / sqliteMs).toFixed(2)), unit: '×', note: `${sqliteMs.toFixed(2)} ms / ${pgMs.toFixed(2)} ms: the row transfer and parse of node-postgres` },
+      {
+        suite: 'cluster',
+        name: 'bars store read alone (busiest Aggregate, 10,080 rows): SQLite / PostgreSQL',
+        value: Number((pgMs / sqliteMs).toFixed(2)),
+        unit: '×',
+        note: `${sqliteMs.toFixed(2)} ms / ${pgMs.toFixed(2)} ms: the row transfer and parse of node-postgres`,
+      },
     );
 
     // Real processes: one ingest node, then one and two API nodes.
-    const env = { DATABASE_URL: await pg.createDatabase('cluster'), REDIS_URL: redis.url, TOKEN_API_KEYS: `${KEY}:bench`, TOKEN_API_PLANS: PLANS };
+    const env = {
+      DATABASE_URL: await pg.createDatabase('cluster'),
+      REDIS_URL: redis.url,
+      TOKEN_API_KEYS: `${KEY}:bench`,
+      TOKEN_API_PLANS: PLANS,
+    };
     options.log('cluster: starting an ingest node and two API nodes...');
     const ingest = await node(['--role', 'ingest', '--pools', '300', '--days', '1', '--test-controls'], env);
     children.push(ingest.child);
     const api1 = await node(['--role', 'api'], env);
     children.push(api1.child);
-    const info = (await (await fetch(`${api1.origin}/api/v1/symbol_info?group=Aggregate`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { ticker: string[] };
+    const info = (await (
+      await fetch(`${api1.origin}/api/v1/symbol_info?group=Aggregate`, { headers: { Authorization: `Bearer ${KEY}` } })
+    ).json()) as { ticker: string[] };
 
     // Fan-out latency: from asking the writer for a block to its first event on an API node's stream.
     const response = await fetch(`${api1.origin}/api/v1/tokens/stream`, {
@@ -220,7 +276,13 @@ export async function clusterBench(options: { log: (line: string) => void }): Pr
     }
     await reader.cancel();
     rows.push(
-      { suite: 'cluster', name: 'stream fan-out, block asked → first event on an API node, p50', value: Number(median(latencies).toFixed(1)), unit: 'ms', note: 'includes the block commit on PostgreSQL' },
+      {
+        suite: 'cluster',
+        name: 'stream fan-out, block asked → first event on an API node, p50',
+        value: Number(median(latencies).toFixed(1)),
+        unit: 'ms',
+        note: 'includes the block commit on PostgreSQL',
+      },
       { suite: 'cluster', name: '… p99', value: Number(percentile(latencies, 99).toFixed(1)), unit: 'ms' },
     );
 
@@ -244,14 +306,18 @@ export async function clusterBench(options: { log: (line: string) => void }): Pr
 
     // Fan-out to many connections on two nodes: each block's first event at each of 200 streams.
     options.log(`cluster: fan-out to ${FANOUT_STREAMS} streams over two API nodes...`);
-    const listeners = await Promise.all(Array.from({ length: FANOUT_STREAMS }, (_, i) => listen(i % 2 === 0 ? api1.origin : api2.origin, info.ticker)));
+    const listeners = await Promise.all(
+      Array.from({ length: FANOUT_STREAMS }, (_, i) => listen(i % 2 === 0 ? api1.origin : api2.origin, info.ticker)),
+    );
     const fanout: number[] = [];
     const commits: number[] = [];
     for (let i = 0; i < FANOUT_BLOCKS; i++) {
       for (const l of listeners) l.firstAt = undefined;
       const before = listeners.map((l) => l.events);
       const started = performance.now();
-      const { trades } = (await (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).json()) as { trades: number };
+      const { trades } = (await (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).json()) as {
+        trades: number;
+      };
       commits.push(performance.now() - started);
       const deadline = performance.now() + 10_000;
       // Every stream has every event of the block (every trade is on an Aggregate all of them follow).
@@ -263,7 +329,13 @@ export async function clusterBench(options: { log: (line: string) => void }): Pr
     }
     for (const l of listeners) await l.reader.cancel().catch(() => undefined);
     rows.push(
-      { suite: 'cluster', name: `stream fan-out, ${FANOUT_STREAMS} streams over two API nodes (all Aggregates each): block asked → first event at each stream, p50`, value: Number(median(fanout).toFixed(1)), unit: 'ms', note: `${FANOUT_BLOCKS} blocks; includes the commit on PostgreSQL (median ${median(commits).toFixed(1)} ms until the writer answered)` },
+      {
+        suite: 'cluster',
+        name: `stream fan-out, ${FANOUT_STREAMS} streams over two API nodes (all Aggregates each): block asked → first event at each stream, p50`,
+        value: Number(median(fanout).toFixed(1)),
+        unit: 'ms',
+        note: `${FANOUT_BLOCKS} blocks; includes the commit on PostgreSQL (median ${median(commits).toFixed(1)} ms until the writer answered)`,
+      },
       { suite: 'cluster', name: '… p99', value: Number(percentile(fanout, 99).toFixed(1)), unit: 'ms' },
     );
     const rss = (child: ChildProcess) => {
@@ -275,11 +347,27 @@ export async function clusterBench(options: { log: (line: string) => void }): Pr
       }
     };
     rows.push(
-      { suite: 'cluster', name: 'API node RSS after the load (300-pool market)', value: Math.round(rss(api1.child)), unit: 'MiB' },
+      {
+        suite: 'cluster',
+        name: 'API node RSS after the load (300-pool market)',
+        value: Math.round(rss(api1.child)),
+        unit: 'MiB',
+      },
       { suite: 'cluster', name: 'ingest node RSS', value: Math.round(rss(ingest.child)), unit: 'MiB' },
-      { suite: 'cluster', name: 'requests/s, /tokens/current, 64 clients, one API node', value: Math.round(one), unit: 'req/s', note: 'this machine: 2 cores shared by clients, nodes and engines' },
+      {
+        suite: 'cluster',
+        name: 'requests/s, /tokens/current, 64 clients, one API node',
+        value: Math.round(one),
+        unit: 'req/s',
+        note: 'this machine: 2 cores shared by clients, nodes and engines',
+      },
       { suite: 'cluster', name: '… two API nodes', value: Math.round(two), unit: 'req/s' },
-      { suite: 'cluster', name: 'requests/s, a mix (history 1 day of 5min + tokens/current + symbol_info, 20 pools), 64 clients, one API node', value: Math.round(oneMix), unit: 'req/s' },
+      {
+        suite: 'cluster',
+        name: 'requests/s, a mix (history 1 day of 5min + tokens/current + symbol_info, 20 pools), 64 clients, one API node',
+        value: Math.round(oneMix),
+        unit: 'req/s',
+      },
       { suite: 'cluster', name: '… two API nodes', value: Math.round(twoMix), unit: 'req/s' },
     );
     return rows;

@@ -28,7 +28,11 @@ async function main(): Promise<void> {
   const rows: BenchRow[] = [];
 
   if (wanted('service')) {
-    const { rows: serviceRows, runtime, dir } = await serviceBench({
+    const {
+      rows: serviceRows,
+      runtime,
+      dir,
+    } = await serviceBench({
       ...(values.pools ? { pools: Number(values.pools) } : {}),
       ...(values.days ? { days: Number(values.days) } : {}),
       log,
@@ -43,7 +47,13 @@ async function main(): Promise<void> {
       return known;
     });
     const cpuProfileDir = values['cpu-prof-dir'];
-    rows.push(...(await streamBench({ log, ...(modes ? { modes } : {}), ...(cpuProfileDir !== undefined ? { cpuProfileDir } : {}) })));
+    rows.push(
+      ...(await streamBench({
+        log,
+        ...(modes ? { modes } : {}),
+        ...(cpuProfileDir !== undefined ? { cpuProfileDir } : {}),
+      })),
+    );
   }
   if (wanted('app')) rows.push(...(await appBench({ log })));
   if (wanted('chain')) rows.push(...(await chainBench({ log })));
@@ -51,12 +61,24 @@ async function main(): Promise<void> {
 
   printTable(rows);
   const failed = rows.filter((r) => r.pass === false);
-  writeFileSync(values.out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`);
-  console.log(`\nWrote ${values.out}. ${failed.length === 0 ? 'Every target met.' : `${failed.length} target(s) missed.`}`);
+  writeFileSync(
+    values.out,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`,
+  );
+  console.log(
+    `\nWrote ${values.out}. ${failed.length === 0 ? 'Every target met.' : `${failed.length} target(s) missed.`}`,
+  );
 }
 
 function printTable(rows: readonly BenchRow[]): void {
-  const cells = rows.map((r) => [r.suite, r.name, `${r.value} ${r.unit}`, r.target ?? '', r.pass === undefined ? '' : r.pass ? 'ok' : 'MISSED', r.note ?? '']);
+  const cells = rows.map((r) => [
+    r.suite,
+    r.name,
+    `${r.value} ${r.unit}`,
+    r.target ?? '',
+    r.pass === undefined ? '' : r.pass ? 'ok' : 'MISSED',
+    r.note ?? '',
+  ]);
   const header = ['suite', 'measure', 'value', 'target', '', 'note'];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const line = (c: readonly string[]) => c.map((x, i) => x.padEnd(widths[i] ?? 0)).join('  ');

@@ -19,10 +19,18 @@ const SUITE = 'service';
  * 1min bars with TVL) against JSON.stringify of the same arrays and against one SQL GROUP BY over the
  * raw trades; /symbol_info without group.
  */
-export async function serviceBench(options: { pools?: number; days?: number; log: (line: string) => void }): Promise<{ rows: BenchRow[]; runtime: ServiceRuntime; dir: string }> {
+export async function serviceBench(options: {
+  pools?: number;
+  days?: number;
+  log: (line: string) => void;
+}): Promise<{ rows: BenchRow[]; runtime: ServiceRuntime; dir: string }> {
   const rows: BenchRow[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'bench-service-'));
-  const flags = { 'data-dir': dir, ...(options.pools ? { pools: String(options.pools) } : {}), ...(options.days ? { days: String(options.days) } : {}) };
+  const flags = {
+    'data-dir': dir,
+    ...(options.pools ? { pools: String(options.pools) } : {}),
+    ...(options.days ? { days: String(options.days) } : {}),
+  };
   const config = parseServiceConfig(flags, { TOKEN_API_KEYS: 'bench-enterprise-key:enterprise' });
 
   options.log(`cold start: ${config.pools} pools, ${config.days} days...`);
@@ -40,12 +48,35 @@ export async function serviceBench(options: { pools?: number; days?: number; log
   const ended = performance.now();
   const seconds = (ended - started) / 1000;
   const dexPools = [...runtime.market.pools.values()].filter((p) => p.group !== 'Aggregate').length;
-  rows.push({ suite: SUITE, name: `cold start to serving (${dexPools} DEX pools, ${config.days} days)`, value: round(seconds), unit: 's', target: '<= 10 s', pass: seconds <= 10 });
+  rows.push({
+    suite: SUITE,
+    name: `cold start to serving (${dexPools} DEX pools, ${config.days} days)`,
+    value: round(seconds),
+    unit: 's',
+    target: '<= 10 s',
+    pass: seconds <= 10,
+  });
   if (barsAt !== undefined) {
-    rows.push({ suite: SUITE, name: '… of which the market made and every trade written', value: round((barsAt - started) / 1000), unit: 's' });
-    rows.push({ suite: SUITE, name: '… of which every bar written after the last trade', value: round((ended - barsAt) / 1000), unit: 's' });
+    rows.push({
+      suite: SUITE,
+      name: '… of which the market made and every trade written',
+      value: round((barsAt - started) / 1000),
+      unit: 's',
+    });
+    rows.push({
+      suite: SUITE,
+      name: '… of which every bar written after the last trade',
+      value: round((ended - barsAt) / 1000),
+      unit: 's',
+    });
   }
-  rows.push({ suite: SUITE, name: 'backfill throughput', value: Math.round(runtime.startupTrades / seconds), unit: 'trades/s', note: `${runtime.startupTrades} trades` });
+  rows.push({
+    suite: SUITE,
+    name: 'backfill throughput',
+    value: Math.round(runtime.startupTrades / seconds),
+    unit: 'trades/s',
+    note: `${runtime.startupTrades} trades`,
+  });
 
   // The busiest Aggregate pool: the one with most trades.
   const [busiest] = await runtimeInternals(runtime).store.trades.busiestAggregates(1);
@@ -67,14 +98,16 @@ export async function serviceBench(options: { pools?: number; days?: number; log
   // The baseline reads the store file directly (its own read-only connection): what a service without
   // stored bars would do for each request.
   const baseline = new Database(join(dir, DATABASE_FILE), { readonly: true });
-  const groupBy = baseline.prepare(
-    `WITH x AS (
+  const groupBy = baseline
+    .prepare(
+      `WITH x AS (
        SELECT block_time / 60 * 60 AS t, agg_prev_price AS pp, agg_price AS p, volume,
               first_value(agg_prev_price) OVER w AS o, last_value(agg_price) OVER w AS c, last_value(agg_tvl) OVER w AS tvl
        FROM trades WHERE agg = ? AND block_time >= ? AND block_time < ?
        WINDOW w AS (PARTITION BY block_time / 60 ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))
      SELECT t, o, max(max(pp, p)) AS h, min(min(pp, p)) AS l, c, sum(volume) / 1e6 AS v, tvl FROM x GROUP BY t ORDER BY t`,
-  ).raw(true);
+    )
+    .raw(true);
   const sqlBars = groupBy.all(aggregate.id, from, now + 60) as number[][];
   if (sqlBars.length !== body.t.length || sqlBars.some((row, i) => row[0] !== body.t[i] || row[4] !== body.c[i])) {
     throw new Error(`GROUP BY bars differ from /history (${sqlBars.length} vs ${body.t.length})`);
@@ -85,12 +118,37 @@ export async function serviceBench(options: { pools?: number; days?: number; log
   const sql = median(sqlTimes);
   baseline.close();
   const label = `${body.t.length} bars, ${busiest.trades} trades`;
-  rows.push({ suite: SUITE, name: `/history busiest Aggregate, 1min + tvl (${label}): first request (cold cache)`, value: round(cold), unit: 'ms', note: `${round(bytes.byteLength / 1024)} KiB` });
+  rows.push({
+    suite: SUITE,
+    name: `/history busiest Aggregate, 1min + tvl (${label}): first request (cold cache)`,
+    value: round(cold),
+    unit: 'ms',
+    note: `${round(bytes.byteLength / 1024)} KiB`,
+  });
   rows.push({ suite: SUITE, name: '/history same request: median server time', value: round(server), unit: 'ms' });
   rows.push({ suite: SUITE, name: 'JSON.stringify of the same arrays: median', value: round(stringify), unit: 'ms' });
-  rows.push({ suite: SUITE, name: '/history vs JSON.stringify', value: round(server / stringify), unit: 'x', target: '<= 2x', pass: server / stringify <= 2 });
-  rows.push({ suite: SUITE, name: 'one SQL GROUP BY over raw trades (same bars): median', value: round(sql), unit: 'ms' });
-  rows.push({ suite: SUITE, name: '/history speed-up over SQL GROUP BY', value: round(sql / server, 1), unit: 'x', target: '>= 50x', pass: sql / server >= 50 });
+  rows.push({
+    suite: SUITE,
+    name: '/history vs JSON.stringify',
+    value: round(server / stringify),
+    unit: 'x',
+    target: '<= 2x',
+    pass: server / stringify <= 2,
+  });
+  rows.push({
+    suite: SUITE,
+    name: 'one SQL GROUP BY over raw trades (same bars): median',
+    value: round(sql),
+    unit: 'ms',
+  });
+  rows.push({
+    suite: SUITE,
+    name: '/history speed-up over SQL GROUP BY',
+    value: round(sql / server, 1),
+    unit: 'x',
+    target: '>= 50x',
+    pass: sql / server >= 50,
+  });
   options.log('/gw/v1/history beside /api/v1/history...');
   rows.push(...(await gatewayHistoryRows(runtime, url, 'bench-enterprise-key')));
 
@@ -103,10 +161,28 @@ export async function serviceBench(options: { pools?: number; days?: number; log
   const firstMs = performance.now() - firstStarted;
   const raw = gunzipSync(compressed);
   const symbols = (JSON.parse(raw.toString('utf8')) as { symbol: unknown[] }).symbol.length;
-  const cachedTimes = await timeRuns(20, async () => (await runtime.app.request(all, { headers: gzipHeaders })).arrayBuffer());
-  rows.push({ suite: SUITE, name: `/symbol_info without group (${symbols} symbols): first answer`, value: round(firstMs), unit: 'ms' });
-  rows.push({ suite: SUITE, name: '/symbol_info without group: cached answer, median', value: round(median(cachedTimes)), unit: 'ms' });
-  rows.push({ suite: SUITE, name: '/symbol_info without group: gzip size', value: round(compressed.byteLength / 1024, 1), unit: 'KiB', note: `${round(raw.byteLength / 1024 / 1024, 1)} MiB uncompressed` });
+  const cachedTimes = await timeRuns(20, async () =>
+    (await runtime.app.request(all, { headers: gzipHeaders })).arrayBuffer(),
+  );
+  rows.push({
+    suite: SUITE,
+    name: `/symbol_info without group (${symbols} symbols): first answer`,
+    value: round(firstMs),
+    unit: 'ms',
+  });
+  rows.push({
+    suite: SUITE,
+    name: '/symbol_info without group: cached answer, median',
+    value: round(median(cachedTimes)),
+    unit: 'ms',
+  });
+  rows.push({
+    suite: SUITE,
+    name: '/symbol_info without group: gzip size',
+    value: round(compressed.byteLength / 1024, 1),
+    unit: 'KiB',
+    note: `${round(raw.byteLength / 1024 / 1024, 1)} MiB uncompressed`,
+  });
 
   return { rows, runtime, dir };
 }

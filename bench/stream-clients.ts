@@ -15,9 +15,17 @@ import { connect, type Socket } from 'node:net';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import { HttpResponseDecoder } from './stream-http';
-import { eventKey, sharedNow, type ClientSpec, type FromClients, type StreamMode, type ToClients } from './stream-protocol';
+import {
+  eventKey,
+  sharedNow,
+  type ClientSpec,
+  type FromClients,
+  type StreamMode,
+  type ToClients,
+} from './stream-protocol';
 
-type Message = { kind: 'ready' } | { kind: 'event'; key: string } | { kind: 'problem'; text: string } | { kind: 'ignored' };
+type Message =
+  { kind: 'ready' } | { kind: 'event'; key: string } | { kind: 'problem'; text: string } | { kind: 'ignored' };
 
 interface TradeLike {
   pool_id: string;
@@ -45,7 +53,9 @@ class Decoder {
           if (e.event === 'trade') this.out.push({ kind: 'event', key: tradeKey(e.data) });
           else if (e.event === 'status') {
             const status = JSON.parse(e.data) as { state: string };
-            this.out.push(status.state === 'connected' ? { kind: 'ready' } : { kind: 'problem', text: `status ${e.data}` });
+            this.out.push(
+              status.state === 'connected' ? { kind: 'ready' } : { kind: 'problem', text: `status ${e.data}` },
+            );
           } else if (e.event === 'error') this.out.push({ kind: 'problem', text: `error event ${e.data}` });
           else this.out.push({ kind: 'ignored' });
         },
@@ -115,7 +125,8 @@ class Recording {
 
   constructor(bytes: number, chunks: number) {
     // Filled, not just allocated: fresh pages are only mapped when first written.
-    for (let reserved = 0; reserved < bytes; reserved += Recording.SEGMENT) this.segments.push(Buffer.allocUnsafeSlow(Recording.SEGMENT).fill(0));
+    for (let reserved = 0; reserved < bytes; reserved += Recording.SEGMENT)
+      this.segments.push(Buffer.allocUnsafeSlow(Recording.SEGMENT).fill(0));
     this.connection = new Int32Array(chunks).fill(-1);
     this.segment = new Int32Array(chunks).fill(-1);
     this.offset = new Int32Array(chunks).fill(-1);
@@ -155,7 +166,11 @@ class Recording {
       const segment = this.segments[this.segment[i] ?? 0];
       const offset = this.offset[i] ?? 0;
       if (!segment) continue;
-      yield { connection: this.connection[i] ?? -1, chunk: segment.subarray(offset, offset + (this.length[i] ?? 0)), time: this.time[i] ?? 0 };
+      yield {
+        connection: this.connection[i] ?? -1,
+        chunk: segment.subarray(offset, offset + (this.length[i] ?? 0)),
+        time: this.time[i] ?? 0,
+      };
     }
   }
 
@@ -188,7 +203,12 @@ function send(message: FromClients): void {
 }
 
 /** Notes readiness and problems; a problem before the first line refuses the connection. */
-function handle(connection: Connection, messages: readonly Message[], onReady?: () => void, onRefused?: (why: string) => void): void {
+function handle(
+  connection: Connection,
+  messages: readonly Message[],
+  onReady?: () => void,
+  onRefused?: (why: string) => void,
+): void {
   for (const m of messages) {
     if (m.kind === 'ready' && !connection.ready) {
       connection.ready = true;
@@ -227,7 +247,14 @@ function openOne(mode: StreamMode, port: number, spec: ClientSpec, index: number
         },
       },
     });
-    const connection: Connection = { index, http: new HttpResponseDecoder(), decoder: new Decoder(mode), socket, ready: false, closing: false };
+    const connection: Connection = {
+      index,
+      http: new HttpResponseDecoder(),
+      decoder: new Decoder(mode),
+      socket,
+      ready: false,
+      closing: false,
+    };
     let settled = false;
     const fail = (why: string) => {
       if (connection.closing) return;
@@ -271,7 +298,12 @@ function openOne(mode: StreamMode, port: number, spec: ClientSpec, index: number
   });
 }
 
-async function openAll(mode: StreamMode, port: number, clients: readonly ClientSpec[], concurrency: number): Promise<void> {
+async function openAll(
+  mode: StreamMode,
+  port: number,
+  clients: readonly ClientSpec[],
+  concurrency: number,
+): Promise<void> {
   const opened: (Connection | undefined)[] = new Array<Connection | undefined>(clients.length);
   let next = 0;
   let failure: unknown;
@@ -307,7 +339,8 @@ function collect(): FromClients {
     try {
       messages = decode(connection, entry.chunk);
     } catch (error) {
-      if (problems.length < 50) problems.push(`client ${connection.index}: ${error instanceof Error ? error.message : String(error)}`);
+      if (problems.length < 50)
+        problems.push(`client ${connection.index}: ${error instanceof Error ? error.message : String(error)}`);
       continue;
     }
     handle(connection, messages);

@@ -28,7 +28,8 @@ export function stampCommits(ingestor: Ingestor, onCommit: (commit: Commit) => v
   // The runtime registered the history cache and the stream hub before us: move our stamp in front, so
   // it reads the time the transaction ended, not the time after the hub has fanned the events out.
   const listeners = (ingestor as unknown as { listeners?: unknown }).listeners;
-  if (!(listeners instanceof Set)) throw new Error('Ingestor no longer keeps its commit listeners in a Set: update stampCommits');
+  if (!(listeners instanceof Set))
+    throw new Error('Ingestor no longer keeps its commit listeners in a Set: update stampCommits');
   const others = [...(listeners as Set<CommitListener>)].filter((l) => l !== first);
   listeners.clear();
   for (const l of [first, ...others]) listeners.add(l);
@@ -59,7 +60,12 @@ export interface Analysis {
 }
 
 /** Matches what the clients received with what was committed: latency of every delivery, and losses. */
-export function analyse(commits: readonly Commit[], collected: Extract<FromClients, { type: 'collected' }>, specs: readonly ClientSpec[], market: Market): Analysis {
+export function analyse(
+  commits: readonly Commit[],
+  collected: Extract<FromClients, { type: 'collected' }>,
+  specs: readonly ClientSpec[],
+  market: Market,
+): Analysis {
   const stamps = new Map<string, { t: number; pool: string }>();
   let sameKey = 0;
   for (const commit of commits) {

@@ -12,7 +12,13 @@ export interface ClientSpec {
 }
 
 export type ToClients =
-  | { readonly type: 'open'; readonly mode: StreamMode; readonly port: number; readonly clients: readonly ClientSpec[]; readonly concurrency: number }
+  | {
+      readonly type: 'open';
+      readonly mode: StreamMode;
+      readonly port: number;
+      readonly clients: readonly ClientSpec[];
+      readonly concurrency: number;
+    }
   /** Clock check: answer with the client process's clock. */
   | { readonly type: 'clock' }
   /** From now on, keep every received chunk with its receive time (parsed only at `collect`). */
@@ -56,7 +62,8 @@ export function eventKey(poolId: string, blockTime: number, previousPrice: numbe
 
 /** The benchmark's end of the client process, asked one thing at a time. */
 export class ClientProcess {
-  private waiting: { type: FromClients['type']; resolve: (m: FromClients) => void; reject: (e: Error) => void } | undefined;
+  private waiting:
+    { type: FromClients['type']; resolve: (m: FromClients) => void; reject: (e: Error) => void } | undefined;
 
   constructor(private readonly child: ChildProcess) {
     child.on('message', (raw) => {
@@ -65,7 +72,8 @@ export class ClientProcess {
       if (!waiting) return;
       this.waiting = undefined;
       if (message.type === 'failed') waiting.reject(new Error(`stream clients: ${message.message}`));
-      else if (message.type !== waiting.type) waiting.reject(new Error(`stream clients answered ${message.type}, expected ${waiting.type}`));
+      else if (message.type !== waiting.type)
+        waiting.reject(new Error(`stream clients answered ${message.type}, expected ${waiting.type}`));
       else waiting.resolve(message);
     });
     child.on('exit', (code, signal) => {
@@ -74,7 +82,11 @@ export class ClientProcess {
     });
   }
 
-  ask<T extends FromClients['type']>(message: ToClients, type: T, timeoutMs: number): Promise<Extract<FromClients, { type: T }>> {
+  ask<T extends FromClients['type']>(
+    message: ToClients,
+    type: T,
+    timeoutMs: number,
+  ): Promise<Extract<FromClients, { type: T }>> {
     if (this.waiting) return Promise.reject(new Error('stream clients: one question at a time'));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

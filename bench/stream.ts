@@ -95,7 +95,12 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     platform = await createPlatform({
       service,
       // No linger: each phase measures its own connections, and cleanup checks none is left.
-      gateway: { ...DEFAULT_GATEWAY_CONFIG, maxConnectionsPerAddress: clientCount + WARMUP_CLIENTS, upstreamMaxPools: Math.max(1000, BUSY_POOLS), idleLingerMs: 0 },
+      gateway: {
+        ...DEFAULT_GATEWAY_CONFIG,
+        maxConnectionsPerAddress: clientCount + WARMUP_CLIENTS,
+        upstreamMaxPools: Math.max(1000, BUSY_POOLS),
+        idleLingerMs: 0,
+      },
     });
     const { gateway, runtime } = platform;
     if (!runtime) throw new Error('no embedded service');
@@ -107,7 +112,9 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     floor = floorServer;
     const floorPort = await floorServer.listen();
 
-    const busy = (await runtimeInternals(runtime).store.trades.busiestAggregates(BUSY_POOLS)).map((r) => runtime.market.poolsById.get(r.series)?.poolId).filter((id): id is string => id !== undefined);
+    const busy = (await runtimeInternals(runtime).store.trades.busiestAggregates(BUSY_POOLS))
+      .map((r) => runtime.market.poolsById.get(r.series)?.poolId)
+      .filter((id): id is string => id !== undefined);
     if (busy.length < POOLS_PER_CLIENT) throw new Error(`only ${busy.length} Aggregate pools traded`);
     const specs = (keys: readonly string[] | undefined, count: number): ClientSpec[] =>
       Array.from({ length: count }, (_, i) => ({
@@ -150,7 +157,10 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     const released = async () => {
       const deadline = performance.now() + 10_000;
       while (held.direct() + held.gateway() + held.floor() > 0) {
-        if (performance.now() > deadline) throw new Error(`connections still open: ${held.direct()} streams, ${held.gateway()} gateway clients, ${held.floor()} floor sockets`);
+        if (performance.now() > deadline)
+          throw new Error(
+            `connections still open: ${held.direct()} streams, ${held.gateway()} gateway clients, ${held.floor()} floor sockets`,
+          );
         await sleep(50);
       }
     };
@@ -160,7 +170,10 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     // 3 ms worse than in second place (floor first: 11.6 ms, second: 8.3-8.8 ms; gateway first:
     // 12.6-18.5 ms, second: 10.6-11.7 ms), the two processes' code and heaps still settling.
     const modes = options.modes ?? STREAM_MODES;
-    const rounds = modes.length === 0 ? [] : [{ mode: modes[0] ?? 'floor', counted: false }, ...modes.map((mode) => ({ mode, counted: true }))];
+    const rounds =
+      modes.length === 0
+        ? []
+        : [{ mode: modes[0] ?? 'floor', counted: false }, ...modes.map((mode) => ({ mode, counted: true }))];
     let floorWired = false;
     for (const { mode, counted } of rounds) {
       const out: BenchRow[] = counted ? rows : [];
@@ -173,7 +186,11 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
 
       // The first connections pay for code compiled once: keep that out of the per-connection memory.
       log(`stream ${mode}: warm-up with ${WARMUP_CLIENTS} connections...`);
-      await clients.ask({ type: 'open', ...target, clients: specs(mode === 'direct' ? warmupKeys : undefined, WARMUP_CLIENTS) }, 'opened', 60_000);
+      await clients.ask(
+        { type: 'open', ...target, clients: specs(mode === 'direct' ? warmupKeys : undefined, WARMUP_CLIENTS) },
+        'opened',
+        60_000,
+      );
       await forceBlocks(runtime, 5);
       await waitQuiet(clients);
       await clients.ask({ type: 'close' }, 'closed', 10_000);
@@ -183,7 +200,8 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
       log(`stream ${mode}: opening ${clientCount} connections...`);
       const all = specs(mode === 'direct' ? directKeys : undefined, clientCount);
       const opened = await clients.ask({ type: 'open', ...target, clients: all }, 'opened', 120_000);
-      if (held[mode]() !== clientCount) throw new Error(`${mode}: the server holds ${held[mode]()} connections, expected ${clientCount}`);
+      if (held[mode]() !== clientCount)
+        throw new Error(`${mode}: the server holds ${held[mode]()} connections, expected ${clientCount}`);
       // Steady state before measuring: caches, JIT and buffers settled with every connection open.
       await forceBlocks(runtime, STEADY_BLOCKS);
       await waitQuiet(clients);
@@ -195,7 +213,11 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
       // these 2 cores, in the middle of the window (it took up to 40 % of a core there).
       flushToDisk(dir);
       // Room for what the clients will receive (about 1.3 KB per client per block), reserved before the clock runs.
-      await clients.ask({ type: 'record', bytes: clientCount * blocks * 2048, chunks: clientCount * (blocks + 10) }, 'recording', 30_000);
+      await clients.ask(
+        { type: 'record', bytes: clientCount * blocks * 2048, chunks: clientCount * (blocks + 10) },
+        'recording',
+        30_000,
+      );
       const profiling = options.cpuProfileDir === undefined ? undefined : await startProfile();
       commits = [];
       const stolenBefore = stolenMs();
@@ -210,7 +232,10 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
         writeFileSync(file, JSON.stringify(await profiling.stop()));
         log(`stream ${mode}: CPU profile of the window in ${file}`);
       }
-      const stolen = stolenBefore === undefined ? undefined : { ms: (stolenMs() ?? stolenBefore) - stolenBefore, windowMs: performance.now() - windowStart };
+      const stolen =
+        stolenBefore === undefined
+          ? undefined
+          : { ms: (stolenMs() ?? stolenBefore) - stolenBefore, windowMs: performance.now() - windowStart };
       const load = loadavg()[0] ?? 0;
       await waitQuiet(clients);
       const collected = await clients.ask({ type: 'collect' }, 'collected', 60_000);
@@ -243,7 +268,7 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
     if (gatewayP99 !== undefined && floorP99 !== undefined) {
       rows.push({
         suite: SUITE,
-        name: 'gateway p99 above the floor\'s (same run)',
+        name: "gateway p99 above the floor's (same run)",
         value: round(gatewayP99 - floorP99),
         unit: 'ms',
         target: `<= ${GATEWAY_FLOOR_MARGIN_MS} ms`,
@@ -251,7 +276,13 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
         note: `gateway ${gatewayP99} ms, floor ${floorP99} ms`,
       });
     }
-    rows.push({ suite: SUITE, name: 'client process clock offset (IPC round-trip estimate)', value: round(offset, 3), unit: 'ms', note: 'both sides read performance.timeOrigin + performance.now()' });
+    rows.push({
+      suite: SUITE,
+      name: 'client process clock offset (IPC round-trip estimate)',
+      value: round(offset, 3),
+      unit: 'ms',
+      note: 'both sides read performance.timeOrigin + performance.now()',
+    });
     return rows;
   } finally {
     for (const cleanup of cleanups) cleanup();
@@ -259,7 +290,8 @@ export async function streamBench(options: StreamBenchOptions): Promise<BenchRow
       // Closing the IPC channel makes the client process exit by itself; kill it if it does not.
       const exited = once(child, 'exit');
       if (child.connected) child.disconnect();
-      if ((await Promise.race([exited.then(() => true), sleep(2000).then(() => false)])) === false) child.kill('SIGKILL');
+      if ((await Promise.race([exited.then(() => true), sleep(2000).then(() => false)])) === false)
+        child.kill('SIGKILL');
     }
     floor?.close();
     await platform?.close();
@@ -282,7 +314,9 @@ async function startProfile(): Promise<{ stop: () => Promise<object> }> {
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+    );
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: 100 });
   await post('Profiler.start');
@@ -301,7 +335,14 @@ const LABELS: Record<StreamMode, string> = {
   floor: 'floor (bare TCP server, same clients, same bytes)',
 };
 
-function latencyRows(mode: StreamMode, result: Analysis, blocks: number, clients: number, load: number, stolen: { ms: number; windowMs: number } | undefined): BenchRow[] {
+function latencyRows(
+  mode: StreamMode,
+  result: Analysis,
+  blocks: number,
+  clients: number,
+  load: number,
+  stolen: { ms: number; windowMs: number } | undefined,
+): BenchRow[] {
   const at = (p: number) => sortedPercentile(result.latencies, p);
   const p99 = at(99);
   const exact = result.lost === 0 && result.anomalies.length === 0 && result.events > 0;
@@ -321,7 +362,9 @@ function latencyRows(mode: StreamMode, result: Analysis, blocks: number, clients
       unit: 'ms',
       ...(withTarget ? { target: `<= ${LATENCY_TARGET_MS} ms`, pass: exact && p99 <= LATENCY_TARGET_MS } : {}),
       ...(stolen
-        ? { note: `hypervisor steal in the window: ${Math.round(stolen.ms)} ms of ${cpus().length} CPUs x ${round(stolen.windowMs / 1000, 1)} s (${round((100 * stolen.ms) / (stolen.windowMs * cpus().length), 1)} %)` }
+        ? {
+            note: `hypervisor steal in the window: ${Math.round(stolen.ms)} ms of ${cpus().length} CPUs x ${round(stolen.windowMs / 1000, 1)} s (${round((100 * stolen.ms) / (stolen.windowMs * cpus().length), 1)} %)`,
+          }
         : {}),
     },
     {
@@ -359,7 +402,12 @@ function memoryRows(mode: StreamMode, before: Memory, after: Memory, clients: nu
       pass: kb <= MEMORY_TARGET_KB,
       note: `larger of heap+external ${round(jsKb, 1)} KB and RSS ${round(rssKb, 1)} KB (after GC, ${clients} open vs none)`,
     },
-    { suite: SUITE, name: `${mode}: open ${clients} connections (until each has its first line)`, value: round(openMs / 1000, 2), unit: 's' },
+    {
+      suite: SUITE,
+      name: `${mode}: open ${clients} connections (until each has its first line)`,
+      value: round(openMs / 1000, 2),
+      unit: 's',
+    },
   ];
 }
 
@@ -421,7 +469,10 @@ function exposeGc(): () => void {
  * later inherit that). Undefined when taskset is missing or refused, or with one CPU; `restore` gives
  * the server's threads back the CPUs they had (the app suite's browser comes after).
  */
-function pinCpus(clientPid: number | undefined, log: (line: string) => void): { what: string; restore: () => void } | undefined {
+function pinCpus(
+  clientPid: number | undefined,
+  log: (line: string) => void,
+): { what: string; restore: () => void } | undefined {
   const last = cpus().length - 1;
   if (clientPid === undefined || last < 1) return undefined;
   const taskset = (...args: string[]) => spawnSync('taskset', args, { encoding: 'utf8' }).status === 0;
@@ -433,15 +484,22 @@ function pinCpus(clientPid: number | undefined, log: (line: string) => void): { 
   }
   const main = last === 1 ? '0' : `0-${last - 1}`;
   const restore = () => {
-    if (!taskset('-a', '-p', '-c', original, String(process.pid))) log(`stream: could not give the server's threads back CPUs ${original}`);
+    if (!taskset('-a', '-p', '-c', original, String(process.pid)))
+      log(`stream: could not give the server's threads back CPUs ${original}`);
   };
   if (!taskset('-a', '-p', '-c', String(last), String(clientPid))) return undefined;
-  if (!taskset('-a', '-p', '-c', String(last), String(process.pid)) || !taskset('-p', '-c', main, String(process.pid))) {
+  if (
+    !taskset('-a', '-p', '-c', String(last), String(process.pid)) ||
+    !taskset('-p', '-c', main, String(process.pid))
+  ) {
     restore();
     log('stream: pinning the server failed (the client process stays on its CPU)');
     return undefined;
   }
-  return { what: `client process on CPU ${last}, server main thread on CPU ${main}, server helper threads on CPU ${last}`, restore };
+  return {
+    what: `client process on CPU ${last}, server main thread on CPU ${main}, server helper threads on CPU ${last}`,
+    restore,
+  };
 }
 
 /** Time the hypervisor took from this machine's CPUs (all together), ms; undefined where /proc/stat is missing. */
@@ -478,7 +536,9 @@ function checkFileLimit(clients: number): void {
   const limit = out === 'unlimited' ? Infinity : Number(out);
   const needed = clients + WARMUP_CLIENTS + 200;
   if (Number.isFinite(limit) && limit < needed) {
-    throw new Error(`the stream benchmark opens ${clients} sockets in each of two processes: raise the open-file limit (ulimit -n ${needed}; it is ${out})`);
+    throw new Error(
+      `the stream benchmark opens ${clients} sockets in each of two processes: raise the open-file limit (ulimit -n ${needed}; it is ${out})`,
+    );
   }
 }
 

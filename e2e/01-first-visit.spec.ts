@@ -3,7 +3,10 @@ import { chart, waitForCandles } from './support/chart';
 import { expect, test } from './support/fixtures';
 import { deepestPool } from './support/market';
 
-test('first visit: the default Aggregate pair renders candles, the header shows logo and stats', async ({ page, request }, testInfo) => {
+test('first visit: the default Aggregate pair renders candles, the header shows logo and stats', async ({
+  page,
+  request,
+}, testInfo) => {
   const deepest = await deepestPool(request, 'Aggregate');
 
   await page.goto('/');
@@ -42,7 +45,15 @@ test('first visit: the default Aggregate pair renders candles, the header shows 
   const price = header.getByTestId('header-price');
   await expect(price).toBeVisible();
   expect(Number(await price.getAttribute('data-value'))).toBeGreaterThan(0);
-  for (const id of ['header-change-1h', 'header-change-24h', 'header-tvl', 'header-tvl-change-1h', 'header-tvl-change', 'header-volume-1h', 'header-volume-24h']) {
+  for (const id of [
+    'header-change-1h',
+    'header-change-24h',
+    'header-tvl',
+    'header-tvl-change-1h',
+    'header-tvl-change',
+    'header-volume-1h',
+    'header-volume-24h',
+  ]) {
     await expect(header.getByTestId(id), id).toHaveText(/\d/);
   }
   await expect(page.getByTestId('header-loading')).toHaveCount(0);

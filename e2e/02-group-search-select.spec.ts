@@ -6,9 +6,15 @@ const GROUP = 'MinswapV2';
 const TARGET = 'ADA.INDY_MinswapV2_Pool1';
 const TYPED = 'ind';
 
-test('group, search, select: a DEX group, part of a ticker, a keyboard pick; chart, URL and header follow', async ({ page, request }) => {
+test('group, search, select: a DEX group, part of a ticker, a keyboard pick; chart, URL and header follow', async ({
+  page,
+  request,
+}) => {
   const symbols = await groupSymbols(request, GROUP);
-  expect(symbols.map((s) => s.symbol), `the seeded market has ${TARGET}`).toContain(TARGET);
+  expect(
+    symbols.map((s) => s.symbol),
+    `the seeded market has ${TARGET}`,
+  ).toContain(TARGET);
   const start = await deepestPool(request, 'Aggregate');
 
   await page.goto('/');

@@ -49,7 +49,14 @@ test('every resolution renders bars at its spacing', async ({ page, request }) =
       expect(server.map((b) => b.time).filter((t) => t < last)).toEqual(settled.map((b) => b.time));
       for (const [i, bar] of settled.entries()) {
         const other = server[i];
-        expect(other && close(other.open, bar.open) && close(other.close, bar.close) && close(other.high, bar.high) && close(other.low, bar.low), `bar ${bar.time} OHLC`).toBe(true);
+        expect(
+          other &&
+            close(other.open, bar.open) &&
+            close(other.close, bar.close) &&
+            close(other.high, bar.high) &&
+            close(other.low, bar.low),
+          `bar ${bar.time} OHLC`,
+        ).toBe(true);
       }
     });
   }

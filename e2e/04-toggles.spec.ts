@@ -68,7 +68,9 @@ test('volume, TVL, log scale and theme toggles work and survive a reload', async
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
   await expect(chart(page)).toHaveAttribute('data-theme', 'light');
   await expect(page.getByTestId('theme-toggle')).toHaveAttribute('data-theme', 'light');
-  await expect.poll(async () => meanLuminance(await shot(page)), 'the chart turns light').toBeGreaterThan(darkLuminance + 80);
+  await expect
+    .poll(async () => meanLuminance(await shot(page)), 'the chart turns light')
+    .toBeGreaterThan(darkLuminance + 80);
   const beforeReload = await shot(page);
 
   // Everything survives a reload: the buttons, the page's theme and the chart as drawn.
@@ -81,8 +83,13 @@ test('volume, TVL, log scale and theme toggles work and survive a reload', async
   await expectPressed(light, true);
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
   await expect(chart(page)).toHaveAttribute('data-theme', 'light');
-  await expect.poll(async () => pixelDifference(beforeReload, await shot(page)), 'the chart looks as before the reload').toBeLessThan(0.002);
-  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('cardano-dex-charts:preferences') ?? '{}') as { state?: Record<string, unknown> });
+  await expect
+    .poll(async () => pixelDifference(beforeReload, await shot(page)), 'the chart looks as before the reload')
+    .toBeLessThan(0.002);
+  const stored = await page.evaluate(
+    () =>
+      JSON.parse(localStorage.getItem('cardano-dex-charts:preferences') ?? '{}') as { state?: Record<string, unknown> },
+  );
   expect(stored.state).toMatchObject({ theme: 'light', showVolume: true, showTvl: false, logScale: true });
 
   // And back: the dark theme and linear scale, again after a reload.

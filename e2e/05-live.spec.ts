@@ -1,5 +1,12 @@
 import type { APIRequestContext, Page, Route } from '@playwright/test';
-import { chartAttributes, close, expectConnection, headerPrice, waitForCandles, type ChartAttributes } from './support/chart';
+import {
+  chartAttributes,
+  close,
+  expectConnection,
+  headerPrice,
+  waitForCandles,
+  type ChartAttributes,
+} from './support/chart';
 import { expect, test } from './support/fixtures';
 import { deepestPool, poolStats, tradeUntilPoolMoves, type Origin } from './support/market';
 import { ServerProcess } from './support/server-process';
@@ -9,9 +16,18 @@ import { ServerProcess } from './support/server-process';
  * change and to show the server's new price. How long the page took is noted with the results (speed
  * is the benchmarks' business, not a timed assertion's).
  */
-async function expectPageFollowsTrade(page: Page, request: APIRequestContext, pool: string, label: string, origin: Origin = ''): Promise<void> {
+async function expectPageFollowsTrade(
+  page: Page,
+  request: APIRequestContext,
+  pool: string,
+  label: string,
+  origin: Origin = '',
+): Promise<void> {
   // What the page shows just before the block that trades the pair.
-  let shown: { chart: ChartAttributes; price: number } = { chart: await chartAttributes(page), price: await headerPrice(page) };
+  let shown: { chart: ChartAttributes; price: number } = {
+    chart: await chartAttributes(page),
+    price: await headerPrice(page),
+  };
   const move = await tradeUntilPoolMoves(request, pool, {
     origin,
     beforeBlock: async () => {
@@ -22,17 +38,25 @@ async function expectPageFollowsTrade(page: Page, request: APIRequestContext, po
   // Both change: the trade event reached the page.
   const changed = async () => {
     const now = await chartAttributes(page);
-    const candle = now.lastClose !== shown.chart.lastClose || now.lastTime !== shown.chart.lastTime || now.bars !== shown.chart.bars;
+    const candle =
+      now.lastClose !== shown.chart.lastClose || now.lastTime !== shown.chart.lastTime || now.bars !== shown.chart.bars;
     return candle && (await headerPrice(page)) !== shown.price;
   };
-  await expect.poll(changed, { message: `${label}: the last candle and the header change`, intervals: [25] }).toBe(true);
-  test.info().annotations.push({ type: 'latency', description: `${label}: the pair traded in block ${move.blocks}; the page followed within ${Date.now() - move.sentAt} ms` });
+  await expect
+    .poll(changed, { message: `${label}: the last candle and the header change`, intervals: [25] })
+    .toBe(true);
+  test.info().annotations.push({
+    type: 'latency',
+    description: `${label}: the pair traded in block ${move.blocks}; the page followed within ${Date.now() - move.sentAt} ms`,
+  });
 
   // The new candle and the header agree with the server (a background block may move it again: retry).
   await expect(async () => {
     const server = await poolStats(request, pool, origin);
     const now = await chartAttributes(page);
-    expect(close(now.lastClose, server.current_price), `chart close ${now.lastClose} vs ${server.current_price}`).toBe(true);
+    expect(close(now.lastClose, server.current_price), `chart close ${now.lastClose} vs ${server.current_price}`).toBe(
+      true,
+    );
     expect(close(await headerPrice(page), server.current_price)).toBe(true);
     expect(now.lastTime).toBeGreaterThanOrEqual(shown.chart.lastTime);
   }).toPass({ timeout: 5_000, intervals: [100] });
@@ -60,14 +84,21 @@ test('live: the market trades, the last candle and the header follow; status sho
 
 // Regression: a browser arriving after the gateway closed its idle upstream subscription was told
 // `connected` at once, before the new subscription was live, and missed the trades of that moment.
-test('live: the first browser after the gateway went idle follows the first trade', async ({ page, request }, testInfo) => {
+test('live: the first browser after the gateway went idle follows the first trade', async ({
+  page,
+  request,
+}, testInfo) => {
   test.setTimeout(60_000);
-  const server = await ServerProcess.create({ logFile: testInfo.outputPath('server.log'), env: { GATEWAY_IDLE_LINGER_MS: '1' } });
+  const server = await ServerProcess.create({
+    logFile: testInfo.outputPath('server.log'),
+    env: { GATEWAY_IDLE_LINGER_MS: '1' },
+  });
   try {
     await server.start();
     const origin = server.origin;
     const pair = await deepestPool(request, 'Aggregate', origin);
-    const upstreamStreams = async () => ((await (await request.get(`${origin}/healthz`)).json()) as { streams: number }).streams;
+    const upstreamStreams = async () =>
+      ((await (await request.get(`${origin}/healthz`)).json()) as { streams: number }).streams;
 
     await openLive(page, pair.symbol, origin);
     expect(await upstreamStreams()).toBe(1);
@@ -86,7 +117,11 @@ test('live: the first browser after the gateway went idle follows the first trad
     await expect(page.getByTestId('connection-status')).not.toHaveAttribute('data-state', 'live');
     for (const route of held.splice(0)) await route.continue();
     // Noticed within a frame: "live" must already mean the gateway carries the pool upstream.
-    await page.waitForFunction(() => document.querySelector('[data-testid="connection-status"]')?.getAttribute('data-state') === 'live', null, { polling: 'raf' });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="connection-status"]')?.getAttribute('data-state') === 'live',
+      null,
+      { polling: 'raf' },
+    );
     expect(await upstreamStreams(), 'an upstream stream carries the pool when the page says live').toBe(1);
     await expectPageFollowsTrade(page, request, pair.ticker, 'after idle', origin);
   } finally {

@@ -1,19 +1,38 @@
-import { chartAttributes, close, exportVisibleBars, expectConnection, headerPrice, waitForCandles } from './support/chart';
+import {
+  chartAttributes,
+  close,
+  exportVisibleBars,
+  expectConnection,
+  headerPrice,
+  waitForCandles,
+} from './support/chart';
 import { expect, test } from './support/fixtures';
 import { deepestPool, gatewayHistory, tradeUntilPoolMoves } from './support/market';
 import { ServerProcess } from './support/server-process';
 
 const LIVE_ROUTE = '**/gw/v1/live?**';
 
-test('reconnect: the server restarts, the page shows reconnecting, then live, and no bar is missing', async ({ page, request }, testInfo) => {
+test('reconnect: the server restarts, the page shows reconnecting, then live, and no bar is missing', async ({
+  page,
+  request,
+}, testInfo) => {
   test.setTimeout(90_000);
   // A server of our own: this test kills it. A short `retry:` hint brings the browser back quickly.
-  const server = await ServerProcess.create({ logFile: testInfo.outputPath('server.log'), env: { GATEWAY_RETRY_MS: '300' } });
+  const server = await ServerProcess.create({
+    logFile: testInfo.outputPath('server.log'),
+    env: { GATEWAY_RETRY_MS: '300' },
+  });
   // What happened to the live connection (kept with the test's results).
   const liveLog: string[] = [];
   const t0 = Date.now();
   page.on('request', (r) => void (r.url().includes('/gw/v1/live') && liveLog.push(`${Date.now() - t0} ms request`)));
-  page.on('requestfailed', (r) => void (r.url().includes('/gw/v1/live') && liveLog.push(`${Date.now() - t0} ms failed ${r.failure()?.errorText ?? ''}`)));
+  page.on(
+    'requestfailed',
+    (r) =>
+      void (
+        r.url().includes('/gw/v1/live') && liveLog.push(`${Date.now() - t0} ms failed ${r.failure()?.errorText ?? ''}`)
+      ),
+  );
   page.on('console', (m) => void liveLog.push(`${Date.now() - t0} ms console ${m.type()}: ${m.text()}`));
   const note = (what: string) => void liveLog.push(`${Date.now() - t0} ms --- ${what}`);
   try {
@@ -47,12 +66,18 @@ test('reconnect: the server restarts, the page shows reconnecting, then live, an
     await expect(page.getByTestId('connection-status')).toHaveText('Live');
     await expect(page.getByTestId('price-chart')).toHaveAttribute('data-live', 'true');
     // The page caught up with what it missed (the gateway asked it to resync) ...
-    await expect.poll(async () => close((await chartAttributes(page)).lastClose, missed.after.current_price), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => close((await chartAttributes(page)).lastClose, missed.after.current_price), { timeout: 10_000 })
+      .toBe(true);
 
     // ... and follows new trades again.
     const next = await tradeUntilPoolMoves(request, pair.ticker, { origin });
-    await expect.poll(async () => close((await chartAttributes(page)).lastClose, next.after.current_price), { timeout: 5_000 }).toBe(true);
-    await expect.poll(async () => close(await headerPrice(page), next.after.current_price), { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => close((await chartAttributes(page)).lastClose, next.after.current_price), { timeout: 5_000 })
+      .toBe(true);
+    await expect
+      .poll(async () => close(await headerPrice(page), next.after.current_price), { timeout: 5_000 })
+      .toBe(true);
 
     // No bar is missing: every bar the chart holds is the server's, over the whole loaded span ...
     const attrs = await chartAttributes(page);
@@ -68,7 +93,13 @@ test('reconnect: the server restarts, the page shows reconnecting, then live, an
     expect(shown.map((b) => b.time)).toEqual(history.map((b) => b.time));
     for (const [i, bar] of shown.entries()) {
       const other = history[i];
-      const same = other !== undefined && close(bar.open, other.open) && close(bar.high, other.high) && close(bar.low, other.low) && close(bar.close, other.close) && close(bar.volume, other.volume, 1e-6);
+      const same =
+        other !== undefined &&
+        close(bar.open, other.open) &&
+        close(bar.high, other.high) &&
+        close(bar.low, other.low) &&
+        close(bar.close, other.close) &&
+        close(bar.volume, other.volume, 1e-6);
       expect(same, `bar ${bar.time}: ${JSON.stringify(bar)} vs ${JSON.stringify(other)}`).toBe(true);
     }
   } finally {

@@ -7,7 +7,10 @@ import { poolOf } from './support/market';
 async function expectShown(page: Page, group: string, symbol: string, res: string, ticker: string): Promise<void> {
   await expect.poll(() => Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ group, symbol, res });
   await waitForCandles(page, { symbol, resolution: res });
-  await expect(page.getByRole('group', { name: 'Resolution' }).locator('[aria-pressed="true"]')).toHaveAttribute('data-testid', `resolution-${res}`);
+  await expect(page.getByRole('group', { name: 'Resolution' }).locator('[aria-pressed="true"]')).toHaveAttribute(
+    'data-testid',
+    `resolution-${res}`,
+  );
   await expect(page.getByRole('combobox', { name: 'Group' })).toHaveValue(group);
   await expect(page.getByTestId('header-ticker')).toHaveText(ticker);
   await expect(page.getByTestId('token-header')).toContainText(`${ticker}/ADA · ${group}`);

@@ -24,13 +24,19 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-test('security: over a whole session the browser never sees an API key, sends no Authorization header, and the built JS holds no key', async ({ page, context, request }, testInfo) => {
+test('security: over a whole session the browser never sees an API key, sends no Authorization header, and the built JS holds no key', async ({
+  page,
+  context,
+  request,
+}, testInfo) => {
   test.setTimeout(60_000);
   const devKey = devKeyOf(E2E_DATA_DIR);
   const secrets = [E2E_API_KEY, ...(devKey ? [devKey] : [])];
 
   // The configured key is a real, working secret of this server (so there is something to leak).
-  expect((await request.get('/api/v1/groups', { headers: { Authorization: `Bearer ${E2E_API_KEY}` } })).status()).toBe(200);
+  expect((await request.get('/api/v1/groups', { headers: { Authorization: `Bearer ${E2E_API_KEY}` } })).status()).toBe(
+    200,
+  );
   expect((await request.get('/api/v1/groups')).status()).toBe(401);
 
   // Record everything the browser sends and receives.
@@ -43,8 +49,12 @@ test('security: over a whole session the browser never sees an API key, sends no
     requests++;
     pending.push(
       req.allHeaders().then((headers) => {
-        if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) authorization.push(`${req.method()} ${req.url()}`);
-        seen.push({ where: `request ${req.method()} ${req.url()}`, text: [req.url(), JSON.stringify(headers), req.postData() ?? ''].join('\n') });
+        if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization'))
+          authorization.push(`${req.method()} ${req.url()}`);
+        seen.push({
+          where: `request ${req.method()} ${req.url()}`,
+          text: [req.url(), JSON.stringify(headers), req.postData() ?? ''].join('\n'),
+        });
       }),
     );
   };
@@ -114,7 +124,11 @@ test('security: over a whole session the browser never sees an API key, sends no
   context.off('response', onResponse);
   await Promise.all(pending);
   await testInfo.attach('network-log.json', {
-    body: JSON.stringify(seen.map((s) => ({ where: s.where, text: s.text.slice(0, 2000) })), null, 1),
+    body: JSON.stringify(
+      seen.map((s) => ({ where: s.where, text: s.text.slice(0, 2000) })),
+      null,
+      1,
+    ),
     contentType: 'application/json',
   });
 
@@ -126,22 +140,34 @@ test('security: over a whole session the browser never sees an API key, sends no
 
   // Every finding is reported at once.
   expect.soft(authorization, 'requests with an Authorization header').toEqual([]);
-  expect.soft(seen.flatMap((s) => secretsIn(s.text, s.where, secrets)), 'keys seen by the browser').toEqual([]);
+  expect
+    .soft(
+      seen.flatMap((s) => secretsIn(s.text, s.where, secrets)),
+      'keys seen by the browser',
+    )
+    .toEqual([]);
   // Only the gateway: the browser never called the key-protected API.
-  expect.soft(seen.filter((s) => s.where.startsWith('request') && s.where.includes('/api/v1/')).map((s) => s.where)).toEqual([]);
+  expect
+    .soft(seen.filter((s) => s.where.startsWith('request') && s.where.includes('/api/v1/')).map((s) => s.where))
+    .toEqual([]);
 
   // The build: no key in any file the server ships (JS, source maps, HTML).
   const built = filesUnder('dist');
   expect(built.some((f) => /assets\/.*\.js$/.test(f))).toBe(true);
   const inBuild = built.flatMap((file) => {
     const text = readFileSync(file, 'utf8');
-    return [...secretsIn(text, file, secrets), ...(text.includes('e2e-secret') ? [`${file}: mentions the e2e key`] : [])];
+    return [
+      ...secretsIn(text, file, secrets),
+      ...(text.includes('e2e-secret') ? [`${file}: mentions the e2e key`] : []),
+    ];
   });
   expect.soft(inBuild, 'keys in the build').toEqual([]);
   expect(GENERATED_KEY.test(readFileSync(join('dist', 'index.html'), 'utf8'))).toBe(false);
 });
 
-test('security: the market control exists only when asked for, and can never be turned on in production', async ({ request }, testInfo) => {
+test('security: the market control exists only when asked for, and can never be turned on in production', async ({
+  request,
+}, testInfo) => {
   test.setTimeout(60_000);
   // Asked for under NODE_ENV=production (by flag or by variable): the server refuses to start.
   const dataDir = mkdtempSync(join(tmpdir(), 'cdx-e2e-prod-'));
@@ -151,11 +177,28 @@ test('security: the market control exists only when asked for, and can never be 
       [['--test-controls'], {}],
       [[], { MARKET_TEST_CONTROLS: '1' }],
     ] as const) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', port, '--data-dir', dataDir, '--pools', '300', '--days', '2', ...args], {
-        env: { ...process.env, ...env, NODE_ENV: 'production' },
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      const run = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/server/cli/serve.ts',
+          '--port',
+          port,
+          '--data-dir',
+          dataDir,
+          '--pools',
+          '300',
+          '--days',
+          '2',
+          ...args,
+        ],
+        {
+          env: { ...process.env, ...env, NODE_ENV: 'production' },
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
       expect(run.status, `serve ${args.join(' ')} ${JSON.stringify(env)} under NODE_ENV=production`).toBe(1);
       expect(run.stderr).toContain('Test controls can never be enabled in production');
     }
@@ -175,7 +218,10 @@ test('security: the market control exists only when asked for, and can never be 
   }
 });
 
-test('security: /docs keeps a key typed in Authorize in its tab only, and forgets one an earlier version stored', async ({ page, context }) => {
+test('security: /docs keeps a key typed in Authorize in its tab only, and forgets one an earlier version stored', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(60_000);
   await page.goto('/docs');
   await expect(page.getByRole('note')).toContainText('A key you type in Authorize stays in this tab only');
@@ -185,7 +231,9 @@ test('security: /docs keeps a key typed in Authorize in its tab only, and forget
   await dialog.locator('input').first().fill(E2E_API_KEY);
   await dialog.getByRole('button', { name: 'Apply credentials' }).click();
   await dialog.getByRole('button', { name: 'Close' }).first().click();
-  const groups = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path[data-path="/api/v1/groups"]') });
+  const groups = page
+    .locator('.opblock')
+    .filter({ has: page.locator('.opblock-summary-path[data-path="/api/v1/groups"]') });
   await groups.locator('.opblock-summary-control').click();
   await groups.getByRole('button', { name: 'Try it out' }).click();
   await groups.getByRole('button', { name: 'Execute' }).click();
@@ -203,19 +251,31 @@ test('security: /docs keeps a key typed in Authorize in its tab only, and forget
   expect(JSON.stringify(await context.storageState())).not.toContain(E2E_API_KEY);
 
   // What an earlier /docs (persistAuthorization on) left in localStorage is removed on the next load.
-  await page.evaluate((key) => localStorage.setItem('authorized', JSON.stringify({ bearerAuth: { name: 'bearerAuth', schema: { type: 'http', scheme: 'bearer' }, value: key } })), E2E_API_KEY);
+  await page.evaluate(
+    (key) =>
+      localStorage.setItem(
+        'authorized',
+        JSON.stringify({ bearerAuth: { name: 'bearerAuth', schema: { type: 'http', scheme: 'bearer' }, value: key } }),
+      ),
+    E2E_API_KEY,
+  );
   await page.reload();
   await expect(page.getByRole('note')).toBeVisible();
   await expect.poll(() => page.evaluate(() => localStorage.getItem('authorized'))).toBeNull();
   // And the reloaded tab holds no key: the same request is refused.
-  const again = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path[data-path="/api/v1/groups"]') });
+  const again = page
+    .locator('.opblock')
+    .filter({ has: page.locator('.opblock-summary-path[data-path="/api/v1/groups"]') });
   await again.locator('.opblock-summary-control').click();
   await again.getByRole('button', { name: 'Try it out' }).click();
   await again.getByRole('button', { name: 'Execute' }).click();
   await expect(again.locator('.live-responses-table tr.response .response-col_status').first()).toHaveText(/^\s*401/);
 });
 
-test('security: the page cannot be framed by another site, and an inline script injected into it does not run', async ({ page, contentSecurity }) => {
+test('security: the page cannot be framed by another site, and an inline script injected into it does not run', async ({
+  page,
+  contentSecurity,
+}) => {
   await page.goto('/');
   await waitForCandles(page);
   // Markup an attacker managed to inject (a token name that escaped, say): its script is refused.
@@ -231,10 +291,14 @@ test('security: the page cannot be framed by another site, and an inline script 
     return (window as unknown as { __injected?: boolean }).__injected === true;
   });
   expect(ran).toBe(false);
-  await expect.poll(() => contentSecurity.filter((v) => v.directive.startsWith('script-src')).length).toBeGreaterThanOrEqual(2);
+  await expect
+    .poll(() => contentSecurity.filter((v) => v.directive.startsWith('script-src')).length)
+    .toBeGreaterThanOrEqual(2);
 
   // What this test provoked on purpose is not a defect of the flow.
-  const provoked = contentSecurity.filter((v) => v.directive.startsWith('script-src') || /Executing inline/.test(v.sample));
+  const provoked = contentSecurity.filter(
+    (v) => v.directive.startsWith('script-src') || /Executing inline/.test(v.sample),
+  );
   expect(provoked.length).toBeGreaterThanOrEqual(2);
   contentSecurity.splice(0, contentSecurity.length, ...contentSecurity.filter((v) => !provoked.includes(v)));
 

@@ -14,7 +14,10 @@ async function expectChartError(page: Page, message: RegExp): Promise<void> {
   await expect(alert.getByRole('button', { name: 'Retry' })).toBeVisible();
 }
 
-test('errors: an unknown symbol in the URL shows a clear message, a retry and a way back to a chart', async ({ page, request }) => {
+test('errors: an unknown symbol in the URL shows a clear message, a retry and a way back to a chart', async ({
+  page,
+  request,
+}) => {
   const deepest = await deepestPool(request, 'Aggregate');
   await page.goto('/?group=Aggregate&symbol=ADA.NOPE_Aggregate_Pool1&res=60');
   const alert = page.getByRole('alert').filter({ has: page.getByTestId('symbol-error-message') });
@@ -43,16 +46,23 @@ test('errors: an unknown symbol in the URL shows a clear message, a retry and a 
 
   // An unknown ticker and an unknown group say what they are.
   await page.goto('/?group=Aggregate&symbol=NOSUCHTOKEN');
-  await expect(page.getByTestId('symbol-error-message')).toHaveText('Unknown symbol: NOSUCHTOKEN (no pair of that ticker on Aggregate)');
+  await expect(page.getByTestId('symbol-error-message')).toHaveText(
+    'Unknown symbol: NOSUCHTOKEN (no pair of that ticker on Aggregate)',
+  );
   await page.goto('/?group=NoSuchDex');
   await expect(page.getByTestId('symbol-error-message')).toContainText('NoSuchDex');
   await expect(page.getByTestId('symbol-error-message')).toContainText('MinswapV2');
   await expect(page.getByTestId('symbol-error-retry')).toBeVisible();
 });
 
-test('errors: a stopped server shows a clear message and a Retry that works once it is back', async ({ page }, testInfo) => {
+test('errors: a stopped server shows a clear message and a Retry that works once it is back', async ({
+  page,
+}, testInfo) => {
   test.setTimeout(90_000);
-  const server = await ServerProcess.create({ logFile: testInfo.outputPath('server.log'), env: { GATEWAY_RETRY_MS: '300' } });
+  const server = await ServerProcess.create({
+    logFile: testInfo.outputPath('server.log'),
+    env: { GATEWAY_RETRY_MS: '300' },
+  });
   try {
     await server.start();
     await page.goto(`${server.origin}/?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60`);
@@ -80,15 +90,26 @@ test('errors: a stopped server shows a clear message and a Retry that works once
   }
 });
 
-test('errors: the data service stopped behind the gateway shows the gateway’s message and a Retry', async ({ page }, testInfo) => {
+test('errors: the data service stopped behind the gateway shows the gateway’s message and a Retry', async ({
+  page,
+}, testInfo) => {
   test.setTimeout(90_000);
   const key = 'e2e-upstream-key-0123456789';
-  const service = await ServerProcess.create({ logFile: testInfo.outputPath('service.log'), env: { TOKEN_API_KEYS: `${key}:enterprise` } });
+  const service = await ServerProcess.create({
+    logFile: testInfo.outputPath('service.log'),
+    env: { TOKEN_API_KEYS: `${key}:enterprise` },
+  });
   const gateway = await ServerProcess.create({
     logFile: testInfo.outputPath('gateway.log'),
     testControls: false,
     readyPath: '/gw/v1/info',
-    env: { UPSTREAM_URL: service.origin, UPSTREAM_API_KEY: key, GATEWAY_RETRY_MS: '300', GATEWAY_BACKOFF_INITIAL_MS: '200', GATEWAY_BACKOFF_MAX_MS: '500' },
+    env: {
+      UPSTREAM_URL: service.origin,
+      UPSTREAM_API_KEY: key,
+      GATEWAY_RETRY_MS: '300',
+      GATEWAY_BACKOFF_INITIAL_MS: '200',
+      GATEWAY_BACKOFF_MAX_MS: '500',
+    },
   });
   try {
     await service.start();
@@ -114,7 +135,10 @@ test('errors: the data service stopped behind the gateway shows the gateway’s 
   }
 });
 
-test('errors: a part of the page whose code cannot be fetched says so in its place, the chart goes on, and a reload brings it', async ({ page, request }) => {
+test('errors: a part of the page whose code cannot be fetched says so in its place, the chart goes on, and a reload brings it', async ({
+  page,
+  request,
+}) => {
   const deepest = await deepestPool(request, 'Aggregate');
   // The trades', the search's and the exports' (CSV and PNG makers) chunks fail to load, as when the server is down
   // the moment they are asked for (a browser keeps such a module failed until the page is reloaded).
@@ -133,12 +157,16 @@ test('errors: a part of the page whose code cannot be fetched says so in its pla
 
   // The search says why it cannot search.
   await page.getByRole('combobox', { name: 'Search pairs' }).fill('snek');
-  await expect(page.getByTestId('search-status')).toHaveText(/^Search is unavailable: The search's code could not load \(.+\): reload the page$/);
+  await expect(page.getByTestId('search-status')).toHaveText(
+    /^Search is unavailable: The search's code could not load \(.+\): reload the page$/,
+  );
   await page.keyboard.press('Escape');
 
   // So does the export.
   await page.getByTestId('export-csv').click();
-  await expect(page.getByTestId('export-error')).toHaveText(/^The export could not load \(.+\): reload the page to try again$/);
+  await expect(page.getByTestId('export-error')).toHaveText(
+    /^The export could not load \(.+\): reload the page to try again$/,
+  );
 
   // Back online: the part's own button reloads the page, and everything is there.
   await page.unroute(chunks);

@@ -3,7 +3,10 @@ import { waitForCandles } from './support/chart';
 import { expect, test } from './support/fixtures';
 import { deepestPool } from './support/market';
 
-test('accessibility: no WCAG A/AA violation (labels, contrast, landmarks) in either theme; keyboard focus follows the layout', async ({ page, request }) => {
+test('accessibility: no WCAG A/AA violation (labels, contrast, landmarks) in either theme; keyboard focus follows the layout', async ({
+  page,
+  request,
+}) => {
   // Two full axe scans: half a minute on a busy 2-core machine.
   test.setTimeout(60_000);
   const deepest = await deepestPool(request, 'Aggregate');
@@ -24,7 +27,15 @@ test('accessibility: no WCAG A/AA violation (labels, contrast, landmarks) in eit
     await page.keyboard.press('Tab');
     const focused = page.locator(':focus');
     await expect(focused).toBeVisible();
-    stops.push(await focused.evaluate((el) => el.getAttribute('aria-label') ?? (el as HTMLInputElement).labels?.[0]?.textContent?.trim() ?? el.textContent?.trim() ?? ''));
+    stops.push(
+      await focused.evaluate(
+        (el) =>
+          el.getAttribute('aria-label') ??
+          (el as HTMLInputElement).labels?.[0]?.textContent?.trim() ??
+          el.textContent?.trim() ??
+          '',
+      ),
+    );
   }
   // The top bar left to right, the token header (its identity column, then its action), the toolbar.
   expect(stops).toEqual([
@@ -48,7 +59,10 @@ test('accessibility: no WCAG A/AA violation (labels, contrast, landmarks) in eit
   ]);
 });
 
-test('phone width: the page fits the screen, draws candles, and a pair can be searched and picked', async ({ page, request }) => {
+test('phone width: the page fits the screen, draws candles, and a pair can be searched and picked', async ({
+  page,
+  request,
+}) => {
   await page.setViewportSize({ width: 390, height: 844 });
   const deepest = await deepestPool(request, 'Aggregate');
   await page.goto(`/?symbol=${deepest.symbol}`);
@@ -68,7 +82,10 @@ test('phone width: the page fits the screen, draws candles, and a pair can be se
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
 
-test('accessibility with the indicator menu open, the RSI pane showing and prices in USD, in both themes', async ({ page, request }) => {
+test('accessibility with the indicator menu open, the RSI pane showing and prices in USD, in both themes', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(60_000);
   const deepest = await deepestPool(request, 'Aggregate');
   await page.goto(`/?symbol=${deepest.symbol}&ind=sma20,bb20-2,rsi14&cur=usd`);

@@ -17,9 +17,14 @@ test('trades tape: stored trades on open, a new trade on top, older ones on scro
   // A row: time, side, price, value, both amounts, the DEX of the Aggregate's pool that traded.
   const cells = rows.first().locator('span');
   await expect(cells.nth(1)).toHaveText(/^(Buy|Sell)$/);
-  await expect(rows.first().getByTestId('tape-dex')).toHaveText(/^(Minswap|MinswapV2|SundaeSwap|SundaeSwapV3|WingRiders|WingRidersV2|Spectrum|Splash|MuesliSwap|VyFi)$/);
+  await expect(rows.first().getByTestId('tape-dex')).toHaveText(
+    /^(Minswap|MinswapV2|SundaeSwap|SundaeSwapV3|WingRiders|WingRidersV2|Spectrum|Splash|MuesliSwap|VyFi)$/,
+  );
 
-  const server = async () => (await (await request.get(`/gw/v1/trades?pool=${pair.ticker}&limit=1`)).json()) as { trades: { id: string; price: number; base_amount: number }[] };
+  const server = async () =>
+    (await (await request.get(`/gw/v1/trades?pool=${pair.ticker}&limit=1`)).json()) as {
+      trades: { id: string; price: number; base_amount: number }[];
+    };
   const before = (await server()).trades[0]?.id;
   await tradeUntilPoolMoves(request, pair.ticker);
   const newest = (await server()).trades[0];
@@ -41,14 +46,19 @@ test('trades tape: stored trades on open, a new trade on top, older ones on scro
   await expect.poll(async () => Number(await list.getAttribute('data-count'))).toBeGreaterThan(first);
 });
 
-test('pools of an Aggregate: DEX, TVL share, deviation and volume; a click opens that pool\'s chart', async ({ page, request }) => {
+test("pools of an Aggregate: DEX, TVL share, deviation and volume; a click opens that pool's chart", async ({
+  page,
+  request,
+}) => {
   const pair = await deepestPool(request, 'Aggregate');
   await page.goto(`/?group=Aggregate&symbol=${pair.symbol}`);
   await waitForCandles(page, { symbol: pair.symbol });
   const panel = page.getByTestId('pair-pools');
   const rows = panel.getByTestId('pair-pool');
   await expect(rows.first()).toBeVisible();
-  const server = (await (await request.get(`/gw/v1/pair-pools?pool=${pair.ticker}`)).json()) as { pools: { symbol: string; group: string; share: number }[] };
+  const server = (await (await request.get(`/gw/v1/pair-pools?pool=${pair.ticker}`)).json()) as {
+    pools: { symbol: string; group: string; share: number }[];
+  };
   await expect(rows).toHaveCount(server.pools.length);
   const shares = (await panel.getByTestId('pool-share').allInnerTexts()).map((t) => Number(t.replace('%', '')));
   expect(Math.abs(shares.reduce((a, b) => a + b, 0) - 100)).toBeLessThan(0.5);

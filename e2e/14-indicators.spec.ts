@@ -5,7 +5,9 @@ import { expect, test } from './support/fixtures';
  * Indicators: SMA, EMA, Bollinger bands and VWAP over the price, RSI in a pane of its own, with
  * editable parameters, kept in the URL and in the preferences.
  */
-test('indicators: added and tuned from the menu, drawn on the chart (RSI in its own pane), kept in the URL and preferences', async ({ page }) => {
+test('indicators: added and tuned from the menu, drawn on the chart (RSI in its own pane), kept in the URL and preferences', async ({
+  page,
+}) => {
   await page.goto('/');
   await waitForCandles(page);
   const chart = page.getByTestId('price-chart');

@@ -21,13 +21,18 @@ async function ready(page: Page): Promise<void> {
 
 /** What the rows in the page were sorted by, top to bottom (NaN: not known). */
 async function sortValues(page: Page): Promise<number[]> {
-  return (await rows(page).evaluateAll((elements) => elements.map((e) => e.getAttribute('data-sort-value') ?? ''))).map((v) => (v === '' ? Number.NaN : Number(v)));
+  return (await rows(page).evaluateAll((elements) => elements.map((e) => e.getAttribute('data-sort-value') ?? ''))).map(
+    (v) => (v === '' ? Number.NaN : Number(v)),
+  );
 }
 
 /** Known values in order, unknown ones after them. */
 function expectSorted(values: readonly number[], direction: 'asc' | 'desc'): void {
   const known = values.filter((v) => !Number.isNaN(v));
-  expect(values.slice(0, known.length).every((v) => !Number.isNaN(v)), 'unknown values last').toBe(true);
+  expect(
+    values.slice(0, known.length).every((v) => !Number.isNaN(v)),
+    'unknown values last',
+  ).toBe(true);
   for (let i = 1; i < known.length; i++) {
     const [a, b] = [known[i - 1] as number, known[i] as number];
     expect(direction === 'desc' ? a >= b : a <= b, `${a} then ${b} (${direction})`).toBe(true);
@@ -44,7 +49,10 @@ async function sortBy(page: Page, name: RegExp, key: string, direction: 'asc' | 
   return header;
 }
 
-test('market overview: from the chart, sort each column, filter, a live row, a row opens its chart and Back returns to the same place', async ({ page, request }) => {
+test('market overview: from the chart, sort each column, filter, a live row, a row opens its chart and Back returns to the same place', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(60_000);
   const deepest = await deepestPool(request, 'Aggregate');
   const stats = (await (await request.get('/gw/v1/group-stats?group=Aggregate')).json()) as { ticker: string[] };
@@ -80,13 +88,17 @@ test('market overview: from the chart, sort each column, filter, a live row, a r
     await expect(rows(page).first()).toHaveAttribute('data-symbol', deepest.symbol);
   });
 
-  await test.step('a row on screen follows its pair\'s trades', async () => {
+  await test.step("a row on screen follows its pair's trades", async () => {
     const first = rows(page).first();
     await tradeUntilPoolMoves(request, deepest.ticker);
     await expect(async () => {
       const server = await poolStats(request, deepest.ticker);
-      expect(close(Number(await first.getByTestId('overview-price').getAttribute('data-value')), server.current_price)).toBe(true);
-      expect(close(Number(await first.getByTestId('overview-tvl').getAttribute('data-value')), server.current_tvl)).toBe(true);
+      expect(
+        close(Number(await first.getByTestId('overview-price').getAttribute('data-value')), server.current_price),
+      ).toBe(true);
+      expect(
+        close(Number(await first.getByTestId('overview-tvl').getAttribute('data-value')), server.current_tvl),
+      ).toBe(true);
     }).toPass({ timeout: 10_000, intervals: [100] });
   });
 
@@ -95,7 +107,10 @@ test('market overview: from the chart, sort each column, filter, a live row, a r
     await filter.fill('snek');
     await expect(overview(page).getByTestId('overview-count')).toHaveText(/pairs? matching “snek”/);
     await expect(rows(page).first()).toBeVisible();
-    for (const symbol of await rows(page).evaluateAll((elements) => elements.map((e) => e.getAttribute('data-symbol') ?? ''))) expect(symbol).toMatch(/SNEK/i);
+    for (const symbol of await rows(page).evaluateAll((elements) =>
+      elements.map((e) => e.getAttribute('data-symbol') ?? ''),
+    ))
+      expect(symbol).toMatch(/SNEK/i);
     await filter.fill('');
     await expect(overview(page)).toHaveAttribute('data-count', String(stats.ticker.length));
   });
@@ -110,8 +125,13 @@ test('market overview: from the chart, sort each column, filter, a live row, a r
     const symbol = (await target.getAttribute('data-symbol')) ?? '';
     // Once the scroll has settled into the history entry (the overview keeps its place there), open the
     // pair by clicking its row (found by its pair: the list may be fetched again meanwhile, and sorted again).
-    await expect.poll(() => page.evaluate(() => (history.state as { overview?: { offset?: number } } | null)?.overview?.offset)).toBe(Math.round(offset));
-    await rows(page).filter({ has: page.locator(`xpath=self::*[@data-symbol="${symbol}"]`) }).getByTestId('overview-tvl').click();
+    await expect
+      .poll(() => page.evaluate(() => (history.state as { overview?: { offset?: number } } | null)?.overview?.offset))
+      .toBe(Math.round(offset));
+    await rows(page)
+      .filter({ has: page.locator(`xpath=self::*[@data-symbol="${symbol}"]`) })
+      .getByTestId('overview-tvl')
+      .click();
     await waitForCandles(page, { symbol });
     await expect(page).not.toHaveURL(/view=markets/);
     await page.goBack();
@@ -144,7 +164,9 @@ test('market overview: nothing moves as the rows come and their spreads fill in 
   const spreads = overview(page).locator('[data-testid="overview-spread"]:not([data-value=""])');
   await expect.poll(() => spreads.count(), { timeout: 15_000 }).toBeGreaterThan(0);
   // Two frames more: the shifts of the frame that drew them are reported.
-  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+  await page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
   expect(await shiftsOf(page)).toBe(0);
 });
 
@@ -160,7 +182,10 @@ test('market overview: no WCAG A/AA violation in either theme and at phone width
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   expect(await violations(page), 'phone width').toEqual([]);
   // Sorting and opening work at phone width too.
-  await overview(page).getByRole('columnheader', { name: /^24 h change/ }).getByRole('button').click();
+  await overview(page)
+    .getByRole('columnheader', { name: /^24 h change/ })
+    .getByRole('button')
+    .click();
   await expect(overview(page)).toHaveAttribute('data-sort', 'change');
   const symbol = (await rows(page).first().getAttribute('data-symbol')) ?? '';
   await rows(page).first().getByRole('link').click();

@@ -1,4 +1,11 @@
-import { chartAttributes, close, expectConnection, headerPrice, waitForCandles, WIRE_RESOLUTION } from './support/chart';
+import {
+  chartAttributes,
+  close,
+  expectConnection,
+  headerPrice,
+  waitForCandles,
+  WIRE_RESOLUTION,
+} from './support/chart';
 import { expect, test } from './support/fixtures';
 import { deepestPool, poolStats, tradeUntilPoolMoves } from './support/market';
 import { usdPerAdaAt, usdPerAdaNow } from './support/usd';
@@ -13,7 +20,9 @@ import type { APIRequestContext, Page } from '@playwright/test';
 
 /** The pair's ADA close of the bar at `time`. */
 async function adaClose(request: APIRequestContext, pool: string, time: number, resolution = '60'): Promise<number> {
-  const response = await request.get(`/gw/v1/history?symbol=${pool}&resolution=${WIRE_RESOLUTION[resolution]}&to=${time + 1}&countback=1`);
+  const response = await request.get(
+    `/gw/v1/history?symbol=${pool}&resolution=${WIRE_RESOLUTION[resolution]}&to=${time + 1}&countback=1`,
+  );
   const body = (await response.json()) as { t: number[]; c: number[] };
   expect(body.t[0]).toBe(time);
   return body.c[0] ?? Number.NaN;
@@ -29,7 +38,10 @@ async function expectUsdChart(page: Page, request: APIRequestContext, pool: stri
   }).toPass({ timeout: 10_000 });
 }
 
-test('USD: the switch turns chart, legend, header, tape and export to USD at the market’s own ADA/USD, kept in the URL and preferences', async ({ page, request }) => {
+test('USD: the switch turns chart, legend, header, tape and export to USD at the market’s own ADA/USD, kept in the URL and preferences', async ({
+  page,
+  request,
+}) => {
   const pair = await deepestPool(request, 'Aggregate');
   const [, quote] = pair.symbol.replace(/_.*$/, '').split('.');
   await page.goto(`/?group=Aggregate&symbol=${pair.symbol}&res=60`);
@@ -62,25 +74,46 @@ test('USD: the switch turns chart, legend, header, tape and export to USD at the
   const tape = page.getByTestId('trades-tape');
   await expect(tape.getByText('Price (USD)')).toBeVisible();
   await expect(async () => {
-    const trades = (await (await request.get(`/gw/v1/trades?pool=${pair.ticker}&limit=1`)).json()) as { trades: { time: number; price: number; base_amount: number }[] };
+    const trades = (await (await request.get(`/gw/v1/trades?pool=${pair.ticker}&limit=1`)).json()) as {
+      trades: { time: number; price: number; base_amount: number }[];
+    };
     const newest = trades.trades[0];
     expect(newest).toBeDefined();
     const rate = await usdPerAdaAt(request, (newest?.time ?? 0) - ((newest?.time ?? 0) % 3600));
     const row = tape.getByTestId('tape-row').first();
-    expect(close(Number(await row.getByTestId('tape-price').getAttribute('data-value')), (newest?.price ?? 0) * rate, 1e-9)).toBe(true);
-    expect(close(Number(await row.getByTestId('tape-value').getAttribute('data-value')), (newest?.base_amount ?? 0) * rate, 1e-9)).toBe(true);
+    expect(
+      close(Number(await row.getByTestId('tape-price').getAttribute('data-value')), (newest?.price ?? 0) * rate, 1e-9),
+    ).toBe(true);
+    expect(
+      close(
+        Number(await row.getByTestId('tape-value').getAttribute('data-value')),
+        (newest?.base_amount ?? 0) * rate,
+        1e-9,
+      ),
+    ).toBe(true);
   }).toPass({ timeout: 10_000 });
 
   // The CSV says USD in its header, and each bar is the ADA bar times ADA/USD of its hour.
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
-  expect(download.suggestedFilename()).toMatch(new RegExp(`^${pair.symbol.replace(/\./g, '\\.')}-usd-60-\\d{8}T\\d{4}Z\\.csv$`));
-  const text = await (await download.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks.map((c: Buffer | string) => (Buffer.isBuffer(c) ? c : Buffer.from(c)))).toString('utf8'));
+  expect(download.suggestedFilename()).toMatch(
+    new RegExp(`^${pair.symbol.replace(/\./g, '\\.')}-usd-60-\\d{8}T\\d{4}Z\\.csv$`),
+  );
+  const text = await (
+    await download.createReadStream()
+  )
+    .toArray()
+    .then((chunks) =>
+      Buffer.concat(chunks.map((c: Buffer | string) => (Buffer.isBuffer(c) ? c : Buffer.from(c)))).toString('utf8'),
+    );
   const [head, ...lines] = text.trim().split(/\r?\n/);
   expect(head).toBe('time_utc,unix_time,open_usd,high_usd,low_usd,close_usd,volume_usd,tvl_usd');
   for (const line of [lines[0], lines[Math.floor(lines.length / 2)]]) {
     const [, unix, , , , closeUsd] = (line ?? '').split(',');
     const time = Number(unix);
-    expect(close(Number(closeUsd), (await adaClose(request, pair.ticker, time)) * (await usdPerAdaAt(request, time)), 1e-9), `bar ${time}`).toBe(true);
+    expect(
+      close(Number(closeUsd), (await adaClose(request, pair.ticker, time)) * (await usdPerAdaAt(request, time)), 1e-9),
+      `bar ${time}`,
+    ).toBe(true);
   }
 
   // Live: a trade moves the last candle and the header, still in USD.

@@ -23,7 +23,9 @@ async function rectsOf(page: Page): Promise<Record<string, Rect | null>> {
     const out: Record<string, Rect | null> = {};
     for (const part of parts) {
       const r = document.querySelector(part)?.getBoundingClientRect();
-      out[part] = r ? { left: Math.round(r.left), top: Math.round(r.top), width: Math.round(r.width), height: Math.round(r.height) } : null;
+      out[part] = r
+        ? { left: Math.round(r.left), top: Math.round(r.top), width: Math.round(r.width), height: Math.round(r.height) }
+        : null;
     }
     return out;
   }, PARTS);
@@ -45,13 +47,19 @@ async function holdAppCode(page: Page): Promise<() => void> {
  * without them inside, so the first paint asks them itself (and a route on /history sees that request).
  */
 async function withoutPageBars(page: Page): Promise<void> {
-  await page.route((url) => url.pathname === '/', async (route) => {
-    if (route.request().resourceType() !== 'document') return route.continue();
-    const response = await route.fetch();
-    const html = await response.text();
-    expect(html).toContain('id="inlined-first-bars"');
-    await route.fulfill({ response, body: html.replace(/<script type="application\/json" id="inlined-first-bars"[^>]*>.*?<\/script>/s, '') });
-  });
+  await page.route(
+    (url) => url.pathname === '/',
+    async (route) => {
+      if (route.request().resourceType() !== 'document') return route.continue();
+      const response = await route.fetch();
+      const html = await response.text();
+      expect(html).toContain('id="inlined-first-bars"');
+      await route.fulfill({
+        response,
+        body: html.replace(/<script type="application\/json" id="inlined-first-bars"[^>]*>.*?<\/script>/s, ''),
+      });
+    },
+  );
 }
 
 const marks = (page: Page, name: string) => page.evaluate((mark) => performance.getEntriesByName(mark).length, name);
@@ -63,7 +71,10 @@ for (const { viewport, link } of [
   { viewport: { width: 390, height: 844 }, link: true },
   { viewport: { width: 700, height: 800 }, link: true },
 ]) {
-  test(`first paint at ${viewport.width} px${link ? ', a shared link at 15 minutes, inverted' : ''}: the app's chart answers the pointer before the app's code runs, and the app takes it over where it is`, async ({ page, request }) => {
+  test(`first paint at ${viewport.width} px${link ? ', a shared link at 15 minutes, inverted' : ''}: the app's chart answers the pointer before the app's code runs, and the app takes it over where it is`, async ({
+    page,
+    request,
+  }) => {
     await page.setViewportSize(viewport);
     const deepest = await deepestPool(request, 'Aggregate');
     await watchShifts(page);
@@ -120,11 +131,17 @@ for (const { viewport, link } of [
   });
 }
 
-test('first paint: a shared link is drawn at once in the stored theme, inverted as the link says, and the next page is laid out with the stored preferences', async ({ page, request, baseURL }) => {
+test('first paint: a shared link is drawn at once in the stored theme, inverted as the link says, and the next page is laid out with the stored preferences', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const deepest = await deepestPool(request, 'Aggregate');
   // A returning user: the preferences in the browser's storage, and the cookie the app wrote of them.
   const stored = { theme: 'light', showTvl: false };
-  await page.context().addCookies([{ name: 'preferences', value: encodeURIComponent(JSON.stringify(stored)), url: baseURL ?? '' }]);
+  await page
+    .context()
+    .addCookies([{ name: 'preferences', value: encodeURIComponent(JSON.stringify(stored)), url: baseURL ?? '' }]);
   await page.addInitScript((state) => {
     if (!sessionStorage.getItem('seeded')) {
       localStorage.setItem('cardano-dex-charts:preferences', JSON.stringify({ state, version: 1 }));
@@ -137,7 +154,9 @@ test('first paint: a shared link is drawn at once in the stored theme, inverted 
   await page.addInitScript(() => {
     const getItem = Storage.prototype.getItem;
     Storage.prototype.getItem = function (this: Storage, key: string) {
-      (window as unknown as { __storageRead: (where: string) => void }).__storageRead(performance.getEntriesByName('chart:candles').length > 0 ? 'after' : 'before');
+      (window as unknown as { __storageRead: (where: string) => void }).__storageRead(
+        performance.getEntriesByName('chart:candles').length > 0 ? 'after' : 'before',
+      );
       return getItem.call(this, key);
     };
   });
@@ -155,7 +174,10 @@ test('first paint: a shared link is drawn at once in the stored theme, inverted 
   expect(next).toMatch(/aria-pressed="false" data-testid="toggle-tvl"/);
 });
 
-test('first paint: the page is in the user\'s theme from its first frame, drawn before any script has run', async ({ browser, baseURL }) => {
+test("first paint: the page is in the user's theme from its first frame, drawn before any script has run", async ({
+  browser,
+  baseURL,
+}) => {
   // No script at all: what the browser draws of the page as it is sent.
   const context = await browser.newContext({ javaScriptEnabled: false });
   try {
@@ -164,7 +186,9 @@ test('first paint: the page is in the user\'s theme from its first frame, drawn 
     await page.goto(`${baseURL ?? ''}/`);
     await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
     const dark = await background();
-    await context.addCookies([{ name: 'preferences', value: encodeURIComponent(JSON.stringify({ theme: 'light' })), url: baseURL ?? '' }]);
+    await context.addCookies([
+      { name: 'preferences', value: encodeURIComponent(JSON.stringify({ theme: 'light' })), url: baseURL ?? '' },
+    ]);
     await page.goto(`${baseURL ?? ''}/`);
     await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
     await expect(page.getByTestId('theme-toggle')).toHaveAttribute('data-theme', 'light');
@@ -174,16 +198,26 @@ test('first paint: the page is in the user\'s theme from its first frame, drawn 
   }
 });
 
-test("first paint: no chart drawn early where the app's first chart would not look like it (indicators)", async ({ page }) => {
+test("first paint: no chart drawn early where the app's first chart would not look like it (indicators)", async ({
+  page,
+}) => {
   await page.goto('/?ind=sma20');
   await waitForCandles(page);
   await expect(page.getByTestId('price-chart')).toHaveAttribute('data-indicators', /SMA/);
   // The app's chart drew the bars itself, once.
   expect(await marks(page, 'chart:candles')).toBe(1);
-  expect(await page.evaluate(() => (performance.getEntriesByName('chart:candles')[0]?.startTime ?? 0) > (performance.getEntriesByName('app:start')[0]?.startTime ?? Infinity))).toBe(true);
+  expect(
+    await page.evaluate(
+      () =>
+        (performance.getEntriesByName('chart:candles')[0]?.startTime ?? 0) >
+        (performance.getEntriesByName('app:start')[0]?.startTime ?? Infinity),
+    ),
+  ).toBe(true);
 });
 
-test("first paint: the market overview's skeleton is the overview loading its pairs, and no chart", async ({ page }) => {
+test("first paint: the market overview's skeleton is the overview loading its pairs, and no chart", async ({
+  page,
+}) => {
   const release = await holdAppCode(page);
   await page.goto('/?view=markets&group=Aggregate');
   await expect(page.getByTestId('market-overview')).toHaveAttribute('data-status', 'loading');
@@ -193,13 +227,19 @@ test("first paint: the market overview's skeleton is the overview loading its pa
   await expect(page.getByTestId('market-overview')).toHaveAttribute('data-status', 'ready', { timeout: 15_000 });
 });
 
-test("first paint: the market overview's head asks the app's chunks and the list at once, each once, and the app's first render shows the rows", async ({ page }) => {
+test("first paint: the market overview's head asks the app's chunks and the list at once, each once, and the app's first render shows the rows", async ({
+  page,
+}) => {
   const asked: { url: string }[] = [];
   page.on('request', (r) => asked.push({ url: new URL(r.url()).pathname + new URL(r.url()).search }));
   const release = await holdAppCode(page);
   const listAnswered = page.waitForResponse((r) => r.url().endsWith('/gw/v1/group-stats?group=Aggregate'));
   await page.goto('/?view=markets&group=Aggregate');
-  const preloads = await page.evaluate(() => [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"], link[rel="preload"]')].map((l) => `${l.rel} ${new URL(l.href).pathname}${new URL(l.href).search}`));
+  const preloads = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"], link[rel="preload"]')].map(
+      (l) => `${l.rel} ${new URL(l.href).pathname}${new URL(l.href).search}`,
+    ),
+  );
   expect(preloads.filter((p) => p.startsWith('modulepreload /assets/start-'))).toHaveLength(1);
   expect(preloads.filter((p) => p.startsWith('modulepreload /assets/overview-'))).toHaveLength(1);
   expect(preloads.at(-1)).toBe('preload /gw/v1/group-stats?group=Aggregate');
@@ -214,19 +254,31 @@ test("first paint: the market overview's head asks the app's chunks and the list
     new MutationObserver(() => {
       const status = document.querySelector('[data-testid="market-overview"]')?.getAttribute('data-status');
       if (status) w.__overviewStatus(status);
-    }).observe(document.getElementById('root') as HTMLElement, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
+    }).observe(document.getElementById('root') as HTMLElement, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-status'],
+    });
   });
   release();
   await expect(page.getByTestId('market-overview')).toHaveAttribute('data-status', 'ready', { timeout: 15_000 });
   await expect(page.getByTestId('overview-row').first()).toBeVisible();
   expect(statuses[0]).toBe('ready');
   expect(asked.filter((r) => r.url === '/gw/v1/group-stats?group=Aggregate')).toHaveLength(1);
-  for (const chunk of preloads.filter((p) => p.startsWith('modulepreload ')).map((p) => p.slice('modulepreload '.length))) {
-    expect(asked.filter((r) => r.url === chunk), chunk).toHaveLength(1);
+  for (const chunk of preloads
+    .filter((p) => p.startsWith('modulepreload '))
+    .map((p) => p.slice('modulepreload '.length))) {
+    expect(
+      asked.filter((r) => r.url === chunk),
+      chunk,
+    ).toHaveLength(1);
   }
 });
 
-test('first paint: the page carries its first bars, neither the first paint nor the app asks for them, and they are drawn from the one script before DOMContentLoaded', async ({ page }) => {
+test('first paint: the page carries its first bars, neither the first paint nor the app asks for them, and they are drawn from the one script before DOMContentLoaded', async ({
+  page,
+}) => {
   const asked: string[] = [];
   page.on('request', (r) => {
     if (r.url().includes('/gw/v1/history?')) asked.push(r.url());
@@ -240,15 +292,23 @@ test('first paint: the page carries its first bars, neither the first paint nor 
   const timing = await page.evaluate(() => {
     const candles = performance.getEntriesByName('chart:candles')[0]?.startTime ?? Number.NaN;
     const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-    const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((r) => r.initiatorType === 'script' || r.name.endsWith('.js')).filter((r) => r.startTime < candles);
-    return { candles, loaded: navigation.domContentLoadedEventStart, scripts: scripts.map((r) => new URL(r.name).pathname) };
+    const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+      .filter((r) => r.initiatorType === 'script' || r.name.endsWith('.js'))
+      .filter((r) => r.startTime < candles);
+    return {
+      candles,
+      loaded: navigation.domContentLoadedEventStart,
+      scripts: scripts.map((r) => new URL(r.name).pathname),
+    };
   });
   expect(timing.candles).toBeLessThanOrEqual(timing.loaded);
   expect(timing.scripts).toHaveLength(1);
   expect(timing.scripts[0]).toMatch(/^\/assets\/index-[\w-]+\.js$/);
 });
 
-test("first paint: the app's code is asked after the frame that draws the first paint's chart, and the app then starts", async ({ page }) => {
+test("first paint: the app's code is asked after the frame that draws the first paint's chart, and the app then starts", async ({
+  page,
+}) => {
   // Every frame's time, from the page's start (an animation-frame loop, as the bench's probes).
   await page.addInitScript(() => {
     const frames: number[] = [];
@@ -260,11 +320,15 @@ test("first paint: the app's code is asked after the frame that draws the first 
     requestAnimationFrame(loop);
   });
   await page.goto('/');
-  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('app:start').length), { timeout: 15_000 }).toBe(1);
+  await expect
+    .poll(() => page.evaluate(() => performance.getEntriesByName('app:start').length), { timeout: 15_000 })
+    .toBe(1);
   const timing = await page.evaluate(() => {
     const candles = performance.getEntriesByName('chart:candles')[0]?.startTime ?? Number.NaN;
     const frames = (window as unknown as { __frames: number[] }).__frames;
-    const start = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).find((r) => /\/assets\/start-[\w-]+\.js$/.test(r.name));
+    const start = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).find((r) =>
+      /\/assets\/start-[\w-]+\.js$/.test(r.name),
+    );
     return { candles, frame: frames.find((t) => t > candles) ?? Number.NaN, asked: start?.startTime ?? Number.NaN };
   });
   // The chart was drawn by the page's script, a frame came after it, and only then was the app's chunk asked.
@@ -274,7 +338,9 @@ test("first paint: the app's code is asked after the frame that draws the first 
   await waitForCandles(page);
 });
 
-test('first paint: the page carries its stylesheet, which the page\'s policy lets apply: the stylesheet is never asked', async ({ page }) => {
+test("first paint: the page carries its stylesheet, which the page's policy lets apply: the stylesheet is never asked", async ({
+  page,
+}) => {
   const violations: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) violations.push(m.text());
@@ -290,7 +356,9 @@ test('first paint: the page carries its stylesheet, which the page\'s policy let
     inline: [...document.querySelectorAll('head style')].map((s) => (s.textContent ?? '').length),
     // A rule of the app's stylesheet, applied: the top bar is a flex row.
     topbar: getComputedStyle(document.querySelector('.topbar') as Element).display,
-    asked: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((r) => r.name.endsWith('.css')).map((r) => new URL(r.name).pathname),
+    asked: (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+      .filter((r) => r.name.endsWith('.css'))
+      .map((r) => new URL(r.name).pathname),
   }));
   expect(styles.links).toEqual([]);
   expect(styles.inline.length).toBeGreaterThan(0);
@@ -300,29 +368,48 @@ test('first paint: the page carries its stylesheet, which the page\'s policy let
   expect(violations).toEqual([]);
 });
 
-test('first paint: nothing is drawn before the skeleton is in whole: the page holds its rendering until the element after #root', async ({ page }) => {
+test('first paint: nothing is drawn before the skeleton is in whole: the page holds its rendering until the element after #root', async ({
+  page,
+}) => {
   await page.goto('/');
   await waitForCandles(page);
   const held = await page.evaluate(() => {
     const link = document.querySelector('head link[rel="expect"][blocking="render"]');
     const target = document.getElementById((link?.getAttribute('href') ?? '').slice(1));
     const root = document.getElementById('root');
-    return { link: link !== null, target: target?.tagName, afterRoot: root && target ? (root.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0 && !root.contains(target) : false };
+    return {
+      link: link !== null,
+      target: target?.tagName,
+      afterRoot:
+        root && target
+          ? (root.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0 && !root.contains(target)
+          : false,
+    };
   });
   expect(held).toEqual({ link: true, target: 'NOSCRIPT', afterRoot: true });
   // Drawn all the same: the first contentful paint came, with the skeleton whole.
   expect(await page.evaluate(() => performance.getEntriesByName('first-contentful-paint').length)).toBe(1);
 });
 
-test("first paint: when the first bars fail, nothing is drawn early and the app says why in the chart's place", async ({ page }) => {
+test("first paint: when the first bars fail, nothing is drawn early and the app says why in the chart's place", async ({
+  page,
+}) => {
   await withoutPageBars(page);
-  await page.route(/\/gw\/v1\/history\?/, (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ s: 'error', errmsg: 'upstream unavailable (test)' }) }));
+  await page.route(/\/gw\/v1\/history\?/, (route) =>
+    route.fulfill({
+      status: 503,
+      contentType: 'application/json',
+      body: JSON.stringify({ s: 'error', errmsg: 'upstream unavailable (test)' }),
+    }),
+  );
   await page.goto('/?symbol=ADA.SNEK_Aggregate_Pool1');
   await expect(page.getByTestId('chart-error')).toBeVisible({ timeout: 15_000 });
   expect(await marks(page, 'chart:candles')).toBe(0);
 });
 
-test('first paint: with the first bars slow, the skeleton stands meanwhile (the page is not blank), and the chart draws them when they come', async ({ page }) => {
+test('first paint: with the first bars slow, the skeleton stands meanwhile (the page is not blank), and the chart draws them when they come', async ({
+  page,
+}) => {
   await withoutPageBars(page);
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));

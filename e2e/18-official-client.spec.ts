@@ -29,7 +29,11 @@ const authorized = { headers: { Authorization: `Bearer ${KEY}` } };
 
 /** The Aggregate pools and the token units of their pairs (ADA left out), as the demo reads them from symbol_info. */
 async function aggregates(api: string): Promise<{ pools: string[]; units: string[] }> {
-  const info = (await (await fetch(`${api}/api/v1/symbol_info?group=Aggregate`, authorized)).json()) as { ticker: string[]; currency: string[]; 'base-currency': string[] };
+  const info = (await (await fetch(`${api}/api/v1/symbol_info?group=Aggregate`, authorized)).json()) as {
+    ticker: string[];
+    currency: string[];
+    'base-currency': string[];
+  };
   const units = [...new Set([...info.currency, ...info['base-currency']])].filter((unit) => /^[0-9a-f]{56}/.test(unit));
   return { pools: info.ticker, units };
 }
@@ -54,7 +58,13 @@ interface SwitchFigures {
  * (one node, or the nodes of a cluster behind a load balancer in turn): the new stream's first line
  * must be the ping, and a trade on its pool must reach it.
  */
-async function switchPairs(page: Page, apis: readonly string[], pools: readonly string[], control: string, testInfo: TestInfo): Promise<SwitchFigures> {
+async function switchPairs(
+  page: Page,
+  apis: readonly string[],
+  pools: readonly string[],
+  control: string,
+  testInfo: TestInfo,
+): Promise<SwitchFigures> {
   let refused = 0;
   let accepted = 0;
   let firstEvents = 0;
@@ -86,7 +96,10 @@ async function switchPairs(page: Page, apis: readonly string[], pools: readonly 
     medianFirstLineMs: Math.round(times[Math.floor(times.length / 2)] ?? 0),
     maxFirstLineMs: Math.round(times.at(-1) ?? 0),
   };
-  await testInfo.attach('switches', { body: `${JSON.stringify(figures)}\n${lines.join('\n')}\n`, contentType: 'text/plain' });
+  await testInfo.attach('switches', {
+    body: `${JSON.stringify(figures)}\n${lines.join('\n')}\n`,
+    contentType: 'text/plain',
+  });
   console.log(`${testInfo.title}: ${JSON.stringify(figures)}`);
   return figures;
 }
@@ -95,7 +108,13 @@ async function switchPairs(page: Page, apis: readonly string[], pools: readonly 
  * A second stream of the key while the first is open (`holder` on `holderApi`): refused with the
  * spec's message once the handover wait runs out, and the first keeps receiving events.
  */
-async function expectConcurrentRefused(page: Page, holderApi: string, secondApi: string, pool: string, control: string): Promise<number> {
+async function expectConcurrentRefused(
+  page: Page,
+  holderApi: string,
+  secondApi: string,
+  pool: string,
+  control: string,
+): Promise<number> {
   const held = await page.evaluate(([a, k, p]) => window.client.switchTo(a, k, p), [holderApi, KEY, pool] as const);
   expect(held.first).toBe(PING);
   const second = await page.evaluate(([a, k, p]) => window.client.concurrent(a, k, p), [secondApi, KEY, pool] as const);
@@ -114,17 +133,26 @@ test.describe('one node', () => {
   let server: ServerProcess;
   test.beforeAll(async ({ browser: _browser }, testInfo) => {
     testInfo.setTimeout(90_000);
-    server = await ServerProcess.create({ logFile: testInfo.outputPath('server.log'), market: ['--pools', '120', '--days', '0.5', '--seed', '7'], env: { TOKEN_API_KEYS: KEYS } });
+    server = await ServerProcess.create({
+      logFile: testInfo.outputPath('server.log'),
+      market: ['--pools', '120', '--days', '0.5', '--seed', '7'],
+      env: { TOKEN_API_KEYS: KEYS },
+    });
     await server.start();
   });
   test.afterAll(async () => server?.dispose());
 
-  test('logos: a plain fetch with only Authorization gets the PNG, drawn as an image; programs keep the JSON', async ({ page }, testInfo) => {
+  test('logos: a plain fetch with only Authorization gets the PNG, drawn as an image; programs keep the JSON', async ({
+    page,
+  }, testInfo) => {
     const api = server.origin;
     const { units } = await aggregates(api);
     // What a program gets (Node's fetch, default Accept */*): the spec's JSON string, or null.
     const json = new Map<string, string | null>();
-    const found = () => ({ withLogo: [...json].find(([, logo]) => logo !== null), without: [...json].find(([, logo]) => logo === null) });
+    const found = () => ({
+      withLogo: [...json].find(([, logo]) => logo !== null),
+      without: [...json].find(([, logo]) => logo === null),
+    });
     for (const unit of units) {
       const response = await fetch(`${api}/api/v1/tokens/logo/${unit}`, authorized);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -138,15 +166,25 @@ test.describe('one node', () => {
     await page.goto(clientPage.origin);
     const seen: Record<string, unknown> = {};
     // The demo's call, from another origin: CORS with Authorization, Chromium's default Accept.
-    const fetched = await page.evaluate(([u, k]) => window.client.logo(u, k), [`${api}/api/v1/tokens/logo/${unit}`, KEY] as const);
-    seen['service, page fetch (cross-origin)'] = { status: fetched.status, contentType: fetched.contentType, width: fetched.width };
+    const fetched = await page.evaluate(([u, k]) => window.client.logo(u, k), [
+      `${api}/api/v1/tokens/logo/${unit}`,
+      KEY,
+    ] as const);
+    seen['service, page fetch (cross-origin)'] = {
+      status: fetched.status,
+      contentType: fetched.contentType,
+      width: fetched.width,
+    };
     expect(fetched).toMatchObject({ status: 200, contentType: 'image/png' });
     expect(fetched.width).toBeGreaterThan(0);
     expect(fetched.height).toBeGreaterThan(0);
     // The very bytes the JSON carries.
     expect(fetched.base64).toBe(base64);
 
-    const none = await page.evaluate(([u, k]) => window.client.logo(u, k), [`${api}/api/v1/tokens/logo/${without[0]}`, KEY] as const);
+    const none = await page.evaluate(([u, k]) => window.client.logo(u, k), [
+      `${api}/api/v1/tokens/logo/${without[0]}`,
+      KEY,
+    ] as const);
     seen['service, page fetch, token without a logo'] = { status: none.status, contentType: none.contentType };
     expect(none.status).toBe(404);
     expect(JSON.parse(none.text ?? '')).toMatchObject({ detail: [{ msg: 'Token has no logo' }] });
@@ -169,16 +207,25 @@ test.describe('one node', () => {
     // The app asks for JSON explicitly, and gets it.
     const app = await page.evaluate(async (path) => {
       const response = await fetch(path, { headers: { Accept: 'application/json' } });
-      return { status: response.status, contentType: response.headers.get('content-type'), body: (await response.json()) as unknown };
+      return {
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        body: (await response.json()) as unknown,
+      };
     }, `/gw/v1/tokens/logo/${unit}`);
-    seen['gateway, page fetch with Accept: application/json (the app)'] = { status: app.status, contentType: app.contentType };
+    seen['gateway, page fetch with Accept: application/json (the app)'] = {
+      status: app.status,
+      contentType: app.contentType,
+    };
     expect(app.body).toBe(base64);
 
     await testInfo.attach('logo answers', { body: JSON.stringify(seen, null, 2), contentType: 'application/json' });
     console.log(`logo answers: ${JSON.stringify(seen)}`);
   });
 
-  test('pair switches: 50 aborts and immediate reopens with the same key, none refused, every new stream gets its event', async ({ page }, testInfo) => {
+  test('pair switches: 50 aborts and immediate reopens with the same key, none refused, every new stream gets its event', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(120_000);
     const { pools } = await aggregates(server.origin);
     await page.goto(clientPage.origin);
@@ -186,7 +233,9 @@ test.describe('one node', () => {
     expect(figures).toMatchObject({ accepted: SWITCHES, refused: 0, firstEvents: SWITCHES });
   });
 
-  test('a truly concurrent second stream of the key is still refused, and the first keeps streaming', async ({ page }) => {
+  test('a truly concurrent second stream of the key is still refused, and the first keeps streaming', async ({
+    page,
+  }) => {
     const { pools } = await aggregates(server.origin);
     await page.goto(clientPage.origin);
     const ms = await expectConcurrentRefused(page, server.origin, server.origin, pools[0] ?? '', server.origin);
@@ -204,12 +253,27 @@ test.describe('a two-node cluster (PostgreSQL, Redis, an ingest node and two API
   test.beforeAll(async ({ browser: _browser }, testInfo) => {
     testInfo.setTimeout(180_000);
     [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-    const env = { DATABASE_URL: await pg.createDatabase('official_client'), REDIS_URL: redis.url, TOKEN_API_KEYS: KEYS };
-    ingest = await ServerProcess.create({ logFile: testInfo.outputPath('ingest.log'), market: ['--pools', '120', '--days', '0.5', '--seed', '7'], args: ['--role', 'ingest'], env });
+    const env = {
+      DATABASE_URL: await pg.createDatabase('official_client'),
+      REDIS_URL: redis.url,
+      TOKEN_API_KEYS: KEYS,
+    };
+    ingest = await ServerProcess.create({
+      logFile: testInfo.outputPath('ingest.log'),
+      market: ['--pools', '120', '--days', '0.5', '--seed', '7'],
+      args: ['--role', 'ingest'],
+      env,
+    });
     nodes.push(ingest);
     await ingest.start();
     for (const name of ['api-1', 'api-2']) {
-      const node = await ServerProcess.create({ logFile: testInfo.outputPath(`${name}.log`), market: [], testControls: false, args: ['--role', 'api'], env });
+      const node = await ServerProcess.create({
+        logFile: testInfo.outputPath(`${name}.log`),
+        market: [],
+        testControls: false,
+        args: ['--role', 'api'],
+        env,
+      });
       nodes.push(node);
     }
     await Promise.all(nodes.slice(1).map((node) => node.start()));
@@ -220,7 +284,9 @@ test.describe('a two-node cluster (PostgreSQL, Redis, an ingest node and two API
     await Promise.all([pg?.destroy(), redis?.destroy()]);
   });
 
-  test('pair switches across the nodes: 50 aborts and immediate reopens, each on the other node, none refused', async ({ page }, testInfo) => {
+  test('pair switches across the nodes: 50 aborts and immediate reopens, each on the other node, none refused', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(120_000);
     const { pools } = await aggregates(apis[0] ?? '');
     await page.goto(clientPage.origin);

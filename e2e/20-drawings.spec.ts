@@ -27,7 +27,8 @@ async function kept(page: Page): Promise<{ kind: string; color: string; points: 
   return page.evaluate(() => {
     for (let i = 0; i < localStorage.length; i++) {
       const key = localStorage.key(i) ?? '';
-      if (key.startsWith('cardano-dex-charts:drawings:')) return (JSON.parse(localStorage.getItem(key) ?? '{}') as { drawings: never[] }).drawings;
+      if (key.startsWith('cardano-dex-charts:drawings:'))
+        return (JSON.parse(localStorage.getItem(key) ?? '{}') as { drawings: never[] }).drawings;
     }
     return [];
   });
@@ -42,12 +43,18 @@ async function pane(page: Page): Promise<{ x: number; y: number; width: number; 
   return { x: box.x, y: box.y, width: box.width - 80, height: box.height - 60 };
 }
 
-test('drawings: placed, selected, moved by an end, coloured, deleted; they follow inversion and resolution, stay after a reload and are in the PNG', async ({ page }) => {
+test('drawings: placed, selected, moved by an end, coloured, deleted; they follow inversion and resolution, stay after a reload and are in the PNG', async ({
+  page,
+}) => {
   test.setTimeout(60_000);
   await page.goto('/?res=60');
   await waitForCandles(page);
   // Nothing of the drawings is loaded before they are used.
-  expect(await page.evaluate(() => performance.getEntriesByType('resource').some((e) => /\/drawings-[\w-]+\.js$/.test(e.name)))).toBe(false);
+  expect(
+    await page.evaluate(() =>
+      performance.getEntriesByType('resource').some((e) => /\/drawings-[\w-]+\.js$/.test(e.name)),
+    ),
+  ).toBe(false);
   await page.getByRole('button', { name: 'Drawing tools' }).click();
   const tools = page.getByTestId('drawing-tools');
   await expect(tools).toBeVisible();
@@ -80,7 +87,9 @@ test('drawings: placed, selected, moved by an end, coloured, deleted; they follo
   await page.mouse.down();
   await page.mouse.move(box.x + end.x - 60, box.y + end.y - 40, { steps: 5 });
   await page.mouse.up();
-  await expect.poll(async () => (await drawn(page)).find((d) => d.kind === 'trend')?.points[1]?.y).toBeLessThan(end.y - 30);
+  await expect
+    .poll(async () => (await drawn(page)).find((d) => d.kind === 'trend')?.points[1]?.y)
+    .toBeLessThan(end.y - 30);
   const moved = (await drawn(page)).find((d) => d.kind === 'trend');
   expect(Math.abs((moved?.points[0]?.x ?? 0) - (trend?.points[0]?.x ?? 0))).toBeLessThan(2);
   const after = await chartAttributes(page);
@@ -106,7 +115,11 @@ test('drawings: placed, selected, moved by an end, coloured, deleted; they follo
     await expect.poll(async () => (await drawn(page)).length).toBe(4);
     const top = await tools.boundingBox();
     const bottom = await chart(page).boundingBox();
-    if (top && bottom) await page.screenshot({ path: 'docs/img/drawings.png', clip: { x: top.x, y: top.y, width: bottom.width, height: bottom.y + bottom.height - top.y } });
+    if (top && bottom)
+      await page.screenshot({
+        path: 'docs/img/drawings.png',
+        clip: { x: top.x, y: top.y, width: bottom.width, height: bottom.y + bottom.height - top.y },
+      });
   }
 
   // The PNG export has them: it differs from one without them (the drawings' chunk is already in).
@@ -122,7 +135,9 @@ test('drawings: placed, selected, moved by an end, coloured, deleted; they follo
   const shownBefore = (await drawn(page)).find((d) => d.kind === 'hline')?.points[0]?.price ?? 0;
   await page.getByTestId('invert-toggle').click();
   await expect(chart(page)).toHaveAttribute('data-last-close', /\d/);
-  await expect.poll(async () => (await drawn(page)).find((d) => d.kind === 'hline')?.points[0]?.price ?? 0).toBeCloseTo(1 / shownBefore, 0);
+  await expect
+    .poll(async () => (await drawn(page)).find((d) => d.kind === 'hline')?.points[0]?.price ?? 0)
+    .toBeCloseTo(1 / shownBefore, 0);
   const invertedPrice = (await drawn(page)).find((d) => d.kind === 'hline')?.points[0]?.price ?? 0;
   expect(Math.abs(invertedPrice * shownBefore - 1)).toBeLessThan(1e-6);
   expect(await kept(page)).toEqual(keptBefore);
@@ -131,7 +146,9 @@ test('drawings: placed, selected, moved by an end, coloured, deleted; they follo
   // In USD: drawn at the ADA price times ADA/USD of its time, kept in ADA.
   await page.getByTestId('currency-usd').click();
   await expect(chart(page)).toHaveAttribute('data-currency', 'usd');
-  await expect.poll(async () => (await drawn(page)).find((d) => d.kind === 'hline')?.points[0]?.price ?? shownBefore).not.toBe(shownBefore);
+  await expect
+    .poll(async () => (await drawn(page)).find((d) => d.kind === 'hline')?.points[0]?.price ?? shownBefore)
+    .not.toBe(shownBefore);
   expect(await kept(page)).toEqual(keptBefore);
   await page.getByTestId('currency-ada').click();
   await expect(chart(page)).toHaveAttribute('data-currency', 'ada');
@@ -139,7 +156,9 @@ test('drawings: placed, selected, moved by an end, coloured, deleted; they follo
   // Another resolution: the same moments and prices (the line's price as before).
   await page.getByTestId('resolution-15').click();
   await waitForCandles(page, { resolution: '15' });
-  await expect.poll(async () => (await drawn(page)).find((d) => d.kind === 'hline')?.points[0]?.price).toBe(shownBefore);
+  await expect
+    .poll(async () => (await drawn(page)).find((d) => d.kind === 'hline')?.points[0]?.price)
+    .toBe(shownBefore);
   expect(await kept(page)).toEqual(keptBefore);
 
   // Delete key on the selected drawing, then the Delete button on one picked from the list.

@@ -17,7 +17,10 @@ interface Spreads {
   spread_percent: (number | null)[];
 }
 
-test('spread: the pair on every DEX from the chart page, its table and spread, the TVL setting, the overview’s column', async ({ page, request }) => {
+test('spread: the pair on every DEX from the chart page, its table and spread, the TVL setting, the overview’s column', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(60_000);
   const pair = await deepestPool(request, 'Aggregate');
   await page.goto(`/?group=Aggregate&symbol=${pair.symbol}`);
@@ -36,7 +39,9 @@ test('spread: the pair on every DEX from the chart page, its table and spread, t
     const expected = spreads.spread_percent[spreads.aggregate.indexOf(pair.ticker)];
     expect(expected).not.toBeNull();
     // The table refreshes live: the server's spread of a moment later is within a trade's move.
-    await expect.poll(async () => Math.abs(Number(await view.getAttribute('data-spread')) - (expected ?? NaN))).toBeLessThan(0.5);
+    await expect
+      .poll(async () => Math.abs(Number(await view.getAttribute('data-spread')) - (expected ?? NaN)))
+      .toBeLessThan(0.5);
     await expect(view.getByTestId('spread-value')).toContainText('spread');
   });
 
@@ -71,7 +76,14 @@ test('spread: the pair on every DEX from the chart page, its table and spread, t
     await header.getByRole('button').click();
     await expect(overview).toHaveAttribute('data-sort', 'spread');
     await expect(header).toHaveAttribute('aria-sort', 'descending');
-    const values = async () => (await overview.getByTestId('overview-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-sort-value') ?? ''))).filter((v) => v !== '').map(Number);
+    const values = async () =>
+      (
+        await overview
+          .getByTestId('overview-row')
+          .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-sort-value') ?? ''))
+      )
+        .filter((v) => v !== '')
+        .map(Number);
     await expect.poll(async () => (await values()).length).toBeGreaterThan(1);
     const shown = await values();
     for (let i = 1; i < shown.length; i++) expect(shown[i - 1] ?? 0).toBeGreaterThanOrEqual(shown[i] ?? 0);

@@ -22,14 +22,20 @@ async function tradesInside(request: APIRequestContext, ticker: string, time: nu
   const inside: Trade[] = [];
   let before: string | null = `${time + step}.0`;
   while (before) {
-    const page_ = (await (await request.get(`/gw/v1/trades?pool=${ticker}&before=${before}&limit=500`)).json()) as { trades: Trade[]; next: string | null };
+    const page_ = (await (await request.get(`/gw/v1/trades?pool=${ticker}&before=${before}&limit=500`)).json()) as {
+      trades: Trade[];
+      next: string | null;
+    };
     inside.push(...page_.trades.filter((t) => t.time >= time));
     before = page_.trades.some((t) => t.time < time) ? null : page_.next;
   }
   return inside;
 }
 
-test('candle trades: a click lists a candle’s trades, which agree with it; the explorer setting; a tape row marks its candle', async ({ page, request }) => {
+test('candle trades: a click lists a candle’s trades, which agree with it; the explorer setting; a tape row marks its candle', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(60_000);
   const pair = await deepestPool(request, 'Aggregate');
   await page.goto(`/?group=Aggregate&symbol=${pair.symbol}&res=15`);
@@ -68,7 +74,9 @@ test('candle trades: a click lists a candle’s trades, which agree with it; the
   await test.step('a tape row under the pointer marks its candle on the chart', async () => {
     const row = page.getByTestId('trades-tape').getByTestId('tape-row').nth(2);
     await row.hover();
-    const trade = ((await (await request.get(`/gw/v1/trades?pool=${pair.ticker}&limit=3`)).json()) as { trades: Trade[] }).trades[2];
+    const trade = (
+      (await (await request.get(`/gw/v1/trades?pool=${pair.ticker}&limit=3`)).json()) as { trades: Trade[] }
+    ).trades[2];
     const step = STEP_SECONDS['15'] ?? 900;
     await expect(chart(page)).toHaveAttribute('data-marked', String((trade?.time ?? 0) - ((trade?.time ?? 0) % step)));
     await page.mouse.move(0, 0);
@@ -89,7 +97,10 @@ test('candle trades: a click lists a candle’s trades, which agree with it; the
   });
 });
 
-test('candle trades from the keyboard: Tab reaches the chart, arrows move its cursor, Enter lists the trades of the candle the legend shows; Close and Escape give the focus back', async ({ page, request }) => {
+test('candle trades from the keyboard: Tab reaches the chart, arrows move its cursor, Enter lists the trades of the candle the legend shows; Close and Escape give the focus back', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(60_000);
   const pair = await deepestPool(request, 'Aggregate');
   await page.goto(`/?group=Aggregate&symbol=${pair.symbol}&res=15`);
@@ -157,7 +168,8 @@ test('candle trades from the keyboard: Tab reaches the chart, arrows move its cu
     await expect(panel).toHaveAttribute('data-time', String(next));
     await expect(panel.getByRole('heading', { level: 2 })).toBeFocused();
     const close = panel.getByRole('button', { name: 'Close the candle’s trades' });
-    for (let i = 0; i < 5 && !(await close.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    for (let i = 0; i < 5 && !(await close.evaluate((el) => el === document.activeElement)); i++)
+      await page.keyboard.press('Tab');
     await expect(close).toBeFocused();
     await page.keyboard.press('Enter');
     await expect(panel).toHaveCount(0);

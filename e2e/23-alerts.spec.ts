@@ -26,7 +26,12 @@ const RECORD_NOTIFICATIONS = () => {
   window.Notification = Recorded;
 };
 
-const notifications = (page: Page) => page.evaluate(() => (window as unknown as { __notifications: { shown: { title: string; body: string }[]; asked: number } }).__notifications);
+const notifications = (page: Page) =>
+  page.evaluate(
+    () =>
+      (window as unknown as { __notifications: { shown: { title: string; body: string }[]; asked: number } })
+        .__notifications,
+  );
 
 /** An alert added in the open panel: `kind` and its price. */
 async function addAlert(page: Page, kind: 'above' | 'below', price: number): Promise<void> {
@@ -49,9 +54,16 @@ async function editAlert(page: Page, i: number, kind: 'above' | 'below', price: 
 }
 
 /** A hair above and below the price: the next trade that moves the pool crosses one of them. */
-const around = (price: number) => ({ above: Number((price * (1 + 1e-7)).toPrecision(12)), below: Number((price * (1 - 1e-7)).toPrecision(12)) });
+const around = (price: number) => ({
+  above: Number((price * (1 + 1e-7)).toPrecision(12)),
+  below: Number((price * (1 - 1e-7)).toPrecision(12)),
+});
 
-test('alerts: made on the pair shown, fired by a trade (on the page and as a system notification), kept and armed again on the next visit, firing for a pair not shown', async ({ page, context, request }) => {
+test('alerts: made on the pair shown, fired by a trade (on the page and as a system notification), kept and armed again on the next visit, firing for a pair not shown', async ({
+  page,
+  context,
+  request,
+}) => {
   await context.grantPermissions(['notifications']);
   await page.addInitScript(RECORD_NOTIFICATIONS);
   const pair = await deepestPool(request, 'Aggregate');
@@ -65,7 +77,9 @@ test('alerts: made on the pair shown, fired by a trade (on the page and as a sys
   await expect(panel.getByTestId('alert-form')).toContainText('SNEK/ADA on Aggregate');
   // The threshold starts at the price now.
   const now = (await poolStats(request, pair.ticker)).current_price;
-  await expect.poll(async () => Math.abs(Number(await panel.getByTestId('alert-price').inputValue()) / now - 1)).toBeLessThan(0.05);
+  await expect
+    .poll(async () => Math.abs(Number(await panel.getByTestId('alert-price').inputValue()) / now - 1))
+    .toBeLessThan(0.05);
   const first = around(now);
   await addAlert(page, 'above', first.above);
   await addAlert(page, 'below', first.below);
@@ -79,14 +93,18 @@ test('alerts: made on the pair shown, fired by a trade (on the page and as a sys
   await expect(fired).toHaveCount(1, { timeout: 10_000 });
   await expect(fired).toContainText(up ? 'crosses above' : 'crosses below');
   await expect(fired.getByTestId('alert-status')).toContainText(/Fired \d{4}-\d\d-\d\d \d\d:\d\d at \d/);
-  await expect(page.getByTestId('alert-notice')).toContainText(`SNEK/ADA on Aggregate ${up ? 'crossed above' : 'crossed below'}`);
+  await expect(page.getByTestId('alert-notice')).toContainText(
+    `SNEK/ADA on Aggregate ${up ? 'crossed above' : 'crossed below'}`,
+  );
   await expect.poll(async () => (await notifications(page)).shown.length).toBe(1);
   const [shown] = (await notifications(page)).shown;
   expect(shown?.title).toBe('Alert: SNEK/ADA on Aggregate');
   expect(shown?.body).toContain(up ? 'crossed above' : 'crossed below');
 
   // The next visit, on another pair: the alerts are armed again from storage without opening the panel.
-  const other = (await groupSymbols(request, 'Aggregate')).find((row) => row.symbol !== pair.symbol && row.symbol.includes('_Aggregate_'));
+  const other = (await groupSymbols(request, 'Aggregate')).find(
+    (row) => row.symbol !== pair.symbol && row.symbol.includes('_Aggregate_'),
+  );
   await page.goto(`/?symbol=${encodeURIComponent(other?.symbol ?? '')}`);
   await waitForCandles(page, { symbol: other?.symbol ?? '' });
   await expect(page.getByTestId('alert-notices')).toBeAttached();
@@ -112,7 +130,9 @@ test('alerts: made on the pair shown, fired by a trade (on the page and as a sys
   await expect(panel.getByTestId('alerts-empty')).toBeVisible();
 });
 
-test('alerts: permission asked when the first alert is made, never on load; a bad threshold says why', async ({ page }) => {
+test('alerts: permission asked when the first alert is made, never on load; a bad threshold says why', async ({
+  page,
+}) => {
   await page.addInitScript(RECORD_NOTIFICATIONS);
   await page.goto('/');
   await waitForCandles(page);

@@ -17,13 +17,22 @@ const RECORD_EVENT_SOURCES = () => {
   };
 };
 
-const openEventSources = (page: Page) => page.evaluate(() => (window as unknown as { __eventSources: EventSource[] }).__eventSources.filter((source) => source.readyState !== EventSource.CLOSED).length);
+const openEventSources = (page: Page) =>
+  page.evaluate(
+    () =>
+      (window as unknown as { __eventSources: EventSource[] }).__eventSources.filter(
+        (source) => source.readyState !== EventSource.CLOSED,
+      ).length,
+  );
 
 const cell = (page: Page, index: number) => page.locator(`[data-testid="chart-cell"][data-index="${index}"]`);
 const cellChart = (page: Page, index: number) => cell(page, index).getByTestId('price-chart');
 const visible = async (page: Page, index: number) => {
   const el = cellChart(page, index);
-  return { from: Number(await el.getAttribute('data-visible-from')), to: Number(await el.getAttribute('data-visible-to')) };
+  return {
+    from: Number(await el.getAttribute('data-visible-from')),
+    to: Number(await el.getAttribute('data-visible-to')),
+  };
 };
 
 /**
@@ -33,10 +42,15 @@ const visible = async (page: Page, index: number) => {
 // Tall enough for the four charts: the crosshair is checked on the one below the first.
 test.use({ viewport: { width: 1280, height: 1200 } });
 
-test('layouts: four charts with their own pair and resolution, in the URL, one live connection, crosshair and time in step', async ({ page, request }) => {
+test('layouts: four charts with their own pair and resolution, in the URL, one live connection, crosshair and time in step', async ({
+  page,
+  request,
+}) => {
   await page.addInitScript(RECORD_EVENT_SOURCES);
   const first = await deepestPool(request, 'Aggregate');
-  const other = (await groupSymbols(request, 'Aggregate')).find((row) => row.symbol !== first.symbol && row.symbol.includes('_Aggregate_'));
+  const other = (await groupSymbols(request, 'Aggregate')).find(
+    (row) => row.symbol !== first.symbol && row.symbol.includes('_Aggregate_'),
+  );
   expect(other).toBeDefined();
   await page.goto('/');
   await waitForCandles(page, { symbol: first.symbol });
@@ -45,7 +59,11 @@ test('layouts: four charts with their own pair and resolution, in the URL, one l
   await expect(page).toHaveURL(/[?&]layout=4(&|$)/);
   await expect(page.getByTestId('chart-cell')).toHaveCount(4);
   // New charts: the first chart's pair over other resolutions.
-  for (const [index, resolution] of [[2, '1D'], [3, '15'], [4, '5']] as const) {
+  for (const [index, resolution] of [
+    [2, '1D'],
+    [3, '15'],
+    [4, '5'],
+  ] as const) {
     await expect(cellChart(page, index)).toHaveAttribute('data-status', 'ready', { timeout: 15_000 });
     await expect(cellChart(page, index)).toHaveAttribute('data-resolution', resolution);
     await expect(cellChart(page, index)).toHaveAttribute('data-symbol', first.symbol);
@@ -73,8 +91,12 @@ test('layouts: four charts with their own pair and resolution, in the URL, one l
   await expect(page).toHaveURL(/[?&]sync=1(&|$)/);
   await expect(page.getByTestId('chart-grid')).toHaveAttribute('data-sync', 'true');
   const hour = 3600;
-  await expect.poll(async () => Math.abs((await visible(page, 3)).from - (await visible(page, 1)).from)).toBeLessThanOrEqual(hour);
-  await expect.poll(async () => Math.abs((await visible(page, 4)).to - (await visible(page, 1)).to)).toBeLessThanOrEqual(hour);
+  await expect
+    .poll(async () => Math.abs((await visible(page, 3)).from - (await visible(page, 1)).from))
+    .toBeLessThanOrEqual(hour);
+  await expect
+    .poll(async () => Math.abs((await visible(page, 4)).to - (await visible(page, 1)).to))
+    .toBeLessThanOrEqual(hour);
   const legend3 = cell(page, 3).getByTestId('legend-close');
   const before = await legend3.innerText();
   const box = await cellChart(page, 1).boundingBox();
@@ -110,7 +132,8 @@ test('layouts: no WCAG A/AA violation with four charts, in either theme and at p
   // Three runs of axe over four charts' pages.
   test.setTimeout(90_000);
   await page.goto('/?layout=4');
-  for (const index of [1, 2, 3, 4]) await expect(cellChart(page, index)).toHaveAttribute('data-status', 'ready', { timeout: 15_000 });
+  for (const index of [1, 2, 3, 4])
+    await expect(cellChart(page, index)).toHaveAttribute('data-status', 'ready', { timeout: 15_000 });
   expect(await violations(page), 'dark theme').toEqual([]);
   await page.getByRole('button', { name: 'Light', exact: true }).click();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');

@@ -4,7 +4,10 @@ import { devKeyOf, PREVIEW_DATA_DIR } from './support/keys';
 
 // One smoke run against `vite preview` (npm run preview): the built app, with the service and gateway
 // mounted by the same Vite plugin, and the dev key its first start made (no key was configured).
-test('preview server: the built app renders candles and goes live; the API answers with the dev key', async ({ page, request }) => {
+test('preview server: the built app renders candles and goes live; the API answers with the dev key', async ({
+  page,
+  request,
+}) => {
   const key = devKeyOf(PREVIEW_DATA_DIR);
   expect(key, `a dev key in ${PREVIEW_DATA_DIR}/dev-api-key.txt`).toBeDefined();
   const authorization = { Authorization: `Bearer ${key ?? ''}` };

@@ -19,7 +19,10 @@ let gateway: ServerProcess;
 
 test.beforeAll(async ({ browser: _browser }, testInfo) => {
   test.setTimeout(120_000);
-  service = await ServerProcess.create({ logFile: testInfo.outputPath('service.log'), env: { TOKEN_API_KEYS: `${KEY}:enterprise` } });
+  service = await ServerProcess.create({
+    logFile: testInfo.outputPath('service.log'),
+    env: { TOKEN_API_KEYS: `${KEY}:enterprise` },
+  });
   gateway = await ServerProcess.create({
     logFile: testInfo.outputPath('gateway.log'),
     testControls: false,
@@ -35,11 +38,18 @@ test.afterAll(async () => {
   await service?.dispose();
 });
 
-test('remote mode: the default pair, search by name, a pick and live updates, through a gateway in front of another server', async ({ page, request }) => {
+test('remote mode: the default pair, search by name, a pick and live updates, through a gateway in front of another server', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(150_000);
   // The remote gateway knows the same deepest pool as the service's own.
   const deepest = await deepestPool(request, 'Aggregate', service.origin);
-  const info = (await (await request.get(`${gateway.origin}/gw/v1/info`)).json()) as { source: string; simulated: boolean; deepest?: Record<string, string> };
+  const info = (await (await request.get(`${gateway.origin}/gw/v1/info`)).json()) as {
+    source: string;
+    simulated: boolean;
+    deepest?: Record<string, string>;
+  };
   // The other server's market is the simulator's, and it says so (/api/x/market): so does this gateway.
   expect(info).toMatchObject({ source: 'remote', simulated: true });
   expect(info.deepest?.Aggregate).toBe(deepest.ticker);
@@ -50,14 +60,19 @@ test('remote mode: the default pair, search by name, a pick and live updates, th
     await page.goto(`${gateway.origin}/`);
     await waitForCandles(page, { symbol: deepest.symbol });
     const header = page.getByTestId('token-header');
-    const unit = (await (await request.get(`${service.origin}/gw/v1/symbol_info?group=Aggregate`)).json()) as { ticker: string[]; currency: string[] };
+    const unit = (await (await request.get(`${service.origin}/gw/v1/symbol_info?group=Aggregate`)).json()) as {
+      ticker: string[];
+      currency: string[];
+    };
     const quoteUnit = unit.currency[unit.ticker.indexOf(deepest.ticker)] ?? '';
-    const registry = (await (await request.get(`${service.origin}/gw/v1/token-info/${quoteUnit}`)).json()) as { name: string };
+    const registry = (await (await request.get(`${service.origin}/gw/v1/token-info/${quoteUnit}`)).json()) as {
+      name: string;
+    };
     await expect(header.getByTestId('header-name')).toHaveText(registry.name);
     await expectConnection(page, 'live');
   });
 
-  await test.step('search by a token\'s name (not its ticker), and pick it', async () => {
+  await test.step("search by a token's name (not its ticker), and pick it", async () => {
     const search = page.getByRole('combobox', { name: 'Search pairs' });
     await search.focus();
     await expect(page.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true');
@@ -84,17 +99,25 @@ test('remote mode: the default pair, search by name, a pick and live updates, th
       const server = await poolStats(request, deepest.ticker, service.origin);
       const now = await chartAttributes(page);
       expect(now.lastClose !== before.lastClose || now.lastTime !== before.lastTime).toBe(true);
-      expect(close(now.lastClose, server.current_price), `chart close ${now.lastClose} vs ${server.current_price}`).toBe(true);
+      expect(
+        close(now.lastClose, server.current_price),
+        `chart close ${now.lastClose} vs ${server.current_price}`,
+      ).toBe(true);
       expect(close(await headerPrice(page), server.current_price)).toBe(true);
     }).toPass({ timeout: 10_000, intervals: [100] });
-    test.info().annotations.push({ type: 'latency', description: `the page followed a trade on the other server ${Date.now() - move.sentAt} ms after it was asked for` });
+    test.info().annotations.push({
+      type: 'latency',
+      description: `the page followed a trade on the other server ${Date.now() - move.sentAt} ms after it was asked for`,
+    });
   });
 
-  await test.step('trades tape: the other server\'s stored trades, through our extension route', async () => {
+  await test.step("trades tape: the other server's stored trades, through our extension route", async () => {
     const rows = page.getByTestId('tape-row');
     await expect(rows.first()).toBeVisible();
     await expect(page.getByTestId('tape-note')).toHaveCount(0);
-    const server = (await (await request.get(`${service.origin}/gw/v1/trades?pool=${deepest.ticker}&limit=1`)).json()) as { trades: { group: string }[] };
+    const server = (await (
+      await request.get(`${service.origin}/gw/v1/trades?pool=${deepest.ticker}&limit=1`)
+    ).json()) as { trades: { group: string }[] };
     await expect(rows.first().getByTestId('tape-dex')).toHaveText(server.trades[0]?.group ?? '');
   });
 
@@ -105,20 +128,31 @@ test('remote mode: the default pair, search by name, a pick and live updates, th
     await page.getByTestId('invert-toggle').click();
     await expect(page).toHaveURL(/[?&]inv=1(&|$)/);
     await expect(header.getByTestId('header-pair')).toHaveText(`${base}/${quote}`);
-    await expect(page.getByRole('slider', { name: `Candlestick chart of ${base}/${quote} on Aggregate` })).toBeVisible();
+    await expect(
+      page.getByRole('slider', { name: `Candlestick chart of ${base}/${quote} on Aggregate` }),
+    ).toBeVisible();
     await expect(async () => {
       const server = await poolStats(request, deepest.ticker, service.origin);
       const chart = await chartAttributes(page);
-      expect(close(Number(await header.getByTestId('header-price').getAttribute('data-value')), 1 / server.current_price)).toBe(true);
+      expect(
+        close(Number(await header.getByTestId('header-price').getAttribute('data-value')), 1 / server.current_price),
+      ).toBe(true);
       expect(close(chart.lastClose, 1 / server.current_price, 1e-6)).toBe(true);
-      expect(close(Number((await page.getByTestId('legend-close').innerText()).replace(/,/g, '')), chart.lastClose, 1e-3)).toBe(true);
+      expect(
+        close(Number((await page.getByTestId('legend-close').innerText()).replace(/,/g, '')), chart.lastClose, 1e-3),
+      ).toBe(true);
     }).toPass({ timeout: 10_000 });
     await page.getByTestId('invert-toggle').click();
     await expect(page).not.toHaveURL(/inv=1/);
   });
 
-  await test.step('pools panel from the other server\'s /api/x/pair-pools; a click opens that pool\'s chart', async () => {
-    const pools = async () => ((await (await request.get(`${service.origin}/gw/v1/pair-pools?pool=${deepest.ticker}`)).json()) as { pools: { symbol: string; share: number }[] }).pools;
+  await test.step("pools panel from the other server's /api/x/pair-pools; a click opens that pool's chart", async () => {
+    const pools = async () =>
+      (
+        (await (await request.get(`${service.origin}/gw/v1/pair-pools?pool=${deepest.ticker}`)).json()) as {
+          pools: { symbol: string; share: number }[];
+        }
+      ).pools;
     const rows = page.getByTestId('pair-pool');
     // The panel refreshes every 15 s and the market trades meanwhile: the same pools, shares as the server's.
     await expect(async () => {
@@ -149,21 +183,35 @@ test('remote mode: the default pair, search by name, a pick and live updates, th
     await expect.poll(panes).toBeGreaterThan(before);
   });
 
-  await test.step('USD: the header at the other server\'s ADA/USD', async () => {
+  await test.step("USD: the header at the other server's ADA/USD", async () => {
     await page.getByRole('group', { name: 'Currency' }).getByRole('button', { name: 'USD' }).click();
     await expect(page).toHaveURL(/[?&]cur=usd(&|$)/);
     await expect(page.getByTestId('price-chart')).toHaveAttribute('data-currency', 'usd');
     await expect(async () => {
       const server = await poolStats(request, deepest.ticker, service.origin);
-      expect(close(await headerPrice(page), server.current_price * (await usdPerAdaNow(request, service.origin)), 1e-9)).toBe(true);
+      expect(
+        close(await headerPrice(page), server.current_price * (await usdPerAdaNow(request, service.origin)), 1e-9),
+      ).toBe(true);
     }).toPass({ timeout: 10_000 });
   });
 });
 
-test('remote mode against an upstream without our extension routes: the tape shows what the stream brings, and says so', async ({ page, request }, testInfo) => {
+test('remote mode against an upstream without our extension routes: the tape shows what the stream brings, and says so', async ({
+  page,
+  request,
+}, testInfo) => {
   test.setTimeout(120_000);
-  const bare = await ServerProcess.create({ logFile: testInfo.outputPath('spec-only.log'), args: ['--spec-only'], env: { TOKEN_API_KEYS: `${KEY}:enterprise` } });
-  const front = await ServerProcess.create({ logFile: testInfo.outputPath('front.log'), testControls: false, readyPath: '/gw/v1/info', env: { UPSTREAM_URL: bare.origin, UPSTREAM_API_KEY: KEY } });
+  const bare = await ServerProcess.create({
+    logFile: testInfo.outputPath('spec-only.log'),
+    args: ['--spec-only'],
+    env: { TOKEN_API_KEYS: `${KEY}:enterprise` },
+  });
+  const front = await ServerProcess.create({
+    logFile: testInfo.outputPath('front.log'),
+    testControls: false,
+    readyPath: '/gw/v1/info',
+    env: { UPSTREAM_URL: bare.origin, UPSTREAM_API_KEY: KEY },
+  });
   try {
     await bare.start();
     await front.start();
@@ -176,10 +224,14 @@ test('remote mode against an upstream without our extension routes: the tape sho
     await expect(page.getByTestId('tape-note')).toHaveText(/Since this page opened/, { timeout: 15_000 });
     await expect(page.getByTestId('tape-rows')).toHaveAttribute('data-count', '0');
     await tradeUntilPoolMoves(request, deepest.ticker, { origin: bare.origin });
-    await expect.poll(async () => Number(await page.getByTestId('tape-rows').getAttribute('data-count'))).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number(await page.getByTestId('tape-rows').getAttribute('data-count')))
+      .toBeGreaterThan(0);
     await expect(page.getByTestId('tape-row').first().locator('span').nth(1)).toHaveText(/^(Buy|Sell)$/);
     // The pools panel is built from the spec's endpoints instead (symbol lists, then /tokens/current per pool).
-    const reference = (await (await request.get(`${service.origin}/gw/v1/pair-pools?pool=${deepest.ticker}`)).json()) as { pools: { symbol: string }[] };
+    const reference = (await (
+      await request.get(`${service.origin}/gw/v1/pair-pools?pool=${deepest.ticker}`)
+    ).json()) as { pools: { symbol: string }[] };
     await expect(page.getByTestId('pair-pool')).toHaveCount(reference.pools.length, { timeout: 20_000 });
 
     // USD from the spec's endpoints alone (the stablecoins' /tokens/current and /history): header and chart.
@@ -189,10 +241,16 @@ test('remote mode against an upstream without our extension routes: the tape sho
     await expect(async () => {
       const server = await poolStats(request, deepest.ticker, bare.origin);
       const rate = await usdPerAdaNow(request, bare.origin);
-      expect(close(await headerPrice(page), server.current_price * rate, 1e-9), `header ${await headerPrice(page)} vs ${server.current_price * rate}`).toBe(true);
+      expect(
+        close(await headerPrice(page), server.current_price * rate, 1e-9),
+        `header ${await headerPrice(page)} vs ${server.current_price * rate}`,
+      ).toBe(true);
       // The newest bar is the current one (the pair just traded): its rate is ADA/USD now.
       const chart = await chartAttributes(page);
-      expect(close(chart.lastClose, server.current_price * rate, 1e-9), `chart ${chart.lastClose} at ${chart.lastTime} vs ${server.current_price * rate}`).toBe(true);
+      expect(
+        close(chart.lastClose, server.current_price * rate, 1e-9),
+        `chart ${chart.lastClose} at ${chart.lastTime} vs ${server.current_price * rate}`,
+      ).toBe(true);
     }).toPass({ timeout: 15_000 });
 
     // A pool of the derived panel opens its chart.

@@ -24,14 +24,28 @@ async function draw(): Promise<void> {
   const step = Number(params.get('step') ?? '3600');
   const countback = Number(params.get('countback') ?? '300');
   const to = Math.floor(Date.now() / 1000) + step;
-  const query = new URLSearchParams({ symbol, resolution, to: String(to), countback: String(countback), include_tvl: 'true' });
+  const query = new URLSearchParams({
+    symbol,
+    resolution,
+    to: String(to),
+    countback: String(countback),
+    include_tvl: 'true',
+  });
   const body = (await (await fetch(`/gw/v1/history?${query.toString()}`)).json()) as HistoryBody;
   const element = document.getElementById('chart');
   if (!element) throw new Error('no #chart element');
   const chart = createChart(element, { autoSize: true });
   const candles = chart.addSeries(CandlestickSeries);
   const { t = [], o = [], h = [], l = [], c = [] } = body;
-  candles.setData(t.map((time, i) => ({ time: time as UTCTimestamp, open: o[i] ?? 0, high: h[i] ?? 0, low: l[i] ?? 0, close: c[i] ?? 0 })));
+  candles.setData(
+    t.map((time, i) => ({
+      time: time as UTCTimestamp,
+      open: o[i] ?? 0,
+      high: h[i] ?? 0,
+      low: l[i] ?? 0,
+      close: c[i] ?? 0,
+    })),
+  );
   if (t.length > 0) performance.mark('floor:candles', { detail: { bars: t.length } });
   chart.timeScale().fitContent();
 }

@@ -62,7 +62,10 @@ async function check(dataDir: string, seen: readonly Seen[], examples: string[],
         const cur = list[k] as TradeRecord;
         if (cur.prevPrice !== prev.price) {
           brokenChains++;
-          if (examples.length < 5) examples.push(`after kill ${round}: pool series ${series}: trade ${cur.eventId} starts at ${cur.prevPrice}, the one before ended at ${prev.price}`);
+          if (examples.length < 5)
+            examples.push(
+              `after kill ${round}: pool series ${series}: trade ${cur.eventId} starts at ${cur.prevPrice}, the one before ended at ${prev.price}`,
+            );
           break;
         }
       }
@@ -73,7 +76,8 @@ async function check(dataDir: string, seen: readonly Seen[], examples: string[],
       const stored = aggregate ? byAggregate.get(aggregate.id) : undefined;
       if (!stored?.some((t) => t.blockTime === event.time && t.aggPrice === event.price)) {
         lost++;
-        if (examples.length < 10) examples.push(`after kill ${round}: streamed ${event.pool} at ${event.time} (${event.price}) is not stored`);
+        if (examples.length < 10)
+          examples.push(`after kill ${round}: streamed ${event.pool} at ${event.time} (${event.price}) is not stored`);
       }
     }
     const bars = await handle.store.bars.all();
@@ -93,9 +97,15 @@ async function check(dataDir: string, seen: readonly Seen[], examples: string[],
  * trades chain without a gap or a double (each trade starts from the last one's price), and the bars
  * equal a rebuild.
  */
-export async function crashes(server: SoakServer, dataDir: string, aggregates: readonly string[], kills: number, seed: number): Promise<CrashResult> {
+export async function crashes(
+  server: SoakServer,
+  dataDir: string,
+  aggregates: readonly string[],
+  kills: number,
+  seed: number,
+): Promise<CrashResult> {
   let random = seed;
-  const next = () => ((random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const next = () => (random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const seen: Seen[] = [];
   const examples: string[] = [];
   let lost = 0;
@@ -121,5 +131,14 @@ export async function crashes(server: SoakServer, dataDir: string, aggregates: r
     barsEqualRebuild &&= found.barsEqualRebuild;
     tradesAfter = found.trades;
   }
-  return { kills, tradesAfter, streamedEvents: seen.length, lost, brokenChains, duplicateIds, barsEqualRebuild, examples };
+  return {
+    kills,
+    tradesAfter,
+    streamedEvents: seen.length,
+    lost,
+    brokenChains,
+    duplicateIds,
+    barsEqualRebuild,
+    examples,
+  };
 }

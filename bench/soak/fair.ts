@@ -55,7 +55,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Resolves with 'connected', or the error the connection was refused with. */
 async function outcome(reader: SseReader): Promise<'connected' | string> {
-  await reader.until((frames) => frames.some((f) => f.event === 'error' || (f.event === 'status' && (JSON.parse(f.data) as { state: string }).state === 'connected')), 15_000);
+  await reader.until(
+    (frames) =>
+      frames.some(
+        (f) =>
+          f.event === 'error' ||
+          (f.event === 'status' && (JSON.parse(f.data) as { state: string }).state === 'connected'),
+      ),
+    15_000,
+  );
   const error = reader.events('error')[0];
   return error === undefined ? 'connected' : liveErrorSchema.parse(error).errmsg;
 }
@@ -65,7 +73,9 @@ const kind = (errmsg: string) => errmsg.replace(/from \S+/, 'from <client>').rep
 
 export async function fairCapacity(server: SoakServer, options: { seconds: number }): Promise<FairResult> {
   const origin = server.origin;
-  const info = symbolInfoResponseSchema.parse(await (await fetch(`${origin}/gw/v1/symbol_info?group=Aggregate`)).json());
+  const info = symbolInfoResponseSchema.parse(
+    await (await fetch(`${origin}/gw/v1/symbol_info?group=Aggregate`)).json(),
+  );
   const pools = info.ticker.map((t) => t.toLowerCase());
   if (pools.length < 1000) throw new Error(`the fair part needs 1,000 Aggregate pools; the market has ${pools.length}`);
   const slice = (from: number) => pools.slice(from, from + 50);
@@ -85,7 +95,8 @@ export async function fairCapacity(server: SoakServer, options: { seconds: numbe
       while (running) {
         // Five connections of its own range (its share); every other attempt asks pools it does not
         // follow yet (more is what it is after): the honest clients' and beyond.
-        const start = attempt === 0 && i < 5 ? firstSlice + i * 50 : 500 + Math.floor(Math.random() * (pools.length - 550));
+        const start =
+          attempt === 0 && i < 5 ? firstSlice + i * 50 : 500 + Math.floor(Math.random() * (pools.length - 550));
         const connPools = slice(start);
         attempts++;
         attempt++;
@@ -121,7 +132,11 @@ export async function fairCapacity(server: SoakServer, options: { seconds: numbe
   const started = performance.now();
   const hostiles = [
     ...hostile('127.0.0.2', (i) => ({ localAddress: '127.0.0.2', forwardedFor: `198.51.100.${(i % 250) + 1}` }), 0),
-    ...hostile('2001:db8:bad:1::/64', (i) => ({ localAddress: FAIR_PROXY, forwardedFor: `2001:db8:bad:1::${(i + 1).toString(16)}` }), 250),
+    ...hostile(
+      '2001:db8:bad:1::/64',
+      (i) => ({ localAddress: FAIR_PROXY, forwardedFor: `2001:db8:bad:1::${(i + 1).toString(16)}` }),
+      250,
+    ),
   ];
   // Let the hostile clients take what they can first.
   await sleep(3_000);
@@ -153,7 +168,10 @@ export async function fairCapacity(server: SoakServer, options: { seconds: numbe
     if (!conn) break;
     const pool = conn.pools[Math.floor(n / honest.length) % conn.pools.length] ?? '';
     const before = liveTrades(conn.reader).length;
-    const asked = await fetch(`${origin}/__test__/block?pool=${pool}&trades=1`, { method: 'POST', signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+    const asked = await fetch(`${origin}/__test__/block?pool=${pool}&trades=1`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
     if (asked?.status !== 200) {
       if (examples.length < 10) examples.push(`forced block on ${pool}: ${asked?.status ?? 'no answer'}`);
       continue;
@@ -161,7 +179,13 @@ export async function fairCapacity(server: SoakServer, options: { seconds: numbe
     const answered = performance.now();
     forced++;
     try {
-      await conn.reader.until(() => liveTrades(conn.reader).slice(before).some((t) => t.pool_id === pool), 10_000);
+      await conn.reader.until(
+        () =>
+          liveTrades(conn.reader)
+            .slice(before)
+            .some((t) => t.pool_id === pool),
+        10_000,
+      );
       delivered++;
       delays.push(performance.now() - answered);
     } catch {
@@ -169,8 +193,12 @@ export async function fairCapacity(server: SoakServer, options: { seconds: numbe
     }
     await paced;
   }
-  const hostilePoolsHeld = Object.fromEntries([...held].map(([identity, conns]) => [identity, new Set([...conns].flatMap((c) => c.pools)).size]));
-  const honestConnected = honest.filter((c) => !c.reader.ended && liveStatuses(c.reader).at(-1)?.state === 'connected').length;
+  const hostilePoolsHeld = Object.fromEntries(
+    [...held].map(([identity, conns]) => [identity, new Set([...conns].flatMap((c) => c.pools)).size]),
+  );
+  const honestConnected = honest.filter(
+    (c) => !c.reader.ended && liveStatuses(c.reader).at(-1)?.state === 'connected',
+  ).length;
   honestLost += honest.length - honestConnected;
   running = false;
   clearInterval(sampler);

@@ -40,7 +40,9 @@ async function storeConsistent(dataDir: string): Promise<string | undefined> {
 /** SIGTERM while streaming and trading hard: streams end cleanly, the last commit is whole, the next start resumes. */
 async function sigterm(server: SoakServer, dataDir: string, aggregates: readonly string[]): Promise<FaultCheck> {
   await server.start();
-  const streams = await Promise.all(Array.from({ length: 5 }, () => openRawStream(server, SOAK_KEY, aggregates, true, true)));
+  const streams = await Promise.all(
+    Array.from({ length: 5 }, () => openRawStream(server, SOAK_KEY, aggregates, true, true)),
+  );
   const stop = keepTrading(server, 5);
   await sleep(1500);
   const code = await server.stop('SIGTERM');
@@ -64,7 +66,14 @@ async function damagedCopies(dataDir: string, root: string): Promise<FaultCheck[
   const original = readFileSync(join(dataDir, 'market.sqlite'));
   const cases: [string, Buffer][] = [
     ['a truncated store file', original.subarray(0, Math.floor(original.length / 3))],
-    ['a store file with corrupted pages', Buffer.from(original.map((byte, i) => (i > original.length / 2 && i < original.length / 2 + 65_536 ? (i * 31) & 0xff : byte)))],
+    [
+      'a store file with corrupted pages',
+      Buffer.from(
+        original.map((byte, i) =>
+          i > original.length / 2 && i < original.length / 2 + 65_536 ? (i * 31) & 0xff : byte,
+        ),
+      ),
+    ],
     ['an empty store file', Buffer.alloc(0)],
   ];
   const checks: FaultCheck[] = [];
@@ -86,7 +95,11 @@ async function damagedCopies(dataDir: string, root: string): Promise<FaultCheck[
     }
     const untouched = statSync(file).size === bytes.length && readFileSync(file).equals(bytes);
     const named = message.includes(`The store ${file}`);
-    checks.push({ name, ok: !started && named && untouched, detail: `${started ? 'STARTED' : 'refused'}; message ${named ? 'names the file' : 'does NOT name the file'}; file ${untouched ? 'untouched' : 'CHANGED'}` });
+    checks.push({
+      name,
+      ok: !started && named && untouched,
+      detail: `${started ? 'STARTED' : 'refused'}; message ${named ? 'names the file' : 'does NOT name the file'}; file ${untouched ? 'untouched' : 'CHANGED'}`,
+    });
   }
   rmSync(join(root), { recursive: true, force: true });
   return checks;
@@ -97,7 +110,13 @@ async function damagedCopies(dataDir: string, root: string): Promise<FaultCheck[
  * says so and keeps answering reads; with space again, trading resumes and the store is consistent.
  */
 async function fullDisk(dataDir: string, root: string): Promise<FaultCheck> {
-  if (process.getuid?.() !== 0) return { name: 'a full disk during commits', ok: true, skipped: true, detail: 'SKIPPED: mounting a small tmpfs needs root (run the soak as root to check it)' };
+  if (process.getuid?.() !== 0)
+    return {
+      name: 'a full disk during commits',
+      ok: true,
+      skipped: true,
+      detail: 'SKIPPED: mounting a small tmpfs needs root (run the soak as root to check it)',
+    };
   const mount = join(root, 'tmpfs');
   mkdirSync(mount, { recursive: true });
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1g', 'tmpfs', mount]);
@@ -105,9 +124,15 @@ async function fullDisk(dataDir: string, root: string): Promise<FaultCheck> {
     const dir = join(mount, 'data');
     mkdirSync(dir);
     copyFileSync(join(dataDir, 'market.sqlite'), join(dir, 'market.sqlite'));
-    const server = new SoakServer({ dataDir: dir, extraArgs: ['--trades-per-block', '40'], env: { GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' } });
+    const server = new SoakServer({
+      dataDir: dir,
+      extraArgs: ['--trades-per-block', '40'],
+      env: { GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' },
+    });
     await server.start();
-    const used = Number(spawnSync('df', ['-k', '--output=used', mount], { encoding: 'utf8' }).stdout.trim().split('\n').at(-1));
+    const used = Number(
+      spawnSync('df', ['-k', '--output=used', mount], { encoding: 'utf8' }).stdout.trim().split('\n').at(-1),
+    );
     execFileSync('mount', ['-o', `remount,size=${used + 2048}k`, mount]);
     let refused = 0;
     let readsOk = 0;
@@ -136,7 +161,12 @@ async function fullDisk(dataDir: string, root: string): Promise<FaultCheck> {
 }
 
 /** Shutdown and storage faults (see docs/reliability.md). */
-export async function faults(server: SoakServer, dataDir: string, aggregates: readonly string[], root: string): Promise<FaultCheck[]> {
+export async function faults(
+  server: SoakServer,
+  dataDir: string,
+  aggregates: readonly string[],
+  root: string,
+): Promise<FaultCheck[]> {
   const checks = [await sigterm(server, dataDir, aggregates)];
   checks.push(...(await damagedCopies(dataDir, join(root, 'damaged'))));
   checks.push(await fullDisk(dataDir, join(root, 'disk')));

@@ -3,9 +3,24 @@ import { Client, request } from 'undici';
 import { z } from 'zod';
 import type { $ZodType } from 'zod/v4/core';
 import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors';
-import { deepestSchema, extensionIndexSchema, groupStatsSchema, liquiditySchema, marketSourceResponseSchema, pairPoolsResponseSchema, tokenInfoSchema, tokenNamesSchema, tradesResponseSchema } from '../../src/shared/api/extensions';
+import {
+  deepestSchema,
+  extensionIndexSchema,
+  groupStatsSchema,
+  liquiditySchema,
+  marketSourceResponseSchema,
+  pairPoolsResponseSchema,
+  tokenInfoSchema,
+  tokenNamesSchema,
+  tradesResponseSchema,
+} from '../../src/shared/api/extensions';
 import { streamLineSchema } from '../../src/shared/api/stream';
-import { udfConfigSchema, udfHistoryResponseSchema, udfSearchItemSchema, udfSymbolSchema } from '../../src/shared/api/udf';
+import {
+  udfConfigSchema,
+  udfHistoryResponseSchema,
+  udfSearchItemSchema,
+  udfSymbolSchema,
+} from '../../src/shared/api/udf';
 import { gatewayInfoSchema } from '../../src/shared/api/gateway';
 import { groupsResponseSchema } from '../../src/shared/api/groups';
 import { historyResponseSchema } from '../../src/shared/api/history';
@@ -90,13 +105,23 @@ function value(real: readonly string[]): fc.Arbitrary<string> {
 
 /** A query string from optional parameters, each encoded, or (sometimes) sent raw. */
 function query(params: Record<string, fc.Arbitrary<string>>): fc.Arbitrary<string> {
-  const entries = Object.entries(params).map(([name, arb]) => fc.option(fc.tuple(fc.constant(name), arb, fc.boolean()), { freq: 3 }));
-  return fc.tuple(...entries, fc.option(fc.tuple(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }), fc.constant(false)))).map((pairs) => {
-    const parts = pairs
-      .filter((p): p is [string, string, boolean] => p !== null)
-      .map(([k, v, raw]) => `${encodeURIComponent(k)}=${raw ? v.replace(/[\s#?&]/g, encodeURIComponent) : encodeURIComponent(v)}`);
-    return parts.length === 0 ? '' : `?${parts.join('&')}`;
-  });
+  const entries = Object.entries(params).map(([name, arb]) =>
+    fc.option(fc.tuple(fc.constant(name), arb, fc.boolean()), { freq: 3 }),
+  );
+  return fc
+    .tuple(
+      ...entries,
+      fc.option(fc.tuple(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }), fc.constant(false))),
+    )
+    .map((pairs) => {
+      const parts = pairs
+        .filter((p): p is [string, string, boolean] => p !== null)
+        .map(
+          ([k, v, raw]) =>
+            `${encodeURIComponent(k)}=${raw ? v.replace(/[\s#?&]/g, encodeURIComponent) : encodeURIComponent(v)}`,
+        );
+      return parts.length === 0 ? '' : `?${parts.join('&')}`;
+    });
 }
 
 function authHeader(key: string): fc.Arbitrary<Record<string, string>> {
@@ -106,14 +131,28 @@ function authHeader(key: string): fc.Arbitrary<Record<string, string>> {
     {
       weight: 2,
       arbitrary: fc
-        .constantFrom('Bearer', 'Bearer ', `bearer ${key}`, `Bearer  ${key} `, `Basic ${key}`, `Bearer ${key}x`, `Bearer ${'k'.repeat(8_000)}`, `Bearer ${key},Bearer x`, 'Token abc', `Bearer\t${key}`)
+        .constantFrom(
+          'Bearer',
+          'Bearer ',
+          `bearer ${key}`,
+          `Bearer  ${key} `,
+          `Basic ${key}`,
+          `Bearer ${key}x`,
+          `Bearer ${'k'.repeat(8_000)}`,
+          `Bearer ${key},Bearer x`,
+          'Token abc',
+          `Bearer\t${key}`,
+        )
         .map((v) => ({ Authorization: v })),
     },
     { weight: 1, arbitrary: fc.string({ maxLength: 30 }).map((v) => ({ Authorization: v })) },
   );
 }
 
-const METHOD = fc.oneof({ weight: 12, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS') });
+const METHOD = fc.oneof(
+  { weight: 12, arbitrary: fc.constant('') },
+  { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS') },
+);
 
 /** Everything the fuzzer needs to know about the market: real values to mix with noise. */
 export interface FuzzSeeds {
@@ -136,7 +175,18 @@ export function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
   const flag = value(['true', 'false', '1', '0', 'yes', 'TRUE']);
   const streamBody = fc.oneof(
     fc.array(pool, { maxLength: 12 }).map((p) => JSON.stringify(p)),
-    fc.constantFrom('', '{}', 'null', '"x"', '[1,2]', '[[]]', '[', 'not json', `[${'"x",'.repeat(50_000)}"x"]`, JSON.stringify(Array.from({ length: 20_000 }, () => 'a'.repeat(56)))),
+    fc.constantFrom(
+      '',
+      '{}',
+      'null',
+      '"x"',
+      '[1,2]',
+      '[[]]',
+      '[',
+      'not json',
+      `[${'"x",'.repeat(50_000)}"x"]`,
+      JSON.stringify(Array.from({ length: 20_000 }, () => 'a'.repeat(56))),
+    ),
     fc.json({ maxDepth: 3 }),
     fc.string({ unit: 'binary', maxLength: 64 }),
   );
@@ -144,38 +194,102 @@ export function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
   const api = (prefix: string, authed: boolean): fc.Arbitrary<FuzzRequest>[] => {
     const headers = authed ? authHeader(seeds.key) : fc.constant({});
     const get = (endpoint: string, path: fc.Arbitrary<string>) =>
-      fc.tuple(path, headers, METHOD).map(([p, h, m]): FuzzRequest => ({ method: m || 'GET', path: `${prefix}${p}`, headers: h, endpoint: `${prefix}${endpoint}` }));
+      fc.tuple(path, headers, METHOD).map(([p, h, m]): FuzzRequest => ({
+        method: m || 'GET',
+        path: `${prefix}${p}`,
+        headers: h,
+        endpoint: `${prefix}${endpoint}`,
+      }));
     return [
       get('/groups', fc.constantFrom('/groups', '/groups/', '/groups//')),
-      get('/symbol_info', query({ group }).map((q) => `/symbol_info${q}`)),
-      get('/history', query({ symbol, resolution, from: time, to: time, countback: value(['1', '300', '5000', '5001']), include_tvl: flag }).map((q) => `/history${q}`)),
-      get('/tokens/current', query({ policy: token, pool }).map((q) => `/tokens/current${q}`)),
-      get('/tokens/logo/{token}', token.map((t) => `/tokens/logo/${encodeURIComponent(t)}`)),
-      get('/{unknown}', fc.string({ maxLength: 30 }).map((s) => `/${encodeURIComponent(s)}`)),
-      get('/{raw}', fc.constantFrom('/%2e%2e/healthz', '/tokens/%2e%2e/groups', '/tokens/..%2fgroups', '/history%00', '/groups%2F', '//groups', '/tokens/logo/', '/tokens/logo/%2F')),
-      fc.tuple(streamBody, headers, fc.constantFrom('application/json', 'text/plain', '', 'application/json; charset=utf-16')).map(
-        ([body, h, type]): FuzzRequest => ({
+      get(
+        '/symbol_info',
+        query({ group }).map((q) => `/symbol_info${q}`),
+      ),
+      get(
+        '/history',
+        query({
+          symbol,
+          resolution,
+          from: time,
+          to: time,
+          countback: value(['1', '300', '5000', '5001']),
+          include_tvl: flag,
+        }).map((q) => `/history${q}`),
+      ),
+      get(
+        '/tokens/current',
+        query({ policy: token, pool }).map((q) => `/tokens/current${q}`),
+      ),
+      get(
+        '/tokens/logo/{token}',
+        token.map((t) => `/tokens/logo/${encodeURIComponent(t)}`),
+      ),
+      get(
+        '/{unknown}',
+        fc.string({ maxLength: 30 }).map((s) => `/${encodeURIComponent(s)}`),
+      ),
+      get(
+        '/{raw}',
+        fc.constantFrom(
+          '/%2e%2e/healthz',
+          '/tokens/%2e%2e/groups',
+          '/tokens/..%2fgroups',
+          '/history%00',
+          '/groups%2F',
+          '//groups',
+          '/tokens/logo/',
+          '/tokens/logo/%2F',
+        ),
+      ),
+      fc
+        .tuple(
+          streamBody,
+          headers,
+          fc.constantFrom('application/json', 'text/plain', '', 'application/json; charset=utf-16'),
+        )
+        .map(([body, h, type]): FuzzRequest => ({
           method: 'POST',
           path: `${prefix}/tokens/stream`,
           headers: { ...h, ...(type ? { 'Content-Type': type } : {}) },
           body,
           endpoint: `${prefix}/tokens/stream`,
-        }),
-      ),
+        })),
     ];
   };
-  const extensions = (prefix: string, authed: boolean, paths: Record<string, fc.Arbitrary<string>>): fc.Arbitrary<FuzzRequest>[] => {
+  const extensions = (
+    prefix: string,
+    authed: boolean,
+    paths: Record<string, fc.Arbitrary<string>>,
+  ): fc.Arbitrary<FuzzRequest>[] => {
     const headers = authed ? authHeader(seeds.key) : fc.constant({});
     return Object.entries(paths).map(([endpoint, path]) =>
-      fc.tuple(path, headers, METHOD).map(([p, h, m]): FuzzRequest => ({ method: m || 'GET', path: `${prefix}${p}`, headers: h, endpoint: `${prefix}${endpoint}` })),
+      fc.tuple(path, headers, METHOD).map(([p, h, m]): FuzzRequest => ({
+        method: m || 'GET',
+        path: `${prefix}${p}`,
+        headers: h,
+        endpoint: `${prefix}${endpoint}`,
+      })),
     );
   };
-  const trades = query({ pool, before: value(['1700000000.1', '1700000000.123456', '1.1']), limit: value(['1', '50', '200', '201']) }).map((q) => `/trades${q}`);
+  const trades = query({
+    pool,
+    before: value(['1700000000.1', '1700000000.123456', '1.1']),
+    limit: value(['1', '50', '200', '201']),
+  }).map((q) => `/trades${q}`);
   const pairPools = query({ pool }).map((q) => `/pair-pools${q}`);
   // The overview's rows: a whole group, or the pools a screen names (real IDs, noise, too many, separators).
   const poolList = fc.oneof(
     fc.array(pool, { maxLength: 8 }).map((p) => p.join(',')),
-    fc.constantFrom(',', 'ab,', ',ab', 'zz', 'ab,,cd', Array.from({ length: 101 }, (_, i) => (i + 16).toString(16).padStart(2, '0')).join(','), 'a'.repeat(130)),
+    fc.constantFrom(
+      ',',
+      'ab,',
+      ',ab',
+      'zz',
+      'ab,,cd',
+      Array.from({ length: 101 }, (_, i) => (i + 16).toString(16).padStart(2, '0')).join(','),
+      'a'.repeat(130),
+    ),
   );
   const groupStats = query({ group, pools: poolList }).map((q) => `/group-stats${q}`);
   const udfResolution = value(['1', '5', '15', '60', '1D', 'D', '1440', '1W', '30']);
@@ -184,16 +298,47 @@ export function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
     '/udf/time': fc.constant('/udf/time'),
     '/udf/symbols': query({ symbol }).map((q) => `/udf/symbols${q}`),
     '/udf/symbol_info': query({ group }).map((q) => `/udf/symbol_info${q}`),
-    '/udf/search': query({ query: value(['ADA', 'snek', 'ada.']), type: value(['', 'spot']), exchange: group, limit: value(['30', '100', '0']) }).map((q) => `/udf/search${q}`),
-    '/udf/history': query({ symbol, resolution: udfResolution, from: time, to: time, countback: value(['0', '1', '300']) }).map((q) => `/udf/history${q}`),
+    '/udf/search': query({
+      query: value(['ADA', 'snek', 'ada.']),
+      type: value(['', 'spot']),
+      exchange: group,
+      limit: value(['30', '100', '0']),
+    }).map((q) => `/udf/search${q}`),
+    '/udf/history': query({
+      symbol,
+      resolution: udfResolution,
+      from: time,
+      to: time,
+      countback: value(['0', '1', '300']),
+    }).map((q) => `/udf/history${q}`),
   };
   // Paths sent exactly as written: dot segments and backslashes a client could send before any URL parsing.
-  const rawPath = fc.tuple(
-    fc.constantFrom('/api/v1', '/gw/v1', '/api/x', '/udf', '/gw/v1/udf'),
-    fc.constantFrom('/%2e%2e/healthz', '/./groups', '/../healthz', '/groups\\', '/a\\..\\groups', '/tokens/%2E%2E/current', '/%2e/history', '/.%2e/x', '//groups', '/config/..', '/history/.'),
-    authHeader(seeds.key),
-    METHOD,
-  ).map(([prefix, tail, h, m]): FuzzRequest => ({ method: m || 'GET', path: `${prefix}${tail}`, headers: h, endpoint: `${prefix}/{raw path}`, raw: true }));
+  const rawPath = fc
+    .tuple(
+      fc.constantFrom('/api/v1', '/gw/v1', '/api/x', '/udf', '/gw/v1/udf'),
+      fc.constantFrom(
+        '/%2e%2e/healthz',
+        '/./groups',
+        '/../healthz',
+        '/groups\\',
+        '/a\\..\\groups',
+        '/tokens/%2E%2E/current',
+        '/%2e/history',
+        '/.%2e/x',
+        '//groups',
+        '/config/..',
+        '/history/.',
+      ),
+      authHeader(seeds.key),
+      METHOD,
+    )
+    .map(([prefix, tail, h, m]): FuzzRequest => ({
+      method: m || 'GET',
+      path: `${prefix}${tail}`,
+      headers: h,
+      endpoint: `${prefix}/{raw path}`,
+      raw: true,
+    }));
   return fc.oneof(
     ...api('/api/v1', true),
     ...api('/gw/v1', false),
@@ -213,7 +358,10 @@ export function generator(seeds: FuzzSeeds): fc.Arbitrary<FuzzRequest> {
       '/liquidity': query({ group }).map((q) => `/liquidity${q}`),
       '/token-info': fc.constant('/token-info'),
       '/token-info/{unit}': token.filter((t) => t !== '').map((t) => `/token-info/${encodeURIComponent(t)}`),
-      '/live': query({ pools: fc.array(pool, { maxLength: 60 }).map((p) => p.join(',')), lastEventId: value(['1', 'x']) }).map((q) => `/live${q}`),
+      '/live': query({
+        pools: fc.array(pool, { maxLength: 60 }).map((p) => p.join(',')),
+        lastEventId: value(['1', 'x']),
+      }).map((q) => `/live${q}`),
       '/trades': trades,
       '/pair-pools': pairPools,
       '/group-stats': groupStats,
@@ -289,7 +437,10 @@ async function firstStreamLine(body: AsyncIterable<Buffer>): Promise<string | un
   const deadline = Date.now() + 1_000;
   const iterator = body[Symbol.asyncIterator]();
   while (!text.includes('\n') && Date.now() < deadline) {
-    const chunk = await Promise.race([iterator.next(), new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now())))]);
+    const chunk = await Promise.race([
+      iterator.next(),
+      new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))),
+    ]);
     if (chunk === 'late' || chunk.done) break;
     text += chunk.value.toString('utf8');
   }
@@ -302,7 +453,13 @@ async function firstStreamLine(body: AsyncIterable<Buffer>): Promise<string | un
  * the documented shape for its status (the endpoint's schema on 2xx, the family's error shape
  * otherwise; streams by their content type), and an answer within 5 s.
  */
-export async function fuzz(server: SoakServer, seeds: FuzzSeeds, count: number, seed: number, concurrency = 16): Promise<FuzzResult> {
+export async function fuzz(
+  server: SoakServer,
+  seeds: FuzzSeeds,
+  count: number,
+  seed: number,
+  concurrency = 16,
+): Promise<FuzzResult> {
   const samples = fc.sample(generator(seeds), { numRuns: count, seed });
   const examples: string[] = [];
   const byStatus: Record<string, number> = {};
@@ -334,10 +491,22 @@ export async function fuzz(server: SoakServer, seeds: FuzzSeeds, count: number, 
         const abort = new AbortController();
         const timer = setTimeout(() => abort.abort(), HANG_MS);
         try {
-          const body = req.body !== undefined && req.method !== 'GET' && req.method !== 'HEAD' ? { body: req.body } : {};
+          const body =
+            req.body !== undefined && req.method !== 'GET' && req.method !== 'HEAD' ? { body: req.body } : {};
           const response = req.raw
-            ? await rawClient.request({ path: req.path, method: req.method as 'GET', headers: req.headers, ...body, signal: abort.signal })
-            : await request(`${server.origin}${req.path}`, { method: req.method as 'GET', headers: req.headers, ...body, signal: abort.signal });
+            ? await rawClient.request({
+                path: req.path,
+                method: req.method as 'GET',
+                headers: req.headers,
+                ...body,
+                signal: abort.signal,
+              })
+            : await request(`${server.origin}${req.path}`, {
+                method: req.method as 'GET',
+                headers: req.headers,
+                ...body,
+                signal: abort.signal,
+              });
           const status = response.statusCode;
           byStatus[status] = (byStatus[status] ?? 0) + 1;
           const type = String(response.headers['content-type'] ?? '');
@@ -368,10 +537,17 @@ export async function fuzz(server: SoakServer, seeds: FuzzSeeds, count: number, 
             } else if (req.method === 'HEAD' || req.method === 'OPTIONS' || status === 204 || status === 304) {
               // No body to check.
             } else {
-              const sent = req.raw ? { pathname: req.path.split('?')[0] ?? '', search: '' } : new URL(`${server.origin}${req.path}`);
+              const sent = req.raw
+                ? { pathname: req.path.split('?')[0] ?? '', search: '' }
+                : new URL(`${server.origin}${req.path}`);
               // The client resolved dot segments: a success is judged as an answer of whichever endpoint got the request.
               const moved = req.raw || sent.pathname !== (req.path.split('?')[0] ?? '');
-              const schema = status < 300 ? (moved ? anySuccessSchema : successSchema(req.endpoint)) : errorSchema(`${sent.pathname}${sent.search}`);
+              const schema =
+                status < 300
+                  ? moved
+                    ? anySuccessSchema
+                    : successSchema(req.endpoint)
+                  : errorSchema(`${sent.pathname}${sent.search}`);
               let parsed: unknown;
               try {
                 parsed = JSON.parse(text);

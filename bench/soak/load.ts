@@ -30,7 +30,12 @@ function limitAnswer(path: string, headers: Record<string, string | string[] | u
     return false;
   }
   const shape = /\/tokens\//.test(path) ? tokenErrorSchema : priceErrorSchema;
-  return shape.safeParse(parsed).success && Number(headers['retry-after']) > 0 && headers['ratelimit-limit'] !== undefined && headers['ratelimit-remaining'] === '0';
+  return (
+    shape.safeParse(parsed).success &&
+    Number(headers['retry-after']) > 0 &&
+    headers['ratelimit-limit'] !== undefined &&
+    headers['ratelimit-remaining'] === '0'
+  );
 }
 
 /** Keeps the market trading (a forced block every `everyMs`) until the returned stop is called. */
@@ -58,7 +63,13 @@ export function keepTrading(server: SoakServer, everyMs: number): () => Promise<
  * Opens a raw stream connection (`POST /api/v1/tokens/stream`) for `pools`; `read` false leaves every
  * byte unread (the socket is paused from the start), as a stalled client does.
  */
-export function openRawStream(server: SoakServer, key: string, pools: readonly string[], read: boolean, keepText = false): Promise<{ socket: Socket; bytes: () => number; head: () => string; text: () => string; closed: Promise<void> }> {
+export function openRawStream(
+  server: SoakServer,
+  key: string,
+  pools: readonly string[],
+  read: boolean,
+  keepText = false,
+): Promise<{ socket: Socket; bytes: () => number; head: () => string; text: () => string; closed: Promise<void> }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify(pools);
     const socket = connect(server.port, '127.0.0.1');
@@ -71,13 +82,20 @@ export function openRawStream(server: SoakServer, key: string, pools: readonly s
       socket.write(
         `POST /api/v1/tokens/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );
-      if (read) socket.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (head.length < 2_000) head += chunk.toString('latin1');
-        if (keepText) chunks.push(chunk);
-      });
+      if (read)
+        socket.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (head.length < 2_000) head += chunk.toString('latin1');
+          if (keepText) chunks.push(chunk);
+        });
       else socket.pause();
-      resolve({ socket, bytes: () => bytes, head: () => head, text: () => Buffer.concat(chunks).toString('utf8'), closed });
+      resolve({
+        socket,
+        bytes: () => bytes,
+        head: () => head,
+        text: () => Buffer.concat(chunks).toString('utf8'),
+        closed,
+      });
     });
     socket.once('error', reject);
   });
@@ -109,7 +127,11 @@ export interface LoadResult {
  * error shape, `Retry-After` and `RateLimit-*`) are counted apart, anything else that is not a 200 is
  * an error.
  */
-export async function load(server: SoakServer, seeds: FuzzSeeds, options: { clients: number; seconds: number; streams: number; gatewayLimit?: boolean }): Promise<LoadResult> {
+export async function load(
+  server: SoakServer,
+  seeds: FuzzSeeds,
+  options: { clients: number; seconds: number; streams: number; gatewayLimit?: boolean },
+): Promise<LoadResult> {
   const rssBefore = rssMiB(server.pid);
   const now = Math.floor(Date.now() / 1000);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)] as T;
@@ -125,7 +147,14 @@ export async function load(server: SoakServer, seeds: FuzzSeeds, options: { clie
     return `${prefix}/tokens/current?pool=${encodeURIComponent(pick(seeds.pools))}`;
   };
   const streams = await Promise.all(
-    Array.from({ length: options.streams }, (_, i) => openRawStream(server, seeds.key, seeds.aggregates.slice((i * 7) % seeds.aggregates.length, ((i * 7) % seeds.aggregates.length) + 10), true)),
+    Array.from({ length: options.streams }, (_, i) =>
+      openRawStream(
+        server,
+        seeds.key,
+        seeds.aggregates.slice((i * 7) % seeds.aggregates.length, ((i * 7) % seeds.aggregates.length) + 10),
+        true,
+      ),
+    ),
   );
   const stopTrading = keepTrading(server, 250);
   const agent = new Agent({ connections: options.clients, pipelining: 1 });
@@ -208,10 +237,16 @@ export interface SlowResult {
  * `stalled` stream connections over every pool that never read a byte while the market trades hard for
  * up to `seconds`: the server's memory must stay bounded and the stalled readers must be dropped.
  */
-export async function slowConsumers(server: SoakServer, seeds: FuzzSeeds, options: { stalled: number; seconds: number }): Promise<SlowResult> {
+export async function slowConsumers(
+  server: SoakServer,
+  seeds: FuzzSeeds,
+  options: { stalled: number; seconds: number },
+): Promise<SlowResult> {
   const health = async () => (await (await fetch(`${server.origin}/healthz`)).json()) as { streams: number };
   const rssBefore = rssMiB(server.pid);
-  const streams = await Promise.all(Array.from({ length: options.stalled }, () => openRawStream(server, seeds.key, seeds.aggregates, false)));
+  const streams = await Promise.all(
+    Array.from({ length: options.stalled }, () => openRawStream(server, seeds.key, seeds.aggregates, false)),
+  );
   const started = Date.now();
   const stopTrading = keepTrading(server, 20);
   let peak = rssBefore;

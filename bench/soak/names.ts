@@ -22,7 +22,39 @@ import { SoakServer } from './server';
  */
 
 /** Characters of generated tickers: SNEK's letters, their full-width and Cyrillic twins, invisibles, bidi controls, separators, escape text. */
-const ALPHABET = ['S', 'N', 'E', 'K', 's', 'n', 'Ｓ', 'Ｎ', 'Е', 'К', '\u200B', '\u200D', '\u2060', '\u202E', '\u2066', '\u2069', '\uFEFF', '\u00AD', '\u{E0041}', '.', '_', ' ', '-', '=', '+', '@', '\\', 'u', '2', '0', 'B'];
+const ALPHABET = [
+  'S',
+  'N',
+  'E',
+  'K',
+  's',
+  'n',
+  'Ｓ',
+  'Ｎ',
+  'Е',
+  'К',
+  '\u200B',
+  '\u200D',
+  '\u2060',
+  '\u202E',
+  '\u2066',
+  '\u2069',
+  '\uFEFF',
+  '\u00AD',
+  '\u{E0041}',
+  '.',
+  '_',
+  ' ',
+  '-',
+  '=',
+  '+',
+  '@',
+  '\\',
+  'u',
+  '2',
+  '0',
+  'B',
+];
 
 export interface TickersResult {
   readonly tokens: number;
@@ -62,7 +94,9 @@ function adversarialFile(file: string, count: number, seed: number): number {
   while (tokens.length < LOOK_ALIKES.length + count) {
     // Policies sharing 0 to 56 hex digits with SNEK's or an earlier token's: suffixes must grow past them.
     const model = tokens[pick(tokens.length)]?.unit ?? '';
-    const unit = `${model.slice(0, pick(57))}${pick(0xffffff).toString(16)}${tokens.length.toString(16)}`.padEnd(64, '0').slice(0, 64);
+    const unit = `${model.slice(0, pick(57))}${pick(0xffffff).toString(16)}${tokens.length.toString(16)}`
+      .padEnd(64, '0')
+      .slice(0, 64);
     if (units.has(unit)) continue;
     units.add(unit);
     const ticker = Array.from({ length: 1 + pick(7) }, () => ALPHABET[pick(ALPHABET.length)] ?? '').join('');
@@ -72,15 +106,37 @@ function adversarialFile(file: string, count: number, seed: number): number {
   tokens.forEach(({ unit, ticker }, i) => {
     const pool = (0x100000 + i).toString(16);
     lines.push({ kind: 'token', unit, ticker, name: ticker, decimals: 0 });
-    lines.push({ kind: 'pool', pool_id: pool, group: i % 2 === 0 ? 'MinswapV2' : 'SundaeSwapV3', base: '', quote: unit, fee_bps: 30 });
+    lines.push({
+      kind: 'pool',
+      pool_id: pool,
+      group: i % 2 === 0 ? 'MinswapV2' : 'SundaeSwapV3',
+      base: '',
+      quote: unit,
+      fee_bps: 30,
+    });
     const price = 0.0001 * (i + 1);
-    lines.push({ id: `adversarial-${i}`, block_time: DAY + i, pool_id: pool, previous_price: price, current_price: price * 1.01, previous_tvl: 1000, current_tvl: 1001, volume: 1 });
+    lines.push({
+      id: `adversarial-${i}`,
+      block_time: DAY + i,
+      pool_id: pool,
+      previous_price: price,
+      current_price: price * 1.01,
+      previous_tvl: 1000,
+      current_tvl: 1001,
+      volume: 1,
+    });
   });
   writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
   return tokens.length;
 }
 
-export async function tickers(options: { readonly root: string; readonly tokens: number; readonly byName: number; readonly seed: number; readonly log: (line: string) => void }): Promise<TickersResult> {
+export async function tickers(options: {
+  readonly root: string;
+  readonly tokens: number;
+  readonly byName: number;
+  readonly seed: number;
+  readonly log: (line: string) => void;
+}): Promise<TickersResult> {
   const dataDir = join(options.root, 'tickers');
   mkdirSync(dataDir, { recursive: true });
   const file = join(options.root, 'adversarial.jsonl');
@@ -88,7 +144,8 @@ export async function tickers(options: { readonly root: string; readonly tokens:
   const handle = await openMarket(dataDir, 'soak:tickers');
   try {
     const report = await importTrades(handle, file);
-    if (report.errors.length > 0) throw new Error(`the adversarial market did not import: ${JSON.stringify(report.errors.slice(0, 3))}`);
+    if (report.errors.length > 0)
+      throw new Error(`the adversarial market did not import: ${JSON.stringify(report.errors.slice(0, 3))}`);
   } finally {
     await handle.close();
   }
@@ -97,7 +154,8 @@ export async function tickers(options: { readonly root: string; readonly tokens:
   await server.start();
   const examples: string[] = [];
   try {
-    const get = async (path: string) => (await fetch(`${server.origin}${path}`, { headers: server.auth() })).json() as Promise<unknown>;
+    const get = async (path: string) =>
+      (await fetch(`${server.origin}${path}`, { headers: server.auth() })).json() as Promise<unknown>;
     const started = performance.now();
     const rows = symbolInfoRows(symbolInfoResponseSchema.parse(await get('/api/v1/symbol_info')));
     const symbolInfoMs = Math.round(performance.now() - started);
@@ -105,15 +163,21 @@ export async function tickers(options: { readonly root: string; readonly tokens:
     const duplicates = names.length - new Set(names).size;
     const lookAlikes = names.length - new Set(names.map(lookAlikeKey)).size;
     const invisible = names.filter(hasInvisible).length;
-    if (duplicates + lookAlikes + invisible > 0) examples.push(`names: ${duplicates} duplicates, ${lookAlikes} look-alikes, ${invisible} with invisible characters`);
+    if (duplicates + lookAlikes + invisible > 0)
+      examples.push(
+        `names: ${duplicates} duplicates, ${lookAlikes} look-alikes, ${invisible} with invisible characters`,
+      );
     // By name and by ticker, a spread of rows (every look-alike of the issue among them).
     const step = Math.max(1, Math.floor(rows.length / options.byName));
     const sample = rows.filter((row, i) => i % step === 0 || LOOK_ALIKES.some((token) => token.unit === row.currency));
     let wrongPool = 0;
     for (const row of sample) {
-      const query = (symbol: string) => `/api/v1/history?symbol=${encodeURIComponent(symbol)}&resolution=1d&from=${DAY}&to=${DAY + 86_400}`;
+      const query = (symbol: string) =>
+        `/api/v1/history?symbol=${encodeURIComponent(symbol)}&resolution=1d&from=${DAY}&to=${DAY + 86_400}`;
       const [byName, byTicker] = await Promise.all([get(query(row.symbol)), get(query(row.ticker))]);
-      if (JSON.stringify(historyResponseSchema.parse(byName)) !== JSON.stringify(historyResponseSchema.parse(byTicker))) {
+      if (
+        JSON.stringify(historyResponseSchema.parse(byName)) !== JSON.stringify(historyResponseSchema.parse(byTicker))
+      ) {
         wrongPool++;
         if (examples.length < 5) examples.push(`${row.symbol} answers another pool than ${row.ticker}`);
       }
@@ -193,15 +257,37 @@ function parseCsv(text: string): string[][] | undefined {
 /** What a spreadsheet would take for a formula: a text cell's first character, as Excel, LibreOffice and Sheets read it. */
 const FORMULA = /^[=+\-@\t\r]/;
 
-export function csvSoak(options: { readonly files: number; readonly symbolNames: readonly string[]; readonly seed: number }): CsvResult {
+export function csvSoak(options: {
+  readonly files: number;
+  readonly symbolNames: readonly string[];
+  readonly seed: number;
+}): CsvResult {
   const hostile = fc.oneof(
     fc.string({ unit: 'grapheme', maxLength: 30 }),
     fc.string({ unit: 'binary', maxLength: 30 }),
-    fc.tuple(fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\r\n', '"', ',', "'", ' '), fc.string({ maxLength: 20 })).map(([start, rest]) => `${start}${rest}`),
-    fc.constantFrom('=HYPERLINK("https://evil.example","SNEK")', '=cmd|\' /C calc\'!A0', '@SUM(1+1)*cmd|\' /C calc\'!A0', '+1+1', '-1+1', '\t=1', '\r=1', ...options.symbolNames.slice(0, 500)),
+    fc
+      .tuple(fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\r\n', '"', ',', "'", ' '), fc.string({ maxLength: 20 }))
+      .map(([start, rest]) => `${start}${rest}`),
+    fc.constantFrom(
+      '=HYPERLINK("https://evil.example","SNEK")',
+      "=cmd|' /C calc'!A0",
+      "@SUM(1+1)*cmd|' /C calc'!A0",
+      '+1+1',
+      '-1+1',
+      '\t=1',
+      '\r=1',
+      ...options.symbolNames.slice(0, 500),
+    ),
   );
-  const value = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.double({ min: -1e-6, max: 1e-6, noNaN: true }), fc.integer({ min: -1e9, max: 1e9 }));
-  const file = fc.array(fc.record({ header: hostile, values: fc.array(value, { minLength: 1, maxLength: 5 }) }), { minLength: 1, maxLength: 6 });
+  const value = fc.oneof(
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.double({ min: -1e-6, max: 1e-6, noNaN: true }),
+    fc.integer({ min: -1e9, max: 1e9 }),
+  );
+  const file = fc.array(fc.record({ header: hostile, values: fc.array(value, { minLength: 1, maxLength: 5 }) }), {
+    minLength: 1,
+    maxLength: 6,
+  });
   let textCells = 0;
   let numberCells = 0;
   let formulas = 0;
@@ -210,9 +296,17 @@ export function csvSoak(options: { readonly files: number; readonly symbolNames:
   const examples: string[] = [];
   const samples = fc.sample(file, { numRuns: options.files, seed: options.seed });
   // Every symbol name of the adversarial market as a header too, a file of 10 at a time.
-  for (let i = 0; i < options.symbolNames.length; i += 10) samples.push(options.symbolNames.slice(i, i + 10).map((header) => ({ header: `${header} (%)`, values: [-1.5, 0.00000015] })));
+  for (let i = 0; i < options.symbolNames.length; i += 10)
+    samples.push(
+      options.symbolNames.slice(i, i + 10).map((header) => ({ header: `${header} (%)`, values: [-1.5, 0.00000015] })),
+    );
   for (const series of samples) {
-    const csv = seriesToCsv(series.map((s) => ({ header: s.header, points: s.values.map((v, t) => ({ time: 1_700_000_000 + t * 60, value: v })) })));
+    const csv = seriesToCsv(
+      series.map((s) => ({
+        header: s.header,
+        points: s.values.map((v, t) => ({ time: 1_700_000_000 + t * 60, value: v })),
+      })),
+    );
     const records = parseCsv(csv);
     if (!records) {
       unparsable++;
@@ -246,6 +340,7 @@ export function csvSoak(options: { readonly files: number; readonly symbolNames:
     }
   }
   // The field itself, on every hostile start alone.
-  for (const start of ['=', '+', '-', '@', '\t', '\r']) if (!csvField(`${start}1`).replace(/^"/, '').startsWith("'")) formulas++;
+  for (const start of ['=', '+', '-', '@', '\t', '\r'])
+    if (!csvField(`${start}1`).replace(/^"/, '').startsWith("'")) formulas++;
   return { files: samples.length, textCells, numberCells, formulas, badNumbers, unparsable, examples };
 }

@@ -40,7 +40,10 @@ export interface PageResult {
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Whether the answer's headers are all there; for an HTML page, whether its policy fits its body. */
-function judge(headers: Record<string, string | string[] | undefined>, body: string | undefined): { missing?: string; mismatch?: string } {
+function judge(
+  headers: Record<string, string | string[] | undefined>,
+  body: string | undefined,
+): { missing?: string; mismatch?: string } {
   const get = (name: string) => String(headers[name] ?? '');
   const policy = get('content-security-policy');
   if (get('x-content-type-options') !== 'nosniff') return { missing: 'X-Content-Type-Options' };
@@ -48,9 +51,15 @@ function judge(headers: Record<string, string | string[] | undefined>, body: str
   if (get('x-frame-options') !== 'DENY') return { missing: 'X-Frame-Options' };
   if (!policy.includes("frame-ancestors 'none'")) return { missing: `Content-Security-Policy (${policy || 'none'})` };
   if (body !== undefined && /^text\/html/.test(get('content-type'))) {
-    const sources = (/script-src ([^;]*)/.exec(policy)?.[1] ?? '').split(' ').filter((s) => s !== "'self'").sort();
+    const sources = (/script-src ([^;]*)/.exec(policy)?.[1] ?? '')
+      .split(' ')
+      .filter((s) => s !== "'self'")
+      .sort();
     const served = [...inlineHashes(body).scripts].sort();
-    if (/unsafe-inline|unsafe-eval/.test(/script-src ([^;]*)/.exec(policy)?.[1] ?? '') || JSON.stringify(sources) !== JSON.stringify(served)) {
+    if (
+      /unsafe-inline|unsafe-eval/.test(/script-src ([^;]*)/.exec(policy)?.[1] ?? '') ||
+      JSON.stringify(sources) !== JSON.stringify(served)
+    ) {
       return { mismatch: `script-src ${sources.join(' ')} for inline scripts ${served.join(' ')}` };
     }
   }
@@ -69,7 +78,8 @@ function rawExchange(port: number, text: string): Promise<{ status: number; head
       const [head = ''] = answer.split('\r\n\r\n');
       const [statusLine = '', ...lines] = head.split('\r\n');
       const headers: Record<string, string> = {};
-      for (const line of lines) headers[line.slice(0, line.indexOf(':')).trim().toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+      for (const line of lines)
+        headers[line.slice(0, line.indexOf(':')).trim().toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
       resolve({ status: Number(statusLine.split(' ')[1]), headers });
     });
     socket.write(text);
@@ -78,21 +88,65 @@ function rawExchange(port: number, text: string): Promise<{ status: number; head
 
 /** Requests of the page's own surfaces: the app with odd queries and deep links, its files, /docs, /openapi.json, /healthz. */
 function pageRequests(count: number, seed: number): FuzzRequest[] {
-  const assets = existsSync('dist/assets') ? readdirSync('dist/assets').filter((f) => !/\.(br|gz|map)$/.test(f)).map((f) => `/assets/${f}`) : [];
-  const odd = fc.oneof(fc.constantFrom('<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "'", '%00', '../../etc/passwd', 'ADA.SNEK_Aggregate_Pool1', 'javascript:alert(1)'), fc.string({ maxLength: 30 }));
+  const assets = existsSync('dist/assets')
+    ? readdirSync('dist/assets')
+        .filter((f) => !/\.(br|gz|map)$/.test(f))
+        .map((f) => `/assets/${f}`)
+    : [];
+  const odd = fc.oneof(
+    fc.constantFrom(
+      '<script>alert(1)</script>',
+      '"><img src=x onerror=alert(1)>',
+      "'",
+      '%00',
+      '../../etc/passwd',
+      'ADA.SNEK_Aggregate_Pool1',
+      'javascript:alert(1)',
+    ),
+    fc.string({ maxLength: 30 }),
+  );
   const path = fc.oneof(
-    fc.constantFrom('/', '/index.html', '/favicon.svg', '/docs', '/docs/', '/docs/assets/init.js', '/docs/assets/docs.css', '/docs/assets/swagger-ui.css', '/docs/assets/nope.js', '/openapi.json', '/healthz', '/robots.txt', ...assets),
-    fc.tuple(fc.constantFrom('symbol', 'group', 'res', 'view', 'x'), odd).map(([k, v]) => `/?${k}=${encodeURIComponent(v)}`),
+    fc.constantFrom(
+      '/',
+      '/index.html',
+      '/favicon.svg',
+      '/docs',
+      '/docs/',
+      '/docs/assets/init.js',
+      '/docs/assets/docs.css',
+      '/docs/assets/swagger-ui.css',
+      '/docs/assets/nope.js',
+      '/openapi.json',
+      '/healthz',
+      '/robots.txt',
+      ...assets,
+    ),
+    fc
+      .tuple(fc.constantFrom('symbol', 'group', 'res', 'view', 'x'), odd)
+      .map(([k, v]) => `/?${k}=${encodeURIComponent(v)}`),
     odd.map((v) => `/${encodeURIComponent(v)}`),
     odd.map((v) => `/assets/${encodeURIComponent(v)}`),
   );
   const method = fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'OPTIONS');
-  return fc.sample(fc.tuple(path, method).map(([p, m]): FuzzRequest => ({ method: m, path: p, headers: { Accept: 'text/html,*/*' }, endpoint: 'page' })), { numRuns: count, seed });
+  return fc.sample(
+    fc
+      .tuple(path, method)
+      .map(([p, m]): FuzzRequest => ({ method: m, path: p, headers: { Accept: 'text/html,*/*' }, endpoint: 'page' })),
+    { numRuns: count, seed },
+  );
 }
 
 /** Sends every request and judges every answer's headers. */
-async function headerCoverage(server: SoakServer, seeds: FuzzSeeds, count: number, seed: number): Promise<Pick<PageResult, 'answers' | 'missingHeaders' | 'pagePolicyMismatches' | 'byStatus' | 'examples'>> {
-  const requests = [...fc.sample(generator(seeds), { numRuns: Math.round(count * 0.7), seed }), ...pageRequests(Math.round(count * 0.3), seed)];
+async function headerCoverage(
+  server: SoakServer,
+  seeds: FuzzSeeds,
+  count: number,
+  seed: number,
+): Promise<Pick<PageResult, 'answers' | 'missingHeaders' | 'pagePolicyMismatches' | 'byStatus' | 'examples'>> {
+  const requests = [
+    ...fc.sample(generator(seeds), { numRuns: Math.round(count * 0.7), seed }),
+    ...pageRequests(Math.round(count * 0.3), seed),
+  ];
   const rawClient = new Client(server.origin);
   const byStatus: Record<string, number> = {};
   const examples: string[] = [];
@@ -117,8 +171,19 @@ async function headerCoverage(server: SoakServer, seeds: FuzzSeeds, count: numbe
       try {
         const body = req.body !== undefined && req.method !== 'GET' && req.method !== 'HEAD' ? { body: req.body } : {};
         const response = req.raw
-          ? await rawClient.request({ path: req.path, method: req.method as 'GET', headers: req.headers, ...body, signal: abort.signal })
-          : await request(`${server.origin}${req.path}`, { method: req.method as 'GET', headers: req.headers, ...body, signal: abort.signal });
+          ? await rawClient.request({
+              path: req.path,
+              method: req.method as 'GET',
+              headers: req.headers,
+              ...body,
+              signal: abort.signal,
+            })
+          : await request(`${server.origin}${req.path}`, {
+              method: req.method as 'GET',
+              headers: req.headers,
+              ...body,
+              signal: abort.signal,
+            });
         const type = String(response.headers['content-type'] ?? '');
         // Streams are judged by their head; a page by its head and body.
         let text: string | undefined;
@@ -152,10 +217,14 @@ async function headerCoverage(server: SoakServer, seeds: FuzzSeeds, count: numbe
 /** Counts what the policy refused in every page of `context`, as the e2e fixture does (e2e/support/fixtures.ts). */
 async function watchViolations(context: BrowserContext): Promise<string[]> {
   const violations: string[] = [];
-  await context.exposeBinding('__reportCspViolation', ({ page }, v: { directive: string; blocked: string }) => violations.push(`${page.url()}: ${v.directive} ${v.blocked}`));
+  await context.exposeBinding('__reportCspViolation', ({ page }, v: { directive: string; blocked: string }) =>
+    violations.push(`${page.url()}: ${v.directive} ${v.blocked}`),
+  );
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) => {
-      (window as unknown as { __reportCspViolation?: (v: { directive: string; blocked: string }) => void }).__reportCspViolation?.({ directive: event.effectiveDirective, blocked: event.blockedURI });
+      (
+        window as unknown as { __reportCspViolation?: (v: { directive: string; blocked: string }) => void }
+      ).__reportCspViolation?.({ directive: event.effectiveDirective, blocked: event.blockedURI });
     });
   });
   return violations;
@@ -167,7 +236,9 @@ async function authorizeAndTry(page: Page, key: string): Promise<number> {
   await dialog.locator('input').first().fill(key);
   await dialog.getByRole('button', { name: 'Apply credentials' }).click();
   await dialog.getByRole('button', { name: 'Close' }).first().click();
-  const groups = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path[data-path="/api/v1/groups"]') });
+  const groups = page
+    .locator('.opblock')
+    .filter({ has: page.locator('.opblock-summary-path[data-path="/api/v1/groups"]') });
   await groups.locator('.opblock-summary-control').click();
   await groups.getByRole('button', { name: 'Try it out' }).click();
   const answered = page.waitForResponse((r) => r.url().endsWith('/api/v1/groups'));
@@ -181,17 +252,36 @@ async function inBrowser(server: SoakServer, loads: number): Promise<NonNullable
     const context = await browser.newContext();
     const violations = await watchViolations(context);
     const page = await context.newPage();
-    const urls = ['/', '/?group=MinswapV2', '/?view=markets', `/?symbol=${encodeURIComponent('<script>alert(1)</script>')}`, '/some/deep/link', '/?res=1'];
+    const urls = [
+      '/',
+      '/?group=MinswapV2',
+      '/?view=markets',
+      `/?symbol=${encodeURIComponent('<script>alert(1)</script>')}`,
+      '/some/deep/link',
+      '/?res=1',
+    ];
     for (let i = 0; i < loads; i++) {
       await page.goto(`${server.origin}${urls[i % urls.length]}`);
       // The app at work: its chart ready, or the overview's rows (or, for a symbol that is none, its message).
-      await page.waitForSelector('[data-testid="price-chart"][data-status="ready"], [data-testid="price-chart"][data-status="error"], [role="row"]', { timeout: 20_000 }).catch(() => undefined);
+      await page
+        .waitForSelector(
+          '[data-testid="price-chart"][data-status="ready"], [data-testid="price-chart"][data-status="error"], [role="row"]',
+          { timeout: 20_000 },
+        )
+        .catch(() => undefined);
       await page.waitForTimeout(300);
     }
 
     await page.goto(`${server.origin}/docs`);
     const docsRequestWithKey = await authorizeAndTry(page, SOAK_KEY);
-    const kept = await page.evaluate(async () => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie, idb: await indexedDB.databases() }));
+    const kept = await page.evaluate(async () =>
+      JSON.stringify({
+        local: { ...localStorage },
+        session: { ...sessionStorage },
+        cookie: document.cookie,
+        idb: await indexedDB.databases(),
+      }),
+    );
     const docsKeyStored = kept.includes(SOAK_KEY) || JSON.stringify(await context.storageState()).includes(SOAK_KEY);
     const cleanViolations = violations.length;
 
@@ -214,15 +304,28 @@ async function inBrowser(server: SoakServer, loads: number): Promise<NonNullable
     await framing.setContent(`<iframe id="app" src="${server.origin}/"></iframe>`);
     await framing.waitForTimeout(2_000);
     const framed = framing.frames().some((f) => f.url().startsWith(server.origin));
-    return { pageLoads: loads, violations: cleanViolations, docsKeyStored, docsRequestWithKey, injectedRan, injectionRefused, framed };
+    return {
+      pageLoads: loads,
+      violations: cleanViolations,
+      docsKeyStored,
+      docsRequestWithKey,
+      injectedRan,
+      injectionRefused,
+      framed,
+    };
   } finally {
     await browser.close();
   }
 }
 
-export async function hardenedPage(server: SoakServer, seeds: FuzzSeeds, options: { requests: number; loads: number; seed: number }): Promise<PageResult> {
+export async function hardenedPage(
+  server: SoakServer,
+  seeds: FuzzSeeds,
+  options: { requests: number; loads: number; seed: number },
+): Promise<PageResult> {
   const coverage = await headerCoverage(server, seeds, options.requests, options.seed);
-  if (!existsSync(join('dist', 'index.html'))) return { ...coverage, browserSkipped: 'no built app (run npm run build first)' };
+  if (!existsSync(join('dist', 'index.html')))
+    return { ...coverage, browserSkipped: 'no built app (run npm run build first)' };
   if (!existsSync(CHROMIUM)) return { ...coverage, browserSkipped: `no Chromium at ${CHROMIUM}` };
   return { ...coverage, browser: await inBrowser(server, options.loads) };
 }

@@ -35,7 +35,8 @@ interface PartResult {
 const log = (line: string) => console.error(`[soak] ${line}`);
 
 async function seedsOf(server: SoakServer): Promise<FuzzSeeds> {
-  const get = async (path: string) => (await fetch(`${server.origin}${path}`, { headers: server.auth() })).json() as Promise<unknown>;
+  const get = async (path: string) =>
+    (await fetch(`${server.origin}${path}`, { headers: server.auth() })).json() as Promise<unknown>;
   const groups = groupsResponseSchema.parse(await get('/api/v1/groups'));
   const groupList = groups.d.groups.map((g) => g.id);
   const symbols: string[] = [];
@@ -71,7 +72,13 @@ async function main(): Promise<void> {
   const wanted = (part: string) => !only || only.includes(part);
   const results: PartResult[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'soak-'));
-  const server = new SoakServer({ dataDir, pools: 200, days: 2, extraArgs: ['--trades-per-block', '20'], env: { GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' } });
+  const server = new SoakServer({
+    dataDir,
+    pools: 200,
+    days: 2,
+    extraArgs: ['--trades-per-block', '20'],
+    env: { GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' },
+  });
   try {
     if (wanted('fuzz') || wanted('page') || wanted('load') || wanted('slow')) {
       log('starting a server on a small market (200 pools, 2 days)');
@@ -97,15 +104,26 @@ async function main(): Promise<void> {
 
       if (wanted('page')) {
         const requests = Number(values['page-requests']);
-        log(`page: the security headers of ${requests} answers of every kind, then the app and /docs in Chromium with the policy on`);
+        log(
+          `page: the security headers of ${requests} answers of every kind, then the app and /docs in Chromium with the policy on`,
+        );
         const r = await hardenedPage(server, seeds, { requests, loads: 12, seed: Number(values.seed) });
         const b = r.browser;
-        const browserOk = b === undefined || (b.violations === 0 && !b.docsKeyStored && b.docsRequestWithKey === 200 && !b.injectedRan && b.injectionRefused >= 2 && !b.framed);
+        const browserOk =
+          b === undefined ||
+          (b.violations === 0 &&
+            !b.docsKeyStored &&
+            b.docsRequestWithKey === 200 &&
+            !b.injectedRan &&
+            b.injectionRefused >= 2 &&
+            !b.framed);
         results.push({
           part: 'page',
           ok: r.missingHeaders === 0 && r.pagePolicyMismatches === 0 && r.answers >= requests * 0.9 && browserOk,
           summary: `${r.answers} answers: without a security header ${r.missingHeaders}, page policies not fitting the page ${r.pagePolicyMismatches} (statuses ${JSON.stringify(r.byStatus)}); ${
-            b ? `Chromium: ${b.pageLoads} app loads and /docs, CSP violations ${b.violations}, /docs request with the key ${b.docsRequestWithKey}, key stored ${b.docsKeyStored ? 'YES' : 'nowhere'}, injected script ran ${b.injectedRan ? 'YES' : 'no'} (${b.injectionRefused} refusals), framed ${b.framed ? 'YES' : 'no'}` : `browser part skipped: ${r.browserSkipped}`
+            b
+              ? `Chromium: ${b.pageLoads} app loads and /docs, CSP violations ${b.violations}, /docs request with the key ${b.docsRequestWithKey}, key stored ${b.docsKeyStored ? 'YES' : 'nowhere'}, injected script ran ${b.injectedRan ? 'YES' : 'no'} (${b.injectionRefused} refusals), framed ${b.framed ? 'YES' : 'no'}`
+              : `browser part skipped: ${r.browserSkipped}`
           }`,
           details: r,
         });
@@ -156,13 +174,17 @@ async function main(): Promise<void> {
 
     if (wanted('crash')) {
       const kills = Number(values.kills);
-      log(`crash: ${kills} kill -9 of the server at random moments while the market trades, each followed by a restart`);
-      const aggregates = server.running ? [] : await (async () => {
-        await server.start();
-        const seeds = await seedsOf(server);
-        await server.stop('SIGTERM');
-        return seeds.aggregates;
-      })();
+      log(
+        `crash: ${kills} kill -9 of the server at random moments while the market trades, each followed by a restart`,
+      );
+      const aggregates = server.running
+        ? []
+        : await (async () => {
+            await server.start();
+            const seeds = await seedsOf(server);
+            await server.stop('SIGTERM');
+            return seeds.aggregates;
+          })();
       const r = await crashes(server, dataDir, aggregates, kills, Number(values.seed));
       results.push({
         part: 'crash',
@@ -176,16 +198,29 @@ async function main(): Promise<void> {
     if (wanted('fair')) {
       // A market with more than 1,000 Aggregate pools (3,000 pools), the gateway's default limits, one trusted proxy.
       const fairDir = mkdtempSync(join(tmpdir(), 'soak-fair-'));
-      const fairServer = new SoakServer({ dataDir: fairDir, pools: 3000, days: 1, env: { TRUST_PROXY: FAIR_PROXY, GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' } });
+      const fairServer = new SoakServer({
+        dataDir: fairDir,
+        pools: 3000,
+        days: 1,
+        env: { TRUST_PROXY: FAIR_PROXY, GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' },
+      });
       try {
         const seconds = Number(values['fair-seconds']);
-        log(`fair: hostile clients hold every live connection they may and ask for more, 10 honest clients follow 50 pools each, for ${seconds} s`);
+        log(
+          `fair: hostile clients hold every live connection they may and ask for more, 10 honest clients follow 50 pools each, for ${seconds} s`,
+        );
         await fairServer.start();
         const r = await fairCapacity(fairServer, { seconds });
         const hostileWithinShare = Object.values(r.hostilePoolsHeld).every((n) => n <= 250);
         results.push({
           part: 'fair',
-          ok: r.honestConnected === r.honestClients && r.honestLost === 0 && r.forcedTrades > 0 && r.honestTradesDelivered === r.forcedTrades && hostileWithinShare && fairServer.running,
+          ok:
+            r.honestConnected === r.honestClients &&
+            r.honestLost === 0 &&
+            r.forcedTrades > 0 &&
+            r.honestTradesDelivered === r.forcedTrades &&
+            hostileWithinShare &&
+            fairServer.running,
           summary: `${r.hostileAttempts} hostile connection attempts in ${r.seconds} s (${r.hostileRefused} refused), hostile pools held ${JSON.stringify(r.hostilePoolsHeld)}; honest clients connected ${r.honestConnected}/${r.honestClients}, their forced trades delivered ${r.honestTradesDelivered}/${r.forcedTrades} (p50 ${r.deliveryP50Ms} ms, p99 ${r.deliveryP99Ms} ms); RSS peak ${r.rssPeakMiB} MiB`,
           details: r,
         });
@@ -205,7 +240,13 @@ async function main(): Promise<void> {
       try {
         const checks = await faults(server, dataDir, seeds.aggregates, root);
         for (const check of checks) {
-          results.push({ part: `faults: ${check.name}`, ok: check.ok, ...(check.skipped ? { skipped: true } : {}), summary: check.detail, details: check });
+          results.push({
+            part: `faults: ${check.name}`,
+            ok: check.ok,
+            ...(check.skipped ? { skipped: true } : {}),
+            summary: check.detail,
+            details: check,
+          });
         }
       } finally {
         rmSync(root, { recursive: true, force: true });
@@ -214,7 +255,9 @@ async function main(): Promise<void> {
 
     // Issue 29: no key of a configured address shown, unambiguous tickers, CSV cells no spreadsheet runs.
     if (wanted('secrets')) {
-      log('secrets: keys in every part of the Ogmios, upstream and database addresses, each endpoint refusing, silent, answering garbage, unresolvable');
+      log(
+        'secrets: keys in every part of the Ogmios, upstream and database addresses, each endpoint refusing, silent, answering garbage, unresolvable',
+      );
       const r = await secrets({ observeSeconds: 8, log });
       results.push({
         part: 'secrets',
@@ -244,7 +287,9 @@ async function main(): Promise<void> {
       }
     }
     if (wanted('csv')) {
-      log(`csv: ${values.csv} generated exports with hostile headers${symbolNames.length > 0 ? ' and the adversarial symbol names' : ''}, parsed back`);
+      log(
+        `csv: ${values.csv} generated exports with hostile headers${symbolNames.length > 0 ? ' and the adversarial symbol names' : ''}, parsed back`,
+      );
       const r = csvSoak({ files: Number(values.csv), symbolNames, seed: Number(values.seed) });
       results.push({
         part: 'csv',
@@ -261,10 +306,16 @@ async function main(): Promise<void> {
 
   console.log('');
   const width = Math.max(...results.map((r) => r.part.length), 4);
-  for (const r of results) console.log(`${r.part.padEnd(width)}  ${r.skipped ? 'SKIPPED' : r.ok ? 'ok     ' : 'FAILED '}  ${r.summary}`);
-  writeFileSync(values.out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2)}\n`);
+  for (const r of results)
+    console.log(`${r.part.padEnd(width)}  ${r.skipped ? 'SKIPPED' : r.ok ? 'ok     ' : 'FAILED '}  ${r.summary}`);
+  writeFileSync(
+    values.out,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2)}\n`,
+  );
   const failed = results.filter((r) => !r.ok);
-  console.log(`\nWrote ${values.out}. ${failed.length === 0 ? 'No defect found.' : `${failed.length} part(s) found defects.`}`);
+  console.log(
+    `\nWrote ${values.out}. ${failed.length === 0 ? 'No defect found.' : `${failed.length} part(s) found defects.`}`,
+  );
   if (failed.length > 0) process.exitCode = 1;
 }
 

@@ -49,11 +49,15 @@ interface Run {
 /** `serve` as a process with these arguments and environment, on a fresh data directory and a free port. */
 async function serve(args: readonly string[], env: Readonly<Record<string, string>>, dataDir: string): Promise<Run> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dataDir, ...args], {
-    cwd: REPO,
-    env: { ...process.env, NODE_ENV: 'test', TOKEN_API_KEYS: 'soak-secrets-key-0001:free', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dataDir, ...args],
+    {
+      cwd: REPO,
+      env: { ...process.env, NODE_ENV: 'test', TOKEN_API_KEYS: 'soak-secrets-key-0001:free', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -104,7 +108,10 @@ async function answer(url: string, ms = 3_000): Promise<string> {
   }
 }
 
-export async function secrets(options: { readonly observeSeconds: number; readonly log: (line: string) => void }): Promise<SecretsResult> {
+export async function secrets(options: {
+  readonly observeSeconds: number;
+  readonly log: (line: string) => void;
+}): Promise<SecretsResult> {
   const started = performance.now();
   const leaks: string[] = [];
   const problems: string[] = [];
@@ -126,7 +133,14 @@ export async function secrets(options: { readonly observeSeconds: number; readon
   };
 
   /** A server that stays up: watched for observeSeconds, its answers searched each round. */
-  const watch = async (scenario: string, args: readonly string[], env: Readonly<Record<string, string>>, readyPath: string, paths: readonly string[], expectError: (answers: string[], output: string) => boolean) => {
+  const watch = async (
+    scenario: string,
+    args: readonly string[],
+    env: Readonly<Record<string, string>>,
+    readyPath: string,
+    paths: readonly string[],
+    expectError: (answers: string[], output: string) => boolean,
+  ) => {
     const dir = mkdtempSync(join(root, 'data-'));
     const run = await serve(args, env, dir);
     try {
@@ -146,7 +160,10 @@ export async function secrets(options: { readonly observeSeconds: number; readon
         await sleep(250);
       }
       if (expectError(seen, run.output())) errorTexts++;
-      else problems.push(`${scenario}: no failure surfaced in ${options.observeSeconds} s (the endpoint was not exercised)`);
+      else
+        problems.push(
+          `${scenario}: no failure surfaced in ${options.observeSeconds} s (the endpoint was not exercised)`,
+        );
     } finally {
       await run.stop();
       finish(scenario, run.output());
@@ -154,7 +171,13 @@ export async function secrets(options: { readonly observeSeconds: number; readon
   };
 
   /** A server that must refuse to start: its exit code and everything it printed. */
-  const refused = async (scenario: string, args: readonly string[], env: Readonly<Record<string, string>>, code: number, says: RegExp) => {
+  const refused = async (
+    scenario: string,
+    args: readonly string[],
+    env: Readonly<Record<string, string>>,
+    code: number,
+    says: RegExp,
+  ) => {
     const run = await serve(args, env, mkdtempSync(join(root, 'data-')));
     const timer = setTimeout(() => void run.stop(), 60_000);
     const exit = await run.exited;
@@ -169,29 +192,59 @@ export async function secrets(options: { readonly observeSeconds: number; readon
   try {
     for (const fault of [...FAULTS, 'unresolvable' as const]) {
       const endpoint = fault === 'unresolvable' ? undefined : await faultyEndpoint(fault as Fault);
-      const host = async (name: string) => (endpoint ? `127.0.0.1:${endpoint.port}` : `${key(`${name}Host`)}.nowhere.invalid:${await freePort()}`);
+      const host = async (name: string) =>
+        endpoint ? `127.0.0.1:${endpoint.port}` : `${key(`${name}Host`)}.nowhere.invalid:${await freePort()}`;
       try {
         const silent = fault === 'timeout';
-        options.log(`secrets: endpoints ${fault === 'unresolvable' ? 'whose host does not resolve' : `answering ${fault}`}`);
+        options.log(
+          `secrets: endpoints ${fault === 'unresolvable' ? 'whose host does not resolve' : `answering ${fault}`}`,
+        );
 
         const ogmios = `ws://${await host('og')}/${key('ogPath')}?dmtr-api-key=${key('ogQuery')}`;
-        await watch(`Ogmios ${fault}`, ['--source', 'chain', '--ogmios', ogmios], {}, '/healthz', ['/healthz', '/gw/v1/info'], (seen, output) =>
-          // A node that accepts and never answers holds the first connection attempt: nothing fails, nothing to show.
-          silent ? seen.some((text) => text.includes('"state":"connecting"')) : seen.some((text) => /"lastError":"[^"]+"/.test(text)) && /chain: connection to ws:\/\/<redacted>/.test(output),
+        await watch(
+          `Ogmios ${fault}`,
+          ['--source', 'chain', '--ogmios', ogmios],
+          {},
+          '/healthz',
+          ['/healthz', '/gw/v1/info'],
+          (seen, output) =>
+            // A node that accepts and never answers holds the first connection attempt: nothing fails, nothing to show.
+            silent
+              ? seen.some((text) => text.includes('"state":"connecting"'))
+              : seen.some((text) => /"lastError":"[^"]+"/.test(text)) &&
+                /chain: connection to ws:\/\/<redacted>/.test(output),
         );
 
         const upstream = `http://${await host('up')}/${key('upPath')}`;
         await watch(
           `upstream ${fault}`,
           [],
-          { UPSTREAM_URL: upstream, UPSTREAM_API_KEY: 'upstream-key-000001', GATEWAY_UPSTREAM_TIMEOUT_MS: '1000', GATEWAY_UPSTREAM_SILENCE_SECONDS: '2' },
+          {
+            UPSTREAM_URL: upstream,
+            UPSTREAM_API_KEY: 'upstream-key-000001',
+            GATEWAY_UPSTREAM_TIMEOUT_MS: '1000',
+            GATEWAY_UPSTREAM_SILENCE_SECONDS: '2',
+          },
           '/gw/v1/info',
-          ['/gw/v1/info', '/gw/v1/groups', '/gw/v1/symbol_info?group=Aggregate', `/gw/v1/tokens/current?pool=${pool}`, '/gw/v1/liquidity?group=Minswap', `/gw/v1/live?pools=${pool}`],
+          [
+            '/gw/v1/info',
+            '/gw/v1/groups',
+            '/gw/v1/symbol_info?group=Aggregate',
+            `/gw/v1/tokens/current?pool=${pool}`,
+            '/gw/v1/liquidity?group=Minswap',
+            `/gw/v1/live?pools=${pool}`,
+          ],
           (seen) => fault === 'garbage' || seen.some((text) => /Upstream (unavailable|did not answer)/.test(text)),
         );
 
         const database = `postgres://${key('dbUser')}:${key('dbPass')}@${await host('db')}/${key('dbName')}?application_name=${key('dbQuery')}`;
-        await refused(`PostgreSQL ${fault}`, ['--pools', '40', '--days', '0.2'], { DATABASE_URL: database }, 1, /ECONNREFUSED|ENOTFOUND|timeout|terminated|[Cc]onnection/);
+        await refused(
+          `PostgreSQL ${fault}`,
+          ['--pools', '40', '--days', '0.2'],
+          { DATABASE_URL: database },
+          1,
+          /ECONNREFUSED|ENOTFOUND|timeout|terminated|[Cc]onnection/,
+        );
       } finally {
         await endpoint?.close();
       }
@@ -205,15 +258,69 @@ export async function secrets(options: { readonly observeSeconds: number; readon
       REDIS_URL: `redis://:${key('cfgRdPass')}@${key('cfgRdHost')}.example.com:6379`,
     };
     await refused('--help', ['--help'], everything, 0, /Usage: npm run serve/);
-    await refused('an Ogmios address that is no WebSocket', ['--source', 'chain', '--ogmios', `https://${key('badOgHost')}.example.com/${key('badOgPath')}`], {}, 1, /ogmios must be a WebSocket address/);
-    await refused('an Ogmios address with a password', ['--source', 'chain', `--ogmios=wss://:${key('badOgPassword')}@host.example.com/`], {}, 1, /ogmios must be a WebSocket address/);
-    await refused('an unknown flag beside a keyed address', ['--ogmios', `wss://${key('flagOgHost')}.example.com`, '--bogus'], {}, 2, /Unknown option/);
-    await refused('an upstream with credentials', [], { UPSTREAM_URL: `https://u:${key('badUpPassword')}@${key('badUpHost')}.example.com`, UPSTREAM_API_KEY: 'k-0000001' }, 1, /UPSTREAM_URL must be an origin/);
-    await refused('an upstream that is no URL', [], { UPSTREAM_URL: `${key('badUpText')} and more`, UPSTREAM_API_KEY: 'k-0000001' }, 1, /UPSTREAM_URL must be an http\(s\) URL/);
-    await refused('a database of another kind', [], { DATABASE_URL: `mysql://${key('badDbUser')}:${key('badDbPass')}@host/${key('badDbName')}` }, 1, /DATABASE_URL must be a postgres/);
-    await refused('a cluster role with a keyed database and Redis of another scheme', ['--role', 'api'], { DATABASE_URL: everything.DATABASE_URL, REDIS_URL: `http://:${key('badRdPass')}@cache:6379` }, 1, /REDIS_URL must be a redis/);
+    await refused(
+      'an Ogmios address that is no WebSocket',
+      ['--source', 'chain', '--ogmios', `https://${key('badOgHost')}.example.com/${key('badOgPath')}`],
+      {},
+      1,
+      /ogmios must be a WebSocket address/,
+    );
+    await refused(
+      'an Ogmios address with a password',
+      ['--source', 'chain', `--ogmios=wss://:${key('badOgPassword')}@host.example.com/`],
+      {},
+      1,
+      /ogmios must be a WebSocket address/,
+    );
+    await refused(
+      'an unknown flag beside a keyed address',
+      ['--ogmios', `wss://${key('flagOgHost')}.example.com`, '--bogus'],
+      {},
+      2,
+      /Unknown option/,
+    );
+    await refused(
+      'an upstream with credentials',
+      [],
+      {
+        UPSTREAM_URL: `https://u:${key('badUpPassword')}@${key('badUpHost')}.example.com`,
+        UPSTREAM_API_KEY: 'k-0000001',
+      },
+      1,
+      /UPSTREAM_URL must be an origin/,
+    );
+    await refused(
+      'an upstream that is no URL',
+      [],
+      { UPSTREAM_URL: `${key('badUpText')} and more`, UPSTREAM_API_KEY: 'k-0000001' },
+      1,
+      /UPSTREAM_URL must be an http\(s\) URL/,
+    );
+    await refused(
+      'a database of another kind',
+      [],
+      { DATABASE_URL: `mysql://${key('badDbUser')}:${key('badDbPass')}@host/${key('badDbName')}` },
+      1,
+      /DATABASE_URL must be a postgres/,
+    );
+    await refused(
+      'a cluster role with a keyed database and Redis of another scheme',
+      ['--role', 'api'],
+      { DATABASE_URL: everything.DATABASE_URL, REDIS_URL: `http://:${key('badRdPass')}@cache:6379` },
+      1,
+      /REDIS_URL must be a redis/,
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-  return { scenarios, seconds: Math.round((performance.now() - started) / 1000), answers, lines, bytes, errorTexts, leaks, problems };
+  return {
+    scenarios,
+    seconds: Math.round((performance.now() - started) / 1000),
+    answers,
+    lines,
+    bytes,
+    errorTexts,
+    leaks,
+    problems,
+  };
 }

@@ -7,7 +7,9 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** The soak's own keys: one with a budget no fuzz or load run can spend, one on the spec's free plan. */
 export const SOAK_KEY = 'soak-key-0123456789abcdef';
 export const FREE_KEY = 'free-key-0123456789abcdef';
-const PLANS = JSON.stringify({ soak: { requestsPerMinute: 100_000_000, poolsPerStream: 10_000, streamsPerKey: 1_000 } });
+const PLANS = JSON.stringify({
+  soak: { requestsPerMinute: 100_000_000, poolsPerStream: 10_000, streamsPerKey: 1_000 },
+});
 
 export interface SoakServerOptions {
   readonly dataDir: string;
@@ -61,7 +63,14 @@ export class SoakServer {
     ];
     const child = spawn(process.execPath, args, {
       cwd: REPO,
-      env: { ...process.env, NODE_ENV: 'test', TOKEN_API_PLANS: PLANS, TOKEN_API_KEYS: `${SOAK_KEY}:soak,${FREE_KEY}:free`, ...this.options.env, ...env },
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        TOKEN_API_PLANS: PLANS,
+        TOKEN_API_KEYS: `${SOAK_KEY}:soak,${FREE_KEY}:free`,
+        ...this.options.env,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -72,7 +81,8 @@ export class SoakServer {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (gone) throw new Error(`the server exited during start:\n${this.log}`);
-      if (Date.now() > deadline) throw new Error(`the server did not answer /healthz within ${timeoutMs} ms:\n${this.log}`);
+      if (Date.now() > deadline)
+        throw new Error(`the server did not answer /healthz within ${timeoutMs} ms:\n${this.log}`);
       try {
         if ((await fetch(`${this.origin}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200) return;
       } catch {
@@ -102,7 +112,10 @@ export class SoakServer {
 
   /** Makes the embedded market trade now (test controls). */
   async block(): Promise<number> {
-    const response = await fetch(`${this.origin}/__test__/block`, { method: 'POST', signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${this.origin}/__test__/block`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(10_000),
+    });
     const body = (await response.json()) as { trades?: number };
     return body.trades ?? 0;
   }

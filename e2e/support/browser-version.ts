@@ -9,7 +9,9 @@ export default async function browserVersion(config: FullConfig): Promise<void> 
   const launch = config.projects[0]?.use.launchOptions ?? {};
   const browser = await chromium.launch(launch);
   try {
-    console.log(`Playwright ${config.version} driving Chromium ${browser.version()} (${launch.executablePath ?? "Playwright's own"})`);
+    console.log(
+      `Playwright ${config.version} driving Chromium ${browser.version()} (${launch.executablePath ?? "Playwright's own"})`,
+    );
   } finally {
     await browser.close();
   }

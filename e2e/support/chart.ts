@@ -1,10 +1,22 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 
 /** Seconds per bar of the app's resolutions (the `res` URL parameter / `data-resolution`). */
-export const STEP_SECONDS: Readonly<Record<string, number>> = { '1': 60, '5': 300, '15': 900, '60': 3600, '1D': 86_400 };
+export const STEP_SECONDS: Readonly<Record<string, number>> = {
+  '1': 60,
+  '5': 300,
+  '15': 900,
+  '60': 3600,
+  '1D': 86_400,
+};
 
 /** The /history spelling of the app's resolutions. */
-export const WIRE_RESOLUTION: Readonly<Record<string, string>> = { '1': '1min', '5': '5min', '15': '15min', '60': '60min', '1D': '1d' };
+export const WIRE_RESOLUTION: Readonly<Record<string, string>> = {
+  '1': '1min',
+  '5': '5min',
+  '15': '15min',
+  '60': '60min',
+  '1D': '1d',
+};
 
 /** What the chart container says about itself (data-* attributes written by the chart, features/chart/lib/chart.ts). */
 export interface ChartAttributes {
@@ -48,11 +60,15 @@ export async function chartAttributes(page: Page): Promise<ChartAttributes> {
  * Waits until the chart has drawn candles (status `ready`, at least one bar), optionally of a given
  * symbol and resolution, and returns its attributes.
  */
-export async function waitForCandles(page: Page, expected: { symbol?: string | RegExp; resolution?: string; timeout?: number } = {}): Promise<ChartAttributes> {
+export async function waitForCandles(
+  page: Page,
+  expected: { symbol?: string | RegExp; resolution?: string; timeout?: number } = {},
+): Promise<ChartAttributes> {
   const el = chart(page);
   const timeout = expected.timeout ?? 15_000;
   if (expected.symbol !== undefined) await expect(el).toHaveAttribute('data-symbol', expected.symbol, { timeout });
-  if (expected.resolution !== undefined) await expect(el).toHaveAttribute('data-resolution', expected.resolution, { timeout });
+  if (expected.resolution !== undefined)
+    await expect(el).toHaveAttribute('data-resolution', expected.resolution, { timeout });
   await expect(el).toHaveAttribute('data-status', 'ready', { timeout });
   await expect(el).toHaveAttribute('data-bars', /^[1-9]\d*$/, { timeout });
   return chartAttributes(page);
@@ -80,7 +96,15 @@ export function parseCsv(text: string): Bar[] {
   expect(header).toBe('time_utc,unix_time,open,high,low,close,volume,tvl');
   return lines.map((line) => {
     const [, unix, open, high, low, close, volume, tvl] = line.split(',');
-    return { time: Number(unix), open: Number(open), high: Number(high), low: Number(low), close: Number(close), volume: Number(volume), tvl: Number(tvl) };
+    return {
+      time: Number(unix),
+      open: Number(open),
+      high: Number(high),
+      low: Number(low),
+      close: Number(close),
+      volume: Number(volume),
+      tvl: Number(tvl),
+    };
   });
 }
 
@@ -98,7 +122,10 @@ export async function exportVisibleBars(page: Page): Promise<Bar[]> {
 
 /** The header's price (`data-value`, the raw number), NaN while absent. */
 export async function headerPrice(page: Page): Promise<number> {
-  const value = await page.getByTestId('header-price').getAttribute('data-value', { timeout: 1_000 }).catch(() => null);
+  const value = await page
+    .getByTestId('header-price')
+    .getAttribute('data-value', { timeout: 1_000 })
+    .catch(() => null);
   return value === null ? Number.NaN : Number(value);
 }
 

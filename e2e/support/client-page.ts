@@ -155,7 +155,13 @@ export async function startClientPage(): Promise<{ readonly origin: string; clos
       return;
     }
     // Another site's page (the demo's): only framing is forbidden, as the shared fixture asks of every document.
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Security-Policy': "frame-ancestors 'none'" }).end(PAGE);
+    res
+      .writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'Content-Security-Policy': "frame-ancestors 'none'",
+      })
+      .end(PAGE);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
@@ -171,7 +177,8 @@ export async function startClientPage(): Promise<{ readonly origin: string; clos
 /** Waits until stream `index` of the page has received a trade event of `pool`. */
 export async function waitForEvent(page: Page, index: number, pool: string, timeoutMs = 10_000): Promise<void> {
   await page.waitForFunction(
-    ([i, id]) => (window.client.streams[i]?.lines ?? []).some((line) => line.includes('"pool_id"') && line.includes(id)),
+    ([i, id]) =>
+      (window.client.streams[i]?.lines ?? []).some((line) => line.includes('"pool_id"') && line.includes(id)),
     [index, pool] as const,
     { timeout: timeoutMs },
   );

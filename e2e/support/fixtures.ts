@@ -38,12 +38,19 @@ export const test = base.extend<{ pageErrors: string[]; contentSecurity: Violati
       });
       await context.addInitScript(() => {
         document.addEventListener('securitypolicyviolation', (event) => {
-          const report = (window as unknown as { __reportCspViolation?: (v: Omit<Violation, 'where'>) => void }).__reportCspViolation;
+          const report = (window as unknown as { __reportCspViolation?: (v: Omit<Violation, 'where'>) => void })
+            .__reportCspViolation;
           report?.({ directive: event.effectiveDirective, blocked: event.blockedURI, sample: event.sample });
         });
       });
       const onConsole = (message: { text(): string; type(): string; page(): { url(): string } | null }) => {
-        if (/Content[- ]Security[- ]Policy/i.test(message.text())) violations.push({ directive: 'console', blocked: '', sample: message.text().slice(0, 300), where: message.page()?.url() ?? '' });
+        if (/Content[- ]Security[- ]Policy/i.test(message.text()))
+          violations.push({
+            directive: 'console',
+            blocked: '',
+            sample: message.text().slice(0, 300),
+            where: message.page()?.url() ?? '',
+          });
       };
       const onResponse = (response: Response) => {
         const request = response.request();
@@ -54,7 +61,8 @@ export const test = base.extend<{ pageErrors: string[]; contentSecurity: Violati
           .allHeaders()
           .then((headers) => {
             const policy = headers['content-security-policy'] ?? '';
-            if (!/frame-ancestors 'none'/.test(policy)) unprotected.push(`${response.status()} ${response.url()}: ${policy || 'no Content-Security-Policy'}`);
+            if (!/frame-ancestors 'none'/.test(policy))
+              unprotected.push(`${response.status()} ${response.url()}: ${policy || 'no Content-Security-Policy'}`);
           })
           .catch(() => undefined);
       };

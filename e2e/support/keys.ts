@@ -27,7 +27,8 @@ export function devKeyOf(dataDir: string): string | undefined {
 /** Every secret found in `text` (by value or by shape), with where it was. */
 export function secretsIn(text: string, where: string, secrets: readonly string[]): string[] {
   const found: string[] = [];
-  for (const secret of secrets) if (text.includes(secret)) found.push(`${where}: contains the key ${secret.slice(0, 8)}…`);
+  for (const secret of secrets)
+    if (text.includes(secret)) found.push(`${where}: contains the key ${secret.slice(0, 8)}…`);
   const generated = GENERATED_KEY.exec(text);
   if (generated) found.push(`${where}: contains a generated key ${generated[0].slice(0, 8)}…`);
   if (/\bBearer\s+\S/i.test(text)) found.push(`${where}: contains a Bearer credential`);

@@ -6,7 +6,8 @@ export async function watchShifts(page: Page): Promise<void> {
     const w = window as unknown as { __shifts?: number };
     w.__shifts = 0;
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!entry.hadRecentInput) w.__shifts = (w.__shifts ?? 0) + entry.value;
+      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
+        if (!entry.hadRecentInput) w.__shifts = (w.__shifts ?? 0) + entry.value;
     }).observe({ type: 'layout-shift', buffered: true });
   });
 }

@@ -59,20 +59,47 @@ export async function tradeUntilPoolMoves(
     await tradeNow(request, origin);
     const at = Date.now();
     const after = await poolStats(request, pool, origin);
-    if (after.current_price !== before.current_price || after.daily_volume !== before.daily_volume) return { blocks, sentAt, at, before, after };
+    if (after.current_price !== before.current_price || after.daily_volume !== before.daily_volume)
+      return { blocks, sentAt, at, before, after };
   }
   throw new Error(`${pool} did not trade in ${maxBlocks} blocks`);
 }
 
 /** Bars of /gw/v1/history with from <= t < to (app resolution: 1, 5, 15, 60, 1D), with TVL. */
-export async function gatewayHistory(request: APIRequestContext, symbol: string, resolution: string, from: number, to: number, origin: Origin = ''): Promise<Bar[]> {
+export async function gatewayHistory(
+  request: APIRequestContext,
+  symbol: string,
+  resolution: string,
+  from: number,
+  to: number,
+  origin: Origin = '',
+): Promise<Bar[]> {
   const wire = WIRE_RESOLUTION[resolution] ?? resolution;
-  const response = await request.get(`${origin}/gw/v1/history?symbol=${encodeURIComponent(symbol)}&resolution=${wire}&from=${from}&to=${to}&include_tvl=true`);
+  const response = await request.get(
+    `${origin}/gw/v1/history?symbol=${encodeURIComponent(symbol)}&resolution=${wire}&from=${from}&to=${to}&include_tvl=true`,
+  );
   expect(response.ok()).toBe(true);
-  const body = (await response.json()) as { s: string; t?: number[]; o?: number[]; h?: number[]; l?: number[]; c?: number[]; v?: number[]; tvl?: number[] };
+  const body = (await response.json()) as {
+    s: string;
+    t?: number[];
+    o?: number[];
+    h?: number[];
+    l?: number[];
+    c?: number[];
+    v?: number[];
+    tvl?: number[];
+  };
   if (body.s !== 'ok' || !body.t) return [];
   const { t, o = [], h = [], l = [], c = [], v = [], tvl = [] } = body;
-  return t.map((time, i) => ({ time, open: o[i] ?? NaN, high: h[i] ?? NaN, low: l[i] ?? NaN, close: c[i] ?? NaN, volume: v[i] ?? NaN, tvl: tvl[i] ?? NaN }));
+  return t.map((time, i) => ({
+    time,
+    open: o[i] ?? NaN,
+    high: h[i] ?? NaN,
+    low: l[i] ?? NaN,
+    close: c[i] ?? NaN,
+    volume: v[i] ?? NaN,
+    tvl: tvl[i] ?? NaN,
+  }));
 }
 
 export interface SymbolRow {
@@ -81,7 +108,11 @@ export interface SymbolRow {
 }
 
 /** A group's symbols (name and pool ID), deepest first as the gateway lists them. */
-export async function groupSymbols(request: APIRequestContext, group: string, origin: Origin = ''): Promise<SymbolRow[]> {
+export async function groupSymbols(
+  request: APIRequestContext,
+  group: string,
+  origin: Origin = '',
+): Promise<SymbolRow[]> {
   const response = await request.get(`${origin}/gw/v1/symbol_info?group=${encodeURIComponent(group)}`);
   expect(response.ok()).toBe(true);
   const body = (await response.json()) as { symbol: string[]; ticker: string[] };
@@ -89,14 +120,23 @@ export async function groupSymbols(request: APIRequestContext, group: string, or
 }
 
 /** The pool ID of a symbol name of `group`. */
-export async function poolOf(request: APIRequestContext, group: string, symbol: string, origin: Origin = ''): Promise<string> {
+export async function poolOf(
+  request: APIRequestContext,
+  group: string,
+  symbol: string,
+  origin: Origin = '',
+): Promise<string> {
   const row = (await groupSymbols(request, group, origin)).find((r) => r.symbol === symbol);
   expect(row, `${symbol} on ${group}`).toBeDefined();
   return row?.ticker ?? '';
 }
 
 /** The group's deepest pool by TVL (what `/` shows for the group). */
-export async function deepestPool(request: APIRequestContext, group = 'Aggregate', origin: Origin = ''): Promise<SymbolRow> {
+export async function deepestPool(
+  request: APIRequestContext,
+  group = 'Aggregate',
+  origin: Origin = '',
+): Promise<SymbolRow> {
   const liquidity = await request.get(`${origin}/gw/v1/liquidity?group=${encodeURIComponent(group)}`);
   expect(liquidity.ok()).toBe(true);
   const body = (await liquidity.json()) as { ticker: string[]; tvl_ada: number[] };

@@ -27,6 +27,7 @@ export function meanLuminance(png: Buffer): number {
   const image = PNG.sync.read(png);
   let sum = 0;
   const pixels = image.width * image.height;
-  for (let i = 0; i < pixels * 4; i += 4) sum += 0.2126 * (image.data[i] ?? 0) + 0.7152 * (image.data[i + 1] ?? 0) + 0.0722 * (image.data[i + 2] ?? 0);
+  for (let i = 0; i < pixels * 4; i += 4)
+    sum += 0.2126 * (image.data[i] ?? 0) + 0.7152 * (image.data[i + 1] ?? 0) + 0.0722 * (image.data[i + 2] ?? 0);
   return sum / pixels;
 }

@@ -20,7 +20,9 @@ export async function stablecoinPools(request: APIRequestContext, origin: Origin
   const response = await request.get(`${origin}/gw/v1/symbol_info?group=Aggregate`);
   expect(response.ok()).toBe(true);
   const body = (await response.json()) as { ticker: string[]; currency: string[]; 'base-currency': string[] };
-  return body.ticker.filter((_, i) => body['base-currency'][i] === '' && STABLECOIN_UNITS.includes(body.currency[i] ?? ''));
+  return body.ticker.filter(
+    (_, i) => body['base-currency'][i] === '' && STABLECOIN_UNITS.includes(body.currency[i] ?? ''),
+  );
 }
 
 function weighted(quotes: readonly { price: number; tvl: number }[]): number {
@@ -36,10 +38,17 @@ function weighted(quotes: readonly { price: number; tvl: number }[]): number {
 }
 
 /** USD per ADA for the bar starting at `time` (app resolution): each stablecoin's last bar at or before it. */
-export async function usdPerAdaAt(request: APIRequestContext, time: number, resolution = '60', origin: Origin = ''): Promise<number> {
+export async function usdPerAdaAt(
+  request: APIRequestContext,
+  time: number,
+  resolution = '60',
+  origin: Origin = '',
+): Promise<number> {
   const quotes: { price: number; tvl: number }[] = [];
   for (const pool of await stablecoinPools(request, origin)) {
-    const response = await request.get(`${origin}/gw/v1/history?symbol=${pool}&resolution=${WIRE_RESOLUTION[resolution] ?? resolution}&to=${time + 1}&countback=1&include_tvl=true`);
+    const response = await request.get(
+      `${origin}/gw/v1/history?symbol=${pool}&resolution=${WIRE_RESOLUTION[resolution] ?? resolution}&to=${time + 1}&countback=1&include_tvl=true`,
+    );
     expect(response.ok()).toBe(true);
     const body = (await response.json()) as { c?: number[]; tvl?: number[] };
     quotes.push({ price: body.c?.[0] ?? 0, tvl: body.tvl?.[0] ?? 0 });

@@ -45,7 +45,16 @@ export function App({ prerendered }: { readonly prerendered?: PrerenderedChart |
   const title = current ? `${prices.labelOf(current.row)} on ${current.row.exchange}` : undefined;
   // A new alert's pair: the one on screen, in its orientation (alerts are in the pair's quote, not USD).
   const alertPair = useMemo(
-    () => (view === 'chart' && current ? { symbol: current.info.name, group: current.info.exchange, pool: current.info.ticker ?? current.row.ticker, label: `${pairLabel(current.row, prices.shownInverted)} on ${current.row.exchange}`, inverted: prices.shownInverted } : undefined),
+    () =>
+      view === 'chart' && current
+        ? {
+            symbol: current.info.name,
+            group: current.info.exchange,
+            pool: current.info.ticker ?? current.row.ticker,
+            label: `${pairLabel(current.row, prices.shownInverted)} on ${current.row.exchange}`,
+            inverted: prices.shownInverted,
+          }
+        : undefined,
     [view, current, prices.shownInverted],
   );
   const toggleAlerts = () => {
@@ -56,7 +65,12 @@ export function App({ prerendered }: { readonly prerendered?: PrerenderedChart |
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
-  const pageTitle = view === 'markets' ? `Markets on ${group} · Cardano DEX Charts` : fresh ? `${prices.labelOf(fresh.row)} on ${fresh.row.exchange} · Cardano DEX Charts` : 'Cardano DEX Charts';
+  const pageTitle =
+    view === 'markets'
+      ? `Markets on ${group} · Cardano DEX Charts`
+      : fresh
+        ? `${prices.labelOf(fresh.row)} on ${fresh.row.exchange} · Cardano DEX Charts`
+        : 'Cardano DEX Charts';
   useEffect(() => {
     document.title = pageTitle;
   }, [pageTitle]);
@@ -94,7 +108,13 @@ export function App({ prerendered }: { readonly prerendered?: PrerenderedChart |
       <a className="skip-link" href="#main">
         {view === 'markets' ? 'Skip to the market list' : 'Skip to the chart'}
       </a>
-      <TopBar shownGroup={view === 'markets' ? group : (current?.info.exchange ?? group)} onPick={pick} onGroup={(next) => void changeGroup(next)} alertsOpen={alertsOpen} onAlerts={toggleAlerts} />
+      <TopBar
+        shownGroup={view === 'markets' ? group : (current?.info.exchange ?? group)}
+        onPick={pick}
+        onGroup={(next) => void changeGroup(next)}
+        alertsOpen={alertsOpen}
+        onAlerts={toggleAlerts}
+      />
       <div className="layout">
         <main id="main" className="main" tabIndex={-1}>
           {view === 'markets' ? (
@@ -109,7 +129,12 @@ export function App({ prerendered }: { readonly prerendered?: PrerenderedChart |
           {alertsLoaded ? (
             <PartBoundary label="The alerts" testId="alerts-part-error">
               <Suspense fallback={null}>
-                <AlertsPart open={alertsOpen} onClose={() => setAlertsOpen(false)} pair={alertPair} onShow={(symbol, group) => select({ symbol, group, view: 'chart' })} />
+                <AlertsPart
+                  open={alertsOpen}
+                  onClose={() => setAlertsOpen(false)}
+                  pair={alertPair}
+                  onShow={(symbol, group) => select({ symbol, group, view: 'chart' })}
+                />
               </Suspense>
             </PartBoundary>
           ) : null}
@@ -124,7 +149,8 @@ export function App({ prerendered }: { readonly prerendered?: PrerenderedChart |
       <footer className="footer">
         {/* lightweight-charts' licence: its NOTICE and a link to TradingView, shown to users (the chart's own logo is off). */}
         <p>
-          <a href="https://www.tradingview.com/">Charts by TradingView</a>: TradingView Lightweight Charts, Copyright © 2023 TradingView, Inc.
+          <a href="https://www.tradingview.com/">Charts by TradingView</a>: TradingView Lightweight Charts, Copyright ©
+          2023 TradingView, Inc.
         </p>
       </footer>
     </div>

@@ -3,7 +3,13 @@ import { barsOfHistory } from '@/datafeed/history-bars';
 import { GATEWAY_PREFIX } from '@/shared/api/gateway-prefix';
 import { gatewayUrl } from '@/shared/api/gateway-urls';
 import { historyAnswerOf } from '@/app/lib/history-check';
-import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, INLINED_PREFERENCES_ELEMENT_ID, type InlinedFirstBars } from '@/app/lib/first-chart';
+import {
+  firstChartOf,
+  INLINED_BARS_ELEMENT_ID,
+  INLINED_INFO_ELEMENT_ID,
+  INLINED_PREFERENCES_ELEMENT_ID,
+  type InlinedFirstBars,
+} from '@/app/lib/first-chart';
 // The chart's own modules, not the feature's index (its React component would come into this script).
 import { Chart } from '@/app/features/chart/lib/chart';
 import { CHART_PLACE_SELECTOR, PrerenderedChart } from '@/app/features/chart/lib/prerendered-chart';
@@ -57,7 +63,10 @@ export class EarlyAnswers {
 
   /** Answers `url` with JSON the page carries. */
   provide(url: string, json: string): void {
-    this.answers.set(url, Promise.resolve(new Response(json, { status: 200, headers: { 'Content-Type': 'application/json' } })));
+    this.answers.set(
+      url,
+      Promise.resolve(new Response(json, { status: 200, headers: { 'Content-Type': 'application/json' } })),
+    );
   }
 
   /** The early answer of `url`, if there is one not yet taken (taking it removes it). */
@@ -100,7 +109,15 @@ function browserEnvironment(): FirstPaintEnvironment {
  * the stored choices. Elsewhere the app draws its chart itself.
  */
 export function firstChartFits(selection: Selection, preferences: Preferences): boolean {
-  return selection.view === 'chart' && selection.layout.kind === '1' && !preferences.compare && selection.indicators === '' && preferences.indicators === '' && selection.currency === 'ada' && preferences.currency === 'ada';
+  return (
+    selection.view === 'chart' &&
+    selection.layout.kind === '1' &&
+    !preferences.compare &&
+    selection.indicators === '' &&
+    preferences.indicators === '' &&
+    selection.currency === 'ada' &&
+    preferences.currency === 'ada'
+  );
 }
 
 /** The text of the page's JSON element `id`, parsed; undefined without one (or unreadable). */
@@ -137,11 +154,19 @@ function deepestIn(info: unknown): Record<string, string> | undefined {
   if (typeof info !== 'object' || info === null || !('deepest' in info)) return undefined;
   const { deepest } = info;
   if (typeof deepest !== 'object' || deepest === null) return undefined;
-  return Object.fromEntries(Object.entries(deepest).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(deepest).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 /** The app's chart in the chart's place of the page, showing the page's first bars of `target`; undefined when it cannot. */
-function drawChart(doc: Document, target: string, body: string, selection: Selection, preferences: Preferences): PrerenderedChart | undefined {
+function drawChart(
+  doc: Document,
+  target: string,
+  body: string,
+  selection: Selection,
+  preferences: Preferences,
+): PrerenderedChart | undefined {
   const place = doc.querySelector<HTMLElement>(CHART_PLACE_SELECTOR);
   const info = provisionalSymbolInfo(target);
   if (!place || !info) return undefined;
@@ -154,7 +179,13 @@ function drawChart(doc: Document, target: string, body: string, selection: Selec
   // The datafeed's check of a /history answer (without zod): what fails it, the app's chart asks again and explains.
   const history = historyAnswerOf(answer);
   if (!history || history.t.length === 0) return undefined;
-  const chart = new Chart(place, { theme: preferences.theme, showVolume: preferences.showVolume, showTvl: preferences.showTvl, logScale: preferences.logScale, timeZone: preferences.timeZone });
+  const chart = new Chart(place, {
+    theme: preferences.theme,
+    showVolume: preferences.showVolume,
+    showTvl: preferences.showTvl,
+    logScale: preferences.logScale,
+    timeZone: preferences.timeZone,
+  });
   chart.setInverted(selection.inverted);
   chart.showBars(info, selection.resolution, barsOfHistory(history));
   return new PrerenderedChart(chart, { target, resolution: selection.resolution });
@@ -198,6 +229,8 @@ export function firstPaint(env: FirstPaintEnvironment = browserEnvironment()): F
     return { info, chart: undefined, early };
   }
   early.provide(first.url, inlined.body);
-  const chart = firstChartFits(selection, preferences) ? drawChart(doc, first.target, inlined.body, selection, preferences) : undefined;
+  const chart = firstChartFits(selection, preferences)
+    ? drawChart(doc, first.target, inlined.body, selection, preferences)
+    : undefined;
   return { info, chart, early };
 }

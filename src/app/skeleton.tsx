@@ -4,7 +4,12 @@ import { App, preloadOverview } from './app';
 import { parseSelection } from './lib/selection';
 import { AppProviders } from './providers/app-providers';
 import { createAppServices } from './providers/app-services';
-import { DEFAULT_PREFERENCES, firstScreenPreferences, preferencesFromCookie, type FirstScreenPreferences } from './stores/preferences';
+import {
+  DEFAULT_PREFERENCES,
+  firstScreenPreferences,
+  preferencesFromCookie,
+  type FirstScreenPreferences,
+} from './stores/preferences';
 
 /** What the server knows of a page request: its query, the preferences its cookie carries, the gateway's /info. */
 export interface SkeletonRequest {
@@ -43,7 +48,10 @@ export async function renderSkeleton(request: SkeletonRequest): Promise<string> 
   const storage: StateStorage = { getItem: () => null, setItem: () => undefined, removeItem: () => undefined };
   const services = createAppServices({
     fetch: () => Promise.reject(new Error('The page skeleton asks nothing')),
-    urlHost: { location: { search: request.search, pathname: request.pathname, hash: '' }, history: { state: null, pushState: () => undefined, replaceState: () => undefined } },
+    urlHost: {
+      location: { search: request.search, pathname: request.pathname, hash: '' },
+      history: { state: null, pushState: () => undefined, replaceState: () => undefined },
+    },
     storage,
     // The watchlist and the recent picks are the browser's storage's: none on the server.
     preferences: { ...DEFAULT_PREFERENCES, ...request.preferences },

@@ -33,8 +33,17 @@ export async function startApp(paint: FirstPaint): Promise<void> {
   // that cannot load is left to the part's boundary, which says so in its place; one that takes more
   // than a second does not hold the page back (the part shows its fallback meanwhile).
   const first = parseSelection(location.search);
-  const part = first.view === 'markets' ? preloadOverviewList(services, first.group) : services.preferences.getState().compare ? preloadCompare() : undefined;
-  if (part) await Promise.race([part.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, FIRST_PART_WAIT_MS))]);
+  const part =
+    first.view === 'markets'
+      ? preloadOverviewList(services, first.group)
+      : services.preferences.getState().compare
+        ? preloadCompare()
+        : undefined;
+  if (part)
+    await Promise.race([
+      part.catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, FIRST_PART_WAIT_MS)),
+    ]);
   const reactRoot = createRoot(root);
   const render = () =>
     reactRoot.render(

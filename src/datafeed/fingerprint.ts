@@ -36,7 +36,12 @@ function bech32Encode(hrp: string, bytes: Uint8Array): string {
     }
   }
   if (bits > 0) words.push((acc << (5 - bits)) & 31);
-  const expanded = [...hrp].map((c) => c.charCodeAt(0) >> 5).concat([0], [...hrp].map((c) => c.charCodeAt(0) & 31));
+  const expanded = [...hrp]
+    .map((c) => c.charCodeAt(0) >> 5)
+    .concat(
+      [0],
+      [...hrp].map((c) => c.charCodeAt(0) & 31),
+    );
   const mod = polymod([...expanded, ...words, 0, 0, 0, 0, 0, 0]) ^ 1;
   const checksum = [0, 1, 2, 3, 4, 5].map((i) => (mod >>> (5 * (5 - i))) & 31);
   return `${hrp}1${[...words, ...checksum].map((w) => BECH32_CHARSET[w]).join('')}`;
@@ -60,7 +65,8 @@ export const ASSET_FINGERPRINT_PREFIX = 'asset';
  */
 export function assetFingerprint(policyId: string, assetNameHex: string): string {
   if (!isPolicyId(policyId)) throw new RangeError(`not a policy ID (56 hex characters): "${policyId.slice(0, 80)}"`);
-  if (!isAssetName(assetNameHex)) throw new RangeError(`not an asset name (0 to 64 hex characters, even length): "${assetNameHex.slice(0, 80)}"`);
+  if (!isAssetName(assetNameHex))
+    throw new RangeError(`not an asset name (0 to 64 hex characters, even length): "${assetNameHex.slice(0, 80)}"`);
   const digest = blake2b(hexBytes(`${policyId}${assetNameHex}`.toLowerCase()), { dkLen: 20 });
   return bech32Encode(ASSET_FINGERPRINT_PREFIX, digest);
 }

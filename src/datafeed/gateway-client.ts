@@ -7,8 +7,7 @@ export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
 
 /** A settled request: the validated body, or a message fit for the chart's `onError`. */
 export type Outcome<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: string; readonly status?: number };
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string; readonly status?: number };
 
 import { gatewayUrl, type QueryValue } from '../shared/api/gateway-urls';
 
@@ -76,7 +75,12 @@ export class GatewayClient {
    * the server's message (or the signal's reason when `signal` aborted it). Not shared with other
    * requests: each caller's abort stays its own.
    */
-  async getOrThrow<T>(path: string, query: Readonly<Record<string, QueryValue>>, schema: $ZodType<T>, signal?: AbortSignal): Promise<T> {
+  async getOrThrow<T>(
+    path: string,
+    query: Readonly<Record<string, QueryValue>>,
+    schema: $ZodType<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     signal?.throwIfAborted();
     const outcome = await this.load(this.url(path, query), path, schema, signal);
     // Aborted meanwhile: the caller asked for no answer (whatever the fetch did with the signal).
@@ -90,7 +94,10 @@ export class GatewayClient {
     try {
       response = await this.fetchImpl(url, { headers: { Accept: 'application/json' }, ...(signal ? { signal } : {}) });
     } catch (error) {
-      return { ok: false, error: `The gateway is unreachable (${path}): ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ok: false,
+        error: `The gateway is unreachable (${path}): ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     let body: unknown;
     let parsedJson = true;
@@ -101,14 +108,23 @@ export class GatewayClient {
     }
     if (!response.ok) {
       const message = parsedJson ? serverMessage(body) : undefined;
-      return { ok: false, status: response.status, error: message ?? `The gateway answered ${response.status} to ${path}` };
+      return {
+        ok: false,
+        status: response.status,
+        error: message ?? `The gateway answered ${response.status} to ${path}`,
+      };
     }
-    if (!parsedJson) return { ok: false, status: response.status, error: `Malformed answer from ${path}: the body is not JSON` };
+    if (!parsedJson)
+      return { ok: false, status: response.status, error: `Malformed answer from ${path}: the body is not JSON` };
     const parsed = safeParse(schema, body);
     if (!parsed.success) {
       const message = serverMessage(body);
       if (message !== undefined) return { ok: false, status: response.status, error: message };
-      return { ok: false, status: response.status, error: `Malformed answer from ${path}: ${describeIssue(parsed.error)}` };
+      return {
+        ok: false,
+        status: response.status,
+        error: `Malformed answer from ${path}: ${describeIssue(parsed.error)}`,
+      };
     }
     return { ok: true, value: parsed.data };
   }

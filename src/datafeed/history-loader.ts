@@ -27,14 +27,22 @@ export class HistoryLoader {
 
   /** Bars with from <= t < to. */
   async range(symbol: string, resolution: Resolution, from: UnixSeconds, to: UnixSeconds): Promise<Outcome<Bar[]>> {
-    const outcome = await this.client.get('/history', { symbol, resolution, from, to, include_tvl: true }, historyResponseSchema);
+    const outcome = await this.client.get(
+      '/history',
+      { symbol, resolution, from, to, include_tvl: true },
+      historyResponseSchema,
+    );
     return outcome.ok ? { ok: true, value: barsOfHistory(outcome.value) } : outcome;
   }
 
   /** The last `count` bars that start before `to` (the `countback` extension; oldest first). */
   async last(symbol: string, resolution: Resolution, to: UnixSeconds, count: number): Promise<Outcome<Bar[]>> {
     const countback = Math.min(MAX_COUNTBACK, Math.max(1, Math.floor(count)));
-    const outcome = await this.client.get('/history', lastBarsQuery(symbol, resolution, to, countback), historyResponseSchema);
+    const outcome = await this.client.get(
+      '/history',
+      lastBarsQuery(symbol, resolution, to, countback),
+      historyResponseSchema,
+    );
     return outcome.ok ? { ok: true, value: barsOfHistory(outcome.value) } : outcome;
   }
 
@@ -48,7 +56,8 @@ export class HistoryLoader {
     const { from, to, countBack } = request;
     if (countBack <= 0) {
       const range = await this.range(symbol, resolution, from, to);
-      if (!range.ok || range.value.length > 0) return range.ok ? { ok: true, value: { bars: range.value, noData: false } } : range;
+      if (!range.ok || range.value.length > 0)
+        return range.ok ? { ok: true, value: { bars: range.value, noData: false } } : range;
       // An empty range: noData only when nothing earlier exists either.
       const older = await this.last(symbol, resolution, to, 1);
       return older.ok ? { ok: true, value: { bars: [], noData: older.value.length === 0 } } : older;
@@ -58,7 +67,8 @@ export class HistoryLoader {
     const bars = last.value;
     const oldest = bars[0];
     if (oldest === undefined) return { ok: true, value: { bars: [], noData: true } };
-    if (bars.length < Math.min(countBack, MAX_COUNTBACK) || oldest.time <= from) return { ok: true, value: { bars, noData: false } };
+    if (bars.length < Math.min(countBack, MAX_COUNTBACK) || oldest.time <= from)
+      return { ok: true, value: { bars, noData: false } };
     // The range holds more than countBack bars: return all of it.
     const range = await this.range(symbol, resolution, from, to);
     return range.ok ? { ok: true, value: { bars: range.value, noData: false } } : range;

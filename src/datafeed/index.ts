@@ -1,6 +1,11 @@
 /** The datafeed layer's public surface: the adapter (TradingView's datafeed API and our own), its HTTP client, the types they speak. */
 export { UdfDatafeed, type BarsRange, type TradesTarget, type UdfDatafeedOptions } from './udf-datafeed';
-export type { EventSourceConstructor, EventSourceLike, LiveConnectionState, LiveConnectionStatus } from './live-connection';
+export type {
+  EventSourceConstructor,
+  EventSourceLike,
+  LiveConnectionState,
+  LiveConnectionStatus,
+} from './live-connection';
 export type { BarListener, TradeListener } from './live-feed';
 export type { BarsReplacement } from './live-series';
 export type { LiveRollback } from '../shared/api/gateway';

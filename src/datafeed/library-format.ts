@@ -49,7 +49,9 @@ export function toLibrarySymbolInfo(symbol: CatalogSymbol): LibrarySymbolInfo {
     daily_multipliers: ['1'],
     has_weekly_and_monthly: false,
     has_empty_bars: false,
-    supported_resolutions: symbol.hasIntraday ? [...SUPPORTED_RESOLUTIONS] : SUPPORTED_RESOLUTIONS.filter((r) => r.endsWith('D')),
+    supported_resolutions: symbol.hasIntraday
+      ? [...SUPPORTED_RESOLUTIONS]
+      : SUPPORTED_RESOLUTIONS.filter((r) => r.endsWith('D')),
     volume_precision: VOLUME_PRECISION,
     ...(group === AGGREGATE_GROUP ? { data_status: 'streaming' as const } : {}),
     currency_code: symbol.base,

@@ -1,4 +1,11 @@
-import { LIVE_EVENTS, liveErrorSchema, liveRollbackSchema, liveStatusSchema, liveTradeSchema, type LiveRollback } from '../shared/api/gateway';
+import {
+  LIVE_EVENTS,
+  liveErrorSchema,
+  liveRollbackSchema,
+  liveStatusSchema,
+  liveTradeSchema,
+  type LiveRollback,
+} from '../shared/api/gateway';
 import type { TradeEvent } from '../shared/api/stream';
 import { backoffDelay } from '../shared/backoff';
 
@@ -225,13 +232,22 @@ export class LiveConnection {
       const closed = source.readyState === CLOSED;
       // While the browser retries on its own, an error frame's message (retry: true) stands.
       if (this.current.state !== 'reconnecting' || closed) {
-        this.setStatus({ state: 'reconnecting', pools, resync: false, ...(closed ? { detail: 'The live connection failed; retrying' } : {}) });
+        this.setStatus({
+          state: 'reconnecting',
+          pools,
+          resync: false,
+          ...(closed ? { detail: 'The live connection failed; retrying' } : {}),
+        });
       }
       // The EventSource reconnects by itself unless it gave up (CLOSED): then reopen with backoff.
       if (closed) {
         this.gaveUp = true;
         this.cancelReopen();
-        const delay = backoffDelay(this.attempt, { initialMs: this.options.reopenInitialMs, maxMs: this.options.reopenMaxMs }, this.options.random);
+        const delay = backoffDelay(
+          this.attempt,
+          { initialMs: this.options.reopenInitialMs, maxMs: this.options.reopenMaxMs },
+          this.options.random,
+        );
         this.attempt++;
         this.reopen = setTimeout(() => {
           this.reopen = undefined;

@@ -105,7 +105,11 @@ export class LiveFeed {
 
   /** Follows the trade events of `pools` (Aggregate pool IDs); returns the unsubscribe. */
   followTrades(pools: Iterable<string>, listener: TradeListener): () => void {
-    const subscription: TradeSubscription = { pools: new Set([...pools].map((p) => p.toLowerCase())), listener, wasLive: false };
+    const subscription: TradeSubscription = {
+      pools: new Set([...pools].map((p) => p.toLowerCase())),
+      listener,
+      wasLive: false,
+    };
     this.trades.add(subscription);
     this.connection.setPools(this.pools());
     // Already streaming these pools (for a chart, another listener): live now.
@@ -119,7 +123,13 @@ export class LiveFeed {
     };
   }
 
-  subscribe(listenerGuid: string, poolId: string, resolution: Resolution, listener: BarListener, known: Bar | undefined): void {
+  subscribe(
+    listenerGuid: string,
+    poolId: string,
+    resolution: Resolution,
+    listener: BarListener,
+    known: Bar | undefined,
+  ): void {
     if (this.keyOf.has(listenerGuid)) this.unsubscribe(listenerGuid);
     const pool = poolId.toLowerCase();
     const key = `${pool}|${resolution}`;
@@ -185,7 +195,8 @@ export class LiveFeed {
     const pool = event.pool_id.toLowerCase();
     for (const entry of this.series.values()) if (entry.series.poolId === pool) entry.series.onEvent(event);
     for (const subscription of [...this.trades]) {
-      if (subscription.pools.has(pool) && this.trades.has(subscription)) this.safely(() => subscription.listener.onTrade(event));
+      if (subscription.pools.has(pool) && this.trades.has(subscription))
+        this.safely(() => subscription.listener.onTrade(event));
     }
   }
 
@@ -221,7 +232,11 @@ export class LiveFeed {
     // The connection reports every status it sets (each `connected` may need a sync); listeners hear changes, and every resync.
     const last = this.published;
     this.published = status;
-    const same = last.state === status.state && last.detail === status.detail && last.pools.join() === status.pools.join() && !status.resync;
+    const same =
+      last.state === status.state &&
+      last.detail === status.detail &&
+      last.pools.join() === status.pools.join() &&
+      !status.resync;
     if (!same) for (const listener of [...this.statusListeners]) this.safely(() => listener(status));
   }
 
@@ -242,7 +257,9 @@ export class LiveFeed {
         : await this.options.history.range(series.poolId, series.resolution, from, to);
     if (this.series.get(entry.key) !== entry || entry.syncToken !== token) return;
     if (!outcome.ok) {
-      this.options.warn(`Live updates: could not load recent ${series.resolution} bars of ${series.poolId}: ${outcome.error}`);
+      this.options.warn(
+        `Live updates: could not load recent ${series.resolution} bars of ${series.poolId}: ${outcome.error}`,
+      );
       setTimeout(() => {
         if (this.series.get(entry.key) === entry && entry.syncToken === token) void this.sync(entry, mode);
       }, this.options.syncRetryMs);

@@ -22,7 +22,15 @@ function microEvent(event: BarEvent): BarEvent {
 }
 
 function sameBar(a: Bar, b: Bar): boolean {
-  return a.time === b.time && a.open === b.open && a.high === b.high && a.low === b.low && a.close === b.close && a.volume === b.volume && a.tvl === b.tvl;
+  return (
+    a.time === b.time &&
+    a.open === b.open &&
+    a.high === b.high &&
+    a.low === b.low &&
+    a.close === b.close &&
+    a.volume === b.volume &&
+    a.tvl === b.tvl
+  );
 }
 
 /** The state a snapshot ends on: the last trade it includes (the stream's events chain price and TVL). */
@@ -182,7 +190,8 @@ export class LiveSeries {
     }
     const anchor: Anchor = { time: last.time, price: last.close, tvl: last.tvl };
     let included = -1;
-    for (let i = buffer.length - 1; i >= 0 && included < 0; i--) if (endsOn(buffer[i], anchor, this.resolution)) included = i;
+    for (let i = buffer.length - 1; i >= 0 && included < 0; i--)
+      if (endsOn(buffer[i], anchor, this.resolution)) included = i;
 
     // A replacement from before the newest bar covers whatever a resync would find.
     const checked = !reachesBack && (mode === 'resync' || rollback !== undefined);

@@ -19,7 +19,6 @@ export function toWireResolution(resolution: string): Resolution | undefined {
   return WIRE_OF.get(trimmed) ?? (DAY_ALIASES.has(trimmed) ? '1d' : undefined);
 }
 
-
 /** The resolutions announced by `onReady` and every resolved symbol. */
 export const SUPPORTED_RESOLUTIONS: readonly ResolutionString[] = [...WIRE_OF.keys()];
 

@@ -67,7 +67,11 @@ export class GroupCatalog {
 
   /** By symbol name (exact, then ignoring case) or by ticker (pool ID, any case). */
   find(nameOrTicker: string): CatalogSymbol | undefined {
-    return this.byName.get(nameOrTicker) ?? this.byNameLower.get(nameOrTicker.toLowerCase()) ?? this.byTicker.get(nameOrTicker.toLowerCase());
+    return (
+      this.byName.get(nameOrTicker) ??
+      this.byNameLower.get(nameOrTicker.toLowerCase()) ??
+      this.byTicker.get(nameOrTicker.toLowerCase())
+    );
   }
 }
 
@@ -77,7 +81,12 @@ export class GroupCatalog {
  * service writes them out in symbol names already; another may not). The symbol name and ticker stay
  * as sent: they are what requests name.
  */
-function symbolOf(row: SymbolInfoRow, group: string, liquidity: ReadonlyMap<string, { tvl: number; tvlAda: number }>, names: TokenNames): CatalogSymbol {
+function symbolOf(
+  row: SymbolInfoRow,
+  group: string,
+  liquidity: ReadonlyMap<string, { tvl: number; tvlAda: number }>,
+  names: TokenNames,
+): CatalogSymbol {
   const parsed = parseSymbolName(row.symbol);
   const tvl = liquidity.get(row.ticker.toLowerCase());
   const baseName = row.baseCurrency === '' ? undefined : names.get(row.baseCurrency.toLowerCase());
@@ -210,7 +219,11 @@ export class SymbolCatalog {
       const { ticker, tvl: values, tvl_ada: ada } = liquidity.value;
       ticker.forEach((id, i) => tvl.set(id.toLowerCase(), { tvl: values[i] ?? 0, tvlAda: ada[i] ?? 0 }));
     }
-    const catalog = new GroupCatalog(group, symbolInfoRows(info.value).map((row) => symbolOf(row, group, tvl, names)), this.now());
+    const catalog = new GroupCatalog(
+      group,
+      symbolInfoRows(info.value).map((row) => symbolOf(row, group, tvl, names)),
+      this.now(),
+    );
     this.loaded.set(group, catalog);
     return { ok: true, value: catalog };
   }
@@ -250,7 +263,10 @@ export class SymbolCatalog {
   }
 
   private combinedIndex(parts: readonly GroupCatalog[], search: SearchModule): Promise<SymbolSearchIndex> {
-    const same = this.combined && this.combined.parts.length === parts.length && this.combined.parts.every((p, i) => p === parts[i]);
+    const same =
+      this.combined &&
+      this.combined.parts.length === parts.length &&
+      this.combined.parts.every((p, i) => p === parts[i]);
     if (this.combined && same) return this.combined.index;
     const index = search.SymbolSearchIndex.build(parts.flatMap((p) => p.symbols));
     this.combined = { parts, index };

@@ -85,7 +85,10 @@ export class SymbolSearchIndex {
    * where the browser has it, else a macrotask), so a page building the index of every symbol never
    * holds its main thread long enough to miss a frame or delay a click.
    */
-  static async build(rows: readonly SearchRow[], options: { readonly sliceMs?: number } = {}): Promise<SymbolSearchIndex> {
+  static async build(
+    rows: readonly SearchRow[],
+    options: { readonly sliceMs?: number } = {},
+  ): Promise<SymbolSearchIndex> {
     const sliceMs = options.sliceMs ?? 8;
     const builder = new IndexBuilder(rows);
     await yieldToPage();
@@ -130,7 +133,11 @@ export class SymbolSearchIndex {
     // Prefix tier: rows with a ticker or name starting with q, in row (liquidity) order.
     const prefixStamp = this.nextStamp();
     let prefixCount = 0;
-    for (let k = lowerBound(this.prefixKeys, q); k < this.prefixKeys.length && (this.prefixKeys[k] ?? '').startsWith(q); k++) {
+    for (
+      let k = lowerBound(this.prefixKeys, q);
+      k < this.prefixKeys.length && (this.prefixKeys[k] ?? '').startsWith(q);
+      k++
+    ) {
       const end = this.prefixStarts[k + 1] ?? 0;
       for (let r = this.prefixStarts[k] ?? 0; r < end; r++) {
         const i = this.prefixRows[r] ?? 0;
@@ -257,7 +264,10 @@ class IndexBuilder {
   constructor(rows: readonly SearchRow[]) {
     // Liquidity first, then name: the order every tier keeps. Keys are read once, not per comparison.
     const keyed = rows.map((row, i) => ({ row, liquidity: liquidityOf(row), i }));
-    keyed.sort((a, b) => b.liquidity - a.liquidity || (a.row.symbol < b.row.symbol ? -1 : a.row.symbol > b.row.symbol ? 1 : a.i - b.i));
+    keyed.sort(
+      (a, b) =>
+        b.liquidity - a.liquidity || (a.row.symbol < b.row.symbol ? -1 : a.row.symbol > b.row.symbol ? 1 : a.i - b.i),
+    );
     this.rows = keyed.map((k) => k.row);
     const n = this.rows.length;
     this.texts = new Array<string>(n);

@@ -132,7 +132,12 @@ export interface IBasicDataFeed {
   onReady(callback: OnReadyCallback): void;
   getServerTime?(callback: ServerTimeCallback): void;
   searchSymbols(userInput: string, exchange: string, symbolType: string, onResult: SearchSymbolsCallback): void;
-  resolveSymbol(symbolName: string, onResolve: ResolveCallback, onError: DatafeedErrorCallback, extension?: SymbolResolveExtension): void;
+  resolveSymbol(
+    symbolName: string,
+    onResolve: ResolveCallback,
+    onError: DatafeedErrorCallback,
+    extension?: SymbolResolveExtension,
+  ): void;
   getBars(
     symbolInfo: LibrarySymbolInfo,
     resolution: ResolutionString,

@@ -74,7 +74,8 @@ const SYMBOL_TYPES = [
  * lists), or pool IDs the caller knows to be Aggregate pools (`{ aggregatePools }`: no lookup, e.g.
  * the rows of an Aggregate list).
  */
-export type TradesTarget = LibrarySymbolInfo | string | readonly string[] | { readonly aggregatePools: readonly string[] };
+export type TradesTarget =
+  LibrarySymbolInfo | string | readonly string[] | { readonly aggregatePools: readonly string[] };
 
 /** The range `bars` asks for (Unix seconds, as on the wire). */
 export interface BarsRange {
@@ -135,7 +136,8 @@ export class UdfDatafeed implements IBasicDataFeed {
     this.searchLimit = options.searchLimit ?? 50;
     this.warn = options.onWarning ?? ((message) => console.warn(`datafeed: ${message}`));
     const EventSourceImpl =
-      options.EventSource ?? (typeof globalThis.EventSource === 'function' ? (globalThis.EventSource as EventSourceConstructor) : undefined);
+      options.EventSource ??
+      (typeof globalThis.EventSource === 'function' ? (globalThis.EventSource as EventSourceConstructor) : undefined);
     this.live = EventSourceImpl
       ? new LiveFeed({
           connection: {
@@ -279,7 +281,11 @@ export class UdfDatafeed implements IBasicDataFeed {
    * while older history exists; `noData` when nothing exists before `to`. Rejects with the server's message.
    */
   async bars(symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, range: BarsRange): Promise<BarsAnswer> {
-    const outcome = await this.loadBars(symbolInfo, resolution, { from: asSeconds(range.from), to: asSeconds(range.to), countBack: range.countBack });
+    const outcome = await this.loadBars(symbolInfo, resolution, {
+      from: asSeconds(range.from),
+      to: asSeconds(range.to),
+      countBack: range.countBack,
+    });
     if (!outcome.ok) throw new Error(outcome.error);
     return outcome.value;
   }
@@ -320,7 +326,10 @@ export class UdfDatafeed implements IBasicDataFeed {
     onResetCacheNeededCallback: () => void,
   ): void {
     // The library has no partial reset: it asks for the bars again (a rollback's replacement is ours).
-    this.follow(symbolInfo, resolution, listenerGuid, { onBar: (bar) => onTick(toLibraryBar(bar)), onReset: () => onResetCacheNeededCallback() });
+    this.follow(symbolInfo, resolution, listenerGuid, {
+      onBar: (bar) => onTick(toLibraryBar(bar)),
+      onReset: () => onResetCacheNeededCallback(),
+    });
   }
 
   unsubscribeBars(listenerGuid: string): void {
@@ -341,11 +350,23 @@ export class UdfDatafeed implements IBasicDataFeed {
     return () => this.unsubscribeBars(guid);
   }
 
-  private follow(symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, listenerGuid: string, listener: BarListener, newest?: Bar): void {
+  private follow(
+    symbolInfo: LibrarySymbolInfo,
+    resolution: ResolutionString,
+    listenerGuid: string,
+    listener: BarListener,
+    newest?: Bar,
+  ): void {
     this.unsubscribeBars(listenerGuid);
     const wire = toWireResolution(resolution);
     // The library passes back what resolveSymbol gave (with the ticker); otherwise look the name up.
-    const poolId = symbolInfo.ticker ?? this.catalog.cached().find((c) => c.group === symbolInfo.exchange)?.find(symbolInfo.name)?.ticker ?? '';
+    const poolId =
+      symbolInfo.ticker ??
+      this.catalog
+        .cached()
+        .find((c) => c.group === symbolInfo.exchange)
+        ?.find(symbolInfo.name)?.ticker ??
+      '';
     const streams = streamsLive(symbolInfo);
     if (wire === undefined || !streams || !isPoolId(poolId) || !this.live) {
       if (wire === undefined) this.warn(unsupportedResolutionMessage(resolution));
@@ -393,7 +414,10 @@ export class UdfDatafeed implements IBasicDataFeed {
         const pools: string[] = [];
         outcomes.forEach((outcome, i) => {
           if (outcome.ok && outcome.value.exchange === AGGREGATE_GROUP) pools.push(outcome.value.ticker);
-          else if (!stopped) this.warn(`No live trades for ${names[i] ?? ''}: ${outcome.ok ? 'live updates exist for Aggregate pools only' : outcome.error}`);
+          else if (!stopped)
+            this.warn(
+              `No live trades for ${names[i] ?? ''}: ${outcome.ok ? 'live updates exist for Aggregate pools only' : outcome.error}`,
+            );
         });
         start(pools);
       });

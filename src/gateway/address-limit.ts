@@ -36,10 +36,16 @@ export function addressRateLimit(options: {
       describe();
       c.header(RATE_LIMIT_HEADERS.retryAfter, String(decision.retryAfterSeconds));
       const family = /\/tokens(\/|$)/.test(c.req.path) ? 'tokens' : 'price';
-      return gatewayError(c, family, 429, `Rate limit exceeded: ${options.requestsPerMinute} requests per minute per client address; retry in ${decision.retryAfterSeconds} s`, {
-        loc: ['client'],
-        type: TOKEN_ERROR_TYPES.rateLimit,
-      });
+      return gatewayError(
+        c,
+        family,
+        429,
+        `Rate limit exceeded: ${options.requestsPerMinute} requests per minute per client address; retry in ${decision.retryAfterSeconds} s`,
+        {
+          loc: ['client'],
+          type: TOKEN_ERROR_TYPES.rateLimit,
+        },
+      );
     }
     await next();
     if (c.res.status !== 429) c.header(RATE_LIMIT_HEADERS.retryAfter, undefined);

@@ -79,7 +79,10 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
 };
 
 const positiveInt = (name: string) =>
-  z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be a whole number`).positive(`${name} must be positive`);
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .positive(`${name} must be positive`);
 
 /** Reads the gateway's settings from the environment; throws an Error naming the bad variable. */
 export function parseGatewayConfig(env: Readonly<Record<string, string | undefined>>): GatewayConfig {
@@ -97,21 +100,36 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     try {
       url = new URL(upstreamUrl);
     } catch {
-      throw new Error(`UPSTREAM_URL must be an http(s) URL such as https://api.example.com (got "${redactUrl(upstreamUrl)}")`);
+      throw new Error(
+        `UPSTREAM_URL must be an http(s) URL such as https://api.example.com (got "${redactUrl(upstreamUrl)}")`,
+      );
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('UPSTREAM_URL must use http or https');
     // fetch refuses credentials in a URL, and a query or fragment would end up inside every request path.
-    if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || /[?#]/.test(upstreamUrl)) {
-      throw new Error('UPSTREAM_URL must be an origin with an optional path, without credentials, query or fragment (the key goes in UPSTREAM_API_KEY)');
+    if (
+      url.username !== '' ||
+      url.password !== '' ||
+      url.search !== '' ||
+      url.hash !== '' ||
+      /[?#]/.test(upstreamUrl)
+    ) {
+      throw new Error(
+        'UPSTREAM_URL must be an origin with an optional path, without credentials, query or fragment (the key goes in UPSTREAM_API_KEY)',
+      );
     }
     if (!env.UPSTREAM_API_KEY) throw new Error('UPSTREAM_API_KEY is required with UPSTREAM_URL');
   }
   const d = DEFAULT_GATEWAY_CONFIG;
   const share = read('GATEWAY_ADDRESS_SHARE_PERCENT', d.addressSharePercent);
-  if (share > 100) throw new Error(`GATEWAY_ADDRESS_SHARE_PERCENT must be a percentage, 1-100 (got "${env.GATEWAY_ADDRESS_SHARE_PERCENT}")`);
+  if (share > 100)
+    throw new Error(
+      `GATEWAY_ADDRESS_SHARE_PERCENT must be a percentage, 1-100 (got "${env.GATEWAY_ADDRESS_SHARE_PERCENT}")`,
+    );
   const header = (env.TRUST_PROXY_HEADER ?? '').trim().toLowerCase() || 'x-forwarded-for';
   if (header !== 'x-forwarded-for' && header !== 'forwarded') {
-    throw new Error(`TRUST_PROXY_HEADER must be x-forwarded-for or forwarded: the header your proxy sets (got "${env.TRUST_PROXY_HEADER?.slice(0, 100)}")`);
+    throw new Error(
+      `TRUST_PROXY_HEADER must be x-forwarded-for or forwarded: the header your proxy sets (got "${env.TRUST_PROXY_HEADER?.slice(0, 100)}")`,
+    );
   }
   return {
     upstreamUrl: upstreamUrl?.replace(/\/+$/, ''),

@@ -9,7 +9,9 @@ const INDEX_TTL_MS = 10 * 60_000;
 const INDEX_RETRY_MS = 30_000;
 
 /** What the upstream said about its extension routes: the ones it has, or a failure to tell. */
-type IndexState = { readonly routes: ReadonlySet<string>; readonly until: number } | { readonly error: unknown; readonly until: number };
+type IndexState =
+  | { readonly routes: ReadonlySet<string>; readonly until: number }
+  | { readonly error: unknown; readonly until: number };
 
 /**
  * Which of our extension routes (`/api/x/<name>`) the upstream has, from its `GET /api/x` (one
@@ -33,7 +35,8 @@ export class UpstreamExtensions {
         return { routes: new Set(index.routes), until: this.now() + INDEX_TTL_MS };
       }
       // No /api/x here (404), or not this method (405): the upstream has no extension routes.
-      if (answer.status === 404 || answer.status === 405) return { routes: new Set(), until: this.now() + INDEX_TTL_MS };
+      if (answer.status === 404 || answer.status === 405)
+        return { routes: new Set(), until: this.now() + INDEX_TTL_MS };
       return { error: new Error(`${EXTENSION_PREFIX} answered ${answer.status}`), until: this.now() + INDEX_RETRY_MS };
     } catch (error) {
       return { error, until: this.now() + INDEX_RETRY_MS };
@@ -93,10 +96,16 @@ export function extensionRoutes({ forwarder, extensions, routes }: ExtensionRout
       const rule = typeof extension.cache === 'function' ? extension.cache(c) : extension.cache;
       if (present) return forwarder.forward(c, target, 'price', rule.ttlMs > 0 ? rule : undefined);
       if (extension.derive) return extension.derive(c);
-      return gatewayError(c, 'price', 404, `Not available from this upstream: it has no ${EXTENSION_PREFIX}/${extension.route} route, and the spec's endpoints cannot give it`, {
-        loc: ['path'],
-        type: TOKEN_ERROR_TYPES.notFound,
-      });
+      return gatewayError(
+        c,
+        'price',
+        404,
+        `Not available from this upstream: it has no ${EXTENSION_PREFIX}/${extension.route} route, and the spec's endpoints cannot give it`,
+        {
+          loc: ['path'],
+          type: TOKEN_ERROR_TYPES.notFound,
+        },
+      );
     });
   }
   return app;

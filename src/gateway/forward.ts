@@ -32,7 +32,12 @@ export interface CacheRule {
 const PASSED_HEADERS = ['content-type', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
 
 /** They describe the gateway's key at the time of a fetch: an answer served from the cache leaves them out. */
-const RATE_LIMIT_HEADERS: ReadonlySet<string> = new Set(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']);
+const RATE_LIMIT_HEADERS: ReadonlySet<string> = new Set([
+  'retry-after',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+]);
 
 /** Answers smaller than this go uncompressed: gzip would save nothing worth its header. */
 const COMPRESS_MIN_BYTES = 1024;
@@ -61,14 +66,22 @@ interface Held {
 /** An upstream 3xx: never followed (the key would go along), passed on as a 502. */
 export class UpstreamRedirect extends Error {
   constructor(readonly status: number) {
-    super(`Upstream answered a redirect (${status}), which is not followed: the gateway sends its key to the upstream's API paths only`);
+    super(
+      `Upstream answered a redirect (${status}), which is not followed: the gateway sends its key to the upstream's API paths only`,
+    );
   }
 }
 
 const isRedirect = (status: number) => status >= 300 && status < 400 && status !== 304;
 
 /** An error in the family's shape. */
-export function gatewayError(c: Context, family: Family, status: ContentfulStatusCode, message: string, item: Omit<TokenErrorItem, 'msg'>): Response {
+export function gatewayError(
+  c: Context,
+  family: Family,
+  status: ContentfulStatusCode,
+  message: string,
+  item: Omit<TokenErrorItem, 'msg'>,
+): Response {
   if (family === 'tokens') {
     const body: TokenError = { detail: [{ loc: item.loc, msg: message, type: item.type }] };
     return c.json(body, status);
@@ -177,7 +190,12 @@ export class Forwarder {
     } else {
       body = new Uint8Array(await response.arrayBuffer());
     }
-    return { status: response.status, headers: passedHeaders(response), tags: representationTags(response.headers.get('etag'), encoding), body };
+    return {
+      status: response.status,
+      headers: passedHeaders(response),
+      tags: representationTags(response.headers.get('etag'), encoding),
+      body,
+    };
   }
 
   /**
@@ -209,7 +227,8 @@ export class Forwarder {
     }
     const answer = await flight.answer;
     // Each caller that wants it held holds it (one that joined an uncached caller's fetch too), as old as its fetch.
-    if (ttlMs !== undefined && answer.status === 200 && this.cache.peek(target)?.answer !== answer) this.cache.set(target, { answer, at: flight.asked });
+    if (ttlMs !== undefined && answer.status === 200 && this.cache.peek(target)?.answer !== answer)
+      this.cache.set(target, { answer, at: flight.asked });
     return answer;
   }
 
@@ -228,9 +247,13 @@ export class Forwarder {
 
   /** An upstream failure in the family's shape: 502 (unreachable, redirect) or 504 (no answer in time). */
   failure(c: Context, family: Family, error: unknown): Response {
-    if (error instanceof UpstreamRedirect) return gatewayError(c, family, 502, error.message, { loc: [], type: 'upstream_redirect' });
+    if (error instanceof UpstreamRedirect)
+      return gatewayError(c, family, 502, error.message, { loc: [], type: 'upstream_redirect' });
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-      return gatewayError(c, family, 504, `Upstream did not answer within ${this.options.timeoutMs} ms`, { loc: [], type: 'upstream_timeout' });
+      return gatewayError(c, family, 504, `Upstream did not answer within ${this.options.timeoutMs} ms`, {
+        loc: [],
+        type: 'upstream_timeout',
+      });
     }
     // The upstream's own failures come redacted (remoteUpstream); any other passes through here too.
     const reason = redactError(error, [this.options.upstream.origin]);
@@ -239,14 +262,16 @@ export class Forwarder {
 
   /** A held answer, gzipped once per cached answer (off the event loop) for browsers that take it. */
   async sendBuffered(c: Context, answer: BufferedAnswer, fromCache: boolean, rule: CacheRule): Promise<Response> {
-    for (const [name, value] of Object.entries(answer.headers)) if (!(fromCache && RATE_LIMIT_HEADERS.has(name))) c.header(name, value);
+    for (const [name, value] of Object.entries(answer.headers))
+      if (!(fromCache && RATE_LIMIT_HEADERS.has(name))) c.header(name, value);
     c.header('Cache-Control', answer.status === 200 ? `private, max-age=${rule.browserMaxAge}` : 'no-store');
     // Appended: a route may vary on more (a logo's representation, gateway/logo.ts).
     c.header('Vary', 'Accept-Encoding', { append: true });
     const gzip = answer.body.byteLength > COMPRESS_MIN_BYTES && acceptsGzip(c.req.header('Accept-Encoding'));
     const etag = gzip ? answer.tags?.gzip : answer.tags?.identity;
     if (etag !== undefined) c.header('ETag', etag);
-    if (etag !== undefined && answer.status === 200 && etagMatches(c.req.header('If-None-Match'), etag)) return c.body(null, 304);
+    if (etag !== undefined && answer.status === 200 && etagMatches(c.req.header('If-None-Match'), etag))
+      return c.body(null, 304);
     if (gzip) {
       // One compression per cached answer, shared by concurrent browsers.
       const body = await (answer.gzip ??= gzipAsync(answer.body, { level: 6 }).then((b) => new Uint8Array(b)));
@@ -286,7 +311,8 @@ export class Forwarder {
       if (acceptsEncoding(accept, encoding as 'gzip' | 'deflate' | 'br')) {
         // Passed through as the upstream encoded it: its tag names this very representation.
         if (etag !== null) c.header('ETag', etag);
-        if (etag !== null && response.status === 200 && etagMatches(c.req.header('If-None-Match'), etag)) return this.notModified(c, body);
+        if (etag !== null && response.status === 200 && etagMatches(c.req.header('If-None-Match'), etag))
+          return this.notModified(c, body);
         c.header('Content-Encoding', encoding);
         if (length !== null) c.header('Content-Length', length);
         return send(c, body, response.status);
@@ -298,10 +324,12 @@ export class Forwarder {
     // A decoded body's length is unknown, and its tag named the encoded representation.
     const identityLength = encoding !== undefined ? null : length;
     const tags = representationTags(etag, encoding);
-    const gzip = body !== null && acceptsGzip(accept) && (identityLength === null || Number(identityLength) > COMPRESS_MIN_BYTES);
+    const gzip =
+      body !== null && acceptsGzip(accept) && (identityLength === null || Number(identityLength) > COMPRESS_MIN_BYTES);
     const tag = gzip ? tags?.gzip : tags?.identity;
     if (tag !== undefined) c.header('ETag', tag);
-    if (tag !== undefined && response.status === 200 && etagMatches(c.req.header('If-None-Match'), tag)) return this.notModified(c, body);
+    if (tag !== undefined && response.status === 200 && etagMatches(c.req.header('If-None-Match'), tag))
+      return this.notModified(c, body);
     if (gzip && body) {
       c.header('Content-Encoding', 'gzip');
       return send(c, through(body, createGzip({ level: 1 })), response.status);

@@ -4,7 +4,13 @@ import type { RequestLimiter } from '../node/rate-limits';
 import { clientKey } from '../node/client-address';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono, type Context } from 'hono';
-import { deepestSchema, EXTENSION_PREFIX, EXTENSION_ROUTES, marketSourceResponseSchema, type DataSource } from '../shared/api/extensions';
+import {
+  deepestSchema,
+  EXTENSION_PREFIX,
+  EXTENSION_ROUTES,
+  marketSourceResponseSchema,
+  type DataSource,
+} from '../shared/api/extensions';
 import { groupStatsQuerySchema, spreadsQuerySchema } from '../shared/api/queries';
 import { gatewayInfoSchema, type GatewayInfo } from '../shared/api/gateway';
 import { GATEWAY_PREFIX } from '../shared/api/gateway-prefix';
@@ -60,7 +66,14 @@ const MARKET_SOURCE_TTL_MS = 5_000;
 const INFO_DEEPEST_WAIT_MS = 3000;
 
 /** The gateway's own GET routes below (relative to /gw/v1): other methods there are a 405, not a 404. */
-const OWN_PATHS: readonly RegExp[] = [/^\/info\/?$/, /^\/liquidity\/?$/, /^\/group-stats\/?$/, /^\/token-info(\/[^/]+)?\/?$/, /^\/live\/?$/, UDF_GATEWAY_PATH];
+const OWN_PATHS: readonly RegExp[] = [
+  /^\/info\/?$/,
+  /^\/liquidity\/?$/,
+  /^\/group-stats\/?$/,
+  /^\/token-info(\/[^/]+)?\/?$/,
+  /^\/live\/?$/,
+  UDF_GATEWAY_PATH,
+];
 
 /** The browser-facing gateway: REST forwarding with the key added, the live SSE multiplexer, /info. */
 export function createGateway(options: GatewayOptions): Gateway {
@@ -93,7 +106,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (aggregates && aggregates.until > Date.now()) return aggregates.pools;
     loading ??= (async () => {
       try {
-        const response = await upstream.fetch('/api/v1/symbol_info?group=Aggregate', { signal: AbortSignal.timeout(config.upstreamTimeoutMs) });
+        const response = await upstream.fetch('/api/v1/symbol_info?group=Aggregate', {
+          signal: AbortSignal.timeout(config.upstreamTimeoutMs),
+        });
         if (!response.ok) throw new Error(`symbol_info answered ${response.status}`);
         const body = symbolInfoResponseSchema.parse(await response.json());
         const pools = new Set(body.ticker.map((t) => t.toLowerCase()));
@@ -108,7 +123,12 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const forwarder = new Forwarder({ upstream, timeoutMs: config.upstreamTimeoutMs });
   const extensions = new UpstreamExtensions(forwarder);
-  const paced = new PacedUpstream({ upstream, requestsPerMinute: config.fallbackRequestsPerMinute, timeoutMs: config.upstreamTimeoutMs, ...(log ? { log } : {}) });
+  const paced = new PacedUpstream({
+    upstream,
+    requestsPerMinute: config.fallbackRequestsPerMinute,
+    timeoutMs: config.upstreamTimeoutMs,
+    ...(log ? { log } : {}),
+  });
   const derivation = new SpecDerivation(paced, {
     candidatesPerGroup: config.fallbackCandidatesPerGroup,
     catalogTtlMs: 10 * 60_000,
@@ -138,7 +158,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (await extensions.has(EXTENSION_ROUTES.market)) {
         const { answer } = await forwarder.buffered(`${EXTENSION_PREFIX}/${EXTENSION_ROUTES.market}`, 5_000);
         if (answer.status === 200) {
-          const { s: _ok, ...source } = marketSourceResponseSchema.parse(JSON.parse(new TextDecoder().decode(answer.body)));
+          const { s: _ok, ...source } = marketSourceResponseSchema.parse(
+            JSON.parse(new TextDecoder().decode(answer.body)),
+          );
           value = source;
         }
       }
@@ -152,7 +174,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   const info = async (): Promise<GatewayInfo> => {
     const stop = new AbortController();
     const late = sleep(INFO_DEEPEST_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
-    const [groups, source] = await Promise.all([Promise.race([deepest(), late]), Promise.race([market(), late])]).finally(() => stop.abort());
+    const [groups, source] = await Promise.all([
+      Promise.race([deepest(), late]),
+      Promise.race([market(), late]),
+    ]).finally(() => stop.abort());
     return gatewayInfoSchema.parse({
       source: upstream.kind,
       simulated: source?.source === 'simulated',
@@ -166,7 +191,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   const app = new Hono({ strict: false }).basePath(GATEWAY_PREFIX);
-  const clientAddress = options.clientAddress ?? ((c: Context) => clientKey(c.env, (name) => c.req.header(name), config.trustProxy));
+  const clientAddress =
+    options.clientAddress ?? ((c: Context) => clientKey(c.env, (name) => c.req.header(name), config.trustProxy));
   let addressRefusals = 0;
   if (config.requestsPerMinutePerAddress > 0) {
     app.use(
@@ -232,14 +258,19 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       cache: { ttlMs: 30_000, browserMaxAge: 30 },
       target: (c) => {
         const group = c.req.query('group');
-        if (group === undefined || group === '') return gatewayError(c, 'price', 400, 'group is required', { loc: ['query', 'group'], type: 'missing' });
+        if (group === undefined || group === '')
+          return gatewayError(c, 'price', 400, 'group is required', { loc: ['query', 'group'], type: 'missing' });
         return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.liquidity}?group=${encodeURIComponent(group)}`;
       },
       derive: async (c) => {
         const group = c.req.query('group') ?? '';
         try {
           const answer = await derivation.liquidity(group);
-          if (!answer) return gatewayError(c, 'price', 404, `Unknown group: ${group.slice(0, 100)}`, { loc: ['query', 'group'], type: 'not_found' });
+          if (!answer)
+            return gatewayError(c, 'price', 404, `Unknown group: ${group.slice(0, 100)}`, {
+              loc: ['query', 'group'],
+              type: 'not_found',
+            });
           // Partial while TVLs are still being fetched: the browser asks again soon.
           c.header('Cache-Control', answer.complete ? 'private, max-age=60' : 'no-store');
           return c.json(answer.body);
@@ -278,7 +309,10 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
         const parsed = groupStatsQuerySchema.safeParse(c.req.query());
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
-          return gatewayError(c, 'price', 400, issue?.message ?? 'group is required', { loc: ['query', String(issue?.path[0] ?? 'group')], type: 'value_error' });
+          return gatewayError(c, 'price', 400, issue?.message ?? 'group is required', {
+            loc: ['query', String(issue?.path[0] ?? 'group')],
+            type: 'value_error',
+          });
         }
         const { group, pools } = parsed.data;
         return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.groupStats}?group=${encodeURIComponent(group)}${pools === undefined ? '' : `&pools=${pools.toLowerCase()}`}`;
@@ -287,7 +321,11 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
         const { group, pools } = groupStatsQuerySchema.parse(c.req.query());
         try {
           const body = await derivation.groupStats(group, pools?.split(','));
-          if (!body) return gatewayError(c, 'price', 404, `Unknown group: ${group.slice(0, 100)}`, { loc: ['query', 'group'], type: 'not_found' });
+          if (!body)
+            return gatewayError(c, 'price', 404, `Unknown group: ${group.slice(0, 100)}`, {
+              loc: ['query', 'group'],
+              type: 'not_found',
+            });
           // Partial while numbers are being fetched: the browser asks again soon. Named rows are asked to be fresh.
           c.header('Cache-Control', body.complete && pools === undefined ? 'private, max-age=10' : 'no-store');
           return c.json(body);
@@ -315,7 +353,11 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       cache: LIST_RULE,
       target: (c) => {
         const parsed = spreadsQuerySchema.safeParse(c.req.query());
-        if (!parsed.success) return gatewayError(c, 'price', 400, parsed.error.issues[0]?.message ?? 'invalid query', { loc: ['query', 'min_tvl'], type: 'value_error' });
+        if (!parsed.success)
+          return gatewayError(c, 'price', 400, parsed.error.issues[0]?.message ?? 'invalid query', {
+            loc: ['query', 'min_tvl'],
+            type: 'value_error',
+          });
         return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.spreads}?min_tvl=${parsed.data.min_tvl}`;
       },
     },
@@ -337,7 +379,13 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       target: (c) => {
         const unit = c.req.param('unit') ?? '';
         if (!isTokenUnit(unit)) {
-          return gatewayError(c, 'price', 400, `Invalid token ${unit.slice(0, 140)}: a policy ID (56 hex characters) followed by an asset name`, { loc: ['path', 'unit'], type: 'value_error' });
+          return gatewayError(
+            c,
+            'price',
+            400,
+            `Invalid token ${unit.slice(0, 140)}: a policy ID (56 hex characters) followed by an asset name`,
+            { loc: ['path', 'unit'], type: 'value_error' },
+          );
         }
         return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.tokenInfo}/${unit.toLowerCase()}`;
       },

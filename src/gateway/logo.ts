@@ -37,9 +37,15 @@ function imageOf(answer: BufferedAnswer): LogoImage {
  * fetch or `<img>`. Either way the upstream is asked for its JSON, held once for both (the cache of
  * `rule`); the PNG is decoded from it, with the service's own ETag for it.
  */
-export async function forwardLogo(c: Context, forwarder: Forwarder, target: string, rule: CacheRule): Promise<Response> {
+export async function forwardLogo(
+  c: Context,
+  forwarder: Forwarder,
+  target: string,
+  rule: CacheRule,
+): Promise<Response> {
   c.header('Vary', LOGO_VARY);
-  if (logoRepresentation(logoHeadersOf((name) => c.req.header(name))) === 'json') return forwarder.forward(c, target, 'tokens', rule);
+  if (logoRepresentation(logoHeadersOf((name) => c.req.header(name))) === 'json')
+    return forwarder.forward(c, target, 'tokens', rule);
   let held: Awaited<ReturnType<Forwarder['buffered']>>;
   try {
     held = await forwarder.buffered(target, rule.ttlMs);
@@ -49,8 +55,13 @@ export async function forwardLogo(c: Context, forwarder: Forwarder, target: stri
   // Errors (404 unknown token, 422, 429, 5xx) pass through in the token family's JSON, as for programs.
   if (held.answer.status !== 200) return forwarder.sendBuffered(c, held.answer, held.fromCache, rule);
   const image = imageOf(held.answer);
-  if (image === null) return gatewayError(c, 'tokens', 404, 'Token has no logo', { loc: ['path', 'token'], type: TOKEN_ERROR_TYPES.notFound });
-  if ('invalid' in image) return gatewayError(c, 'tokens', 502, image.invalid, { loc: [], type: 'upstream_unavailable' });
+  if (image === null)
+    return gatewayError(c, 'tokens', 404, 'Token has no logo', {
+      loc: ['path', 'token'],
+      type: TOKEN_ERROR_TYPES.notFound,
+    });
+  if ('invalid' in image)
+    return gatewayError(c, 'tokens', 502, image.invalid, { loc: [], type: 'upstream_unavailable' });
   c.header('Cache-Control', `private, max-age=${rule.browserMaxAge}`);
   c.header('ETag', image.etag);
   if (etagMatches(c.req.header('If-None-Match'), image.etag)) return c.body(null, 304);

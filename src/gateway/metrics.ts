@@ -8,11 +8,53 @@ import type { Gateway } from './gateway';
  */
 export function gatewayMetrics(registry: Registry, gateway: Gateway): void {
   const { hub, upstreamStream } = gateway;
-  scrapedGauge(registry, `${P}gateway_live_connections`, 'Open browser live connections (/gw/v1/live).', [], () => hub.size);
-  scrapedCounter(registry, `${P}gateway_events_delivered_total`, 'Trade events written to browser live connections (one per event and connection).', [], () => hub.delivered);
-  scrapedCounter(registry, `${P}gateway_events_dropped_total`, 'Trade events a browser connection could not take: it was dropped for not reading.', [], () => hub.dropped);
-  scrapedCounter(registry, `${P}gateway_slow_consumers_dropped_total`, 'Browser live connections dropped for leaving too many bytes unread.', [], () => hub.slowConsumers);
-  scrapedGauge(registry, `${P}gateway_upstream_up`, "1 while the gateway's upstream stream is not down (live, switching, or idle with no browser).", [], () => (upstreamStream.isDown ? 0 : 1));
-  scrapedGauge(registry, `${P}gateway_upstream_pools`, "Pools the gateway's live upstream subscription carries.", [], () => upstreamStream.livePools?.size ?? 0);
-  scrapedCounter(registry, `${P}gateway_rate_limit_refusals_total`, "REST requests refused (429) for being over their client address's budget.", [], () => gateway.addressRefusals);
+  scrapedGauge(
+    registry,
+    `${P}gateway_live_connections`,
+    'Open browser live connections (/gw/v1/live).',
+    [],
+    () => hub.size,
+  );
+  scrapedCounter(
+    registry,
+    `${P}gateway_events_delivered_total`,
+    'Trade events written to browser live connections (one per event and connection).',
+    [],
+    () => hub.delivered,
+  );
+  scrapedCounter(
+    registry,
+    `${P}gateway_events_dropped_total`,
+    'Trade events a browser connection could not take: it was dropped for not reading.',
+    [],
+    () => hub.dropped,
+  );
+  scrapedCounter(
+    registry,
+    `${P}gateway_slow_consumers_dropped_total`,
+    'Browser live connections dropped for leaving too many bytes unread.',
+    [],
+    () => hub.slowConsumers,
+  );
+  scrapedGauge(
+    registry,
+    `${P}gateway_upstream_up`,
+    "1 while the gateway's upstream stream is not down (live, switching, or idle with no browser).",
+    [],
+    () => (upstreamStream.isDown ? 0 : 1),
+  );
+  scrapedGauge(
+    registry,
+    `${P}gateway_upstream_pools`,
+    "Pools the gateway's live upstream subscription carries.",
+    [],
+    () => upstreamStream.livePools?.size ?? 0,
+  );
+  scrapedCounter(
+    registry,
+    `${P}gateway_rate_limit_refusals_total`,
+    "REST requests refused (429) for being over their client address's budget.",
+    [],
+    () => gateway.addressRefusals,
+  );
 }

@@ -64,26 +64,43 @@ export function restRoutes({ forwarder, ownPaths = [] }: RestOptions): Hono {
     const shown = `${GATEWAY_PREFIX}${rest}`.slice(0, 200);
     const problem = pathProblem(rest);
     if (problem === 400) {
-      return gatewayError(c, family, 400, `Invalid path ${shown}: encoded '/', '\\' or '.' and dot segments are not forwarded`, {
-        loc: ['path'],
-        type: TOKEN_ERROR_TYPES.value,
-      });
+      return gatewayError(
+        c,
+        family,
+        400,
+        `Invalid path ${shown}: encoded '/', '\\' or '.' and dot segments are not forwarded`,
+        {
+          loc: ['path'],
+          type: TOKEN_ERROR_TYPES.value,
+        },
+      );
     }
     const method = c.req.method;
     const readOnly = method === 'GET' || method === 'HEAD';
     // The gateway's own paths reach here only with another method (their GET routes come first).
     if (problem === 404 && (readOnly || !ownPaths.some((pattern) => pattern.test(rest)))) {
-      return gatewayError(c, family, 404, `Unknown endpoint: ${method} ${shown}`, { loc: ['path'], type: TOKEN_ERROR_TYPES.notFound });
+      return gatewayError(c, family, 404, `Unknown endpoint: ${method} ${shown}`, {
+        loc: ['path'],
+        type: TOKEN_ERROR_TYPES.notFound,
+      });
     }
     if (!readOnly) {
       c.header('Allow', 'GET, HEAD');
-      return gatewayError(c, family, 405, `Method ${method} is not allowed on ${shown}`, { loc: ['method'], type: TOKEN_ERROR_TYPES.method });
+      return gatewayError(c, family, 405, `Method ${method} is not allowed on ${shown}`, {
+        loc: ['method'],
+        type: TOKEN_ERROR_TYPES.method,
+      });
     }
 
     const target = `/api/v1${rest}${url.search}`;
     nameRoute(c.req.raw, forwardedRoute(rest));
     if (LOGO_PATH.test(rest)) return forwardLogo(c, forwarder, target, LOGO_RULE);
-    return forwarder.forward(c, target, family, CACHE_RULES.find((r) => r.pattern.test(rest)));
+    return forwarder.forward(
+      c,
+      target,
+      family,
+      CACHE_RULES.find((r) => r.pattern.test(rest)),
+    );
   });
 
   return app;

@@ -16,7 +16,12 @@ export function udfRoutes(forwarder: Forwarder): Hono {
   app.get('/udf/:route{config|time|symbols|symbol_info|search|history}', async (c) => {
     const url = new URL(c.req.url);
     const route = c.req.param('route');
-    return forwarder.forward(c, `/udf/${route}${url.search}`, 'price', route === 'config' ? { ttlMs: 5 * 60_000, browserMaxAge: 300 } : undefined);
+    return forwarder.forward(
+      c,
+      `/udf/${route}${url.search}`,
+      'price',
+      route === 'config' ? { ttlMs: 5 * 60_000, browserMaxAge: 300 } : undefined,
+    );
   });
   return app;
 }

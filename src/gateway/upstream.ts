@@ -31,7 +31,8 @@ export function embeddedUpstream(appFetch: FetchLike, key: string): Upstream {
   return {
     kind: 'embedded',
     decodesBodies: false,
-    fetch: async (path, init) => appFetch(new Request(new URL(path, 'http://embedded.local'), { ...init, headers: withKey(init, key) })),
+    fetch: async (path, init) =>
+      appFetch(new Request(new URL(path, 'http://embedded.local'), { ...init, headers: withKey(init, key) })),
   };
 }
 
@@ -42,7 +43,12 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
  * GET or HEAD with undici's `request`: the body as the upstream sent it, never decoded (fetch()
  * always decodes), so that a compressed answer can pass through to a browser that takes it.
  */
-async function rawRequest(url: string, method: 'GET' | 'HEAD', headers: Headers, signal: AbortSignal | null | undefined): Promise<Response> {
+async function rawRequest(
+  url: string,
+  method: 'GET' | 'HEAD',
+  headers: Headers,
+  signal: AbortSignal | null | undefined,
+): Promise<Response> {
   const answer = await request(url, { method, headers: Object.fromEntries(headers), ...(signal ? { signal } : {}) });
   const responseHeaders = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) {
@@ -65,7 +71,8 @@ async function rawRequest(url: string, method: 'GET' | 'HEAD', headers: Headers,
 export function remoteUpstream(origin: string, key: string, fetchImpl: typeof fetch = fetch): Upstream {
   const send = (path: string, init: RequestInit | undefined): Promise<Response> => {
     const method = (init?.method ?? 'GET').toUpperCase();
-    if (method === 'GET' || method === 'HEAD') return rawRequest(`${origin}${path}`, method, withKey(init, key), init?.signal);
+    if (method === 'GET' || method === 'HEAD')
+      return rawRequest(`${origin}${path}`, method, withKey(init, key), init?.signal);
     return fetchImpl(`${origin}${path}`, { ...init, redirect: 'manual', headers: withKey(init, key) });
   };
   return {

@@ -30,7 +30,11 @@ const MAX_HOPS = 32;
  * Reads `TRUST_PROXY`: addresses and CIDR blocks separated by commas or spaces (`10.0.0.0/8,
  * 2001:db8::/32, 127.0.0.1`). Throws an Error naming `name` and the entry that is neither.
  */
-export function parseProxyTrust(value: string | undefined, header: ForwardedHeader = 'x-forwarded-for', name = 'TRUST_PROXY'): ProxyTrust {
+export function parseProxyTrust(
+  value: string | undefined,
+  header: ForwardedHeader = 'x-forwarded-for',
+  name = 'TRUST_PROXY',
+): ProxyTrust {
   const entries = (value ?? '').split(/[\s,]+/).filter((entry) => entry !== '');
   if (entries.length === 0) return { ...NO_PROXY_TRUST, header };
   const list = new BlockList();
@@ -41,7 +45,9 @@ export function parseProxyTrust(value: string | undefined, header: ForwardedHead
     const bits = family === 4 ? 32 : 128;
     const length = prefix === undefined ? bits : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
     if (family === 0 || extra !== undefined || !(length >= 0 && length <= bits)) {
-      throw new Error(`${name}: "${entry.slice(0, 100)}" is not an IP address or CIDR block (e.g. 10.0.0.0/8, 2001:db8::/32, 127.0.0.1)`);
+      throw new Error(
+        `${name}: "${entry.slice(0, 100)}" is not an IP address or CIDR block (e.g. 10.0.0.0/8, 2001:db8::/32, 127.0.0.1)`,
+      );
     }
     list.addSubnet(plain, length, family === 4 ? 'ipv4' : 'ipv6');
   }
@@ -112,7 +118,9 @@ export function clientAddressOf(peer: string, forwarded: string | undefined, tru
 export function addressKey(address: string): string {
   const plain = unmapped(address);
   if (isIP(plain) !== 6) return plain;
-  const groups = expandIpv6(plain).slice(0, 4).map((group) => group.replace(/^0+(?=.)/, ''));
+  const groups = expandIpv6(plain)
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''));
   return `${groups.join(':')}::/64`;
 }
 

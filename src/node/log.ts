@@ -68,11 +68,16 @@ export function logHookOf(logger: Logger): LogHook {
  * `LOG_LEVEL` and `LOG_FORMAT` (throws an Error naming the variable). The format defaults to pretty on a
  * terminal, JSON anywhere else (a pipe, a file, a container's log collector).
  */
-export function parseLogSettings(env: Readonly<Record<string, string | undefined>>, isTty: boolean): { level: LoggerLevel; format: LogFormat } {
+export function parseLogSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  isTty: boolean,
+): { level: LoggerLevel; format: LogFormat } {
   const level = (env.LOG_LEVEL || 'info').toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}")`);
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}")`);
   const format = (env.LOG_FORMAT || (isTty ? 'pretty' : 'json')).toLowerCase();
-  if (format !== 'json' && format !== 'pretty') throw new Error(`LOG_FORMAT must be json or pretty (got "${env.LOG_FORMAT}")`);
+  if (format !== 'json' && format !== 'pretty')
+    throw new Error(`LOG_FORMAT must be json or pretty (got "${env.LOG_FORMAT}")`);
   return { level: level as LoggerLevel, format };
 }
 

@@ -65,7 +65,13 @@ export type Sample<L extends string> = readonly [Partial<Record<L, string>>, num
  * read when Prometheus scrapes: `read` gives the total (or the totals by labels) since the process
  * started, and the counter shows exactly that.
  */
-export function scrapedCounter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[], read: () => number | Iterable<Sample<L>>): Counter<L> {
+export function scrapedCounter<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  read: () => number | Iterable<Sample<L>>,
+): Counter<L> {
   return new Counter<L>({
     name,
     help,
@@ -82,7 +88,13 @@ export function scrapedCounter<L extends string>(registry: Registry, name: strin
 }
 
 /** A gauge read when Prometheus scrapes (`undefined`: not known yet, shown as NaN, which no comparison matches). */
-export function scrapedGauge<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[], read: () => number | undefined | Iterable<Sample<L>>): Gauge<L> {
+export function scrapedGauge<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  read: () => number | undefined | Iterable<Sample<L>>,
+): Gauge<L> {
   return new Gauge<L>({
     name,
     help,
@@ -101,7 +113,9 @@ export function scrapedGauge<L extends string>(registry: Registry, name: string,
 
 /** The registry in Prometheus' text format, as an HTTP answer. */
 export async function metricsResponse(registry: Registry): Promise<Response> {
-  return new Response(await registry.metrics(), { headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' } });
+  return new Response(await registry.metrics(), {
+    headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' },
+  });
 }
 
 export { LATENCY_BUCKETS };

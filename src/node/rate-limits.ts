@@ -29,7 +29,13 @@ export interface RequestLimiter {
 /** The answer for rate-limiter-flexible's result of one request (the same wherever the count lives). */
 export function decisionOf(result: RateLimiterRes, perMinute: number, allowed: boolean): RateDecision {
   const seconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
-  return { allowed, limit: perMinute, remaining: Math.max(0, result.remainingPoints), resetSeconds: seconds, retryAfterSeconds: allowed ? 0 : seconds };
+  return {
+    allowed,
+    limit: perMinute,
+    remaining: Math.max(0, result.remainingPoints),
+    resetSeconds: seconds,
+    retryAfterSeconds: allowed ? 0 : seconds,
+  };
 }
 
 /**
@@ -59,5 +65,7 @@ export class RequestBudgets implements RequestLimiter {
 
 /** Budgets in this process's memory (expired windows are dropped by the library). */
 export function memoryBudgets(keyPrefix: string): RequestBudgets {
-  return new RequestBudgets((points) => new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: `${keyPrefix}:${points}` }));
+  return new RequestBudgets(
+    (points) => new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: `${keyPrefix}:${points}` }),
+  );
 }

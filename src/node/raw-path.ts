@@ -22,7 +22,9 @@ export function rawPathProblem(rawUrl: string): string | undefined {
 }
 
 /** Wraps a Node request listener: refuses raw paths with `\` or dot segments before it runs. */
-export function guardRawPaths(listener: (req: IncomingMessage, res: ServerResponse) => unknown): (req: IncomingMessage, res: ServerResponse) => void {
+export function guardRawPaths(
+  listener: (req: IncomingMessage, res: ServerResponse) => unknown,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const raw = req.url ?? '/';
     const problem = rawPathProblem(raw);
@@ -33,9 +35,17 @@ export function guardRawPaths(listener: (req: IncomingMessage, res: ServerRespon
     const shown = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
     const message = `Invalid path ${JSON.stringify(shown)}: ${problem}`;
     const tokens = /^\/(api|gw)\/v1\/tokens(\/|\?|$)/.test(raw);
-    const body = JSON.stringify(tokens ? { detail: [{ loc: ['path'], msg: message, type: 'value_error' }] } : { s: 'error', errmsg: message });
+    const body = JSON.stringify(
+      tokens ? { detail: [{ loc: ['path'], msg: message, type: 'value_error' }] } : { s: 'error', errmsg: message },
+    );
     // The connection closes after the refusal: an unread request body must not be taken for the next request.
-    res.writeHead(400, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close', ...COMMON_SECURITY_HEADERS, 'Content-Security-Policy': API_POLICY });
+    res.writeHead(400, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+      ...COMMON_SECURITY_HEADERS,
+      'Content-Security-Policy': API_POLICY,
+    });
     res.end(body);
   };
 }

@@ -78,8 +78,22 @@ export function observeRequests(options: RequestObserverOptions): MiddlewareHand
       const target = `${url.pathname}${url.search}`.slice(0, 300);
       const durationMs = Math.round(seconds * 1e4) / 10;
       // Probes at debug whatever they answer; a 503 is a refusal by design (starting, store away), not a fault.
-      const level = QUIET_PATHS.test(url.pathname) ? 'debug' : status === 503 ? 'warn' : status >= 500 ? 'error' : 'info';
-      options.log(`${c.req.method} ${target} ${status} ${durationMs.toFixed(1)}ms`, { level, reqId: id, method: c.req.method, route, url: target, status, durationMs });
+      const level = QUIET_PATHS.test(url.pathname)
+        ? 'debug'
+        : status === 503
+          ? 'warn'
+          : status >= 500
+            ? 'error'
+            : 'info';
+      options.log(`${c.req.method} ${target} ${status} ${durationMs.toFixed(1)}ms`, {
+        level,
+        reqId: id,
+        method: c.req.method,
+        route,
+        url: target,
+        status,
+        durationMs,
+      });
     }
   };
 }
@@ -89,7 +103,11 @@ function setHeader(c: Context, name: string, value: string): void {
   try {
     c.res.headers.set(name, value);
   } catch {
-    const copy = new Response(c.res.body, { status: c.res.status, statusText: c.res.statusText, headers: new Headers(c.res.headers) });
+    const copy = new Response(c.res.body, {
+      status: c.res.status,
+      statusText: c.res.statusText,
+      headers: new Headers(c.res.headers),
+    });
     copy.headers.set(name, value);
     c.res = copy;
   }

@@ -130,7 +130,10 @@ export function openStream(c: Context, options: OpenStreamOptions): { response: 
  * The security headers of every answer (security-headers.ts): a stream's head is written here, before
  * any middleware could add them on the way out.
  */
-const STREAM_SECURITY_HEADERS: Readonly<Record<string, string>> = { ...COMMON_SECURITY_HEADERS, 'Content-Security-Policy': API_POLICY };
+const STREAM_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  ...COMMON_SECURITY_HEADERS,
+  'Content-Security-Policy': API_POLICY,
+};
 
 /** Headers already set on the context (CORS, rate limits) plus the stream's own. */
 function headersOf(c: Context, own: Readonly<Record<string, string>>): Record<string, string> {
@@ -144,7 +147,11 @@ function headersOf(c: Context, own: Readonly<Record<string, string>>): Record<st
   return headers;
 }
 
-function nodeStream(c: Context, outgoing: ServerResponse, options: OpenStreamOptions): { response: Response; sink: StreamSink } {
+function nodeStream(
+  c: Context,
+  outgoing: ServerResponse,
+  options: OpenStreamOptions,
+): { response: Response; sink: StreamSink } {
   let open = true;
   let pending: string[] = [];
   let pendingBytes = 0;

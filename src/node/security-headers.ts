@@ -62,7 +62,8 @@ const ELEMENT = /<(script|style)\b([^>]*)>([\s\S]*?)<\/\1\s*>/gi;
  * script-src governs. Any other type (`application/json`, `application/ld+json`) is a data block: never
  * run, and not subject to the policy, so the page's JSON elements need no hash.
  */
-const SCRIPT_TYPES = /^(|module|importmap|speculationrules|(text|application)\/(x-)?(java|ecma)script|text\/(jscript|livescript)|text\/javascript1\.[0-5])$/i;
+const SCRIPT_TYPES =
+  /^(|module|importmap|speculationrules|(text|application)\/(x-)?(java|ecma)script|text\/(jscript|livescript)|text\/javascript1\.[0-5])$/i;
 
 /** An element's `type` attribute ('' without one). */
 function typeOf(attributes: string): string {
@@ -79,7 +80,10 @@ export function cspHash(text: string): string {
 }
 
 /** The hashes of a page's inline scripts (those a browser would run) and inline styles, in page order, each once. */
-export function inlineHashes(html: string): { readonly scripts: readonly string[]; readonly styles: readonly string[] } {
+export function inlineHashes(html: string): {
+  readonly scripts: readonly string[];
+  readonly styles: readonly string[];
+} {
   const scripts = new Set<string>();
   const styles = new Set<string>();
   for (const [, element = '', attributes = '', content = ''] of html.matchAll(ELEMENT)) {
@@ -156,6 +160,9 @@ export function securityHeaders(): MiddlewareHandler {
 }
 
 /** The common headers and the API's policy as raw header lines, for answers written to the socket directly. */
-export const RAW_SECURITY_HEADER_LINES = Object.entries({ ...COMMON_SECURITY_HEADERS, 'Content-Security-Policy': API_POLICY })
+export const RAW_SECURITY_HEADER_LINES = Object.entries({
+  ...COMMON_SECURITY_HEADERS,
+  'Content-Security-Policy': API_POLICY,
+})
   .map(([name, value]) => `${name}: ${value}\r\n`)
   .join('');

@@ -9,7 +9,14 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { pagePreferences, renderSkeleton, type PagePreferences } from '../app/skeleton';
 import { groupStatsUrl } from '../app/features/overview/lib/group-stats-url';
-import { firstChartOf, INLINED_BARS_ELEMENT_ID, INLINED_INFO_ELEMENT_ID, INLINED_PREFERENCES_ELEMENT_ID, pageChart, type InlinedFirstBars } from '../app/lib/first-chart';
+import {
+  firstChartOf,
+  INLINED_BARS_ELEMENT_ID,
+  INLINED_INFO_ELEMENT_ID,
+  INLINED_PREFERENCES_ELEMENT_ID,
+  pageChart,
+  type InlinedFirstBars,
+} from '../app/lib/first-chart';
 import type { Gateway } from '../gateway/gateway';
 import { pagePolicy } from '../node/security-headers';
 
@@ -59,7 +66,9 @@ export function inlinedPreferencesElement(preferences: PagePreferences): string 
  * default's), so that the first frame, drawn before any script has run, is in the user's colours.
  */
 export function headInTheme(head: string, theme: PagePreferences['theme']): string {
-  return head.replace(/<html\b[^>]*>/, (tag) => tag.replace(/\sdata-theme="[^"]*"/, '').replace(/>$/, ` data-theme="${theme}">`));
+  return head.replace(/<html\b[^>]*>/, (tag) =>
+    tag.replace(/\sdata-theme="[^"]*"/, '').replace(/>$/, ` data-theme="${theme}">`),
+  );
 }
 
 const ATTRIBUTE_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
@@ -74,7 +83,10 @@ export function inlinedBarsElement(bars: InlinedFirstBars | undefined): string {
 }
 
 /** The build's manifest (Vite's `build.manifest`, dist/.vite/manifest.json): each module's chunk and the chunks it imports. */
-const manifestSchema = z.record(z.string(), z.object({ file: z.string(), imports: z.array(z.string()).optional(), isEntry: z.boolean().optional() }));
+const manifestSchema = z.record(
+  z.string(),
+  z.object({ file: z.string(), imports: z.array(z.string()).optional(), isEntry: z.boolean().optional() }),
+);
 type Manifest = z.infer<typeof manifestSchema>;
 
 /** Where Vite writes the manifest, beside index.html. */
@@ -116,10 +128,14 @@ export function chunkFiles(manifest: Manifest, modules: readonly string[]): read
 export function overviewPreloads(search: string, chunks: () => readonly string[]): string {
   const page = pageChart(search);
   if (page.view !== 'markets') return '';
-  const link = (rel: string, href: string, as = '') => `<link rel="${rel}"${as ? ` as="${as}"` : ''} crossorigin href="${href.replace(/[&"<>]/g, (ch) => ATTRIBUTE_ESCAPES[ch] ?? ch)}">`;
+  const link = (rel: string, href: string, as = '') =>
+    `<link rel="${rel}"${as ? ` as="${as}"` : ''} crossorigin href="${href.replace(/[&"<>]/g, (ch) => ATTRIBUTE_ESCAPES[ch] ?? ch)}">`;
   // The chunks first: the server answers them at once, then computes the list (on its one thread), not
   // the other way round, which held the page's script back behind the list.
-  return [...chunks().map((file) => link('modulepreload', file)), link('preload', groupStatsUrl(page.group), 'fetch')].join('');
+  return [
+    ...chunks().map((file) => link('modulepreload', file)),
+    link('preload', groupStatsUrl(page.group), 'fetch'),
+  ].join('');
 }
 
 /** The manifest beside `indexFile`, or undefined (none, or unreadable: the page goes without preloads). */
@@ -129,7 +145,9 @@ function readManifest(indexFile: string, log: ((line: string) => void) | undefin
   try {
     return manifestSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
   } catch (error) {
-    log?.(`page: the build's manifest could not be read (${file}): ${error instanceof Error ? error.message : String(error)}`);
+    log?.(
+      `page: the build's manifest could not be read (${file}): ${error instanceof Error ? error.message : String(error)}`,
+    );
     return undefined;
   }
 }
@@ -183,7 +201,8 @@ export function pageEncoding(c: Context): PageEncoding {
     supports: [...PAGE_ENCODINGS],
     default: 'identity',
     match: (wanted, config) => {
-      const q = (encoding: string) => wanted.find((w) => w.type.toLowerCase() === encoding)?.q ?? wanted.find((w) => w.type === '*')?.q ?? 0;
+      const q = (encoding: string) =>
+        wanted.find((w) => w.type.toLowerCase() === encoding)?.q ?? wanted.find((w) => w.type === '*')?.q ?? 0;
       const best = Math.max(...config.supports.map(q));
       return best > 0 ? (config.supports.find((encoding) => q(encoding) === best) ?? config.default) : config.default;
     },
@@ -195,7 +214,10 @@ export function pageEncoding(c: Context): PageEncoding {
  * A body of `parts` in order, each sent (compressed and flushed, so it leaves the server at once) as
  * soon as it and those before it are known. The promises must not reject.
  */
-export function streamPage(parts: readonly (string | Promise<string>)[], encoding: PageEncoding): ReadableStream<Uint8Array> {
+export function streamPage(
+  parts: readonly (string | Promise<string>)[],
+  encoding: PageEncoding,
+): ReadableStream<Uint8Array> {
   if (encoding === 'identity') {
     const bytes = new TextEncoder();
     let cancelled = false;
@@ -214,7 +236,8 @@ export function streamPage(parts: readonly (string | Promise<string>)[], encodin
     });
   }
   // Brotli at a quality made for answers compressed as they are sent (11, the default, is for files built once).
-  const zip = encoding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : createGzip();
+  const zip =
+    encoding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : createGzip();
   const flush = encoding === 'br' ? constants.BROTLI_OPERATION_FLUSH : constants.Z_SYNC_FLUSH;
   void (async () => {
     for (const part of parts) {
@@ -243,7 +266,10 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
   // The first chart's first bars as the page's first paint will ask them (the same function builds the
   // URL), through the gateway as the browser's own request: the client's address pays for it.
   const firstBars = async (c: Context, url: string, signal: AbortSignal): Promise<InlinedFirstBars | undefined> => {
-    const answer = await gateway.app.fetch(new Request(new URL(url, c.req.url), { headers: { Accept: 'application/json' }, signal }), c.env);
+    const answer = await gateway.app.fetch(
+      new Request(new URL(url, c.req.url), { headers: { Accept: 'application/json' }, signal }),
+      c.env,
+    );
     if (answer.status !== 200 || !(answer.headers.get('Content-Type') ?? '').includes('application/json')) {
       await answer.body?.cancel();
       return undefined;
@@ -260,12 +286,21 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
   const builtOf = (html: string) => {
     if (built?.html !== html) {
       const manifest = readManifest(indexFile, log);
-      built = { html, page: inlineStylesheets(html, dirname(indexFile)), chunks: manifest ? chunkFiles(manifest, OVERVIEW_MODULES) : [] };
+      built = {
+        html,
+        page: inlineStylesheets(html, dirname(indexFile)),
+        chunks: manifest ? chunkFiles(manifest, OVERVIEW_MODULES) : [],
+      };
     }
     return built;
   };
   const skeletonOf = async (url: URL, preferences: PagePreferences, info: unknown): Promise<string> => {
-    const key = JSON.stringify([url.pathname, url.search, preferences, typeof info === 'object' && info !== null ? { ...info, time: undefined } : info]);
+    const key = JSON.stringify([
+      url.pathname,
+      url.search,
+      preferences,
+      typeof info === 'object' && info !== null ? { ...info, time: undefined } : info,
+    ]);
     const kept = skeletons.get(key);
     if (kept !== undefined) return kept;
     try {
@@ -286,7 +321,10 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
     const preloads = overviewPreloads(url.search, () => chunks);
     // The preferences the skeleton is laid out with, and the page's first paint draws with.
     const preferences = pagePreferences(c.req.header('Cookie'));
-    const head = headInTheme(asBuilt, preferences.theme).replace('</head>', `${preloads}${inlinedPreferencesElement(preferences)}</head>`);
+    const head = headInTheme(asBuilt, preferences.theme).replace(
+      '</head>',
+      `${preloads}${inlinedPreferencesElement(preferences)}</head>`,
+    );
     const stop = new AbortController();
     const late = sleep(BOOT_ANSWERS_WAIT_MS, undefined, { signal: stop.signal }).catch(() => undefined);
     const info = Promise.race([gateway.info().catch(() => undefined), late]);

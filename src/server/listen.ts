@@ -9,9 +9,12 @@ export type FetchHandler = (request: Request, env: unknown) => Response | Promis
 
 /** Why the port cannot be listened on, in one line. */
 export function portProblem(error: NodeJS.ErrnoException, host: string, port: number, flag = '--port'): string {
-  if (error.code === 'EADDRINUSE') return `Port ${port} on ${host} is in use (another server?): stop it or choose another ${flag}.`;
-  if (error.code === 'EACCES') return `Port ${port} on ${host} needs privileges this process lacks: choose a port above 1023.`;
-  if (error.code === 'EADDRNOTAVAIL') return `${host} is not an address of this machine: check ${flag === '--port' ? '--host' : '--metrics-host'}.`;
+  if (error.code === 'EADDRINUSE')
+    return `Port ${port} on ${host} is in use (another server?): stop it or choose another ${flag}.`;
+  if (error.code === 'EACCES')
+    return `Port ${port} on ${host} needs privileges this process lacks: choose a port above 1023.`;
+  if (error.code === 'EADDRNOTAVAIL')
+    return `${host} is not an address of this machine: check ${flag === '--port' ? '--host' : '--metrics-host'}.`;
   return `Cannot listen on ${host}:${port}: ${error.message}`;
 }
 
@@ -20,13 +23,22 @@ export function portProblem(error: NodeJS.ErrnoException, host: string, port: nu
  * requests answered: src/node), handing each request to `fetch`. Resolves once listening, with the
  * port taken (a `0` asks for any free one); rejects with `portProblem`'s line.
  */
-export function listen(host: string, port: number, fetch: FetchHandler, flag?: string): Promise<{ server: Server; port: number }> {
+export function listen(
+  host: string,
+  port: number,
+  fetch: FetchHandler,
+  flag?: string,
+): Promise<{ server: Server; port: number }> {
   return new Promise((resolve, reject) => {
-    const createServer = ((options: object, listener: Parameters<typeof guardRawPaths>[0]) => createHttpServer(options, guardRawPaths(listener))) as typeof createHttpServer;
-    const server = serve({ fetch: (request, env) => fetch(request, env), port, hostname: host, createServer, ...NODE_SERVER_OPTIONS }, (info) => {
-      server.off('error', failed);
-      resolve({ server: server as Server, port: info.port });
-    }) as Server;
+    const createServer = ((options: object, listener: Parameters<typeof guardRawPaths>[0]) =>
+      createHttpServer(options, guardRawPaths(listener))) as typeof createHttpServer;
+    const server = serve(
+      { fetch: (request, env) => fetch(request, env), port, hostname: host, createServer, ...NODE_SERVER_OPTIONS },
+      (info) => {
+        server.off('error', failed);
+        resolve({ server: server as Server, port: info.port });
+      },
+    ) as Server;
     const failed = (error: NodeJS.ErrnoException) => {
       server.close();
       reject(new Error(portProblem(error, host, port, flag)));

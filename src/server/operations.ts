@@ -64,7 +64,8 @@ export class Lifecycle {
 
   async readiness(): Promise<ReadinessReport> {
     const phase = this.current;
-    if (phase === 'starting' || !this.nodeChecks) return { ready: false, phase, checks: { startup: this.startupText() } };
+    if (phase === 'starting' || !this.nodeChecks)
+      return { ready: false, phase, checks: { startup: this.startupText() } };
     const checks = { ...(await this.nodeChecks()) };
     if (phase === 'draining') checks.drain = 'draining before shutdown';
     return { ready: phase === 'ready' && Object.values(checks).every((v) => v === 'ok'), phase, checks };
@@ -134,7 +135,8 @@ export function startingRoutes(lifecycle: Lifecycle): Hono {
   app.all('*', (c) => {
     c.header('Retry-After', '5');
     const message = `The server is starting (${lifecycle.startupText()}); retry in a few seconds`;
-    if (API_PATHS.test(c.req.path)) return familyError(c, familyOf(c.req.path), 503, message, { loc: [], type: 'service_unavailable' });
+    if (API_PATHS.test(c.req.path))
+      return familyError(c, familyOf(c.req.path), 503, message, { loc: [], type: 'service_unavailable' });
     return c.text(message, 503);
   });
   return app;

@@ -65,7 +65,10 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
   const lifecycle = options.lifecycle ?? new Lifecycle();
   // A host that gives both has registered its lifecycle's metrics (it serves them while starting).
   if (options.metrics === undefined || options.lifecycle === undefined) lifecycle.register(metrics.registry);
-  const runtime = remote === undefined ? await createServiceRuntime(options.service, { ...options.hooks, logRequests: false, metrics: metrics.registry }) : undefined;
+  const runtime =
+    remote === undefined
+      ? await createServiceRuntime(options.service, { ...options.hooks, logRequests: false, metrics: metrics.registry })
+      : undefined;
   try {
     let upstream;
     if (remote !== undefined) {
@@ -93,15 +96,24 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
       help: 'Always 1: what this process is, as labels (role: all, ingest, api or gateway; source of its market).',
       labelNames: ['role', 'source'],
       registers: [metrics.registry],
-    }).set({ role: runtime ? runtime.config.role : 'gateway', source: runtime ? runtime.config.source : 'upstream' }, 1);
+    }).set(
+      { role: runtime ? runtime.config.role : 'gateway', source: runtime ? runtime.config.source : 'upstream' },
+      1,
+    );
     const readiness = async (): Promise<ReadinessChecks> => (runtime ? runtime.readiness() : {});
 
     const app = new Hono({ strict: false });
     // Every answer: the app's page and files, /docs, the API, the gateway (src/node/security-headers.ts).
     app.use('*', securityHeaders());
-    app.use('*', observeRequests({ ...(log ? { log } : {}), metrics: metrics.http, trustProxy: options.gateway.trustProxy }));
+    app.use(
+      '*',
+      observeRequests({ ...(log ? { log } : {}), metrics: metrics.http, trustProxy: options.gateway.trustProxy }),
+    );
     // Probes and metrics on every role, never behind a key (docs/operations.md).
-    app.route('/', operationsRoutes({ lifecycle, ...(options.serveMetrics === false ? {} : { registry: metrics.registry }) }));
+    app.route(
+      '/',
+      operationsRoutes({ lifecycle, ...(options.serveMetrics === false ? {} : { registry: metrics.registry }) }),
+    );
     // A path under an API prefix that no part serves (e.g. /gw/healthz) is a 404 in the price family's
     // shape, like every other refusal there; anything else (a missing asset) stays a plain 404.
     app.notFound((c) => {
@@ -115,7 +127,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     // An ingest node serves no browser: no gateway, no app.
     if (runtime?.config.role !== 'ingest') {
       app.route('/', gatewayRoutes(gateway));
-      if (options.staticDir !== undefined) app.route('/', await staticApp({ dir: options.staticDir, gateway, ...(log ? { log } : {}) }));
+      if (options.staticDir !== undefined)
+        app.route('/', await staticApp({ dir: options.staticDir, gateway, ...(log ? { log } : {}) }));
     }
 
     // Built: a platform that owns its lifecycle is ready now; a host that gave one says when.

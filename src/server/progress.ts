@@ -4,14 +4,21 @@ import type { RuntimeHooks } from '../service/service-runtime';
 
 type Progress = Parameters<NonNullable<RuntimeHooks['onProgress']>>[0];
 
-const TITLES: Record<Progress['phase'], string> = { backfill: 'Backfilling history', 'catch-up': 'Catching up', bars: 'Building bars' };
+const TITLES: Record<Progress['phase'], string> = {
+  backfill: 'Backfilling history',
+  'catch-up': 'Catching up',
+  bars: 'Building bars',
+};
 
 /**
  * Terminal progress bars for the start's phases: the backfill or catch-up, then the bars of a first
  * start. Lines at most every 10 % when not a TTY (log lines through `log` when given, with the phase,
  * percent and trades as fields; else written to `stream`); nothing for a phase already done.
  */
-export function progressReporter(stream: NodeJS.WriteStream = process.stderr, log?: LogHook): { onProgress: (p: Progress) => void; stop: () => void } {
+export function progressReporter(
+  stream: NodeJS.WriteStream = process.stderr,
+  log?: LogHook,
+): { onProgress: (p: Progress) => void; stop: () => void } {
   let bar: cliProgress.SingleBar | undefined;
   let phase: Progress['phase'] | undefined;
   let lastLine = 0;
@@ -42,7 +49,11 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr, lo
       }
       if (!bar) {
         bar = new cliProgress.SingleBar(
-          { format: `${TITLES[p.phase]} [{bar}] {percentage}% | {trades} trades | ETA {eta_formatted}`, hideCursor: true, stream },
+          {
+            format: `${TITLES[p.phase]} [{bar}] {percentage}% | {trades} trades | ETA {eta_formatted}`,
+            hideCursor: true,
+            stream,
+          },
           cliProgress.Presets.shades_classic,
         );
         bar.start(total, 0, { trades: 0 });

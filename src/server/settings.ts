@@ -31,7 +31,8 @@ function portOf(raw: string | undefined, name: string): number | undefined;
 function portOf(raw: string | undefined, name: string, fallback?: number): number | undefined {
   if (raw === undefined || raw === '') return fallback;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number 0-65535 (got "${raw}")`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`${name} must be a port number 0-65535 (got "${raw}")`);
   return port;
 }
 
@@ -39,15 +40,23 @@ function portOf(raw: string | undefined, name: string, fallback?: number): numbe
  * Reads everything the server needs from flags (npm run serve -- --port ...) and the environment
  * (the same settings for npm run dev). Throws an Error naming the bad flag or variable.
  */
-export function readSettings(flags: Flags, env: Env, isTty = false): { platform: Omit<PlatformOptions, 'hooks' | 'staticDir'>; server: ServerSettings } {
+export function readSettings(
+  flags: Flags,
+  env: Env,
+  isTty = false,
+): { platform: Omit<PlatformOptions, 'hooks' | 'staticDir'>; server: ServerSettings } {
   const port = portOf(flagOr(flags, env, 'port', 'PORT'), '--port / PORT', 8080);
   const host = flagOr(flags, env, 'host', 'HOST') || '127.0.0.1';
   const metricsPort = portOf(flagOr(flags, env, 'metrics-port', 'METRICS_PORT'), '--metrics-port / METRICS_PORT');
-  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) throw new Error(`--metrics-port / METRICS_PORT must differ from --port (both ${port}): leave it unset to serve /metrics on the public port`);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port)
+    throw new Error(
+      `--metrics-port / METRICS_PORT must differ from --port (both ${port}): leave it unset to serve /metrics on the public port`,
+    );
   const metricsHost = flagOr(flags, env, 'metrics-host', 'METRICS_HOST') || host;
   const drainRaw = flagOr(flags, env, 'drain-seconds', 'DRAIN_SECONDS');
   const drainSeconds = drainRaw === undefined ? DEFAULT_DRAIN_SECONDS : Number(drainRaw);
-  if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 3600) throw new Error(`--drain-seconds / DRAIN_SECONDS must be a number of seconds 0-3600 (got "${drainRaw}")`);
+  if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 3600)
+    throw new Error(`--drain-seconds / DRAIN_SECONDS must be a number of seconds 0-3600 (got "${drainRaw}")`);
   const testControls = flags['test-controls'] === true || env.MARKET_TEST_CONTROLS === '1';
   return {
     platform: {
@@ -55,7 +64,14 @@ export function readSettings(flags: Flags, env: Env, isTty = false): { platform:
       gateway: parseGatewayConfig(env),
       testControls,
     },
-    server: { port, host, ...(metricsPort !== undefined ? { metricsPort } : {}), metricsHost, drainSeconds, log: parseLogSettings(env, isTty) },
+    server: {
+      port,
+      host,
+      ...(metricsPort !== undefined ? { metricsPort } : {}),
+      metricsHost,
+      drainSeconds,
+      log: parseLogSettings(env, isTty),
+    },
   };
 }
 
@@ -73,5 +89,14 @@ export function configuredSecrets(flags: Flags, env: Env, argv: readonly string[
     }
   });
   const flag = (name: string) => (typeof flags[name] === 'string' ? flags[name] : undefined);
-  return [flag('ogmios'), flag('kupo'), ...fromArgs, env.OGMIOS_URL, env.KUPO_URL, env.UPSTREAM_URL, env.DATABASE_URL, env.REDIS_URL];
+  return [
+    flag('ogmios'),
+    flag('kupo'),
+    ...fromArgs,
+    env.OGMIOS_URL,
+    env.KUPO_URL,
+    env.UPSTREAM_URL,
+    env.DATABASE_URL,
+    env.REDIS_URL,
+  ];
 }

@@ -27,7 +27,11 @@ export async function staticApp(options: StaticAppOptions): Promise<Hono> {
   });
   // Loaded here only: under Vite's servers (no static directory) the page is Vite's, and the app's code is not imported.
   const { firstPaintPage } = await import('./first-paint');
-  const page = firstPaintPage({ indexFile: join(root, 'index.html'), gateway: options.gateway, ...(options.log ? { log: options.log } : {}) });
+  const page = firstPaintPage({
+    indexFile: join(root, 'index.html'),
+    gateway: options.gateway,
+    ...(options.log ? { log: options.log } : {}),
+  });
   app.get('/', page);
   app.get('/index.html', page);
   // The build's manifest is the server's (the overview page's preloads, first-paint.ts), not the browser's.

@@ -27,7 +27,9 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
   try {
     const market = buildMarket(await store.market.load());
     // The market's source is the writer's (stored at its first start), whatever this node was started with.
-    const storedSource = (await store.market.meta('source')) ?? ((await store.market.meta('seed')) !== undefined ? 'simulated' : undefined);
+    const storedSource =
+      (await store.market.meta('source')) ??
+      ((await store.market.meta('seed')) !== undefined ? 'simulated' : undefined);
     const source = (storedSource ?? config.source) as ServiceConfig['source'];
     const ingestor = await Ingestor.open(store, market);
     const hub = new StreamHub(market);
@@ -69,7 +71,10 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
         }
         resyncs++;
       } catch (error) {
-        log?.(`api node: resync failed (${error instanceof Error ? error.message : String(error)}); the next message retries`, { level: 'warn' });
+        log?.(
+          `api node: resync failed (${error instanceof Error ? error.message : String(error)}); the next message retries`,
+          { level: 'warn' },
+        );
       } finally {
         applied = undefined;
       }
@@ -89,9 +94,17 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       });
       return queued;
     };
-    const shared = SharedLimits.create(config.redisUrl, { leaseMs: config.streamLeaseSeconds * 1000, ...(log ? { log } : {}) });
+    const shared = SharedLimits.create(config.redisUrl, {
+      leaseMs: config.streamLeaseSeconds * 1000,
+      ...(log ? { log } : {}),
+    });
     // Read when Prometheus scrapes (the subscriber exists by then); observes each commit message's age when applied here.
-    const fanout = metrics?.apiNode({ connected: () => subscriber.connected, gaps: () => subscriber.gaps, resyncs: () => resyncs, leases: shared });
+    const fanout = metrics?.apiNode({
+      connected: () => subscriber.connected,
+      gaps: () => subscriber.gaps,
+      resyncs: () => resyncs,
+      leases: shared,
+    });
     const subscriber = CommitSubscriber.create(config.redisUrl, {
       apply: (message) => {
         if (message.at !== undefined) fanout?.(Date.now() - message.at);

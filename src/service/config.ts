@@ -70,7 +70,8 @@ const int = (name: string, min: number, max: number) =>
     .min(min, `${name} must be at least ${min}`)
     .max(max, `${name} must be at most ${max}`);
 
-const positive = (name: string) => z.coerce.number({ error: `${name} must be a number` }).positive(`${name} must be positive`);
+const positive = (name: string) =>
+  z.coerce.number({ error: `${name} must be a number` }).positive(`${name} must be positive`);
 
 /**
  * Flags of `npm run serve` and the environment variables that stand for them. A `secret` one (an
@@ -109,7 +110,8 @@ function databaseUrlOf(raw: string): string {
   } catch {
     throw new Error('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`DATABASE_URL must be a postgres:// URL (got ${redactUrl(raw)})`);
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new Error(`DATABASE_URL must be a postgres:// URL (got ${redactUrl(raw)})`);
   return raw;
 }
 
@@ -119,7 +121,8 @@ function databaseUrlOf(raw: string): string {
  */
 export function clusterUrls(env: Env): { readonly databaseUrl?: string; readonly redisUrl?: string } {
   const redisUrl = env.REDIS_URL === undefined || env.REDIS_URL === '' ? undefined : env.REDIS_URL;
-  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) throw new Error('REDIS_URL must be a redis:// URL such as redis://127.0.0.1:6379');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
+    throw new Error('REDIS_URL must be a redis:// URL such as redis://127.0.0.1:6379');
   return {
     ...(env.DATABASE_URL ? { databaseUrl: databaseUrlOf(env.DATABASE_URL) } : {}),
     ...(redisUrl !== undefined ? { redisUrl } : {}),
@@ -130,7 +133,9 @@ export function clusterUrls(env: Env): { readonly databaseUrl?: string; readonly
  * The addresses a configuration connects to (Ogmios, PostgreSQL, Redis): what `textRedactor` removes
  * from everything the service logs or answers, since each may carry a key.
  */
-export function configuredAddresses(config: Pick<ServiceConfig, 'ogmiosUrl' | 'databaseUrl' | 'redisUrl'>): (string | undefined)[] {
+export function configuredAddresses(
+  config: Pick<ServiceConfig, 'ogmiosUrl' | 'databaseUrl' | 'redisUrl'>,
+): (string | undefined)[] {
   return [config.ogmiosUrl, config.databaseUrl, config.redisUrl];
 }
 
@@ -142,7 +147,9 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     if (raw === undefined) return fallback;
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
-      throw new Error(`--${setting.flag} / ${setting.env}: ${parsed.error.issues[0]?.message ?? 'invalid value'} (got "${'secret' in setting ? redactUrl(raw) : raw}")`);
+      throw new Error(
+        `--${setting.flag} / ${setting.env}: ${parsed.error.issues[0]?.message ?? 'invalid value'} (got "${'secret' in setting ? redactUrl(raw) : raw}")`,
+      );
     }
     return parsed.data;
   };
@@ -150,15 +157,27 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   const plans = parsePlans(env.TOKEN_API_PLANS);
   const pingRaw = env.STREAM_PING_SECONDS;
   const ping = positive('STREAM_PING_SECONDS').safeParse(pingRaw ?? STREAM_PING_SECONDS);
-  if (!ping.success) throw new Error(`STREAM_PING_SECONDS: ${ping.error.issues[0]?.message ?? 'invalid'} (got "${pingRaw}")`);
-  const source = read('source', z.enum(['simulated', 'chain', 'none'], { error: 'source must be simulated, chain or none' }), 'simulated');
+  if (!ping.success)
+    throw new Error(`STREAM_PING_SECONDS: ${ping.error.issues[0]?.message ?? 'invalid'} (got "${pingRaw}")`);
+  const source = read(
+    'source',
+    z.enum(['simulated', 'chain', 'none'], { error: 'source must be simulated, chain or none' }),
+    'simulated',
+  );
   // A hosted Ogmios may take its key in the host, path or query: all are kept, and shown only as redactUrl shows them.
   const ogmios = read(
     'ogmios',
     z.string().refine((value) => {
       try {
         const url = new URL(value);
-        return (url.protocol === 'ws:' || url.protocol === 'wss:') && url.hostname !== '' && url.hash === '' && url.username === '' && url.password === '' && !/\s/.test(value);
+        return (
+          (url.protocol === 'ws:' || url.protocol === 'wss:') &&
+          url.hostname !== '' &&
+          url.hash === '' &&
+          url.username === '' &&
+          url.password === '' &&
+          !/\s/.test(value)
+        );
       } catch {
         return false;
       }
@@ -166,7 +185,8 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     undefined as unknown as string,
   ) as string | undefined;
   // An API node of a cluster follows nothing itself (the ingest node does).
-  if (source === 'chain' && ogmios === undefined && pick(flags, env, SERVICE_SETTINGS.role) !== 'api') throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
+  if (source === 'chain' && ogmios === undefined && pick(flags, env, SERVICE_SETTINGS.role) !== 'api')
+    throw new Error('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
   const chainStart = read(
     'chainStart',
     z.string().transform((value, ctx) => {
@@ -184,7 +204,12 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     z.string().refine((value) => {
       try {
         const url = new URL(value);
-        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.hash === '' && url.username === '';
+        return (
+          (url.protocol === 'http:' || url.protocol === 'https:') &&
+          url.hostname !== '' &&
+          url.hash === '' &&
+          url.username === ''
+        );
       } catch {
         return false;
       }
@@ -195,7 +220,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     throw new Error(
       `--chain-start ${chainStart.days}d starts about ${chainStart.days} days back, and chain synchronisation cannot seek by time: ` +
         'the block there is looked up in a chain index beside Ogmios. Pass --kupo http://127.0.0.1:1442 (Kupo, or KUPO_URL), ' +
-        'or start at a block: --chain-start <slot>.<block hash> (any block\'s slot and hash, from an explorer).',
+        "or start at a block: --chain-start <slot>.<block hash> (any block's slot and hash, from an explorer).",
     );
   }
   const vyFiPoolsFile = pick(flags, env, SERVICE_SETTINGS.vyFiPools);
@@ -203,17 +228,27 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
   try {
     vyFiPools = vyFiPoolsFile === undefined ? undefined : readVyFiPools(vyFiPoolsFile);
   } catch (error) {
-    throw new Error(`--vyfi-pools / VYFI_POOLS: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`--vyfi-pools / VYFI_POOLS: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   const role = read('role', z.enum(['all', 'ingest', 'api'], { error: 'role must be all, ingest or api' }), 'all');
   const { databaseUrl, redisUrl } = clusterUrls(env);
   if (role !== 'all' && (databaseUrl === undefined || redisUrl === undefined)) {
-    throw new Error(`--role ${role} is a node of a cluster: it needs DATABASE_URL (postgres://…) and REDIS_URL (redis://…), shared by every node`);
+    throw new Error(
+      `--role ${role} is a node of a cluster: it needs DATABASE_URL (postgres://…) and REDIS_URL (redis://…), shared by every node`,
+    );
   }
   const handover = int('STREAM_HANDOVER_MS', 0, 30_000).safeParse(env.STREAM_HANDOVER_MS ?? STREAM_HANDOVER_MS);
-  if (!handover.success) throw new Error(`STREAM_HANDOVER_MS: ${handover.error.issues[0]?.message ?? 'invalid'} (got "${env.STREAM_HANDOVER_MS}")`);
+  if (!handover.success)
+    throw new Error(
+      `STREAM_HANDOVER_MS: ${handover.error.issues[0]?.message ?? 'invalid'} (got "${env.STREAM_HANDOVER_MS}")`,
+    );
   const lease = positive('STREAM_LEASE_SECONDS').safeParse(env.STREAM_LEASE_SECONDS ?? 30);
-  if (!lease.success) throw new Error(`STREAM_LEASE_SECONDS: ${lease.error.issues[0]?.message ?? 'invalid'} (got "${env.STREAM_LEASE_SECONDS}")`);
+  if (!lease.success)
+    throw new Error(
+      `STREAM_LEASE_SECONDS: ${lease.error.issues[0]?.message ?? 'invalid'} (got "${env.STREAM_LEASE_SECONDS}")`,
+    );
   return {
     role,
     streamLeaseSeconds: lease.data,
@@ -225,7 +260,14 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     ...(vyFiPools !== undefined ? { vyFiPools } : {}),
     dataDir: read('dataDir', z.string().min(1, 'data-dir must not be empty'), './data'),
     seed: read('seed', int('seed', 0, 2 ** 31 - 1), DEFAULT_SEED),
-    days: read('days', z.coerce.number({ error: 'days must be a number' }).min(0, 'days must be at least 0').max(400, 'days must be at most 400'), 30),
+    days: read(
+      'days',
+      z.coerce
+        .number({ error: 'days must be a number' })
+        .min(0, 'days must be at least 0')
+        .max(400, 'days must be at most 400'),
+      30,
+    ),
     pools,
     tradesPerBlock: read('tradesPerBlock', positive('trades-per-block'), Math.max(1.5, (3.5 * pools) / DEFAULT_POOLS)),
     apiKeys: parseEnvKeys(env.TOKEN_API_KEYS, plans),

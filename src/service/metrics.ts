@@ -54,23 +54,63 @@ export class ServiceMetrics {
     const { hub, history, refusals } = parts;
     const r = this.registry;
     scrapedGauge(r, `${P}stream_connections`, 'Open /api/v1/tokens/stream connections.', [], () => hub.connectionCount);
-    scrapedCounter(r, `${P}stream_events_delivered_total`, 'Trade events handed to stream connections (one per event and connection).', [], () => hub.delivered);
-    scrapedCounter(r, `${P}stream_events_dropped_total`, 'Trade events a stream connection could not take: it was dropped for not reading.', [], () => hub.dropped);
-    scrapedCounter(r, `${P}stream_slow_consumers_dropped_total`, 'Stream connections dropped for leaving too many bytes unread.', [], () => hub.slowConsumers);
-    scrapedCounter(r, `${P}history_cache_lookups_total`, '/history chunk lookups (1,440 buckets of one series and resolution): hit (cached) or miss (read from the store).', ['result'], () => [
-      [{ result: 'hit' }, history.hits],
-      [{ result: 'miss' }, history.misses],
-    ]);
+    scrapedCounter(
+      r,
+      `${P}stream_events_delivered_total`,
+      'Trade events handed to stream connections (one per event and connection).',
+      [],
+      () => hub.delivered,
+    );
+    scrapedCounter(
+      r,
+      `${P}stream_events_dropped_total`,
+      'Trade events a stream connection could not take: it was dropped for not reading.',
+      [],
+      () => hub.dropped,
+    );
+    scrapedCounter(
+      r,
+      `${P}stream_slow_consumers_dropped_total`,
+      'Stream connections dropped for leaving too many bytes unread.',
+      [],
+      () => hub.slowConsumers,
+    );
+    scrapedCounter(
+      r,
+      `${P}history_cache_lookups_total`,
+      '/history chunk lookups (1,440 buckets of one series and resolution): hit (cached) or miss (read from the store).',
+      ['result'],
+      () => [
+        [{ result: 'hit' }, history.hits],
+        [{ result: 'miss' }, history.misses],
+      ],
+    );
     scrapedGauge(r, `${P}history_cache_bytes`, 'Bytes held by the /history chunk cache.', [], () => history.bytes);
-    scrapedCounter(r, `${P}rate_limit_refusals_total`, "Requests refused (429) for being over their key's plan, by plan.", ['plan'], () =>
-      [...refusals.entries()].map(([plan, n]) => [{ plan }, n] as const),
+    scrapedCounter(
+      r,
+      `${P}rate_limit_refusals_total`,
+      "Requests refused (429) for being over their key's plan, by plan.",
+      ['plan'],
+      () => [...refusals.entries()].map(([plan, n]) => [{ plan }, n] as const),
     );
   }
 
   /** The embedded simulator's progress. */
   simulator(simulator: Simulator): void {
-    scrapedGauge(this.registry, `${P}simulator_block_height`, "Height of the simulated market's last block.", [], () => simulator.blockHeight);
-    scrapedGauge(this.registry, `${P}simulator_last_block_timestamp_seconds`, "Unix time of the simulated market's last block.", [], () => simulator.lastBlockAt);
+    scrapedGauge(
+      this.registry,
+      `${P}simulator_block_height`,
+      "Height of the simulated market's last block.",
+      [],
+      () => simulator.blockHeight,
+    );
+    scrapedGauge(
+      this.registry,
+      `${P}simulator_last_block_timestamp_seconds`,
+      "Unix time of the simulated market's last block.",
+      [],
+      () => simulator.lastBlockAt,
+    );
   }
 
   /** The SQLite file's size (with its write-ahead log): PostgreSQL's is the database server's to report. */
@@ -82,12 +122,23 @@ export class ServiceMetrics {
         return 0;
       }
     };
-    scrapedGauge(this.registry, `${P}store_bytes`, 'Bytes of the SQLite store on disk (database file and write-ahead log).', [], () => size(path) + size(`${path}-wal`));
+    scrapedGauge(
+      this.registry,
+      `${P}store_bytes`,
+      'Bytes of the SQLite store on disk (database file and write-ahead log).',
+      [],
+      () => size(path) + size(`${path}-wal`),
+    );
   }
 
   /** The chain's rollbacks: observes how many blocks each undid (its count is the rollbacks applied). */
   rollbacks(): (blocks: number) => void {
-    const depth = new Histogram({ name: `${P}chain_rollback_depth_blocks`, help: 'Blocks undone by each rollback (its count is the rollbacks applied).', buckets: ROLLBACK_BUCKETS, registers: [this.registry] });
+    const depth = new Histogram({
+      name: `${P}chain_rollback_depth_blocks`,
+      help: 'Blocks undone by each rollback (its count is the rollbacks applied).',
+      buckets: ROLLBACK_BUCKETS,
+      registers: [this.registry],
+    });
     return (blocks) => depth.observe(blocks);
   }
 
@@ -100,34 +151,109 @@ export class ServiceMetrics {
       return CHAIN_STATES.map((s) => [{ state: s }, s === state ? 1 : 0] as const);
     });
     scrapedGauge(r, `${P}chain_tip_slot`, 'Slot of the last block applied.', [], () => status().tip?.slot);
-    scrapedGauge(r, `${P}chain_node_tip_slot`, "Slot of the node's tip, as Ogmios last reported it.", [], () => status().nodeTip?.slot);
-    scrapedGauge(r, `${P}chain_lag_seconds`, "Seconds the applied tip is behind the node's (one slot is one second).", [], () => status().lagSeconds);
-    scrapedGauge(r, `${P}chain_tip_age_seconds`, "Seconds since the applied tip's block was made (wall clock).", [], () => status().tipAgeSeconds);
-    scrapedCounter(r, `${P}chain_blocks_total`, 'Blocks committed since start.', [], () => status().blocks);
-    scrapedCounter(r, `${P}chain_trades_total`, 'Trade events committed from the chain since start.', [], () => status().trades);
-    scrapedCounter(r, `${P}chain_undecodable_outputs_total`, 'Pool outputs skipped because they could not be decoded, by DEX group.', ['dex'], () =>
-      Object.entries(status().undecodableByDex).map(([dex, n]) => [{ dex }, n] as const),
+    scrapedGauge(
+      r,
+      `${P}chain_node_tip_slot`,
+      "Slot of the node's tip, as Ogmios last reported it.",
+      [],
+      () => status().nodeTip?.slot,
     );
-    scrapedCounter(r, `${P}chain_unreadable_blocks_total`, 'Blocks skipped whole because they could not be read.', [], () => status().unreadableBlocks);
-    scrapedCounter(r, `${P}chain_garbage_frames_total`, 'Frames from Ogmios that were not JSON, blocks without a header, rollbacks to no point (each drops the connection).', [], () => status().garbage);
-    scrapedCounter(r, `${P}chain_reconnects_total`, 'Connections to Ogmios made again after one was lost.', [], () => status().reconnects);
-    scrapedGauge(r, `${P}chain_deepest_rollback_blocks`, 'The most blocks one rollback undid since start.', [], () => status().deepestRollback);
+    scrapedGauge(
+      r,
+      `${P}chain_lag_seconds`,
+      "Seconds the applied tip is behind the node's (one slot is one second).",
+      [],
+      () => status().lagSeconds,
+    );
+    scrapedGauge(
+      r,
+      `${P}chain_tip_age_seconds`,
+      "Seconds since the applied tip's block was made (wall clock).",
+      [],
+      () => status().tipAgeSeconds,
+    );
+    scrapedCounter(r, `${P}chain_blocks_total`, 'Blocks committed since start.', [], () => status().blocks);
+    scrapedCounter(
+      r,
+      `${P}chain_trades_total`,
+      'Trade events committed from the chain since start.',
+      [],
+      () => status().trades,
+    );
+    scrapedCounter(
+      r,
+      `${P}chain_undecodable_outputs_total`,
+      'Pool outputs skipped because they could not be decoded, by DEX group.',
+      ['dex'],
+      () => Object.entries(status().undecodableByDex).map(([dex, n]) => [{ dex }, n] as const),
+    );
+    scrapedCounter(
+      r,
+      `${P}chain_unreadable_blocks_total`,
+      'Blocks skipped whole because they could not be read.',
+      [],
+      () => status().unreadableBlocks,
+    );
+    scrapedCounter(
+      r,
+      `${P}chain_garbage_frames_total`,
+      'Frames from Ogmios that were not JSON, blocks without a header, rollbacks to no point (each drops the connection).',
+      [],
+      () => status().garbage,
+    );
+    scrapedCounter(
+      r,
+      `${P}chain_reconnects_total`,
+      'Connections to Ogmios made again after one was lost.',
+      [],
+      () => status().reconnects,
+    );
+    scrapedGauge(
+      r,
+      `${P}chain_deepest_rollback_blocks`,
+      'The most blocks one rollback undid since start.',
+      [],
+      () => status().deepestRollback,
+    );
   }
 
   /** An API node's link to the writer: Redis, gaps and resyncs, fan-out latency, stream lease conflicts. */
-  apiNode(parts: { readonly connected: () => boolean; readonly gaps: () => number; readonly resyncs: () => number; readonly leases: SharedLimits }): (ageMs: number) => void {
+  apiNode(parts: {
+    readonly connected: () => boolean;
+    readonly gaps: () => number;
+    readonly resyncs: () => number;
+    readonly leases: SharedLimits;
+  }): (ageMs: number) => void {
     const r = this.registry;
-    scrapedGauge(r, `${P}cluster_redis_connected`, "1 while this API node's commit subscription to Redis is connected.", [], () => (parts.connected() ? 1 : 0));
-    scrapedCounter(r, `${P}cluster_gaps_total`, 'Gaps seen in the commit messages (lost messages, a new writer, a Redis reconnect).', [], parts.gaps);
+    scrapedGauge(
+      r,
+      `${P}cluster_redis_connected`,
+      "1 while this API node's commit subscription to Redis is connected.",
+      [],
+      () => (parts.connected() ? 1 : 0),
+    );
+    scrapedCounter(
+      r,
+      `${P}cluster_gaps_total`,
+      'Gaps seen in the commit messages (lost messages, a new writer, a Redis reconnect).',
+      [],
+      parts.gaps,
+    );
     scrapedCounter(r, `${P}cluster_resyncs_total`, 'Reloads of the market from the store.', [], parts.resyncs);
-    scrapedCounter(r, `${P}cluster_lease_conflicts_total`, 'Stream leases not had: held (every slot of the key taken), lost (a live connection\'s slot taken), unreachable (Redis did not answer).', ['kind'], () => {
-      const c = parts.leases.conflicts;
-      return [
-        [{ kind: 'held' }, c.held],
-        [{ kind: 'lost' }, c.lost],
-        [{ kind: 'unreachable' }, c.unreachable],
-      ];
-    });
+    scrapedCounter(
+      r,
+      `${P}cluster_lease_conflicts_total`,
+      "Stream leases not had: held (every slot of the key taken), lost (a live connection's slot taken), unreachable (Redis did not answer).",
+      ['kind'],
+      () => {
+        const c = parts.leases.conflicts;
+        return [
+          [{ kind: 'held' }, c.held],
+          [{ kind: 'lost' }, c.lost],
+          [{ kind: 'unreachable' }, c.unreachable],
+        ];
+      },
+    );
     const fanout = new Histogram({
       name: `${P}cluster_fanout_seconds`,
       help: "Age of a commit message when this API node applied it: from the writer's publish to here (includes the two machines' clock difference).",
@@ -145,7 +271,11 @@ export class ServiceMetrics {
       buckets: LATENCY_BUCKETS,
       registers: [this.registry],
     });
-    const failures = new Counter({ name: `${P}cluster_publish_failures_total`, help: 'Commit messages Redis refused or did not take (API nodes resync).', registers: [this.registry] });
+    const failures = new Counter({
+      name: `${P}cluster_publish_failures_total`,
+      help: 'Commit messages Redis refused or did not take (API nodes resync).',
+      registers: [this.registry],
+    });
     return (seconds, ok) => {
       if (ok) publish.observe(seconds);
       else failures.inc();

@@ -25,7 +25,9 @@ export interface MarketHandle {
  */
 export function requireStore(dataDir: string): void {
   if (dataDir !== ':memory:' && !existsSync(join(dataDir, DATABASE_FILE))) {
-    throw new Error(`no store in ${dataDir} (no ${DATABASE_FILE}): check --data-dir or DATA_DIR, or start the server once to create it`);
+    throw new Error(
+      `no store in ${dataDir} (no ${DATABASE_FILE}): check --data-dir or DATA_DIR, or start the server once to create it`,
+    );
   }
 }
 
@@ -54,7 +56,11 @@ export interface OpenMarketOptions {
  * Opens a data directory's store (or the PostgreSQL database of `databaseUrl`) for one writer (the
  * server, or a CLI such as an importer); with `existing`, only a store that is already there.
  */
-export async function openMarket(dataDir: string, purpose: string, options: OpenMarketOptions = {}): Promise<MarketHandle> {
+export async function openMarket(
+  dataDir: string,
+  purpose: string,
+  options: OpenMarketOptions = {},
+): Promise<MarketHandle> {
   if (options.databaseUrl !== undefined) return openPostgresMarket(options.databaseUrl, purpose, options);
   // A missing directory is reported before the lock would create it; a held one reports its holder.
   if (options.existing && !existsSync(dataDir)) requireStore(dataDir);
@@ -95,22 +101,38 @@ export async function openMarket(dataDir: string, purpose: string, options: Open
  * The market of a PostgreSQL database (`DATABASE_URL`), for its single writer: refused while another
  * writer holds the database; with `redisUrl`, every commit from here on is announced to the API nodes.
  */
-async function openPostgresMarket(databaseUrl: string, purpose: string, options: OpenMarketOptions): Promise<MarketHandle> {
+async function openPostgresMarket(
+  databaseUrl: string,
+  purpose: string,
+  options: OpenMarketOptions,
+): Promise<MarketHandle> {
   const line = (text: string) => {
     options.log?.(text, { level: 'error' });
     options.onLockTaken?.(text);
   };
-  const store = await openWriterStore(databaseUrl, purpose, { ...(options.log ? { log: options.log } : {}), onTaken: (why) => line(`${purpose}: ${why}`) });
+  const store = await openWriterStore(databaseUrl, purpose, {
+    ...(options.log ? { log: options.log } : {}),
+    onTaken: (why) => line(`${purpose}: ${why}`),
+  });
   let announcer: Announcer | undefined;
   try {
     const market = buildMarket(await store.market.load());
     if (options.existing && market.tokens.size === 0 && (await store.market.meta('source')) === undefined) {
-      throw new Error(`no market in ${shownDatabase(databaseUrl)}: check DATABASE_URL, or start the server once to create it`);
+      throw new Error(
+        `no market in ${shownDatabase(databaseUrl)}: check DATABASE_URL, or start the server once to create it`,
+      );
     }
     const ingestor = await Ingestor.open(store, market);
     if (await store.bars.stale()) await store.bars.rebuild();
     // Attached before the first commit (a backfill, a catch-up, an import): none goes unannounced.
-    if (options.redisUrl !== undefined) announcer = await announceCommits(ingestor, options.redisUrl, options.announce ?? 'commits', options.log, options.onPublish);
+    if (options.redisUrl !== undefined)
+      announcer = await announceCommits(
+        ingestor,
+        options.redisUrl,
+        options.announce ?? 'commits',
+        options.log,
+        options.onPublish,
+      );
     let closed = false;
     return {
       store,

@@ -40,7 +40,9 @@ export async function createServiceRuntime(config: ServiceConfig, given: Runtime
 function assemble(config: ServiceConfig, hooks: RuntimeHooks, node: ServiceNode): ServiceRuntime {
   const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs: hooks.nowMs ?? Date.now }, node);
   const noSimulator =
-    config.role === 'api' ? 'an API node has no simulator: the ingest node trades' : `this market's source is ${config.source}: it has no simulator`;
+    config.role === 'api'
+      ? 'an API node has no simulator: the ingest node trades'
+      : `this market's source is ${config.source}: it has no simulator`;
   const runtime: ServiceRuntime = {
     app,
     config,
@@ -57,6 +59,13 @@ function assemble(config: ServiceConfig, hooks: RuntimeHooks, node: ServiceNode)
     readiness: () => node.readiness(),
     close: () => node.close(),
   };
-  keepInternals(runtime, { store: node.store, ingestor: node.ingestor, hub: node.hub, keyStore: node.keyStore, logos, devKey: node.devKey });
+  keepInternals(runtime, {
+    store: node.store,
+    ingestor: node.ingestor,
+    hub: node.hub,
+    keyStore: node.keyStore,
+    logos,
+    devKey: node.devKey,
+  });
   return runtime;
 }

@@ -30,7 +30,14 @@ async function seedMarket(ingestor: Ingestor, spec: MarketSpec, meta: Record<str
   const tokens = new Map(
     spec.tokens.map((t) => [
       t.unit,
-      market.tokens.get(t.unit) ?? ingestor.addToken({ unit: t.unit, ticker: t.ticker, name: t.name, decimals: t.decimals, logoKind: t.hasLogo ? LOGO_GENERATED : LOGO_NONE }),
+      market.tokens.get(t.unit) ??
+        ingestor.addToken({
+          unit: t.unit,
+          ticker: t.ticker,
+          name: t.name,
+          decimals: t.decimals,
+          logoKind: t.hasLogo ? LOGO_GENERATED : LOGO_NONE,
+        }),
     ]),
   );
   for (const pool of spec.pools) {
@@ -49,13 +56,16 @@ async function seedMarket(ingestor: Ingestor, spec: MarketSpec, meta: Record<str
   await ingestor.commit({ meta });
 }
 
-
 /**
  * The node of a single process or of a cluster's ingest node: the market's one writer. Opens (or
  * creates) the store, backfills or catches up the simulated market to now (or opens the chain source);
  * live trading starts with `startLive()`.
  */
-export async function createWriterNode(config: ServiceConfig, hooks: RuntimeHooks, redact: (text: string) => string): Promise<ServiceNode> {
+export async function createWriterNode(
+  config: ServiceConfig,
+  hooks: RuntimeHooks,
+  redact: (text: string) => string,
+): Promise<ServiceNode> {
   const nowMs = hooks.nowMs ?? Date.now;
   const log = hooks.log;
   const metrics = hooks.metrics ? new ServiceMetrics(hooks.metrics) : undefined;
@@ -80,7 +90,8 @@ export async function createWriterNode(config: ServiceConfig, hooks: RuntimeHook
   try {
     // Before the first commit (the market's creation, the backfill): every commit is timed.
     metrics?.commits(ingestor);
-    if (metrics && !config.databaseUrl && config.dataDir !== ':memory:') metrics.sqliteFile(join(config.dataDir, DATABASE_FILE));
+    if (metrics && !config.databaseUrl && config.dataDir !== ':memory:')
+      metrics.sqliteFile(join(config.dataDir, DATABASE_FILE));
 
     // The market's source is fixed at first start: sources are never mixed in one market.
     const storedSeed = await store.market.meta('seed');
@@ -108,12 +119,19 @@ export async function createWriterNode(config: ServiceConfig, hooks: RuntimeHook
       const poolCount = storedSeed === undefined ? config.pools : Number(await store.market.meta('pools'));
       const chosen = config.seed !== DEFAULT_SEED || config.pools !== DEFAULT_POOLS;
       if (storedSeed !== undefined && chosen && (seed !== config.seed || poolCount !== config.pools)) {
-        log?.(`note: ${config.dataDir} holds a market of seed ${seed} with ${poolCount} pools; --seed/--pools apply to a new data directory only`, { level: 'warn' });
+        log?.(
+          `note: ${config.dataDir} holds a market of seed ${seed} with ${poolCount} pools; --seed/--pools apply to a new data directory only`,
+          { level: 'warn' },
+        );
       }
       const spec = generateMarket(seed, poolCount);
-      if (storedSeed === undefined) await seedMarket(ingestor, spec, { seed: String(seed), pools: String(poolCount), source: 'simulated' });
+      if (storedSeed === undefined)
+        await seedMarket(ingestor, spec, { seed: String(seed), pools: String(poolCount), source: 'simulated' });
 
-      const sim = await Simulator.open(store.sim, market, spec, ingestor, { seed, tradesPerBlock: config.tradesPerBlock });
+      const sim = await Simulator.open(store.sim, market, spec, ingestor, {
+        seed,
+        tradesPerBlock: config.tradesPerBlock,
+      });
       simulator = sim;
       const phase = sim.started ? 'catch-up' : 'backfill';
       if (!sim.started) await sim.startAt(nowSeconds() - Math.round(config.days * 86_400));
@@ -122,7 +140,9 @@ export async function createWriterNode(config: ServiceConfig, hooks: RuntimeHook
       // The first backfill is a bulk load: trades first, then every bar in one ordered pass.
       startupTrades =
         phase === 'backfill'
-          ? await ingestor.withDeferredBars(run, (done, total) => hooks.onProgress?.({ phase: 'bars', done, total, trades: done }))
+          ? await ingestor.withDeferredBars(run, (done, total) =>
+              hooks.onProgress?.({ phase: 'bars', done, total, trades: done }),
+            )
           : await run();
       await store.setBulkMode(false);
     } else {
@@ -130,14 +150,24 @@ export async function createWriterNode(config: ServiceConfig, hooks: RuntimeHook
       if (config.source === 'chain') {
         const vyFiPools = config.vyFiPools ?? BUNDLED_VYFI_POOLS;
         log?.(`chain: VyFi pools: ${vyFiPools.pools.length} from ${vyFiPools.origin}`);
-        const ingest = await ChainIngest.open(ingestor, store.market, (line, fields) => log?.(line, fields), chainDecoders(vyFiPools.pools));
+        const ingest = await ChainIngest.open(
+          ingestor,
+          store.market,
+          (line, fields) => log?.(line, fields),
+          chainDecoders(vyFiPools.pools),
+        );
         const rollbackDepth = metrics?.rollbacks();
         const chainFollower = new ChainFollower(ingest, {
           url: config.ogmiosUrl ?? '',
           start: config.chainStart ?? DEFAULT_CHAIN_START,
           ...(config.kupoUrl ? { kupoUrl: config.kupoUrl } : {}),
           // The follower's lines at their level, with where the chain stands.
-          ...(log ? { log: (line: string, fields?: LogFields) => log(line, { level: 'warn', ...fields, ...tipFields(chainFollower.status()) }) } : {}),
+          ...(log
+            ? {
+                log: (line: string, fields?: LogFields) =>
+                  log(line, { level: 'warn', ...fields, ...tipFields(chainFollower.status()) }),
+              }
+            : {}),
           ...(hooks.chainBackoff ? { backoff: hooks.chainBackoff } : {}),
           onRollback: (_point, blocks) => rollbackDepth?.(blocks),
         });
@@ -168,7 +198,9 @@ export async function createWriterNode(config: ServiceConfig, hooks: RuntimeHook
     const limiter = keyBudgets();
     const health = (): HealthReport => ({
       status: ingestor.lastCommitError ? 'degraded' : 'ok',
-      ...(ingestor.lastCommitError ? { lastCommitError: { ...ingestor.lastCommitError, message: redact(ingestor.lastCommitError.message) } } : {}),
+      ...(ingestor.lastCommitError
+        ? { lastCommitError: { ...ingestor.lastCommitError, message: redact(ingestor.lastCommitError.message) } }
+        : {}),
       pools: market.pools.size,
       tokens: market.tokens.size,
       streams: hub.connectionCount,
@@ -214,12 +246,19 @@ export async function createWriterNode(config: ServiceConfig, hooks: RuntimeHook
         const checks: Record<string, string> = { store: closed ? 'closed' : await storeCheck(store) };
         if (follower) {
           const status = follower.status();
-          checks.chain = caughtUpNow() ? 'ok' : `catching up with the node (${status.state}${status.lagSeconds === undefined ? '' : `, ${status.lagSeconds} s behind`})`;
+          checks.chain = caughtUpNow()
+            ? 'ok'
+            : `catching up with the node (${status.state}${status.lagSeconds === undefined ? '' : `, ${status.lagSeconds} s behind`})`;
         }
         return checks;
       },
       startLive: () => {
-        simulator?.start(nowSeconds, (error) => log?.(`market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`, { level: 'error' }));
+        simulator?.start(nowSeconds, (error) =>
+          log?.(
+            `market: a block failed and will be retried: ${error instanceof Error ? error.message : String(error)}`,
+            { level: 'error' },
+          ),
+        );
         follower?.start();
       },
       close: async () => {

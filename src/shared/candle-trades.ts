@@ -16,7 +16,11 @@ const CANDLE_TRADES_MAX = 5_000;
 const PAGE = 500;
 
 /** One page of `GET …/trades?pool=&before=&limit=`, newest first. */
-export type TradesPage = (query: { readonly pool: string; readonly before: string; readonly limit: number }) => Promise<TradesResponse>;
+export type TradesPage = (query: {
+  readonly pool: string;
+  readonly before: string;
+  readonly limit: number;
+}) => Promise<TradesResponse>;
 
 export interface CandleTrades {
   /** The candle's trades, oldest first (the order the bar folds them). */
@@ -35,7 +39,12 @@ function candleSpan(time: number, resolution: Resolution): { readonly start: num
  * (the cursor `<end>.0` is before every trade of that second: sequence numbers start at 1) until a
  * trade older than the bucket, or CANDLE_TRADES_MAX.
  */
-export async function tradesOfCandle(page: TradesPage, pool: string, time: number, resolution: Resolution): Promise<CandleTrades> {
+export async function tradesOfCandle(
+  page: TradesPage,
+  pool: string,
+  time: number,
+  resolution: Resolution,
+): Promise<CandleTrades> {
   const { start, end } = candleSpan(time, resolution);
   const newestFirst: TapeTrade[] = [];
   let before: string | null = `${end}.0`;
@@ -54,7 +63,13 @@ export async function tradesOfCandle(page: TradesPage, pool: string, time: numbe
 /** The event a listed trade is in the series it was asked of (an Aggregate's own columns when asked of one). */
 function eventOfTrade(trade: TapeTrade): BarEvent {
   const own = trade.aggregate ?? { price: trade.price, previous_price: trade.previous_price, tvl: trade.tvl };
-  return { block_time: trade.time, previous_price: own.previous_price, current_price: own.price, current_tvl: own.tvl, volume: Math.round(trade.base_amount * VOLUME_SCALE) };
+  return {
+    block_time: trade.time,
+    previous_price: own.previous_price,
+    current_price: own.price,
+    current_tvl: own.tvl,
+    volume: Math.round(trade.base_amount * VOLUME_SCALE),
+  };
 }
 
 /**

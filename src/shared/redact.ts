@@ -85,7 +85,8 @@ function secretParts(address: string): { readonly exact: string[]; readonly host
     const path = url.pathname.slice(1);
     exact.add(path).add(decoded(path));
     for (const segment of path.split('/')) exact.add(segment).add(decoded(segment));
-    for (const piece of [url.search, url.search.slice(1), url.hash, url.hash.slice(1)]) exact.add(piece).add(decoded(piece));
+    for (const piece of [url.search, url.search.slice(1), url.hash, url.hash.slice(1)])
+      exact.add(piece).add(decoded(piece));
     for (const pair of url.search.slice(1).split('&')) {
       exact.add(pair);
       for (const piece of pair.split('=')) exact.add(piece).add(decoded(piece));
@@ -114,7 +115,9 @@ const anyCase = (part: string) =>
   [...part]
     .map((char) => {
       const [lower, upper] = [char.toLowerCase(), char.toUpperCase()];
-      return lower !== upper && lower.length === 1 && upper.length === 1 ? `[${escaped(lower)}${escaped(upper)}]` : escaped(char);
+      return lower !== upper && lower.length === 1 && upper.length === 1
+        ? `[${escaped(lower)}${escaped(upper)}]`
+        : escaped(char);
     })
     .join('');
 
@@ -156,7 +159,12 @@ export function redactText(text: string, addresses: readonly (string | undefined
 
 /** An error's text (its message, or the value as a string) with `addresses` removed: what may be logged or shown. */
 export function redactError(error: unknown, addresses: readonly (string | undefined)[]): string {
-  const text = error instanceof Error ? error.message || error.constructor.name : typeof error === 'string' ? error : safeString(error);
+  const text =
+    error instanceof Error
+      ? error.message || error.constructor.name
+      : typeof error === 'string'
+        ? error
+        : safeString(error);
   return redactText(text, addresses);
 }
 

@@ -21,4 +21,3 @@ export function asMillis(value: number): UnixMillis {
 export function secondsToMillis(value: UnixSeconds): UnixMillis {
   return (value * 1000) as UnixMillis;
 }
-

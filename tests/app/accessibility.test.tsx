@@ -28,7 +28,9 @@ describe('accessibility', () => {
     expect(screen.getByRole('link', { name: /TradingView/ })).toHaveAttribute('href', 'https://www.tradingview.com/');
 
     await user.click(screen.getByRole('button', { name: 'Compare DEX pools with Aggregate' }));
-    await waitFor(() => expect(Number(screen.getByTestId('compare-chart').dataset.series)).toBeGreaterThan(1), { timeout: 10_000 });
+    await waitFor(() => expect(Number(screen.getByTestId('compare-chart').dataset.series)).toBeGreaterThan(1), {
+      timeout: 10_000,
+    });
     expect(screen.getByTestId('compare-chart').querySelectorAll(FOCUSABLE)).toHaveLength(0);
   });
 });

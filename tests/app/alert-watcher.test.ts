@@ -21,21 +21,31 @@ describe('the alert watcher', () => {
 
   const feedOf = (harness: Harness): AlertFeed => ({
     onTrades: (target, listener) => harness.datafeed.onTrades(target, listener),
-    poolPrice: async (pool) => (await harness.datafeed.gateway.getOrThrow('/tokens/current', { pool }, tokenStatsSchema)).current_price,
+    poolPrice: async (pool) =>
+      (await harness.datafeed.gateway.getOrThrow('/tokens/current', { pool }, tokenStatsSchema)).current_price,
   });
-  const price = async (pool: string) => (await h.datafeed.gateway.getOrThrow('/tokens/current', { pool }, tokenStatsSchema)).current_price;
+  const price = async (pool: string) =>
+    (await h.datafeed.gateway.getOrThrow('/tokens/current', { pool }, tokenStatsSchema)).current_price;
 
   it('fires the alert a trade crosses, once, on a pool not shown anywhere, and marks it in the book', async () => {
     const [pool] = await aggregatesByActivity(h.tp.runtime);
     if (!pool) throw new Error('no Aggregate pool');
     const now = await price(pool.poolId);
     const book = new AlertBook(memoryStorage());
-    const base = { symbol: 'x', group: AGGREGATE_GROUP, pool: pool.poolId, label: 'X/ADA on Aggregate', inverted: false };
+    const base = {
+      symbol: 'x',
+      group: AGGREGATE_GROUP,
+      pool: pool.poolId,
+      label: 'X/ADA on Aggregate',
+      inverted: false,
+    };
     const above = book.add({ ...base, condition: { kind: 'above', price: now * (1 + 1e-9) } });
     const below = book.add({ ...base, condition: { kind: 'below', price: now * (1 - 1e-9) } });
     const fired: Alert[] = [];
     let live = false;
-    const watcher = new AlertWatcher(book, feedOf(h), (alert) => fired.push(alert), { onLive: (value) => (live = value) });
+    const watcher = new AlertWatcher(book, feedOf(h), (alert) => fired.push(alert), {
+      onLive: (value) => (live = value),
+    });
     await expect.poll(() => live, { timeout: 10_000 }).toBe(true);
 
     // Trades until the pool's price moves (a trade on any pool of the pair moves the Aggregate).
@@ -53,7 +63,7 @@ describe('the alert watcher', () => {
     watcher.dispose();
   });
 
-  it('asks a DEX pool\'s price (they do not stream): a price that crosses fires', async () => {
+  it("asks a DEX pool's price (they do not stream): a price that crosses fires", async () => {
     const [aggregate] = await aggregatesByActivity(h.tp.runtime);
     const dex = aggregate?.pair.pools[0];
     if (!aggregate || !dex) throw new Error('no DEX pool');

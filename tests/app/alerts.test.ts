@@ -1,23 +1,54 @@
 import { describe, expect, it } from 'vitest';
-import { AlertCheck, conditionProblem, describeCondition, rearm, type Alert, type PricePoint } from '../../src/app/features/alerts/lib/alert';
-import { ALERTS_KEY, AlertBook, hasStoredAlerts, MAX_ALERTS, readAlerts, type NewAlert } from '../../src/app/features/alerts/lib/alert-book';
+import {
+  AlertCheck,
+  conditionProblem,
+  describeCondition,
+  rearm,
+  type Alert,
+  type PricePoint,
+} from '../../src/app/features/alerts/lib/alert';
+import {
+  ALERTS_KEY,
+  AlertBook,
+  hasStoredAlerts,
+  MAX_ALERTS,
+  readAlerts,
+  type NewAlert,
+} from '../../src/app/features/alerts/lib/alert-book';
 import { memoryStorage } from './render-app';
 
 const MIN = 60_000;
-const at = (minutes: number, price: number, previous?: number): PricePoint => ({ time: minutes * MIN, price, ...(previous === undefined ? {} : { previous }) });
+const at = (minutes: number, price: number, previous?: number): PricePoint => ({
+  time: minutes * MIN,
+  price,
+  ...(previous === undefined ? {} : { previous }),
+});
 const fires = (check: AlertCheck, points: PricePoint[]) => points.map((p) => check.observe(p)?.price);
 
 describe('alert conditions', () => {
   it('crosses above: from below the threshold to at or above it, never from a price already above', () => {
     const check = new AlertCheck({ condition: { kind: 'above', price: 10 }, inverted: false });
     // Already above when armed (the trade's previous price 11): no cross; down and back up: a cross.
-    expect(fires(check, [at(0, 12, 11), at(1, 9, 12), at(2, 9.5, 9), at(3, 10, 9.5), at(4, 11, 10)])).toEqual([undefined, undefined, undefined, 10, undefined]);
+    expect(fires(check, [at(0, 12, 11), at(1, 9, 12), at(2, 9.5, 9), at(3, 10, 9.5), at(4, 11, 10)])).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      10,
+      undefined,
+    ]);
   });
 
   it('crosses below, with prices that come without the price before them (asked, not traded)', () => {
     const check = new AlertCheck({ condition: { kind: 'below', price: 10 }, inverted: false });
     // The first price has nothing before it; then 12 → 9 crosses.
-    expect(fires(check, [at(0, 12), at(1, 11), at(2, 9), at(3, 8), at(4, 12), at(5, 10)])).toEqual([undefined, undefined, 9, undefined, undefined, 10]);
+    expect(fires(check, [at(0, 12), at(1, 11), at(2, 9), at(3, 8), at(4, 12), at(5, 10)])).toEqual([
+      undefined,
+      undefined,
+      9,
+      undefined,
+      undefined,
+      10,
+    ]);
   });
 
   it('an inverted pair compares the inverted prices (ADA/SNEK above 200 = SNEK/ADA below 0.005)', () => {
@@ -36,7 +67,7 @@ describe('alert conditions', () => {
     expect(fired[2]?.move).toBeCloseTo(-5.1, 6);
   });
 
-  it('a move older than the window does not count: the price at the window\'s start is the last before it', () => {
+  it("a move older than the window does not count: the price at the window's start is the last before it", () => {
     const check = new AlertCheck({ condition: { kind: 'move', percent: 5, minutes: 10 }, inverted: false });
     // 100 at minute 0, 104 at 5, then 106 at 20: 100 is out of the window, 104 was the price through its start (1.9 %).
     expect(fires(check, [at(0, 100, 100), at(5, 104), at(20, 106)])).toEqual([undefined, undefined, undefined]);
@@ -60,7 +91,14 @@ describe('alert conditions', () => {
   });
 });
 
-const snek: NewAlert = { symbol: 'ADA.SNEK_Aggregate_Pool1', group: 'Aggregate', pool: 'pool1abc', label: 'SNEK/ADA on Aggregate', inverted: false, condition: { kind: 'above', price: 0.005 } };
+const snek: NewAlert = {
+  symbol: 'ADA.SNEK_Aggregate_Pool1',
+  group: 'Aggregate',
+  pool: 'pool1abc',
+  label: 'SNEK/ADA on Aggregate',
+  inverted: false,
+  condition: { kind: 'above', price: 0.005 },
+};
 
 describe('the alert book', () => {
   it('keeps alerts in storage and reads them back on the next visit, armed ones still armed', () => {
@@ -99,7 +137,11 @@ describe('the alert book', () => {
     const good: Alert = { ...snek, id: 'x', createdAt: 1, status: 'armed' };
     expect(readAlerts('not json')).toEqual([]);
     expect(readAlerts('{"a":1}')).toEqual([]);
-    expect(readAlerts(JSON.stringify([good, { ...good, condition: { kind: 'move', percent: -3, minutes: 5 } }, { id: 'y' }]))).toEqual([good]);
+    expect(
+      readAlerts(
+        JSON.stringify([good, { ...good, condition: { kind: 'move', percent: -3, minutes: 5 } }, { id: 'y' }]),
+      ),
+    ).toEqual([good]);
     expect(rearm({ ...good, status: 'fired', firedAt: 5, firedPrice: 1 })).toEqual(good);
   });
 });

@@ -26,7 +26,11 @@ async function aggregateInfo(name: string): Promise<{ ticker: string; pricescale
   const body = symbolInfoResponseSchema.parse(await (await bed.tp.fetch('/gw/v1/symbol_info?group=Aggregate')).json());
   const i = body.symbol.indexOf(name);
   if (i < 0) throw new Error(`no ${name}`);
-  return { ticker: ensureDefined(body.ticker[i]), pricescale: ensureDefined(body.pricescale[i]), quoteUnit: ensureDefined(body.currency[i]) };
+  return {
+    ticker: ensureDefined(body.ticker[i]),
+    pricescale: ensureDefined(body.pricescale[i]),
+    quoteUnit: ensureDefined(body.currency[i]),
+  };
 }
 
 describe('the charting app', () => {
@@ -36,7 +40,9 @@ describe('the charting app', () => {
     const chart = await chartReady(container, 'ADA.SNEK_Aggregate_Pool1');
     // Its bars were asked for by the pool ID the gateway's /info names.
     const firstHistory = rendered.fetched.findIndex((url) => url.includes('/history?'));
-    const deepest = ensureDefined(gatewayInfoSchema.parse(await (await bed.tp.fetch('/gw/v1/info')).json()).deepest?.Aggregate);
+    const deepest = ensureDefined(
+      gatewayInfoSchema.parse(await (await bed.tp.fetch('/gw/v1/info')).json()).deepest?.Aggregate,
+    );
     expect(rendered.fetched[firstHistory]).toContain(`symbol=${deepest}&`);
     expect(Number(chart.dataset.bars)).toBeGreaterThan(10);
     await waitFor(() => expect(urlParams().get('symbol')).toBe('ADA.SNEK_Aggregate_Pool1'));
@@ -51,7 +57,9 @@ describe('the charting app', () => {
     await chartReady(container, 'ADA.SNEK_Aggregate_Pool1');
     const input = screen.getByRole('combobox', { name: 'Search pairs' });
     await user.click(input);
-    await waitFor(() => expect(screen.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true'), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true'), {
+      timeout: 10_000,
+    });
     await user.type(input, 'MIN');
     const listbox = screen.getByRole('listbox', { name: 'Pairs' });
     const options = await within(listbox).findAllByRole('option');
@@ -83,7 +91,9 @@ describe('the charting app', () => {
     await chartReady(container);
     const input = screen.getByRole('combobox', { name: 'Search pairs' });
     await user.click(input);
-    await waitFor(() => expect(screen.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true'), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true'), {
+      timeout: 10_000,
+    });
     await user.type(input, 'World Mobile');
     let options = await within(screen.getByRole('listbox')).findAllByRole('option');
     expect(options[0]).toHaveAttribute('data-symbol', 'ADA.WMT_Aggregate_Pool1');
@@ -104,7 +114,9 @@ describe('the charting app', () => {
     const { policyId, assetName } = splitTokenUnit(djed.quoteUnit);
     const input = screen.getByRole('combobox', { name: 'Search pairs' });
     await user.click(input);
-    await waitFor(() => expect(screen.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true'), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true'), {
+      timeout: 10_000,
+    });
     await user.type(input, assetFingerprint(policyId, assetName));
     let options = await within(screen.getByRole('listbox')).findAllByRole('option');
     expect(options[0]).toHaveAttribute('data-symbol', 'ADA.DJED_Aggregate_Pool1');
@@ -116,7 +128,10 @@ describe('the charting app', () => {
     expect(options.map((o) => o.getAttribute('data-symbol'))).toEqual(expected.map((r) => r.symbol));
     expect(options.some((o) => /DJED/.test(o.getAttribute('data-symbol') ?? ''))).toBe(true);
     options = options.filter((o) => /DJED/.test(o.getAttribute('data-symbol') ?? ''));
-    const dex = ensureDefined(options.find((o) => !/_Aggregate_/.test(o.getAttribute('data-symbol') ?? '')), 'a DEX pool of DJED');
+    const dex = ensureDefined(
+      options.find((o) => !/_Aggregate_/.test(o.getAttribute('data-symbol') ?? '')),
+      'a DEX pool of DJED',
+    );
     const name = ensureDefined(dex.getAttribute('data-symbol'));
     await user.click(dex);
     await chartReady(container, name);
@@ -152,7 +167,14 @@ describe('the charting app', () => {
     // The registry's name (from the gateway's token metadata), not the decoded asset name.
     await waitFor(() => expect(screen.getByTestId('header-name')).toHaveTextContent(/^Snek$/));
     expect(screen.getByTestId('header-ticker')).toHaveTextContent(/^SNEK$/);
-    for (const id of ['header-change-1h', 'header-change-24h', 'header-tvl', 'header-tvl-change', 'header-volume-1h', 'header-volume-24h']) {
+    for (const id of [
+      'header-change-1h',
+      'header-change-24h',
+      'header-tvl',
+      'header-tvl-change',
+      'header-volume-1h',
+      'header-volume-24h',
+    ]) {
       expect(screen.getByTestId(id).textContent).toMatch(/\d/);
     }
     expect(screen.getByTestId('header-change-24h').textContent).toMatch(/%$/);
@@ -168,7 +190,9 @@ describe('the charting app', () => {
     const rendered = open(`/?symbol=${target.poolId}&res=1`);
     const chart = await chartReady(rendered.container);
     await waitFor(() => expect(chart.dataset.live).toBe('true'), { timeout: 10_000 });
-    await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'live'), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'live'), {
+      timeout: 10_000,
+    });
     await screen.findByTestId('header-price');
     // Going live fetched the statistics again: let that settle, so that what moves next is the trade event.
     await waitFor(() => expect(rendered.services.queryClient.isFetching()).toBe(0));
@@ -182,11 +206,17 @@ describe('the charting app', () => {
     await waitFor(() => expect(Number(chart.dataset.lastClose)).toBe(now.current_price), { timeout: 10_000 });
     // The last candle is the server's newest 1-minute bar, opened or updated by the trade.
     const newest = historyResponseSchema.parse(
-      await (await bed.tp.fetch(`/gw/v1/history?symbol=${target.poolId}&resolution=1min&to=${Math.floor(Date.now() / 1000) + 60}&countback=1`)).json(),
+      await (
+        await bed.tp.fetch(
+          `/gw/v1/history?symbol=${target.poolId}&resolution=1min&to=${Math.floor(Date.now() / 1000) + 60}&countback=1`,
+        )
+      ).json(),
     );
     expect(Number(chart.dataset.lastTime)).toBe(newest.t[0]);
     expect(Number(chart.dataset.lastTime)).toBeGreaterThanOrEqual(lastBefore);
-    await waitFor(() => expect(Number(screen.getByTestId('header-price').dataset.value)).toBe(now.current_price), { timeout: 10_000 });
+    await waitFor(() => expect(Number(screen.getByTestId('header-price').dataset.value)).toBe(now.current_price), {
+      timeout: 10_000,
+    });
     // Moved by the trade event itself, not by fetching the statistics again.
     expect(statsFetches()).toBe(fetchesBefore);
     expect(rendered.sources.length).toBe(1);
@@ -243,12 +273,19 @@ describe('the charting app', () => {
     first.close();
 
     const outage: FetchFault = (url) =>
-      url.includes('/history') ? new Response(JSON.stringify({ s: 'error', errmsg: 'Upstream unavailable: test outage' }), { status: 502, headers: { 'Content-Type': 'application/json' } }) : undefined;
+      url.includes('/history')
+        ? new Response(JSON.stringify({ s: 'error', errmsg: 'Upstream unavailable: test outage' }), {
+            status: 502,
+            headers: { 'Content-Type': 'application/json' },
+          })
+        : undefined;
     const second = open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=5', outage);
     // The chart first loads from a stand-in (the symbol name) and, that having failed, loads again once
     // the symbol resolves: take the Retry of the error that stays.
     await screen.findByTestId('token-header', {}, { timeout: 10_000 });
-    await waitFor(() => expect(second.fetched.some((url) => /\/history\?symbol=[0-9a-f]{16,}&/.test(url))).toBe(true), { timeout: 10_000 });
+    await waitFor(() => expect(second.fetched.some((url) => /\/history\?symbol=[0-9a-f]{16,}&/.test(url))).toBe(true), {
+      timeout: 10_000,
+    });
     await waitFor(() => expect(chartElement(second.container).dataset.status).toBe('error'), { timeout: 10_000 });
     const error = await screen.findByTestId('chart-error');
     expect(screen.getByTestId('chart-error-message')).toHaveTextContent('Upstream unavailable: test outage');

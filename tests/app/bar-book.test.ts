@@ -5,7 +5,15 @@ import { invertBar } from '../../src/app/lib/orientation';
 import { asSeconds } from '../../src/shared/time';
 
 const T0 = 1_736_942_400;
-const bar = (minute: number, close: number): Bar => ({ time: asSeconds(T0 + minute * 60), open: close, high: close, low: close, close, volume: minute + 1, tvl: 1000 });
+const bar = (minute: number, close: number): Bar => ({
+  time: asSeconds(T0 + minute * 60),
+  open: close,
+  high: close,
+  low: close,
+  close,
+  volume: minute + 1,
+  tvl: 1000,
+});
 
 describe('BarBook.replaceFrom (a chain rollback)', () => {
   it('puts the bars from a time on in place of those held, keeping the older ones, as shown', () => {

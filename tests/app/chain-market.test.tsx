@@ -33,9 +33,14 @@ describe.skipIf(!hasPrise)('a market from the chain', () => {
     const blocks = realOgmiosBlocks();
     fake = await FakeOgmios.start(blocks);
     const start = ensureDefined(blocks[0]);
-    const follower = await startServerProcess({ dataDir: dir, args: ['--source', 'chain', '--ogmios', fake.url, '--chain-start', `${start.slot}.${start.id}`] });
+    const follower = await startServerProcess({
+      dataDir: dir,
+      args: ['--source', 'chain', '--ogmios', fake.url, '--chain-start', `${start.slot}.${start.id}`],
+    });
     try {
-      const health = async () => ((await (await fetch(`${follower.origin}/healthz`)).json()) as { chain: { tipSlot: number | null } }).chain.tipSlot;
+      const health = async () =>
+        ((await (await fetch(`${follower.origin}/healthz`)).json()) as { chain: { tipSlot: number | null } }).chain
+          .tipSlot;
       await vi.waitUntil(async () => (await health()) === blocks.at(-1)?.slot, { timeout: 20_000, interval: 50 });
     } finally {
       await follower.stop();
@@ -45,9 +50,13 @@ describe.skipIf(!hasPrise)('a market from the chain', () => {
 
   /** The Aggregate pool that traded on chain, with its stored trades. */
   async function tradedPool(): Promise<{ symbol: string; id: string }> {
-    const symbols = symbolInfoResponseSchema.parse(await (await bed.tp.fetch('/gw/v1/symbol_info?group=Aggregate')).json());
+    const symbols = symbolInfoResponseSchema.parse(
+      await (await bed.tp.fetch('/gw/v1/symbol_info?group=Aggregate')).json(),
+    );
     for (const [i, ticker] of symbols.ticker.entries()) {
-      const body = tradesResponseSchema.parse(await (await bed.tp.fetch(`/gw/v1/trades?pool=${ticker}&limit=5`)).json());
+      const body = tradesResponseSchema.parse(
+        await (await bed.tp.fetch(`/gw/v1/trades?pool=${ticker}&limit=5`)).json(),
+      );
       const trade = body.trades[0];
       if (trade) return { symbol: ensureDefined(symbols.symbol[i]), id: trade.id };
     }

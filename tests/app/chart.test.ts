@@ -62,10 +62,24 @@ const INFO: LibrarySymbolInfo = {
 };
 
 function barsEvery(startMs: number, stepS: number, count: number): Bar[] {
-  return Array.from({ length: count }, (_, i) => ({ time: asSeconds(startMs / 1000 + i * stepS), open: 1, high: 1.2, low: 0.9, close: 1.1, volume: 10, tvl: 1000 + i }));
+  return Array.from({ length: count }, (_, i) => ({
+    time: asSeconds(startMs / 1000 + i * stepS),
+    open: 1,
+    high: 1.2,
+    low: 0.9,
+    close: 1.1,
+    volume: 10,
+    tvl: 1000 + i,
+  }));
 }
 
-const appearance = (timeZone: 'utc' | 'local', showTvl = false): ChartAppearance => ({ theme: 'dark', showVolume: true, showTvl, logScale: false, timeZone });
+const appearance = (timeZone: 'utc' | 'local', showTvl = false): ChartAppearance => ({
+  theme: 'dark',
+  showVolume: true,
+  showTvl,
+  logScale: false,
+  timeZone,
+});
 
 async function draw(bars: readonly Bar[], resolution: ResolutionString, look: ChartAppearance) {
   const container = document.createElement('div');
@@ -80,7 +94,8 @@ async function draw(bars: readonly Bar[], resolution: ResolutionString, look: Ch
   const times = () => candles.data().map((d) => Number(d.time));
   const options = chart.options();
   const label = (time: number) => ensureDefined(options.localization.timeFormatter)(time as Time);
-  const tick = (time: number, type: number) => ensureDefined((options.timeScale as TimeScaleOptions).tickMarkFormatter)(time as Time, type, 'en-US');
+  const tick = (time: number, type: number) =>
+    ensureDefined((options.timeScale as TimeScaleOptions).tickMarkFormatter)(time as Time, type, 'en-US');
   return { container, controller, chart, times, label, tick };
 }
 
@@ -136,8 +151,14 @@ describe('the TVL pane', () => {
   });
 });
 
-describe('a chart shown from bars in hand (the page\'s first paint)', () => {
-  const AGGREGATE: LibrarySymbolInfo = { ...INFO, name: 'ADA.SNEK_Aggregate_Pool1', exchange: 'Aggregate', listed_exchange: 'Aggregate', ticker: 'e943c11a' };
+describe("a chart shown from bars in hand (the page's first paint)", () => {
+  const AGGREGATE: LibrarySymbolInfo = {
+    ...INFO,
+    name: 'ADA.SNEK_Aggregate_Pool1',
+    exchange: 'Aggregate',
+    listed_exchange: 'Aggregate',
+    ticker: 'e943c11a',
+  };
 
   it('is ready without a datafeed; once connected it asks nothing for those bars and follows them live from the newest', async () => {
     // A page of bars: the view shows the newest, far from the oldest (no older page is asked).
@@ -156,7 +177,12 @@ describe('a chart shown from bars in hand (the page\'s first paint)', () => {
         asked.push(args);
         return Promise.resolve({ bars: [], noData: true });
       },
-      onBars: (_info: LibrarySymbolInfo, _resolution: ResolutionString, listener: { onBar: (bar: Bar) => void }, newest?: Bar) => {
+      onBars: (
+        _info: LibrarySymbolInfo,
+        _resolution: ResolutionString,
+        listener: { onBar: (bar: Bar) => void },
+        newest?: Bar,
+      ) => {
         followed.push({ newest, onBar: listener.onBar });
         return () => undefined;
       },
@@ -187,12 +213,27 @@ describe('a chart shown from bars in hand (the page\'s first paint)', () => {
     chart.place(second);
     expect(second.querySelector('.chart__view')).toBe(view);
     expect(first.querySelector('.chart__view')).toBeNull();
-    expect(second.dataset).toMatchObject({ status: 'ready', bars: '10', symbol: INFO.name, resolution: '60', theme: 'dark' });
+    expect(second.dataset).toMatchObject({
+      status: 'ready',
+      bars: '10',
+      symbol: INFO.name,
+      resolution: '60',
+      theme: 'dark',
+    });
   });
 });
 
 describe('the chart legend', () => {
-  const bar = (open: number, close: number) => legendOf({ time: asSeconds(1_738_332_000), open, high: Math.max(open, close), low: Math.min(open, close), close, volume: 1234.5, tvl: 8_590_000 });
+  const bar = (open: number, close: number) =>
+    legendOf({
+      time: asSeconds(1_738_332_000),
+      open,
+      high: Math.max(open, close),
+      low: Math.min(open, close),
+      close,
+      volume: 1234.5,
+      tvl: 8_590_000,
+    });
   const legendIn = (pricescale: number | undefined, title: string | undefined, shown = bar(1, 1.1)) => {
     const parent = document.createElement('div');
     document.body.append(parent);
@@ -210,7 +251,9 @@ describe('the chart legend', () => {
   });
 
   it('writes prices with an adaptive precision while the pricescale is unknown (0: a stand-in symbol)', () => {
-    expect(legendIn(0, undefined, bar(1.2, 1.23456)).querySelector('[data-testid="legend-close"]')?.textContent).toBe('1.2346');
+    expect(legendIn(0, undefined, bar(1.2, 1.23456)).querySelector('[data-testid="legend-close"]')?.textContent).toBe(
+      '1.2346',
+    );
   });
 
   it('is a valid description list: only dt/dd groups inside the <dl>, the title outside; hidden without a bar', () => {

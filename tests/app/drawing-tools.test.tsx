@@ -20,7 +20,15 @@ const INFO: LibrarySymbolInfo = {
   minmov: 1,
 };
 const START = Date.UTC(2025, 0, 15) / 1000;
-const BARS: Bar[] = Array.from({ length: 20 }, (_, i) => ({ time: asSeconds(START + i * 3600), open: 0.002, high: 0.0025, low: 0.0015, close: 0.002, volume: 10, tvl: 1000 }));
+const BARS: Bar[] = Array.from({ length: 20 }, (_, i) => ({
+  time: asSeconds(START + i * 3600),
+  open: 0.002,
+  high: 0.0025,
+  low: 0.0015,
+  close: 0.002,
+  volume: 10,
+  tvl: 1000,
+}));
 
 describe('the drawing tools', () => {
   const charts: Chart[] = [];
@@ -32,7 +40,13 @@ describe('the drawing tools', () => {
   function surface() {
     const container = document.createElement('div');
     document.body.append(container);
-    const chart = new Chart(container, { theme: 'dark', showVolume: true, showTvl: false, logScale: false, timeZone: 'utc' });
+    const chart = new Chart(container, {
+      theme: 'dark',
+      showVolume: true,
+      showTvl: false,
+      logScale: false,
+      timeZone: 'utc',
+    });
     charts.push(chart);
     chart.showBars(INFO, '60', BARS);
     return chart.surface();
@@ -40,16 +54,29 @@ describe('the drawing tools', () => {
 
   it('names every control, picks tools, and selects, colours and deletes a kept drawing from the keyboard’s list', async () => {
     const user = userEvent.setup();
-    saveDrawings(localStorage, 'Minswap', INFO.name, [{ id: 'a', kind: 'trend', points: [{ time: START, price: 0.002 }, { time: START + 7200, price: 0.0021 }], color: '#3b82f6' }]);
+    saveDrawings(localStorage, 'Minswap', INFO.name, [
+      {
+        id: 'a',
+        kind: 'trend',
+        points: [
+          { time: START, price: 0.002 },
+          { time: START + 7200, price: 0.0021 },
+        ],
+        color: '#3b82f6',
+      },
+    ]);
     const host = surface();
     const { rerender, unmount } = render(<DrawingTools host={host} group="Minswap" symbol={INFO.name} open={false} />);
     // Closed: nothing shown, the drawings drawn all the same.
     expect(screen.queryByRole('group', { name: 'Drawing tools' })).toBeNull();
     rerender(<DrawingTools host={host} group="Minswap" symbol={INFO.name} open />);
-    for (const name of ['Horizontal line', 'Trend line', 'Ray', 'Rectangle', 'Measure', 'Text note']) expect(screen.getByRole('button', { name })).toHaveAttribute('aria-pressed', 'false');
+    for (const name of ['Horizontal line', 'Trend line', 'Ray', 'Rectangle', 'Measure', 'Text note'])
+      expect(screen.getByRole('button', { name })).toHaveAttribute('aria-pressed', 'false');
     await user.click(screen.getByRole('button', { name: 'Ray' }));
     expect(screen.getByRole('button', { name: 'Ray' })).toHaveAttribute('aria-pressed', 'true');
-    expect(screen.getByRole('status')).toHaveTextContent('Ray: click or tap its first point, then its second (or Place).');
+    expect(screen.getByRole('status')).toHaveTextContent(
+      'Ray: click or tap its first point, then its second (or Place).',
+    );
     await user.keyboard('{Escape}');
     expect(screen.getByRole('button', { name: 'Ray' })).toHaveAttribute('aria-pressed', 'false');
 

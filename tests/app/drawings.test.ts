@@ -2,7 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Bar, LibrarySymbolInfo } from '../../src/datafeed';
 import { Chart } from '../../src/app/features/chart/lib/chart';
 import { DrawingLayer } from '../../src/app/features/drawings/lib/drawing-layer';
-import { hitTest, logicalOfTime, rayEnd, timeOfLogical, type Shape } from '../../src/app/features/drawings/lib/geometry';
+import {
+  hitTest,
+  logicalOfTime,
+  rayEnd,
+  timeOfLogical,
+  type Shape,
+} from '../../src/app/features/drawings/lib/geometry';
 import { formatPercent, formatSpan, measure } from '../../src/app/features/drawings/lib/model';
 import { loadDrawings, MAX_DRAWINGS, parseDrawings, saveDrawings } from '../../src/app/features/drawings/lib/storage';
 import { drawingsKey, hasDrawings } from '../../src/app/features/drawings/lib/storage-key';
@@ -55,10 +61,31 @@ describe('times and logical indexes', () => {
 describe('hit tests', () => {
   const shapes: Shape[] = [
     { id: 'h', kind: 'hline', points: [{ x: 50, y: 100 }] },
-    { id: 't', kind: 'trend', points: [{ x: 0, y: 0 }, { x: 100, y: 100 }] },
-    { id: 'r', kind: 'rect', points: [{ x: 200, y: 200 }, { x: 300, y: 260 }] },
+    {
+      id: 't',
+      kind: 'trend',
+      points: [
+        { x: 0, y: 0 },
+        { x: 100, y: 100 },
+      ],
+    },
+    {
+      id: 'r',
+      kind: 'rect',
+      points: [
+        { x: 200, y: 200 },
+        { x: 300, y: 260 },
+      ],
+    },
     { id: 'n', kind: 'note', points: [{ x: 400, y: 50 }], box: { width: 60, height: 24 } },
-    { id: 'ray', kind: 'ray', points: [{ x: 500, y: 300 }, { x: 510, y: 300 }] },
+    {
+      id: 'ray',
+      kind: 'ray',
+      points: [
+        { x: 500, y: 300 },
+        { x: 510, y: 300 },
+      ],
+    },
   ];
   it('takes an end first, then the line or area', () => {
     expect(hitTest(shapes, { x: 98, y: 101 }, 6)).toEqual({ id: 't', handle: 1 });
@@ -130,7 +157,15 @@ describe('storage', () => {
   });
 
   it('says so when the browser refuses, and reads a refusing storage as none', () => {
-    const refusing = { ...memory(), setItem: () => { throw new Error('QuotaExceededError'); }, getItem: () => { throw new Error('SecurityError'); } } as Storage;
+    const refusing = {
+      ...memory(),
+      setItem: () => {
+        throw new Error('QuotaExceededError');
+      },
+      getItem: () => {
+        throw new Error('SecurityError');
+      },
+    } as Storage;
     expect(saveDrawings(refusing, 'g', 's', [line as never])).toBe(false);
     expect(loadDrawings(refusing, 'g', 's')).toEqual([]);
   });
@@ -157,7 +192,15 @@ const INFO: LibrarySymbolInfo = {
   minmov: 1,
 };
 const START = Date.UTC(2025, 0, 15) / 1000;
-const BARS: Bar[] = Array.from({ length: 50 }, (_, i) => ({ time: asSeconds(START + i * 3600), open: 0.002, high: 0.0025, low: 0.0015, close: 0.002 + i * 0.00001, volume: 10, tvl: 1000 }));
+const BARS: Bar[] = Array.from({ length: 50 }, (_, i) => ({
+  time: asSeconds(START + i * 3600),
+  open: 0.002,
+  high: 0.0025,
+  low: 0.0015,
+  close: 0.002 + i * 0.00001,
+  volume: 10,
+  tvl: 1000,
+}));
 
 describe('drawings on the chart', () => {
   const made: { dispose(): void }[] = [];
@@ -168,7 +211,13 @@ describe('drawings on the chart', () => {
   function chartWithBars() {
     const container = document.createElement('div');
     document.body.append(container);
-    const chart = new Chart(container, { theme: 'dark', showVolume: true, showTvl: false, logScale: false, timeZone: 'utc' });
+    const chart = new Chart(container, {
+      theme: 'dark',
+      showVolume: true,
+      showTvl: false,
+      logScale: false,
+      timeZone: 'utc',
+    });
     made.push(chart);
     chart.showBars(INFO, '60', BARS);
     return chart;
@@ -190,7 +239,10 @@ describe('drawings on the chart', () => {
     const storage = memory();
     const layer = new DrawingLayer(chart.surface(), storage, 'Minswap', INFO.name);
     made.push(layer);
-    const line = layer.add('trend', [{ time: START, price: 0.002 }, { time: START + 10 * 3600, price: 0.0021 }]);
+    const line = layer.add('trend', [
+      { time: START, price: 0.002 },
+      { time: START + 10 * 3600, price: 0.0021 },
+    ]);
     expect(layer.getState().selected).toBe(line.id);
     layer.setColor('#ff0000');
     layer.setColor('not a colour');

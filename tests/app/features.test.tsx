@@ -27,13 +27,31 @@ describe('compare mode', () => {
     const { container } = open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=60');
     await chartReady(container);
     await user.click(screen.getByRole('button', { name: 'Compare DEX pools with Aggregate' }));
-    expect(screen.getByRole('button', { name: 'Compare DEX pools with Aggregate' })).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByRole('button', { name: 'Compare DEX pools with Aggregate' })).toHaveAttribute(
+      'aria-pressed',
+      'true',
+    );
     const legend = await screen.findByTestId('compare-legend', {}, { timeout: 10_000 });
     const items = within(legend).getAllByTestId('compare-legend-item');
     expect(items[0]).toHaveAttribute('data-group', 'Aggregate');
     expect(items.length).toBeGreaterThan(1);
     // Every DEX pool of ADA/SNEK is listed (up to the cap).
-    const dexPools = (await Promise.all(['Minswap', 'MinswapV2', 'SundaeSwap', 'SundaeSwapV3', 'WingRiders', 'WingRidersV2', 'Spectrum', 'Splash', 'MuesliSwap', 'VyFi'].map(symbols)))
+    const dexPools = (
+      await Promise.all(
+        [
+          'Minswap',
+          'MinswapV2',
+          'SundaeSwap',
+          'SundaeSwapV3',
+          'WingRiders',
+          'WingRidersV2',
+          'Spectrum',
+          'Splash',
+          'MuesliSwap',
+          'VyFi',
+        ].map(symbols),
+      )
+    )
       .flatMap((body) => body.symbol)
       .filter((name) => name.startsWith('ADA.SNEK_'));
     expect(items.length).toBe(Math.min(8, dexPools.length + 1));
@@ -58,7 +76,10 @@ describe('watchlist', () => {
     const body = await symbols('Aggregate');
     const ticker = ensureDefined(body.ticker[body.symbol.indexOf('ADA.DJED_Aggregate_Pool1')]);
     const stats = tokenStatsSchema.parse(await (await bed.tp.fetch(`/gw/v1/tokens/current?pool=${ticker}`)).json());
-    await waitFor(() => expect(Number(within(item).getByTestId('watchlist-price').dataset.value)).toBe(stats.current_price), { timeout: 10_000 });
+    await waitFor(
+      () => expect(Number(within(item).getByTestId('watchlist-price').dataset.value)).toBe(stats.current_price),
+      { timeout: 10_000 },
+    );
     first.close();
 
     const second = open('/?symbol=ADA.SNEK_Aggregate_Pool1', storage);
@@ -109,7 +130,18 @@ describe('group picker', () => {
     const picker = screen.getByRole('combobox', { name: 'Group' });
     await waitFor(() => expect(within(picker).getAllByRole('option')).toHaveLength(11));
     // A DEX group with a SNEK pool, and one without (if the market has one).
-    const groups = ['Minswap', 'MinswapV2', 'SundaeSwap', 'SundaeSwapV3', 'WingRiders', 'WingRidersV2', 'Spectrum', 'Splash', 'MuesliSwap', 'VyFi'];
+    const groups = [
+      'Minswap',
+      'MinswapV2',
+      'SundaeSwap',
+      'SundaeSwapV3',
+      'WingRiders',
+      'WingRidersV2',
+      'Spectrum',
+      'Splash',
+      'MuesliSwap',
+      'VyFi',
+    ];
     const bodies = await Promise.all(groups.map(symbols));
     const withSnek = groups.find((_, i) => bodies[i]?.symbol.some((s) => s.startsWith('ADA.SNEK_')));
     const without = groups.find((_, i) => !bodies[i]?.symbol.some((s) => s.startsWith('ADA.SNEK_')));
@@ -123,7 +155,9 @@ describe('group picker', () => {
     if (without) {
       await user.selectOptions(screen.getByRole('combobox', { name: 'Group' }), without);
       expect(await screen.findByTestId('notice')).toHaveTextContent(`SNEK/ADA has no pool on ${without}`);
-      await waitFor(() => expect(urlParams().get('symbol')).toMatch(new RegExp(`_${without}_Pool\\d$`)), { timeout: 10_000 });
+      await waitFor(() => expect(urlParams().get('symbol')).toMatch(new RegExp(`_${without}_Pool\\d$`)), {
+        timeout: 10_000,
+      });
     }
   });
 });
@@ -132,7 +166,13 @@ describe('export', () => {
   it('exports the bars in view as CSV', async () => {
     const user = userEvent.setup();
     const blobs: Blob[] = [];
-    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: (blob: Blob) => (blobs.push(blob), 'blob:test'), revokeObjectURL: () => {} }));
+    vi.stubGlobal(
+      'URL',
+      Object.assign(URL, {
+        createObjectURL: (blob: Blob) => (blobs.push(blob), 'blob:test'),
+        revokeObjectURL: () => {},
+      }),
+    );
     const { container } = open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=60');
     const chart = await chartReady(container);
     await user.click(screen.getByRole('button', { name: 'CSV' }));
@@ -153,7 +193,10 @@ describe('export', () => {
 function captureDownloads(): { blobs: Blob[]; names: string[]; canvases: () => HTMLCanvasElement[] } {
   const blobs: Blob[] = [];
   const names: string[] = [];
-  vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: (blob: Blob) => (blobs.push(blob), 'blob:test'), revokeObjectURL: () => {} }));
+  vi.stubGlobal(
+    'URL',
+    Object.assign(URL, { createObjectURL: (blob: Blob) => (blobs.push(blob), 'blob:test'), revokeObjectURL: () => {} }),
+  );
   vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
     names.push(this.download);
   });
@@ -209,7 +252,10 @@ describe('export with a title strip and in compare mode', () => {
     await user.click(csvButton);
     await waitFor(() => expect(screen.getByTestId('export-status')).toHaveTextContent(/^Exported/));
     expect(downloads.names.at(-1)).toMatch(/^ADA\.SNEK-compare-60-\d{8}T\d{4}Z\.csv$/);
-    const lines = (await ensureDefined(downloads.blobs.at(-1)).text()).trim().split('\r\n').map((line) => line.split(','));
+    const lines = (await ensureDefined(downloads.blobs.at(-1)).text())
+      .trim()
+      .split('\r\n')
+      .map((line) => line.split(','));
     const [header = [], ...rows] = lines;
     const drawnItems = within(legend)
       .getAllByTestId('compare-legend-item')
@@ -226,7 +272,9 @@ describe('export with a title strip and in compare mode', () => {
       const column = rows.map((r) => r[2 + i] ?? '').filter((v) => v !== '');
       expect(formatPercent(Number(column.at(-1)))).toBe(within(item).getByText(/%$/).textContent);
     });
-    expect(screen.getByTestId('export-status')).toHaveTextContent(`Exported ${rows.length} rows of ${header.length - 2} pools`);
+    expect(screen.getByTestId('export-status')).toHaveTextContent(
+      `Exported ${rows.length} rows of ${header.length - 2} pools`,
+    );
 
     await user.click(screen.getByRole('button', { name: 'PNG' }));
     await waitFor(() => expect(screen.getByTestId('export-status')).toHaveTextContent('Exported the chart image'));
@@ -247,10 +295,18 @@ describe('token logo', () => {
     }
     const symbol = ensureDefined(name, 'a token without a logo');
     open(`/?symbol=${symbol}`);
-    await waitFor(() => expect(within(screen.getByTestId('token-header')).getByTestId('token-logo-fallback')).toBeInTheDocument(), { timeout: 10_000 });
+    await waitFor(
+      () => expect(within(screen.getByTestId('token-header')).getByTestId('token-logo-fallback')).toBeInTheDocument(),
+      { timeout: 10_000 },
+    );
     const snek = open('/?symbol=ADA.SNEK_Aggregate_Pool1');
     await chartReady(snek.container, 'ADA.SNEK_Aggregate_Pool1');
-    await waitFor(() => expect(within(screen.getByTestId('token-header')).getByTestId('token-logo')).toHaveAttribute('src', expect.stringMatching(/^data:image\/png;base64,/)));
+    await waitFor(() =>
+      expect(within(screen.getByTestId('token-header')).getByTestId('token-logo')).toHaveAttribute(
+        'src',
+        expect.stringMatching(/^data:image\/png;base64,/),
+      ),
+    );
   });
 });
 
@@ -262,7 +318,9 @@ describe('empty state', () => {
     for (const group of ['VyFi', 'MuesliSwap', 'Splash', 'Spectrum', 'WingRiders', 'Minswap']) {
       const body = await symbols(group);
       for (let i = body.symbol.length - 1; i >= 0 && name === undefined; i--) {
-        const history = (await (await bed.tp.fetch(`/gw/v1/history?symbol=${body.ticker[i]}&resolution=1d&to=${now}&countback=1`)).json()) as { t: number[] };
+        const history = (await (
+          await bed.tp.fetch(`/gw/v1/history?symbol=${body.ticker[i]}&resolution=1d&to=${now}&countback=1`)
+        ).json()) as { t: number[] };
         if (history.t.length === 0) name = body.symbol[i];
       }
       if (name !== undefined) break;
@@ -291,7 +349,10 @@ describe('connection status', () => {
 
   it('shows reconnecting, not "History only", while the live endpoint answers an HTTP error, then live', async () => {
     // A proxy's 503 (or Vite's dev proxy with the gateway down): the browser closes the EventSource.
-    const outage = (url: string) => (url.includes('/live?') ? new Response('Service Unavailable', { status: 503, headers: { 'Content-Type': 'text/plain' } }) : undefined);
+    const outage = (url: string) =>
+      url.includes('/live?')
+        ? new Response('Service Unavailable', { status: 503, headers: { 'Content-Type': 'text/plain' } })
+        : undefined;
     const rendered = bed.open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=1', { fault: outage });
     const states: string[] = [];
     rendered.services.liveStatus.subscribe(() => states.push(rendered.services.liveStatus.getSnapshot().state));

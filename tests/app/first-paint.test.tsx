@@ -5,7 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EarlyAnswers, firstChartFits, firstPaint, INFO_URL, type FirstPaint } from '../../src/app/first-paint';
 import { pagePreferences, renderSkeleton } from '../../src/app/skeleton';
 import { parseSelection } from '../../src/app/lib/selection';
-import { DEFAULT_PREFERENCES, PREFERENCES_KEY, preferencesCookie, preferencesFromCookie, storedPreferences, type Preferences } from '../../src/app/stores/preferences';
+import {
+  DEFAULT_PREFERENCES,
+  PREFERENCES_KEY,
+  preferencesCookie,
+  preferencesFromCookie,
+  storedPreferences,
+  type Preferences,
+} from '../../src/app/stores/preferences';
 import { createPreferencesStore } from '../../src/app/stores/preferences-store';
 import type { FetchLike } from '../../src/datafeed';
 import { firstChartOf, firstPage, PAGE_BARS } from '../../src/app/lib/first-chart';
@@ -36,12 +43,17 @@ function counting() {
 }
 
 /** The page as the server sends it for `search`: the skeleton in #root, then /info and the first bars (or not). */
-async function servePage(search: string, options: { bars?: boolean; info?: boolean; now?: number; preferences?: Preferences } = {}): Promise<{ info: unknown; barsUrl: string | undefined }> {
+async function servePage(
+  search: string,
+  options: { bars?: boolean; info?: boolean; now?: number; preferences?: Preferences } = {},
+): Promise<{ info: unknown; barsUrl: string | undefined }> {
   const info: unknown = await (await bed.tp.fetch(INFO_URL)).json();
   const chart = firstChartOf(search, info as { deepest?: Record<string, string> }, options.now ?? Date.now());
   const body = chart && options.bars !== false ? await (await bed.tp.fetch(chart.url)).text() : undefined;
   // With `preferences`: laid out with them, from the cookie the app wrote, which the page carries too.
-  const preferences = pagePreferences(options.preferences ? preferencesCookie(options.preferences).split(';')[0] : undefined);
+  const preferences = pagePreferences(
+    options.preferences ? preferencesCookie(options.preferences).split(';')[0] : undefined,
+  );
   document.body.innerHTML = `${options.preferences ? inlinedPreferencesElement(preferences) : ''}<div id="root">${await renderSkeleton({ pathname: '/', search, preferences, info })}</div>${options.info === false ? '' : inlinedInfoElement(info)}${
     chart && body ? inlinedBarsElement({ url: chart.url, body }) : ''
   }`;
@@ -58,7 +70,12 @@ afterEach(() => {
   performance.clearMarks();
 });
 
-function paint(search: string, fetchImpl: FetchLike, now = Date.now, storage: Pick<Storage, 'getItem'> | undefined = undefined): FirstPaint {
+function paint(
+  search: string,
+  fetchImpl: FetchLike,
+  now = Date.now,
+  storage: Pick<Storage, 'getItem'> | undefined = undefined,
+): FirstPaint {
   painted = firstPaint({ doc: document, search, storage: () => storage, now, fetch: fetchImpl });
   return painted;
 }
@@ -94,7 +111,7 @@ describe('early answers', () => {
 });
 
 describe('the first paint', () => {
-  it('draws the app\'s chart in the skeleton\'s chart place from the bars the page carries, asking nothing, and marks its first candles', async () => {
+  it("draws the app's chart in the skeleton's chart place from the bars the page carries, asking nothing, and marks its first candles", async () => {
     const search = `?group=Aggregate&symbol=${SNEK}&res=60`;
     await servePage(search);
     const { fetchImpl, reached } = counting();
@@ -140,7 +157,7 @@ describe('the first paint', () => {
     expect(barsUrl).toContain(`symbol=${deepest ?? ''}`);
   });
 
-  it('asks the first bars itself when the page carries none, or carries those of another bar\'s bucket, and draws nothing', async () => {
+  it("asks the first bars itself when the page carries none, or carries those of another bar's bucket, and draws nothing", async () => {
     const search = `?group=Aggregate&symbol=${SNEK}&res=60`;
     const now = Date.now();
     const own = firstChartOf(search, undefined, now)?.url ?? '';
@@ -196,13 +213,20 @@ describe('the first paint', () => {
     ['USD chosen before', '/', { currency: 'usd' as const }, false],
     ['compare mode', '/', { compare: true }, false],
   ])('draws the chart for %s: %s', (_name, url, preferences, fits) => {
-    expect(firstChartFits(parseSelection(new URL(url, 'http://x').search), { ...DEFAULT_PREFERENCES, ...preferences })).toBe(fits);
+    expect(
+      firstChartFits(parseSelection(new URL(url, 'http://x').search), { ...DEFAULT_PREFERENCES, ...preferences }),
+    ).toBe(fits);
   });
 
   it('draws in the stored theme, inverted as the URL says', async () => {
     const search = `?group=Aggregate&symbol=${SNEK}&res=60&inv=1`;
     await servePage(search);
-    const first = paint(search, counting().fetchImpl, Date.now, storageWith(JSON.stringify({ state: { theme: 'light' }, version: 1 })));
+    const first = paint(
+      search,
+      counting().fetchImpl,
+      Date.now,
+      storageWith(JSON.stringify({ state: { theme: 'light' }, version: 1 })),
+    );
     expect(document.documentElement.dataset.theme).toBe('light');
     const place = document.querySelector<HTMLElement>('[data-testid="price-chart"]');
     expect(place?.dataset.theme).toBe('light');
@@ -237,7 +261,7 @@ describe('the preferences the first paint draws with', () => {
     expect(document.querySelector('[data-testid="theme-toggle"]')?.getAttribute('data-theme')).toBe('light');
   });
 
-  it('decide whether the chart is drawn at all: indicators the page was laid out with are the app\'s to draw', async () => {
+  it("decide whether the chart is drawn at all: indicators the page was laid out with are the app's to draw", async () => {
     const search = `?group=Aggregate&symbol=${SNEK}&res=60`;
     await servePage(search, { preferences: { ...DEFAULT_PREFERENCES, indicators: 'sma20' } });
     const { opened, storage } = counted();
@@ -246,7 +270,7 @@ describe('the preferences the first paint draws with', () => {
     expect(opened.count).toBe(0);
   });
 
-  it('are the stored ones where the page carries none (under Vite\'s servers)', async () => {
+  it("are the stored ones where the page carries none (under Vite's servers)", async () => {
     const search = `?group=Aggregate&symbol=${SNEK}&res=60`;
     await servePage(search);
     const { opened, storage } = counted('light');
@@ -260,14 +284,26 @@ describe('the preferences the first paint draws with', () => {
 describe('the stored preferences, read without the store', () => {
   it('are what the store persisted', async () => {
     const values = new Map<string, string>();
-    const storage = { getItem: (k: string) => values.get(k) ?? null, setItem: (k: string, v: string) => void values.set(k, v), removeItem: (k: string) => void values.delete(k) };
+    const storage = {
+      getItem: (k: string) => values.get(k) ?? null,
+      setItem: (k: string, v: string) => void values.set(k, v),
+      removeItem: (k: string) => void values.delete(k),
+    };
     const store = createPreferencesStore(storage);
     store.getState().setTheme('light');
     store.getState().toggle('showTvl');
     store.getState().setTimeZone('local');
     store.getState().setIndicators('sma20');
     await Promise.resolve();
-    expect(storedPreferences(storage)).toMatchObject({ theme: 'light', showTvl: false, showVolume: true, timeZone: 'local', indicators: 'sma20', currency: 'ada', compare: false });
+    expect(storedPreferences(storage)).toMatchObject({
+      theme: 'light',
+      showTvl: false,
+      showVolume: true,
+      timeZone: 'local',
+      indicators: 'sma20',
+      currency: 'ada',
+      compare: false,
+    });
   });
 
   it.each([
@@ -281,14 +317,35 @@ describe('the stored preferences, read without the store', () => {
   });
 
   it('take a default for each value of the wrong kind', () => {
-    const read = storedPreferences(storageWith(JSON.stringify({ state: { theme: 'blue', showVolume: 'no', logScale: true, timeZone: 3, currency: 'usd', indicators: 7 } })));
-    expect(read).toMatchObject({ theme: 'dark', showVolume: true, logScale: true, timeZone: 'utc', currency: 'usd', indicators: '' });
+    const read = storedPreferences(
+      storageWith(
+        JSON.stringify({
+          state: { theme: 'blue', showVolume: 'no', logScale: true, timeZone: 3, currency: 'usd', indicators: 7 },
+        }),
+      ),
+    );
+    expect(read).toMatchObject({
+      theme: 'dark',
+      showVolume: true,
+      logScale: true,
+      timeZone: 'utc',
+      currency: 'usd',
+      indicators: '',
+    });
   });
 });
 
 describe('the preferences cookie', () => {
   it('carries what the first screen shows to the server, and reads back the same', () => {
-    const preferences = { ...DEFAULT_PREFERENCES, theme: 'light' as const, showTvl: false, timeZone: 'local' as const, indicators: 'sma20,rsi14', currency: 'usd' as const, watchlist: [{ symbol: SNEK, group: 'Aggregate' }] };
+    const preferences = {
+      ...DEFAULT_PREFERENCES,
+      theme: 'light' as const,
+      showTvl: false,
+      timeZone: 'local' as const,
+      indicators: 'sma20,rsi14',
+      currency: 'usd' as const,
+      watchlist: [{ symbol: SNEK, group: 'Aggregate' }],
+    };
     const cookie = preferencesCookie(preferences);
     expect(cookie).toMatch(/^preferences=[^;\s]+; Path=\/; Max-Age=\d+; SameSite=Lax$/);
     const header = `other=1; ${cookie.split(';')[0] ?? ''}; last=2`;
@@ -306,13 +363,23 @@ describe('the preferences cookie', () => {
   });
 });
 
-describe('the skeleton\'s first frame', () => {
-  it('draws the brand\'s mark in the page itself, the favicon\'s picture: no image document to make before the first chart', async () => {
+describe("the skeleton's first frame", () => {
+  it("draws the brand's mark in the page itself, the favicon's picture: no image document to make before the first chart", async () => {
     const parser = new DOMParser();
-    const page = parser.parseFromString(await renderSkeleton({ pathname: '/', search: '', preferences: pagePreferences(undefined), info: undefined }), 'text/html');
+    const page = parser.parseFromString(
+      await renderSkeleton({ pathname: '/', search: '', preferences: pagePreferences(undefined), info: undefined }),
+      'text/html',
+    );
     const logo = page.querySelector('svg.topbar__logo');
-    const favicon = parser.parseFromString(readFileSync(join(ROOT, 'public/favicon.svg'), 'utf8'), 'image/svg+xml').documentElement;
-    const shapes = (svg: Element) => [...svg.children].map((shape) => [shape.tagName.toLowerCase(), Object.fromEntries([...shape.attributes].map((a) => [a.name, a.value]))]);
+    const favicon = parser.parseFromString(
+      readFileSync(join(ROOT, 'public/favicon.svg'), 'utf8'),
+      'image/svg+xml',
+    ).documentElement;
+    const shapes = (svg: Element) =>
+      [...svg.children].map((shape) => [
+        shape.tagName.toLowerCase(),
+        Object.fromEntries([...shape.attributes].map((a) => [a.name, a.value])),
+      ]);
     expect(logo?.getAttribute('viewBox')).toBe(favicon.getAttribute('viewBox'));
     expect(logo && shapes(logo)).toEqual(shapes(favicon));
     expect(logo?.getAttribute('aria-hidden')).toBe('true');

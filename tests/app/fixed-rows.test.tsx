@@ -35,7 +35,13 @@ describe('fixed rows', () => {
 /** Rows of a list whose scrolling element is its parent's (as the tape's and the overview's are). */
 function Rows({ scroller }: { scroller: RefObject<HTMLDivElement | null> }) {
   const { items } = useFixedRows(scroller, { count: 1000, rowHeight: 44, overscan: 0, fallbackHeight: 440 });
-  return <>{items.map((row) => <p key={row.index} data-index={row.index} />)}</>;
+  return (
+    <>
+      {items.map((row) => (
+        <p key={row.index} data-index={row.index} />
+      ))}
+    </>
+  );
 }
 
 function List() {

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { pricescaleFor } from '../../src/app/features/chart/lib/chart-style';
 import fc from 'fast-check';
-import { adaptiveDecimals, formatAmount, formatCount, formatPercent, formatPrice, formatSignedAmount, percentTrend, priceDecimals, trendOf } from '../../src/app/lib/format';
+import {
+  adaptiveDecimals,
+  formatAmount,
+  formatCount,
+  formatPercent,
+  formatPrice,
+  formatSignedAmount,
+  percentTrend,
+  priceDecimals,
+  trendOf,
+} from '../../src/app/lib/format';
 import { formatDateTime, formatTick } from '../../src/app/lib/time-format';
 
 describe('formatPrice', () => {
@@ -107,7 +117,10 @@ describe('amounts without Intl', () => {
   const intl = (value: number) => (Math.abs(value) >= 10_000 ? compact : plain).format(value);
 
   it('writes amounts as Intl does, halves and unit boundaries included', () => {
-    const edges = [1, 9_999.994, 9_999.995, 10_000, 12_345, 99_999.5, 999_994.999, 999_995, 1.005, 2.675, 0, 742.5, 1_234.567, 9_523_384.1, 999_995_000, 1e12, 6_298_771_427_611_878];
+    const edges = [
+      1, 9_999.994, 9_999.995, 10_000, 12_345, 99_999.5, 999_994.999, 999_995, 1.005, 2.675, 0, 742.5, 1_234.567,
+      9_523_384.1, 999_995_000, 1e12, 6_298_771_427_611_878,
+    ];
     for (const value of edges) {
       expect(formatAmount(value), String(value)).toBe(intl(value));
       // Intl writes -0 as "-0"; an amount of nothing is 0 here.
@@ -128,6 +141,7 @@ describe('amounts without Intl', () => {
 
 describe('counts without Intl', () => {
   it('are written with thousands separators, as en-US writes them', () => {
-    for (const n of [0, 7, 999, 1000, 6471, 24_071, 1_000_000, 123_456_789]) expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+    for (const n of [0, 7, 999, 1000, 6471, 24_071, 1_000_000, 123_456_789])
+      expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
   });
 });

@@ -31,12 +31,24 @@ afterEach(() => {
 
 /** Bars of these closes (high and low around them, volume given), one a minute. */
 function bars(rows: readonly (readonly [close: number, high: number, low: number, volume: number])[]): Bar[] {
-  return rows.map(([close, high, low, volume], i) => ({ time: asSeconds(60 * i), open: close, high, low, close, volume, tvl: 1000 }));
+  return rows.map(([close, high, low, volume], i) => ({
+    time: asSeconds(60 * i),
+    open: close,
+    high,
+    low,
+    close,
+    volume,
+    tvl: 1000,
+  }));
 }
 
 const CLOSES = [10, 11, 12, 11, 13, 14, 13, 15];
 const SERIES = bars(CLOSES.map((c) => [c, c, c, 1] as const));
-const line = (spec: string, id: string) => ensureDefined(indicatorLines(ensureDefined(parseIndicators(spec)[0]), SERIES).find((l) => l.id === id), id).values;
+const line = (spec: string, id: string) =>
+  ensureDefined(
+    indicatorLines(ensureDefined(parseIndicators(spec)[0]), SERIES).find((l) => l.id === id),
+    id,
+  ).values;
 
 function expectValues(actual: readonly (number | null)[], expected: readonly (number | null)[]): void {
   expect(actual).toHaveLength(expected.length);
@@ -62,8 +74,24 @@ describe('indicator values, against hand-computed ones (closes 10 11 12 11 13 14
       return Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length);
     };
     // [10 11 12]: mean 11, variance 2/3; [11 12 11]: mean 34/3, variance 2/9; …
-    const upper = [null, null, 11 + 2 * Math.sqrt(2 / 3), 34 / 3 + 2 * Math.sqrt(2 / 9), ...[2, 3, 4, 5].map((i) => CLOSES.slice(i, i + 3).reduce((a, b) => a + b, 0) / 3 + 2 * sd(CLOSES.slice(i, i + 3)))];
-    const lower = [null, null, 11 - 2 * Math.sqrt(2 / 3), 34 / 3 - 2 * Math.sqrt(2 / 9), ...[2, 3, 4, 5].map((i) => CLOSES.slice(i, i + 3).reduce((a, b) => a + b, 0) / 3 - 2 * sd(CLOSES.slice(i, i + 3)))];
+    const upper = [
+      null,
+      null,
+      11 + 2 * Math.sqrt(2 / 3),
+      34 / 3 + 2 * Math.sqrt(2 / 9),
+      ...[2, 3, 4, 5].map(
+        (i) => CLOSES.slice(i, i + 3).reduce((a, b) => a + b, 0) / 3 + 2 * sd(CLOSES.slice(i, i + 3)),
+      ),
+    ];
+    const lower = [
+      null,
+      null,
+      11 - 2 * Math.sqrt(2 / 3),
+      34 / 3 - 2 * Math.sqrt(2 / 9),
+      ...[2, 3, 4, 5].map(
+        (i) => CLOSES.slice(i, i + 3).reduce((a, b) => a + b, 0) / 3 - 2 * sd(CLOSES.slice(i, i + 3)),
+      ),
+    ];
     expectValues(line('bb3-2', 'bb-upper'), upper);
     expectValues(line('bb3-2', 'bb-middle'), [null, null, 11, 34 / 3, 12, 38 / 3, 40 / 3, 14]);
     expectValues(line('bb3-2', 'bb-lower'), lower);
@@ -74,12 +102,29 @@ describe('indicator values, against hand-computed ones (closes 10 11 12 11 13 14
     // Changes +1 +1 −1 +2 +1 −1 +2. First: gains 2/3, losses 1/3, RS 2 → 66.67. Then avg = (avg·2 + change) / 3:
     // gains 10/9, losses 2/9 → RS 5 → 83.33; 29/27, 4/27 → 87.88; 58/81, 35/81 → 62.37; 278/243, 70/243 → 79.89.
     const rsi = (gain: number, loss: number) => 100 - 100 / (1 + gain / loss);
-    expectValues(line('rsi3', 'rsi'), [null, null, null, rsi(2 / 3, 1 / 3), rsi(10 / 9, 2 / 9), rsi(29 / 27, 4 / 27), rsi(58 / 81, 35 / 81), rsi(278 / 243, 70 / 243)]);
+    expectValues(line('rsi3', 'rsi'), [
+      null,
+      null,
+      null,
+      rsi(2 / 3, 1 / 3),
+      rsi(10 / 9, 2 / 9),
+      rsi(29 / 27, 4 / 27),
+      rsi(58 / 81, 35 / 81),
+      rsi(278 / 243, 70 / 243),
+    ]);
     expect(line('rsi3', 'rsi')[3]).toBeCloseTo(66.666666667, 6);
   });
 
   it('VWAP: the typical price (high + low + close) / 3, cumulative, weighted by base volume', () => {
-    const values = indicatorLines({ kind: 'vwap' }, bars([[10, 12, 9, 100], [12, 13, 10, 200], [13, 14, 11, 100]]))[0]?.values ?? [];
+    const values =
+      indicatorLines(
+        { kind: 'vwap' },
+        bars([
+          [10, 12, 9, 100],
+          [12, 13, 10, 200],
+          [13, 14, 11, 100],
+        ]),
+      )[0]?.values ?? [];
     // 31/3; (31/3·100 + 35/3·200) / 300; (… + 38/3·100) / 400.
     expectValues(values, [31 / 3, (3100 / 3 + 7000 / 3) / 300, (3100 / 3 + 7000 / 3 + 3800 / 3) / 400]);
   });
@@ -92,7 +137,10 @@ describe('indicators on the live chart', () => {
   function seriesTitled(title: string): ISeriesApi<SeriesType> {
     const chart = ensureDefined(charts.at(-1)) as IChartApi;
     const all = chart.panes().flatMap((pane) => pane.getSeries());
-    return ensureDefined(all.find((s) => (s.options() as { title?: string }).title === title), title);
+    return ensureDefined(
+      all.find((s) => (s.options() as { title?: string }).title === title),
+      title,
+    );
   }
 
   const valuesOf = (series: ISeriesApi<SeriesType>) => series.data().map((d) => ('value' in d ? d.value : null));
@@ -119,7 +167,10 @@ describe('indicators on the live chart', () => {
       await act(async () => {
         await forceTradesOn(bed.tp.runtime, [target], bed.tp.nowSeconds());
       });
-      await waitFor(() => expect(chart.dataset.lastClose !== before.close || chart.dataset.lastTime !== before.time).toBe(true), { timeout: 2000 }).catch(() => undefined);
+      await waitFor(
+        () => expect(chart.dataset.lastClose !== before.close || chart.dataset.lastTime !== before.time).toBe(true),
+        { timeout: 2000 },
+      ).catch(() => undefined);
     }
     expect(chart.dataset.lastClose !== before.close || chart.dataset.lastTime !== before.time).toBe(true);
     // The lines were computed again with the live bar: the SMA ends on the mean of the last three closes now.
@@ -130,7 +181,7 @@ describe('indicators on the live chart', () => {
     expect(valuesOf(rsi).at(-1)).not.toBe(before.rsi);
   });
 
-  it('leave a performance measure for the benchmark: picked in the menu -> the chart\'s frame with its lines', async () => {
+  it("leave a performance measure for the benchmark: picked in the menu -> the chart's frame with its lines", async () => {
     performance.clearMeasures(INDICATOR_DRAWN_MEASURE);
     const user = userEvent.setup();
     const { container } = bed.open('/?res=60');

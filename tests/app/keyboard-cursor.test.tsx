@@ -37,7 +37,9 @@ function press(element: HTMLElement, key: string, init: KeyboardEventInit = {}):
 }
 
 /** The busiest Aggregate pool's chart (one hour: every bar of the market's two days), focusable as the app's chart place is, with what it opens. */
-async function busiestChart(resolution: ResolutionString = '60'): Promise<{ place: HTMLElement; chart: Chart; info: LibrarySymbolInfo; opened: ClickedCandle[] }> {
+async function busiestChart(
+  resolution: ResolutionString = '60',
+): Promise<{ place: HTMLElement; chart: Chart; info: LibrarySymbolInfo; opened: ClickedCandle[] }> {
   const feed = attachDatafeed(bed.tp);
   const pool = ensureDefined((await aggregatesByActivity(bed.tp.runtime))[0], 'an Aggregate pool');
   const info = await resolveSymbol(feed.datafeed, pool.poolId);
@@ -54,7 +56,10 @@ async function busiestChart(resolution: ResolutionString = '60'): Promise<{ plac
   chart.connect(feed.datafeed);
   await waitFor(() => expect(place.dataset.status).toBe('ready'), { timeout: 10_000 });
   // At one hour the two days the market holds are one page: Home goes to the first bar there is.
-  if (resolution === '60') await waitFor(() => expect(chart.getState()).toMatchObject({ exhausted: true, loadingOlder: false }), { timeout: 10_000 });
+  if (resolution === '60')
+    await waitFor(() => expect(chart.getState()).toMatchObject({ exhausted: true, loadingOlder: false }), {
+      timeout: 10_000,
+    });
   const opened: ClickedCandle[] = [];
   chart.onCandle((candle) => opened.push(candle));
   return { place, chart, info, opened };
@@ -65,7 +70,8 @@ describe('the chart’s keyboard cursor', () => {
     const { place, chart, info } = await busiestChart();
     const bars = chart.surface().bars();
     const timeAt = (i: number) => String(ensureDefined(bars.at(i)).time);
-    const legendClose = () => ensureDefined(place.nextElementSibling?.querySelector('[data-testid="legend-close"]')).textContent;
+    const legendClose = () =>
+      ensureDefined(place.nextElementSibling?.querySelector('[data-testid="legend-close"]')).textContent;
     const inView = (i: number) => {
       const range = ensureDefined(chart.link().chart.timeScale().getVisibleLogicalRange());
       return range.from <= i && i <= range.to;
@@ -149,13 +155,17 @@ describe('the chart’s keyboard cursor', () => {
 
     // The pointer over the chart takes over: the cursor is forgotten, the legend shows the pointer's bar.
     const lw = chart.link().chart;
-    const top = ensureDefined([...ensureDefined(lw.chartElement().querySelector('tr')?.children[1]).querySelectorAll('canvas')].at(-1));
+    const top = ensureDefined(
+      [...ensureDefined(lw.chartElement().querySelector('tr')?.children[1]).querySelectorAll('canvas')].at(-1),
+    );
     const over = { clientX: ensureDefined(lw.timeScale().logicalToCoordinate(5 as never)), clientY: 40 };
     top.dispatchEvent(new MouseEvent('mouseenter', over));
     top.dispatchEvent(new MouseEvent('mousemove', { ...over, bubbles: true }));
     expect(place.dataset.cursor).toBe('');
     expect(place).toHaveAttribute('aria-valuetext', 'No candle chosen');
-    const legendClose = ensureDefined(place.nextElementSibling?.querySelector('[data-testid="legend-close"]')).textContent;
+    const legendClose = ensureDefined(
+      place.nextElementSibling?.querySelector('[data-testid="legend-close"]'),
+    ).textContent;
     expect(legendClose).toBe(formatPrice(ensureDefined(bars[5]).close, info.pricescale));
     place.blur();
     place.focus();
@@ -169,7 +179,9 @@ describe('the chart’s keyboard cursor', () => {
     const first = chart.surface().bars()[0];
     expect(place.dataset.cursor).toBe(String(first?.time));
     // Near the oldest bar, the chart loads the page before it.
-    await waitFor(() => expect(chart.surface().bars()[0]?.time).toBeLessThan(ensureDefined(first).time), { timeout: 10_000 });
+    await waitFor(() => expect(chart.surface().bars()[0]?.time).toBeLessThan(ensureDefined(first).time), {
+      timeout: 10_000,
+    });
     await waitFor(() => expect(chart.getState().loadingOlder).toBe(false));
     const bars = chart.surface().bars();
     const index = bars.findIndex((bar) => bar.time === first?.time);
@@ -189,7 +201,9 @@ describe('the chart’s keyboard cursor', () => {
     expect(turned.time).toBe(oldest.time);
     expect(turned.close).not.toBe(oldest.close);
     expect(place.dataset.cursor).toBe(String(oldest.time));
-    expect(ensureDefined(place.nextElementSibling?.querySelector('[data-testid="legend-close"]')).textContent).toBe(formatPrice(turned.close));
+    expect(ensureDefined(place.nextElementSibling?.querySelector('[data-testid="legend-close"]')).textContent).toBe(
+      formatPrice(turned.close),
+    );
     expect(place.getAttribute('aria-valuetext')).toContain(`, close ${formatPrice(turned.close)}`);
   });
 
@@ -261,7 +275,9 @@ describe('a candle’s trades opened from the keyboard', () => {
     // The pointer's way: the list opens where it did, and the focus stays where it was.
     chart.blur();
     const lw = chart.querySelector('table');
-    const top = ensureDefined([...ensureDefined(lw?.querySelector('tr')?.children[1]).querySelectorAll('canvas')].at(-1));
+    const top = ensureDefined(
+      [...ensureDefined(lw?.querySelector('tr')?.children[1]).querySelectorAll('canvas')].at(-1),
+    );
     const at = { clientX: 300, clientY: 40, button: 0, bubbles: true };
     top.dispatchEvent(new MouseEvent('mousedown', at));
     top.dispatchEvent(new MouseEvent('mouseup', at));

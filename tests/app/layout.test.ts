@@ -16,7 +16,11 @@ describe('layouts in the URL', () => {
 
   it('four charts with their own pair, group and resolution read back the same, in step or not', () => {
     const base = parseSelection('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60');
-    const four = withCell(withKind(base.layout, '4', first), 3, { group: 'Minswap', symbol: 'ADA.MIN_Minswap_Pool2', resolution: '1' as never });
+    const four = withCell(withKind(base.layout, '4', first), 3, {
+      group: 'Minswap',
+      symbol: 'ADA.MIN_Minswap_Pool2',
+      resolution: '1' as never,
+    });
     const selection = { ...base, layout: { ...four, sync: true } };
     const search = formatSelection(selection, '?utm=x&c4=junk');
     expect(search).toBe(
@@ -26,11 +30,15 @@ describe('layouts in the URL', () => {
     expect(read.layout).toEqual(selection.layout);
     expect(sameSelection(read, selection)).toBe(true);
     expect(sameSelection(read, { ...selection, layout: { ...selection.layout, sync: false } })).toBe(false);
-    expect(sameSelection(read, { ...selection, layout: withCell(selection.layout, 2, { resolution: '5' as never }) })).toBe(false);
+    expect(
+      sameSelection(read, { ...selection, layout: withCell(selection.layout, 2, { resolution: '5' as never }) }),
+    ).toBe(false);
   });
 
-  it('charts the URL does not describe, or describes badly, take the defaults (the first chart\'s pair at other resolutions)', () => {
-    const layout = parseSelection('?group=Minswap&symbol=ADA.X_Minswap_Pool1&layout=4&c2=weekly,Aggregate,Y&c3=15,,Z').layout;
+  it("charts the URL does not describe, or describes badly, take the defaults (the first chart's pair at other resolutions)", () => {
+    const layout = parseSelection(
+      '?group=Minswap&symbol=ADA.X_Minswap_Pool1&layout=4&c2=weekly,Aggregate,Y&c3=15,,Z',
+    ).layout;
     expect(layout.cells).toEqual([
       { group: 'Minswap', symbol: 'ADA.X_Minswap_Pool1', resolution: '1D' },
       { group: 'Minswap', symbol: 'ADA.X_Minswap_Pool1', resolution: '15' },

@@ -49,7 +49,10 @@ describe('lazyPart', () => {
   });
 
   it('asks again for a chunk whose preload failed', async () => {
-    const load = vi.fn<() => Promise<typeof Overview>>().mockRejectedValueOnce(new TypeError('Failed to fetch dynamically imported module: /assets/overview.js')).mockResolvedValue(Overview);
+    const load = vi
+      .fn<() => Promise<typeof Overview>>()
+      .mockRejectedValueOnce(new TypeError('Failed to fetch dynamically imported module: /assets/overview.js'))
+      .mockResolvedValue(Overview);
     const { Part, preload } = lazyPart(load);
     await expect(preload()).rejects.toThrow('Failed to fetch dynamically imported module');
     await preload();

@@ -27,7 +27,12 @@ afterEach(() => {
 function scripted(online = true) {
   vi.useFakeTimers();
   ScriptedEventSource.opened.length = 0;
-  const datafeed = new UdfDatafeed({ fetch: () => Promise.reject(new Error('no fetch')), EventSource: ScriptedEventSource, liveDebounceMs: 10, onWarning: () => {} });
+  const datafeed = new UdfDatafeed({
+    fetch: () => Promise.reject(new Error('no fetch')),
+    EventSource: ScriptedEventSource,
+    liveDebounceMs: 10,
+    onWarning: () => {},
+  });
   const monitor = new LiveStatusMonitor(datafeed, online);
   return { datafeed, monitor };
 }

@@ -28,7 +28,9 @@ describe('look-alike names in the app', () => {
     await chartReady(container, 'ADA.SNEK_MinswapV2_Pool1');
     const input = screen.getByRole('combobox', { name: 'Search pairs' });
     await user.click(input);
-    await waitFor(() => expect(screen.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true'), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByTestId('pair-search')).toHaveAttribute('data-ready', 'true'), {
+      timeout: 10_000,
+    });
     await user.type(input, 'SNEK');
     const options = await within(screen.getByRole('listbox', { name: 'Pairs' })).findAllByRole('option');
     const texts = options.map((option) => option.textContent ?? '');
@@ -42,7 +44,7 @@ describe('look-alike names in the app', () => {
     expect(joiner[0]?.textContent).toContain('SNEK\\u2060-');
   });
 
-  it('the token header writes out a name\'s right-to-left override', async () => {
+  it("the token header writes out a name's right-to-left override", async () => {
     const kens = LOOK_ALIKES.find((token) => token.ticker === '\u202EKENS');
     const name = `ADA.${kens?.shown ?? ''}_MinswapV2_Pool1`;
     const { container } = bed.open(`/?symbol=${encodeURIComponent(name)}&group=MinswapV2`);

@@ -26,7 +26,7 @@ const clientOf = (fetchImpl: typeof tp.fetch) => {
 };
 
 describe('the overview list before the first render', () => {
-  it('is in the query cache of the table\'s own query once prefetchList resolves, asked once', async () => {
+  it("is in the query cache of the table's own query once prefetchList resolves, asked once", async () => {
     const { api, asked, queryClient } = clientOf(tp.fetch);
     await prefetchList({ api, queryClient }, 'Aggregate');
     const cached = queryClient.getQueryData(groupStatsQueryOptions(api, 'Aggregate').queryKey);

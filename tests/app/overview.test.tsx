@@ -29,7 +29,9 @@ async function ready(): Promise<HTMLElement> {
 function expected(body: GroupStats, value: (i: number) => number, direction: 'asc' | 'desc'): string[] {
   return body.symbol
     .map((symbol, i) => ({ symbol, v: value(i), depth: body.tvl_ada[i] ?? -1 }))
-    .sort((a, b) => (direction === 'asc' ? a.v - b.v : b.v - a.v) || b.depth - a.depth || (a.symbol < b.symbol ? -1 : 1))
+    .sort(
+      (a, b) => (direction === 'asc' ? a.v - b.v : b.v - a.v) || b.depth - a.depth || (a.symbol < b.symbol ? -1 : 1),
+    )
     .map((r) => r.symbol);
 }
 
@@ -77,19 +79,32 @@ describe('market overview', () => {
     await user.click(within(tvlHeader).getByRole('button'));
     await waitFor(() => expect(element).toHaveAttribute('data-direction', 'asc'));
     expect(tvlHeader).toHaveAttribute('aria-sort', 'ascending');
-    await waitFor(() => expect(symbolsShown()).toEqual(expected(body, ensureDefined(values.tvl), 'asc').slice(0, rows().length)));
+    await waitFor(() =>
+      expect(symbolsShown()).toEqual(expected(body, ensureDefined(values.tvl), 'asc').slice(0, rows().length)),
+    );
     // Another column starts high to low.
-    for (const [key, name] of [['price', 'Price'], ['change', '24 h change'], ['volume', '24 h volume'], ['tvl', 'TVL']] as const) {
+    for (const [key, name] of [
+      ['price', 'Price'],
+      ['change', '24 h change'],
+      ['volume', '24 h volume'],
+      ['tvl', 'TVL'],
+    ] as const) {
       const header = screen.getByRole('columnheader', { name: new RegExp(name) });
       await user.click(within(header).getByRole('button'));
       await waitFor(() => expect(element).toHaveAttribute('data-sort', key));
       expect(element).toHaveAttribute('data-direction', 'desc');
       expect(header).toHaveAttribute('aria-sort', 'descending');
-      expect(screen.getAllByRole('columnheader').filter((h) => (h.getAttribute('aria-sort') ?? 'none') !== 'none')).toEqual([header]);
-      await waitFor(() => expect(symbolsShown()).toEqual(expected(body, ensureDefined(values[key]), 'desc').slice(0, rows().length)));
+      expect(
+        screen.getAllByRole('columnheader').filter((h) => (h.getAttribute('aria-sort') ?? 'none') !== 'none'),
+      ).toEqual([header]);
+      await waitFor(() =>
+        expect(symbolsShown()).toEqual(expected(body, ensureDefined(values[key]), 'desc').slice(0, rows().length)),
+      );
       await user.click(within(header).getByRole('button'));
       expect(header).toHaveAttribute('aria-sort', 'ascending');
-      await waitFor(() => expect(symbolsShown()).toEqual(expected(body, ensureDefined(values[key]), 'asc').slice(0, rows().length)));
+      await waitFor(() =>
+        expect(symbolsShown()).toEqual(expected(body, ensureDefined(values[key]), 'asc').slice(0, rows().length)),
+      );
     }
     // Each sort left a measure for the benchmark.
     expect(performance.getEntriesByName('overview:sorted').length).toBeGreaterThanOrEqual(8);
@@ -151,26 +166,44 @@ describe('market overview', () => {
   it('shows the live price of a row on screen when its pair trades', async () => {
     bed.open('/?view=markets&group=Aggregate');
     await ready();
-    await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'live'), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'live'), {
+      timeout: 10_000,
+    });
     const row = ensureDefined(rows()[0]);
     const pool = ensureDefined(row.dataset.pool);
     const before = within(row).getByTestId('overview-price').dataset.value;
     await forceTradesOn(bed.tp.runtime, [pool], bed.tp.nowSeconds() + 1);
     const stats = tokenStatsSchema.parse(await (await bed.tp.fetch(`/gw/v1/tokens/current?pool=${pool}`)).json());
     expect(String(stats.current_price)).not.toBe(before);
-    await waitFor(() => expect(within(ensureDefined(rows()[0])).getByTestId('overview-price')).toHaveAttribute('data-value', String(stats.current_price)), { timeout: 10_000 });
-    expect(within(ensureDefined(rows()[0])).getByTestId('overview-tvl')).toHaveAttribute('data-value', String(stats.current_tvl));
+    await waitFor(
+      () =>
+        expect(within(ensureDefined(rows()[0])).getByTestId('overview-price')).toHaveAttribute(
+          'data-value',
+          String(stats.current_price),
+        ),
+      { timeout: 10_000 },
+    );
+    expect(within(ensureDefined(rows()[0])).getByTestId('overview-tvl')).toHaveAttribute(
+      'data-value',
+      String(stats.current_tvl),
+    );
   });
 
   it('shows what a pair traded while off screen once its row comes on screen (before the list is fetched again)', async () => {
     const user = userEvent.setup();
     bed.open('/?view=markets&group=Aggregate');
     await ready();
-    await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'live'), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByTestId('connection-status')).toHaveAttribute('data-state', 'live'), {
+      timeout: 10_000,
+    });
     // A busy pair whose row is not on screen, so not followed live.
     const body = await groupStats('Aggregate');
     const onScreen = new Set(rows().map((row) => row.dataset.pool?.toLowerCase()));
-    const target = ensureDefined((await aggregatesByActivity(bed.tp.runtime)).find((p) => !onScreen.has(p.poolId.toLowerCase()) && body.ticker.includes(p.poolId)));
+    const target = ensureDefined(
+      (await aggregatesByActivity(bed.tp.runtime)).find(
+        (p) => !onScreen.has(p.poolId.toLowerCase()) && body.ticker.includes(p.poolId),
+      ),
+    );
     const pool = target.poolId;
     const far = ensureDefined(body.symbol[body.ticker.indexOf(pool)]);
     expect(symbolsShown()).not.toContain(far);
@@ -180,8 +213,18 @@ describe('market overview', () => {
     // It comes on screen (filtered by its pool ID): its numbers are the pair's now, not the list's.
     await user.type(screen.getByRole('searchbox', { name: 'Filter pairs' }), pool);
     await waitFor(() => expect(symbolsShown()).toEqual([far]));
-    await waitFor(() => expect(within(ensureDefined(rows()[0])).getByTestId('overview-price')).toHaveAttribute('data-value', String(stats.current_price)), { timeout: 10_000 });
-    expect(within(ensureDefined(rows()[0])).getByTestId('overview-tvl')).toHaveAttribute('data-value', String(stats.current_tvl));
+    await waitFor(
+      () =>
+        expect(within(ensureDefined(rows()[0])).getByTestId('overview-price')).toHaveAttribute(
+          'data-value',
+          String(stats.current_price),
+        ),
+      { timeout: 10_000 },
+    );
+    expect(within(ensureDefined(rows()[0])).getByTestId('overview-tvl')).toHaveAttribute(
+      'data-value',
+      String(stats.current_tvl),
+    );
     // Shown, not sorted by: the row keeps the place the list gave it (by TVL in ADA as listed) until the
     // list is fetched again or sorted, so no row moves under the pointer.
     expect(stats.current_tvl).not.toBe(body.tvl[body.symbol.indexOf(far)]);

@@ -37,7 +37,9 @@ describe('PartBoundary', () => {
     );
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('The trades could not load');
-    expect(screen.getByTestId('tape-part-error-message')).toHaveTextContent(`Its code could not be fetched (${CHROMIUM}). Reload the page to try again`);
+    expect(screen.getByTestId('tape-part-error-message')).toHaveTextContent(
+      `Its code could not be fetched (${CHROMIUM}). Reload the page to try again`,
+    );
     expect(screen.getByText('The chart')).toBeInTheDocument();
     // A Retry would meet the same failed module: only a reload is offered.
     expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();

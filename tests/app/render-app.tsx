@@ -42,7 +42,13 @@ export function memoryStorage(): StateStorage & { values: Map<string, string> } 
  */
 export function renderApp(
   tp: TestPlatform,
-  options: { url?: string; storage?: StateStorage; fault?: FetchFault; fetchThrough?: (fetch: FetchLike) => FetchLike; prerendered?: PrerenderedChart | undefined } = {},
+  options: {
+    url?: string;
+    storage?: StateStorage;
+    fault?: FetchFault;
+    fetchThrough?: (fetch: FetchLike) => FetchLike;
+    prerendered?: PrerenderedChart | undefined;
+  } = {},
 ): RenderedApp {
   window.history.replaceState(null, '', options.url ?? '/');
   const fetched: string[] = [];
@@ -104,7 +110,15 @@ export interface AppTestBed {
   /** The file's in-process platform (service + gateway). */
   readonly tp: TestPlatform;
   /** Renders the app at `url` (closing the one rendered before, if open). */
-  open(url?: string, options?: { storage?: StateStorage; fault?: FetchFault; fetchThrough?: (fetch: FetchLike) => FetchLike; prerendered?: PrerenderedChart | undefined }): RenderedApp;
+  open(
+    url?: string,
+    options?: {
+      storage?: StateStorage;
+      fault?: FetchFault;
+      fetchThrough?: (fetch: FetchLike) => FetchLike;
+      prerendered?: PrerenderedChart | undefined;
+    },
+  ): RenderedApp;
 }
 
 /**

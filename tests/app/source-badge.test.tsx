@@ -19,13 +19,19 @@ describe.skipIf(!hasPrise)('the source badge on the chain source', () => {
 
   it('shows the chain, its state and how far behind the node it is; no "Simulated market"', async () => {
     bed.tp.runtime.startLive();
-    await waitFor(async () => {
-      const info = gatewayInfoSchema.parse(await (await bed.tp.fetch('/gw/v1/info')).json());
-      // Live within 2 minutes of the node's tip; wait for the whole chain (all ten blocks) to be applied.
-      expect(info.market?.chain).toMatchObject({ state: 'live', tipSlot: 115_586_077 });
-    }, { timeout: 15_000 });
+    await waitFor(
+      async () => {
+        const info = gatewayInfoSchema.parse(await (await bed.tp.fetch('/gw/v1/info')).json());
+        // Live within 2 minutes of the node's tip; wait for the whole chain (all ten blocks) to be applied.
+        expect(info.market?.chain).toMatchObject({ state: 'live', tipSlot: 115_586_077 });
+      },
+      { timeout: 15_000 },
+    );
     const info = gatewayInfoSchema.parse(await (await bed.tp.fetch('/gw/v1/info')).json());
-    expect(info).toMatchObject({ simulated: false, market: { source: 'chain', chain: { lagSeconds: 0, tipSlot: 115_586_077 } } });
+    expect(info).toMatchObject({
+      simulated: false,
+      market: { source: 'chain', chain: { lagSeconds: 0, tipSlot: 115_586_077 } },
+    });
     bed.open('/');
     expect(await screen.findByTestId('source-badge')).toHaveTextContent('Cardano chain · live · 0 s behind');
     expect(screen.queryByTestId('simulated-badge')).toBeNull();

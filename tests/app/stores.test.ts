@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { createPreferencesStore, DEFAULT_PREFERENCES, MAX_RECENT, PREFERENCES_KEY } from '../../src/app/stores/preferences-store';
+import {
+  createPreferencesStore,
+  DEFAULT_PREFERENCES,
+  MAX_RECENT,
+  PREFERENCES_KEY,
+} from '../../src/app/stores/preferences-store';
 import { SINGLE_LAYOUT } from '../../src/app/lib/layout';
 import { normaliseResolution } from '../../src/app/lib/first-chart';
-import { createSelectionStore, formatSelection, parseSelection, type UrlHost } from '../../src/app/stores/selection-store';
+import {
+  createSelectionStore,
+  formatSelection,
+  parseSelection,
+  type UrlHost,
+} from '../../src/app/stores/selection-store';
 import { memoryStorage } from './render-app';
 
 /** A URL host with a history of its own (back/forward by hand). */
@@ -34,8 +44,26 @@ function fakeHost(search: string): UrlHost & { entries: string[]; go(to: number)
 
 describe('selection in the URL', () => {
   it('reads group, symbol and resolution with defaults and aliases', () => {
-    expect(parseSelection('')).toEqual({ group: 'Aggregate', symbol: undefined, resolution: '60', inverted: false, indicators: '', currency: 'ada', view: 'chart', layout: SINGLE_LAYOUT });
-    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({ group: 'Minswap', symbol: 'ADA.SNEK_Minswap_Pool1', resolution: '1D', inverted: false, indicators: '', currency: 'ada', view: 'chart', layout: SINGLE_LAYOUT });
+    expect(parseSelection('')).toEqual({
+      group: 'Aggregate',
+      symbol: undefined,
+      resolution: '60',
+      inverted: false,
+      indicators: '',
+      currency: 'ada',
+      view: 'chart',
+      layout: SINGLE_LAYOUT,
+    });
+    expect(parseSelection('?group=Minswap&symbol=ADA.SNEK_Minswap_Pool1&res=1D')).toEqual({
+      group: 'Minswap',
+      symbol: 'ADA.SNEK_Minswap_Pool1',
+      resolution: '1D',
+      inverted: false,
+      indicators: '',
+      currency: 'ada',
+      view: 'chart',
+      layout: SINGLE_LAYOUT,
+    });
     expect(parseSelection('?view=markets&group=Minswap').view).toBe('markets');
     expect(parseSelection('?view=other').view).toBe('chart');
     expect(parseSelection('?ind=RSI14,sma,bb20-2.5,nope,sma50,vwap').indicators).toBe('sma20,bb20-2.5,vwap,rsi14');
@@ -52,15 +80,28 @@ describe('selection in the URL', () => {
   });
 
   it('writes a shareable query string that reads back the same', () => {
-    const selection = { group: 'Aggregate', symbol: 'ADA.SNEK_Aggregate_Pool1', resolution: '60', inverted: false, indicators: '', currency: 'ada', view: 'chart', layout: SINGLE_LAYOUT } as const;
+    const selection = {
+      group: 'Aggregate',
+      symbol: 'ADA.SNEK_Aggregate_Pool1',
+      resolution: '60',
+      inverted: false,
+      indicators: '',
+      currency: 'ada',
+      view: 'chart',
+      layout: SINGLE_LAYOUT,
+    } as const;
     const search = formatSelection(selection, '?utm=x');
     expect(search).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&utm=x');
     expect(parseSelection(search)).toEqual(selection);
     const inverted = { ...selection, inverted: true, indicators: 'ema50,rsi14' };
-    expect(formatSelection(inverted, '?inv=1&ind=x&utm=x')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&inv=1&ind=ema50%2Crsi14&utm=x');
+    expect(formatSelection(inverted, '?inv=1&ind=x&utm=x')).toBe(
+      '?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&inv=1&ind=ema50%2Crsi14&utm=x',
+    );
     expect(parseSelection(formatSelection(inverted))).toEqual(inverted);
     const usd = { ...selection, currency: 'usd' as const };
-    expect(formatSelection(usd, '?cur=ada&utm=x')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&cur=usd&utm=x');
+    expect(formatSelection(usd, '?cur=ada&utm=x')).toBe(
+      '?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60&cur=usd&utm=x',
+    );
     expect(parseSelection(formatSelection(usd))).toEqual(usd);
     expect(formatSelection(selection, '?cur=usd')).toBe('?group=Aggregate&symbol=ADA.SNEK_Aggregate_Pool1&res=60');
     const markets = { ...selection, symbol: undefined, view: 'markets' } as const;
@@ -113,7 +154,13 @@ describe('preferences', () => {
     first.getState().toggleWatch({ symbol: 'ADA.MIN_Aggregate_Pool1', group: 'Aggregate' });
     expect(storage.values.has(PREFERENCES_KEY)).toBe(true);
     const reloaded = createPreferencesStore(storage);
-    expect(reloaded.getState()).toMatchObject({ theme: 'light', showVolume: false, timeZone: 'local', currency: 'usd', watchlist: [{ symbol: 'ADA.MIN_Aggregate_Pool1', group: 'Aggregate' }] });
+    expect(reloaded.getState()).toMatchObject({
+      theme: 'light',
+      showVolume: false,
+      timeZone: 'local',
+      currency: 'usd',
+      watchlist: [{ symbol: 'ADA.MIN_Aggregate_Pool1', group: 'Aggregate' }],
+    });
   });
 
   it('keeps the latest recent picks first, without duplicates', () => {

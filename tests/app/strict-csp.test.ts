@@ -36,7 +36,9 @@ async function inProcess(order: Order): Promise<{ jitless: unknown; made: number
     for (let i = 0; i < 3; i++) parsed = schema.parse({ s: 'ok', t: [1, 2, i] });
     console.log(JSON.stringify({ jitless: config().jitless, made, parsed }));
   `;
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+  });
   return JSON.parse(stdout) as { jitless: unknown; made: number; parsed: unknown };
 }
 
@@ -56,6 +58,10 @@ describe("zod's configuration from the page's first script (lib/strict-csp.ts)",
   }, 30_000);
 
   it("needs nothing for zod/mini's object schemas, which the app's code uses: never compiled", async () => {
-    expect(await inProcess('zod/mini alone')).toEqual({ jitless: undefined, made: 0, parsed: { s: 'ok', t: [1, 2, 2] } });
+    expect(await inProcess('zod/mini alone')).toEqual({
+      jitless: undefined,
+      made: 0,
+      parsed: { s: 'ok', t: [1, 2, 2] },
+    });
   }, 30_000);
 });

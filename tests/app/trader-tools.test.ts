@@ -17,16 +17,27 @@ describe('explorer links', () => {
     expect(chainTxOf(`${HASH.toUpperCase()}#3`)).toBe(HASH);
     expect(txUrl(`${HASH}#0`, 'cexplorer')).toBe(`https://cexplorer.io/tx/${HASH}`);
     expect(txUrl(`${HASH}#0`, 'cardanoscan')).toBe(`https://cardanoscan.io/transaction/${HASH}`);
-    for (const id of ['sim:12:3', `${HASH}`, `${HASH}#`, `${HASH.slice(2)}#1`, undefined]) expect(txUrl(id, 'cexplorer'), String(id)).toBeUndefined();
+    for (const id of ['sim:12:3', `${HASH}`, `${HASH}#`, `${HASH.slice(2)}#1`, undefined])
+      expect(txUrl(id, 'cexplorer'), String(id)).toBeUndefined();
   });
 });
 
 describe('trader settings', () => {
   it('read back what was kept, and their defaults for anything else', () => {
-    expect(parseTraderSettings(JSON.stringify({ explorer: 'cardanoscan', spreadMinTvl: 50_000 }))).toEqual({ explorer: 'cardanoscan', spreadMinTvl: 50_000 });
+    expect(parseTraderSettings(JSON.stringify({ explorer: 'cardanoscan', spreadMinTvl: 50_000 }))).toEqual({
+      explorer: 'cardanoscan',
+      spreadMinTvl: 50_000,
+    });
     expect(parseTraderSettings(null)).toEqual(DEFAULT_TRADER_SETTINGS);
     expect(DEFAULT_TRADER_SETTINGS).toEqual({ explorer: 'cexplorer', spreadMinTvl: DEFAULT_SPREAD_MIN_TVL_ADA });
-    for (const text of ['{', '[]', '"x"', JSON.stringify({ explorer: 'evil.example', spreadMinTvl: -1 }), JSON.stringify({ spreadMinTvl: 'NaN' }), JSON.stringify({ spreadMinTvl: 1e16 })]) {
+    for (const text of [
+      '{',
+      '[]',
+      '"x"',
+      JSON.stringify({ explorer: 'evil.example', spreadMinTvl: -1 }),
+      JSON.stringify({ spreadMinTvl: 'NaN' }),
+      JSON.stringify({ spreadMinTvl: 1e16 }),
+    ]) {
       expect(parseTraderSettings(text), text).toEqual(DEFAULT_TRADER_SETTINGS);
     }
   });
@@ -47,7 +58,11 @@ describe('the spread view', () => {
     ]);
     // The bar before the Aggregate's first has no percent; 120 is against the Aggregate's close at 60.
     expect(a?.points.map((p) => p.time)).toEqual([60, 120, 180]);
-    expect(a?.points.map((p) => p.value)).toEqual([expect.closeTo(10, 9), expect.closeTo(-10, 9), expect.closeTo(10, 9)]);
+    expect(a?.points.map((p) => p.value)).toEqual([
+      expect.closeTo(10, 9),
+      expect.closeTo(-10, 9),
+      expect.closeTo(10, 9),
+    ]);
     expect(spreadLines(aggregate, pools, 'price', true)[1]?.points[1]).toEqual({ time: 60, value: 1 / 1.1 });
     // Inverted, percents are those of the inverse price.
     expect(spreadLines(aggregate, pools, 'percent', true)[1]?.points[0]?.value).toBeCloseTo((1 / 1.1 / 1 - 1) * 100, 9);
@@ -66,7 +81,12 @@ describe('the spread view', () => {
   });
 
   it('tables each pool’s difference from the best price among the deep ones, and the spread over them', () => {
-    const pools = [pool('a', 1.0, 50_000), pool('b', 1.1, 20_000), pool('c', 0.5, 100), pool('d', 1.05, 30_000, 30_000)];
+    const pools = [
+      pool('a', 1.0, 50_000),
+      pool('b', 1.1, 20_000),
+      pool('c', 0.5, 100),
+      pool('d', 1.05, 30_000, 30_000),
+    ];
     const { rows, spread } = spreadTable(pools, true, 10_000, false);
     expect(spread).toEqual({ percent: expect.closeTo(10, 9), pools: 3, low: 'a', high: 'b' });
     expect(rows.map((r) => [r.pool_id, r.counts, r.fromBest === null ? null : Number(r.fromBest.toFixed(6))])).toEqual([
@@ -80,7 +100,12 @@ describe('the spread view', () => {
     expect(inverted.rows.find((r) => r.pool_id === 'b')?.fromBest).toBeCloseTo(0, 9);
     expect(inverted.spread.percent).toBeCloseTo(10, 9);
     // A token/token pair without TVL in ADA: no pool counts.
-    expect(spreadTable(pools.slice(0, 3), false, 10_000, false).spread).toEqual({ percent: null, pools: 0, low: null, high: null });
+    expect(spreadTable(pools.slice(0, 3), false, 10_000, false).spread).toEqual({
+      percent: null,
+      pools: 0,
+      low: null,
+      high: null,
+    });
   });
 });
 
@@ -99,7 +124,17 @@ describe('the overview’s spread column', () => {
     tvl: [3, 2, 1],
     tvl_ada: [3, 2, 1],
   };
-  const spreads: Spreads = { s: 'ok', min_tvl: 10_000, base: ['', '', ''], quote: ['bb', 'aa', 'zz'], aggregate: ['p2', 'p1', 'p9'], spread_percent: [4, 0.5, 9], pools: [2, 3, 2], low: ['x', 'y', 'z'], high: ['u', 'v', 'w'] };
+  const spreads: Spreads = {
+    s: 'ok',
+    min_tvl: 10_000,
+    base: ['', '', ''],
+    quote: ['bb', 'aa', 'zz'],
+    aggregate: ['p2', 'p1', 'p9'],
+    spread_percent: [4, 0.5, 9],
+    pools: [2, 3, 2],
+    low: ['x', 'y', 'z'],
+    high: ['u', 'v', 'w'],
+  };
   it('joins each row to its pair’s spread and sorts by it, rows without one last', () => {
     const rows = withSpreads(rowsOf(stats), spreadsByPair(spreads));
     expect(rows.map((r) => r.spread)).toEqual([0.5, 4, undefined]);
@@ -125,7 +160,13 @@ describe('a candle checked against its trades', () => {
 
   it('lists the trades of the bucket from pages of the route, oldest first, and rebuilds the bar from them', async () => {
     // Newest first, as the route pages them: one after the bucket, three inside, one before.
-    const all = [trade('e', 185, 1.3, 1.25, 1), trade('d', 170, 1.2, 1.3, 0.1), trade('c', 130, 1.0, 1.2, 0.2), trade('b', 120, 1.1, 1.0, 0.3), trade('a', 100, 1, 1.1, 5)];
+    const all = [
+      trade('e', 185, 1.3, 1.25, 1),
+      trade('d', 170, 1.2, 1.3, 0.1),
+      trade('c', 130, 1.0, 1.2, 0.2),
+      trade('b', 120, 1.1, 1.0, 0.3),
+      trade('a', 100, 1, 1.1, 5),
+    ];
     const asked: string[] = [];
     const page = async (query: { pool: string; before: string; limit: number }) => {
       asked.push(query.before);
@@ -139,7 +180,15 @@ describe('a candle checked against its trades', () => {
     expect(cut).toBe(false);
     expect(trades.map((t) => t.id)).toEqual(['b', 'c', 'd']);
     const candle = candleOfTrades(trades, '1min');
-    expect(candle).toEqual({ time: 120, open: 1.1, high: 1.3, low: 1.0, close: 1.3, volume: expect.closeTo(0.6, 12), tvl: 100 });
+    expect(candle).toEqual({
+      time: 120,
+      open: 1.1,
+      high: 1.3,
+      low: 1.0,
+      close: 1.3,
+      volume: expect.closeTo(0.6, 12),
+      tvl: 100,
+    });
     if (!candle) throw new Error('no candle');
     expect(checkCandle({ ...candle, volume: 0.6 }, candle).every((row) => row.agree)).toBe(true);
     const wrong = checkCandle({ ...candle, high: 1.31 }, candle);

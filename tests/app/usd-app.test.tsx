@@ -42,7 +42,13 @@ describe('the currency switch', () => {
   it('shows the chart, legend, header and tape in USD: each bar times ADA/USD of its hour, the header at ADA/USD now', async () => {
     const user = userEvent.setup();
     const blobs: Blob[] = [];
-    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: (blob: Blob) => (blobs.push(blob), 'blob:test'), revokeObjectURL: () => {} }));
+    vi.stubGlobal(
+      'URL',
+      Object.assign(URL, {
+        createObjectURL: (blob: Blob) => (blobs.push(blob), 'blob:test'),
+        revokeObjectURL: () => {},
+      }),
+    );
     showTapeRows();
     const storage = memoryStorage();
     const { container } = bed.open('/?symbol=ADA.SNEK_Aggregate_Pool1&res=60', { storage });
@@ -69,20 +75,36 @@ describe('the currency switch', () => {
 
     const header = screen.getByTestId('token-header');
     expect(within(header).getByTestId('header-pair')).toHaveTextContent('SNEK/USD');
-    const snek = tokenStatsSchema.parse(await json(`/gw/v1/tokens/current?pool=${await poolOf('ADA.SNEK_Aggregate_Pool1')}`));
+    const snek = tokenStatsSchema.parse(
+      await json(`/gw/v1/tokens/current?pool=${await poolOf('ADA.SNEK_Aggregate_Pool1')}`),
+    );
     const rate = await rateNow();
-    await waitFor(() => expectClose(Number(within(header).getByTestId('header-price').dataset.value), snek.current_price * rate, 1e-9));
+    await waitFor(() =>
+      expectClose(Number(within(header).getByTestId('header-price').dataset.value), snek.current_price * rate, 1e-9),
+    );
     expect(within(header).getByTestId('header-price')).toHaveTextContent(/USD$/);
     expect(within(header).getByText('TVL (USD)')).toBeInTheDocument();
 
     // The tape: each trade at ADA/USD of its hour, its value the ADA amount at that rate.
     const row = await screen.findAllByTestId('tape-row', {}, { timeout: 10_000 });
-    const trades = (await json(`/gw/v1/trades?pool=${await poolOf('ADA.SNEK_Aggregate_Pool1')}&limit=1`)) as { trades: { time: number; price: number; base_amount: number }[] };
+    const trades = (await json(`/gw/v1/trades?pool=${await poolOf('ADA.SNEK_Aggregate_Pool1')}&limit=1`)) as {
+      trades: { time: number; price: number; base_amount: number }[];
+    };
     const newest = ensureDefined(trades.trades[0]);
     const hour = newest.time - (newest.time % 3600);
     const tradeRate = await hourlyRate(hour);
-    await waitFor(() => expectClose(Number(within(ensureDefined(row[0])).getByTestId('tape-price').dataset.value), newest.price * tradeRate, 1e-9));
-    expectClose(Number(within(ensureDefined(row[0])).getByTestId('tape-value').dataset.value), newest.base_amount * tradeRate, 1e-9);
+    await waitFor(() =>
+      expectClose(
+        Number(within(ensureDefined(row[0])).getByTestId('tape-price').dataset.value),
+        newest.price * tradeRate,
+        1e-9,
+      ),
+    );
+    expectClose(
+      Number(within(ensureDefined(row[0])).getByTestId('tape-value').dataset.value),
+      newest.base_amount * tradeRate,
+      1e-9,
+    );
     expect(within(screen.getByTestId('trades-tape')).getByText('Price (USD)')).toBeInTheDocument();
 
     // The CSV says its unit: every value column in USD.
@@ -119,8 +141,12 @@ describe('the currency switch', () => {
     await waitFor(() => expect(screen.getByTestId('export-status')).toHaveTextContent('Exported the chart image'));
     expect(names.at(-1)).toMatch(/^ADA\.SNEK_Aggregate_Pool1-usd-60-\d{8}T\d{4}Z\.png$/);
     const canvas = ensureDefined(toBlob.mock.contexts.at(-1)) as HTMLCanvasElement;
-    const events = (canvas.getContext('2d') as unknown as { __getEvents(): { type: string; props: { text?: string } }[] }).__getEvents();
-    expect(events.filter((e) => e.type === 'fillText').map((e) => e.props.text)).toContain('SNEK/USD on Aggregate · 1 hour');
+    const events = (
+      canvas.getContext('2d') as unknown as { __getEvents(): { type: string; props: { text?: string } }[] }
+    ).__getEvents();
+    expect(events.filter((e) => e.type === 'fillText').map((e) => e.props.text)).toContain(
+      'SNEK/USD on Aggregate · 1 hour',
+    );
   });
 
   it('is kept in the preferences: a URL without `cur` opens in the currency last chosen', async () => {
@@ -141,7 +167,10 @@ describe('the currency switch', () => {
 
   it('is off for a pair not against ADA, and says why', async () => {
     const body = symbolInfoResponseSchema.parse(await json('/gw/v1/symbol_info?group=Aggregate'));
-    const tokenPair = ensureDefined(body.symbol.find((_, i) => body['base-currency'][i] !== ''), 'a token/token pair');
+    const tokenPair = ensureDefined(
+      body.symbol.find((_, i) => body['base-currency'][i] !== ''),
+      'a token/token pair',
+    );
     const { container } = bed.open(`/?symbol=${tokenPair}&cur=usd`);
     await chartReady(container);
     const usdButton = screen.getByRole('button', { name: 'USD' });

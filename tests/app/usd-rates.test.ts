@@ -38,7 +38,8 @@ describe('the ADA/USD rate book', () => {
     const to = now - (now % 3600) + 3600;
     const from = to - 24 * 3600;
     await book.ensure(HOUR, from, to);
-    for (const time of [from, from + 7 * 3600, to - 3600]) expectClose(book.rateAt(HOUR, time) ?? Number.NaN, await rateAtTime(tp.fetch, time), 1e-12, `rate at ${time}`);
+    for (const time of [from, from + 7 * 3600, to - 3600])
+      expectClose(book.rateAt(HOUR, time) ?? Number.NaN, await rateAtTime(tp.fetch, time), 1e-12, `rate at ${time}`);
     // The span is filled: asking again, or for a part of it, asks the server nothing.
     const history = () => fetched.filter((url) => url.includes('/history')).length;
     const asked = history();
@@ -67,7 +68,9 @@ describe('the ADA/USD rate book', () => {
     await vi.waitFor(() => expect(book.rateAt(HOUR, bucket)).not.toBe(before), { timeout: 10_000 });
     expect(changes).toHaveBeenCalled();
     // Live, the bucket in progress has the stablecoins' latest states: ADA/USD now.
-    await vi.waitFor(async () => expectClose(book.rateAt(HOUR, bucket) ?? Number.NaN, await rateNow(tp.fetch), 1e-12), { timeout: 10_000 });
+    await vi.waitFor(async () => expectClose(book.rateAt(HOUR, bucket) ?? Number.NaN, await rateNow(tp.fetch), 1e-12), {
+      timeout: 10_000,
+    });
     expect(book.liveQuotes().size).toBeGreaterThan(0);
     stop();
     await close();

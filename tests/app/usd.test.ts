@@ -6,7 +6,17 @@ import { asSeconds } from '../../src/shared/time';
 
 /** Statistics with only what a case sets (the rest 0). */
 function stats(partial: Partial<TokenStats>): TokenStats {
-  return { current_price: 0, current_tvl: 0, hourly_price_change: 0, hourly_tvl_change: 0, hourly_volume: 0, daily_price_change: 0, daily_tvl_change: 0, daily_volume: 0, ...partial };
+  return {
+    current_price: 0,
+    current_tvl: 0,
+    hourly_price_change: 0,
+    hourly_tvl_change: 0,
+    hourly_volume: 0,
+    daily_price_change: 0,
+    daily_tvl_change: 0,
+    daily_volume: 0,
+    ...partial,
+  };
 }
 
 const point = (time: number, close: number, tvl: number) => ({ time: asSeconds(time), close, tvl });
@@ -41,8 +51,24 @@ describe('ADA/USD from the stablecoins, TVL-weighted', () => {
   });
 
   it('turns a bar into USD: prices, volume and TVL times the rate', () => {
-    const bar = { time: asSeconds(3600), open: 0.004, high: 0.005, low: 0.003, close: 0.0045, volume: 1000, tvl: 2_000_000 };
-    expect(barInUsd(bar, 0.5)).toEqual({ time: 3600, open: 0.002, high: 0.0025, low: 0.0015, close: 0.00225, volume: 500, tvl: 1_000_000 });
+    const bar = {
+      time: asSeconds(3600),
+      open: 0.004,
+      high: 0.005,
+      low: 0.003,
+      close: 0.0045,
+      volume: 1000,
+      tvl: 2_000_000,
+    };
+    expect(barInUsd(bar, 0.5)).toEqual({
+      time: 3600,
+      open: 0.002,
+      high: 0.0025,
+      low: 0.0015,
+      close: 0.00225,
+      volume: 500,
+      tvl: 1_000_000,
+    });
   });
 
   it('now, 1 h and 24 h ago from the stablecoins’ statistics (prices and TVLs then from their changes)', () => {
@@ -63,7 +89,16 @@ describe('ADA/USD from the stablecoins, TVL-weighted', () => {
   });
 
   it('values a pair’s statistics in USD: changes against the price and TVL then at the rate then', () => {
-    const snek = stats({ current_price: 0.004, current_tvl: 1_000_000, hourly_price_change: 10, hourly_tvl_change: 100_000, daily_price_change: -20, daily_tvl_change: -200_000, hourly_volume: 5000, daily_volume: 100_000 });
+    const snek = stats({
+      current_price: 0.004,
+      current_tvl: 1_000_000,
+      hourly_price_change: 10,
+      hourly_tvl_change: 100_000,
+      daily_price_change: -20,
+      daily_tvl_change: -200_000,
+      hourly_volume: 5000,
+      daily_volume: 100_000,
+    });
     const usd = statsInUsd(snek, { rate: 0.5, rate1h: 0.4, rate24h: 0.625, sources: 2 });
     expect(usd.current_price).toBeCloseTo(0.002, 15);
     expect(usd.current_tvl).toBeCloseTo(500_000, 9);

@@ -47,7 +47,9 @@ describe('onReady', () => {
     await config;
     const configuration = await onReady(h.datafeed);
     expect(configuration.supported_resolutions).toEqual(['1', '5', '15', '60', '1D']);
-    const groups = groupsResponseSchema.parse(await (await h.tp.fetch('/gw/v1/groups')).json()).d.groups.map((g) => g.id);
+    const groups = groupsResponseSchema
+      .parse(await (await h.tp.fetch('/gw/v1/groups')).json())
+      .d.groups.map((g) => g.id);
     const exchanges = ensureDefined(configuration.exchanges).map((e) => e.value);
     expect(exchanges).toEqual(['', ...groups]);
     expect(exchanges).toContain('Aggregate');
@@ -71,17 +73,22 @@ describe('resolution mapping', () => {
     expect(RESOLUTIONS.map(toLibraryResolution)).toEqual(['1', '5', '15', '60', '1D']);
   });
 
-  it.each(['1', '5', '15', '60', '1D'])('asks /history for resolution %s and gets bars on its buckets, in ms', async (resolution) => {
-    const wire = ensureDefined(toWireResolution(resolution));
-    const from = to - 2 * 86_400;
-    const { bars } = await getBars(h.datafeed, aggregateInfo, resolution, { from, to, countBack: 1 });
-    expect(historyFetches().at(-1)).toContain(`resolution=${wire}`);
-    expect(bars.length).toBeGreaterThan(0);
-    for (const bar of bars) expect(bar.time % (RESOLUTION_SECONDS[wire] * 1000)).toBe(0);
-  });
+  it.each(['1', '5', '15', '60', '1D'])(
+    'asks /history for resolution %s and gets bars on its buckets, in ms',
+    async (resolution) => {
+      const wire = ensureDefined(toWireResolution(resolution));
+      const from = to - 2 * 86_400;
+      const { bars } = await getBars(h.datafeed, aggregateInfo, resolution, { from, to, countBack: 1 });
+      expect(historyFetches().at(-1)).toContain(`resolution=${wire}`);
+      expect(bars.length).toBeGreaterThan(0);
+      for (const bar of bars) expect(bar.time % (RESOLUTION_SECONDS[wire] * 1000)).toBe(0);
+    },
+  );
 
   it('reports an unsupported resolution to onError', async () => {
-    await expect(getBars(h.datafeed, aggregateInfo, '240', { from: to - 86_400, to })).rejects.toThrow(/Unsupported resolution "240".*1, 5, 15, 60, 1D/);
+    await expect(getBars(h.datafeed, aggregateInfo, '240', { from: to - 86_400, to })).rejects.toThrow(
+      /Unsupported resolution "240".*1, 5, 15, 60, 1D/,
+    );
   });
 });
 
@@ -123,7 +130,9 @@ describe('resolveSymbol', () => {
   });
 
   it('reports an unknown symbol to onError with a clear message', async () => {
-    await expect(resolveSymbol(h.datafeed, 'NOPE.NADA_Aggregate_Pool1')).rejects.toThrow('Unknown symbol: NOPE.NADA_Aggregate_Pool1');
+    await expect(resolveSymbol(h.datafeed, 'NOPE.NADA_Aggregate_Pool1')).rejects.toThrow(
+      'Unknown symbol: NOPE.NADA_Aggregate_Pool1',
+    );
     await expect(resolveSymbol(h.datafeed, 'abcdef01')).rejects.toThrow('Unknown symbol: abcdef01');
     await expect(resolveSymbol(h.datafeed, 'Nowhere:ADA.X_Nowhere_Pool1')).rejects.toThrow(/Unknown/);
     await expect(resolveSymbol(h.datafeed, '')).rejects.toThrow(/Unknown symbol/);
@@ -137,14 +146,27 @@ describe('getBars', () => {
     const body = await gatewayHistory({ symbol: aggregate.poolId, resolution: '5min', from, to, include_tvl: 'true' });
     expect(bars.length).toBeGreaterThan(1);
     expect(bars).toEqual(
-      body.t.map((t, i) => ({ time: t * 1000, open: body.o[i], high: body.h[i], low: body.l[i], close: body.c[i], volume: body.v[i], tvl: body.tvl?.[i] })),
+      body.t.map((t, i) => ({
+        time: t * 1000,
+        open: body.o[i],
+        high: body.h[i],
+        low: body.l[i],
+        close: body.c[i],
+        volume: body.v[i],
+        tvl: body.tvl?.[i],
+      })),
     );
     expect(meta?.noData).toBe(false);
   });
 
   it('never returns fewer than countBack bars while older history exists', async () => {
     const from = to - 10 * 60;
-    const { bars } = await getBars(h.datafeed, aggregateInfo, '1', { from, to, countBack: 300, firstDataRequest: true });
+    const { bars } = await getBars(h.datafeed, aggregateInfo, '1', {
+      from,
+      to,
+      countBack: 300,
+      firstDataRequest: true,
+    });
     expect(bars).toHaveLength(300);
     const last300 = await gatewayHistory({ symbol: aggregate.poolId, resolution: '1min', to, countback: 300 });
     expect(bars.map((b) => b.time / 1000)).toEqual(last300.t);
@@ -163,7 +185,11 @@ describe('getBars', () => {
     const { bars, meta } = await getBars(h.datafeed, aggregateInfo, '60', { from: to - 3600, to, countBack: 100_000 });
     const first = ensureDefined(bars[0]).time / 1000;
     expect(meta?.noData).toBe(false);
-    const older = await getBars(h.datafeed, aggregateInfo, '60', { from: first - 30 * 86_400, to: first, countBack: 300 });
+    const older = await getBars(h.datafeed, aggregateInfo, '60', {
+      from: first - 30 * 86_400,
+      to: first,
+      countBack: 300,
+    });
     expect(older).toEqual({ bars: [], meta: { noData: true } });
     const empty = await getBars(h.datafeed, aggregateInfo, '60', { from: first - 86_400, to: first, countBack: 0 });
     expect(empty.meta?.noData).toBe(true);
@@ -198,19 +224,29 @@ describe('getBars', () => {
 
   it("passes the server's errmsg to onError", async () => {
     const bogus: LibrarySymbolInfo = { ...aggregateInfo, ticker: 'deadbeef', name: 'X.Y_Aggregate_Pool9' };
-    await expect(getBars(h.datafeed, bogus, '1', { from: to - 3600, to, countBack: 10 })).rejects.toThrow('Unknown symbol: deadbeef');
+    await expect(getBars(h.datafeed, bogus, '1', { from: to - 3600, to, countBack: 10 })).rejects.toThrow(
+      'Unknown symbol: deadbeef',
+    );
   });
 
   it('reports a malformed answer to onError instead of throwing', async () => {
     const broken = new UdfDatafeed({
       fetch: async (input) =>
-        input.includes('/history') ? new Response(JSON.stringify({ s: 'ok', t: [1], o: [] }), { status: 200 }) : h.tp.fetch(input),
+        input.includes('/history')
+          ? new Response(JSON.stringify({ s: 'ok', t: [1], o: [] }), { status: 200 })
+          : h.tp.fetch(input),
     });
-    await expect(getBars(broken, aggregateInfo, '1', { from: to - 3600, to, countBack: 10 })).rejects.toThrow(/^Malformed answer from \/history: /);
+    await expect(getBars(broken, aggregateInfo, '1', { from: to - 3600, to, countBack: 10 })).rejects.toThrow(
+      /^Malformed answer from \/history: /,
+    );
     const notJson = new UdfDatafeed({ fetch: async () => new Response('<html>', { status: 200 }) });
-    await expect(getBars(notJson, aggregateInfo, '1', { from: to - 3600, to, countBack: 10 })).rejects.toThrow(/not JSON/);
+    await expect(getBars(notJson, aggregateInfo, '1', { from: to - 3600, to, countBack: 10 })).rejects.toThrow(
+      /not JSON/,
+    );
     const down = new UdfDatafeed({ fetch: () => Promise.reject(new TypeError('fetch failed')) });
-    await expect(getBars(down, aggregateInfo, '1', { from: to - 3600, to, countBack: 10 })).rejects.toThrow(/unreachable.*fetch failed/);
+    await expect(getBars(down, aggregateInfo, '1', { from: to - 3600, to, countBack: 10 })).rejects.toThrow(
+      /unreachable.*fetch failed/,
+    );
   });
 
   it('keeps a chart callback that throws from reaching the caller', async () => {
@@ -242,7 +278,13 @@ describe('refreshing symbol lists', () => {
     });
     try {
       const resolve = (name: string) =>
-        new Promise<string>((done) => datafeed.resolveSymbol(name, (info) => done(info.name), (reason) => done(reason)));
+        new Promise<string>((done) =>
+          datafeed.resolveSymbol(
+            name,
+            (info) => done(info.name),
+            (reason) => done(reason),
+          ),
+        );
       expect(await resolve('ADA.NOPE_Aggregate_Pool1')).toMatch(/^Unknown symbol/);
       const loads = () => requests.filter((u) => u.includes('/symbol_info?group=Aggregate')).length;
       const before = loads();

@@ -5,7 +5,15 @@ import type { Pool } from '../../src/service/market/model';
 import { createTestClock } from '../support/clock';
 import { ensureDefined } from '../support/ensure';
 import { aggregatesByActivity, forceTradesOn, lastSeq, storedTrades } from '../support/market';
-import { createHarness, getBars, historyBars, resolveSymbol, subscribe, type Harness, type TickRecorder } from './harness';
+import {
+  createHarness,
+  getBars,
+  historyBars,
+  resolveSymbol,
+  subscribe,
+  type Harness,
+  type TickRecorder,
+} from './harness';
 
 /** 40 minutes before a UTC midnight: a run of blocks crosses minute, hour and day boundaries. */
 const START_MS = Date.UTC(2025, 0, 15, 23, 20, 0);
@@ -42,7 +50,11 @@ describe('live bars', () => {
     clock.set(START_MS + 65_000);
     await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
     await vi.waitFor(() => expect(m1.last()?.time).toBe(START_MS + 60_000));
-    await vi.waitFor(async () => expect(m5.last()).toEqual((await historyBars(h.tp, pool.poolId, '5min', START_MS / 1000, START_MS / 1000 + 300))[0]));
+    await vi.waitFor(async () =>
+      expect(m5.last()).toEqual(
+        (await historyBars(h.tp, pool.poolId, '5min', START_MS / 1000, START_MS / 1000 + 300))[0],
+      ),
+    );
     // The new minute opens where the last one closed (the bar rule: open = previous_price of its first trade).
     expect(ensureDefined(m1.last()).open).toBe(firstMinute.close);
 
@@ -58,7 +70,11 @@ describe('live bars', () => {
     const recorders = new Map<string, { pool: Pool; resolution: string; recorder: TickRecorder }>();
     pools.forEach((pool, i) => {
       for (const resolution of LIBRARY_RESOLUTIONS) {
-        recorders.set(`${i}-${resolution}`, { pool, resolution, recorder: subscribe(h.datafeed, ensureDefined(infos[i]), resolution, `${i}-${resolution}`) });
+        recorders.set(`${i}-${resolution}`, {
+          pool,
+          resolution,
+          recorder: subscribe(h.datafeed, ensureDefined(infos[i]), resolution, `${i}-${resolution}`),
+        });
       }
     });
     await vi.waitFor(() => expect([...recorders.values()].every((r) => r.recorder.ticks.length > 0)).toBe(true));
@@ -78,7 +94,8 @@ describe('live bars', () => {
     await vi.waitFor(() => expect(live).toBe(true));
     const followed = new Set(pools.map((p) => p.id));
     const runStart = await lastSeq(h.tp.runtime);
-    const sent = async () => (await storedTrades(h.tp.runtime, { afterSeq: runStart })).filter((t) => followed.has(t.agg)).length;
+    const sent = async () =>
+      (await storedTrades(h.tp.runtime, { afterSeq: runStart })).filter((t) => followed.has(t.agg)).length;
 
     // About 80 minutes of blocks, 5 to 45 s apart, across 23:59:59 -> 00:00; every third block, the
     // datafeed catches up (what a browser sees: a few blocks at a time, not all at once).
@@ -122,13 +139,20 @@ describe('a chart drawn before its symbol resolved (a deep link by symbol name)'
       const pool = ensureDefined((await aggregatesByActivity(d.tp.runtime))[0]);
       const resolved = await resolveSymbol(d.datafeed, pool.poolId);
       // The app's stand-in: the name from the URL, no ticker yet.
-      const provisional: LibrarySymbolInfo = Object.fromEntries(Object.entries(resolved).filter(([key]) => key !== 'ticker')) as unknown as LibrarySymbolInfo;
+      const provisional: LibrarySymbolInfo = Object.fromEntries(
+        Object.entries(resolved).filter(([key]) => key !== 'ticker'),
+      ) as unknown as LibrarySymbolInfo;
       expect(provisional.ticker).toBeUndefined();
       const now = () => Math.floor(own.now() / 1000);
 
       own.set(start + 10_000);
       await forceTradesOn(d.tp.runtime, [pool], d.tp.nowSeconds());
-      const first = await getBars(d.datafeed, provisional, '1', { from: now() - 3600, to: now() + 60, countBack: 50, firstDataRequest: true });
+      const first = await getBars(d.datafeed, provisional, '1', {
+        from: now() - 3600,
+        to: now() + 60,
+        countBack: 50,
+        firstDataRequest: true,
+      });
       const chartLast = ensureDefined(first.bars.at(-1));
       expect(chartLast.time).toBe(start);
       // More trades in that minute, then the next minute begins: all before the subscription syncs.

@@ -41,7 +41,12 @@ const info = (i: number) => ensureDefined(infos[i], `symbol ${i}`);
 describe('subscribeBars', () => {
   it('emits the current bar of an Aggregate symbol after each trade, equal to /history', async () => {
     const { datafeed, sources } = feed();
-    await getBars(datafeed, info(0), '1', { from: nowSeconds() - 3600, to: nowSeconds() + 60, countBack: 10, firstDataRequest: true });
+    await getBars(datafeed, info(0), '1', {
+      from: nowSeconds() - 3600,
+      to: nowSeconds() + 60,
+      countBack: 10,
+      firstDataRequest: true,
+    });
     const ticks = subscribe(datafeed, info(0), '1', 'a');
     await vi.waitFor(() => expect(ticks.ticks.length).toBeGreaterThan(0));
     expect(sources).toHaveLength(1);
@@ -56,11 +61,18 @@ describe('subscribeBars', () => {
 
   it('counts trades made between getBars and the subscription (reconcile on connected)', async () => {
     const { datafeed } = feed();
-    const first = await getBars(datafeed, info(1), '5', { from: nowSeconds() - 86_400, to: nowSeconds() + 300, countBack: 50, firstDataRequest: true });
+    const first = await getBars(datafeed, info(1), '5', {
+      from: nowSeconds() - 86_400,
+      to: nowSeconds() + 300,
+      countBack: 50,
+      firstDataRequest: true,
+    });
     const newestBefore = ensureDefined(first.bars.at(-1));
     await forceTradesOn(h.tp.runtime, [pool(1)], h.tp.nowSeconds());
     const ticks = subscribe(datafeed, info(1), '5', 'b');
-    const server = ensureDefined((await historyBars(h.tp, pool(1).poolId, '5min', newestBefore.time / 1000, nowSeconds() + 300)).at(-1));
+    const server = ensureDefined(
+      (await historyBars(h.tp, pool(1).poolId, '5min', newestBefore.time / 1000, nowSeconds() + 300)).at(-1),
+    );
     await vi.waitFor(() => expect(ticks.last()).toEqual(server));
     expect(ticks.ticks.every((t) => t.time >= newestBefore.time)).toBe(true);
   });
@@ -155,7 +167,9 @@ describe('subscribeBars', () => {
     const many = (await aggregatesByActivity(h.tp.runtime)).slice(0, 51);
     const symbols = await Promise.all(many.map((p) => resolveSymbol(datafeed, p.poolId)));
     symbols.forEach((s, i) => subscribe(datafeed, s, '1', `l${i}`));
-    await vi.waitFor(() => expect(warnings.join('\n')).toMatch(/Live updates: Too many pools: 51 requested, at most 50/));
+    await vi.waitFor(() =>
+      expect(warnings.join('\n')).toMatch(/Live updates: Too many pools: 51 requested, at most 50/),
+    );
     expect(sources).toHaveLength(1);
     expect(ensureDefined(sources[0]).readyState).toBe(TestEventSource.CLOSED);
     // Back within the limit: a new connection.
@@ -178,7 +192,9 @@ describe('onTrades', () => {
       onLive: ({ resync }) => log.push(`live ${resync}`),
     });
     await vi.waitFor(() => expect(log).toEqual(['live false']));
-    const stored = (await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds())).filter((t) => t.agg === pool(0).id);
+    const stored = (await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds())).filter(
+      (t) => t.agg === pool(0).id,
+    );
     await vi.waitFor(() => expect(events).toHaveLength(stored.length));
     // The spec's trade event of the Aggregate pool, one per stored trade, in order (volume in whole units).
     expect(events).toEqual(
@@ -207,7 +223,9 @@ describe('onTrades', () => {
     await vi.waitFor(() => expect(bars.ticks.length).toBeGreaterThan(0));
     await forceTradesOn(h.tp.runtime, [pool(0)], h.tp.nowSeconds());
     await forceTradesOn(h.tp.runtime, [pool(1)], h.tp.nowSeconds());
-    await vi.waitFor(() => expect(new Set(byId.map((e) => e.pool_id))).toEqual(new Set([pool(0).poolId, pool(1).poolId])));
+    await vi.waitFor(() =>
+      expect(new Set(byId.map((e) => e.pool_id))).toEqual(new Set([pool(0).poolId, pool(1).poolId])),
+    );
     await vi.waitFor(() => expect(byName.length).toBeGreaterThan(0));
     expect(byName.every((e) => e.pool_id === pool(1).poolId)).toBe(true);
     expect(h.tp.platform.gateway.hub.size).toBe(1);
@@ -226,8 +244,12 @@ describe('onTrades', () => {
   it('follows pool IDs known to be Aggregate pools without looking them up in the symbol lists', async () => {
     const { datafeed, fetched } = feed();
     const events: TradeEvent[] = [];
-    const stop = datafeed.onTrades({ aggregatePools: [pool(0).poolId, pool(2).poolId, 'not a pool'] }, (event) => events.push(event));
-    await vi.waitFor(() => expect(datafeed.liveStatus).toMatchObject({ state: 'live', pools: [pool(0).poolId, pool(2).poolId].sort() }));
+    const stop = datafeed.onTrades({ aggregatePools: [pool(0).poolId, pool(2).poolId, 'not a pool'] }, (event) =>
+      events.push(event),
+    );
+    await vi.waitFor(() =>
+      expect(datafeed.liveStatus).toMatchObject({ state: 'live', pools: [pool(0).poolId, pool(2).poolId].sort() }),
+    );
     await forceTradesOn(h.tp.runtime, [pool(2)], h.tp.nowSeconds());
     await vi.waitFor(() => expect(events.some((e) => e.pool_id === pool(2).poolId)).toBe(true));
     // Pool 0 may trade meanwhile (an earlier test's trades): only the two followed pools are heard.
@@ -259,7 +281,9 @@ describe('onLiveStatus', () => {
     await vi.waitFor(() => expect(datafeed.liveStatus.state).toBe('live'));
     runtimeInternals(h.tp.runtime).hub.closeAll();
     // The gateway reconnects upstream after its retry delay; on a loaded CI machine that can pass a second.
-    await vi.waitFor(() => expect(seen.map((s) => s.state)).toEqual(['connecting', 'live', 'reconnecting', 'live']), { timeout: 10_000 });
+    await vi.waitFor(() => expect(seen.map((s) => s.state)).toEqual(['connecting', 'live', 'reconnecting', 'live']), {
+      timeout: 10_000,
+    });
     const pools = [pool(0).poolId];
     expect(seen).toEqual([
       { state: 'connecting', pools, resync: false },
@@ -294,6 +318,8 @@ describe('bars and onBars (seconds, for our own UI)', () => {
     stop();
     await vi.waitFor(() => expect(datafeed.liveStatus.state).toBe('idle'));
     await expect(datafeed.bars(info(0), '7', range)).rejects.toThrow(/Unsupported resolution "7"/);
-    await expect(datafeed.bars({ ...info(0), ticker: 'deadbeef' }, '5', range)).rejects.toThrow('Unknown symbol: deadbeef');
+    await expect(datafeed.bars({ ...info(0), ticker: 'deadbeef' }, '5', range)).rejects.toThrow(
+      'Unknown symbol: deadbeef',
+    );
   });
 });

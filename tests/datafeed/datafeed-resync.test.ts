@@ -40,7 +40,10 @@ async function liveFeed() {
   return { ...a, m1, m5, statuses };
 }
 
-async function expectLastBarsEqualHistory(recorders: { m1: ReturnType<typeof subscribe>; m5: ReturnType<typeof subscribe> }): Promise<void> {
+async function expectLastBarsEqualHistory(recorders: {
+  m1: ReturnType<typeof subscribe>;
+  m5: ReturnType<typeof subscribe>;
+}): Promise<void> {
   for (const [recorder, resolution] of [
     [recorders.m1, '1min'],
     [recorders.m5, '5min'],
@@ -64,7 +67,9 @@ describe('resync after the upstream stream drops', () => {
     // (a reset, had there been one, comes before).
     const counts = [f.m1.ticks.length, f.m5.ticks.length];
     await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
-    await vi.waitFor(() => expect([f.m1.ticks.length, f.m5.ticks.length].every((n, i) => n > (counts[i] ?? 0))).toBe(true));
+    await vi.waitFor(() =>
+      expect([f.m1.ticks.length, f.m5.ticks.length].every((n, i) => n > (counts[i] ?? 0))).toBe(true),
+    );
     expect(f.m1.resets + f.m5.resets).toBe(0);
     await expectLastBarsEqualHistory(f);
   });
@@ -95,7 +100,9 @@ describe('reconnect of the browser connection', () => {
     // The gateway ends every browser connection; the EventSource reconnects after the server's retry delay.
     h.tp.platform.gateway.hub.closeAll();
     await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
-    const server = ensureDefined((await historyBars(h.tp, pool.poolId, '1min', nowSeconds() - 3600, nowSeconds() + 60)).at(-1));
+    const server = ensureDefined(
+      (await historyBars(h.tp, pool.poolId, '1min', nowSeconds() - 3600, nowSeconds() + 60)).at(-1),
+    );
     await vi.waitFor(() => expect(f.m1.last()).toEqual(server), { timeout: 8000, interval: 50 });
     expect(f.sources).toHaveLength(1);
     expect(ensureDefined(f.sources[0]).readyState).toBe(1);
@@ -106,12 +113,14 @@ describe('reconnect of the browser connection', () => {
     await expectLastBarsEqualHistory(f);
   }, 15_000);
 
-  it('resumes from the status frame\'s id when no trade was seen yet: replayed, no reset', async () => {
+  it("resumes from the status frame's id when no trade was seen yet: replayed, no reset", async () => {
     const f = await liveFeed();
     const fetches = f.fetched.length;
     h.tp.platform.gateway.hub.closeAll();
     await forceTradesOn(h.tp.runtime, [pool], h.tp.nowSeconds());
-    const server = ensureDefined((await historyBars(h.tp, pool.poolId, '1min', nowSeconds() - 3600, nowSeconds() + 60)).at(-1));
+    const server = ensureDefined(
+      (await historyBars(h.tp, pool.poolId, '1min', nowSeconds() - 3600, nowSeconds() + 60)).at(-1),
+    );
     await vi.waitFor(() => expect(f.m1.last()).toEqual(server), { timeout: 8000, interval: 50 });
     expect(f.sources).toHaveLength(1);
     expect(f.m1.resets + f.m5.resets).toBe(0);

@@ -9,7 +9,13 @@ import { ensureDefined } from '../support/ensure';
 import { FakeOgmios } from '../support/fake-ogmios';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
 import type { OgmiosWireBlock } from '../support/prise';
-import { nextSyntheticBlock, syntheticBlocks, syntheticPoolId, syntheticPools, type ChainCursor } from '../support/synthetic-chain';
+import {
+  nextSyntheticBlock,
+  syntheticBlocks,
+  syntheticPoolId,
+  syntheticPools,
+  type ChainCursor,
+} from '../support/synthetic-chain';
 import { attachDatafeed, historyBars, resolveSymbol, subscribe } from './harness';
 
 /**
@@ -18,7 +24,15 @@ import { attachDatafeed, historyBars, resolveSymbol, subscribe } from './harness
  * another price. Bars (our `onBars`) are replaced from the rollback's bucket on and end on B''s price,
  * equal to /history; the library's face hears `onResetCacheNeeded`; trade listeners hear the point.
  */
-const ANCHOR: OgmiosWireBlock = { type: 'praos', era: 'babbage', id: 'ee'.repeat(32), height: 0, slot: 130_000_000, ancestor: 'genesis', transactions: [] };
+const ANCHOR: OgmiosWireBlock = {
+  type: 'praos',
+  era: 'babbage',
+  id: 'ee'.repeat(32),
+  height: 0,
+  slot: 130_000_000,
+  ancestor: 'genesis',
+  transactions: [],
+};
 const pools = syntheticPools(1, 40);
 const cursor: ChainCursor = { slot: ANCHOR.slot, id: ANCHOR.id, height: 0 };
 let fake: FakeOgmios;
@@ -39,13 +53,16 @@ class HeldBars {
   }
 }
 
-const tipSlot = async () => ((await (await tp.fetch('/healthz')).json()) as { chain: { tipSlot: number | null } }).chain.tipSlot;
+const tipSlot = async () =>
+  ((await (await tp.fetch('/healthz')).json()) as { chain: { tipSlot: number | null } }).chain.tipSlot;
 
 beforeAll(async () => {
   // The first block makes the pool (no event), the second trades it.
   chain = [ANCHOR, ...syntheticBlocks(cursor, pools, 2, { updates: 1, sequential: true })];
   fake = await FakeOgmios.start(chain);
-  tp = await createTestPlatform({ env: { SOURCE: 'chain', OGMIOS_URL: fake.url, CHAIN_START: `${ANCHOR.slot}.${ANCHOR.id}` } });
+  tp = await createTestPlatform({
+    env: { SOURCE: 'chain', OGMIOS_URL: fake.url, CHAIN_START: `${ANCHOR.slot}.${ANCHOR.id}` },
+  });
   tp.platform.startLive();
   await vi.waitUntil(async () => (await tipSlot()) === chain.at(-1)?.slot, { timeout: 20_000, interval: 20 });
   const pool = ensureDefined(tp.runtime.market.pools.get(syntheticPoolId(ensureDefined(pools[0]))));
@@ -63,11 +80,19 @@ describe('a chain rollback in the datafeed', () => {
     const first = await datafeed.bars(info, resolution, { from: 0, to: slotTime(cursor.slot) + 3600, countBack: 10 });
     const held = new HeldBars();
     first.bars.forEach((bar) => held.put(bar));
-    datafeed.onBars(info, resolution, { onBar: (bar) => held.put(bar), onReset: (replacement) => held.replace(ensureDefined(replacement)) }, first.bars.at(-1));
+    datafeed.onBars(
+      info,
+      resolution,
+      { onBar: (bar) => held.put(bar), onReset: (replacement) => held.replace(ensureDefined(replacement)) },
+      first.bars.at(-1),
+    );
     const library = subscribe(datafeed, info, resolution, 'library');
     const rollbacks: LiveRollback[] = [];
     const trades: TradeEvent[] = [];
-    datafeed.onTrades(info, { onTrade: (event) => trades.push(event), onRollback: (rollback) => rollbacks.push(rollback) });
+    datafeed.onTrades(info, {
+      onTrade: (event) => trades.push(event),
+      onRollback: (rollback) => rollbacks.push(rollback),
+    });
     await vi.waitFor(() => expect(datafeed.liveStatus.state).toBe('live'), { timeout: 5000 });
 
     // Block B: the pool trades at P1.
@@ -85,7 +110,10 @@ describe('a chain rollback in the datafeed', () => {
     Object.assign(cursor, state.cursor);
     fake.rollBackTo(point.slot);
     fake.extend([nextSyntheticBlock(cursor, pools, { updates: 3, fork: 1 })]);
-    await vi.waitFor(() => expect(rollbacks).toEqual([{ slot: point.slot, id: point.id, time: slotTime(point.slot) }]), { timeout: 5000 });
+    await vi.waitFor(
+      () => expect(rollbacks).toEqual([{ slot: point.slot, id: point.id, time: slotTime(point.slot) }]),
+      { timeout: 5000 },
+    );
     await vi.waitFor(() => expect(trades).toHaveLength(4), { timeout: 5000 });
     const p2 = ensureDefined(trades.at(-1)).current_price;
     expect(p2).not.toBe(p1);

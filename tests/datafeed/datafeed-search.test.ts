@@ -13,7 +13,19 @@ const tvlAda = new Map<string, number>();
 
 beforeAll(async () => {
   h = await createHarness();
-  for (const group of ['Aggregate', 'Minswap', 'MinswapV2', 'SundaeSwap', 'SundaeSwapV3', 'WingRiders', 'WingRidersV2', 'Spectrum', 'Splash', 'MuesliSwap', 'VyFi']) {
+  for (const group of [
+    'Aggregate',
+    'Minswap',
+    'MinswapV2',
+    'SundaeSwap',
+    'SundaeSwapV3',
+    'WingRiders',
+    'WingRidersV2',
+    'Spectrum',
+    'Splash',
+    'MuesliSwap',
+    'VyFi',
+  ]) {
     const body = gatewayLiquiditySchema.parse(await (await h.tp.fetch(`/gw/v1/liquidity?group=${group}`)).json());
     body.ticker.forEach((ticker, i) => tvlAda.set(ticker, body.tvl_ada[i] ?? 0));
   }
@@ -62,7 +74,8 @@ describe('searchSymbols', () => {
     for (const query of [policyId, snek.quoteUnit.toUpperCase(), fingerprint]) {
       const rows = await search(h.datafeed, query, undefined, 100);
       expect(rows.length, query).toBeGreaterThan(0);
-      for (const row of rows) expect(row.quoteUnit === snek.quoteUnit || row.baseUnit === snek.quoteUnit, query).toBe(true);
+      for (const row of rows)
+        expect(row.quoteUnit === snek.quoteUnit || row.baseUnit === snek.quoteUnit, query).toBe(true);
       expect(rows[0]).toEqual(snek);
     }
     const partial = await search(h.datafeed, fingerprint.slice(0, 20), 'Aggregate');
@@ -70,8 +83,12 @@ describe('searchSymbols', () => {
   });
 
   it('matches a pair typed with a slash or as two words, and the description', async () => {
-    expect(ensureDefined((await search(h.datafeed, 'ada/snek', 'Aggregate'))[0]).symbol).toBe('ADA.SNEK_Aggregate_Pool1');
-    expect(ensureDefined((await search(h.datafeed, 'snek ada', 'Aggregate'))[0]).symbol).toBe('ADA.SNEK_Aggregate_Pool1');
+    expect(ensureDefined((await search(h.datafeed, 'ada/snek', 'Aggregate'))[0]).symbol).toBe(
+      'ADA.SNEK_Aggregate_Pool1',
+    );
+    expect(ensureDefined((await search(h.datafeed, 'snek ada', 'Aggregate'))[0]).symbol).toBe(
+      'ADA.SNEK_Aggregate_Pool1',
+    );
     const described = await search(h.datafeed, 'SNEK on Minswap', undefined, 100);
     expect(described.length).toBeGreaterThan(0);
     for (const row of described) expect(row.description.toLowerCase()).toContain('snek');
@@ -79,7 +96,11 @@ describe('searchSymbols', () => {
 
   it('loads each group once, with one request in flight per group', async () => {
     const fresh = attachDatafeed(h.tp);
-    await Promise.all([search(fresh.datafeed, 'MIN'), search(fresh.datafeed, 'SNEK'), search(fresh.datafeed, 'x', 'Aggregate')]);
+    await Promise.all([
+      search(fresh.datafeed, 'MIN'),
+      search(fresh.datafeed, 'SNEK'),
+      search(fresh.datafeed, 'x', 'Aggregate'),
+    ]);
     await search(fresh.datafeed, 'INDY');
     const symbolInfo = fresh.fetched.filter((url) => url.includes('/symbol_info?'));
     expect(symbolInfo).toHaveLength(11);
@@ -89,7 +110,10 @@ describe('searchSymbols', () => {
 
   it('ranks without liquidity when the gateway has none', async () => {
     const datafeed = new UdfDatafeed({
-      fetch: async (input) => (input.includes('/liquidity') ? new Response(JSON.stringify({ s: 'error', errmsg: 'no' }), { status: 404 }) : h.tp.fetch(input)),
+      fetch: async (input) =>
+        input.includes('/liquidity')
+          ? new Response(JSON.stringify({ s: 'error', errmsg: 'no' }), { status: 404 })
+          : h.tp.fetch(input),
     });
     const rows = await search(datafeed, 'SNEK', undefined, 100);
     expect(rows.length).toBeGreaterThan(1);
@@ -125,7 +149,11 @@ describe('searchSymbols', () => {
     const datafeed = new UdfDatafeed({
       fetch: async (input, init) => {
         fetched.push(input);
-        if (new URL(input, 'http://x').pathname === '/gw/v1/token-info') return Response.json({ s: 'error', errmsg: 'Token metadata is only known for the embedded market' }, { status: 404 });
+        if (new URL(input, 'http://x').pathname === '/gw/v1/token-info')
+          return Response.json(
+            { s: 'error', errmsg: 'Token metadata is only known for the embedded market' },
+            { status: 404 },
+          );
         return h.tp.fetch(input, init);
       },
     });
@@ -137,7 +165,10 @@ describe('searchSymbols', () => {
 
   it('gives an empty list (and a warning) when symbol_info fails', async () => {
     const warnings: string[] = [];
-    const datafeed = new UdfDatafeed({ fetch: () => Promise.reject(new TypeError('offline')), onWarning: (m) => warnings.push(m) });
+    const datafeed = new UdfDatafeed({
+      fetch: () => Promise.reject(new TypeError('offline')),
+      onWarning: (m) => warnings.push(m),
+    });
     expect(await searchSymbols(datafeed, 'SNEK', 'Aggregate')).toEqual([]);
     expect(warnings.join('\n')).toMatch(/Symbol search failed: .*offline/);
     await expect(datafeed.search('SNEK', 'Aggregate')).rejects.toThrow(/offline/);

@@ -22,13 +22,18 @@ afterAll(async () => tp.close());
 
 describe('GatewayClient', () => {
   it('builds URLs under its base, leaving out undefined values', async () => {
-    expect(client.url('/history', { symbol: 'ab', from: 1, include_tvl: true, to: undefined })).toBe('/gw/v1/history?symbol=ab&from=1&include_tvl=true');
+    expect(client.url('/history', { symbol: 'ab', from: 1, include_tvl: true, to: undefined })).toBe(
+      '/gw/v1/history?symbol=ab&from=1&include_tvl=true',
+    );
     expect(new GatewayClient('/gw/v1/', tp.fetch).url('/info')).toBe('/gw/v1/info');
   });
 
   it('get: a validated body, or an outcome with the server’s message; identical requests in flight share one fetch', async () => {
     fetched.length = 0;
-    const [a, b] = await Promise.all([client.get('/info', {}, gatewayInfoSchema), client.get('/info', {}, gatewayInfoSchema)]);
+    const [a, b] = await Promise.all([
+      client.get('/info', {}, gatewayInfoSchema),
+      client.get('/info', {}, gatewayInfoSchema),
+    ]);
     expect(a.ok && a.value.source).toBe('embedded');
     expect(b).toBe(a);
     expect(fetched).toEqual(['/gw/v1/info']);
@@ -42,9 +47,14 @@ describe('GatewayClient', () => {
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ status: 422, message: expect.stringMatching(/pool/i) });
     const down = new GatewayClient('/gw/v1', () => Promise.reject(new TypeError('fetch failed')));
-    await expect(down.getOrThrow('/info', {}, gatewayInfoSchema)).rejects.toThrow('The gateway is unreachable (/info): fetch failed');
+    await expect(down.getOrThrow('/info', {}, gatewayInfoSchema)).rejects.toThrow(
+      'The gateway is unreachable (/info): fetch failed',
+    );
     const html = new GatewayClient('/gw/v1', async () => new Response('<html>', { status: 502 }));
-    await expect(html.getOrThrow('/info', {}, gatewayInfoSchema)).rejects.toMatchObject({ status: 502, message: 'The gateway answered 502 to /info' });
+    await expect(html.getOrThrow('/info', {}, gatewayInfoSchema)).rejects.toMatchObject({
+      status: 502,
+      message: 'The gateway answered 502 to /info',
+    });
   });
 
   it('getOrThrow: an aborted request rejects with the signal’s reason, not a gateway error', async () => {

@@ -3,7 +3,14 @@ import { createTestPlatform, type TestPlatform, type TestPlatformOptions } from 
 import { UdfDatafeed, type UdfDatafeedOptions } from '../../src/datafeed/udf-datafeed';
 import type { toLibraryBar } from '../../src/datafeed/library-format';
 import type { SearchRow } from '../../src/datafeed/symbol-search';
-import type { DatafeedConfiguration, HistoryMetadata, LibrarySymbolInfo, PeriodParams, ResolutionString, SearchSymbolResultItem } from '../../src/datafeed/tradingview-types';
+import type {
+  DatafeedConfiguration,
+  HistoryMetadata,
+  LibrarySymbolInfo,
+  PeriodParams,
+  ResolutionString,
+  SearchSymbolResultItem,
+} from '../../src/datafeed/tradingview-types';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { asMillis, asSeconds } from '../../src/shared/time';
 
@@ -48,7 +55,10 @@ export function attachDatafeed(tp: TestPlatform, options: UdfDatafeedOptions = {
   return { datafeed, fetched, sources, warnings, close: async () => datafeed.close() };
 }
 
-export async function createHarness(platform: TestPlatformOptions = {}, options: UdfDatafeedOptions = {}): Promise<Harness> {
+export async function createHarness(
+  platform: TestPlatformOptions = {},
+  options: UdfDatafeedOptions = {},
+): Promise<Harness> {
   const tp = await createTestPlatform(platform);
   const attached = attachDatafeed(tp, options);
   return {
@@ -69,7 +79,12 @@ export function resolveSymbol(datafeed: UdfDatafeed, name: string): Promise<Libr
   return new Promise((resolve, reject) => datafeed.resolveSymbol(name, resolve, (reason) => reject(new Error(reason))));
 }
 
-export function searchSymbols(datafeed: UdfDatafeed, input: string, exchange = '', type = ''): Promise<SearchSymbolResultItem[]> {
+export function searchSymbols(
+  datafeed: UdfDatafeed,
+  input: string,
+  exchange = '',
+  type = '',
+): Promise<SearchSymbolResultItem[]> {
   return new Promise((resolve) => datafeed.searchSymbols(input, exchange, type, resolve));
 }
 
@@ -92,7 +107,13 @@ export function getBars(
     firstDataRequest: params.firstDataRequest ?? false,
   };
   return new Promise((resolve, reject) =>
-    datafeed.getBars(symbolInfo, resolution, period, (bars, meta) => resolve({ bars: bars as LibraryTick[], meta }), (reason) => reject(new Error(reason))),
+    datafeed.getBars(
+      symbolInfo,
+      resolution,
+      period,
+      (bars, meta) => resolve({ bars: bars as LibraryTick[], meta }),
+      (reason) => reject(new Error(reason)),
+    ),
   );
 }
 
@@ -124,8 +145,20 @@ export class TickRecorder {
 }
 
 /** /history through the gateway as library bars (ms), for comparing with what the datafeed emitted. */
-export async function historyBars(tp: TestPlatform, poolId: string, resolution: string, from: number, to: number): Promise<LibraryTick[]> {
-  const search = new URLSearchParams({ symbol: poolId, resolution, from: String(from), to: String(to), include_tvl: 'true' });
+export async function historyBars(
+  tp: TestPlatform,
+  poolId: string,
+  resolution: string,
+  from: number,
+  to: number,
+): Promise<LibraryTick[]> {
+  const search = new URLSearchParams({
+    symbol: poolId,
+    resolution,
+    from: String(from),
+    to: String(to),
+    include_tvl: 'true',
+  });
   const body = historyResponseSchema.parse(await (await tp.fetch(`/gw/v1/history?${search}`)).json());
   return body.t.map((t, i) => ({
     time: asMillis(t * 1000),
@@ -139,7 +172,12 @@ export async function historyBars(tp: TestPlatform, poolId: string, resolution: 
 }
 
 /** Subscribes a recorder to a symbol at a resolution. */
-export function subscribe(datafeed: UdfDatafeed, symbolInfo: LibrarySymbolInfo, resolution: ResolutionString, listenerGuid: string): TickRecorder {
+export function subscribe(
+  datafeed: UdfDatafeed,
+  symbolInfo: LibrarySymbolInfo,
+  resolution: ResolutionString,
+  listenerGuid: string,
+): TickRecorder {
   const recorder = new TickRecorder();
   datafeed.subscribeBars(symbolInfo, resolution, recorder.onTick, listenerGuid, recorder.onReset);
   return recorder;

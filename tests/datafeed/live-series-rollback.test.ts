@@ -15,7 +15,15 @@ const T0 = 1_736_942_400; // 2025-01-15T12:00:00Z, a bucket start at every resol
 function trades(seconds: readonly number[], price = 1, factor = 1.01): TradeEvent[] {
   let p = price;
   return seconds.map((s) => {
-    const event: TradeEvent = { block_time: T0 + s, pool_id: POOL, previous_price: p, current_price: p * factor, previous_tvl: 1000, current_tvl: 1000, volume: 0.5 };
+    const event: TradeEvent = {
+      block_time: T0 + s,
+      pool_id: POOL,
+      previous_price: p,
+      current_price: p * factor,
+      previous_tvl: 1000,
+      current_tvl: 1000,
+      volume: 0.5,
+    };
     p *= factor;
     return event;
   });
@@ -31,7 +39,13 @@ function serverBars(events: readonly TradeEvent[]): Bar[] {
 function series(known: Bar | undefined) {
   const emitted: Bar[] = [];
   const resets: (BarsReplacement | undefined)[] = [];
-  const s = new LiveSeries(POOL, '1min', known, { emit: (b) => emitted.push(b), reset: (r) => resets.push(r) }, { anchorWaitMs: 1000 });
+  const s = new LiveSeries(
+    POOL,
+    '1min',
+    known,
+    { emit: (b) => emitted.push(b), reset: (r) => resets.push(r) },
+    { anchorWaitMs: 1000 },
+  );
   return { s, emitted, resets };
 }
 

@@ -39,7 +39,13 @@ function serverBars(events: readonly TradeEvent[]): Bar[] {
 function series(known?: Bar) {
   const emitted: Bar[] = [];
   let resets = 0;
-  const s = new LiveSeries(POOL, '1min', known, { emit: (b) => emitted.push(b), reset: () => resets++ }, { anchorWaitMs: 1000 });
+  const s = new LiveSeries(
+    POOL,
+    '1min',
+    known,
+    { emit: (b) => emitted.push(b), reset: () => resets++ },
+    { anchorWaitMs: 1000 },
+  );
   return { s, emitted, resets: () => resets };
 }
 

@@ -29,7 +29,15 @@ function aggregateSymbol(ticker: string): LibrarySymbolInfo {
 }
 
 function trade(pool: string, price: number): TradeEvent {
-  return { block_time: 1_736_942_400, pool_id: pool, current_price: price, previous_price: price - 1, current_tvl: 1000, previous_tvl: 1000, volume: 5 };
+  return {
+    block_time: 1_736_942_400,
+    pool_id: pool,
+    current_price: price,
+    previous_price: price - 1,
+    current_tvl: 1000,
+    previous_tvl: 1000,
+    volume: 5,
+  };
 }
 
 let datafeed: UdfDatafeed;
@@ -123,7 +131,12 @@ describe('liveStatus and onLiveStatus', () => {
     vi.advanceTimersByTime(10);
     // A 503 (a proxy, or Vite's dev proxy with the gateway down): the browser closes the EventSource.
     ScriptedEventSource.last().fail(ScriptedEventSource.CLOSED);
-    expect(datafeed.liveStatus).toEqual({ state: 'reconnecting', pools: [POOL_A], resync: false, detail: 'The live connection failed; retrying' });
+    expect(datafeed.liveStatus).toEqual({
+      state: 'reconnecting',
+      pools: [POOL_A],
+      resync: false,
+      detail: 'The live connection failed; retrying',
+    });
     for (const delay of [1000, 2000, 4000, 4000]) {
       const failed = ScriptedEventSource.last();
       vi.advanceTimersByTime(delay - 1);
@@ -160,8 +173,16 @@ describe('liveStatus and onLiveStatus', () => {
   it('reports a refusal with the gateway’s reason, does not retry the same pools, and tries a new set', () => {
     const stopA = datafeed.onTrades(aggregateSymbol(POOL_A), () => {});
     vi.advanceTimersByTime(10);
-    ScriptedEventSource.last().emit('error', { errmsg: 'Too many live connections from 127.0.0.1 (at most 20)', retry: false });
-    expect(datafeed.liveStatus).toEqual({ state: 'refused', pools: [POOL_A], resync: false, detail: 'Too many live connections from 127.0.0.1 (at most 20)' });
+    ScriptedEventSource.last().emit('error', {
+      errmsg: 'Too many live connections from 127.0.0.1 (at most 20)',
+      retry: false,
+    });
+    expect(datafeed.liveStatus).toEqual({
+      state: 'refused',
+      pools: [POOL_A],
+      resync: false,
+      detail: 'Too many live connections from 127.0.0.1 (at most 20)',
+    });
     expect(ScriptedEventSource.last().closed).toBe(true);
     expect(warnings).toEqual(['Live updates: Too many live connections from 127.0.0.1 (at most 20)']);
     vi.advanceTimersByTime(60_000);
@@ -173,7 +194,12 @@ describe('liveStatus and onLiveStatus', () => {
     expect(datafeed.liveStatus).toEqual({ state: 'connecting', pools: [POOL_A, POOL_B], resync: false });
     ScriptedEventSource.last().emit('error', { errmsg: 'The gateway is at its limit', retry: true });
     ScriptedEventSource.last().fail(ScriptedEventSource.CONNECTING);
-    expect(datafeed.liveStatus).toEqual({ state: 'reconnecting', pools: [POOL_A, POOL_B], resync: false, detail: 'The gateway is at its limit' });
+    expect(datafeed.liveStatus).toEqual({
+      state: 'reconnecting',
+      pools: [POOL_A, POOL_B],
+      resync: false,
+      detail: 'The gateway is at its limit',
+    });
     stopA();
     stopB();
     vi.advanceTimersByTime(10);
@@ -185,7 +211,10 @@ describe('onTrades', () => {
   it('delivers each trade event of its pools as received, and tells when the pools are live or may have missed events', () => {
     const seen: TradeEvent[] = [];
     const live: boolean[] = [];
-    datafeed.onTrades(aggregateSymbol(POOL_A), { onTrade: (event) => seen.push(event), onLive: ({ resync }) => live.push(resync) });
+    datafeed.onTrades(aggregateSymbol(POOL_A), {
+      onTrade: (event) => seen.push(event),
+      onLive: ({ resync }) => live.push(resync),
+    });
     const others: TradeEvent[] = [];
     datafeed.onTrades(aggregateSymbol(POOL_B), (event) => others.push(event));
     vi.advanceTimersByTime(10);
@@ -214,7 +243,10 @@ describe('onTrades', () => {
     vi.advanceTimersByTime(10);
     ScriptedEventSource.last().emit('status', { state: 'connected', resync: false });
     const live: boolean[] = [];
-    const stop = datafeed.onTrades(aggregateSymbol(POOL_A), { onTrade: () => {}, onLive: ({ resync }) => live.push(resync) });
+    const stop = datafeed.onTrades(aggregateSymbol(POOL_A), {
+      onTrade: () => {},
+      onLive: ({ resync }) => live.push(resync),
+    });
     expect(live).toEqual([]);
     await Promise.resolve();
     expect(live).toEqual([false]);
@@ -248,7 +280,11 @@ describe('onTrades', () => {
 
   it('without an EventSource (no live updates at all): says so once, stays idle', () => {
     const logged: string[] = [];
-    const historyOnly = new UdfDatafeed({ fetch: () => Promise.reject(new Error('no fetch in this test')), EventSource: undefined, onWarning: (m) => logged.push(m) });
+    const historyOnly = new UdfDatafeed({
+      fetch: () => Promise.reject(new Error('no fetch in this test')),
+      EventSource: undefined,
+      onWarning: (m) => logged.push(m),
+    });
     const stops = [historyOnly.onTrades(aggregateSymbol(POOL_A), () => {}), historyOnly.onTrades([POOL_B], () => {})];
     let told = 0;
     historyOnly.onLiveStatus(() => told++);

@@ -32,7 +32,12 @@ function referenceSearch(rows: readonly SearchRow[], query: string, limit: numbe
         exact: [quote, base, symbol, `${base}.${quote}`, ...ids],
         prefix: [quote, base, symbol],
         // Token names match like the description: anywhere, never exact or prefix.
-        text: [symbol, lower(row.description), ...[row.quoteName, row.baseName].flatMap((n) => (n ? [lower(n)] : [])), ...ids].join('\n'),
+        text: [
+          symbol,
+          lower(row.description),
+          ...[row.quoteName, row.baseName].flatMap((n) => (n ? [lower(n)] : [])),
+          ...ids,
+        ].join('\n'),
         group: lower(row.exchange),
       };
     });
@@ -46,7 +51,8 @@ function referenceSearch(rows: readonly SearchRow[], query: string, limit: numbe
   for (const e of entries) {
     if (!terms.every((t) => e.text.includes(t))) continue;
     if (terms.every((t) => (terms.length > 1 && t === e.group) || e.exact.includes(t))) exact.push(e.row.symbol);
-    else if (terms.every((t) => (terms.length > 1 && e.group.startsWith(t)) || e.prefix.some((k) => k.startsWith(t)))) prefix.push(e.row.symbol);
+    else if (terms.every((t) => (terms.length > 1 && e.group.startsWith(t)) || e.prefix.some((k) => k.startsWith(t))))
+      prefix.push(e.row.symbol);
     else anywhere.push(e.row.symbol);
   }
   return [...exact, ...prefix, ...anywhere].slice(0, limit);
@@ -69,7 +75,19 @@ afterAll(async () => {
 
 describe('the search index of every group', () => {
   it('holds every symbol of every group, found by name in any case', async () => {
-    const groups = ['Aggregate', 'Minswap', 'MinswapV2', 'SundaeSwap', 'SundaeSwapV3', 'WingRiders', 'WingRidersV2', 'Spectrum', 'Splash', 'MuesliSwap', 'VyFi'];
+    const groups = [
+      'Aggregate',
+      'Minswap',
+      'MinswapV2',
+      'SundaeSwap',
+      'SundaeSwapV3',
+      'WingRiders',
+      'WingRidersV2',
+      'Spectrum',
+      'Splash',
+      'MuesliSwap',
+      'VyFi',
+    ];
     let total = 0;
     for (const group of groups) total += (await datafeed.searchIndex(group)).size;
     expect(index.size).toBe(total);
@@ -85,10 +103,46 @@ describe('the search index of every group', () => {
   it('answers exactly as the reference ranking, for every kind of query and limit', async () => {
     const snek = ensureDefined(index.find('ADA.SNEK_Aggregate_Pool1'));
     const { policyId, assetName } = splitTokenUnit(snek.quoteUnit);
-    const queries = ['', 's', 'sn', 'SNEK', 'snek ', 'ada', 'ADA/SNEK', 'ada.snek', 'a', '0', 'f', 'pool1', 'aggregate', 'snek minswap', 'min sundae', 'ada min v2', 'zzz', 'asset1', snek.ticker, snek.ticker.slice(0, 10).toUpperCase(), snek.quoteUnit, policyId, assetFingerprint(policyId, assetName), 'on splash', 'world mobile', 'World Mobile Token', 'liqwid', 'liqwid dao', 'dao', 'token', 'mobile minswap', 'ada world'];
+    const queries = [
+      '',
+      's',
+      'sn',
+      'SNEK',
+      'snek ',
+      'ada',
+      'ADA/SNEK',
+      'ada.snek',
+      'a',
+      '0',
+      'f',
+      'pool1',
+      'aggregate',
+      'snek minswap',
+      'min sundae',
+      'ada min v2',
+      'zzz',
+      'asset1',
+      snek.ticker,
+      snek.ticker.slice(0, 10).toUpperCase(),
+      snek.quoteUnit,
+      policyId,
+      assetFingerprint(policyId, assetName),
+      'on splash',
+      'world mobile',
+      'World Mobile Token',
+      'liqwid',
+      'liqwid dao',
+      'dao',
+      'token',
+      'mobile minswap',
+      'ada world',
+    ];
     for (const limit of [1, 7, 50, 5000]) {
       for (const query of queries) {
-        expect(index.search(query, { limit }).map((r) => r.symbol), `"${query}" limit ${limit}`).toEqual(referenceSearch(index.rows, query, limit));
+        expect(
+          index.search(query, { limit }).map((r) => r.symbol),
+          `"${query}" limit ${limit}`,
+        ).toEqual(referenceSearch(index.rows, query, limit));
       }
     }
   });
@@ -96,9 +150,15 @@ describe('the search index of every group', () => {
   it('agrees with the reference on random queries', async () => {
     const alphabet = fc.constantFrom(...'abcdefiklmnoprstuvwxyz0123456789 ./_'.split(''));
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 6 }).map((chars) => chars.join('')), fc.integer({ min: 1, max: 300 }), (query, limit) => {
-        expect(index.search(query, { limit }).map((r) => r.symbol)).toEqual(referenceSearch(index.rows, query, limit));
-      }),
+      fc.property(
+        fc.array(alphabet, { maxLength: 6 }).map((chars) => chars.join('')),
+        fc.integer({ min: 1, max: 300 }),
+        (query, limit) => {
+          expect(index.search(query, { limit }).map((r) => r.symbol)).toEqual(
+            referenceSearch(index.rows, query, limit),
+          );
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -3,7 +3,17 @@ import { SymbolSearchIndex, normalizeQuery, type SearchRow } from '../../src/dat
 import { assetFingerprint } from '../../src/datafeed/fingerprint';
 import { ensureDefined } from '../support/ensure';
 
-const GROUPS = ['Minswap', 'MinswapV2', 'SundaeSwap', 'WingRiders', 'Spectrum', 'Splash', 'MuesliSwap', 'VyFi', 'Aggregate'];
+const GROUPS = [
+  'Minswap',
+  'MinswapV2',
+  'SundaeSwap',
+  'WingRiders',
+  'Spectrum',
+  'Splash',
+  'MuesliSwap',
+  'VyFi',
+  'Aggregate',
+];
 
 function hex(n: number, length: number): string {
   return n.toString(16).padStart(length, '0').slice(-length);
@@ -99,7 +109,13 @@ describe('SymbolSearchIndex over 17,000 symbols', () => {
   });
 
   it('matches token names anywhere, ranked like the description: after exact and prefix ticker matches', () => {
-    const named = rows.map((r) => (r.quote === 'TK500' ? { ...r, quoteName: 'Snek Fan Club', tvlAda: 1_000_000 + (r.tvlAda ?? 0) } : r.quote === 'SNEK' ? { ...r, quoteName: 'Snek' } : r));
+    const named = rows.map((r) =>
+      r.quote === 'TK500'
+        ? { ...r, quoteName: 'Snek Fan Club', tvlAda: 1_000_000 + (r.tvlAda ?? 0) }
+        : r.quote === 'SNEK'
+          ? { ...r, quoteName: 'Snek' }
+          : r,
+    );
     const withNames = new SymbolSearchIndex(named);
     const found = withNames.search('snek', { limit: 20_000 });
     const exactCount = named.filter((r) => r.base === 'SNEK' || r.quote === 'SNEK').length;

@@ -8,8 +8,14 @@ describe('gateway configuration', () => {
   });
 
   it('refuses an upstream URL with credentials, a query or a fragment, naming the variable', () => {
-    for (const url of ['https://user:pw@api.example.com', 'https://api.example.com/?key=abc', 'https://api.example.com/#x']) {
-      expect(() => parseGatewayConfig({ UPSTREAM_URL: url, UPSTREAM_API_KEY: 'k-0000001' }), url).toThrow(/^UPSTREAM_URL .*UPSTREAM_API_KEY/);
+    for (const url of [
+      'https://user:pw@api.example.com',
+      'https://api.example.com/?key=abc',
+      'https://api.example.com/#x',
+    ]) {
+      expect(() => parseGatewayConfig({ UPSTREAM_URL: url, UPSTREAM_API_KEY: 'k-0000001' }), url).toThrow(
+        /^UPSTREAM_URL .*UPSTREAM_API_KEY/,
+      );
     }
   });
 
@@ -21,7 +27,11 @@ describe('gateway configuration', () => {
   });
 
   it('reads the share, the trusted proxies and their header', () => {
-    const config = parseGatewayConfig({ GATEWAY_ADDRESS_SHARE_PERCENT: '100', TRUST_PROXY: '10.0.0.0/8 ::1', TRUST_PROXY_HEADER: 'Forwarded' });
+    const config = parseGatewayConfig({
+      GATEWAY_ADDRESS_SHARE_PERCENT: '100',
+      TRUST_PROXY: '10.0.0.0/8 ::1',
+      TRUST_PROXY_HEADER: 'Forwarded',
+    });
     expect(config.addressSharePercent).toBe(100);
     expect(config.trustProxy.header).toBe('forwarded');
     expect(config.trustProxy.trusts('10.9.9.9') && config.trustProxy.trusts('::1')).toBe(true);
@@ -29,10 +39,20 @@ describe('gateway configuration', () => {
   });
 
   it('refuses a bad share, proxy or header, naming the variable', () => {
-    expect(() => parseGatewayConfig({ GATEWAY_ADDRESS_SHARE_PERCENT: '0' })).toThrow(/^GATEWAY_ADDRESS_SHARE_PERCENT: .*positive/);
-    expect(() => parseGatewayConfig({ GATEWAY_ADDRESS_SHARE_PERCENT: '101' })).toThrow(/^GATEWAY_ADDRESS_SHARE_PERCENT must be a percentage, 1-100/);
-    expect(() => parseGatewayConfig({ GATEWAY_ADDRESS_SHARE_PERCENT: '12.5' })).toThrow(/^GATEWAY_ADDRESS_SHARE_PERCENT: .*whole number/);
-    expect(() => parseGatewayConfig({ TRUST_PROXY: 'lb.internal' })).toThrow(/^TRUST_PROXY: "lb.internal" is not an IP address or CIDR block/);
-    expect(() => parseGatewayConfig({ TRUST_PROXY: '10.0.0.1', TRUST_PROXY_HEADER: 'x-real-ip' })).toThrow(/^TRUST_PROXY_HEADER must be x-forwarded-for or forwarded/);
+    expect(() => parseGatewayConfig({ GATEWAY_ADDRESS_SHARE_PERCENT: '0' })).toThrow(
+      /^GATEWAY_ADDRESS_SHARE_PERCENT: .*positive/,
+    );
+    expect(() => parseGatewayConfig({ GATEWAY_ADDRESS_SHARE_PERCENT: '101' })).toThrow(
+      /^GATEWAY_ADDRESS_SHARE_PERCENT must be a percentage, 1-100/,
+    );
+    expect(() => parseGatewayConfig({ GATEWAY_ADDRESS_SHARE_PERCENT: '12.5' })).toThrow(
+      /^GATEWAY_ADDRESS_SHARE_PERCENT: .*whole number/,
+    );
+    expect(() => parseGatewayConfig({ TRUST_PROXY: 'lb.internal' })).toThrow(
+      /^TRUST_PROXY: "lb.internal" is not an IP address or CIDR block/,
+    );
+    expect(() => parseGatewayConfig({ TRUST_PROXY: '10.0.0.1', TRUST_PROXY_HEADER: 'x-real-ip' })).toThrow(
+      /^TRUST_PROXY_HEADER must be x-forwarded-for or forwarded/,
+    );
   });
 });

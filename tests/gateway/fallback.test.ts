@@ -45,12 +45,18 @@ beforeAll(async () => {
   server = await startServerProcess({
     args: ['--pools', '150', '--days', '1', '--seed', '7', '--spec-only'],
     // A plan of 240 requests a minute: the gateway must stay within it while the test asks too.
-    env: { TOKEN_API_KEYS: `${KEY}:small`, TOKEN_API_PLANS: JSON.stringify({ small: { requestsPerMinute: 240, poolsPerStream: 10 } }) },
+    env: {
+      TOKEN_API_KEYS: `${KEY}:small`,
+      TOKEN_API_PLANS: JSON.stringify({ small: { requestsPerMinute: 240, poolsPerStream: 10 } }),
+    },
   });
   proxy = await serveLoopback(async (request) => {
     const url = new URL(request.url);
     const at = Date.now();
-    const response = await fetch(`${server.origin}${url.pathname}${url.search}`, { headers: request.headers, redirect: 'manual' });
+    const response = await fetch(`${server.origin}${url.pathname}${url.search}`, {
+      headers: request.headers,
+      redirect: 'manual',
+    });
     const body = await response.arrayBuffer();
     seen.push({ path: `${url.pathname}${url.search}`, at, status: response.status });
     const headers = new Headers(response.headers);
@@ -60,7 +66,11 @@ beforeAll(async () => {
     return new Response(body, { status: response.status, headers });
   });
   gateway = createGateway({
-    config: { ...DEFAULT_GATEWAY_CONFIG, fallbackRequestsPerMinute: PER_MINUTE, fallbackCandidatesPerGroup: CANDIDATES },
+    config: {
+      ...DEFAULT_GATEWAY_CONFIG,
+      fallbackRequestsPerMinute: PER_MINUTE,
+      fallbackCandidatesPerGroup: CANDIDATES,
+    },
     upstream: remoteUpstream(proxy.origin, KEY),
   });
 }, 90_000);
@@ -75,7 +85,9 @@ const get = (path: string) => gateway.app.request(`/gw/v1${path}`);
 
 describe('extension routes over an upstream without /api/x', () => {
   it('the upstream really lacks them', async () => {
-    const response = await fetch(`${server.origin}/api/x/liquidity?group=Aggregate`, { headers: { Authorization: `Bearer ${KEY}` } });
+    const response = await fetch(`${server.origin}/api/x/liquidity?group=Aggregate`, {
+      headers: { Authorization: `Bearer ${KEY}` },
+    });
     expect(response.status).toBe(404);
   });
 
@@ -101,13 +113,13 @@ describe('extension routes over an upstream without /api/x', () => {
     expect(info.market).toBeUndefined();
   });
 
-  it('answers a single token\'s metadata with a 404 that says why: decimals are in no spec endpoint', async () => {
+  it("answers a single token's metadata with a 404 that says why: decimals are in no spec endpoint", async () => {
     const response = await get(`/token-info/${SNEK}`);
     expect(response.status).toBe(404);
     expect(priceErrorSchema.parse(await response.json()).errmsg).toMatch(/Not available from this upstream/);
   });
 
-  it('learns the TVL of each group\'s broadest pairs, as /tokens/current gives it, and names the deepest of them', async () => {
+  it("learns the TVL of each group's broadest pairs, as /tokens/current gives it, and names the deepest of them", async () => {
     let liquidity = gatewayLiquiditySchema.parse(await (await get('/liquidity?group=Aggregate')).json());
     await vi.waitUntil(
       async () => {
@@ -124,14 +136,21 @@ describe('extension routes over an upstream without /api/x', () => {
       expect(liquidity.tvl[i]).toBeLessThan(stats.current_tvl * 1.1);
     }
     const best = liquidity.ticker[liquidity.tvl_ada.indexOf(Math.max(...liquidity.tvl_ada))];
-    await vi.waitUntil(async () => gatewayInfoSchema.parse(await (await get('/info')).json()).deepest?.Aggregate !== undefined, { timeout: 30_000, interval: 200 });
+    await vi.waitUntil(
+      async () => gatewayInfoSchema.parse(await (await get('/info')).json()).deepest?.Aggregate !== undefined,
+      { timeout: 30_000, interval: 200 },
+    );
     const info = gatewayInfoSchema.parse(await (await get('/info')).json());
     expect(info.deepest?.Aggregate).toBe(best);
 
     // On this market the broadest pair is also the deepest of every Aggregate pool.
     const rows = symbolInfoRows(symbolInfoResponseSchema.parse(await direct('/api/v1/symbol_info?group=Aggregate')));
     const adaRows = rows.filter((r) => r.baseCurrency === '');
-    const tvls = await Promise.all(adaRows.map(async (r) => tokenStatsSchema.parse(await direct(`/api/v1/tokens/current?pool=${r.ticker}`)).current_tvl));
+    const tvls = await Promise.all(
+      adaRows.map(
+        async (r) => tokenStatsSchema.parse(await direct(`/api/v1/tokens/current?pool=${r.ticker}`)).current_tvl,
+      ),
+    );
     expect(info.deepest?.Aggregate).toBe(adaRows[tvls.indexOf(Math.max(...tvls))]?.ticker);
   });
 
@@ -140,7 +159,7 @@ describe('extension routes over an upstream without /api/x', () => {
     expect(asked('/api/x').length).toBe(1);
   });
 
-  it('never fans browsers\' requests out: many browsers cost the same bounded set of upstream requests', async () => {
+  it("never fans browsers' requests out: many browsers cost the same bounded set of upstream requests", async () => {
     const before = seen.length;
     await Promise.all(Array.from({ length: 40 }, () => get('/liquidity?group=Aggregate')));
     await Promise.all(Array.from({ length: 40 }, () => get('/token-info')));
@@ -156,7 +175,8 @@ describe('extension routes over an upstream without /api/x', () => {
     const starts = seen.filter((s) => !s.path.startsWith('/api/x')).map((s) => s.at);
     const spacing = 60_000 / PER_MINUTE;
     // Fixed windows of one request each: any two windows' length holds at most two requests.
-    for (let i = 2; i < starts.length; i++) expect((starts[i] as number) - (starts[i - 2] as number)).toBeGreaterThanOrEqual(spacing - 5);
+    for (let i = 2; i < starts.length; i++)
+      expect((starts[i] as number) - (starts[i - 2] as number)).toBeGreaterThanOrEqual(spacing - 5);
     expect(seen.every((s) => s.status !== 429)).toBe(true);
   });
 });

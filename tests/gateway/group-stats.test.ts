@@ -36,10 +36,23 @@ describe('over the embedded service', () => {
     expect(body.complete).toBe(true);
     expect([...body.ticker].sort()).toEqual([...info.ticker].sort());
     const stats = tokenStatsSchema.parse(await (await tp.fetch(`/gw/v1/tokens/current?pool=${body.ticker[2]}`)).json());
-    expect([body.price[2], body.tvl[2], body.change_24h[2], body.volume_24h[2]]).toEqual([stats.current_price, stats.current_tvl, stats.daily_price_change, stats.daily_volume]);
-    const two = await parse(await tp.fetch(`/gw/v1/group-stats?group=aggregate&pools=${body.ticker[5]},${String(body.ticker[1]).toUpperCase()}`));
+    expect([body.price[2], body.tvl[2], body.change_24h[2], body.volume_24h[2]]).toEqual([
+      stats.current_price,
+      stats.current_tvl,
+      stats.daily_price_change,
+      stats.daily_volume,
+    ]);
+    const two = await parse(
+      await tp.fetch(
+        `/gw/v1/group-stats?group=aggregate&pools=${body.ticker[5]},${String(body.ticker[1]).toUpperCase()}`,
+      ),
+    );
     expect(two.ticker).toEqual([body.ticker[1], body.ticker[5]]);
-    for (const [query, status] of [['', 400], ['group=Aggregate&pools=xyz', 400], ['group=Nowhere', 404]] as const) {
+    for (const [query, status] of [
+      ['', 400],
+      ['group=Aggregate&pools=xyz', 400],
+      ['group=Nowhere', 404],
+    ] as const) {
       const response = await tp.fetch(`/gw/v1/group-stats?${query}`);
       expect(response.status, query).toBe(status);
       expect(priceErrorSchema.parse(await response.json()).s).toBe('error');
@@ -103,7 +116,10 @@ describe('over a service without our routes (the hosted API)', () => {
       return service.app.fetch(new Request(request.url, { headers: request.headers }));
     });
     // No TVL round: every /tokens/current?pool= the gateway asks is one a browser showed.
-    gateway = createGateway({ config: { ...DEFAULT_GATEWAY_CONFIG, fallbackRequestsPerMinute: PER_MINUTE, fallbackCandidatesPerGroup: 0 }, upstream: remoteUpstream(proxy.origin, service.key) });
+    gateway = createGateway({
+      config: { ...DEFAULT_GATEWAY_CONFIG, fallbackRequestsPerMinute: PER_MINUTE, fallbackCandidatesPerGroup: 0 },
+      upstream: remoteUpstream(proxy.origin, service.key),
+    });
   });
   afterAll(async () => {
     gateway.close();
@@ -122,7 +138,14 @@ describe('over a service without our routes (the hosted API)', () => {
     expect(response.headers.get('Cache-Control')).toBe('no-store');
     const body = await parse(response);
     const info = symbolInfoResponseSchema.parse(await service.getJson('/api/v1/symbol_info?group=Aggregate'));
-    expect(body).toMatchObject({ group: 'Aggregate', complete: false, ticker: info.ticker, symbol: info.symbol, base: info['base-currency'], quote: info.currency });
+    expect(body).toMatchObject({
+      group: 'Aggregate',
+      complete: false,
+      ticker: info.ticker,
+      symbol: info.symbol,
+      base: info['base-currency'],
+      quote: info.currency,
+    });
     expect(body.price.every((p) => p === null)).toBe(true);
     expect(seen.filter((s) => s.path.startsWith('/api/v1/tokens/current'))).toEqual([]);
   });
@@ -145,13 +168,23 @@ describe('over a service without our routes (the hosted API)', () => {
     );
     for (const [i, pool] of body.ticker.entries()) {
       const stats = tokenStatsSchema.parse(await service.getJson(`/api/v1/tokens/current?pool=${pool}`));
-      expect([body.price[i], body.change_24h[i], body.volume_24h[i], body.tvl[i]]).toEqual([stats.current_price, stats.daily_price_change, stats.daily_volume, stats.current_tvl]);
+      expect([body.price[i], body.change_24h[i], body.volume_24h[i], body.tvl[i]]).toEqual([
+        stats.current_price,
+        stats.daily_price_change,
+        stats.daily_volume,
+        stats.current_tvl,
+      ]);
       const base = body.base[i] ?? '';
-      const adaPrice = base === '' ? 1 : tokenStatsSchema.parse(await service.getJson(`/api/v1/tokens/current?policy=${base}`)).current_price;
+      const adaPrice =
+        base === ''
+          ? 1
+          : tokenStatsSchema.parse(await service.getJson(`/api/v1/tokens/current?policy=${base}`)).current_price;
       expect(body.tvl_ada[i]).toBe(stats.current_tvl * adaPrice);
     }
     // Only the rows shown were asked for, each once, spaced at the configured rate.
-    const pools = seen.filter((s) => s.path.startsWith('/api/v1/tokens/current?pool=')).map((s) => s.path.split('=')[1]);
+    const pools = seen
+      .filter((s) => s.path.startsWith('/api/v1/tokens/current?pool='))
+      .map((s) => s.path.split('=')[1]);
     expect([...pools].sort()).toEqual([...shown].sort());
     const starts = seen.filter((s) => s.path.startsWith('/api/v1/')).map((s) => s.at);
     // One start a window of 60,000 / PER_MINUTE ms (p-queue's fixed windows: two may fall either side of
@@ -168,7 +201,10 @@ describe('over a service without our routes (the hosted API)', () => {
   });
 
   it('answers an unknown group with a 404 and bad input with a 400, in the price shape', async () => {
-    for (const [query, status] of [['group=Nowhere', 404], ['group=Aggregate&pools=nothex', 400]] as const) {
+    for (const [query, status] of [
+      ['group=Nowhere', 404],
+      ['group=Aggregate&pools=nothex', 400],
+    ] as const) {
       const response = await get(query);
       expect(response.status, query).toBe(status);
       expect(priceErrorSchema.parse(await response.json()).s).toBe('error');

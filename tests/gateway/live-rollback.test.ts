@@ -33,7 +33,10 @@ function scriptedUpstream(streams: { headers: Headers; send: (line: unknown) => 
           // already closed
         }
       });
-      streams.push({ headers: new Headers(init?.headers), send: (line) => controller?.enqueue(encoder.encode(`${JSON.stringify(line)}\n`)) });
+      streams.push({
+        headers: new Headers(init?.headers),
+        send: (line) => controller?.enqueue(encoder.encode(`${JSON.stringify(line)}\n`)),
+      });
       return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
     },
   };
@@ -41,14 +44,32 @@ function scriptedUpstream(streams: { headers: Headers; send: (line: unknown) => 
 
 function recordingClient(pools: string[]): LiveClient & { readonly frames: string[] } {
   const frames: string[] = [];
-  return { pools: new Set(pools), address: 'test', connected: false, missedEvents: false, frames, write: (frame) => frames.push(frame) > 0, close: () => {} };
+  return {
+    pools: new Set(pools),
+    address: 'test',
+    connected: false,
+    missedEvents: false,
+    frames,
+    write: (frame) => frames.push(frame) > 0,
+    close: () => {},
+  };
 }
 
 const rollbacksOf = (client: { frames: string[] }): LiveRollback[] =>
-  client.frames.filter((f) => f.includes('event: rollback\n')).map((f) => liveRollbackSchema.parse(JSON.parse(/data: (.*)\n/.exec(f)?.[1] ?? 'null')));
+  client.frames
+    .filter((f) => f.includes('event: rollback\n'))
+    .map((f) => liveRollbackSchema.parse(JSON.parse(/data: (.*)\n/.exec(f)?.[1] ?? 'null')));
 
 const LINE = { s: 'rollback', slot: 140_000_020, id: 'ab'.repeat(32), block_time: 1_731_566_311 };
-const trade = (pool: string, n: number) => ({ block_time: 1_731_566_300 + n, pool_id: pool, current_price: n + 1, previous_price: n, current_tvl: 10, previous_tvl: 10, volume: 1 });
+const trade = (pool: string, n: number) => ({
+  block_time: 1_731_566_300 + n,
+  pool_id: pool,
+  current_price: n + 1,
+  previous_price: n,
+  current_tvl: 10,
+  previous_tvl: 10,
+  volume: 1,
+});
 
 describe('a rollback line at the gateway', () => {
   beforeEach(() => vi.useFakeTimers({ now: 0 }));
@@ -57,7 +78,17 @@ describe('a rollback line at the gateway', () => {
   async function setUp() {
     const streams: { headers: Headers; send: (line: unknown) => void }[] = [];
     const hub: LiveHub = new LiveHub((pools) => upstream.setPools(pools));
-    const upstream = new UpstreamStream({ upstream: scriptedUpstream(streams), silenceMs: 90_000, debounceMs: 10, backoffInitialMs: 1000, backoffMaxMs: 1000, handoverMs: 500 }, hub);
+    const upstream = new UpstreamStream(
+      {
+        upstream: scriptedUpstream(streams),
+        silenceMs: 90_000,
+        debounceMs: 10,
+        backoffInitialMs: 1000,
+        backoffMaxMs: 1000,
+        handoverMs: 500,
+      },
+      hub,
+    );
     return { streams, hub, upstream };
   }
 
@@ -77,7 +108,9 @@ describe('a rollback line at the gateway', () => {
     expect(rollbacksOf(a)).toEqual([expected]);
     expect(rollbacksOf(b)).toEqual([expected]);
     // With an id after the trade's, like every event.
-    const ids = a.frames.filter((f) => /event: (trade|rollback)\n/.test(f)).map((f) => Number(/id: \S+\.(\d+)\n/.exec(f)?.[1]));
+    const ids = a.frames
+      .filter((f) => /event: (trade|rollback)\n/.test(f))
+      .map((f) => Number(/id: \S+\.(\d+)\n/.exec(f)?.[1]));
     expect(ids).toHaveLength(2);
     expect(ids[1]).toBeGreaterThan(ids[0] ?? Infinity);
     upstream.close();
@@ -139,7 +172,15 @@ describe('a rollback line at the gateway', () => {
  * embedded mode), a browser's SSE connection: the fake node rolls back, the browser hears where to.
  */
 describe('a chain rollback through the embedded gateway', () => {
-  const ANCHOR: OgmiosWireBlock = { type: 'praos', era: 'babbage', id: 'ee'.repeat(32), height: 0, slot: 120_000_000, ancestor: 'genesis', transactions: [] };
+  const ANCHOR: OgmiosWireBlock = {
+    type: 'praos',
+    era: 'babbage',
+    id: 'ee'.repeat(32),
+    height: 0,
+    slot: 120_000_000,
+    ancestor: 'genesis',
+    transactions: [],
+  };
   const pools = syntheticPools(2);
   const cursor: ChainCursor = { slot: ANCHOR.slot, id: ANCHOR.id, height: 0 };
   let fake: FakeOgmios;
@@ -149,9 +190,12 @@ describe('a chain rollback through the embedded gateway', () => {
   beforeAll(async () => {
     chain = [ANCHOR, ...syntheticBlocks(cursor, pools, 3, { updates: 2, sequential: true })];
     fake = await FakeOgmios.start(chain);
-    t = await createTestPlatform({ env: { SOURCE: 'chain', OGMIOS_URL: fake.url, CHAIN_START: `${ANCHOR.slot}.${ANCHOR.id}` } });
+    t = await createTestPlatform({
+      env: { SOURCE: 'chain', OGMIOS_URL: fake.url, CHAIN_START: `${ANCHOR.slot}.${ANCHOR.id}` },
+    });
     t.platform.startLive();
-    const tipSlot = async () => ((await (await t.fetch('/healthz')).json()) as { chain: { tipSlot: number | null } }).chain.tipSlot;
+    const tipSlot = async () =>
+      ((await (await t.fetch('/healthz')).json()) as { chain: { tipSlot: number | null } }).chain.tipSlot;
     await vi.waitUntil(async () => (await tipSlot()) === chain.at(-1)?.slot, { timeout: 20_000, interval: 20 });
   }, 30_000);
   afterAll(async () => {
@@ -164,7 +208,11 @@ describe('a chain rollback through the embedded gateway', () => {
     const [first, second] = symbols.ticker;
     const one = new SseReader(await t.fetch(`/gw/v1/live?pools=${first}`));
     const two = new SseReader(await t.fetch(`/gw/v1/live?pools=${second}`));
-    await Promise.all([one, two].map((r) => r.until((f) => f.some((x) => x.event === 'status' && JSON.parse(x.data).state === 'connected'), 5000)));
+    await Promise.all(
+      [one, two].map((r) =>
+        r.until((f) => f.some((x) => x.event === 'status' && JSON.parse(x.data).state === 'connected'), 5000),
+      ),
+    );
     const point = chain.at(-1) as OgmiosWireBlock;
     fake.extend([nextSyntheticBlock(cursor, pools, { updates: 2, sequential: true })]);
     await one.until(() => liveTrades(one).length > 0, 5000);
@@ -172,7 +220,9 @@ describe('a chain rollback through the embedded gateway', () => {
     const expected = { slot: point.slot, id: point.id, time: slotTime(point.slot) };
     for (const reader of [one, two]) {
       await reader.until((f) => f.some((x) => x.event === 'rollback'), 5000);
-      expect(reader.frames.filter((x) => x.event === 'rollback').map((x) => liveRollbackSchema.parse(JSON.parse(x.data)))).toEqual([expected]);
+      expect(
+        reader.frames.filter((x) => x.event === 'rollback').map((x) => liveRollbackSchema.parse(JSON.parse(x.data))),
+      ).toEqual([expected]);
     }
     one.cancel();
     two.cancel();

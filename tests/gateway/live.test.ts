@@ -14,12 +14,23 @@ const open = async (pools: string[], headers?: Record<string, string>) =>
 
 const statuses = liveStatuses;
 const trades = liveTrades;
-const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, t.runtime, t.nowSeconds(), pools, count);
+const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) =>
+  tradeUntilSeen(reader, t.runtime, t.nowSeconds(), pools, count);
 
 const serviceStreams = () => (t.platform.runtime ? runtimeInternals(t.platform.runtime).hub.connectionCount : -1);
 
 beforeAll(async () => {
-  t = await createTestPlatform({ pools: 120, days: 1, gateway: { heartbeatSeconds: 0.2, maxConnectionsPerAddress: 6, maxPoolsPerConnection: 5, maxBufferedBytes: 8 * 1024, handoverMs: 50 } });
+  t = await createTestPlatform({
+    pools: 120,
+    days: 1,
+    gateway: {
+      heartbeatSeconds: 0.2,
+      maxConnectionsPerAddress: 6,
+      maxPoolsPerConnection: 5,
+      maxBufferedBytes: 8 * 1024,
+      handoverMs: 50,
+    },
+  });
   aggregates = (await aggregatesByActivity(t.runtime)).map((p) => p.poolId);
 });
 
@@ -37,7 +48,11 @@ describe('gateway live multiplexing', () => {
   it('three browsers share one upstream connection, each receiving only its pools', async () => {
     const [a, b, c] = aggregates;
     const readers = await Promise.all([open([a ?? '']), open([b ?? '']), open([a ?? '', c ?? ''])]);
-    await Promise.all(readers.map((r) => r.until((f) => f.some((x) => x.event === 'status' && JSON.parse(x.data).state === 'connected'))));
+    await Promise.all(
+      readers.map((r) =>
+        r.until((f) => f.some((x) => x.event === 'status' && JSON.parse(x.data).state === 'connected')),
+      ),
+    );
     await vi.waitUntil(() => serviceStreams() === 1, { timeout: 3000, interval: 10 });
     const [ra, rb, rac] = readers as [SseReader, SseReader, SseReader];
     await tradeUntil(ra, [a ?? ''], 2);
@@ -63,10 +78,16 @@ describe('gateway live multiplexing', () => {
     await vi.waitUntil(() => serviceStreams() === 1, { timeout: 3000, interval: 10 });
     await tradeUntil(newcomer, [aggregates[4] ?? ''], 1);
     newcomer.cancel();
-    await vi.waitUntil(() => !t.platform.gateway.hub.union.has(aggregates[4] ?? '') && serviceStreams() === 1, { timeout: 3000, interval: 10 });
+    await vi.waitUntil(() => !t.platform.gateway.hub.union.has(aggregates[4] ?? '') && serviceStreams() === 1, {
+      timeout: 3000,
+      interval: 10,
+    });
     await tradeUntil(first, [aggregates[0] ?? ''], 1);
     first.cancel();
-    await vi.waitUntil(() => t.platform.gateway.hub.size === 0 && serviceStreams() === 0, { timeout: 3000, interval: 10 });
+    await vi.waitUntil(() => t.platform.gateway.hub.size === 0 && serviceStreams() === 0, {
+      timeout: 3000,
+      interval: 10,
+    });
   });
 
   it('loses and duplicates nothing for a watching browser while others join and leave (make before break)', async () => {
@@ -95,7 +116,9 @@ describe('gateway live multiplexing', () => {
     const stored = await storedSoFar();
     expect(stored.length).toBeGreaterThan(5);
     await watcher.until(() => trades(watcher).length >= stored.length);
-    expect(trades(watcher).map((e) => [e.previous_price, e.current_price, Math.round(e.volume * 1e6)])).toEqual(stored.map((r) => [r.aggPrevPrice, r.aggPrice, r.volume]));
+    expect(trades(watcher).map((e) => [e.previous_price, e.current_price, Math.round(e.volume * 1e6)])).toEqual(
+      stored.map((r) => [r.aggPrevPrice, r.aggPrice, r.volume]),
+    );
     expect(statuses(watcher).filter((s) => s.resync)).toEqual([]);
     others.forEach((o) => o.cancel());
     watcher.cancel();
@@ -106,12 +129,16 @@ describe('gateway live multiplexing', () => {
     const leaving = await open([pool]);
     await leaving.until(() => statuses(leaving).some((s) => s.state === 'connected'));
     leaving.cancel();
-    await vi.waitUntil(() => t.platform.gateway.hub.size === 0 && t.platform.gateway.upstreamStream.livePools === undefined, { timeout: 3000, interval: 10 });
+    await vi.waitUntil(
+      () => t.platform.gateway.hub.size === 0 && t.platform.gateway.upstreamStream.livePools === undefined,
+      { timeout: 3000, interval: 10 },
+    );
     const joining = await open([pool]);
     let liveWhenTold: boolean | undefined;
     await joining.until(() => {
       const told = statuses(joining).some((s) => s.state === 'connected');
-      if (told && liveWhenTold === undefined) liveWhenTold = t.platform.gateway.upstreamStream.livePools?.has(pool) ?? false;
+      if (told && liveWhenTold === undefined)
+        liveWhenTold = t.platform.gateway.upstreamStream.livePools?.has(pool) ?? false;
       return told;
     });
     expect(liveWhenTold).toBe(true);
@@ -166,7 +193,9 @@ describe('gateway live multiplexing', () => {
     const readers = await Promise.all(Array.from({ length: 6 }, () => open([aggregates[1] ?? ''])));
     const refused = await open([aggregates[1] ?? '']);
     await refused.end();
-    expect(refused.events<{ errmsg: string }>('error')[0]?.errmsg).toMatch(/Too many live connections from local \(at most 6\)/);
+    expect(refused.events<{ errmsg: string }>('error')[0]?.errmsg).toMatch(
+      /Too many live connections from local \(at most 6\)/,
+    );
     readers.forEach((r) => r.cancel());
     await vi.waitUntil(() => t.platform.gateway.hub.connectionsOf('local') === 0, { timeout: 3000, interval: 5 });
     const again = await open([aggregates[1] ?? '']);
@@ -229,7 +258,10 @@ describe('browsers coming back', () => {
     // Nobody is connected, but the upstream lingers: these trades reach the gateway's ring.
     const aggregate = t.runtime.market.pools.get(pool);
     if (!aggregate) throw new Error('no such pool');
-    const missed = [...(await forceTradesOn(t.runtime, [aggregate], t.nowSeconds())), ...(await forceTradesOn(t.runtime, [aggregate], t.nowSeconds()))].filter((r) => r.agg === aggregate.id);
+    const missed = [
+      ...(await forceTradesOn(t.runtime, [aggregate], t.nowSeconds())),
+      ...(await forceTradesOn(t.runtime, [aggregate], t.nowSeconds())),
+    ].filter((r) => r.agg === aggregate.id);
     expect(t.platform.gateway.upstreamStream.livePools?.has(pool)).toBe(true);
     const back = await open([pool], { 'Last-Event-ID': lastSeen });
     await back.until(() => trades(back).length >= missed.length && statuses(back).length > 0);
@@ -251,9 +283,14 @@ describe('browsers coming back after the gateway stopped following their pools',
     await first.until(() => statuses(first).some((s) => s.state === 'connected'));
     const lastSeen = first.frames.find((f) => f.event === 'status')?.id ?? '';
     first.cancel();
-    await vi.waitUntil(() => quick.platform.gateway.upstreamStream.livePools === undefined, { timeout: 3000, interval: 10 });
+    await vi.waitUntil(() => quick.platform.gateway.upstreamStream.livePools === undefined, {
+      timeout: 3000,
+      interval: 10,
+    });
     for (let i = 0; i < 20; i++) await quick.trade();
-    const back = new SseReader(await quick.fetch(`/gw/v1/live?pools=${pool}`, { headers: { 'Last-Event-ID': lastSeen } }));
+    const back = new SseReader(
+      await quick.fetch(`/gw/v1/live?pools=${pool}`, { headers: { 'Last-Event-ID': lastSeen } }),
+    );
     await back.until(() => statuses(back).length > 0);
     expect(statuses(back)[0]).toEqual({ state: 'connected', resync: true });
     back.cancel();

@@ -25,7 +25,9 @@ const upstreamCalls: { path: string; accept: string | null }[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gw-logo-'));
-  runtime = await createServiceRuntime(parseServiceConfig({ 'data-dir': dir, pools: '200', days: '0.2', seed: '3' }, {}));
+  runtime = await createServiceRuntime(
+    parseServiceConfig({ 'data-dir': dir, pools: '200', days: '0.2', seed: '3' }, {}),
+  );
   const upstream = embeddedUpstream((request) => {
     upstreamCalls.push({ path: new URL(request.url).pathname, accept: request.headers.get('Accept') });
     return runtime.app.fetch(request);
@@ -39,16 +41,28 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const BROWSER_FETCH = { Accept: '*/*', 'Sec-Fetch-Dest': 'empty', 'Sec-Fetch-Mode': 'same-origin', 'Accept-Encoding': 'gzip, deflate, br, zstd' };
-const BROWSER_IMG = { Accept: 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8', 'Sec-Fetch-Dest': 'image', 'Sec-Fetch-Mode': 'no-cors' };
+const BROWSER_FETCH = {
+  Accept: '*/*',
+  'Sec-Fetch-Dest': 'empty',
+  'Sec-Fetch-Mode': 'same-origin',
+  'Accept-Encoding': 'gzip, deflate, br, zstd',
+};
+const BROWSER_IMG = {
+  Accept: 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8',
+  'Sec-Fetch-Dest': 'image',
+  'Sec-Fetch-Mode': 'no-cors',
+};
 const NODE_FETCH = { Accept: '*/*', 'Sec-Fetch-Mode': 'cors', 'User-Agent': 'node' };
 const APP = { Accept: 'application/json', 'Sec-Fetch-Dest': 'empty', 'Sec-Fetch-Mode': 'same-origin' };
 
-const get = (unit: string, headers: Record<string, string>) => gateway.app.request(`/gw/v1/tokens/logo/${unit}`, { headers });
+const get = (unit: string, headers: Record<string, string>) =>
+  gateway.app.request(`/gw/v1/tokens/logo/${unit}`, { headers });
 
 /** The service's own JSON for the token (what the app and programs must get through the gateway). */
 async function serviceJson(unit: string): Promise<string | null> {
-  const response = await runtime.app.request(`/api/v1/tokens/logo/${unit}`, { headers: { Authorization: `Bearer ${runtime.internalKey}` } });
+  const response = await runtime.app.request(`/api/v1/tokens/logo/${unit}`, {
+    headers: { Authorization: `Bearer ${runtime.internalKey}` },
+  });
   return tokenLogoSchema.parse(await response.json());
 }
 
@@ -56,7 +70,9 @@ describe('gateway logos', () => {
   it('answers a browser’s plain fetch and <img> with the PNG, with the service’s own ETag, and 304 to it', async () => {
     const unit = ensureDefined(tokensWithLogo(runtime, 1)[0]).unit;
     const json = ensureDefined(await serviceJson(unit));
-    const direct = await runtime.app.request(`/api/v1/tokens/logo/${unit}`, { headers: { Authorization: `Bearer ${runtime.internalKey}`, Accept: 'image/png' } });
+    const direct = await runtime.app.request(`/api/v1/tokens/logo/${unit}`, {
+      headers: { Authorization: `Bearer ${runtime.internalKey}`, Accept: 'image/png' },
+    });
     for (const headers of [BROWSER_FETCH, BROWSER_IMG]) {
       const response = await get(unit, headers);
       expect(response.status).toBe(200);

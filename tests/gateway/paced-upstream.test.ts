@@ -22,7 +22,9 @@ afterEach(async () => {
 });
 
 /** An upstream answering each request with `answer(nth hit of its path)`. */
-async function scripted(answer: (path: string, nth: number) => Response): Promise<{ hits: Hit[]; upstream: PacedUpstream }> {
+async function scripted(
+  answer: (path: string, nth: number) => Response,
+): Promise<{ hits: Hit[]; upstream: PacedUpstream }> {
   const hits: Hit[] = [];
   loopback = await serveLoopback((request) => {
     const url = new URL(request.url);
@@ -30,23 +32,32 @@ async function scripted(answer: (path: string, nth: number) => Response): Promis
     hits.push({ path, at: Date.now() });
     return answer(path, hits.filter((h) => h.path === path).length);
   });
-  paced = new PacedUpstream({ upstream: remoteUpstream(loopback.origin, 'paced-test-key'), requestsPerMinute: 600, timeoutMs: 5000 });
+  paced = new PacedUpstream({
+    upstream: remoteUpstream(loopback.origin, 'paced-test-key'),
+    requestsPerMinute: 600,
+    timeoutMs: 5000,
+  });
   return { hits, upstream: paced };
 }
 
-const json = (body: unknown, headers: Record<string, string> = {}, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+const json = (body: unknown, headers: Record<string, string> = {}, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 
-describe('the gateway\'s paced upstream requests', () => {
+describe("the gateway's paced upstream requests", () => {
   it('waits Retry-After after a 429, then tries that request again', async () => {
-    const { hits, upstream } = await scripted((_path, nth) => (nth === 1 ? json({ s: 'error', errmsg: 'slow down' }, { 'Retry-After': '1' }, 429) : json({ n: nth })));
+    const { hits, upstream } = await scripted((_path, nth) =>
+      nth === 1 ? json({ s: 'error', errmsg: 'slow down' }, { 'Retry-After': '1' }, 429) : json({ n: nth }),
+    );
     expect(await upstream.get('/api/v1/a', okSchema)).toEqual({ n: 2 });
     expect(hits).toHaveLength(2);
     expect((hits[1] as Hit).at - (hits[0] as Hit).at).toBeGreaterThanOrEqual(1000 - 5);
   });
 
-  it('pauses while less than half the upstream\'s budget remains, for the share of the reset that refills it', async () => {
+  it("pauses while less than half the upstream's budget remains, for the share of the reset that refills it", async () => {
     const { hits, upstream } = await scripted((path) =>
-      path === '/api/v1/first' ? json({ n: 1 }, { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '2', 'RateLimit-Reset': '2' }) : json({ n: 2 }),
+      path === '/api/v1/first'
+        ? json({ n: 1 }, { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '2', 'RateLimit-Reset': '2' })
+        : json({ n: 2 }),
     );
     await upstream.get('/api/v1/first', okSchema);
     await upstream.get('/api/v1/second', okSchema);
@@ -55,7 +66,9 @@ describe('the gateway\'s paced upstream requests', () => {
   });
 
   it('gives up after three 429s with the status, and rejects other statuses at once', async () => {
-    const { hits, upstream } = await scripted((path) => (path === '/api/v1/busy' ? json({}, { 'Retry-After': '0' }, 429) : json({ detail: [] }, {}, 404)));
+    const { hits, upstream } = await scripted((path) =>
+      path === '/api/v1/busy' ? json({}, { 'Retry-After': '0' }, 429) : json({ detail: [] }, {}, 404),
+    );
     await expect(upstream.get('/api/v1/busy', okSchema)).rejects.toEqual(new UpstreamStatusError('/api/v1/busy', 429));
     expect(hits.filter((h) => h.path === '/api/v1/busy')).toHaveLength(3);
     await expect(upstream.get('/api/v1/gone', okSchema)).rejects.toBeInstanceOf(UpstreamStatusError);
@@ -68,6 +81,7 @@ describe('the gateway\'s paced upstream requests', () => {
     await Promise.all(['/a', '/b', '/c', '/d', '/e'].map((p) => upstream.get(`/api/v1${p}`, okSchema)));
     expect(hits).toHaveLength(6);
     // 600 a minute: one per 100 ms window, so any three start at least one window apart.
-    for (let i = 2; i < hits.length; i++) expect((hits[i] as Hit).at - (hits[i - 2] as Hit).at).toBeGreaterThanOrEqual(95);
+    for (let i = 2; i < hits.length; i++)
+      expect((hits[i] as Hit).at - (hits[i - 2] as Hit).at).toBeGreaterThanOrEqual(95);
   });
 });

@@ -29,14 +29,20 @@ class LoopbackService {
 
   async start(): Promise<void> {
     const runtime = await createServiceRuntime(
-      parseServiceConfig({ 'data-dir': this.dir, pools: '120', days: '1', seed: '11' }, { TOKEN_API_KEYS: `${this.key}:enterprise`, STREAM_PING_SECONDS: this.ping }),
+      parseServiceConfig(
+        { 'data-dir': this.dir, pools: '120', days: '1', seed: '11' },
+        { TOKEN_API_KEYS: `${this.key}:enterprise`, STREAM_PING_SECONDS: this.ping },
+      ),
     );
     this.runtime = runtime;
     await new Promise<void>((resolve) => {
-      this.server = serve({ fetch: runtime.app.fetch, port: this.port, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, (info: AddressInfo) => {
-        this.port = info.port;
-        resolve();
-      });
+      this.server = serve(
+        { fetch: runtime.app.fetch, port: this.port, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS },
+        (info: AddressInfo) => {
+          this.port = info.port;
+          resolve();
+        },
+      );
     });
   }
 
@@ -83,16 +89,19 @@ afterAll(async () => {
 
 const statuses = liveStatuses;
 const trades = liveTrades;
-const tradeUntil = (reader: SseReader, followed: readonly string[], count: number) => tradeUntilSeen(reader, upstream.runtime, Date.now() / 1000, followed, count);
+const tradeUntil = (reader: SseReader, followed: readonly string[], count: number) =>
+  tradeUntilSeen(reader, upstream.runtime, Date.now() / 1000, followed, count);
 
 describe('gateway in front of a remote service over HTTP', () => {
-  it('says the remote service\'s source: its simulated market is shown as simulated', async () => {
+  it("says the remote service's source: its simulated market is shown as simulated", async () => {
     const info = gatewayInfoSchema.parse(await (await gateway.app.request('/gw/v1/info')).json());
     expect(info).toMatchObject({ source: 'remote', simulated: true, market: { source: 'simulated' } });
   });
 
   it('forwards REST with its key', async () => {
-    const response = await gateway.app.request(`/gw/v1/history?symbol=${pools[0]}&resolution=1d&from=0&to=${Math.floor(Date.now() / 1000) + 86400}`);
+    const response = await gateway.app.request(
+      `/gw/v1/history?symbol=${pools[0]}&resolution=1d&from=0&to=${Math.floor(Date.now() / 1000) + 86400}`,
+    );
     expect(response.status).toBe(200);
     expect(historyResponseSchema.parse(await response.json()).t.length).toBeGreaterThan(0);
   });
@@ -115,7 +124,9 @@ describe('gateway in front of a remote service over HTTP', () => {
     await Promise.all(browsers.map((b) => b.until(() => statuses(b).some((s) => s.state === 'reconnecting'))));
 
     await upstream.start();
-    await Promise.all(browsers.map((b) => b.until(() => statuses(b).filter((s) => s.state === 'connected').length >= 2, 10_000)));
+    await Promise.all(
+      browsers.map((b) => b.until(() => statuses(b).filter((s) => s.state === 'connected').length >= 2, 10_000)),
+    );
     for (const b of browsers) expect(statuses(b).at(-1)).toEqual({ state: 'connected', resync: true });
     expect(runtimeInternals(upstream.runtime as ServiceRuntime).hub.connectionCount).toBe(1);
 
@@ -128,9 +139,11 @@ describe('gateway in front of a remote service over HTTP', () => {
 });
 
 describe('the gateway itself over HTTP', () => {
-  it('streams SSE to a browser over a real socket, and frees the browser\'s slot when it leaves', async () => {
+  it("streams SSE to a browser over a real socket, and frees the browser's slot when it leaves", async () => {
     const front = await new Promise<ServerType>((resolve) => {
-      const s = serve({ fetch: gateway.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () => resolve(s));
+      const s = serve({ fetch: gateway.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () =>
+        resolve(s),
+      );
     });
     try {
       const port = (front.address() as AddressInfo).port;
@@ -175,11 +188,18 @@ describe('upstream silence', () => {
     await silent.start();
     const logs: string[] = [];
     const quiet = createGateway({
-      config: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, backoffInitialMs: 20, backoffMaxMs: 50, upstreamSilenceSeconds: 0.3 },
+      config: {
+        ...DEFAULT_GATEWAY_CONFIG,
+        resubscribeDebounceMs: 5,
+        backoffInitialMs: 20,
+        backoffMaxMs: 50,
+        upstreamSilenceSeconds: 0.3,
+      },
       upstream: remoteUpstream(`http://127.0.0.1:${silent.port}`, silent.key),
       log: (line) => logs.push(line),
     });
-    const pool = [...(silent.runtime?.market.pairs.values() ?? [])].find((p) => p.base.unit === '')?.aggregate.poolId ?? '';
+    const pool =
+      [...(silent.runtime?.market.pairs.values() ?? [])].find((p) => p.base.unit === '')?.aggregate.poolId ?? '';
     const browser = new SseReader(await quiet.app.request(`/gw/v1/live?pools=${pool}`));
     await browser.until(() => statuses(browser).filter((s) => s.state === 'connected').length >= 2, 5000);
     expect(statuses(browser)).toContainEqual({ state: 'reconnecting', resync: false });

@@ -32,7 +32,9 @@ describe('a remote service answering gzip', () => {
     const to = service.clock.seconds() + 60;
     const path = `/history?symbol=${symbols.ticker[0] ?? ''}&resolution=1min&from=${to - 2 * 86_400}&to=${to}&include_tvl=true`;
     const identity = Buffer.from(await (await service.request(`/api/v1${path}`)).arrayBuffer());
-    const browser = await gateway.app.request(`/gw/v1${path}`, { headers: { 'Accept-Encoding': 'gzip, deflate, br, zstd' } });
+    const browser = await gateway.app.request(`/gw/v1${path}`, {
+      headers: { 'Accept-Encoding': 'gzip, deflate, br, zstd' },
+    });
     expect(browser.status).toBe(200);
     expect(browser.headers.get('Content-Encoding')).toBe('deflate');
     const deflated = Buffer.from(await browser.arrayBuffer());
@@ -49,7 +51,9 @@ describe('a remote service answering gzip', () => {
   it('gives each representation the tag the service gives it, whatever encoding the gateway fetched', async () => {
     const path = '/symbol_info?group=Aggregate';
     const serviceIdentity = (await service.request(`/api/v1${path}`)).headers.get('ETag') ?? '';
-    const serviceGzip = (await service.request(`/api/v1${path}`, { headers: { 'Accept-Encoding': 'gzip' } })).headers.get('ETag');
+    const serviceGzip = (
+      await service.request(`/api/v1${path}`, { headers: { 'Accept-Encoding': 'gzip' } })
+    ).headers.get('ETag');
     expect(serviceIdentity).toMatch(/^"[^"]+"$/);
     const identity = await gateway.app.request(`/gw/v1${path}`);
     expect(identity.headers.get('Content-Encoding')).toBeNull();
@@ -58,7 +62,9 @@ describe('a remote service answering gzip', () => {
     const gzipped = await gateway.app.request(`/gw/v1${path}`, { headers: { 'Accept-Encoding': 'gzip' } });
     expect(gzipped.headers.get('Content-Encoding')).toBe('gzip');
     expect(gzipped.headers.get('ETag')).toBe(serviceGzip);
-    expect((await gateway.app.request(`/gw/v1${path}`, { headers: { 'If-None-Match': `W/${serviceIdentity}` } })).status).toBe(304);
+    expect(
+      (await gateway.app.request(`/gw/v1${path}`, { headers: { 'If-None-Match': `W/${serviceIdentity}` } })).status,
+    ).toBe(304);
   });
 });
 
@@ -70,18 +76,25 @@ describe('an upstream that redirects', () => {
     fake = await serveLoopback((request) => {
       const url = new URL(request.url);
       seen.push({ path: url.pathname + url.search, authorization: request.headers.get('Authorization') });
-      if (url.pathname === '/api/v1/secret') return new Response('{"secret":true}', { headers: { 'Content-Type': 'application/json' } });
+      if (url.pathname === '/api/v1/secret')
+        return new Response('{"secret":true}', { headers: { 'Content-Type': 'application/json' } });
       // Same-origin redirects: following one would carry the key to any path.
-      return new Response(null, { status: url.pathname.startsWith('/api/v1/tokens') ? 307 : 302, headers: { Location: '/api/v1/secret' } });
+      return new Response(null, {
+        status: url.pathname.startsWith('/api/v1/tokens') ? 307 : 302,
+        headers: { Location: '/api/v1/secret' },
+      });
     });
-    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(fake.origin, 'redirect-test-key-1') });
+    gateway = createGateway({
+      config: DEFAULT_GATEWAY_CONFIG,
+      upstream: remoteUpstream(fake.origin, 'redirect-test-key-1'),
+    });
   });
   afterAll(async () => {
     gateway.close();
     await fake.close();
   });
 
-  it('is never followed: the browser gets a 502 in the family\'s error shape', async () => {
+  it("is never followed: the browser gets a 502 in the family's error shape", async () => {
     seen.length = 0;
     const groups = await gateway.app.request('/gw/v1/groups');
     expect(groups.status).toBe(502);
@@ -128,7 +141,10 @@ describe('raw paths over a real socket', () => {
       seen.push(url.pathname);
       return Response.json({ s: 'ok', d: { groups: [] } });
     });
-    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(upstream.origin, 'raw-path-test-key-1') });
+    gateway = createGateway({
+      config: DEFAULT_GATEWAY_CONFIG,
+      upstream: remoteUpstream(upstream.origin, 'raw-path-test-key-1'),
+    });
     front = await serveLoopback(gateway.app.fetch);
   });
   afterAll(async () => {
@@ -137,7 +153,7 @@ describe('raw paths over a real socket', () => {
     await upstream.close();
   });
 
-  it('reach the upstream only as one of the service\'s endpoints', async () => {
+  it("reach the upstream only as one of the service's endpoints", async () => {
     const attempts = [
       '/gw/v1/..%2f..%2fadmin',
       '/gw/v1/..%2F..%2Fadmin',
@@ -183,7 +199,10 @@ describe('a slow remote upstream', () => {
       });
       return new Response(body, { headers: { 'Content-Type': 'application/json' } });
     });
-    gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: remoteUpstream(upstream.origin, 'slow-upstream-key') });
+    gateway = createGateway({
+      config: DEFAULT_GATEWAY_CONFIG,
+      upstream: remoteUpstream(upstream.origin, 'slow-upstream-key'),
+    });
   });
   afterAll(async () => {
     release();

@@ -24,7 +24,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gw-rest-'));
   runtime = await createServiceRuntime(parseServiceConfig({ 'data-dir': dir, pools: '200', days: '1', seed: '3' }, {}));
   const inner = embeddedUpstream((request) => {
-    calls.push({ path: new URL(request.url).pathname + new URL(request.url).search, authorization: request.headers.get('Authorization') });
+    calls.push({
+      path: new URL(request.url).pathname + new URL(request.url).search,
+      authorization: request.headers.get('Authorization'),
+    });
     return runtime.app.fetch(request);
   }, runtime.internalKey);
   const upstream: Upstream = inner;
@@ -42,7 +45,9 @@ afterAll(async () => {
 
 const get = (path: string, init?: RequestInit) => gateway.app.request(`/gw/v1${path}`, init);
 const direct = async (path: string) => {
-  const response = await runtime.app.request(`/api/v1${path}`, { headers: { Authorization: `Bearer ${runtime.internalKey}` } });
+  const response = await runtime.app.request(`/api/v1${path}`, {
+    headers: { Authorization: `Bearer ${runtime.internalKey}` },
+  });
   await expectDescribed('GET', `/api/v1${path}`, response);
   return response;
 };
@@ -103,7 +108,11 @@ describe('gateway REST forwarding', () => {
 
   it('caches groups, symbol_info and logos, and shares concurrent identical fetches', async () => {
     calls.length = 0;
-    await Promise.all([get('/symbol_info?group=Minswap'), get('/symbol_info?group=Minswap'), get('/symbol_info?group=Minswap')]);
+    await Promise.all([
+      get('/symbol_info?group=Minswap'),
+      get('/symbol_info?group=Minswap'),
+      get('/symbol_info?group=Minswap'),
+    ]);
     await get('/symbol_info?group=Minswap');
     await get('/groups');
     await get('/groups');
@@ -129,7 +138,9 @@ describe('gateway REST forwarding', () => {
     expect(response.headers.get('Content-Encoding')).toBe('gzip');
     const etag = response.headers.get('ETag');
     expect(etag).toBeTruthy();
-    const again = await get('/symbol_info?group=Aggregate', { headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': etag ?? '' } });
+    const again = await get('/symbol_info?group=Aggregate', {
+      headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': etag ?? '' },
+    });
     expect(again.status).toBe(304);
   });
 
@@ -141,12 +152,16 @@ describe('gateway REST forwarding', () => {
     expect(identity.headers.get('Content-Encoding')).toBeNull();
     expect(gzipped.headers.get('Content-Encoding')).toBe('gzip');
     // The same tags as the service's own answers, per representation.
-    const serviceGzip = await runtime.app.request(`/api/v1${path}`, { headers: { Authorization: `Bearer ${runtime.internalKey}`, 'Accept-Encoding': 'gzip' } });
+    const serviceGzip = await runtime.app.request(`/api/v1${path}`, {
+      headers: { Authorization: `Bearer ${runtime.internalKey}`, 'Accept-Encoding': 'gzip' },
+    });
     expect(etag).toBe((await direct(path)).headers.get('ETag'));
     expect(gzipped.headers.get('ETag')).toBe(serviceGzip.headers.get('ETag'));
     expect(gzipped.headers.get('ETag')).toBe(`${etag.slice(0, -1)}-gz"`);
     // gzip;q=0 refuses gzip.
-    expect((await get(path, { headers: { 'Accept-Encoding': 'gzip;q=0' } })).headers.get('Content-Encoding')).toBeNull();
+    expect(
+      (await get(path, { headers: { 'Accept-Encoding': 'gzip;q=0' } })).headers.get('Content-Encoding'),
+    ).toBeNull();
 
     for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
       const response = await get(path, { headers: { 'If-None-Match': ifNoneMatch } });
@@ -167,12 +182,14 @@ describe('gateway REST forwarding', () => {
     const cached = await get('/symbol_info?group=WingRiders');
     expect(cached.status).toBe(200);
     expect(cached.headers.get('RateLimit-Limit')).toBe(perAddress);
-    expect(Number(cached.headers.get('RateLimit-Remaining'))).toBe(Number(first.headers.get('RateLimit-Remaining')) - 1);
+    expect(Number(cached.headers.get('RateLimit-Remaining'))).toBe(
+      Number(first.headers.get('RateLimit-Remaining')) - 1,
+    );
     expect(cached.headers.get('Retry-After')).toBeNull();
     expect(cached.headers.get('ETag')).toBe(first.headers.get('ETag'));
   });
 
-  it('forwards only the service\'s GET endpoints, never a path with encoded separators or dot segments', async () => {
+  it("forwards only the service's GET endpoints, never a path with encoded separators or dot segments", async () => {
     calls.length = 0;
     const unit = [...runtime.market.tokens.values()].find((t) => t.unit !== '')?.unit ?? '';
     const malformed = [
@@ -193,7 +210,17 @@ describe('gateway REST forwarding', () => {
       if (path.startsWith('/tokens')) expect(tokenErrorSchema.parse(body).detail[0]?.loc, path).toEqual(['path']);
       else expect(priceErrorSchema.parse(body).errmsg, path).toMatch(/not forwarded/);
     }
-    const unknown = ['/admin', '/', '/tokens/stream', '/tokens', '/api/v1/groups', '/groups/x', '/tokens/logo/', `/tokens/logo/${unit}/x`, '/history//'];
+    const unknown = [
+      '/admin',
+      '/',
+      '/tokens/stream',
+      '/tokens',
+      '/api/v1/groups',
+      '/groups/x',
+      '/tokens/logo/',
+      `/tokens/logo/${unit}/x`,
+      '/history//',
+    ];
     for (const path of unknown) {
       const response = await get(path);
       expect(response.status, path).toBe(404);
@@ -205,7 +232,13 @@ describe('gateway REST forwarding', () => {
     expect(calls).toEqual([]);
 
     // The endpoints themselves (a trailing slash as the service takes it), and the gateway's own routes.
-    for (const path of ['/groups/', '/symbol_info/?group=Minswap', `/tokens/logo/${unit}`, `/tokens/current?policy=${unit}`, '/history?symbol=nope&resolution=1d&from=0&to=1']) {
+    for (const path of [
+      '/groups/',
+      '/symbol_info/?group=Minswap',
+      `/tokens/logo/${unit}`,
+      `/tokens/current?policy=${unit}`,
+      '/history?symbol=nope&resolution=1d&from=0&to=1',
+    ]) {
       expect([200, 404], path).toContain((await get(path)).status);
     }
     expect(calls.length).toBeGreaterThanOrEqual(4);
@@ -222,7 +255,12 @@ describe('gateway REST forwarding', () => {
   it('answers 502 in the price error shape when the upstream is unreachable', async () => {
     const broken = createGateway({
       config: DEFAULT_GATEWAY_CONFIG,
-      upstream: { kind: 'remote', decodesBodies: true, origin: 'http://127.0.0.1:9', fetch: () => Promise.reject(new Error('connect ECONNREFUSED')) },
+      upstream: {
+        kind: 'remote',
+        decodesBodies: true,
+        origin: 'http://127.0.0.1:9',
+        fetch: () => Promise.reject(new Error('connect ECONNREFUSED')),
+      },
     });
     const response = await broken.app.request('/gw/v1/history?symbol=x&resolution=1min&from=0&to=1');
     expect(response.status).toBe(502);
@@ -236,7 +274,7 @@ describe('gateway REST forwarding', () => {
 });
 
 describe('gateway info and liquidity', () => {
-  it('gives a token\'s metadata, which no spec endpoint carries', async () => {
+  it("gives a token's metadata, which no spec endpoint carries", async () => {
     const wmt = '1d7f33bd23d85e1a25d87d86fac4f199c3197a2f7afeb662a0f34e1e776f726c646d6f62696c65746f6b656e';
     const info = gatewayTokenInfoSchema.parse(await (await get(`/token-info/${wmt.toUpperCase()}`)).json());
     expect(info).toEqual({ unit: wmt, ticker: 'WMT', name: 'World Mobile Token', decimals: 6 });

@@ -26,7 +26,7 @@ const ticks = () => new Promise((resolve) => setImmediate(resolve));
 const frame = (pool: string, n: number) => `event: trade\ndata: {"pool_id":"${pool}","n":${n}}\n\n`;
 
 describe('trades fanned out per set of pools', () => {
-  it('writes a run\'s frames once joined to each browser, in the order the events came, sharing one text between browsers of the same pools', async () => {
+  it("writes a run's frames once joined to each browser, in the order the events came, sharing one text between browsers of the same pools", async () => {
     const counts = { written: 0, dropped: 0 };
     const fanout = new TradeFanout<ReturnType<typeof browser>>((written, dropped) => {
       counts.written += written;
@@ -69,7 +69,7 @@ describe('trades fanned out per set of pools', () => {
     expect(counts).toEqual({ written: 2, dropped: 2 });
   });
 
-  it('keeps a set\'s pools in the union while one of its browsers remains, and forgets frames queued for a set that left', async () => {
+  it("keeps a set's pools in the union while one of its browsers remains, and forgets frames queued for a set that left", async () => {
     const fanout = new TradeFanout<ReturnType<typeof browser>>(() => {});
     const a = browser(['aa', 'bb']);
     const b = browser(['aa', 'bb']);
@@ -94,7 +94,12 @@ describe('trades fanned out per set of pools', () => {
 
   it('tells apart sets of the same size', async () => {
     const fanout = new TradeFanout<ReturnType<typeof browser>>(() => {});
-    const sets = [['aa', 'bb'], ['aa', 'cc'], ['ab', 'ba'], ['ba', 'ab', 'cc']].map((pools) => browser(pools));
+    const sets = [
+      ['aa', 'bb'],
+      ['aa', 'cc'],
+      ['ab', 'ba'],
+      ['ba', 'ab', 'cc'],
+    ].map((pools) => browser(pools));
     for (const b of sets) fanout.add(b);
     fanout.publish('bb', frame('bb', 1), 10);
     await ticks();
@@ -103,8 +108,17 @@ describe('trades fanned out per set of pools', () => {
 });
 
 describe('the live hub writing trades per run', () => {
-  const trade = (pool: string, n: number) => ({ block_time: 1_700_000_000 + n, pool_id: pool, current_price: n + 1, previous_price: n, current_tvl: 10, previous_tvl: 10, volume: 1 });
-  const kinds = (client: ReturnType<typeof browser>) => client.writes.flatMap((w) => [...w.text.matchAll(/event: (\w+)/g)].map((m) => m[1]));
+  const trade = (pool: string, n: number) => ({
+    block_time: 1_700_000_000 + n,
+    pool_id: pool,
+    current_price: n + 1,
+    previous_price: n,
+    current_tvl: 10,
+    previous_tvl: 10,
+    volume: 1,
+  });
+  const kinds = (client: ReturnType<typeof browser>) =>
+    client.writes.flatMap((w) => [...w.text.matchAll(/event: (\w+)/g)].map((m) => m[1]));
 
   it('writes a status that follows trades in the same run after them, and counts deliveries', async () => {
     const hub = new LiveHub(() => {});

@@ -14,12 +14,16 @@ afterAll(async () => tp.close());
 describe('GET /gw/v1/trades', () => {
   it('answers the service’s trades, and a new trade at once', async () => {
     const { aggregate } = await busiestPools(tp.runtime);
-    const first = tradesResponseSchema.parse(await (await tp.fetch(`/gw/v1/trades?pool=${aggregate.poolId}&limit=3`)).json());
+    const first = tradesResponseSchema.parse(
+      await (await tp.fetch(`/gw/v1/trades?pool=${aggregate.poolId}&limit=3`)).json(),
+    );
     expect(first.trades).toHaveLength(3);
     await forceTradesOn(tp.runtime, [aggregate], tp.nowSeconds() + 1);
     const newest = (await runtimeInternals(tp.runtime).store.trades.recent(aggregate.id, true, 1))[0];
     expect(newest?.eventId).not.toBe(first.trades[0]?.id);
-    const again = tradesResponseSchema.parse(await (await tp.fetch(`/gw/v1/trades?pool=${aggregate.poolId}&limit=3`)).json());
+    const again = tradesResponseSchema.parse(
+      await (await tp.fetch(`/gw/v1/trades?pool=${aggregate.poolId}&limit=3`)).json(),
+    );
     expect(again.trades[0]?.id).toBe(newest?.eventId);
   });
 

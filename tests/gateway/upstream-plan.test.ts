@@ -51,9 +51,11 @@ const open = async (gateway: Gateway, pools: readonly string[], lastEventId?: st
   );
 const statuses = liveStatuses;
 const errors = (r: SseReader): LiveError[] => r.events('error').map((e) => liveErrorSchema.parse(e));
-const connected = (r: SseReader, count = 1) => r.until(() => statuses(r).filter((s) => s.state === 'connected').length >= count, 10_000);
+const connected = (r: SseReader, count = 1) =>
+  r.until(() => statuses(r).filter((s) => s.state === 'connected').length >= count, 10_000);
 
-const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) => tradeUntilSeen(reader, service.runtime, service.clock.seconds(), pools, count);
+const tradeUntil = (reader: SseReader, pools: readonly string[], count = 1) =>
+  tradeUntilSeen(reader, service.runtime, service.clock.seconds(), pools, count);
 
 describe('an upstream plan that allows fewer pools than the gateway is configured for', () => {
   it('refuses the browser that does not fit with a retryable error, learns the limit, and keeps the others live', async () => {
@@ -74,14 +76,20 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
       const third = await open(gateway, aggregates.slice(100, 119));
       readers.push(third);
       await third.end(10_000);
-      expect(errors(third)).toEqual([{ errmsg: expect.stringMatching(/upstream plan allows 100 pools per stream/), retry: true }]);
+      expect(errors(third)).toEqual([
+        { errmsg: expect.stringMatching(/upstream plan allows 100 pools per stream/), retry: true },
+      ]);
       expect(statuses(third).filter((s) => s.state === 'connected')).toEqual([]);
       expect(logs.some((l) => l.includes('allows 100 pools per stream'))).toBe(true);
 
       // The browsers it covers keep their events, on one upstream connection.
       await tradeUntil(first, aggregates.slice(0, 50));
       await tradeUntil(second, aggregates.slice(50, 100));
-      await vi.waitUntil(() => [...(gateway.upstreamStream.livePools ?? [])].length === 100 && !gateway.hub.union.has(aggregates[110] ?? ''), { timeout: 5000, interval: 10 });
+      await vi.waitUntil(
+        () =>
+          [...(gateway.upstreamStream.livePools ?? [])].length === 100 && !gateway.hub.union.has(aggregates[110] ?? ''),
+        { timeout: 5000, interval: 10 },
+      );
 
       // The limit is learned: the same request is refused at once, and one that fits is served.
       const again = await open(gateway, aggregates.slice(100, 119));
@@ -115,7 +123,14 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
       const other = await open(gateway, aggregates.slice(0, 19), undefined, '198.51.100.2');
       readers.push(other);
       await second.end(10_000);
-      expect(errors(second)).toEqual([{ errmsg: expect.stringMatching(/^Too many pools from 198\.51\.100\.1: .*each client address may follow at most 50 of the gateway's 100 pools/), retry: true }]);
+      expect(errors(second)).toEqual([
+        {
+          errmsg: expect.stringMatching(
+            /^Too many pools from 198\.51\.100\.1: .*each client address may follow at most 50 of the gateway's 100 pools/,
+          ),
+          retry: true,
+        },
+      ]);
       await connected(other);
       expect(gateway.hub.addressMaxPools).toBe(50);
       expect(gateway.hub.poolsOf('198.51.100.1')).toBe(50);
@@ -125,7 +140,12 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
       const more = await open(gateway, aggregates.slice(80, 81), undefined, '198.51.100.1');
       readers.push(more);
       await more.end();
-      expect(errors(more)).toEqual([{ errmsg: expect.stringMatching(/^Too many pools from 198\.51\.100\.1: its live connections follow 50/), retry: true }]);
+      expect(errors(more)).toEqual([
+        {
+          errmsg: expect.stringMatching(/^Too many pools from 198\.51\.100\.1: its live connections follow 50/),
+          retry: true,
+        },
+      ]);
       // Pools it already follows cost nothing more.
       const again = await open(gateway, aggregates.slice(20, 30), undefined, '198.51.100.1');
       readers.push(again);
@@ -144,7 +164,9 @@ describe('an upstream plan that allows fewer pools than the gateway is configure
       const greedy = await open(gateway, aggregates.slice(0, 12));
       readers.push(greedy);
       await greedy.end(10_000);
-      expect(errors(greedy)).toEqual([{ errmsg: expect.stringMatching(/12 requested.*allows 10 pools per stream/), retry: false }]);
+      expect(errors(greedy)).toEqual([
+        { errmsg: expect.stringMatching(/12 requested.*allows 10 pools per stream/), retry: false },
+      ]);
       const modest = await open(gateway, aggregates.slice(0, 8));
       readers.push(modest);
       await connected(modest);

@@ -14,7 +14,9 @@ function refusingUpstream(log: { at: number; body: string }[]): Upstream {
     decodesBodies: true,
     fetch: async (_path, init) => {
       log.push({ at: Date.now(), body: String(init?.body) });
-      return new Response('{"s":"error","errmsg":"Connection limit exceeded"}\n', { headers: { 'Content-Type': 'text/event-stream' } });
+      return new Response('{"s":"error","errmsg":"Connection limit exceeded"}\n', {
+        headers: { 'Content-Type': 'text/event-stream' },
+      });
     },
   };
 }
@@ -49,7 +51,14 @@ describe('upstream reconnect policy', () => {
     const attempts: { at: number; body: string }[] = [];
     const events = listener();
     const stream = new UpstreamStream(
-      { upstream: refusingUpstream(attempts), silenceMs: 90_000, debounceMs: 10, backoffInitialMs: 1000, backoffMaxMs: 8000, random: () => 1 - 1e-9 },
+      {
+        upstream: refusingUpstream(attempts),
+        silenceMs: 90_000,
+        debounceMs: 10,
+        backoffInitialMs: 1000,
+        backoffMaxMs: 8000,
+        random: () => 1 - 1e-9,
+      },
       events,
     );
     stream.setPools(['aa']);
@@ -65,7 +74,14 @@ describe('upstream reconnect policy', () => {
   it('jitters between half and all of the step', async () => {
     const attempts: { at: number; body: string }[] = [];
     const stream = new UpstreamStream(
-      { upstream: refusingUpstream(attempts), silenceMs: 90_000, debounceMs: 0, backoffInitialMs: 1000, backoffMaxMs: 1000, random: () => 0 },
+      {
+        upstream: refusingUpstream(attempts),
+        silenceMs: 90_000,
+        debounceMs: 0,
+        backoffInitialMs: 1000,
+        backoffMaxMs: 1000,
+        random: () => 0,
+      },
       listener(),
     );
     stream.setPools(['aa']);
@@ -79,7 +95,14 @@ describe('upstream reconnect policy', () => {
   it('debounces changes of the union into one re-subscription with the latest set', async () => {
     const attempts: { at: number; body: string }[] = [];
     const stream = new UpstreamStream(
-      { upstream: refusingUpstream(attempts), silenceMs: 90_000, debounceMs: 200, backoffInitialMs: 60_000, backoffMaxMs: 60_000, random: () => 0 },
+      {
+        upstream: refusingUpstream(attempts),
+        silenceMs: 90_000,
+        debounceMs: 200,
+        backoffInitialMs: 60_000,
+        backoffMaxMs: 60_000,
+        random: () => 0,
+      },
       listener(),
     );
     stream.setPools(['aa']);
@@ -96,7 +119,14 @@ describe('upstream reconnect policy', () => {
     const attempts: { at: number; body: string }[] = [];
     const events = listener();
     const quiet = new UpstreamStream(
-      { upstream: refusingUpstream(attempts), silenceMs: 90_000, debounceMs: 0, backoffInitialMs: 100, backoffMaxMs: 100, random: () => 0 },
+      {
+        upstream: refusingUpstream(attempts),
+        silenceMs: 90_000,
+        debounceMs: 0,
+        backoffInitialMs: 100,
+        backoffMaxMs: 100,
+        random: () => 0,
+      },
       events,
     );
     quiet.setPools(['aa']);
@@ -148,13 +178,31 @@ function scriptedUpstream(streams: ScriptedStream[]): Upstream {
 
 function recordingClient(pools: string[]): LiveClient & { readonly frames: string[] } {
   const frames: string[] = [];
-  return { pools: new Set(pools), address: 'test', connected: false, missedEvents: false, frames, write: (frame) => frames.push(frame) > 0, close: () => {} };
+  return {
+    pools: new Set(pools),
+    address: 'test',
+    connected: false,
+    missedEvents: false,
+    frames,
+    write: (frame) => frames.push(frame) > 0,
+    close: () => {},
+  };
 }
 
 const statusesOf = (client: { frames: string[] }): LiveStatus[] =>
-  client.frames.filter((f) => f.includes('event: status\n')).map((f) => liveStatusSchema.parse(JSON.parse(/data: (.*)\n/.exec(f)?.[1] ?? 'null')));
+  client.frames
+    .filter((f) => f.includes('event: status\n'))
+    .map((f) => liveStatusSchema.parse(JSON.parse(/data: (.*)\n/.exec(f)?.[1] ?? 'null')));
 
-const trade = (pool: string, n: number) => ({ block_time: 1_700_000_000 + n, pool_id: pool, current_price: n + 1, previous_price: n, current_tvl: 10, previous_tvl: 10, volume: 1 });
+const trade = (pool: string, n: number) => ({
+  block_time: 1_700_000_000 + n,
+  pool_id: pool,
+  current_price: n + 1,
+  previous_price: n,
+  current_tvl: 10,
+  previous_tvl: 10,
+  volume: 1,
+});
 
 describe('the current upstream connection dropping while a switch is under way', () => {
   beforeEach(() => vi.useFakeTimers({ now: 0 }));
@@ -164,7 +212,15 @@ describe('the current upstream connection dropping while a switch is under way',
     const streams: ScriptedStream[] = [];
     const hub: LiveHub = new LiveHub((pools) => stream.setPools(pools));
     const stream = new UpstreamStream(
-      { upstream: scriptedUpstream(streams), silenceMs: 90_000, debounceMs: 10, backoffInitialMs: 1000, backoffMaxMs: 1000, handoverMs: 50, idleLingerMs: 5000 },
+      {
+        upstream: scriptedUpstream(streams),
+        silenceMs: 90_000,
+        debounceMs: 10,
+        backoffInitialMs: 1000,
+        backoffMaxMs: 1000,
+        handoverMs: 50,
+        idleLingerMs: 5000,
+      },
       hub,
     );
     const z = recordingClient(['aa']);
@@ -216,7 +272,15 @@ describe('an upstream that sends a line without end', () => {
     const events = listener();
     const lines: string[] = [];
     const stream = new UpstreamStream(
-      { upstream: scriptedUpstream(streams), silenceMs: 90_000, debounceMs: 0, backoffInitialMs: 100, backoffMaxMs: 100, random: () => 0, log: (line) => lines.push(line) },
+      {
+        upstream: scriptedUpstream(streams),
+        silenceMs: 90_000,
+        debounceMs: 0,
+        backoffInitialMs: 100,
+        backoffMaxMs: 100,
+        random: () => 0,
+        log: (line) => lines.push(line),
+      },
       events,
     );
     stream.setPools(['aa']);
@@ -252,7 +316,9 @@ function oneStreamUpstream(requests: { body: string; prefer: string | null; refu
       const prefer = new Headers(init?.headers).get('Prefer');
       if (open > 0) {
         requests.push({ body: String(init?.body), prefer, refused: true });
-        return new Response('{"s":"error","errmsg":"Connection limit exceeded"}\n', { headers: { 'Content-Type': 'text/event-stream' } });
+        return new Response('{"s":"error","errmsg":"Connection limit exceeded"}\n', {
+          headers: { 'Content-Type': 'text/event-stream' },
+        });
       }
       open++;
       requests.push({ body: String(init?.body), prefer, refused: false });
@@ -279,7 +345,17 @@ describe('a switch on a key that allows one stream', () => {
   it('asks beside the live connection with Prefer: wait=0 (refused at once), then breaks first and asks without it (it may wait for the slot)', async () => {
     const requests: { body: string; prefer: string | null; refused: boolean }[] = [];
     const events = listener();
-    const stream = new UpstreamStream({ upstream: oneStreamUpstream(requests), silenceMs: 90_000, debounceMs: 10, backoffInitialMs: 1000, backoffMaxMs: 1000, handoverMs: 50 }, events);
+    const stream = new UpstreamStream(
+      {
+        upstream: oneStreamUpstream(requests),
+        silenceMs: 90_000,
+        debounceMs: 10,
+        backoffInitialMs: 1000,
+        backoffMaxMs: 1000,
+        handoverMs: 50,
+      },
+      events,
+    );
     stream.setPools(['aa']);
     await vi.advanceTimersByTimeAsync(10);
     stream.setPools(['aa', 'bb']);

@@ -18,12 +18,20 @@ function observed(trustProxy: ProxyTrust | null = trustEveryone) {
   const lines: { line: string; fields: LogFields | undefined }[] = [];
   const metrics = createMetrics();
   const app = new Hono({ strict: false });
-  app.use('*', observeRequests({ log: (line, fields) => lines.push({ line, fields }), metrics: metrics.http, ...(trustProxy ? { trustProxy } : {}) }));
+  app.use(
+    '*',
+    observeRequests({
+      log: (line, fields) => lines.push({ line, fields }),
+      metrics: metrics.http,
+      ...(trustProxy ? { trustProxy } : {}),
+    }),
+  );
   return { app, lines, metrics };
 }
 
 /** A series' value in the registry's text. */
-const sample = async (text: Promise<string>, name: string, labels: Record<string, string>) => seriesValue(await text, name, labels);
+const sample = async (text: Promise<string>, name: string, labels: Record<string, string>) =>
+  seriesValue(await text, name, labels);
 
 let close: (() => void) | undefined;
 afterEach(() => {
@@ -50,7 +58,14 @@ describe('observing requests', () => {
     const made = await app.request('/items/8', { headers: { 'X-Request-Id': 'not a "token"' } });
     expect(made.headers.get('X-Request-Id')).toMatch(UUID);
     expect(lines[0]?.line).toMatch(/^GET \/items\/7\?full=1 200 [\d.]+ms$/);
-    expect(lines[0]?.fields).toMatchObject({ level: 'info', reqId: 'lb-4f2a9c', method: 'GET', route: '/items/:id', url: '/items/7?full=1', status: 200 });
+    expect(lines[0]?.fields).toMatchObject({
+      level: 'info',
+      reqId: 'lb-4f2a9c',
+      method: 'GET',
+      route: '/items/:id',
+      url: '/items/7?full=1',
+      status: 200,
+    });
     expect(lines[1]?.fields?.reqId).toBe(made.headers.get('X-Request-Id'));
     expect(typeof lines[0]?.fields?.durationMs).toBe('number');
   });
@@ -62,8 +77,12 @@ describe('observing requests', () => {
     await app.request('/tokens/logo/unit1', { method: 'FOO' });
     await app.request('/nowhere');
     const text = metrics.registry.metrics();
-    expect(await sample(text, 'cdx_http_requests_total', { method: 'GET', route: '/tokens/logo/:unit', status: '200' })).toBe(50);
-    expect(await sample(text, 'cdx_http_request_duration_seconds_count', { method: 'GET', route: '/tokens/logo/:unit' })).toBe(50);
+    expect(
+      await sample(text, 'cdx_http_requests_total', { method: 'GET', route: '/tokens/logo/:unit', status: '200' }),
+    ).toBe(50);
+    expect(
+      await sample(text, 'cdx_http_request_duration_seconds_count', { method: 'GET', route: '/tokens/logo/:unit' }),
+    ).toBe(50);
     // A method no route takes, and a path no route matches: bounded labels too.
     expect(await sample(text, 'cdx_http_requests_total', { method: 'other', route: '/*', status: '404' })).toBe(1);
     expect(await sample(text, 'cdx_http_requests_total', { method: 'GET', route: '/*', status: '404' })).toBe(1);
@@ -77,7 +96,13 @@ describe('observing requests', () => {
     inner.get('/svc/history/:series', (c) => c.text('bars'));
     app.all('/svc/*', (c) => inner.fetch(c.req.raw, c.env));
     await app.request('/svc/history/42');
-    expect(await sample(metrics.registry.metrics(), 'cdx_http_requests_total', { method: 'GET', route: '/svc/history/:series', status: '200' })).toBe(1);
+    expect(
+      await sample(metrics.registry.metrics(), 'cdx_http_requests_total', {
+        method: 'GET',
+        route: '/svc/history/:series',
+        status: '200',
+      }),
+    ).toBe(1);
   });
 
   it('logs probes at debug, a 503 at warn and a 500 at error', async () => {
@@ -101,7 +126,12 @@ describe('observing requests', () => {
   it('tags a stream written straight to the socket, served by Node', async () => {
     const { app, metrics } = observed();
     app.get('/stream', (c) => {
-      const { response, sink } = openStream(c, { headers: { 'Content-Type': 'text/plain' }, maxUnreadBytes: 1 << 16, slowConsumerLine: 'slow\n', onClose: () => undefined });
+      const { response, sink } = openStream(c, {
+        headers: { 'Content-Type': 'text/plain' },
+        maxUnreadBytes: 1 << 16,
+        slowConsumerLine: 'slow\n',
+        onClose: () => undefined,
+      });
       sink.write('one\n');
       setTimeout(() => sink.end(), 20);
       return response;
@@ -111,6 +141,12 @@ describe('observing requests', () => {
     const response = await fetch(`http://127.0.0.1:${port}/stream`, { headers: { 'X-Request-Id': 'stream-77' } });
     expect(response.headers.get('X-Request-Id')).toBe('stream-77');
     expect(await response.text()).toBe('one\n');
-    expect(await sample(metrics.registry.metrics(), 'cdx_http_requests_total', { method: 'GET', route: '/stream', status: '200' })).toBe(1);
+    expect(
+      await sample(metrics.registry.metrics(), 'cdx_http_requests_total', {
+        method: 'GET',
+        route: '/stream',
+        status: '200',
+      }),
+    ).toBe(1);
   });
 });

@@ -26,14 +26,26 @@ afterAll(async () => {
 });
 
 /** The block the source starts at (`--chain-start`): the synthetic chain follows it. */
-const ANCHOR: OgmiosWireBlock = { type: 'praos', era: 'babbage', id: 'ee'.repeat(32), height: 0, slot: 120_000_000, ancestor: 'genesis', transactions: [] };
+const ANCHOR: OgmiosWireBlock = {
+  type: 'praos',
+  era: 'babbage',
+  id: 'ee'.repeat(32),
+  height: 0,
+  slot: 120_000_000,
+  ancestor: 'genesis',
+  transactions: [],
+};
 /** Peak resident memory allowed the server process (VmHWM): a safety bound; the bomb honoured takes gigabytes. */
 const PEAK_RSS_BOUND = 512 * 2 ** 20;
 
 type WireTx = { id: string; outputs: { datum?: string }[] };
 
 /** A block of `updates` swaps whose first pool output's datum is replaced by `datum`: its transaction id. */
-function hostileBlock(cursor: Parameters<typeof nextSyntheticBlock>[0], pools: Parameters<typeof nextSyntheticBlock>[1], datum: string): { block: OgmiosWireBlock; tx: string } {
+function hostileBlock(
+  cursor: Parameters<typeof nextSyntheticBlock>[0],
+  pools: Parameters<typeof nextSyntheticBlock>[1],
+  datum: string,
+): { block: OgmiosWireBlock; tx: string } {
   const block = nextSyntheticBlock(cursor, pools, { updates: 2 });
   const tx = block.transactions[0] as WireTx;
   const output = tx.outputs[0];
@@ -43,7 +55,8 @@ function hostileBlock(cursor: Parameters<typeof nextSyntheticBlock>[0], pools: P
 }
 
 /** The event ids (`tx#0`) of the swaps in `blocks`. */
-const swapsOf = (blocks: readonly OgmiosWireBlock[]) => blocks.flatMap((b) => (b.transactions as WireTx[]).map((tx) => `${tx.id}#0`));
+const swapsOf = (blocks: readonly OgmiosWireBlock[]) =>
+  blocks.flatMap((b) => (b.transactions as WireTx[]).map((tx) => `${tx.id}#0`));
 
 /** The process's peak resident memory (bytes), from /proc. */
 function peakRss(pid: number): number {
@@ -52,7 +65,12 @@ function peakRss(pid: number): number {
 }
 
 interface Health {
-  readonly chain: { readonly tipSlot: number | null; readonly trades: number; readonly undecodable: number; readonly undecodableByDex: Record<string, number> };
+  readonly chain: {
+    readonly tipSlot: number | null;
+    readonly trades: number;
+    readonly undecodable: number;
+    readonly undecodableByDex: Record<string, number>;
+  };
 }
 
 describe('serve --source chain, fed hostile pool datums', () => {
@@ -71,7 +89,10 @@ describe('serve --source chain, fed hostile pool datums', () => {
 
     fake = await FakeOgmios.start(chain);
     const dir = mkdtempSync(join(tmpdir(), 'chain-hostile-'));
-    server = await startServerProcess({ dataDir: dir, args: ['--source', 'chain', '--ogmios', fake.url, '--chain-start', `${ANCHOR.slot}.${ANCHOR.id}`] });
+    server = await startServerProcess({
+      dataDir: dir,
+      args: ['--source', 'chain', '--ogmios', fake.url, '--chain-start', `${ANCHOR.slot}.${ANCHOR.id}`],
+    });
     const origin = server.origin;
     const health = async () => (await (await fetch(`${origin}/healthz`)).json()) as Health;
 
@@ -83,7 +104,9 @@ describe('serve --source chain, fed hostile pool datums', () => {
     expect(report.chain.undecodableByDex).toEqual({ MinswapV2: 2 });
     expect(report.chain.trades).toBe(before.length + between.length + after.length + 2);
     const peak = peakRss(server.pid);
-    console.log(`hostile datums: peak RSS of the server ${(peak / 2 ** 20).toFixed(0)} MiB, undecodable ${JSON.stringify(report.chain.undecodableByDex)}, trades ${report.chain.trades}`);
+    console.log(
+      `hostile datums: peak RSS of the server ${(peak / 2 ** 20).toFixed(0)} MiB, undecodable ${JSON.stringify(report.chain.undecodableByDex)}, trades ${report.chain.trades}`,
+    );
     expect(peak).toBeLessThan(PEAK_RSS_BOUND);
     const output = server.output();
     expect(output).toContain(`${bomb.tx}#0`);
@@ -100,7 +123,8 @@ describe('serve --source chain, fed hostile pool datums', () => {
     try {
       const stored = new Set((await handle.store.trades.list()).map((t) => t.eventId));
       for (const id of swapsOf([...before, ...between, ...after])) expect(stored, id).toContain(id);
-      for (const hostile of [bomb.block, deep.block]) expect(stored).toContain(`${(hostile.transactions[1] as WireTx).id}#0`);
+      for (const hostile of [bomb.block, deep.block])
+        expect(stored).toContain(`${(hostile.transactions[1] as WireTx).id}#0`);
       expect(stored.has(`${bomb.tx}#0`)).toBe(false);
       expect(stored.has(`${deep.tx}#0`)).toBe(false);
     } finally {

@@ -41,7 +41,10 @@ function chain(): { blocks: OgmiosWireBlock[]; trades: number } {
   if (!last) throw new Error('no real blocks');
   const cursor = { slot: last.slot, id: last.id, height: last.height };
   const pools = syntheticPools(4);
-  const synthetic = [...syntheticBlocks(cursor, pools, 1, { updates: 4, sequential: true }), ...syntheticBlocks(cursor, pools, 24, { updates: 1 })];
+  const synthetic = [
+    ...syntheticBlocks(cursor, pools, 1, { updates: 4, sequential: true }),
+    ...syntheticBlocks(cursor, pools, 24, { updates: 1 }),
+  ];
   // The real blocks hold three trades: Minswap's (3ed2b954…) and two of MuesliSwap's ADA/PBX pool (05a77fb8…, 53748ef2…).
   return { blocks: [...real, ...synthetic], trades: 3 + 24 };
 }
@@ -75,7 +78,10 @@ describe.skipIf(!hasPrise)('serve --source chain, killed mid-sync', () => {
     const second = await startServerProcess({ dataDir: dir, args: ['--source', 'chain', '--ogmios', fake.url] });
     try {
       const last = blocks.at(-1)?.slot;
-      await vi.waitUntil(async () => (await health(second.origin)).chain.tipSlot === last, { timeout: 30_000, interval: 50 });
+      await vi.waitUntil(async () => (await health(second.origin)).chain.tipSlot === last, {
+        timeout: 30_000,
+        interval: 50,
+      });
       expect((await health(second.origin)).source).toBe('chain');
     } finally {
       await second.stop();

@@ -18,7 +18,11 @@ function raw(origin: string, bytes: string): Promise<string> {
 }
 
 /** The answer's parts, checked against the OpenAPI document for the path it was sent to. */
-async function split(answer: string, path: string, method = 'GET'): Promise<{ status: number; type: string; body: unknown }> {
+async function split(
+  answer: string,
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; type: string; body: unknown }> {
   const [head = '', body = ''] = answer.split('\r\n\r\n');
   const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]);
   const type = /content-type: ([^\r\n]+)/i.exec(head)?.[1] ?? '';
@@ -34,7 +38,10 @@ describe('requests Node refuses before routing (the soak fuzz found bare 431s)',
   afterAll(async () => server.stop());
 
   it('answers a request line over 16 KiB with a 431 in the price family’s shape', async () => {
-    const answer = await split(await raw(server.origin, `GET /api/v1/history?symbol=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), '/api/v1/history');
+    const answer = await split(
+      await raw(server.origin, `GET /api/v1/history?symbol=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+      '/api/v1/history',
+    );
     expect(answer.status).toBe(431);
     expect(answer.type).toBe('application/json');
     expect(priceErrorSchema.parse(answer.body).errmsg).toMatch(/too large/);
@@ -42,7 +49,10 @@ describe('requests Node refuses before routing (the soak fuzz found bare 431s)',
 
   it('answers it FastAPI-style for the token endpoints, through the gateway too', async () => {
     for (const path of ['/api/v1/tokens/current?pool=', '/gw/v1/tokens/current?pool=']) {
-      const answer = await split(await raw(server.origin, `GET ${path}${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), path);
+      const answer = await split(
+        await raw(server.origin, `GET ${path}${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+        path,
+      );
       expect(answer.status).toBe(431);
       expect(tokenErrorSchema.parse(answer.body).detail[0]?.msg).toMatch(/too large/);
     }
@@ -50,13 +60,23 @@ describe('requests Node refuses before routing (the soak fuzz found bare 431s)',
 
   it('answers the stream (POST /api/v1/tokens/stream) FastAPI-style too, as its OpenAPI entry says', async () => {
     const path = '/api/v1/tokens/stream';
-    const answer = await split(await raw(server.origin, `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'k'.repeat(20_000)}\r\nContent-Length: 2\r\n\r\n[]`), path, 'POST');
+    const answer = await split(
+      await raw(
+        server.origin,
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'k'.repeat(20_000)}\r\nContent-Length: 2\r\n\r\n[]`,
+      ),
+      path,
+      'POST',
+    );
     expect(answer.status).toBe(431);
     expect(tokenErrorSchema.parse(answer.body).detail[0]?.msg).toMatch(/too large/);
   });
 
   it('answers headers over the limit, and bytes that are not HTTP, in the price shape', async () => {
-    const big = await split(await raw(server.origin, `GET /gw/v1/info HTTP/1.1\r\nHost: x\r\nX-Pad: ${'b'.repeat(20_000)}\r\n\r\n`), '/gw/v1/info');
+    const big = await split(
+      await raw(server.origin, `GET /gw/v1/info HTTP/1.1\r\nHost: x\r\nX-Pad: ${'b'.repeat(20_000)}\r\n\r\n`),
+      '/gw/v1/info',
+    );
     expect(big.status).toBe(431);
     priceErrorSchema.parse(big.body);
     const garbage = await split(await raw(server.origin, 'NOT HTTP AT ALL\r\n\r\n'), '/');

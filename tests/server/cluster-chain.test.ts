@@ -5,7 +5,13 @@ import { FakeOgmios } from '../support/fake-ogmios';
 import type { OgmiosWireBlock } from '../support/prise';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 import { readStream, type StreamReader } from '../support/stream';
-import { nextSyntheticBlock, syntheticBlocks, syntheticPoolId, syntheticPools, type ChainCursor } from '../support/synthetic-chain';
+import {
+  nextSyntheticBlock,
+  syntheticBlocks,
+  syntheticPoolId,
+  syntheticPools,
+  type ChainCursor,
+} from '../support/synthetic-chain';
 
 /**
  * A chain-fed cluster of real processes (PostgreSQL, Redis, an ingest node following a fake Ogmios, an
@@ -14,7 +20,15 @@ import { nextSyntheticBlock, syntheticBlocks, syntheticPoolId, syntheticPools, t
  * node's streams that asked for it (`X-Stream-Extensions: rollback`), not the others.
  */
 const KEY = 'cluster-chain-key-01';
-const ANCHOR: OgmiosWireBlock = { type: 'praos', era: 'babbage', id: 'ee'.repeat(32), height: 0, slot: 120_000_000, ancestor: 'genesis', transactions: [] };
+const ANCHOR: OgmiosWireBlock = {
+  type: 'praos',
+  era: 'babbage',
+  id: 'ee'.repeat(32),
+  height: 0,
+  slot: 120_000_000,
+  ancestor: 'genesis',
+  transactions: [],
+};
 
 let pg: TestPostgres;
 let redis: TestRedis;
@@ -30,7 +44,11 @@ const stream = async (pool: string, extensions?: string, key = KEY): Promise<Str
   readStream(
     await fetch(`${api.origin}/api/v1/tokens/stream`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...(extensions ? { 'X-Stream-Extensions': extensions } : {}) },
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        ...(extensions ? { 'X-Stream-Extensions': extensions } : {}),
+      },
       body: JSON.stringify([pool]),
     }),
   );
@@ -46,12 +64,33 @@ beforeAll(async () => {
   [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   const url = await pg.createDatabase('cluster_chain');
   // The first two pools exist from the start; the third is created later, in a block that also trades the first.
-  chain = [ANCHOR, ...syntheticBlocks(cursor, pools.slice(0, 2), 1, { updates: 2, sequential: true }), ...syntheticBlocks(cursor, pools.slice(0, 2), 2, { updates: 1, sequential: true })];
+  chain = [
+    ANCHOR,
+    ...syntheticBlocks(cursor, pools.slice(0, 2), 1, { updates: 2, sequential: true }),
+    ...syntheticBlocks(cursor, pools.slice(0, 2), 2, { updates: 1, sequential: true }),
+  ];
   fake = await FakeOgmios.start(chain);
   const env = { DATABASE_URL: url, REDIS_URL: redis.url, TOKEN_API_KEYS: `${KEY}:pro,${OTHER_KEY}:pro` };
-  ingest = await startServerProcess({ env, args: ['--role', 'ingest', '--source', 'chain', '--ogmios', fake.url, '--chain-start', `${ANCHOR.slot}.${ANCHOR.id}`] });
+  ingest = await startServerProcess({
+    env,
+    args: [
+      '--role',
+      'ingest',
+      '--source',
+      'chain',
+      '--ogmios',
+      fake.url,
+      '--chain-start',
+      `${ANCHOR.slot}.${ANCHOR.id}`,
+    ],
+  });
   api = await startServerProcess({ env, args: ['--role', 'api', '--source', 'chain'] });
-  await vi.waitUntil(async () => ((await (await fetch(`${ingest.origin}/healthz`)).json()) as { chain: { tipSlot: number } }).chain.tipSlot === chain.at(-1)?.slot, { timeout: 30_000 });
+  await vi.waitUntil(
+    async () =>
+      ((await (await fetch(`${ingest.origin}/healthz`)).json()) as { chain: { tipSlot: number } }).chain.tipSlot ===
+      chain.at(-1)?.slot,
+    { timeout: 30_000 },
+  );
 }, 90_000);
 afterAll(async () => {
   await api?.stop();
@@ -63,7 +102,9 @@ afterAll(async () => {
 /** The Aggregate pool of a synthetic pool, as the API node lists it. */
 async function aggregateOf(index: number): Promise<string> {
   const poolId = syntheticPoolId(pools[index] as (typeof pools)[number]);
-  const answer = (await (await fetch(`${api.origin}/api/x/pair-pools?pool=${poolId}`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { aggregate: { pool_id: string } };
+  const answer = (await (
+    await fetch(`${api.origin}/api/x/pair-pools?pool=${poolId}`, { headers: { Authorization: `Bearer ${KEY}` } })
+  ).json()) as { aggregate: { pool_id: string } };
   return answer.aggregate.pool_id;
 }
 
@@ -90,7 +131,12 @@ describe('a chain-fed cluster', () => {
     fake.extend([later]);
     expect(await nextEvent(asked)).toMatchObject({ pool_id: aggregate });
     fake.rollBackTo(point.slot);
-    expect(await nextEvent(asked)).toEqual({ s: 'rollback', slot: point.slot, id: point.id, block_time: point.slot + 1_591_566_291 });
+    expect(await nextEvent(asked)).toEqual({
+      s: 'rollback',
+      slot: point.slot,
+      id: point.id,
+      block_time: point.slot + 1_591_566_291,
+    });
     // The spec's client got the trade, and nothing of the rollback (pings aside).
     expect(await nextEvent(spec)).toMatchObject({ pool_id: aggregate });
     expect(spec.drainBuffered().filter((line) => !('s' in line) || line.s !== 'ok')).toEqual([]);

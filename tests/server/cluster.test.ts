@@ -25,7 +25,13 @@ import { runtimeInternals } from '../../src/service/runtime-internals';
  * reach streams on both, in order; answers agree; a key's one stream connection and its request
  * budget are the cluster's; nodes and engines can fail and come back.
  */
-const KEYS = { a: 'cluster-ent-key-a', b: 'cluster-ent-key-b', c: 'cluster-ent-key-c', d: 'cluster-pro-key-d', free: 'cluster-free-key-1' };
+const KEYS = {
+  a: 'cluster-ent-key-a',
+  b: 'cluster-ent-key-b',
+  c: 'cluster-ent-key-c',
+  d: 'cluster-pro-key-d',
+  free: 'cluster-free-key-1',
+};
 let pg: TestPostgres;
 let redis: TestRedis;
 let env: Record<string, string>;
@@ -35,17 +41,35 @@ let api2: ServerProcess;
 let aggregates: string[] = [];
 
 const ingestArgs = ['--role', 'ingest', '--pools', '80', '--days', '0.2', '--test-controls'];
-const get = (origin: string, path: string, key: string = KEYS.a) => fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+const get = (origin: string, path: string, key: string = KEYS.a) =>
+  fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${key}` } });
 const stream = async (origin: string, key: string, pools: readonly string[]): Promise<StreamReader> =>
-  readStream(await fetch(`${origin}/api/v1/tokens/stream`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(pools) }));
-const block = async () => (await (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).json()) as { trades: number };
+  readStream(
+    await fetch(`${origin}/api/v1/tokens/stream`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(pools),
+    }),
+  );
+const block = async () =>
+  (await (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).json()) as { trades: number };
 
 /** A stream over a plain socket (node:http, as a program's client): its first line, and the request to destroy (the client's abort). */
-function rawStream(origin: string, key: string, pools: readonly string[]): Promise<{ first: string; req: ClientRequest }> {
+function rawStream(
+  origin: string,
+  key: string,
+  pools: readonly string[],
+): Promise<{ first: string; req: ClientRequest }> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: hostname, port, path: '/api/v1/tokens/stream', method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } },
+      {
+        host: hostname,
+        port,
+        path: '/api/v1/tokens/stream',
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => {
@@ -137,7 +161,9 @@ const readiness = async (origin: string) => {
 };
 
 /** An API node's link to the writer (its /healthz `cluster`). */
-const cluster = async (origin: string) => ((await (await fetch(`${origin}/healthz`)).json()) as { cluster: { gaps: number; redis: boolean; resyncs: number } }).cluster;
+const cluster = async (origin: string) =>
+  ((await (await fetch(`${origin}/healthz`)).json()) as { cluster: { gaps: number; redis: boolean; resyncs: number } })
+    .cluster;
 
 const lastSeq = async (store: Store) => (await store.trades.list()).at(-1)?.seq ?? 0;
 
@@ -155,7 +181,10 @@ async function unannouncedBlocks(count: number): Promise<{ from: number; to: num
   // Its own catch-up at start is unannounced too.
   const from = await lastSeq(store).finally(() => store.close());
   const dir = mkdtempSync(join(tmpdir(), 'cluster-rogue-'));
-  const config = parseServiceConfig({ 'data-dir': dir, pools: '80', days: '0.2' }, { DATABASE_URL: env.DATABASE_URL, TOKEN_API_KEYS: env.TOKEN_API_KEYS });
+  const config = parseServiceConfig(
+    { 'data-dir': dir, pools: '80', days: '0.2' },
+    { DATABASE_URL: env.DATABASE_URL, TOKEN_API_KEYS: env.TOKEN_API_KEYS },
+  );
   const runtime = await createServiceRuntime(config);
   try {
     for (let i = 0; i < count; i++) await runtime.simulator.forceBlock(Date.now() / 1000);
@@ -171,9 +200,18 @@ async function unannouncedBlocks(count: number): Promise<{ from: number; to: num
 beforeAll(async () => {
   [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   const url = await pg.createDatabase('cluster');
-  env = { DATABASE_URL: url, REDIS_URL: redis.url, STREAM_LEASE_SECONDS: '2', GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '30', TOKEN_API_KEYS: `${KEYS.a}:enterprise,${KEYS.b}:enterprise,${KEYS.c}:enterprise,${KEYS.d}:pro,${KEYS.free}:free` };
+  env = {
+    DATABASE_URL: url,
+    REDIS_URL: redis.url,
+    STREAM_LEASE_SECONDS: '2',
+    GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS: '30',
+    TOKEN_API_KEYS: `${KEYS.a}:enterprise,${KEYS.b}:enterprise,${KEYS.c}:enterprise,${KEYS.d}:pro,${KEYS.free}:free`,
+  };
   ingest = await startServerProcess({ args: ingestArgs, env });
-  [api1, api2] = await Promise.all([startServerProcess({ args: ['--role', 'api'], env }), startServerProcess({ args: ['--role', 'api'], env })]);
+  [api1, api2] = await Promise.all([
+    startServerProcess({ args: ['--role', 'api'], env }),
+    startServerProcess({ args: ['--role', 'api'], env }),
+  ]);
   const info = (await (await get(api1.origin, '/api/v1/symbol_info?group=Aggregate')).json()) as { ticker: string[] };
   aggregates = info.ticker;
 }, 180_000);
@@ -192,8 +230,11 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     expect(aggregates.length).toBeGreaterThan(10);
   });
 
-  it('fans committed trades out to stream clients on both API nodes: the store\'s trades, in order, none lost', async () => {
-    const [s1, s2] = await Promise.all([stream(api1.origin, KEYS.a, aggregates), stream(api2.origin, KEYS.b, aggregates)]);
+  it("fans committed trades out to stream clients on both API nodes: the store's trades, in order, none lost", async () => {
+    const [s1, s2] = await Promise.all([
+      stream(api1.origin, KEYS.a, aggregates),
+      stream(api2.origin, KEYS.b, aggregates),
+    ]);
     await Promise.all([s1.nextLine(5_000), s2.nextLine(5_000)]);
     const [d1, d2] = [collectEvents(s1), collectEvents(s2)];
     const store = await openReaderStore(env.DATABASE_URL ?? '');
@@ -214,7 +255,10 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
   it('answers /history and /tokens/current the same on both nodes', async () => {
     const pool = aggregates[0] ?? '';
     const now = Math.floor(Date.now() / 1000);
-    for (const path of [`/api/v1/history?symbol=${pool}&resolution=5min&from=${now - 86_400}&to=${now + 60}&include_tvl=true`, `/api/v1/tokens/current?pool=${pool}`]) {
+    for (const path of [
+      `/api/v1/history?symbol=${pool}&resolution=5min&from=${now - 86_400}&to=${now + 60}&include_tvl=true`,
+      `/api/v1/tokens/current?pool=${pool}`,
+    ]) {
       const [a, b] = await Promise.all([get(api1.origin, path), get(api2.origin, path)]);
       if (a.status !== 200) console.log(api1.output().slice(-3000));
       expect(a.status).toBe(200);
@@ -226,7 +270,9 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     const first = await stream(api1.origin, KEYS.c, aggregates.slice(0, 3));
     await first.nextLine(5_000);
     const second = await stream(api2.origin, KEYS.c, aggregates.slice(0, 3));
-    expect(await second.readToEnd(5_000)).toEqual([JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' })]);
+    expect(await second.readToEnd(5_000)).toEqual([
+      JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' }),
+    ]);
     await first.cancel();
     // Released on api1: the key connects again on the other node, and on the same one.
     await vi.waitUntil(() => streamsAgain(api2.origin, KEYS.c), { timeout: 10_000, interval: 200 });
@@ -288,10 +334,12 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     expect(refused?.status).toBe(429);
   }, 30_000);
 
-  it('keeps serving on one API node when the other is killed -9; the dead node\'s stream lease expires', async () => {
+  it("keeps serving on one API node when the other is killed -9; the dead node's stream lease expires", async () => {
     const held = await stream(api1.origin, KEYS.c, aggregates.slice(0, 3));
     await held.nextLine(5_000);
-    expect(await (await stream(api2.origin, KEYS.c, aggregates.slice(0, 3))).readToEnd(5_000)).toEqual([JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' })]);
+    expect(await (await stream(api2.origin, KEYS.c, aggregates.slice(0, 3))).readToEnd(5_000)).toEqual([
+      JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' }),
+    ]);
     await api1.stop();
     expect((await get(api2.origin, '/api/v1/groups')).status).toBe(200);
     // A route the store answers, not only memory.
@@ -313,7 +361,8 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       const probe = aggregates.slice(0, 6);
       // Answers the nodes cache: after the restart they must not be stale.
       const paths = probe.flatMap((pool) => [`/api/v1/tokens/current?pool=${pool}`, historyPath(pool)]);
-      for (const path of paths) for (const origin of [api1.origin, api2.origin]) expect((await get(origin, path)).status).toBe(200);
+      for (const path of paths)
+        for (const origin of [api1.origin, api2.origin]) expect((await get(origin, path)).status).toBe(200);
       for (let i = 0; i < 3; i++) await block();
 
       // Mid-block: the writer's commit waits inside its transaction (trades written, its state not yet),
@@ -350,20 +399,35 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       expect(new Set(all.map((t) => t.eventId)).size).toBe(all.length);
       expect(await store.trades.count()).toBe(all.length);
       const names = await poolNames(store);
-      const expected = trades.filter((t) => t.seq <= unannounced.from || t.seq > unannounced.to).map((t) => eventOf(t, names));
+      const expected = trades
+        .filter((t) => t.seq <= unannounced.from || t.seq > unannounced.to)
+        .map((t) => eventOf(t, names));
       await expectDelivered(delivered, expected);
       delivered.stop();
 
       // The API nodes reloaded on the new writer: their answers equal a node started now, fresh from the store.
       const fresh = await startServerProcess({ args: ['--role', 'api'], env });
       try {
-        const touched = [...new Set(trades.filter((t) => t.seq > unannounced.from && t.seq <= unannounced.to).map((t) => names.get(t.agg) ?? ''))].slice(0, 4);
-        const compare = [...paths, ...touched.flatMap((pool) => [`/api/v1/tokens/current?pool=${pool}`, historyPath(pool)])];
+        const touched = [
+          ...new Set(
+            trades
+              .filter((t) => t.seq > unannounced.from && t.seq <= unannounced.to)
+              .map((t) => names.get(t.agg) ?? ''),
+          ),
+        ].slice(0, 4);
+        const compare = [
+          ...paths,
+          ...touched.flatMap((pool) => [`/api/v1/tokens/current?pool=${pool}`, historyPath(pool)]),
+        ];
         // Live blocks may land between the reads: compare until one round agrees.
         await vi.waitUntil(
           async () => {
             for (const path of compare) {
-              const [a, b, c] = await Promise.all([api1.origin, api2.origin, fresh.origin].map(async (origin) => JSON.stringify(await (await get(origin, path)).json())));
+              const [a, b, c] = await Promise.all(
+                [api1.origin, api2.origin, fresh.origin].map(async (origin) =>
+                  JSON.stringify(await (await get(origin, path)).json()),
+                ),
+              );
               if (a !== c || b !== c) return false;
             }
             return true;
@@ -382,7 +446,7 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     }
   }, 180_000);
 
-  it('resumes streams after a Redis restart, with the gap marked, and tells the gateway\'s browsers to resync', async () => {
+  it("resumes streams after a Redis restart, with the gap marked, and tells the gateway's browsers to resync", async () => {
     const s1 = await stream(api1.origin, KEYS.a, aggregates);
     await s1.nextLine(5_000);
     const delivered = collectEvents(s1);
@@ -403,22 +467,27 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     await vi.waitUntil(async () => (await readiness(api1.origin)).status === 503, { timeout: 10_000, interval: 50 });
     expect(await readiness(api1.origin)).toEqual({ status: 503, checks: { postgres: 'ok', redis: 'not connected' } });
     await redis.start();
-    await vi.waitUntil(async () => {
-      const state = await cluster(api1.origin);
-      return state.redis && state.gaps > before;
-    }, { timeout: 20_000, interval: 200 });
-    // Publishing reconnects too: blocks until one's events reach the stream (every block trades on some Aggregate).
     await vi.waitUntil(
       async () => {
-        if (delivered.events.length > 0) return true;
-        await block();
-        return false;
+        const state = await cluster(api1.origin);
+        return state.redis && state.gaps > before;
       },
-      { timeout: 20_000, interval: 300 },
-    ).catch((error: unknown) => {
-      console.log(api1.output().slice(-3000), ingest.output().slice(-3000));
-      throw error;
-    });
+      { timeout: 20_000, interval: 200 },
+    );
+    // Publishing reconnects too: blocks until one's events reach the stream (every block trades on some Aggregate).
+    await vi
+      .waitUntil(
+        async () => {
+          if (delivered.events.length > 0) return true;
+          await block();
+          return false;
+        },
+        { timeout: 20_000, interval: 300 },
+      )
+      .catch((error: unknown) => {
+        console.log(api1.output().slice(-3000), ingest.output().slice(-3000));
+        throw error;
+      });
     delivered.stop();
     expect((await readiness(api1.origin)).status).toBe(200);
     // The node's gateway heard of the gap: its browsers are told to resync, and stay live.
@@ -426,15 +495,20 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     expect(liveStatuses(browser).at(-1)).toEqual({ state: 'connected', resync: true });
     browser.cancel();
     // Redis came back empty; the open streams took their leases back, so the key's second stream is refused.
-    await vi.waitUntil(async () => {
-      const current = await probe.keys('tps:lease:*');
-      return leases.every((key) => current.includes(key));
-    }, {
-      timeout: 10_000,
-      interval: 100,
-    });
+    await vi.waitUntil(
+      async () => {
+        const current = await probe.keys('tps:lease:*');
+        return leases.every((key) => current.includes(key));
+      },
+      {
+        timeout: 10_000,
+        interval: 100,
+      },
+    );
     probe.disconnect();
-    expect(await (await stream(api2.origin, KEYS.c, aggregates.slice(0, 3))).readToEnd(5_000)).toEqual([JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' })]);
+    expect(await (await stream(api2.origin, KEYS.c, aggregates.slice(0, 3))).readToEnd(5_000)).toEqual([
+      JSON.stringify({ s: 'error', errmsg: 'Connection limit exceeded' }),
+    ]);
     await held.cancel();
     await vi.waitUntil(() => streamsAgain(api2.origin, KEYS.c), { timeout: 10_000, interval: 200 });
   }, 60_000);
@@ -453,7 +527,10 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       await held.nextLine(5_000);
       // This connection's lease: a key with a holder it did not have before. Slots are numbered, so
       // the slot a connection of the test before released meanwhile is the same key with a new holder.
-      const lease = await vi.waitUntil(async () => [...(await leases())].find(([key, holder]) => holder !== null && before.get(key) !== holder)?.[0], { timeout: 5_000, interval: 50 });
+      const lease = await vi.waitUntil(
+        async () => [...(await leases())].find(([key, holder]) => holder !== null && before.get(key) !== holder)?.[0],
+        { timeout: 5_000, interval: 50 },
+      );
       // As if Redis had lost it and another node's connection had taken the slot.
       await probe.set(lease ?? '', 'another-node:another-connection', 'PX', 60_000);
       const rest = (await held.readToEnd(10_000)).filter((line) => line !== JSON.stringify({ s: 'ok' }));
@@ -483,10 +560,13 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     const newest = (body: string) => (JSON.parse(body) as { t: number[] }).t.at(-1) ?? 0;
     expect(newest(after)).toBeGreaterThanOrEqual(newest(before));
     // What the store holds: both nodes agree (asked together, as the market may trade meanwhile).
-    await vi.waitUntil(async () => {
-      const [a, b] = await Promise.all([get(api1.origin, path), get(api2.origin, path)]);
-      return (await a.text()) === (await b.text());
-    }, { timeout: 10_000, interval: 200 });
+    await vi.waitUntil(
+      async () => {
+        const [a, b] = await Promise.all([get(api1.origin, path), get(api2.origin, path)]);
+        return (await a.text()) === (await b.text());
+      },
+      { timeout: 10_000, interval: 200 },
+    );
   }, 30_000);
 
   it('answers 503 in each family’s shape while PostgreSQL is down (never a hang or a 500), and recovers', async () => {
@@ -497,17 +577,25 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     try {
       // Not ready: neither an API node (its store) nor the writer (its store, its lock's session).
       expect(await readiness(api1.origin)).toEqual({ status: 503, checks: { postgres: 'not answering', redis: 'ok' } });
-      await vi.waitUntil(async () => (await readiness(ingest.origin)).status === 503, { timeout: 10_000, interval: 100 });
+      await vi.waitUntil(async () => (await readiness(ingest.origin)).status === 503, {
+        timeout: 10_000,
+        interval: 100,
+      });
       expect((await readiness(ingest.origin)).checks).toEqual({ store: 'not answering' });
       const now = Math.floor(Date.now() / 1000);
-      const history = await get(api1.origin, `/api/v1/history?symbol=${aggregates[1]}&resolution=1min&from=${now - 7 * 86_400}&to=${now - 6 * 86_400}`);
+      const history = await get(
+        api1.origin,
+        `/api/v1/history?symbol=${aggregates[1]}&resolution=1min&from=${now - 7 * 86_400}&to=${now - 6 * 86_400}`,
+      );
       expect(history.status).toBe(503);
       expect(priceErrorSchema.parse(await history.json()).s).toBe('error');
       const tokens = await get(api2.origin, `/api/v1/tokens/current?pool=${aggregates[2]}`);
       expect(tokens.status).toBe(503);
       expect(tokenErrorSchema.parse(await tokens.json()).detail[0]?.type).toBe('service_unavailable');
       // Through the gateway (the browser's way in): the same 503 in the price family's shape.
-      const gateway = await fetch(`${api2.origin}/gw/v1/history?symbol=${aggregates[3]}&resolution=1min&from=${now - 7 * 86_400}&to=${now - 6 * 86_400}`);
+      const gateway = await fetch(
+        `${api2.origin}/gw/v1/history?symbol=${aggregates[3]}&resolution=1min&from=${now - 7 * 86_400}&to=${now - 6 * 86_400}`,
+      );
       expect(gateway.status).toBe(503);
       expect(priceErrorSchema.parse(await gateway.json()).s).toBe('error');
       // The stream family: a stored key cannot be checked, so the stream is refused with a 503 and its
@@ -517,7 +605,10 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
       expect(refused.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
       const lines = await refused.readToEnd(8_000);
       expect(lines).toHaveLength(1);
-      expect(streamLineSchema.parse(JSON.parse(lines[0] ?? '{}'))).toMatchObject({ s: 'error', errmsg: expect.any(String) });
+      expect(streamLineSchema.parse(JSON.parse(lines[0] ?? '{}'))).toMatchObject({
+        s: 'error',
+        errmsg: expect.any(String),
+      });
       // ...while a configured key (held in memory) streams on: a stream needs no store.
       const open = await stream(api1.origin, KEYS.b, aggregates.slice(0, 2));
       expect(await open.nextLine(8_000)).toBe(JSON.stringify({ s: 'ok' }));
@@ -525,21 +616,34 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
     } finally {
       await pg.start();
     }
-    await vi.waitUntil(async () => (await get(api1.origin, '/api/v1/groups')).status === 200 && (await get(api1.origin, `/api/v1/tokens/current?pool=${aggregates[2]}`)).status === 200, {
-      timeout: 30_000,
-      interval: 500,
-    }).catch((error: unknown) => {
-      console.log(api1.output().slice(-4000));
-      throw error;
-    });
+    await vi
+      .waitUntil(
+        async () =>
+          (await get(api1.origin, '/api/v1/groups')).status === 200 &&
+          (await get(api1.origin, `/api/v1/tokens/current?pool=${aggregates[2]}`)).status === 200,
+        {
+          timeout: 30_000,
+          interval: 500,
+        },
+      )
+      .catch((error: unknown) => {
+        console.log(api1.output().slice(-4000));
+        throw error;
+      });
     // The writer survived PostgreSQL's stop (its lock session was cut), took its lock back and commits again.
-    await vi.waitUntil(async () => (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).status === 200, { timeout: 30_000, interval: 500 }).catch((error: unknown) => {
-      console.log(ingest.output().slice(-4000));
-      throw error;
-    });
+    await vi
+      .waitUntil(async () => (await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).status === 200, {
+        timeout: 30_000,
+        interval: 500,
+      })
+      .catch((error: unknown) => {
+        console.log(ingest.output().slice(-4000));
+        throw error;
+      });
     // The stored key streams again; everyone is ready again.
     await vi.waitUntil(() => streamsAgain(api1.origin, stored.key), { timeout: 15_000, interval: 500 });
-    for (const origin of [api1.origin, api2.origin, ingest.origin]) await vi.waitUntil(async () => (await readiness(origin)).status === 200, { timeout: 15_000, interval: 200 });
+    for (const origin of [api1.origin, api2.origin, ingest.origin])
+      await vi.waitUntil(async () => (await readiness(origin)).status === 200, { timeout: 15_000, interval: 200 });
     expect(ingest.output()).toMatch(/the writer lost its PostgreSQL session/);
     expect(ingest.output()).toMatch(/the writer lock is held again/);
     // And it still holds it: a second writer is refused.

@@ -38,12 +38,16 @@ async function killDuring(phase: RegExp): Promise<{ dir: string; seen: string }>
   const dir = mkdtempSync(join(tmpdir(), 'first-start-kill-'));
   dirs.push(dir);
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dir, ...MARKET], {
-    cwd: REPO,
-    env: { ...process.env, NODE_ENV: 'test' },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dir, ...MARKET],
+    {
+      cwd: REPO,
+      env: { ...process.env, NODE_ENV: 'test' },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -55,7 +59,9 @@ async function killDuring(phase: RegExp): Promise<{ dir: string; seen: string }>
         if (child.exitCode !== null) throw new Error(`the server exited during its first start:\n${output}`);
         const answer = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
         if (answer?.status === 200) throw new Error(`the first start ended before it was seen at ${phase}:\n${output}`);
-        const startup = answer ? ((await answer.json()) as { checks?: { startup?: string } }).checks?.startup : undefined;
+        const startup = answer
+          ? ((await answer.json()) as { checks?: { startup?: string } }).checks?.startup
+          : undefined;
         if (startup === undefined || !phase.test(startup) || storeFill(dir).trades === 0) return false;
         seen = startup;
         return true;

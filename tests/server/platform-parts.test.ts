@@ -8,7 +8,11 @@ import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { embeddedUpstream } from '../../src/gateway/upstream';
 import { gatewayRoutes, serviceRoutes } from '../../src/server/routes';
 import { staticApp } from '../../src/server/static-app';
-import { marketTestControls, refuseTestControlsInProduction, upstreamTestControls } from '../../src/server/test-controls';
+import {
+  marketTestControls,
+  refuseTestControlsInProduction,
+  upstreamTestControls,
+} from '../../src/server/test-controls';
 import { priceErrorSchema } from '../../src/shared/api/errors';
 import { freePort } from '../support/free-port';
 import { pairWithPools } from '../support/market';
@@ -23,7 +27,10 @@ const INDEX = '<!doctype html><html><head><title>parts</title></head><body><div 
 
 beforeAll(async () => {
   service = await createTestService({ pools: 120, days: 1 });
-  gateway = createGateway({ config: DEFAULT_GATEWAY_CONFIG, upstream: embeddedUpstream((request) => service.runtime.app.fetch(request), service.runtime.internalKey) });
+  gateway = createGateway({
+    config: DEFAULT_GATEWAY_CONFIG,
+    upstream: embeddedUpstream((request) => service.runtime.app.fetch(request), service.runtime.internalKey),
+  });
   dir = mkdtempSync(join(tmpdir(), 'platform-parts-'));
   mkdirSync(join(dir, 'assets'));
   writeFileSync(join(dir, 'index.html'), INDEX);
@@ -49,7 +56,7 @@ describe('serviceRoutes', () => {
     expect((await routes.request('/gw/v1/groups')).status).toBe(404);
   });
 
-  it('gives a cluster\'s writer (role ingest) /healthz alone', async () => {
+  it("gives a cluster's writer (role ingest) /healthz alone", async () => {
     const routes = serviceRoutes({ app: service.runtime.app, config: { ...service.runtime.config, role: 'ingest' } });
     expect((await routes.request('/healthz')).status).toBe(200);
     expect((await routes.request('/api/v1/groups', auth)).status).toBe(404);
@@ -63,13 +70,15 @@ describe('gatewayRoutes', () => {
     const gz = await routes.request('/gw/v1/groups', { headers: { 'Accept-Encoding': 'gzip' } });
     expect(gz.status).toBe(200);
     expect(gz.headers.get('content-encoding')).toBe('gzip');
-    expect(JSON.parse(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString())).toEqual(await (await routes.request('/gw/v1/groups')).json());
+    expect(JSON.parse(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString())).toEqual(
+      await (await routes.request('/gw/v1/groups')).json(),
+    );
     expect((await routes.request('/api/v1/groups', auth)).status).toBe(404);
   });
 });
 
 describe('staticApp', () => {
-  it('serves the page on / and on the app\'s own paths, the files cached for good, and no page on an API path', async () => {
+  it("serves the page on / and on the app's own paths, the files cached for good, and no page on an API path", async () => {
     const app = await staticApp({ dir, gateway });
     const page = await app.request('/');
     expect(page.status).toBe(200);
@@ -78,7 +87,8 @@ describe('staticApp', () => {
     const asset = await app.request('/assets/app-9f8e.js');
     expect(await asset.text()).toBe('console.log(1);');
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-    for (const path of ['/api/v1/nope', '/gw/v1/nope', '/healthz', '/__test__/block']) expect((await app.request(path)).status, path).toBe(404);
+    for (const path of ['/api/v1/nope', '/gw/v1/nope', '/healthz', '/__test__/block'])
+      expect((await app.request(path)).status, path).toBe(404);
   });
 });
 

@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createPlatform, type Platform } from '../../src/server/platform';
-import { chunkFiles, headInTheme, inlinedBarsElement, inlinedInfoElement, inlinedPreferencesElement, inlineStylesheets, OVERVIEW_MODULES, splitPage } from '../../src/server/first-paint';
+import {
+  chunkFiles,
+  headInTheme,
+  inlinedBarsElement,
+  inlinedInfoElement,
+  inlinedPreferencesElement,
+  inlineStylesheets,
+  OVERVIEW_MODULES,
+  splitPage,
+} from '../../src/server/first-paint';
 import { DEFAULT_PREFERENCES, firstScreenPreferences } from '../../src/app/stores/preferences';
 import { cspHash, pagePolicy } from '../../src/node/security-headers';
 import { firstChartOf } from '../../src/app/lib/first-chart';
@@ -21,20 +30,44 @@ import { gatewayInfoSchema, gatewayLiquiditySchema, gatewayTokenNamesSchema } fr
 /** The composed server (`npm run serve`, the Vite plugin): the service's contract must hold through it. */
 
 const KEY = 'platform-test-key-0001';
-const INDEX = '<!doctype html><html data-theme="dark"><head><title>app</title></head><body><div id="root"></div></body></html>';
+const INDEX =
+  '<!doctype html><html data-theme="dark"><head><title>app</title></head><body><div id="root"></div></body></html>';
 const SCRIPT = `console.log(${JSON.stringify('x'.repeat(4000))});`;
 /** The build's manifest (Vite's build.manifest) as vite.config.ts makes it: the page's entry, the app's and the overview's chunks. */
 const MANIFEST = {
-  'index.html': { file: 'assets/index-e1.js', isEntry: true, dynamicImports: ['src/app/start.tsx', 'src/app/features/overview/index.ts'] },
-  'src/app/start.tsx': { file: 'assets/start-s1.js', isDynamicEntry: true, imports: ['_runtime-r1.js', '_shared-c1.js', 'index.html'], dynamicImports: ['src/app/features/overview/index.ts'] },
-  'src/app/features/overview/index.ts': { file: 'assets/overview-o1.js', isDynamicEntry: true, imports: ['_runtime-r1.js', '_shared-c1.js', 'index.html', '_settings-t1.js'] },
+  'index.html': {
+    file: 'assets/index-e1.js',
+    isEntry: true,
+    dynamicImports: ['src/app/start.tsx', 'src/app/features/overview/index.ts'],
+  },
+  'src/app/start.tsx': {
+    file: 'assets/start-s1.js',
+    isDynamicEntry: true,
+    imports: ['_runtime-r1.js', '_shared-c1.js', 'index.html'],
+    dynamicImports: ['src/app/features/overview/index.ts'],
+  },
+  'src/app/features/overview/index.ts': {
+    file: 'assets/overview-o1.js',
+    isDynamicEntry: true,
+    imports: ['_runtime-r1.js', '_shared-c1.js', 'index.html', '_settings-t1.js'],
+  },
   '_runtime-r1.js': { file: 'assets/runtime-r1.js' },
   '_shared-c1.js': { file: 'assets/shared-c1.js', imports: ['_runtime-r1.js'] },
   '_settings-t1.js': { file: 'assets/settings-t1.js' },
-  'src/app/features/alerts/index.ts': { file: 'assets/alerts-a1.js', isDynamicEntry: true, imports: ['_runtime-r1.js'] },
+  'src/app/features/alerts/index.ts': {
+    file: 'assets/alerts-a1.js',
+    isDynamicEntry: true,
+    imports: ['_runtime-r1.js'],
+  },
 };
 /** The head's preloads of an overview page of MANIFEST: the chunks of OVERVIEW_MODULES with their imports (less the entry), then the list. */
-const OVERVIEW_CHUNKS = ['/assets/start-s1.js', '/assets/runtime-r1.js', '/assets/shared-c1.js', '/assets/overview-o1.js', '/assets/settings-t1.js'];
+const OVERVIEW_CHUNKS = [
+  '/assets/start-s1.js',
+  '/assets/runtime-r1.js',
+  '/assets/shared-c1.js',
+  '/assets/overview-o1.js',
+  '/assets/settings-t1.js',
+];
 let platform: Platform;
 let dir: string;
 const lines: string[] = [];
@@ -50,7 +83,10 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'build', 'assets', 'app-1a2b.js.br'), brotliCompressSync(SCRIPT));
   writeFileSync(join(dir, 'build', 'assets', 'app-1a2b.js.gz'), gzipSync(SCRIPT));
   platform = await createPlatform({
-    service: parseServiceConfig({ 'data-dir': dir, pools: '200', days: '1', seed: '7' }, { TOKEN_API_KEYS: `${KEY}:pro` }),
+    service: parseServiceConfig(
+      { 'data-dir': dir, pools: '200', days: '1', seed: '7' },
+      { TOKEN_API_KEYS: `${KEY}:pro` },
+    ),
     gateway: DEFAULT_GATEWAY_CONFIG,
     staticDir: join(dir, 'build'),
     hooks: { log: (line) => lines.push(line) },
@@ -63,7 +99,10 @@ afterAll(async () => {
 
 /** A request to the composed server; answers under the API's prefixes are checked against the OpenAPI document. */
 const request = async (path: string, init: RequestInit = {}) => {
-  const response = await platform.app.request(path, { ...init, headers: { Authorization: `Bearer ${KEY}`, ...init.headers } });
+  const response = await platform.app.request(path, {
+    ...init,
+    headers: { Authorization: `Bearer ${KEY}`, ...init.headers },
+  });
   await expectDescribed(init.method ?? 'GET', path, response);
   return response;
 };
@@ -109,7 +148,7 @@ describe('the composed server', () => {
     expect(await health.json()).toMatchObject({ status: 'ok' });
   });
 
-  it('gives every token\'s name at once on /gw/v1/token-info, for search', async () => {
+  it("gives every token's name at once on /gw/v1/token-info, for search", async () => {
     const response = await platform.app.request('/gw/v1/token-info');
     expect(response.status).toBe(200);
     const body = gatewayTokenNamesSchema.parse(await response.json());
@@ -122,10 +161,12 @@ describe('the composed server', () => {
     expect((await platform.app.request('/gw/v1/token-info', { method: 'POST' })).status).toBe(405);
   });
 
-  it('names each group\'s deepest pool on /gw/v1/info, as /gw/v1/liquidity ranks them', async () => {
+  it("names each group's deepest pool on /gw/v1/info, as /gw/v1/liquidity ranks them", async () => {
     const info = gatewayInfoSchema.parse(await (await platform.app.request('/gw/v1/info')).json());
     for (const group of ['Aggregate', 'MinswapV2']) {
-      const liquidity = gatewayLiquiditySchema.parse(await (await platform.app.request(`/gw/v1/liquidity?group=${group}`)).json());
+      const liquidity = gatewayLiquiditySchema.parse(
+        await (await platform.app.request(`/gw/v1/liquidity?group=${group}`)).json(),
+      );
       const top = liquidity.tvl_ada.indexOf(Math.max(...liquidity.tvl_ada));
       expect(info.deepest?.[group], group).toBe(liquidity.ticker[top]);
     }
@@ -143,7 +184,7 @@ describe('the composed server', () => {
     for (const line of lines) expect(line).not.toContain(KEY);
   });
 
-  it('sends the build\'s precompressed assets as they are (brotli, gzip) and the plain file otherwise, cached for good', async () => {
+  it("sends the build's precompressed assets as they are (brotli, gzip) and the plain file otherwise, cached for good", async () => {
     const asset = '/assets/app-1a2b.js';
     const br = await platform.app.request(asset, { headers: { 'Accept-Encoding': 'gzip, deflate, br' } });
     expect(br.status).toBe(200);
@@ -163,7 +204,7 @@ describe('the composed server', () => {
     expect(withoutFirstPaint(await page.text())).toBe(INDEX);
   });
 
-  it('carries /gw/v1/info in the page, for its first paint: on /, /index.html and the SPA\'s other paths, compressed when asked', async () => {
+  it("carries /gw/v1/info in the page, for its first paint: on /, /index.html and the SPA's other paths, compressed when asked", async () => {
     const info = gatewayInfoSchema.parse(await (await platform.app.request('/gw/v1/info')).json());
     for (const path of ['/', '/index.html', '/?symbol=ADA.SNEK_Aggregate_Pool1', '/some/deep/link']) {
       const page = await platform.app.request(path);
@@ -181,12 +222,17 @@ describe('the composed server', () => {
   });
 });
 
-describe('the page\'s first bars', () => {
-  it('are the gateway\'s answer to the first chart\'s first request, as the first paint asks it: for a pair in the URL, or the group\'s deepest', async () => {
+describe("the page's first bars", () => {
+  it("are the gateway's answer to the first chart's first request, as the first paint asks it: for a pair in the URL, or the group's deepest", async () => {
     const info = gatewayInfoSchema.parse(await (await platform.app.request('/gw/v1/info')).json());
     const pool = info.deepest?.MinswapV2;
     expect(pool).toBeDefined();
-    for (const search of ['', '?group=MinswapV2&res=15', `?group=Aggregate&symbol=${pool?.toUpperCase() ?? ''}&res=1D`, '?res=5min']) {
+    for (const search of [
+      '',
+      '?group=MinswapV2&res=15',
+      `?group=Aggregate&symbol=${pool?.toUpperCase() ?? ''}&res=1D`,
+      '?res=5min',
+    ]) {
       const before = Date.now();
       const page = await platform.app.request(`/${search}`);
       const after = Date.now();
@@ -204,11 +250,19 @@ describe('the page\'s first bars', () => {
       expect(withoutFirstPaint(html)).toBe(INDEX);
     }
     // A pool ID in the URL is asked in lower case, as the chart asks it.
-    expect(inlinedBarsOf(await (await platform.app.request(`/?symbol=${pool?.toUpperCase() ?? ''}`)).text())?.url).toContain(`symbol=${pool ?? ''}&`);
+    expect(
+      inlinedBarsOf(await (await platform.app.request(`/?symbol=${pool?.toUpperCase() ?? ''}`)).text())?.url,
+    ).toContain(`symbol=${pool ?? ''}&`);
   });
 
   it('are left out where the first chart asks none or its answer is not bars: the overview, a ticker, an unknown pool', async () => {
-    for (const path of ['/?view=markets', '/?view=markets&group=MinswapV2', '/?symbol=SNEK', `/?symbol=${'ab'.repeat(28)}`, '/some/deep/link?symbol=x']) {
+    for (const path of [
+      '/?view=markets',
+      '/?view=markets&group=MinswapV2',
+      '/?symbol=SNEK',
+      `/?symbol=${'ab'.repeat(28)}`,
+      '/some/deep/link?symbol=x',
+    ]) {
       const html = await (await platform.app.request(path)).text();
       expect(inlinedBarsOf(html), path).toBeUndefined();
       expect(inlinedInfoOf(html), path).toBeDefined();
@@ -217,7 +271,10 @@ describe('the page\'s first bars', () => {
   });
 
   it('cannot end their element early, keep every character of the answer, and give the URL back as it was', () => {
-    const bars = { url: '/gw/v1/history?symbol=a"b<c>&resolution=60min', body: JSON.stringify({ s: 'ok', note: '</script><script>alert(1)</script><!--', dollar: '$& $1 $$' }) };
+    const bars = {
+      url: '/gw/v1/history?symbol=a"b<c>&resolution=60min',
+      body: JSON.stringify({ s: 'ok', note: '</script><script>alert(1)</script><!--', dollar: '$& $1 $$' }),
+    };
     const html = withElement(INDEX, inlinedBarsElement(bars));
     expect(html.match(/<\/script>/g)).toHaveLength(1);
     expect(html).not.toContain('<!--');
@@ -228,9 +285,11 @@ describe('the page\'s first bars', () => {
   });
 });
 
-describe('the page\'s skeleton', () => {
-  it('is the app\'s first render of the URL: the chart page with its chart\'s place, or the overview loading', async () => {
-    const chart = skeletonOf(await (await platform.app.request('/?symbol=ADA.SNEK_Aggregate_Pool1&res=15&inv=1')).text());
+describe("the page's skeleton", () => {
+  it("is the app's first render of the URL: the chart page with its chart's place, or the overview loading", async () => {
+    const chart = skeletonOf(
+      await (await platform.app.request('/?symbol=ADA.SNEK_Aggregate_Pool1&res=15&inv=1')).text(),
+    );
     expect(chart).toContain('class="app"');
     expect(chart).toMatch(/<div class="chart__canvas" data-testid="price-chart" role="slider"/);
     expect(chart).toContain('data-testid="resolution-15"');
@@ -258,14 +317,33 @@ describe('the page\'s skeleton', () => {
     expect(plain).toMatch(/aria-pressed="true" data-testid="toggle-volume"/);
   });
 
-  it('is sent in the cookie\'s theme from its first byte, and carries the preferences it is laid out with for the page\'s first paint', async () => {
-    const stored = { theme: 'light', timeZone: 'local', showVolume: false, indicators: 'sma20', watchlist: [{ symbol: 'x', group: 'y' }] };
-    const page = await (await platform.app.request('/', { headers: { Cookie: `a=1; preferences=${encodeURIComponent(JSON.stringify(stored))}` } })).text();
+  it("is sent in the cookie's theme from its first byte, and carries the preferences it is laid out with for the page's first paint", async () => {
+    const stored = {
+      theme: 'light',
+      timeZone: 'local',
+      showVolume: false,
+      indicators: 'sma20',
+      watchlist: [{ symbol: 'x', group: 'y' }],
+    };
+    const page = await (
+      await platform.app.request('/', {
+        headers: { Cookie: `a=1; preferences=${encodeURIComponent(JSON.stringify(stored))}` },
+      })
+    ).text();
     // The root element's theme: the first frame, drawn before any script, is in the user's colours.
     expect(page).toMatch(/^<!doctype html>\s*<html data-theme="light">/);
-    const carried = (html: string) => JSON.parse(/<script type="application\/json" id="inlined-preferences">([^<]*)<\/script>/.exec(html)?.[1] ?? 'null') as unknown;
+    const carried = (html: string) =>
+      JSON.parse(
+        /<script type="application\/json" id="inlined-preferences">([^<]*)<\/script>/.exec(html)?.[1] ?? 'null',
+      ) as unknown;
     // What the first screen shows, as the skeleton has it: the cookie never has the watchlist.
-    expect(carried(page)).toEqual({ ...firstScreenPreferences(DEFAULT_PREFERENCES), theme: 'light', timeZone: 'local', showVolume: false, indicators: 'sma20' });
+    expect(carried(page)).toEqual({
+      ...firstScreenPreferences(DEFAULT_PREFERENCES),
+      theme: 'light',
+      timeZone: 'local',
+      showVolume: false,
+      indicators: 'sma20',
+    });
     expect(page.indexOf('id="inlined-preferences"')).toBeLessThan(page.indexOf('</head>'));
     const plain = await (await platform.app.request('/?view=markets&group=MinswapV2')).text();
     expect(plain).toMatch(/^<!doctype html>\s*<html data-theme="dark">/);
@@ -273,11 +351,18 @@ describe('the page\'s skeleton', () => {
   });
 
   it('names the theme on a root element of any shape, and the carried preferences cannot end their element early', () => {
-    expect(headInTheme('<!doctype html><html lang="en" data-theme="dark"><head>', 'light')).toBe('<!doctype html><html lang="en" data-theme="light"><head>');
+    expect(headInTheme('<!doctype html><html lang="en" data-theme="dark"><head>', 'light')).toBe(
+      '<!doctype html><html lang="en" data-theme="light"><head>',
+    );
     expect(headInTheme('<!doctype html><html><head>', 'light')).toBe('<!doctype html><html data-theme="light"><head>');
-    const element = inlinedPreferencesElement({ ...firstScreenPreferences(DEFAULT_PREFERENCES), indicators: '</script><script>alert(1)</script>' });
+    const element = inlinedPreferencesElement({
+      ...firstScreenPreferences(DEFAULT_PREFERENCES),
+      indicators: '</script><script>alert(1)</script>',
+    });
     expect(element.match(/<\/script>/g)).toHaveLength(1);
-    expect(JSON.parse(/>([^<]*)<\/script>$/.exec(element)?.[1] ?? 'null')).toMatchObject({ indicators: '</script><script>alert(1)</script>' });
+    expect(JSON.parse(/>([^<]*)<\/script>$/.exec(element)?.[1] ?? 'null')).toMatchObject({
+      indicators: '</script><script>alert(1)</script>',
+    });
   });
 });
 
@@ -292,13 +377,17 @@ describe('the page as it is sent', () => {
       ['deflate', null],
       ['', null],
     ] as const) {
-      const page = await platform.app.request('/?symbol=ADA.SNEK_Aggregate_Pool1', { headers: { 'Accept-Encoding': accept } });
+      const page = await platform.app.request('/?symbol=ADA.SNEK_Aggregate_Pool1', {
+        headers: { 'Accept-Encoding': accept },
+      });
       expect(page.status).toBe(200);
       expect(page.headers.get('content-encoding'), accept).toBe(encoding);
       expect(page.headers.get('vary')).toMatch(/accept-encoding/i);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       const bytes = Buffer.from(await page.arrayBuffer());
-      const html = (encoding === 'br' ? brotliDecompressSync(bytes) : encoding === 'gzip' ? gunzipSync(bytes) : bytes).toString();
+      const html = (
+        encoding === 'br' ? brotliDecompressSync(bytes) : encoding === 'gzip' ? gunzipSync(bytes) : bytes
+      ).toString();
       expect(inlinedBarsOf(html), accept).toBeDefined();
       expect(inlinedInfoOf(html), accept).toBeDefined();
       expect(withoutFirstPaint(html)).toBe(INDEX);
@@ -312,20 +401,32 @@ describe('the page as it is sent', () => {
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const front = await createPlatform({
       service: parseServiceConfig({ 'data-dir': join(dir, 'unused') }, {}),
-      gateway: { ...DEFAULT_GATEWAY_CONFIG, upstreamUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, upstreamApiKey: 'unused-key-0001' },
+      gateway: {
+        ...DEFAULT_GATEWAY_CONFIG,
+        upstreamUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+        upstreamApiKey: 'unused-key-0001',
+      },
       staticDir: join(dir, 'build'),
     });
     const server = await new Promise<ServerType>((resolve) => {
-      const s = serve({ fetch: front.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () => resolve(s));
+      const s = serve({ fetch: front.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () =>
+        resolve(s),
+      );
     });
     const [built, , end] = splitPage(INDEX);
     // As built, with the preferences the page is laid out with (the defaults: no cookie).
-    const head = built.replace('</head>', `${inlinedPreferencesElement(firstScreenPreferences(DEFAULT_PREFERENCES))}</head>`);
+    const head = built.replace(
+      '</head>',
+      `${inlinedPreferencesElement(firstScreenPreferences(DEFAULT_PREFERENCES))}</head>`,
+    );
     expect(head.endsWith('<div id="root">')).toBe(true);
     expect(end).toBe('</body></html>');
     try {
       for (const encoding of ['br', 'gzip', 'identity']) {
-        const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/?symbol=ADA.SNEK_Aggregate_Pool1`, { headers: { 'Accept-Encoding': encoding } });
+        const answer = await fetch(
+          `http://127.0.0.1:${(server.address() as AddressInfo).port}/?symbol=ADA.SNEK_Aggregate_Pool1`,
+          { headers: { 'Accept-Encoding': encoding } },
+        );
         expect(answer.headers.get('content-encoding') ?? 'identity').toBe(encoding);
         const reader = (answer.body ?? new ReadableStream<Uint8Array>()).getReader();
         const text = new TextDecoder();
@@ -341,7 +442,8 @@ describe('the page as it is sent', () => {
         expect(received, encoding).not.toContain('</body>');
         expect(held.length, encoding).toBeGreaterThan(0);
         for (const response of held.splice(0)) response.writeHead(503).end();
-        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) received += text.decode(chunk.value, { stream: true });
+        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+          received += text.decode(chunk.value, { stream: true });
         // No bars from an upstream that failed: the page as built, with the gateway's own /info.
         expect(received.endsWith(end), encoding).toBe(true);
         expect(inlinedBarsOf(received), encoding).toBeUndefined();
@@ -356,54 +458,87 @@ describe('the page as it is sent', () => {
   });
 });
 
-describe('the overview page\'s preloads', () => {
-  it('ask the app\'s and the overview\'s chunks from the head, then the group\'s list as the page\'s script asks it', async () => {
-    for (const [search, group] of [['?view=markets&group=Aggregate', 'Aggregate'], ['?group=MinswapV2&view=markets', 'MinswapV2'], ['?view=markets', 'Aggregate']] as const) {
+describe("the overview page's preloads", () => {
+  it("ask the app's and the overview's chunks from the head, then the group's list as the page's script asks it", async () => {
+    for (const [search, group] of [
+      ['?view=markets&group=Aggregate', 'Aggregate'],
+      ['?group=MinswapV2&view=markets', 'MinswapV2'],
+      ['?view=markets', 'Aggregate'],
+    ] as const) {
       const html = await (await platform.app.request(`/${search}`)).text();
       const head = html.slice(0, html.indexOf('</head>'));
-      const links = [...head.matchAll(/<link rel="(modulepreload|preload)"( as="fetch")? crossorigin href="([^"]*)">/g)].map((m) => `${m[1] ?? ''} ${m[3] ?? ''}`);
-      expect(links, search).toEqual([...OVERVIEW_CHUNKS.map((file) => `modulepreload ${file}`), `preload /gw/v1/group-stats?group=${group}`]);
+      const links = [
+        ...head.matchAll(/<link rel="(modulepreload|preload)"( as="fetch")? crossorigin href="([^"]*)">/g),
+      ].map((m) => `${m[1] ?? ''} ${m[3] ?? ''}`);
+      expect(links, search).toEqual([
+        ...OVERVIEW_CHUNKS.map((file) => `modulepreload ${file}`),
+        `preload /gw/v1/group-stats?group=${group}`,
+      ]);
       // The URL the app asks (a preload answers only a request of the very same URL).
-      expect(await (await platform.app.request(`/gw/v1/group-stats?group=${group}`)).json()).toMatchObject({ s: 'ok', group });
+      expect(await (await platform.app.request(`/gw/v1/group-stats?group=${group}`)).json()).toMatchObject({
+        s: 'ok',
+        group,
+      });
       expect(withoutFirstPaint(html)).toBe(INDEX);
     }
   });
 
   it('are none on the chart page, whose head stays as built', async () => {
-    for (const path of ['/', '/?symbol=ADA.SNEK_Aggregate_Pool1&res=15', '/some/deep/link', '/?view=chart&group=MinswapV2']) {
+    for (const path of [
+      '/',
+      '/?symbol=ADA.SNEK_Aggregate_Pool1&res=15',
+      '/some/deep/link',
+      '/?view=chart&group=MinswapV2',
+    ]) {
       const html = await (await platform.app.request(path)).text();
       // As built, with the preferences it is laid out with (the defaults: no cookie) for its first paint.
-      expect(html.slice(0, html.indexOf('<div id="root">')), path).toBe(INDEX.slice(0, INDEX.indexOf('<div id="root">')).replace('</head>', `${inlinedPreferencesElement(firstScreenPreferences(DEFAULT_PREFERENCES))}</head>`));
+      expect(html.slice(0, html.indexOf('<div id="root">')), path).toBe(
+        INDEX.slice(0, INDEX.indexOf('<div id="root">')).replace(
+          '</head>',
+          `${inlinedPreferencesElement(firstScreenPreferences(DEFAULT_PREFERENCES))}</head>`,
+        ),
+      );
     }
   });
 
-  it('name a group\'s list as an attribute can carry it, and the manifest is not served', async () => {
+  it("name a group's list as an attribute can carry it, and the manifest is not served", async () => {
     const html = await (await platform.app.request(`/?view=markets&group=${encodeURIComponent('a"b<c>&d')}`)).text();
-    expect(html).toContain('<link rel="preload" as="fetch" crossorigin href="/gw/v1/group-stats?group=a%22b%3Cc%3E%26d">');
+    expect(html).toContain(
+      '<link rel="preload" as="fetch" crossorigin href="/gw/v1/group-stats?group=a%22b%3Cc%3E%26d">',
+    );
     expect((await platform.app.request('/.vite/manifest.json')).status).toBe(404);
   });
 
-  it('follow the manifest\'s static imports once each, without the page\'s entry, and skip a module it lacks', () => {
+  it("follow the manifest's static imports once each, without the page's entry, and skip a module it lacks", () => {
     expect(chunkFiles(MANIFEST, OVERVIEW_MODULES)).toEqual(OVERVIEW_CHUNKS);
-    expect(chunkFiles(MANIFEST, ['src/app/features/alerts/index.ts', 'src/gone.ts'])).toEqual(['/assets/alerts-a1.js', '/assets/runtime-r1.js']);
+    expect(chunkFiles(MANIFEST, ['src/app/features/alerts/index.ts', 'src/gone.ts'])).toEqual([
+      '/assets/alerts-a1.js',
+      '/assets/runtime-r1.js',
+    ]);
     expect(chunkFiles({}, OVERVIEW_MODULES)).toEqual([]);
   });
 });
 
-describe('the page\'s stylesheet', () => {
-  it('is inlined from the build, and the page\'s policy names exactly its text; one that cannot be is left a link', () => {
+describe("the page's stylesheet", () => {
+  it("is inlined from the build, and the page's policy names exactly its text; one that cannot be is left a link", () => {
     const build = mkdtempSync(join(tmpdir(), 'page-styles-'));
     try {
       mkdirSync(join(build, 'assets'));
-      const css = ".topbar{display:flex}.logo{background:url('/favicon.svg')}.x{background:url(data:image/png;base64,AA==)}";
+      const css =
+        ".topbar{display:flex}.logo{background:url('/favicon.svg')}.x{background:url(data:image/png;base64,AA==)}";
       writeFileSync(join(build, 'assets', 'index-a1.css'), css);
       writeFileSync(join(build, 'assets', 'relative-b2.css'), '.y{background:url(img/a.png)}');
       writeFileSync(join(build, 'assets', 'closing-c3.css'), '.z{content:"</style>"}');
       const link = (file: string) => `<link rel="stylesheet" crossorigin href="/assets/${file}">`;
       const html = `<!doctype html><html><head>${link('index-a1.css')}${link('relative-b2.css')}${link('closing-c3.css')}${link('gone-d4.css')}</head><body><div id="root"></div></body></html>`;
       const page = inlineStylesheets(html, build);
-      expect(page).toBe(`<!doctype html><html><head><style>${css}</style>${link('relative-b2.css')}${link('closing-c3.css')}${link('gone-d4.css')}</head><body><div id="root"></div></body></html>`);
-      const styleSrc = pagePolicy(page).split(';').map((d) => d.trim()).find((d) => d.startsWith('style-src '));
+      expect(page).toBe(
+        `<!doctype html><html><head><style>${css}</style>${link('relative-b2.css')}${link('closing-c3.css')}${link('gone-d4.css')}</head><body><div id="root"></div></body></html>`,
+      );
+      const styleSrc = pagePolicy(page)
+        .split(';')
+        .map((d) => d.trim())
+        .find((d) => d.startsWith('style-src '));
       expect(styleSrc).toBe(`style-src 'self' ${cspHash(css)}`);
     } finally {
       rmSync(build, { recursive: true, force: true });
@@ -411,7 +546,7 @@ describe('the page\'s stylesheet', () => {
   });
 });
 
-describe('the page\'s copy of /gw/v1/info', () => {
+describe("the page's copy of /gw/v1/info", () => {
   it('cannot end its element early, keeps every character, and leaves the page as built without an answer', () => {
     const info = { name: '</script><script>alert(1)</script><!--', dollar: '$& $1 $$', line: '\u2028' };
     const html = withElement(INDEX, inlinedInfoElement(info));
@@ -435,15 +570,23 @@ function inlinedInfoOf(html: string): string | undefined {
 
 /** The page's first bars (its inlined-first-bars element: the URL, and the answer's body), as the browser reads them. */
 function inlinedBarsOf(html: string): { url: string; body: string } | undefined {
-  const match = /<script type="application\/json" id="inlined-first-bars" data-url="([^"]*)">(.*?)<\/script>/s.exec(html);
+  const match = /<script type="application\/json" id="inlined-first-bars" data-url="([^"]*)">(.*?)<\/script>/s.exec(
+    html,
+  );
   if (!match) return undefined;
   const entities: Record<string, string> = { '&amp;': '&', '&quot;': '"', '&lt;': '<', '&gt;': '>' };
-  return { url: (match[1] ?? '').replace(/&(amp|quot|lt|gt);/g, (entity) => entities[entity] ?? entity), body: match[2] ?? '' };
+  return {
+    url: (match[1] ?? '').replace(/&(amp|quot|lt|gt);/g, (entity) => entities[entity] ?? entity),
+    body: match[2] ?? '',
+  };
 }
 
 /** The skeleton the server put in the page's root element. */
 function skeletonOf(html: string): string {
-  return /<div id="root">([\s\S]*)<\/div>(?:<script type="application\/json"[^>]*>.*?<\/script>)*<\/body>/.exec(html)?.[1] ?? '';
+  return (
+    /<div id="root">([\s\S]*)<\/div>(?:<script type="application\/json"[^>]*>.*?<\/script>)*<\/body>/.exec(html)?.[1] ??
+    ''
+  );
 }
 
 /** The page as built: without the skeleton, the copy of /info, the first bars, the preferences and the overview's preloads the server put in. */

@@ -11,8 +11,10 @@ describe('the start progress in a log', () => {
   it('prints each phase at most every 10 %, the bars phase of a first start after the backfill', () => {
     const stream = logStream();
     const reporter = progressReporter(stream);
-    for (let done = 0; done <= 100; done += 5) reporter.onProgress({ phase: 'backfill', done, total: 100, trades: done * 10 });
-    for (let done = 0; done <= 1000; done += 250) reporter.onProgress({ phase: 'bars', done, total: 1000, trades: done });
+    for (let done = 0; done <= 100; done += 5)
+      reporter.onProgress({ phase: 'backfill', done, total: 100, trades: done * 10 });
+    for (let done = 0; done <= 1000; done += 250)
+      reporter.onProgress({ phase: 'bars', done, total: 1000, trades: done });
     reporter.stop();
     expect(stream.text.split('\n').filter(Boolean)).toEqual([
       ...[10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((pct) => `backfill: ${pct}% (${pct * 10} trades)`),

@@ -20,7 +20,15 @@ import { nextSyntheticBlock, syntheticBlocks, syntheticPools, type ChainCursor }
  */
 const KEY = 'prometheus-test-key-01';
 const TINY_KEY = 'prometheus-tiny-key-01';
-const ANCHOR: OgmiosWireBlock = { type: 'praos', era: 'babbage', id: 'ef'.repeat(32), height: 0, slot: 140_000_000, ancestor: 'genesis', transactions: [] };
+const ANCHOR: OgmiosWireBlock = {
+  type: 'praos',
+  era: 'babbage',
+  id: 'ef'.repeat(32),
+  height: 0,
+  slot: 140_000_000,
+  ancestor: 'genesis',
+  transactions: [],
+};
 
 let pg: TestPostgres;
 let redis: TestRedis;
@@ -35,7 +43,8 @@ const readyAnswers: number[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'prometheus-test-'));
 
 const hostOf = (origin: string) => new URL(origin).host;
-const get = (origin: string, path: string, key = KEY) => fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+const get = (origin: string, path: string, key = KEY) =>
+  fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${key}` } });
 /** The one value of an instant query (undefined: no series). */
 const one = async (expr: string) => (await prometheus.query(expr))[0]?.value;
 
@@ -44,7 +53,11 @@ beforeAll(async () => {
   // pool output cannot be decoded.
   const pools = syntheticPools(3);
   const cursor: ChainCursor = { slot: ANCHOR.slot, id: ANCHOR.id, height: ANCHOR.height };
-  chain = [ANCHOR, ...syntheticBlocks(cursor, pools, 1, { updates: 3, sequential: true, slotStep: 60 }), ...syntheticBlocks(cursor, pools, 30, { updates: 1, slotStep: 60 })];
+  chain = [
+    ANCHOR,
+    ...syntheticBlocks(cursor, pools, 1, { updates: 3, sequential: true, slotStep: 60 }),
+    ...syntheticBlocks(cursor, pools, 30, { updates: 1, slotStep: 60 }),
+  ];
   const hostile = nextSyntheticBlock(cursor, pools, { updates: 1, slotStep: 60 });
   const output = (hostile.transactions[0] as { outputs: { datum?: string }[] }).outputs[0];
   if (!output) throw new Error('no pool output');
@@ -59,9 +72,15 @@ beforeAll(async () => {
     TOKEN_API_PLANS: JSON.stringify({ tiny: { requestsPerMinute: 1, poolsPerStream: 1 } }),
   };
   apiMetricsPort = await freePort();
-  ingest = await startServerProcess({ args: ['--role', 'ingest', '--pools', '60', '--days', '0.1', '--test-controls'], env });
+  ingest = await startServerProcess({
+    args: ['--role', 'ingest', '--pools', '60', '--days', '0.1', '--test-controls'],
+    env,
+  });
   const apiStarted = startServerProcess({ args: ['--role', 'api', '--metrics-port', String(apiMetricsPort)], env });
-  chainServer = await startServerProcess({ args: ['--source', 'chain', '--ogmios', fake.url, '--chain-start', `${ANCHOR.slot}.${ANCHOR.id}`], env: { TOKEN_API_KEYS: `${KEY}:enterprise` } });
+  chainServer = await startServerProcess({
+    args: ['--source', 'chain', '--ogmios', fake.url, '--chain-start', `${ANCHOR.slot}.${ANCHOR.id}`],
+    env: { TOKEN_API_KEYS: `${KEY}:enterprise` },
+  });
   // The chain-fed server is serving but catching up (a block every 100 ms, 32 minutes of chain): not ready until it has.
   await vi.waitUntil(
     async () => {
@@ -91,10 +110,16 @@ afterAll(async () => {
 
 describe('Prometheus scraping a chain-fed server and a cluster', () => {
   it('scrapes every node', async () => {
-    await vi.waitUntil(async () => (await prometheus.query('up == 1')).length === 3, { timeout: 30_000, interval: 200 });
+    await vi.waitUntil(async () => (await prometheus.query('up == 1')).length === 3, {
+      timeout: 30_000,
+      interval: 200,
+    });
     const up = await prometheus.query('up');
     expect(up.map((s) => s.metric.job).sort()).toEqual(['api', 'chain', 'ingest']);
-    await vi.waitUntil(async () => (await prometheus.query('cdx_ready == 1')).length === 3, { timeout: 30_000, interval: 200 });
+    await vi.waitUntil(async () => (await prometheus.query('cdx_ready == 1')).length === 3, {
+      timeout: 30_000,
+      interval: 200,
+    });
     expect(await one('cdx_node_info{job="api",role="api",source="simulated"}')).toBe(1);
     expect(await one('cdx_node_info{job="chain",role="all",source="chain"}')).toBe(1);
     // The chain-fed server said "not ready" while it caught up, then "ready".
@@ -108,17 +133,28 @@ describe('Prometheus scraping a chain-fed server and a cluster', () => {
     await vi.waitUntil(async () => (await one(series)) === 5, { timeout: 20_000, interval: 200 });
     for (let i = 0; i < 3; i++) expect((await get(api.origin, '/api/v1/groups')).status).toBe(200);
     await vi.waitUntil(async () => (await one(series)) === 8, { timeout: 20_000, interval: 200 });
-    await vi.waitUntil(async () => (await one(`increase(${series}[1m])`)) !== undefined, { timeout: 20_000, interval: 200 });
+    await vi.waitUntil(async () => (await one(`increase(${series}[1m])`)) !== undefined, {
+      timeout: 20_000,
+      interval: 200,
+    });
     expect(await one(`increase(${series}[1m])`)).toBeGreaterThan(0);
     // The public port of a node with --metrics-port has no /metrics.
     expect((await fetch(`${api.origin}/metrics`)).status).toBe(404);
   });
 
-  it('has the chain\'s lag and tip as the server reports them', async () => {
+  it("has the chain's lag and tip as the server reports them", async () => {
     const last = chain.at(-1) as OgmiosWireBlock;
-    const health = async () => ((await (await fetch(`${chainServer.origin}/healthz`)).json()) as { chain: { tipSlot: number; lagSeconds: number; undecodable: number } }).chain;
+    const health = async () =>
+      (
+        (await (await fetch(`${chainServer.origin}/healthz`)).json()) as {
+          chain: { tipSlot: number; lagSeconds: number; undecodable: number };
+        }
+      ).chain;
     await vi.waitUntil(async () => (await health()).tipSlot === last.slot, { timeout: 30_000, interval: 100 });
-    await vi.waitUntil(async () => (await one('cdx_chain_tip_slot{job="chain"}')) === last.slot, { timeout: 20_000, interval: 200 });
+    await vi.waitUntil(async () => (await one('cdx_chain_tip_slot{job="chain"}')) === last.slot, {
+      timeout: 20_000,
+      interval: 200,
+    });
     expect(await one('cdx_chain_lag_seconds{job="chain"}')).toBe((await health()).lagSeconds);
     expect(await one('cdx_chain_lag_seconds{job="chain"}')).toBe(0);
     expect(await one('cdx_chain_node_tip_slot{job="chain"}')).toBe(last.slot);
@@ -128,8 +164,12 @@ describe('Prometheus scraping a chain-fed server and a cluster', () => {
   });
 
   it('sees commits fan out from the writer to the API node through Redis', async () => {
-    for (let i = 0; i < 3; i++) expect((await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).status).toBe(200);
-    await vi.waitUntil(async () => ((await one('cdx_cluster_fanout_seconds_count{job="api"}')) ?? 0) >= 3, { timeout: 20_000, interval: 200 });
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(`${ingest.origin}/__test__/block`, { method: 'POST' })).status).toBe(200);
+    await vi.waitUntil(async () => ((await one('cdx_cluster_fanout_seconds_count{job="api"}')) ?? 0) >= 3, {
+      timeout: 20_000,
+      interval: 200,
+    });
     expect(await one('cdx_cluster_publish_seconds_count{job="ingest"}')).toBeGreaterThanOrEqual(3);
     expect(await one('cdx_cluster_redis_connected{job="api"}')).toBe(1);
     expect(await one('cdx_store_commit_duration_seconds_count{job="ingest",result="ok"}')).toBeGreaterThanOrEqual(3);
@@ -141,7 +181,10 @@ describe('Prometheus scraping a chain-fed server and a cluster', () => {
     // A refusal by plan, so that the labelled counter has a series.
     expect((await get(api.origin, '/api/v1/groups', TINY_KEY)).status).toBe(200);
     expect((await get(api.origin, '/api/v1/groups', TINY_KEY)).status).toBe(429);
-    await vi.waitUntil(async () => (await one('cdx_rate_limit_refusals_total{job="api",plan="tiny"}')) === 1, { timeout: 20_000, interval: 200 });
+    await vi.waitUntil(async () => (await one('cdx_rate_limit_refusals_total{job="api",plan="tiny"}')) === 1, {
+      timeout: 20_000,
+      interval: 200,
+    });
     const names = await prometheus.api<string[]>('/api/v1/label/__name__/values');
     const ours = new Set(names.filter((n) => n.startsWith('cdx_')).map((n) => n.replace(/_(bucket|sum|count)$/, '')));
     const doc = readFileSync(join(process.cwd(), 'docs/operations.md'), 'utf8');
@@ -156,13 +199,18 @@ describe('Prometheus scraping a chain-fed server and a cluster', () => {
     expect(checked.output).toMatch(/SUCCESS: \d+ rules found/);
     expect(checked.status).toBe(0);
     type Rules = { groups: { rules: { name: string; query: string; health: string; lastError?: string }[] }[] };
-    await vi.waitUntil(async () => (await prometheus.api<Rules>('/api/v1/rules')).groups[0]?.rules.every((r) => r.health === 'ok') ?? false, { timeout: 20_000, interval: 200 });
+    await vi.waitUntil(
+      async () =>
+        (await prometheus.api<Rules>('/api/v1/rules')).groups[0]?.rules.every((r) => r.health === 'ok') ?? false,
+      { timeout: 20_000, interval: 200 },
+    );
     const rules = (await prometheus.api<Rules>('/api/v1/rules')).groups.flatMap((g) => g.rules);
     expect(rules.length).toBe(Number(/SUCCESS: (\d+) rules found/.exec(checked.output)?.[1]));
     expect(rules.length).toBeGreaterThanOrEqual(10);
     const names = new Set(await prometheus.api<string[]>('/api/v1/label/__name__/values'));
     for (const rule of rules) {
-      for (const [metric] of rule.query.matchAll(/\b(cdx|nodejs|process)_[a-z0-9_]+|\bup\b/g)) expect(names, `${rule.name} uses ${metric}`).toContain(metric);
+      for (const [metric] of rule.query.matchAll(/\b(cdx|nodejs|process)_[a-z0-9_]+|\bup\b/g))
+        expect(names, `${rule.name} uses ${metric}`).toContain(metric);
     }
     // Nothing fires on healthy nodes (a fresh start has no rate yet, no lag, nothing dropped).
     expect((await prometheus.query('ALERTS{alertstate="firing"}')).map((s) => s.metric.alertname)).toEqual([]);

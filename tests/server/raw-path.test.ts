@@ -19,7 +19,9 @@ afterAll(async () => server.stop());
 
 async function raw(path: string): Promise<{ status: number; body: unknown }> {
   const answer = await new Promise<string>((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+    );
     let text = '';
     socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
     socket.on('end', () => resolve(text));
@@ -55,7 +57,9 @@ describe('raw paths with a backslash or dot segments', () => {
   });
 
   it('leaves dots inside names and query strings alone', async () => {
-    expect((await raw('/gw/v1/history?symbol=ADA.SNEK_Aggregate_Pool1&resolution=1d&from=0&to=1')).status).not.toBe(400);
+    expect((await raw('/gw/v1/history?symbol=ADA.SNEK_Aggregate_Pool1&resolution=1d&from=0&to=1')).status).not.toBe(
+      400,
+    );
     expect((await raw('/gw/v1/groups')).status).toBe(200);
   });
 });

@@ -86,15 +86,22 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'build', 'index.html'), INDEX);
   writeFileSync(join(dir, 'build', 'assets', 'app-1a2b.js'), 'console.log(1);');
   platform = await createPlatform({
-    service: parseServiceConfig({ 'data-dir': dir, pools: '60', days: '0.2', seed: '7' }, { TOKEN_API_KEYS: `${KEY}:pro` }),
+    service: parseServiceConfig(
+      { 'data-dir': dir, pools: '60', days: '0.2', seed: '7' },
+      { TOKEN_API_KEYS: `${KEY}:pro` },
+    ),
     gateway: { ...DEFAULT_GATEWAY_CONFIG, requestsPerMinutePerAddress: 3 },
     staticDir: join(dir, 'build'),
     testControls: true,
   });
   // As npm run serve builds it: the raw-path guard and Node's own refusals in front of the app.
-  const createServer = ((options: object, listener: Parameters<typeof guardRawPaths>[0]) => createHttpServer(options, guardRawPaths(listener))) as typeof createHttpServer;
+  const createServer = ((options: object, listener: Parameters<typeof guardRawPaths>[0]) =>
+    createHttpServer(options, guardRawPaths(listener))) as typeof createHttpServer;
   server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: platform.app.fetch, port: 0, hostname: '127.0.0.1', createServer, ...NODE_SERVER_OPTIONS }, () => resolve(s));
+    const s = serve(
+      { fetch: platform.app.fetch, port: 0, hostname: '127.0.0.1', createServer, ...NODE_SERVER_OPTIONS },
+      () => resolve(s),
+    );
   });
   answerClientErrors(server as Server);
   port = (server.address() as { port: number }).port;
@@ -140,7 +147,9 @@ function expectHardened(headers: Headers, where: string): void {
 
 describe('every answer of the server', () => {
   it('carries the headers: the app, its files, /docs, the API, the gateway, health, errors of every kind', async () => {
-    const poolsAnswer = await fetch(`${origin}/api/v1/symbol_info?group=Aggregate`, { headers: { Authorization: `Bearer ${KEY}` } });
+    const poolsAnswer = await fetch(`${origin}/api/v1/symbol_info?group=Aggregate`, {
+      headers: { Authorization: `Bearer ${KEY}` },
+    });
     const pool = ((await poolsAnswer.json()) as { ticker: string[] }).ticker[0] ?? '';
     const requests: [string, RequestInit?][] = [
       // First: the page spends the address's budget too (its first chart's answers, through the gateway).
@@ -162,7 +171,10 @@ describe('every answer of the server', () => {
       ['/healthz'],
       ['/api/v1/groups'],
       ['/api/v1/groups', { headers: { Authorization: `Bearer ${KEY}` } }],
-      ['/api/v1/groups', { method: 'OPTIONS', headers: { Origin: 'https://elsewhere.example', 'Access-Control-Request-Method': 'GET' } }],
+      [
+        '/api/v1/groups',
+        { method: 'OPTIONS', headers: { Origin: 'https://elsewhere.example', 'Access-Control-Request-Method': 'GET' } },
+      ],
       ['/api/v1/groups', { method: 'HEAD', headers: { Authorization: `Bearer ${KEY}` } }],
       ['/api/v1/nope', { headers: { Authorization: `Bearer ${KEY}` } }],
       ['/api/v1/tokens/current', { headers: { Authorization: `Bearer ${KEY}` } }],
@@ -185,7 +197,12 @@ describe('every answer of the server', () => {
 
     // The streams: the service's and the gateway's (headers only, then hang up).
     const stop = new AbortController();
-    const stream = await fetch(`${origin}/api/v1/tokens/stream`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' }, body: JSON.stringify([pool]), signal: stop.signal });
+    const stream = await fetch(`${origin}/api/v1/tokens/stream`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify([pool]),
+      signal: stop.signal,
+    });
     expectHardened(stream.headers, 'the service stream');
     const live = await fetch(`${origin}/gw/v1/live?pools=${pool}`, { signal: stop.signal });
     expect(live.headers.get('content-type')).toMatch(/event-stream/);
@@ -221,7 +238,9 @@ describe('every answer of the server', () => {
       expect(styleSources.sort()).toEqual(["'self'", ...served.styles].sort());
       // The skeleton's style attributes only: never an inline <style> or script without its hash.
       expect(policy).toContain("style-src-attr 'unsafe-inline'");
-      expect(policy.split('; ').filter((d) => d.includes("'unsafe-inline'"))).toEqual(["style-src-attr 'unsafe-inline'"]);
+      expect(policy.split('; ').filter((d) => d.includes("'unsafe-inline'"))).toEqual([
+        "style-src-attr 'unsafe-inline'",
+      ]);
       expect(policy).toContain("default-src 'self'");
       expect(policy).toContain("connect-src 'self'");
     }

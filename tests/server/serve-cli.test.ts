@@ -25,10 +25,17 @@ afterAll(async () => {
 });
 
 /** Runs the server CLI to its end (it must stop by itself), with its output and exit code. */
-function runServe(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function runServe(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', ...args], { cwd: REPO, timeout: 20_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/server/cli/serve.ts', ...args],
+      { cwd: REPO, timeout: 20_000, env: { ...process.env, ...env } },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -49,19 +56,36 @@ describe('npm run serve', () => {
   });
 
   it('says it once with LOG_FORMAT=pretty (a terminal shows both streams)', async () => {
-    const result = await runServe(['--port', String(port), '--data-dir', join(root, 'pretty'), '--pools', '100', '--days', '1'], { LOG_FORMAT: 'pretty' });
+    const result = await runServe(
+      ['--port', String(port), '--data-dir', join(root, 'pretty'), '--pools', '100', '--days', '1'],
+      { LOG_FORMAT: 'pretty' },
+    );
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe(`Port ${port} on 127.0.0.1 is in use (another server?): stop it or choose another --port.`);
+    expect(result.stderr.trim()).toBe(
+      `Port ${port} on 127.0.0.1 is in use (another server?): stop it or choose another --port.`,
+    );
     expect(result.stdout).not.toContain('is in use');
   });
 
   it('refuses a bad LOG_LEVEL, LOG_FORMAT, --metrics-port or --drain-seconds with a line naming it', async () => {
     const base = ['--port', '0', '--data-dir', join(root, 'refused')];
     for (const [args, env, named] of [
-      [[], { LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent \(got "loud"\)$/],
+      [
+        [],
+        { LOG_LEVEL: 'loud' },
+        /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent \(got "loud"\)$/,
+      ],
       [[], { LOG_FORMAT: 'xml' }, /^LOG_FORMAT must be json or pretty \(got "xml"\)$/],
-      [['--metrics-port', '70000'], {}, /^--metrics-port \/ METRICS_PORT must be a port number 0-65535 \(got "70000"\)$/],
-      [['--drain-seconds=-1'], {}, /^--drain-seconds \/ DRAIN_SECONDS must be a number of seconds 0-3600 \(got "-1"\)$/],
+      [
+        ['--metrics-port', '70000'],
+        {},
+        /^--metrics-port \/ METRICS_PORT must be a port number 0-65535 \(got "70000"\)$/,
+      ],
+      [
+        ['--drain-seconds=-1'],
+        {},
+        /^--drain-seconds \/ DRAIN_SECONDS must be a number of seconds 0-3600 \(got "-1"\)$/,
+      ],
     ] as const) {
       const result = await runServe([...base, ...args], env);
       expect(result.code).toBe(1);
@@ -74,9 +98,22 @@ describe('npm run serve', () => {
     const dataDir = join(root, 'data-vyfi');
     const list = join(root, 'vyfi-pools.json');
     writeFileSync(list, '{"pools": [{"validator": "not hex", "assetA": "", "assetB": ""}]}');
-    const result = await runServe(['--port', '0', '--data-dir', dataDir, '--source', 'chain', '--ogmios', 'ws://127.0.0.1:1', '--vyfi-pools', list]);
+    const result = await runServe([
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--source',
+      'chain',
+      '--ogmios',
+      'ws://127.0.0.1:1',
+      '--vyfi-pools',
+      list,
+    ]);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split('\n').at(-1)).toBe(`--vyfi-pools / VYFI_POOLS: ${list}: pools[0].validator: must be a script hash (56 hex digits)`);
+    expect(result.stderr.trim().split('\n').at(-1)).toBe(
+      `--vyfi-pools / VYFI_POOLS: ${list}: pools[0].validator: must be a script hash (56 hex digits)`,
+    );
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(dataDir)).toBe(false);
   });

@@ -23,7 +23,9 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'shutdown-'));
   // The built server is what `npm run serve` runs.
   await new Promise<void>((resolve, reject) =>
-    execFile('npm', ['run', 'build:server'], { cwd: REPO, timeout: 120_000 }, (error) => (error ? reject(error) : resolve())),
+    execFile('npm', ['run', 'build:server'], { cwd: REPO, timeout: 120_000 }, (error) =>
+      error ? reject(error) : resolve(),
+    ),
   );
 }, 130_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -33,7 +35,9 @@ function openStream(port: number, pool: string): Promise<{ ended: Promise<string
   return new Promise((resolve, reject) => {
     const body = JSON.stringify([pool]);
     const socket = connect(port, '127.0.0.1', () =>
-      socket.write(`POST /api/v1/tokens/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
+      socket.write(
+        `POST /api/v1/tokens/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      ),
     );
     let text = '';
     const ended = new Promise<string>((done) => socket.on('end', () => done(text)));
@@ -55,23 +59,41 @@ describe.each([
   it('stops node cleanly: the stream ends, the lock and the port are free, no process is left', async () => {
     const port = await freePort();
     const dataDir = join(root, `${script}-${signal}`);
-    const npm = spawn('npm', ['run', script, '--', '--port', String(port), '--data-dir', dataDir, '--pools', '40', '--days', '0.1'], {
-      cwd: REPO,
-      env: { ...process.env, TOKEN_API_KEYS: `${KEY}:pro` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const npm = spawn(
+      'npm',
+      ['run', script, '--', '--port', String(port), '--data-dir', dataDir, '--pools', '40', '--days', '0.1'],
+      {
+        cwd: REPO,
+        env: { ...process.env, TOKEN_API_KEYS: `${KEY}:pro` },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     npm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
     try {
       // `npm start` builds the app first.
-      await vi.waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200, { timeout: 150_000, interval: 200 });
-      const info = symbolInfoResponseSchema.parse(await (await fetch(`http://127.0.0.1:${port}/api/v1/symbol_info?group=Aggregate`, { headers: { Authorization: `Bearer ${KEY}` } })).json());
+      await vi.waitUntil(
+        async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200,
+        { timeout: 150_000, interval: 200 },
+      );
+      const info = symbolInfoResponseSchema.parse(
+        await (
+          await fetch(`http://127.0.0.1:${port}/api/v1/symbol_info?group=Aggregate`, {
+            headers: { Authorization: `Bearer ${KEY}` },
+          })
+        ).json(),
+      );
       const stream = await openStream(port, info.ticker[0] ?? '');
 
       npm.kill(signal);
-      const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`npm run ${script} did not exit within 15 s of ${signal}:\n${output}`)), 15_000).unref());
+      const late = new Promise<never>((_, reject) =>
+        setTimeout(
+          () => reject(new Error(`npm run ${script} did not exit within 15 s of ${signal}:\n${output}`)),
+          15_000,
+        ).unref(),
+      );
       await Promise.race([exited, late]);
       // The stream was ended by the server (chunked body closed), not cut.
       expect(await stream.ended).toMatch(/0\r\n\r\n$/);

@@ -34,7 +34,10 @@ afterAll(async () => {
 
 const block = async (query = '') => {
   const response = await platform.app.request(`/__test__/block${query}`, { method: 'POST' });
-  return { status: response.status, body: (await response.json()) as { trades?: number; height?: number; s?: string; errmsg?: string } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { trades?: number; height?: number; s?: string; errmsg?: string },
+  };
 };
 
 describe('POST /__test__/block', () => {
@@ -46,7 +49,7 @@ describe('POST /__test__/block', () => {
     expect((await storedTrades(runtime, { afterSeq: before })).length).toBe(body.trades);
   });
 
-  it('puts exactly `trades` trades on an Aggregate pool\'s pair, spread over its DEX pools', async () => {
+  it("puts exactly `trades` trades on an Aggregate pool's pair, spread over its DEX pools", async () => {
     const aggregate = await pairWithPools(runtime, 3);
     const before = await lastSeq(runtime);
     const { status, body } = await block(`?pool=${aggregate.poolId.toUpperCase()}&trades=40`);
@@ -93,9 +96,11 @@ describe('POST /__test__/block', () => {
 });
 
 describe('POST /__test__/block through a gateway in remote mode', () => {
-  it('passes the query to the upstream\'s control, answers included', async () => {
+  it("passes the query to the upstream's control, answers included", async () => {
     const server = await new Promise<ServerType>((resolve) => {
-      const s = serve({ fetch: platform.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () => resolve(s));
+      const s = serve({ fetch: platform.app.fetch, port: 0, hostname: '127.0.0.1', ...NODE_SERVER_OPTIONS }, () =>
+        resolve(s),
+      );
     });
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const front = await createPlatform({

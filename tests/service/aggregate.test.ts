@@ -23,7 +23,11 @@ beforeAll(async () => {
 afterAll(async () => service.close());
 
 async function bars(pool: Pool, resolution: string): Promise<WireBar[]> {
-  return barsOf(historyResponseSchema.parse(await service.getJson(historyPath({ symbol: pool.poolId, resolution, from, to, include_tvl: true }))));
+  return barsOf(
+    historyResponseSchema.parse(
+      await service.getJson(historyPath({ symbol: pool.poolId, resolution, from, to, include_tvl: true })),
+    ),
+  );
 }
 
 async function stats(pool: Pool): Promise<TokenStats> {
@@ -37,10 +41,11 @@ describe('the Aggregate pool of a pair', () => {
     expect(new Set(aggregate.pair.pools.map((p) => p.group)).size).toBeGreaterThan(1);
   });
 
-  it.each(RESOLUTIONS)('has, in every %s bucket, the sum of the volumes of the pair\'s pools', async (resolution) => {
+  it.each(RESOLUTIONS)("has, in every %s bucket, the sum of the volumes of the pair's pools", async (resolution) => {
     const own = await bars(aggregate, resolution);
     const sums = new Map<number, number>();
-    for (const pool of aggregate.pair.pools) for (const bar of await bars(pool, resolution)) sums.set(bar.t, (sums.get(bar.t) ?? 0) + bar.v);
+    for (const pool of aggregate.pair.pools)
+      for (const bar of await bars(pool, resolution)) sums.set(bar.t, (sums.get(bar.t) ?? 0) + bar.v);
     expect(own.map((b) => b.t)).toEqual([...sums.keys()].sort((a, b) => a - b));
     for (const bar of own) expectClose(bar.v, ensureDefined(sums.get(bar.t)), 1e-12, `volume at ${bar.t}`);
   });
@@ -73,7 +78,7 @@ describe('the Aggregate pool of a pair', () => {
     expect(own.current_price).toBeLessThanOrEqual(Math.max(...prices));
   });
 
-  it('has the sum of the pools\' hourly and daily volumes', async () => {
+  it("has the sum of the pools' hourly and daily volumes", async () => {
     const own = await stats(aggregate);
     let hourly = 0;
     let daily = 0;
@@ -90,7 +95,9 @@ describe('the Aggregate pool of a pair', () => {
   it('keeps a stable pool ID derived from the pair', async () => {
     const again = await createTestService({ days: 0.1 });
     try {
-      const pool = ensureDefined(again.runtime.market.pairs.get(`${aggregate.pair.base.unit}|${aggregate.pair.quote.unit}`));
+      const pool = ensureDefined(
+        again.runtime.market.pairs.get(`${aggregate.pair.base.unit}|${aggregate.pair.quote.unit}`),
+      );
       expect(pool.aggregate.poolId).toBe(aggregate.poolId);
     } finally {
       await again.close();

@@ -40,9 +40,12 @@ async function publish(message: Omit<CommitMessage, 'writer' | 'seq'>, skip = 0)
   await bus.publish(COMMIT_CHANNEL, JSON.stringify({ writer: 'test', seq, ...message }));
 }
 
-const health = async () => ((await (await node.app.request('/healthz')).json()) as { cluster: { resyncs: number; gaps: number } }).cluster;
+const health = async () =>
+  ((await (await node.app.request('/healthz')).json()) as { cluster: { resyncs: number; gaps: number } }).cluster;
 const tokensCurrent = async (runtime: ServiceRuntime, pool: string) =>
-  (await runtime.app.request(`/api/v1/tokens/current?pool=${pool}`, { headers: { Authorization: `Bearer ${KEY}` } })).json();
+  (
+    await runtime.app.request(`/api/v1/tokens/current?pool=${pool}`, { headers: { Authorization: `Bearer ${KEY}` } })
+  ).json();
 
 /** Waits until the node's reload from the store is held up by the lock (it has begun its snapshot). */
 async function reloadHeld(hold: { waiting(): Promise<number[]> }): Promise<void> {
@@ -54,7 +57,9 @@ beforeAll(async () => {
   url = await pg.createDatabase('api_node');
   const env = { DATABASE_URL: url, TOKEN_API_KEYS: `${KEY}:enterprise` };
   writer = await createServiceRuntime(parseServiceConfig({ 'data-dir': dir(), pools: '60', days: '0.1' }, env));
-  node = await createServiceRuntime(parseServiceConfig({ 'data-dir': dir(), role: 'api' }, { ...env, REDIS_URL: redis.url }));
+  node = await createServiceRuntime(
+    parseServiceConfig({ 'data-dir': dir(), role: 'api' }, { ...env, REDIS_URL: redis.url }),
+  );
   bus = new Redis(redis.url);
   // Subscribed and loaded once.
   await vi.waitUntil(async () => (await health()).resyncs >= 1, { timeout: 10_000, interval: 50 });
@@ -81,10 +86,21 @@ describe('an API node reloading from the store', () => {
       const before = (await runtimeInternals(writer).store.trades.list()).at(-1)?.seq ?? 0;
       await writer.simulator.forceBlock(Date.now() / 1000);
       const trades = await runtimeInternals(writer).store.trades.list({ afterSeq: before });
-      const pools = [...new Set(trades.flatMap((t) => [t.pool, t.agg]))].map((id) => writer.market.poolsById.get(id)).filter((p) => p !== undefined);
-      await publish({ records: trades, reserves: pools.map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })), resync: false });
+      const pools = [...new Set(trades.flatMap((t) => [t.pool, t.agg]))]
+        .map((id) => writer.market.poolsById.get(id))
+        .filter((p) => p !== undefined);
+      await publish({
+        records: trades,
+        reserves: pools.map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })),
+        resync: false,
+      });
       const aggregate = writer.market.poolsById.get(trades[0]?.agg ?? -1)?.poolId ?? '';
-      await vi.waitUntil(async () => JSON.stringify(await tokensCurrent(node, aggregate)) === JSON.stringify(await tokensCurrent(writer, aggregate)), { timeout: 5_000, interval: 20 });
+      await vi.waitUntil(
+        async () =>
+          JSON.stringify(await tokensCurrent(node, aggregate)) ===
+          JSON.stringify(await tokensCurrent(writer, aggregate)),
+        { timeout: 5_000, interval: 20 },
+      );
     } finally {
       await hold.close();
     }
@@ -103,7 +119,13 @@ describe('an API node reloading from the store', () => {
       await publish({ records: [], reserves: [], resync: false }, 1);
       await reloadHeld(hold);
       // Committed while the reload waits, after its snapshot began; its message is lost.
-      runtimeInternals(writer).ingestor.addToken({ unit, ticker: 'GAP', name: 'Gap token', decimals: 0, logoKind: LOGO_NONE });
+      runtimeInternals(writer).ingestor.addToken({
+        unit,
+        ticker: 'GAP',
+        name: 'Gap token',
+        decimals: 0,
+        logoKind: LOGO_NONE,
+      });
       await runtimeInternals(writer).ingestor.commit();
       await publish({ records: [], reserves: [], resync: false }, 1);
     } finally {
@@ -112,7 +134,7 @@ describe('an API node reloading from the store', () => {
     await vi.waitUntil(() => node.market.tokens.has(unit), { timeout: 10_000, interval: 20 });
   });
 
-  it('applies no message its snapshot already holds: the writer\'s position is read in the same snapshot', async () => {
+  it("applies no message its snapshot already holds: the writer's position is read in the same snapshot", async () => {
     // Reserves a message of an earlier commit carries must not replace the newer ones the store has.
     const aggregate = [...writer.market.pools.values()].find((p) => p.group === 'Aggregate');
     if (!aggregate) throw new Error('no Aggregate');

@@ -24,7 +24,11 @@ beforeAll(async () => {
     symbolInfoPath(),
     historyPath({ symbol: aggregate.poolId, resolution: '60min', from: to - 86_400, to }),
   ];
-  tokenRoutes = [tokensCurrentPath({ policy: aggregate.pair.quote.unit }), tokensCurrentPath({ pool: aggregate.poolId }), logoPath(aggregate.pair.quote.unit)];
+  tokenRoutes = [
+    tokensCurrentPath({ policy: aggregate.pair.quote.unit }),
+    tokensCurrentPath({ pool: aggregate.poolId }),
+    logoPath(aggregate.pair.quote.unit),
+  ];
 });
 afterAll(async () => service.close());
 

@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/service/store/open';
 import { RESOLUTION_SECONDS, RESOLUTIONS } from '../../src/shared/resolutions';
-import { aggregateStep, allBarRows, memoryReserves, poolStep, referenceBars, storedTrades, type BarTableRow } from '../support/market';
+import {
+  aggregateStep,
+  allBarRows,
+  memoryReserves,
+  poolStep,
+  referenceBars,
+  storedTrades,
+  type BarTableRow,
+} from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 import { installFault, removeFault } from '../support/sqlite-faults';
 import { runtimeInternals } from '../../src/service/runtime-internals';
@@ -20,7 +28,17 @@ async function expectedBarRows(service: TestService): Promise<BarTableRow[]> {
     const steps = own.length > 0 ? own : trades.filter((t) => t.agg === series).map(aggregateStep);
     for (const resolution of RESOLUTIONS) {
       for (const bar of referenceBars(steps, resolution)) {
-        rows.push({ series, res: RESOLUTION_SECONDS[resolution], t: bar.t, o: bar.o, h: bar.h, l: bar.l, c: bar.c, v: bar.v, tvl: bar.tvl ?? Number.NaN });
+        rows.push({
+          series,
+          res: RESOLUTION_SECONDS[resolution],
+          t: bar.t,
+          o: bar.o,
+          h: bar.h,
+          l: bar.l,
+          c: bar.c,
+          v: bar.v,
+          tvl: bar.tvl ?? Number.NaN,
+        });
       }
     }
   }
@@ -54,7 +72,11 @@ describe('a crash in the middle of the backfill', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'backfill-crash-'));
     dirs.push(dataDir);
     // A store that fails the backfill's second commit (the simulator saves its height with every commit).
-    installFault(dataDir, 'crash', `AFTER UPDATE ON sim_state WHEN NEW.height > 4320 BEGIN SELECT RAISE(ABORT, 'power cut'); END`);
+    installFault(
+      dataDir,
+      'crash',
+      `AFTER UPDATE ON sim_state WHEN NEW.height > 4320 BEGIN SELECT RAISE(ABORT, 'power cut'); END`,
+    );
     await expect(createTestService({ days: 3, dataDir })).rejects.toThrow('power cut');
 
     const after = openStore(dataDir);

@@ -73,11 +73,19 @@ function indyLines(): { pools: Map<string, string>; trades: Line[] } {
   // prise's swaps on the other DEXes: one result file per transaction (the files disagree on some).
   const swaps: { id: string; time: number; group: string; price: number; ada: number }[] = [];
   for (const [hash, files] of priseSwaps()) {
-    const [first] = [...files.values()].map((list) => list.filter((s) => s.asset1Unit === '' && s.asset2Unit === INDY && s.amount2 > 0n)).filter((list) => list.length > 0);
+    const [first] = [...files.values()]
+      .map((list) => list.filter((s) => s.asset1Unit === '' && s.asset2Unit === INDY && s.amount2 > 0n))
+      .filter((list) => list.length > 0);
     for (const [i, s] of (first ?? []).entries()) {
       const group = PRISE_DEX_GROUPS[s.dex];
       if (!group || group === 'MinswapV2') continue;
-      swaps.push({ id: `${hash}#${i}`, time: s.slot + SHELLEY_OFFSET, group, price: Number(s.amount1) / Number(s.amount2), ada: Number(s.amount1) / 1e6 });
+      swaps.push({
+        id: `${hash}#${i}`,
+        time: s.slot + SHELLEY_OFFSET,
+        group,
+        price: Number(s.amount1) / Number(s.amount2),
+        ada: Number(s.amount1) / 1e6,
+      });
     }
   }
   swaps.sort((a, b) => a.time - b.time || a.id.localeCompare(b.id));
@@ -85,7 +93,16 @@ function indyLines(): { pools: Map<string, string>; trades: Line[] } {
   for (const s of swaps) {
     const poolId = Buffer.from(`prise ${s.group} ADA/INDY`).toString('hex');
     pools.set(poolId, s.group);
-    trades.push({ id: s.id, block_time: s.time, pool_id: poolId, previous_price: last.get(poolId) ?? s.price, current_price: s.price, previous_tvl: SWAP_POOL_TVL, current_tvl: SWAP_POOL_TVL, volume: s.ada });
+    trades.push({
+      id: s.id,
+      block_time: s.time,
+      pool_id: poolId,
+      previous_price: last.get(poolId) ?? s.price,
+      current_price: s.price,
+      previous_tvl: SWAP_POOL_TVL,
+      current_tvl: SWAP_POOL_TVL,
+      volume: s.ada,
+    });
     last.set(poolId, s.price);
   }
   return { pools, trades };
@@ -136,11 +153,17 @@ describe.skipIf(!hasPrise)('every candle traced to its trades (ADA/INDY from pri
     const aggregate = service.runtime.market.pools.get([...pools.keys()][0] ?? '')?.pair.aggregate;
     if (!aggregate) throw new Error('no Aggregate');
     const page = async (query: { pool: string; before: string; limit: number }) =>
-      tradesResponseSchema.parse(await service.getJson(`/api/x/trades?pool=${query.pool}&before=${query.before}&limit=${query.limit}`));
+      tradesResponseSchema.parse(
+        await service.getJson(`/api/x/trades?pool=${query.pool}&before=${query.before}&limit=${query.limit}`),
+      );
     let checked = 0;
     for (const pool of [aggregate.poolId, ...pools.keys()]) {
       for (const resolution of RESOLUTIONS) {
-        const history = historyResponseSchema.parse(await service.getJson(`/api/v1/history?symbol=${pool}&resolution=${resolution}&from=0&to=${2 ** 31}&include_tvl=true`));
+        const history = historyResponseSchema.parse(
+          await service.getJson(
+            `/api/v1/history?symbol=${pool}&resolution=${resolution}&from=0&to=${2 ** 31}&include_tvl=true`,
+          ),
+        );
         expect(history.t.length, `${pool} ${resolution}`).toBeGreaterThan(0);
         let listed = 0;
         for (const [i, time] of history.t.entries()) {
@@ -160,7 +183,14 @@ describe.skipIf(!hasPrise)('every candle traced to its trades (ADA/INDY from pri
           checked++;
         }
         // Every trade of the pool is in exactly one candle's list.
-        const own = pool === aggregate.poolId ? tradeCount : (await runtimeInternals(service.runtime).store.trades.list({ pool: service.runtime.market.pools.get(pool)?.id ?? -1 })).length;
+        const own =
+          pool === aggregate.poolId
+            ? tradeCount
+            : (
+                await runtimeInternals(service.runtime).store.trades.list({
+                  pool: service.runtime.market.pools.get(pool)?.id ?? -1,
+                })
+              ).length;
         expect(listed, `${pool} ${resolution}`).toBe(own);
       }
     }

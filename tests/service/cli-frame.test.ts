@@ -16,7 +16,13 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 function io(env: Record<string, string> = {}): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => err.push(text) }, env };
+  return {
+    out,
+    err,
+    stdout: { write: (text: string) => out.push(text) },
+    stderr: { write: (text: string) => err.push(text) },
+    env,
+  };
 }
 
 /** A command that opens the market and counts its tokens, or fails as it is told by its first argument. */
@@ -96,7 +102,9 @@ describe('the CLI frame', () => {
     try {
       const out = io();
       expect(await runCommand(count, ['tokens', '--data-dir', dataDir], out)).toBe(1);
-      expect(out.err).toEqual([`error: ${dataDir} is in use by process ${process.pid} (service). Stop it first, or use another --data-dir.\n`]);
+      expect(out.err).toEqual([
+        `error: ${dataDir} is in use by process ${process.pid} (service). Stop it first, or use another --data-dir.\n`,
+      ]);
     } finally {
       release();
     }

@@ -21,16 +21,25 @@ describe('--role / ROLE', () => {
     expect(parseServiceConfig({ role: 'ingest' }, env).role).toBe('ingest');
     expect(parseServiceConfig({}, { ...env, ROLE: 'api' }).role).toBe('api');
     expect(parseServiceConfig({ role: 'api' }, { ...env, ROLE: 'ingest' }).role).toBe('api');
-    expect(parseServiceConfig({ role: 'api' }, env)).toMatchObject({ databaseUrl: PG, redisUrl: REDIS, streamLeaseSeconds: 30 });
+    expect(parseServiceConfig({ role: 'api' }, env)).toMatchObject({
+      databaseUrl: PG,
+      redisUrl: REDIS,
+      streamLeaseSeconds: 30,
+    });
   });
 
   it('refuses an unknown role, naming the flag, the variable and the choices', () => {
-    expect(() => parseServiceConfig({ role: 'writer' }, {})).toThrow('--role / ROLE: role must be all, ingest or api (got "writer")');
-    expect(() => parseServiceConfig({}, { ROLE: 'API' })).toThrow('--role / ROLE: role must be all, ingest or api (got "API")');
+    expect(() => parseServiceConfig({ role: 'writer' }, {})).toThrow(
+      '--role / ROLE: role must be all, ingest or api (got "writer")',
+    );
+    expect(() => parseServiceConfig({}, { ROLE: 'API' })).toThrow(
+      '--role / ROLE: role must be all, ingest or api (got "API")',
+    );
   });
 
   it('refuses a node of a cluster without both engines', () => {
-    const needs = (role: string) => `--role ${role} is a node of a cluster: it needs DATABASE_URL (postgres://…) and REDIS_URL (redis://…), shared by every node`;
+    const needs = (role: string) =>
+      `--role ${role} is a node of a cluster: it needs DATABASE_URL (postgres://…) and REDIS_URL (redis://…), shared by every node`;
     expect(() => parseServiceConfig({ role: 'ingest' }, {})).toThrow(needs('ingest'));
     expect(() => parseServiceConfig({ role: 'api' }, { DATABASE_URL: PG })).toThrow(needs('api'));
     expect(() => parseServiceConfig({ role: 'api' }, { REDIS_URL: REDIS })).toThrow(needs('api'));
@@ -38,11 +47,22 @@ describe('--role / ROLE', () => {
   });
 
   it('refuses malformed engine addresses and lease times, naming the variable', () => {
-    expect(() => parseServiceConfig({}, { DATABASE_URL: 'mysql://db/prices' })).toThrow('DATABASE_URL must be a postgres:// URL (got <redacted>)');
-    expect(() => parseServiceConfig({}, { DATABASE_URL: 'not a url' })).toThrow('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
-    expect(() => parseServiceConfig({}, { REDIS_URL: 'http://cache:6379' })).toThrow('REDIS_URL must be a redis:// URL such as redis://127.0.0.1:6379');
-    expect(() => parseServiceConfig({ role: 'api' }, { DATABASE_URL: PG, REDIS_URL: REDIS, STREAM_LEASE_SECONDS: '0' })).toThrow('STREAM_LEASE_SECONDS: STREAM_LEASE_SECONDS must be positive (got "0")');
-    expect(clusterUrls({ DATABASE_URL: PG, REDIS_URL: 'rediss://cache:6380' })).toEqual({ databaseUrl: PG, redisUrl: 'rediss://cache:6380' });
+    expect(() => parseServiceConfig({}, { DATABASE_URL: 'mysql://db/prices' })).toThrow(
+      'DATABASE_URL must be a postgres:// URL (got <redacted>)',
+    );
+    expect(() => parseServiceConfig({}, { DATABASE_URL: 'not a url' })).toThrow(
+      'DATABASE_URL must be a URL such as postgres://user:password@host:5432/database',
+    );
+    expect(() => parseServiceConfig({}, { REDIS_URL: 'http://cache:6379' })).toThrow(
+      'REDIS_URL must be a redis:// URL such as redis://127.0.0.1:6379',
+    );
+    expect(() =>
+      parseServiceConfig({ role: 'api' }, { DATABASE_URL: PG, REDIS_URL: REDIS, STREAM_LEASE_SECONDS: '0' }),
+    ).toThrow('STREAM_LEASE_SECONDS: STREAM_LEASE_SECONDS must be positive (got "0")');
+    expect(clusterUrls({ DATABASE_URL: PG, REDIS_URL: 'rediss://cache:6380' })).toEqual({
+      databaseUrl: PG,
+      redisUrl: 'rediss://cache:6380',
+    });
   });
 });
 
@@ -54,10 +74,18 @@ describe('STREAM_HANDOVER_MS', () => {
   });
 
   it('refuses anything else, naming the variable', () => {
-    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: '-1' })).toThrow('STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be at least 0 (got "-1")');
-    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: '30001' })).toThrow('STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be at most 30000 (got "30001")');
-    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: '1.5' })).toThrow('STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be a whole number (got "1.5")');
-    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: 'soon' })).toThrow('STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be a number (got "soon")');
+    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: '-1' })).toThrow(
+      'STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be at least 0 (got "-1")',
+    );
+    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: '30001' })).toThrow(
+      'STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be at most 30000 (got "30001")',
+    );
+    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: '1.5' })).toThrow(
+      'STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be a whole number (got "1.5")',
+    );
+    expect(() => parseServiceConfig({}, { STREAM_HANDOVER_MS: 'soon' })).toThrow(
+      'STREAM_HANDOVER_MS: STREAM_HANDOVER_MS must be a number (got "soon")',
+    );
   });
 });
 
@@ -74,20 +102,41 @@ describe('--source / SOURCE, --ogmios / OGMIOS_URL, --chain-start', () => {
   });
 
   it('refuses an unknown source, naming the choices', () => {
-    expect(() => parseServiceConfig({ source: 'mainnet' }, {})).toThrow(/source must be simulated, chain or none \(got "mainnet"\)/);
-    expect(() => parseServiceConfig({}, { SOURCE: 'Chain' })).toThrow(/source must be simulated, chain or none \(got "Chain"\)/);
+    expect(() => parseServiceConfig({ source: 'mainnet' }, {})).toThrow(
+      /source must be simulated, chain or none \(got "mainnet"\)/,
+    );
+    expect(() => parseServiceConfig({}, { SOURCE: 'Chain' })).toThrow(
+      /source must be simulated, chain or none \(got "Chain"\)/,
+    );
   });
 
   it('refuses the chain without a node, and a node address that is no WebSocket or carries credentials', () => {
-    expect(() => parseServiceConfig({ source: 'chain' }, {})).toThrow('--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)');
-    for (const bad of ['http://127.0.0.1:1337', 'ws://user:pw@host:1337', 'ws://:pw@host:1337', 'ws://host:1337/#frag', 'not a url']) {
-      expect(() => parseServiceConfig({ source: 'chain', ogmios: bad }, {})).toThrow(/ogmios must be a WebSocket address/);
+    expect(() => parseServiceConfig({ source: 'chain' }, {})).toThrow(
+      '--source chain needs --ogmios ws://host:1337 (or OGMIOS_URL)',
+    );
+    for (const bad of [
+      'http://127.0.0.1:1337',
+      'ws://user:pw@host:1337',
+      'ws://:pw@host:1337',
+      'ws://host:1337/#frag',
+      'not a url',
+    ]) {
+      expect(() => parseServiceConfig({ source: 'chain', ogmios: bad }, {})).toThrow(
+        /ogmios must be a WebSocket address/,
+      );
     }
   });
 
   it('refuses a malformed start point', () => {
-    for (const bad of ['115585913', `115585913.${'6a'.repeat(31)}`, `x.${'6a'.repeat(32)}`, `115585913:${'6a'.repeat(32)}`]) {
-      expect(() => parseServiceConfig({ source: 'chain', ogmios: OGMIOS, 'chain-start': bad }, {})).toThrow(/chain-start must be tip, <N>d \(e\.g\. 30d\) or <slot>\.<block hash> \(64 hex\)/);
+    for (const bad of [
+      '115585913',
+      `115585913.${'6a'.repeat(31)}`,
+      `x.${'6a'.repeat(32)}`,
+      `115585913:${'6a'.repeat(32)}`,
+    ]) {
+      expect(() => parseServiceConfig({ source: 'chain', ogmios: OGMIOS, 'chain-start': bad }, {})).toThrow(
+        /chain-start must be tip, <N>d \(e\.g\. 30d\) or <slot>\.<block hash> \(64 hex\)/,
+      );
     }
   });
 });
@@ -109,9 +158,13 @@ describe('--vyfi-pools / VYFI_POOLS', () => {
 
   it('refuses a file that cannot be read or is not a list of pools, naming the setting, the file and the entry', () => {
     const missing = join(dir, 'missing.json');
-    expect(() => parseServiceConfig({ 'vyfi-pools': missing }, {})).toThrow(`--vyfi-pools / VYFI_POOLS: ${missing}: cannot be read (ENOENT`);
+    expect(() => parseServiceConfig({ 'vyfi-pools': missing }, {})).toThrow(
+      `--vyfi-pools / VYFI_POOLS: ${missing}: cannot be read (ENOENT`,
+    );
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ pools: [{ validator: VALIDATOR.slice(2), assetA: '', assetB: SNEK }] }));
-    expect(() => parseServiceConfig({}, { VYFI_POOLS: bad })).toThrow(`--vyfi-pools / VYFI_POOLS: ${bad}: pools[0].validator: must be a script hash (56 hex digits)`);
+    expect(() => parseServiceConfig({}, { VYFI_POOLS: bad })).toThrow(
+      `--vyfi-pools / VYFI_POOLS: ${bad}: pools[0].validator: must be a script hash (56 hex digits)`,
+    );
   });
 });

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceErrorSchema } from '../../src/shared/api/errors';
-import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema } from '../../src/shared/api/extensions';
+import {
+  deepestSchema,
+  extensionIndexSchema,
+  marketSourceResponseSchema,
+  liquiditySchema,
+  tokenInfoSchema,
+  tokenNamesSchema,
+} from '../../src/shared/api/extensions';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { tokenStatsSchema } from '../../src/shared/api/tokens';
 import { ALL_GROUPS } from '../../src/shared/groups';
@@ -19,7 +26,10 @@ afterAll(async () => service.close());
 
 describe('/api/x', () => {
   it('lists its routes', async () => {
-    expect(extensionIndexSchema.parse(await service.getJson('/api/x'))).toEqual({ s: 'ok', routes: ['liquidity', 'token-info', 'deepest', 'trades', 'pair-pools', 'market', 'group-stats', 'spreads'] });
+    expect(extensionIndexSchema.parse(await service.getJson('/api/x'))).toEqual({
+      s: 'ok',
+      routes: ['liquidity', 'token-info', 'deepest', 'trades', 'pair-pools', 'market', 'group-stats', 'spreads'],
+    });
   });
 
   it('says where its trades come from (the simulator here), uncached', async () => {
@@ -33,12 +43,14 @@ describe('/api/x', () => {
     const symbols = symbolInfoResponseSchema.parse(await service.getJson(symbolInfoPath('Aggregate')));
     expect(liquidity.ticker).toEqual(symbols.ticker);
     for (const i of [0, 5, 17]) {
-      const stats = tokenStatsSchema.parse(await service.getJson(tokensCurrentPath({ pool: liquidity.ticker[i] ?? '' })));
+      const stats = tokenStatsSchema.parse(
+        await service.getJson(tokensCurrentPath({ pool: liquidity.ticker[i] ?? '' })),
+      );
       expect(liquidity.tvl[i]).toBeCloseTo(stats.current_tvl, 6);
     }
   });
 
-  it('names each group\'s deepest pool, as the liquidity route ranks them', async () => {
+  it("names each group's deepest pool, as the liquidity route ranks them", async () => {
     const { deepest } = deepestSchema.parse(await service.getJson('/api/x/deepest'));
     for (const group of ALL_GROUPS) {
       const liquidity = liquiditySchema.parse(await service.getJson(`/api/x/liquidity?group=${group}`));
@@ -47,8 +59,13 @@ describe('/api/x', () => {
     }
   });
 
-  it('gives token metadata, one token or every token\'s name at once', async () => {
-    expect(tokenInfoSchema.parse(await service.getJson(`/api/x/token-info/${WMT.toUpperCase()}`))).toEqual({ unit: WMT, ticker: 'WMT', name: 'World Mobile Token', decimals: 6 });
+  it("gives token metadata, one token or every token's name at once", async () => {
+    expect(tokenInfoSchema.parse(await service.getJson(`/api/x/token-info/${WMT.toUpperCase()}`))).toEqual({
+      unit: WMT,
+      ticker: 'WMT',
+      name: 'World Mobile Token',
+      decimals: 6,
+    });
     const names = tokenNamesSchema.parse(await service.getJson('/api/x/token-info'));
     expect(names.name[names.unit.indexOf(WMT)]).toBe('World Mobile Token');
     expect(names.unit).not.toContain('');

@@ -21,7 +21,10 @@ async function groupStats(query: string): Promise<GroupStats> {
 async function expectAgreement(body: GroupStats): Promise<void> {
   for (const [i, pool] of body.ticker.entries()) {
     const stats = tokenStatsSchema.parse(await service.getJson(`/api/v1/tokens/current?pool=${pool}`));
-    expect({ price: body.price[i], change: body.change_24h[i], volume: body.volume_24h[i], tvl: body.tvl[i] }, body.symbol[i]).toEqual({
+    expect(
+      { price: body.price[i], change: body.change_24h[i], volume: body.volume_24h[i], tvl: body.tvl[i] },
+      body.symbol[i],
+    ).toEqual({
       price: stats.current_price,
       change: stats.daily_price_change,
       volume: stats.daily_volume,
@@ -38,7 +41,11 @@ describe('GET /api/x/group-stats', () => {
     expect([...body.ticker].sort()).toEqual([...info.ticker].sort());
     for (const [i, ticker] of body.ticker.entries()) {
       const j = info.ticker.indexOf(ticker);
-      expect([body.symbol[i], body.base[i], body.quote[i]]).toEqual([info.symbol[j], info['base-currency'][j], info.currency[j]]);
+      expect([body.symbol[i], body.base[i], body.quote[i]]).toEqual([
+        info.symbol[j],
+        info['base-currency'][j],
+        info.currency[j],
+      ]);
     }
     // Some pairs traded within the last day, and some moved.
     expect(body.volume_24h.some((v) => (v ?? 0) > 0)).toBe(true);
@@ -60,7 +67,9 @@ describe('GET /api/x/group-stats', () => {
     const all = await groupStats('group=Aggregate');
     const { dexPool } = await busiestPools(service.runtime);
     const named = [all.ticker[3], all.ticker[0], all.ticker[7]].map(String);
-    const body = await groupStats(`group=Aggregate&pools=${[...named, dexPool.poolId, 'abcd'].join(',').toUpperCase()}`);
+    const body = await groupStats(
+      `group=Aggregate&pools=${[...named, dexPool.poolId, 'abcd'].join(',').toUpperCase()}`,
+    );
     expect(body.ticker).toEqual([all.ticker[0], all.ticker[3], all.ticker[7]]);
     await expectAgreement(body);
   });

@@ -38,14 +38,21 @@ describe('GET /healthz', () => {
     const response = await service.request('/healthz', { key: null });
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ status: 'ok', pools: service.runtime.market.pools.size, tokens: service.runtime.market.tokens.size, streams: 0 });
+    expect(body).toMatchObject({
+      status: 'ok',
+      pools: service.runtime.market.pools.size,
+      tokens: service.runtime.market.tokens.size,
+      streams: 0,
+    });
     expect(body.blockHeight).toBe(service.runtime.simulator.blockHeight);
   });
 
   it('reports the block height as the market trades', async () => {
-    const before = ((await (await service.request('/healthz', { key: null })).json()) as { blockHeight: number }).blockHeight;
+    const before = ((await (await service.request('/healthz', { key: null })).json()) as { blockHeight: number })
+      .blockHeight;
     expect(await service.trade()).toBeGreaterThan(0);
-    const after = ((await (await service.request('/healthz', { key: null })).json()) as { blockHeight: number }).blockHeight;
+    const after = ((await (await service.request('/healthz', { key: null })).json()) as { blockHeight: number })
+      .blockHeight;
     expect(after).toBe(before + 1);
   });
 

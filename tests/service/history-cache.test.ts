@@ -23,7 +23,13 @@ beforeAll(async () => {
 afterAll(async () => service.close());
 
 /** The bars straight from the store, in the wire's shape. */
-async function fromStore(id: number, resolution: Resolution, from: number, to: number, includeTvl: boolean): Promise<HistoryResponse> {
+async function fromStore(
+  id: number,
+  resolution: Resolution,
+  from: number,
+  to: number,
+  includeTvl: boolean,
+): Promise<HistoryResponse> {
   const rows = await runtimeInternals(service.runtime).store.bars.range(id, resolution, from, to);
   const body: HistoryResponse = {
     s: 'ok',
@@ -39,7 +45,9 @@ async function fromStore(id: number, resolution: Resolution, from: number, to: n
 }
 
 async function history(poolId: string, resolution: Resolution, from: number, to: number, includeTvl: boolean) {
-  const response = await service.request(`${API}/history?symbol=${poolId}&resolution=${resolution}&from=${from}&to=${to}&include_tvl=${includeTvl}`);
+  const response = await service.request(
+    `${API}/history?symbol=${poolId}&resolution=${resolution}&from=${from}&to=${to}&include_tvl=${includeTvl}`,
+  );
   expect(response.headers.get('Content-Type')).toMatch(/^application\/json/);
   return historyResponseSchema.parse(await response.json());
 }
@@ -48,7 +56,16 @@ describe('history served from cached chunks', () => {
   it('equals the stored bars for ranges cutting through chunks anywhere', async () => {
     const now = service.clock.seconds();
     const start = now - 6 * 86_400;
-    const edges = [start - 1000, start + 37, start + 86_400, start + 86_400 * 2 + 59, now - 7_777, now - 61, now, now + 3600];
+    const edges = [
+      start - 1000,
+      start + 37,
+      start + 86_400,
+      start + 86_400 * 2 + 59,
+      now - 7_777,
+      now - 61,
+      now,
+      now + 3600,
+    ];
     for (const resolution of RESOLUTIONS) {
       for (const s of series.slice(0, 2)) {
         for (let i = 0; i < edges.length; i++) {
@@ -56,7 +73,9 @@ describe('history served from cached chunks', () => {
             const from = edges[i] ?? 0;
             const to = edges[j] ?? 0;
             const includeTvl = (i + j) % 2 === 0;
-            expect(await history(s.poolId, resolution, from, to, includeTvl)).toEqual(await fromStore(s.id, resolution, from, to, includeTvl));
+            expect(await history(s.poolId, resolution, from, to, includeTvl)).toEqual(
+              await fromStore(s.id, resolution, from, to, includeTvl),
+            );
           }
         }
       }
@@ -69,7 +88,8 @@ describe('history served from cached chunks', () => {
     const from = service.clock.seconds() - 86_400;
     const to = () => service.clock.seconds() + 86_400;
     for (const resolution of RESOLUTIONS) await history(aggregate.poolId, resolution, from, to(), true);
-    const tradesOf = async () => (await runtimeInternals(service.runtime).store.trades.list({ agg: aggregate.id })).length;
+    const tradesOf = async () =>
+      (await runtimeInternals(service.runtime).store.trades.list({ agg: aggregate.id })).length;
     const before = await tradesOf();
     let changes = 0;
     for (let block = 0; block < 2000 && changes < 8; block++) {
@@ -79,7 +99,9 @@ describe('history served from cached chunks', () => {
       if ((await tradesOf()) === seen) continue;
       changes++;
       for (const resolution of RESOLUTIONS) {
-        expect(await history(aggregate.poolId, resolution, from, to(), true)).toEqual(await fromStore(aggregate.id, resolution, from, to(), true));
+        expect(await history(aggregate.poolId, resolution, from, to(), true)).toEqual(
+          await fromStore(aggregate.id, resolution, from, to(), true),
+        );
       }
     }
     expect((await tradesOf()) - before).toBeGreaterThanOrEqual(8);
@@ -89,7 +111,9 @@ describe('history served from cached chunks', () => {
     const [aggregate] = series;
     if (!aggregate) throw new Error('no series');
     const to = service.clock.seconds() - 3 * 3600 + 17;
-    const response = await service.request(`${API}/history?symbol=${aggregate.poolId}&resolution=5min&to=${to}&countback=50`);
+    const response = await service.request(
+      `${API}/history?symbol=${aggregate.poolId}&resolution=5min&to=${to}&countback=50`,
+    );
     const body = historyResponseSchema.parse(await response.json());
     const all = await fromStore(aggregate.id, '5min', 0, to, false);
     expect(body.t).toEqual(all.t.slice(-50));

@@ -30,13 +30,21 @@ describe('deflate bodies from pieces', () => {
     const first = await deflateBody([piece]);
     const second = await deflateBody([piece]);
     expect(second.pieces[1]).toBe(first.pieces[1]);
-    expect((await inflated([piece, piece.subarray(10, 500), piece])).equals(Buffer.concat([piece, piece.subarray(10, 500), piece]))).toBe(true);
+    expect(
+      (await inflated([piece, piece.subarray(10, 500), piece])).equals(
+        Buffer.concat([piece, piece.subarray(10, 500), piece]),
+      ),
+    ).toBe(true);
   });
 
   it('handles an empty body and megabytes alike', async () => {
     expect((await inflated([])).equals(Buffer.alloc(0))).toBe(true);
     const big = Buffer.from(Array.from({ length: 300_000 }, (_, i) => String(i * 7)).join(','));
-    expect((await inflated([big.subarray(0, 5), big, big.subarray(100)])).equals(Buffer.concat([big.subarray(0, 5), big, big.subarray(100)]))).toBe(true);
+    expect(
+      (await inflated([big.subarray(0, 5), big, big.subarray(100)])).equals(
+        Buffer.concat([big.subarray(0, 5), big, big.subarray(100)]),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -48,7 +56,13 @@ describe('GET /history compressed', () => {
     service = await createTestService();
     const symbols = symbolInfoResponseSchema.parse(await service.getJson(symbolInfoPath('Aggregate')));
     const to = service.clock.seconds() + 60;
-    path = historyPath({ symbol: symbols.ticker[0] ?? '', resolution: '1min', from: to - 3 * 86_400, to, include_tvl: true });
+    path = historyPath({
+      symbol: symbols.ticker[0] ?? '',
+      resolution: '1min',
+      from: to - 3 * 86_400,
+      to,
+      include_tvl: true,
+    });
   });
   afterAll(async () => service.close());
 
@@ -84,7 +98,9 @@ describe('GET /history compressed', () => {
   it('never deflates for a client that refuses it or a small answer', async () => {
     const refused = await service.request(path, { headers: { 'Accept-Encoding': 'gzip, deflate;q=0' } });
     expect(refused.headers.get('Content-Encoding')).toBeNull();
-    const empty = await service.request(path.replace(/from=\d+/, 'from=0').replace(/to=\d+/, 'to=10'), { headers: { 'Accept-Encoding': BROWSER } });
+    const empty = await service.request(path.replace(/from=\d+/, 'from=0').replace(/to=\d+/, 'to=10'), {
+      headers: { 'Accept-Encoding': BROWSER },
+    });
     expect(empty.headers.get('Content-Encoding')).toBeNull();
     expect(await empty.json()).toMatchObject({ s: 'ok', t: [] });
   });

@@ -38,15 +38,26 @@ async function historyError(params: HistoryParams, status: number): Promise<stri
 }
 
 describe('GET /history bars', () => {
-  it.each(RESOLUTIONS)('builds %s bars of an Aggregate pool from its stored trades by the bar rule', async (resolution) => {
-    const expected = referenceBars((await storedTrades(service.runtime, { agg: aggregate.id })).map(aggregateStep), resolution, VOLUME_SCALE);
-    const body = await history({ symbol: aggregate.poolId, resolution, from, to, include_tvl: true });
-    expect(expected.length).toBeGreaterThan(0);
-    expect(barsOf(body)).toEqual(expected);
-  });
+  it.each(RESOLUTIONS)(
+    'builds %s bars of an Aggregate pool from its stored trades by the bar rule',
+    async (resolution) => {
+      const expected = referenceBars(
+        (await storedTrades(service.runtime, { agg: aggregate.id })).map(aggregateStep),
+        resolution,
+        VOLUME_SCALE,
+      );
+      const body = await history({ symbol: aggregate.poolId, resolution, from, to, include_tvl: true });
+      expect(expected.length).toBeGreaterThan(0);
+      expect(barsOf(body)).toEqual(expected);
+    },
+  );
 
   it.each(RESOLUTIONS)('builds %s bars of a DEX pool from its stored trades by the bar rule', async (resolution) => {
-    const expected = referenceBars((await storedTrades(service.runtime, { pool: dexPool.id })).map(poolStep), resolution, VOLUME_SCALE);
+    const expected = referenceBars(
+      (await storedTrades(service.runtime, { pool: dexPool.id })).map(poolStep),
+      resolution,
+      VOLUME_SCALE,
+    );
     const body = await history({ symbol: dexPool.poolId, resolution, from, to, include_tvl: true });
     expect(barsOf(body)).toEqual(expected);
   });
@@ -66,7 +77,15 @@ describe('GET /history bars', () => {
   it('rolls fine bars up into every coarser resolution', async () => {
     for (const pool of [aggregate, dexPool]) {
       const fine = barsOf(await history({ symbol: pool.poolId, resolution: '1min', from, to, include_tvl: true })).map(
-        (b): Bar => ({ time: asSeconds(b.t), open: b.o, high: b.h, low: b.l, close: b.c, volume: b.v, tvl: b.tvl ?? Number.NaN }),
+        (b): Bar => ({
+          time: asSeconds(b.t),
+          open: b.o,
+          high: b.h,
+          low: b.l,
+          close: b.c,
+          volume: b.v,
+          tvl: b.tvl ?? Number.NaN,
+        }),
       );
       for (const resolution of RESOLUTIONS) {
         const coarse = barsOf(await history({ symbol: pool.poolId, resolution, from, to, include_tvl: true }));
@@ -91,8 +110,10 @@ describe('GET /history bars', () => {
     expect(ensureDefined(withTvl.tvl).length).toBe(withTvl.t.length);
     expect(ensureDefined((await history({ ...base, include_tvl: '1' })).tvl)).toEqual(withTvl.tvl);
     // As a FastAPI service parses booleans: any letter case, yes/no, on/off.
-    for (const spelling of ['TRUE', 'True', 'yes', 'on', 'Y']) expect(ensureDefined((await history({ ...base, include_tvl: spelling })).tvl)).toEqual(withTvl.tvl);
-    for (const spelling of ['FALSE', 'no', 'off', '0']) expect(await history({ ...base, include_tvl: spelling })).not.toHaveProperty('tvl');
+    for (const spelling of ['TRUE', 'True', 'yes', 'on', 'Y'])
+      expect(ensureDefined((await history({ ...base, include_tvl: spelling })).tvl)).toEqual(withTvl.tvl);
+    for (const spelling of ['FALSE', 'no', 'off', '0'])
+      expect(await history({ ...base, include_tvl: spelling })).not.toHaveProperty('tvl');
     // TVL is in base units: twice the base reserve, so the last bar's tvl is the pool's TVL now.
     expect(withTvl.tvl?.at(-1)).toBe((2 * aggregate.baseReserve) / 10 ** aggregate.pair.base.decimals);
   });
@@ -107,7 +128,8 @@ describe('GET /history ranges', () => {
   it('treats from as inclusive and to as exclusive on bar start times', async () => {
     const t0 = ensureDefined(times[10]);
     const t1 = ensureDefined(times[11]);
-    const at = (f: number, t: number) => history({ symbol: aggregate.poolId, resolution: '1min', from: f, to: t }).then((b) => b.t);
+    const at = (f: number, t: number) =>
+      history({ symbol: aggregate.poolId, resolution: '1min', from: f, to: t }).then((b) => b.t);
     expect(await at(t0, t0 + 1)).toEqual([t0]);
     expect(await at(t0, t1)).toEqual([t0]);
     expect(await at(t0, t1 + 1)).toEqual([t0, t1]);
@@ -116,9 +138,20 @@ describe('GET /history ranges', () => {
   });
 
   it('answers ok with empty arrays when nothing traded in the range', async () => {
-    const empty = await history({ symbol: aggregate.poolId, resolution: '1min', from: 1_000_000, to: 2_000_000, include_tvl: true });
+    const empty = await history({
+      symbol: aggregate.poolId,
+      resolution: '1min',
+      from: 1_000_000,
+      to: 2_000_000,
+      include_tvl: true,
+    });
     expect(empty).toEqual({ s: 'ok', t: [], o: [], h: [], l: [], c: [], v: [], tvl: [] });
-    const future = await history({ symbol: aggregate.poolId, resolution: '1d', from: to + 86_400, to: to + 10 * 86_400 });
+    const future = await history({
+      symbol: aggregate.poolId,
+      resolution: '1d',
+      from: to + 86_400,
+      to: to + 10 * 86_400,
+    });
     expect(future).toEqual({ s: 'ok', t: [], o: [], h: [], l: [], c: [], v: [] });
   });
 
@@ -132,7 +165,9 @@ describe('GET /history ranges', () => {
     const all = await history({ symbol: aggregate.poolId, resolution: '1min', to: end, countback: 100_000 });
     expect(all.t).toEqual(times.filter((t) => t < end));
     const full = await history({ symbol: aggregate.poolId, resolution: '1min', from, to: end });
-    expect(barsOf(await history({ symbol: aggregate.poolId, resolution: '1min', to: end, countback: 3 }))).toEqual(barsOf(full).slice(-3));
+    expect(barsOf(await history({ symbol: aggregate.poolId, resolution: '1min', to: end, countback: 3 }))).toEqual(
+      barsOf(full).slice(-3),
+    );
   });
 
   it('accepts the ticker in upper case', async () => {
@@ -143,7 +178,9 @@ describe('GET /history ranges', () => {
 
   it('floors fractional timestamps to whole seconds', async () => {
     const t0 = ensureDefined(times[3]);
-    expect((await history({ symbol: aggregate.poolId, resolution: '1min', from: `${t0}.9`, to: `${t0 + 1}.5` })).t).toEqual([t0]);
+    expect(
+      (await history({ symbol: aggregate.poolId, resolution: '1min', from: `${t0}.9`, to: `${t0 + 1}.5` })).t,
+    ).toEqual([t0]);
   });
 });
 
@@ -201,11 +238,19 @@ describe('GET /history errors', () => {
 describe('GET /history after new trades', () => {
   it('serves the bars of trades committed after an earlier answer (no stale cache)', async () => {
     const end = to + 86_400;
-    const query = (resolution: (typeof RESOLUTIONS)[number]) => ({ symbol: aggregate.poolId, resolution, from, to: end, include_tvl: true });
+    const query = (resolution: (typeof RESOLUTIONS)[number]) => ({
+      symbol: aggregate.poolId,
+      resolution,
+      from,
+      to: end,
+      include_tvl: true,
+    });
     const expectFresh = async () => {
       const trades = await storedTrades(service.runtime, { agg: aggregate.id });
       for (const resolution of RESOLUTIONS) {
-        expect(barsOf(await history(query(resolution))), resolution).toEqual(referenceBars(trades.map(aggregateStep), resolution, VOLUME_SCALE));
+        expect(barsOf(await history(query(resolution))), resolution).toEqual(
+          referenceBars(trades.map(aggregateStep), resolution, VOLUME_SCALE),
+        );
         const last = await history({ symbol: aggregate.poolId, resolution, to: end, countback: 2, include_tvl: true });
         expect(barsOf(last)).toEqual(referenceBars(trades.map(aggregateStep), resolution, VOLUME_SCALE).slice(-2));
       }

@@ -31,13 +31,28 @@ async function snapshot() {
 function swapOn(target: Pool, factor: number, time: number, eventId: string) {
   const k = target.baseReserve * target.quoteReserve;
   const base = target.baseReserve * Math.sqrt(factor);
-  return runtimeInternals(service.runtime).ingestor.swapOnce(target, base, k / base, time, Math.abs(base - target.baseReserve) / 1e6, eventId);
+  return runtimeInternals(service.runtime).ingestor.swapOnce(
+    target,
+    base,
+    k / base,
+    time,
+    Math.abs(base - target.baseReserve) / 1e6,
+    eventId,
+  );
 }
 
 /** Makes every write of a bar fail inside the commit's transaction, until the returned function is called. */
 function failBarWrites(): () => void {
-  installFault(service.dataDir, 'fail_bar_insert', `BEFORE INSERT ON bars BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
-  installFault(service.dataDir, 'fail_bar_update', `BEFORE UPDATE ON bars BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+  installFault(
+    service.dataDir,
+    'fail_bar_insert',
+    `BEFORE INSERT ON bars BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+  );
+  installFault(
+    service.dataDir,
+    'fail_bar_update',
+    `BEFORE UPDATE ON bars BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+  );
   return () => {
     removeFault(service.dataDir, 'fail_bar_insert');
     removeFault(service.dataDir, 'fail_bar_update');
@@ -63,7 +78,10 @@ describe('ingest', () => {
     await swapOn(pool, 1.01, time, 'test:idem:1');
     await ingestor.commit();
     const after = await snapshot();
-    expect(after.trades.map((t) => t.eventId).filter((id) => id.startsWith('test:idem:'))).toEqual(['test:idem:1', 'test:idem:2']);
+    expect(after.trades.map((t) => t.eventId).filter((id) => id.startsWith('test:idem:'))).toEqual([
+      'test:idem:1',
+      'test:idem:2',
+    ]);
     expect(after.trades.length).toBe(once.trades.length + 1);
   });
 
@@ -101,7 +119,11 @@ describe('crash consistency', () => {
     await swapOn(pool, 1.05, time, 'test:crash:1');
     await swapOn(ensureDefined(pool.pair.pools.find((p) => p !== pool) ?? pool), 0.97, time, 'test:crash:2');
     // The second trade's insert fails, after the first was written in the same transaction.
-    installFault(service.dataDir, 'disk_full', `BEFORE INSERT ON trades WHEN NEW.event_id = 'test:crash:2' BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+    installFault(
+      service.dataDir,
+      'disk_full',
+      `BEFORE INSERT ON trades WHEN NEW.event_id = 'test:crash:2' BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+    );
     try {
       await expect(ingestor.commit()).rejects.toThrow('disk full');
     } finally {
@@ -141,7 +163,11 @@ describe('crash consistency', () => {
       await twin.runtime.simulator.runUntil(until, undefined, 1);
 
       const { simulator } = other.runtime;
-      installFault(other.dataDir, 'fail_once', `BEFORE INSERT ON trades BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+      installFault(
+        other.dataDir,
+        'fail_once',
+        `BEFORE INSERT ON trades BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+      );
       await expect(simulator.forceBlock(other.clock.seconds() + 1)).rejects.toThrow('injected failure');
       removeFault(other.dataDir, 'fail_once');
       await simulator.runUntil(until, undefined, 1);

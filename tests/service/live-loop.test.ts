@@ -33,20 +33,30 @@ describe('live trading loop', () => {
     const { store } = runtimeInternals(own.runtime);
     const clock = own.clock;
     const errors: unknown[] = [];
-    simulator.start(() => clock.seconds(), (error) => errors.push(error));
+    simulator.start(
+      () => clock.seconds(),
+      (error) => errors.push(error),
+    );
     const height = simulator.blockHeight;
     const trades = () => store.trades.count();
     const stored = await trades();
 
     // Every write now fails, as on a full disk.
-    installFault(own.dataDir, 'full', `BEFORE INSERT ON trades BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+    installFault(
+      own.dataDir,
+      'full',
+      `BEFORE INSERT ON trades BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`,
+    );
     clock.advanceSeconds(300);
     await vi.advanceTimersByTimeAsync(120_000);
     expect(errors.length).toBeGreaterThan(0);
     expect(await trades()).toBe(stored);
     expect(simulator.blockHeight).toBe(height);
     // Reads go on, and /healthz says writes are failing, and why.
-    const degraded = (await (await own.request('/healthz', { key: null })).json()) as { status: string; lastCommitError?: { message: string } };
+    const degraded = (await (await own.request('/healthz', { key: null })).json()) as {
+      status: string;
+      lastCommitError?: { message: string };
+    };
     expect(degraded.status).toBe('degraded');
     expect(degraded.lastCommitError?.message).toBe('database or disk is full');
     expect((await own.request('/api/v1/groups')).status).toBe(200);

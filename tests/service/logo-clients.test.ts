@@ -17,11 +17,24 @@ let unit: string;
 let expected: string;
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ['--pools', '60', '--days', '0.2'], env: { TOKEN_API_KEYS: `${KEY}:pro` } });
-  const info = symbolInfoResponseSchema.parse(await (await fetch(`${server.origin}/api/v1/symbol_info?group=Aggregate`, { headers: { Authorization: `Bearer ${KEY}` } })).json());
+  server = await startServerProcess({
+    args: ['--pools', '60', '--days', '0.2'],
+    env: { TOKEN_API_KEYS: `${KEY}:pro` },
+  });
+  const info = symbolInfoResponseSchema.parse(
+    await (
+      await fetch(`${server.origin}/api/v1/symbol_info?group=Aggregate`, {
+        headers: { Authorization: `Bearer ${KEY}` },
+      })
+    ).json(),
+  );
   // A token of the market with a logo (most have one: decisions "Logos").
   for (const candidate of new Set(info.currency.concat(info['base-currency']).filter((u) => /^[0-9a-f]{56}/.test(u)))) {
-    const logo = tokenLogoSchema.parse(await (await fetch(`${server.origin}/api/v1/tokens/logo/${candidate}`, { headers: { Authorization: `Bearer ${KEY}` } })).json());
+    const logo = tokenLogoSchema.parse(
+      await (
+        await fetch(`${server.origin}/api/v1/tokens/logo/${candidate}`, { headers: { Authorization: `Bearer ${KEY}` } })
+      ).json(),
+    );
     if (logo !== null) {
       unit = candidate;
       expected = logo;
@@ -49,10 +62,21 @@ sys.stdout.write("%d\\n%s\\n%s\\n%s" % (r.status_code, r.headers.get("content-ty
 const clients: Record<string, (url: string, key: string | undefined) => Promise<Got>> = {
   'Node’s fetch': async (url, key) => {
     const response = await fetch(url, key ? { headers: { Authorization: `Bearer ${key}` } } : {});
-    return { status: response.status, type: response.headers.get('content-type') ?? '', vary: response.headers.get('vary') ?? '', body: await response.text() };
+    return {
+      status: response.status,
+      type: response.headers.get('content-type') ?? '',
+      vary: response.headers.get('vary') ?? '',
+      body: await response.text(),
+    };
   },
   curl: async (url, key) => {
-    const { stdout } = await run('curl', ['-s', '-w', '\n%{http_code}\n%{content_type}\n%header{vary}', ...(key ? ['-H', `Authorization: Bearer ${key}`] : []), url]).catch((error: unknown) => {
+    const { stdout } = await run('curl', [
+      '-s',
+      '-w',
+      '\n%{http_code}\n%{content_type}\n%header{vary}',
+      ...(key ? ['-H', `Authorization: Bearer ${key}`] : []),
+      url,
+    ]).catch((error: unknown) => {
       throw new Error(`curl failed (is it installed? .ci/run installs it): ${String(error)}`);
     });
     const lines = stdout.split('\n');
@@ -63,7 +87,9 @@ const clients: Record<string, (url: string, key: string | undefined) => Promise<
   },
   'Python requests': async (url, key) => {
     const { stdout } = await run('python3', ['-c', PYTHON, url, key ?? '']).catch((error: unknown) => {
-      throw new Error(`python3 with requests failed (is python3-requests installed? .ci/run installs it): ${String(error)}`);
+      throw new Error(
+        `python3 with requests failed (is python3-requests installed? .ci/run installs it): ${String(error)}`,
+      );
     });
     const [status = '', type = '', vary = '', ...body] = stdout.split('\n');
     return { status: Number(status), type, vary, body: body.join('\n') };
@@ -86,7 +112,20 @@ describe('programs with their default headers get the spec’s JSON logo', () =>
   }
 
   it('curl with an explicit image Accept gets the PNG (an explicit Accept wins)', async () => {
-    const { stdout } = await run('curl', ['-s', '-H', `Authorization: Bearer ${KEY}`, '-H', 'Accept: image/png', '-w', '\n%{content_type}', `${server.origin}/api/v1/tokens/logo/${unit}`], { encoding: 'buffer' });
+    const { stdout } = await run(
+      'curl',
+      [
+        '-s',
+        '-H',
+        `Authorization: Bearer ${KEY}`,
+        '-H',
+        'Accept: image/png',
+        '-w',
+        '\n%{content_type}',
+        `${server.origin}/api/v1/tokens/logo/${unit}`,
+      ],
+      { encoding: 'buffer' },
+    );
     const text = stdout.toString('latin1');
     const type = text.slice(text.lastIndexOf('\n') + 1);
     expect(type).toBe('image/png');

@@ -37,7 +37,7 @@ describe('service metrics', () => {
     expect(await value('cdx_simulator_block_height')).toBe(service.runtime.simulator.blockHeight);
   });
 
-  it('gives the SQLite store\'s size on disk, write-ahead log included', async () => {
+  it("gives the SQLite store's size on disk, write-ahead log included", async () => {
     const file = join(service.dataDir, DATABASE_FILE);
     const size = (path: string) => {
       try {
@@ -54,7 +54,10 @@ describe('service metrics', () => {
     const [pool] = await aggregatesByActivity(service.runtime);
     const now = service.clock.seconds();
     const path = `${API}/history?symbol=${pool?.poolId}&resolution=1min&from=${now - 86_400}&to=${now}`;
-    const before = { hit: (await value('cdx_history_cache_lookups_total', { result: 'hit' })) ?? 0, miss: (await value('cdx_history_cache_lookups_total', { result: 'miss' })) ?? 0 };
+    const before = {
+      hit: (await value('cdx_history_cache_lookups_total', { result: 'hit' })) ?? 0,
+      miss: (await value('cdx_history_cache_lookups_total', { result: 'miss' })) ?? 0,
+    };
     expect((await service.request(path)).status).toBe(200);
     const missed = ((await value('cdx_history_cache_lookups_total', { result: 'miss' })) ?? 0) - before.miss;
     // A day of 1min bars spans one or two chunks, none cached yet.
@@ -76,9 +79,13 @@ describe('service metrics', () => {
     expect(await value('cdx_rate_limit_refusals_total', { plan: 'enterprise' })).toBeUndefined();
   });
 
-  it('counts a stream\'s connection, the events it took, and its drop as a slow consumer', async () => {
+  it("counts a stream's connection, the events it took, and its drop as a slow consumer", async () => {
     const pools = (await aggregatesByActivity(service.runtime)).slice(0, 100);
-    const stream = await openStream(service, pools.map((p) => p.poolId), { key: TEST_KEYS.pro });
+    const stream = await openStream(
+      service,
+      pools.map((p) => p.poolId),
+      { key: TEST_KEYS.pro },
+    );
     expect(await stream.next()).toEqual({ s: 'ok' });
     expect(await value('cdx_stream_connections')).toBe(1);
     // Hours of trading while the client reads nothing: past 4 KiB unread it is dropped.

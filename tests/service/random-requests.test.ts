@@ -27,9 +27,26 @@ beforeAll(async () => {
     dexPool.poolId,
     aggregate.pair.quote.unit,
     'ADA.SNEK_Aggregate_Pool1',
-    '1min', '5min', '15min', '60min', '1d',
-    String(now), String(now - 3600), String(now - 86_400), '0', '-1', '1.5', '1e3', '99999999999999999999',
-    'true', 'false', '1', 'Aggregate', 'Minswap', 'aggregate', '',
+    '1min',
+    '5min',
+    '15min',
+    '60min',
+    '1d',
+    String(now),
+    String(now - 3600),
+    String(now - 86_400),
+    '0',
+    '-1',
+    '1.5',
+    '1e3',
+    '99999999999999999999',
+    'true',
+    'false',
+    '1',
+    'Aggregate',
+    'Minswap',
+    'aggregate',
+    '',
   ];
 });
 afterAll(async () => service.close());
@@ -80,27 +97,49 @@ describe('random requests', () => {
     const valid: Record<string, [string, string][]> = {
       '/groups': [],
       '/symbol_info': [['group', 'Aggregate']],
-      '/history': [['symbol', aggregate.poolId], ['resolution', '5min'], ['from', String(now - 86_400)], ['to', String(now)], ['include_tvl', 'true'], ['countback', '10']],
-      '/tokens/current': [['policy', aggregate.pair.quote.unit], ['pool', aggregate.poolId]],
+      '/history': [
+        ['symbol', aggregate.poolId],
+        ['resolution', '5min'],
+        ['from', String(now - 86_400)],
+        ['to', String(now)],
+        ['include_tvl', 'true'],
+        ['countback', '10'],
+      ],
+      '/tokens/current': [
+        ['policy', aggregate.pair.quote.unit],
+        ['pool', aggregate.poolId],
+      ],
       '/tokens/logo/': [],
     };
-    const value = fc.oneof(fc.constantFrom(...values.keys()).map((i) => encodeURIComponent(values[i] ?? '')), rawText);
+    const value = fc.oneof(
+      fc.constantFrom(...values.keys()).map((i) => encodeURIComponent(values[i] ?? '')),
+      rawText,
+    );
     const mutate = (pairs: [string, string][]) =>
-      fc.tuple(
-        ...pairs.map(([name, v]) =>
-          fc.oneof(
-            { weight: 3, arbitrary: fc.constant([`${name}=${encodeURIComponent(v)}`]) },
-            { weight: 1, arbitrary: value.map((other) => [`${name}=${other}`]) },
-            { weight: 1, arbitrary: fc.constant([] as string[]) },
+      fc
+        .tuple(
+          ...pairs.map(([name, v]) =>
+            fc.oneof(
+              { weight: 3, arbitrary: fc.constant([`${name}=${encodeURIComponent(v)}`]) },
+              { weight: 1, arbitrary: value.map((other) => [`${name}=${other}`]) },
+              { weight: 1, arbitrary: fc.constant([] as string[]) },
+            ),
           ),
-        ),
-      ).map((parts) => parts.flat());
-    const extra = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...PARAM_NAMES), rawText), value).map(([n, v]) => `${n}=${v}`), { maxLength: 2 });
+        )
+        .map((parts) => parts.flat());
+    const extra = fc.array(
+      fc.tuple(fc.oneof(fc.constantFrom(...PARAM_NAMES), rawText), value).map(([n, v]) => `${n}=${v}`),
+      { maxLength: 2 },
+    );
     const request = fc.constantFrom(...GET_ENDPOINTS).chain((endpoint) =>
       fc.record({
         endpoint: fc.constant(endpoint),
         parts: fc.tuple(mutate(valid[endpoint] ?? []), extra).map(([a, b]) => [...a, ...b]),
-        token: fc.oneof(fc.constant(aggregate.pair.quote.unit), fc.constant(aggregate.pair.quote.unit.toUpperCase()), rawText),
+        token: fc.oneof(
+          fc.constant(aggregate.pair.quote.unit),
+          fc.constant(aggregate.pair.quote.unit.toUpperCase()),
+          rawText,
+        ),
       }),
     );
     await fc.assert(
@@ -115,14 +154,45 @@ describe('random requests', () => {
 
   it('random paths under /api/v1, GET and POST, never give a 5xx and always give a documented body', async () => {
     const segment = fc.oneof(
-      fc.constantFrom('tokens', 'logo', 'current', 'stream', 'history', 'groups', 'symbol_info', 'v1', '..', '.', '', 'ab'.repeat(28)),
+      fc.constantFrom(
+        'tokens',
+        'logo',
+        'current',
+        'stream',
+        'history',
+        'groups',
+        'symbol_info',
+        'v1',
+        '..',
+        '.',
+        '',
+        'ab'.repeat(28),
+      ),
       rawText,
       fc.string({ maxLength: 10 }),
     );
-    const known = fc.constantFrom('groups', 'symbol_info', 'history', 'tokens', 'tokens/current', 'tokens/stream', 'tokens/logo', `tokens/logo/${'ab'.repeat(28)}`);
-    const tail = fc.oneof(fc.constant(''), fc.constant('/'), rawText.map((q) => `?${q}`));
+    const known = fc.constantFrom(
+      'groups',
+      'symbol_info',
+      'history',
+      'tokens',
+      'tokens/current',
+      'tokens/stream',
+      'tokens/logo',
+      `tokens/logo/${'ab'.repeat(28)}`,
+    );
+    const tail = fc.oneof(
+      fc.constant(''),
+      fc.constant('/'),
+      rawText.map((q) => `?${q}`),
+    );
     const route = fc.oneof(
-      { weight: 3, arbitrary: fc.tuple(known, fc.array(segment, { maxLength: 2 }), tail).map(([k, extra, end]) => [k, ...extra].join('/') + end) },
+      {
+        weight: 3,
+        arbitrary: fc
+          .tuple(known, fc.array(segment, { maxLength: 2 }), tail)
+          .map(([k, extra, end]) => [k, ...extra].join('/') + end),
+      },
       { weight: 1, arbitrary: fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/')) },
     );
     await fc.assert(
@@ -136,7 +206,9 @@ describe('random requests', () => {
           for (const line of await readStream(response).readToEnd()) streamLineSchema.parse(JSON.parse(line));
           return;
         }
-        const endpoint = GET_ENDPOINTS.find((e) => (e.endsWith('/') ? pathname.startsWith(`${API}${e}`) : pathname.replace(/\/$/, '') === `${API}${e}`));
+        const endpoint = GET_ENDPOINTS.find((e) =>
+          e.endsWith('/') ? pathname.startsWith(`${API}${e}`) : pathname.replace(/\/$/, '') === `${API}${e}`,
+        );
         await expectDocumented(response, path, endpoint ? SUCCESS[endpoint] : undefined);
       }),
       { numRuns: 300 },
@@ -145,7 +217,12 @@ describe('random requests', () => {
 
   it('random stream bodies never give a 5xx and only ever give stream lines', async () => {
     const { aggregate } = await busiestPools(service.runtime);
-    const id = fc.oneof(fc.constant(aggregate.poolId), fc.constant(aggregate.poolId.toUpperCase()), fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), maxLength: 70 }), fc.string({ maxLength: 8 }));
+    const id = fc.oneof(
+      fc.constant(aggregate.poolId),
+      fc.constant(aggregate.poolId.toUpperCase()),
+      fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), maxLength: 70 }),
+      fc.string({ maxLength: 8 }),
+    );
     const body = fc.oneof(
       fc.array(id, { maxLength: 4 }).map((ids) => JSON.stringify(ids)),
       fc.json({ maxDepth: 2 }),
@@ -153,7 +230,11 @@ describe('random requests', () => {
     );
     await fc.assert(
       fc.asyncProperty(body, async (text) => {
-        const response = await service.request(`${API}/tokens/stream`, { method: 'POST', body: text, headers: { 'Content-Type': 'application/json' } });
+        const response = await service.request(`${API}/tokens/stream`, {
+          method: 'POST',
+          body: text,
+          headers: { 'Content-Type': 'application/json' },
+        });
         expect(response.status).toBeLessThan(500);
         expect(response.headers.get('Content-Type')).toMatch(/^text\/event-stream/);
         const stream = readStream(response);

@@ -69,7 +69,9 @@ describe('rate limit of a free-plan key', () => {
     const refused = await service.request(STREAM_PATH, { ...streamInit([aggregate.poolId]), key });
     expectLimitHeaders(refused);
     expect(refused.headers.get('Content-Type')).toMatch(/^text\/event-stream/);
-    expect(await readStream(refused).readToEnd()).toEqual([JSON.stringify({ s: 'error', errmsg: STREAM_ERRORS.rateLimit })]);
+    expect(await readStream(refused).readToEnd()).toEqual([
+      JSON.stringify({ s: 'error', errmsg: STREAM_ERRORS.rateLimit }),
+    ]);
     expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(0);
   });
 
@@ -77,13 +79,15 @@ describe('rate limit of a free-plan key', () => {
     const key = await service.newKey('free');
     const { aggregate } = await busiestPools(service.runtime, { adaPairsOnly: true });
     const paths = [`${API}/groups`, tokensCurrentPath({ pool: aggregate.poolId }), logoPath(aggregate.pair.quote.unit)];
-    for (let i = 0; i < FREE_PER_MINUTE; i++) expect((await service.request(paths[i % 3] ?? '', { key })).status).toBe(200);
+    for (let i = 0; i < FREE_PER_MINUTE; i++)
+      expect((await service.request(paths[i % 3] ?? '', { key })).status).toBe(200);
     expect((await service.request(paths[0] ?? '', { key })).status).toBe(429);
   });
 
   it('counts refused requests that were authenticated (bad parameters) too, and keeps keys apart', async () => {
     const key = await service.newKey('free');
-    for (let i = 0; i < FREE_PER_MINUTE; i++) expect((await service.request(`${API}/history`, { key })).status).toBe(400);
+    for (let i = 0; i < FREE_PER_MINUTE; i++)
+      expect((await service.request(`${API}/history`, { key })).status).toBe(400);
     expect((await service.request(`${API}/groups`, { key })).status).toBe(429);
     expect((await service.request(`${API}/groups`, { key: await service.newKey('free') })).status).toBe(200);
   });
@@ -115,7 +119,10 @@ describe('plan limits', () => {
   });
 
   it('reads plan overrides from TOKEN_API_PLANS', async () => {
-    const custom = await createTestService({ days: 0.1, env: { TOKEN_API_PLANS: '{"free":{"requestsPerMinute":2,"poolsPerStream":1}}' } });
+    const custom = await createTestService({
+      days: 0.1,
+      env: { TOKEN_API_PLANS: '{"free":{"requestsPerMinute":2,"poolsPerStream":1}}' },
+    });
     try {
       const key = custom.keys.free;
       expect((await custom.request(`${API}/groups`, { key })).status).toBe(200);

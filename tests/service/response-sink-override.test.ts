@@ -17,7 +17,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
 });
 
-describe('streams under node-server\'s global Response override', () => {
+describe("streams under node-server's global Response override", () => {
   it('fall back to the web-stream path and still stream with the middleware headers', async () => {
     const app = new Hono();
     app.use('*', cors({ origin: '*' }));

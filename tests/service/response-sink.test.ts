@@ -106,7 +106,10 @@ describe('streaming responses written to the Node response', () => {
     if (!first || !broken || !third) throw new Error('streams missing');
     const writes = new Map<Socket, number>();
     const write = Socket.prototype.write;
-    const spy = vi.spyOn(Socket.prototype, 'write').mockImplementation(function (this: Socket, ...args: Parameters<Socket['write']>) {
+    const spy = vi.spyOn(Socket.prototype, 'write').mockImplementation(function (
+      this: Socket,
+      ...args: Parameters<Socket['write']>
+    ) {
       writes.set(this, (writes.get(this) ?? 0) + 1);
       if (this === broken.socket) throw new Error('the socket broke');
       return write.apply(this, args);
@@ -145,7 +148,10 @@ describe('streaming responses written to the Node response', () => {
     if (!first || !second || !third) throw new Error('streams missing');
     const writes = new Map<Socket, number>();
     const write = Socket.prototype.write;
-    const spy = vi.spyOn(Socket.prototype, 'write').mockImplementation(function (this: Socket, ...args: Parameters<Socket['write']>) {
+    const spy = vi.spyOn(Socket.prototype, 'write').mockImplementation(function (
+      this: Socket,
+      ...args: Parameters<Socket['write']>
+    ) {
       writes.set(this, (writes.get(this) ?? 0) + 1);
       return write.apply(this, args);
     });
@@ -164,7 +170,11 @@ describe('streaming responses written to the Node response', () => {
     expect([...writes.values()]).toEqual([1, 1, 1]);
     for (const entry of s.opened) entry.sink.end();
     await vi.waitUntil(() => bodies.every((b) => b.ended), { timeout: 5000, interval: 5 });
-    expect(bodies.map((b) => b.text)).toEqual([`hello\nqueued\n${shared}`, `hello\n${shared}`, 'hello\nprix ₳ 3\nprix ₳ 4\n']);
+    expect(bodies.map((b) => b.text)).toEqual([
+      `hello\nqueued\n${shared}`,
+      `hello\n${shared}`,
+      'hello\nprix ₳ 3\nprix ₳ 4\n',
+    ]);
   });
 
   it('sends an HTTP/1.0 client a body delimited by the connection close, without chunk framing', async () => {

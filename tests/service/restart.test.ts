@@ -34,7 +34,7 @@ describe('restart and catch-up', () => {
     // About one block every 20 s.
     const blocks = runtime.simulator.blockHeight - heightBefore;
     expect(blocks).toBeGreaterThan((6 * HOUR) / 20 / 1.5);
-    expect(blocks).toBeLessThan((6 * HOUR) / 20 * 1.5);
+    expect(blocks).toBeLessThan(((6 * HOUR) / 20) * 1.5);
     expect(runtime.simulator.nextBlockAt).toBeGreaterThan(T0 + 6 * HOUR);
     // Every hour of the outage has trades.
     const hours = new Set(missed.map((t) => Math.floor((t.blockTime - T0 - 1) / HOUR)));
@@ -60,7 +60,9 @@ describe('restart and catch-up', () => {
   it('serves the caught-up hours from /history', async () => {
     const { aggregate } = await busiestPools(service.runtime);
     const body = historyResponseSchema.parse(
-      await service.getJson(historyPath({ symbol: aggregate.poolId, resolution: '60min', from: T0, to: T0 + 6 * HOUR + 1 })),
+      await service.getJson(
+        historyPath({ symbol: aggregate.poolId, resolution: '60min', from: T0, to: T0 + 6 * HOUR + 1 }),
+      ),
     );
     expect(body.t.length).toBeGreaterThanOrEqual(5);
     expect(body.t.every((t) => t >= T0 && t < T0 + 6 * HOUR)).toBe(true);

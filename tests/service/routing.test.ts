@@ -12,23 +12,31 @@ beforeAll(async () => {
 afterAll(async () => service.close());
 
 describe('unknown paths', () => {
-  it.each([`${API}/nope`, `${API}/history/extra`, `${API}/v2/groups`, '/api/v2/groups', `${API}/`, `${API}/symbol_info/Minswap`])(
-    'answer 404 {"s":"error"} outside /tokens (%s)',
-    async (path) => {
-      const response = await service.request(path);
-      expect(response.status).toBe(404);
-      priceErrorSchema.parse(await response.json());
-    },
-  );
+  it.each([
+    `${API}/nope`,
+    `${API}/history/extra`,
+    `${API}/v2/groups`,
+    '/api/v2/groups',
+    `${API}/`,
+    `${API}/symbol_info/Minswap`,
+  ])('answer 404 {"s":"error"} outside /tokens (%s)', async (path) => {
+    const response = await service.request(path);
+    expect(response.status).toBe(404);
+    priceErrorSchema.parse(await response.json());
+  });
 
-  it.each([`${API}/tokens`, `${API}/tokens/`, `${API}/tokens/price`, `${API}/tokens/logo`, `${API}/tokens/logo/`, `${API}/tokens/logo/ab/cd`])(
-    'answer 404 {"detail":[...]} under /tokens (%s)',
-    async (path) => {
-      const response = await service.request(path);
-      expect(response.status).toBe(404);
-      tokenErrorSchema.parse(await response.json());
-    },
-  );
+  it.each([
+    `${API}/tokens`,
+    `${API}/tokens/`,
+    `${API}/tokens/price`,
+    `${API}/tokens/logo`,
+    `${API}/tokens/logo/`,
+    `${API}/tokens/logo/ab/cd`,
+  ])('answer 404 {"detail":[...]} under /tokens (%s)', async (path) => {
+    const response = await service.request(path);
+    expect(response.status).toBe(404);
+    tokenErrorSchema.parse(await response.json());
+  });
 });
 
 describe('wrong methods', () => {
@@ -92,7 +100,11 @@ describe('CORS', () => {
     const response = await service.request(`${API}/groups`, {
       method: 'OPTIONS',
       key: null,
-      headers: { Origin: 'https://example.com', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' },
+      headers: {
+        Origin: 'https://example.com',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization',
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('Access-Control-Allow-Headers')).toMatch(/Authorization/i);
@@ -106,7 +118,9 @@ describe('CORS', () => {
 
   it('keeps CORS headers on a stream response', async () => {
     const { aggregate } = await busiestPools(service.runtime);
-    const response = await service.request(STREAM_PATH, { ...streamInit([aggregate.poolId], { Origin: 'https://example.com' }) });
+    const response = await service.request(STREAM_PATH, {
+      ...streamInit([aggregate.poolId], { Origin: 'https://example.com' }),
+    });
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
     const stream = readStream(response);
     expect(await stream.next()).toEqual({ s: 'ok' });

@@ -20,7 +20,10 @@ const node = () => {
 /** Takes a free slot, once the node's connection to Redis is up (before, it refuses). */
 async function take(limits: SharedLimits, key: string, max: number, lost: () => void): Promise<() => void> {
   let release: (() => void) | undefined;
-  await vi.waitUntil(async () => (release = await limits.acquireStream(key, max, lost)) !== undefined, { timeout: 5_000, interval: 50 });
+  await vi.waitUntil(async () => (release = await limits.acquireStream(key, max, lost)) !== undefined, {
+    timeout: 5_000,
+    interval: 50,
+  });
   if (!release) throw new Error('no lease');
   return release;
 }
@@ -40,7 +43,10 @@ describe('request budgets shared through Redis', () => {
     const shared = node();
     await vi.waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG', { timeout: 5_000, interval: 50 });
     // Warm: the node's connection is up (a refused command would fall back to its own buckets).
-    await vi.waitUntil(async () => (await shared.acquireStream('warm', 1, () => undefined)) !== undefined, { timeout: 5_000, interval: 50 });
+    await vi.waitUntil(async () => (await shared.acquireStream('warm', 1, () => undefined)) !== undefined, {
+      timeout: 5_000,
+      interval: 50,
+    });
     const local = memoryBudgets('test');
     const remote: RateDecision[] = [];
     const memory: RateDecision[] = [];
@@ -52,8 +58,13 @@ describe('request budgets shared through Redis', () => {
     const counts = ({ allowed, limit, remaining }: RateDecision) => ({ allowed, limit, remaining });
     expect(remote.map(counts)).toEqual(memory.map(counts));
     remote.forEach((decision, i) => {
-      expect(Math.abs(decision.resetSeconds - (memory[i]?.resetSeconds ?? 0)), `request ${i + 1}`).toBeLessThanOrEqual(1);
-      expect(Math.abs(decision.retryAfterSeconds - (memory[i]?.retryAfterSeconds ?? 0)), `request ${i + 1}`).toBeLessThanOrEqual(1);
+      expect(Math.abs(decision.resetSeconds - (memory[i]?.resetSeconds ?? 0)), `request ${i + 1}`).toBeLessThanOrEqual(
+        1,
+      );
+      expect(
+        Math.abs(decision.retryAfterSeconds - (memory[i]?.retryAfterSeconds ?? 0)),
+        `request ${i + 1}`,
+      ).toBeLessThanOrEqual(1);
     });
     expect(memory[59]).toMatchObject({ allowed: true, limit: 60, remaining: 0, retryAfterSeconds: 0 });
     expect(memory[60]).toMatchObject({ allowed: false, limit: 60, remaining: 0 });
@@ -64,7 +75,11 @@ describe('request budgets shared through Redis', () => {
 
   it('is one budget for every node', async () => {
     const [a, b] = [node(), node()];
-    for (const limits of [a, b]) await vi.waitUntil(async () => (await limits.acquireStream(`warm-${limits.node}`, 1, () => undefined)) !== undefined, { timeout: 5_000, interval: 50 });
+    for (const limits of [a, b])
+      await vi.waitUntil(
+        async () => (await limits.acquireStream(`warm-${limits.node}`, 1, () => undefined)) !== undefined,
+        { timeout: 5_000, interval: 50 },
+      );
     let allowed = 0;
     for (let i = 0; i < 20; i++) if ((await (i % 2 === 0 ? a : b).take('two-nodes', 10)).allowed) allowed++;
     expect(allowed).toBe(10);
@@ -82,13 +97,16 @@ describe('stream leases', () => {
     await redis.stop();
     await redis.start();
     // Waiting on state: the lease is there again (the holder's refresh took it back).
-    await vi.waitUntil(async () => (await probe.get('tps:lease:key-restart:0').catch(() => null)) !== null, { timeout: 10_000, interval: 50 });
+    await vi.waitUntil(async () => (await probe.get('tps:lease:key-restart:0').catch(() => null)) !== null, {
+      timeout: 10_000,
+      interval: 50,
+    });
     await take(b, 'key-restart-b2', 1, () => undefined);
     expect(await b.acquireStream('key-restart', 1, () => undefined)).toBeUndefined();
     expect(lost).not.toHaveBeenCalled();
   });
 
-  it('gives the connection up when another holds its slot by then, and never deletes another\'s lease', async () => {
+  it("gives the connection up when another holds its slot by then, and never deletes another's lease", async () => {
     const a = node();
     const lost = vi.fn();
     const release = await take(a, 'key-taken', 1, lost);
@@ -123,7 +141,10 @@ describe('waiting for a slot (a handover across nodes)', () => {
     const release = await take(a, 'handover-across', 1, () => undefined);
     const waiting = b.acquireStream('handover-across', 1, () => undefined, wait(2_000));
     // The holder goes while b waits (b polls Redis: the release is on another node).
-    await vi.waitUntil(async () => (await probe.get('tps:lease:handover-across:0')) !== null, { timeout: 1_000, interval: 10 });
+    await vi.waitUntil(async () => (await probe.get('tps:lease:handover-across:0')) !== null, {
+      timeout: 1_000,
+      interval: 10,
+    });
     const releasedAt = Date.now();
     release();
     const next = await waiting;

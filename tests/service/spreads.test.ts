@@ -14,7 +14,12 @@ afterAll(async () => service.close());
 describe('spreadOf', () => {
   const pool = (id: string, price: number, tvlAda: number | undefined) => ({ id, price, tvlAda });
   it('is the gap between the cheapest and the dearest pool deep enough, with those two', () => {
-    expect(spreadOf([pool('a', 1, 20_000), pool('b', 1.05, 50_000), pool('c', 0.98, 10_000), pool('thin', 2, 9_999)], 10_000)).toEqual({
+    expect(
+      spreadOf(
+        [pool('a', 1, 20_000), pool('b', 1.05, 50_000), pool('c', 0.98, 10_000), pool('thin', 2, 9_999)],
+        10_000,
+      ),
+    ).toEqual({
       percent: (1.05 / 0.98 - 1) * 100,
       pools: 3,
       low: 'c',
@@ -22,7 +27,9 @@ describe('spreadOf', () => {
     });
   });
   it('is null with fewer than two pools that count (too thin, unpriced, TVL unknown)', () => {
-    expect(spreadOf([pool('a', 1, 20_000), pool('b', 0, 50_000), pool('c', 3, undefined), pool('d', 2, 5)], 10)).toEqual({ percent: null, pools: 1, low: null, high: null });
+    expect(
+      spreadOf([pool('a', 1, 20_000), pool('b', 0, 50_000), pool('c', 3, undefined), pool('d', 2, 5)], 10),
+    ).toEqual({ percent: null, pools: 1, low: null, high: null });
     expect(spreadOf([], 0)).toEqual({ percent: null, pools: 0, low: null, high: null });
   });
 });
@@ -34,13 +41,22 @@ describe('GET /api/x/spreads', () => {
     expect(body.base).toHaveLength(service.runtime.market.pairs.size);
     expect(body.spread_percent.some((s) => s !== null && s > 0)).toBe(true);
     for (const minTvl of [DEFAULT_SPREAD_MIN_TVL_ADA, 0, 250_000]) {
-      const answer = minTvl === DEFAULT_SPREAD_MIN_TVL_ADA ? body : spreadsSchema.parse(await service.getJson(`/api/x/spreads?min_tvl=${minTvl}`));
+      const answer =
+        minTvl === DEFAULT_SPREAD_MIN_TVL_ADA
+          ? body
+          : spreadsSchema.parse(await service.getJson(`/api/x/spreads?min_tvl=${minTvl}`));
       expect(answer.min_tvl).toBe(minTvl);
       for (const [i, aggregate] of answer.aggregate.entries()) {
         if (i % 5 !== 0) continue;
         const pools = pairPoolsResponseSchema.parse(await service.getJson(`/api/x/pair-pools?pool=${aggregate}`));
-        const expected = spreadOf(pools.pools.map((p) => ({ id: p.pool_id, price: p.price, tvlAda: p.tvl_ada })), minTvl);
-        expect({ percent: answer.spread_percent[i], pools: answer.pools[i], low: answer.low[i], high: answer.high[i] }, aggregate).toEqual(expected);
+        const expected = spreadOf(
+          pools.pools.map((p) => ({ id: p.pool_id, price: p.price, tvlAda: p.tvl_ada })),
+          minTvl,
+        );
+        expect(
+          { percent: answer.spread_percent[i], pools: answer.pools[i], low: answer.low[i], high: answer.high[i] },
+          aggregate,
+        ).toEqual(expected);
       }
     }
     const none = spreadsSchema.parse(await service.getJson('/api/x/spreads?min_tvl=1e15'));

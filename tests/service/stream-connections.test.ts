@@ -74,7 +74,10 @@ describe('one stream connection per key', () => {
     expect(response.status).toBe(200);
     expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(1);
     controller.abort();
-    await vi.waitUntil(() => runtimeInternals(service.runtime).hub.connectionCount === 0, { timeout: 2000, interval: 1 });
+    await vi.waitUntil(() => runtimeInternals(service.runtime).hub.connectionCount === 0, {
+      timeout: 2000,
+      interval: 1,
+    });
   });
 });
 
@@ -115,7 +118,10 @@ describe('a client that does not read', () => {
     const slow = await createTestService({ days: 0.5, config: { streamMaxBufferedBytes: bound } });
     try {
       const pools = (await aggregatesByActivity(slow.runtime)).slice(0, 100);
-      const stream = await openStream(slow, pools.map((p) => p.poolId));
+      const stream = await openStream(
+        slow,
+        pools.map((p) => p.poolId),
+      );
       expect(runtimeInternals(slow.runtime).hub.connectionCount).toBe(1);
       // Two hours of trading while the client reads nothing.
       slow.clock.advanceSeconds(7200);

@@ -1,5 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isTradeEvent, tradeEventSchema, type ExtendedStreamLine as StreamLine, type TradeEvent } from '../../src/shared/api/stream';
+import {
+  isTradeEvent,
+  tradeEventSchema,
+  type ExtendedStreamLine as StreamLine,
+  type TradeEvent,
+} from '../../src/shared/api/stream';
 import { historyResponseSchema } from '../../src/shared/api/history';
 import { barsFromEvents } from '../../src/shared/bars';
 import { RESOLUTIONS } from '../../src/shared/resolutions';
@@ -86,7 +91,10 @@ describe('POST /tokens/stream trade events', () => {
 
   beforeAll(async () => {
     // Upper-case IDs are accepted; events name pools in lower case.
-    const stream = await openStream(service, subscribed.map((p) => p.poolId.toUpperCase()));
+    const stream = await openStream(
+      service,
+      subscribed.map((p) => p.poolId.toUpperCase()),
+    );
     expect(await stream.next()).toEqual({ s: 'ok' });
     before = await lastSeq(service.runtime);
     // An hour of live trading: one commit per block, as the live simulator does.
@@ -139,11 +147,15 @@ describe('POST /tokens/stream trade events', () => {
       const mine = events.filter((e) => e.pool_id === pool.poolId && e.block_time >= MIDNIGHT);
       // Volumes have six decimals: summed in millionths they add up exactly.
       const steps: PriceStep[] = mine.map((e) => ({ ...e, volume: Math.round(e.volume * VOLUME_SCALE) }));
-      const body = historyResponseSchema.parse(await service.getJson(historyPath({ symbol: pool.poolId, resolution, from: MIDNIGHT, to, include_tvl: true })));
+      const body = historyResponseSchema.parse(
+        await service.getJson(historyPath({ symbol: pool.poolId, resolution, from: MIDNIGHT, to, include_tvl: true })),
+      );
       expect(barsOf(body)).toEqual(referenceBars(steps, resolution, VOLUME_SCALE));
       // The shared fold (float volume sums) agrees but for rounding in the volume.
       const folded = barsFromEvents(mine, resolution);
-      expect(folded.map((b) => [b.time, b.open, b.high, b.low, b.close, b.tvl])).toEqual(barsOf(body).map((b) => [b.t, b.o, b.h, b.l, b.c, b.tvl]));
+      expect(folded.map((b) => [b.time, b.open, b.high, b.low, b.close, b.tvl])).toEqual(
+        barsOf(body).map((b) => [b.t, b.o, b.h, b.l, b.c, b.tvl]),
+      );
       folded.forEach((b, i) => expectClose(b.volume, body.v[i] ?? Number.NaN, 1e-12));
     }
   });

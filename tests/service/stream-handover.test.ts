@@ -26,7 +26,8 @@ beforeAll(async () => {
 afterAll(async () => service.close());
 
 const refusal = [JSON.stringify({ s: 'error', errmsg: STREAM_ERRORS.connectionLimit })];
-const waiting = (n: number) => vi.waitUntil(() => runtimeInternals(service.runtime).hub.waitingCount === n, { timeout: 2_000, interval: 1 });
+const waiting = (n: number) =>
+  vi.waitUntil(() => runtimeInternals(service.runtime).hub.waitingCount === n, { timeout: 2_000, interval: 1 });
 const pool = () => ensureDefined(pools[0]).poolId;
 
 describe('a stream waiting for its key’s slot', () => {
@@ -90,7 +91,9 @@ describe('a stream waiting for its key’s slot', () => {
     const holder = await openStream(service, [pool()]);
     expect(await holder.next()).toEqual({ s: 'ok' });
     const controller = new AbortController();
-    const gone = service.request(`${API}/tokens/stream`, { ...streamInit([pool()]), signal: controller.signal }).catch(() => undefined);
+    const gone = service
+      .request(`${API}/tokens/stream`, { ...streamInit([pool()]), signal: controller.signal })
+      .catch(() => undefined);
     await waiting(1);
     controller.abort();
     await waiting(0);

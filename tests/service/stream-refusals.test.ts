@@ -64,7 +64,9 @@ describe('POST /tokens/stream documented refusals', () => {
   it('counts a pool listed twice once', async () => {
     const limit = ensureDefined(DEFAULT_PLANS.free).poolsPerStream;
     const ids = aggregates.slice(0, limit).map((p) => p.poolId);
-    const stream = await openStream(service, [...ids, ...ids.map((id) => id.toUpperCase())], { key: await service.newKey('free') });
+    const stream = await openStream(service, [...ids, ...ids.map((id) => id.toUpperCase())], {
+      key: await service.newKey('free'),
+    });
     expect(await stream.next()).toEqual({ s: 'ok' });
     await stream.cancel();
   });
@@ -99,7 +101,9 @@ describe('POST /tokens/stream documented refusals', () => {
     });
     const response = await service.request(STREAM_PATH, { method: 'POST', body, duplex: 'half' } as RequestInit);
     const lines = await readStream(response).readToEnd();
-    expect(streamErrorSchema.parse(JSON.parse(lines[0] ?? '')).errmsg.startsWith(STREAM_ERRORS.bodyTooLarge)).toBe(true);
+    expect(streamErrorSchema.parse(JSON.parse(lines[0] ?? '')).errmsg.startsWith(STREAM_ERRORS.bodyTooLarge)).toBe(
+      true,
+    );
     expect(runtimeInternals(service.runtime).hub.connectionCount).toBe(0);
   });
 

@@ -18,9 +18,18 @@ let body: string;
 
 beforeAll(async () => {
   // A server process of its own: in one process with the client, the event loop's order hides the race.
-  server = await startServerProcess({ args: ['--pools', '60', '--days', '0.2'], env: { TOKEN_API_KEYS: `${KEY}:pro` } });
+  server = await startServerProcess({
+    args: ['--pools', '60', '--days', '0.2'],
+    env: { TOKEN_API_KEYS: `${KEY}:pro` },
+  });
   port = Number(new URL(server.origin).port);
-  const info = symbolInfoResponseSchema.parse(await (await fetch(`${server.origin}/api/v1/symbol_info?group=Aggregate`, { headers: { Authorization: `Bearer ${KEY}` } })).json());
+  const info = symbolInfoResponseSchema.parse(
+    await (
+      await fetch(`${server.origin}/api/v1/symbol_info?group=Aggregate`, {
+        headers: { Authorization: `Bearer ${KEY}` },
+      })
+    ).json(),
+  );
   body = JSON.stringify([info.ticker[0]]);
 }, 60_000);
 afterAll(async () => server.stop());
@@ -29,7 +38,13 @@ afterAll(async () => server.stop());
 function openStream(): Promise<{ first: string; req: ClientRequest }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/api/v1/tokens/stream', method: 'POST', headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/v1/tokens/stream',
+        method: 'POST',
+        headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => {

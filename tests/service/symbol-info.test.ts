@@ -48,7 +48,10 @@ describe('GET /symbol_info?group=Aggregate', () => {
 
   it('names ADA pairs ADA.<QUOTE> with an empty base-currency', async () => {
     const rows = symbolInfoRows(await symbolInfo('Aggregate'));
-    const snek = ensureDefined(rows.find((r) => r.symbol === 'ADA.SNEK_Aggregate_Pool1'), 'ADA.SNEK');
+    const snek = ensureDefined(
+      rows.find((r) => r.symbol === 'ADA.SNEK_Aggregate_Pool1'),
+      'ADA.SNEK',
+    );
     expect(snek.description).toBe('ADA/SNEK on Aggregate');
     expect(snek.baseCurrency).toBe('');
     expect(snek.currency).toBe('279c909f348e533da5808898f87f9a14bb2c3dfbbacccd631d927a3f534e454b');
@@ -70,7 +73,9 @@ describe('GET /symbol_info?group=Aggregate', () => {
     for (const ticker of body.ticker.slice(0, 5)) {
       expect(isPoolId(ticker)).toBe(true);
       expect(ticker).toBe(ticker.toLowerCase());
-      historyResponseSchema.parse(await service.getJson(historyPath({ symbol: ticker, resolution: '1d', from: to - 3 * 86_400, to })));
+      historyResponseSchema.parse(
+        await service.getJson(historyPath({ symbol: ticker, resolution: '1d', from: to - 3 * 86_400, to })),
+      );
     }
   });
 });
@@ -97,7 +102,8 @@ describe('GET /symbol_info per DEX group', () => {
         const earlier = pool.pair.pools.filter((p) => p.group === group && p.n < pool.n);
         for (const p of earlier) expect(p.id).toBeLessThan(pool.id);
       }
-      for (const numbers of byPair.values()) expect([...numbers].sort((a, b) => a - b)).toEqual(numbers.map((_, i) => i + 1));
+      for (const numbers of byPair.values())
+        expect([...numbers].sort((a, b) => a - b)).toEqual(numbers.map((_, i) => i + 1));
     }
     expect(total).toBe(market.pools.size - market.pairs.size);
   });
@@ -138,8 +144,12 @@ describe('GET /symbol_info without group', () => {
   it('lets /history find a pool by its symbol name as well as by its ticker', async () => {
     const body = await symbolInfo('Aggregate');
     const to = service.clock.seconds();
-    const byName = await service.getJson(historyPath({ symbol: ensureDefined(body.symbol[0]), resolution: '60min', from: to - 86_400, to }));
-    const byTicker = await service.getJson(historyPath({ symbol: ensureDefined(body.ticker[0]), resolution: '60min', from: to - 86_400, to }));
+    const byName = await service.getJson(
+      historyPath({ symbol: ensureDefined(body.symbol[0]), resolution: '60min', from: to - 86_400, to }),
+    );
+    const byTicker = await service.getJson(
+      historyPath({ symbol: ensureDefined(body.ticker[0]), resolution: '60min', from: to - 86_400, to }),
+    );
     expect(byName).toEqual(byTicker);
   });
 });
@@ -182,7 +192,9 @@ describe('GET /symbol_info transfer', () => {
 
   it('answers 304 to an If-None-Match list or weak form that holds the current ETag', async () => {
     const etag = ensureDefined((await service.request(symbolInfoPath('Splash'))).headers.get('ETag'));
-    const listed = await service.request(symbolInfoPath('Splash'), { headers: { 'If-None-Match': `"other", ${etag}` } });
+    const listed = await service.request(symbolInfoPath('Splash'), {
+      headers: { 'If-None-Match': `"other", ${etag}` },
+    });
     expect(listed.status).toBe(304);
     const weak = await service.request(symbolInfoPath('Splash'), { headers: { 'If-None-Match': `W/${etag}` } });
     expect(weak.status).toBe(304);
@@ -199,7 +211,7 @@ describe('GET /symbol_info group names', () => {
 });
 
 describe('GET /symbol_info on a market that changes', () => {
-  it('lists a new pool at once, numbered after the pair\'s pools in its group, under a new ETag', async () => {
+  it("lists a new pool at once, numbered after the pair's pools in its group, under a new ETag", async () => {
     const { market } = service.runtime;
     const { ingestor } = runtimeInternals(service.runtime);
     const before = await service.request(symbolInfoPath('Minswap'));
@@ -209,7 +221,14 @@ describe('GET /symbol_info on a market that changes', () => {
     const pair = existing.pair;
     const inGroup = pair.pools.filter((p) => p.group === 'Minswap').length;
     const poolId = 'ab'.repeat(28);
-    ingestor.addPool(pair, { poolId, group: 'Minswap', baseReserve: existing.baseReserve, quoteReserve: existing.quoteReserve, feeBps: 30, simulated: false });
+    ingestor.addPool(pair, {
+      poolId,
+      group: 'Minswap',
+      baseReserve: existing.baseReserve,
+      quoteReserve: existing.quoteReserve,
+      feeBps: 30,
+      simulated: false,
+    });
     await ingestor.commit();
 
     const after = await service.request(symbolInfoPath('Minswap'), { headers: { 'If-None-Match': etag } });

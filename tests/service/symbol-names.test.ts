@@ -55,7 +55,8 @@ describe('symbol names of look-alike tokens', () => {
 
   it('answer a request by name for the pool symbol_info lists under it', async () => {
     for (const row of await symbols()) {
-      const query = (symbol: string) => `/api/v1/history?symbol=${encodeURIComponent(symbol)}&resolution=1d&from=${DAY}&to=${DAY + 86_400}`;
+      const query = (symbol: string) =>
+        `/api/v1/history?symbol=${encodeURIComponent(symbol)}&resolution=1d&from=${DAY}&to=${DAY + 86_400}`;
       const byName = await service.getJson(query(row.symbol));
       expect(byName, row.symbol).toEqual(await service.getJson(query(row.ticker)));
       expect((byName as { c: number[] }).c.length).toBe(1);
@@ -65,7 +66,31 @@ describe('symbol names of look-alike tokens', () => {
 
 describe('SymbolNames, on random adversarial markets', () => {
   /** Characters of look-alike tickers: letters, their full-width and Cyrillic twins, invisibles, bidi controls, separators. */
-  const ALPHABET = ['S', 'N', 'E', 'K', 's', 'Ｓ', 'Ｎ', 'Е', '\u200B', '\u2060', '\u202E', '\u2066', '\uFEFF', '\u00AD', '.', '_', ' ', '-', '\\', 'u', '2', '0', 'B'];
+  const ALPHABET = [
+    'S',
+    'N',
+    'E',
+    'K',
+    's',
+    'Ｓ',
+    'Ｎ',
+    'Е',
+    '\u200B',
+    '\u2060',
+    '\u202E',
+    '\u2066',
+    '\uFEFF',
+    '\u00AD',
+    '.',
+    '_',
+    ' ',
+    '-',
+    '\\',
+    'u',
+    '2',
+    '0',
+    'B',
+  ];
 
   it('name every pool once and find each pool by its name, as 150 adversarial tokens arrive one by one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'symbol-names-random-'));
@@ -82,7 +107,14 @@ describe('SymbolNames, on random adversarial markets', () => {
         const unit = `${prefix}${(made + 0x10000).toString(16)}`.padEnd(64, '0');
         const ticker = Array.from({ length: 1 + pick(6) }, () => ALPHABET[pick(ALPHABET.length)] ?? '').join('');
         const token = ingestor.addToken({ unit, ticker, name: ticker, decimals: 0, logoKind: LOGO_NONE });
-        ingestor.addPool(ingestor.ensurePair(ada, token), { poolId: (made + 0x1000).toString(16), group: 'MinswapV2', baseReserve: 1, quoteReserve: 1, feeBps: 30, simulated: false });
+        ingestor.addPool(ingestor.ensurePair(ada, token), {
+          poolId: (made + 0x1000).toString(16),
+          group: 'MinswapV2',
+          baseReserve: 1,
+          quoteReserve: 1,
+          feeBps: 30,
+          simulated: false,
+        });
         const pools = [...handle.market.pools.values()];
         expect(new Set(pools.map((pool) => names.name(pool))).size).toBe(pools.length);
         const tickers = [...handle.market.tokens.values()].map((t) => names.ticker(t));

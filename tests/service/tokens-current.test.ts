@@ -36,8 +36,18 @@ interface Side {
   tvl: (t: StoredTrade) => number;
   prevTvl: (t: StoredTrade) => number;
 }
-const AGG: Side = { price: (t) => t.aggPrice, prevPrice: (t) => t.aggPrevPrice, tvl: (t) => t.aggTvl, prevTvl: (t) => t.aggPrevTvl };
-const POOL: Side = { price: (t) => t.price, prevPrice: (t) => t.prevPrice, tvl: (t) => t.tvl, prevTvl: (t) => t.prevTvl };
+const AGG: Side = {
+  price: (t) => t.aggPrice,
+  prevPrice: (t) => t.aggPrevPrice,
+  tvl: (t) => t.aggTvl,
+  prevTvl: (t) => t.aggPrevTvl,
+};
+const POOL: Side = {
+  price: (t) => t.price,
+  prevPrice: (t) => t.prevPrice,
+  tvl: (t) => t.tvl,
+  prevTvl: (t) => t.prevTvl,
+};
 
 /** The statistics the decisions define, computed from the stored trades alone. */
 function expectedStats(trades: readonly StoredTrade[], side: Side, now: number): TokenStats {
@@ -48,7 +58,8 @@ function expectedStats(trades: readonly StoredTrade[], side: Side, now: number):
     const after = ensureDefined(trades.find((t) => t.blockTime > at));
     return { price: side.prevPrice(after), tvl: side.prevTvl(after) };
   };
-  const volume = (since: number) => trades.filter((t) => t.blockTime > since).reduce((s, t) => s + t.volume, 0) / VOLUME_SCALE;
+  const volume = (since: number) =>
+    trades.filter((t) => t.blockTime > since).reduce((s, t) => s + t.volume, 0) / VOLUME_SCALE;
   const price = side.price(last);
   const tvl = side.tvl(last);
   const hour = stateAt(now - 3600);
@@ -111,14 +122,21 @@ describe('GET /tokens/current', () => {
       expect(later.daily_volume).toBeGreaterThan(0);
       quiet.clock.advanceSeconds(25 * 3600);
       const dayLater = tokenStatsSchema.parse(await quiet.getJson(tokensCurrentPath({ pool: pool.poolId })));
-      expect(dayLater).toMatchObject({ daily_volume: 0, daily_price_change: 0, daily_tvl_change: 0, current_tvl: before.current_tvl });
+      expect(dayLater).toMatchObject({
+        daily_volume: 0,
+        daily_price_change: 0,
+        daily_tvl_change: 0,
+        current_tvl: before.current_tvl,
+      });
     } finally {
       quiet.close();
     }
   });
 
   it('accepts hex in upper case', async () => {
-    expect(await stats({ policy: aggregate.pair.quote.unit.toUpperCase() })).toEqual(await stats({ policy: aggregate.pair.quote.unit }));
+    expect(await stats({ policy: aggregate.pair.quote.unit.toUpperCase() })).toEqual(
+      await stats({ policy: aggregate.pair.quote.unit }),
+    );
     expect(await stats({ pool: dexPool.poolId.toUpperCase() })).toEqual(await stats({ pool: dexPool.poolId }));
   });
 });
@@ -127,14 +145,27 @@ describe('GET /tokens/current on a market that changes', () => {
   it('answers 404 for a known token without an ADA pool, and describes a new pool without trades by its reserves', async () => {
     const { market } = service.runtime;
     const { ingestor } = runtimeInternals(service.runtime);
-    const token = ingestor.addToken({ unit: `${fakeHex(28, 'b')}41424344`, ticker: 'ABCD', name: 'Test', decimals: 6, logoKind: 0 });
+    const token = ingestor.addToken({
+      unit: `${fakeHex(28, 'b')}41424344`,
+      ticker: 'ABCD',
+      name: 'Test',
+      decimals: 6,
+      logoKind: 0,
+    });
     await ingestor.commit();
     const lonely = await tokenError(tokensCurrentPath({ policy: token.unit }), 404);
     expect(lonely.detail[0]?.msg).toMatch(/ADA pool/);
 
     const ada = ensureDefined(market.tokens.get(''));
     const pair = ingestor.ensurePair(ada, token);
-    const pool = ingestor.addPool(pair, { poolId: fakeHex(28, 'f'), group: 'Minswap', baseReserve: 5_000e6, quoteReserve: 20_000e6, feeBps: 30, simulated: false });
+    const pool = ingestor.addPool(pair, {
+      poolId: fakeHex(28, 'f'),
+      group: 'Minswap',
+      baseReserve: 5_000e6,
+      quoteReserve: 20_000e6,
+      feeBps: 30,
+      simulated: false,
+    });
     await ingestor.commit();
     const body = await stats({ policy: token.unit.toUpperCase() });
     expect(body).toEqual({
@@ -153,7 +184,10 @@ describe('GET /tokens/current on a market that changes', () => {
 
 describe('GET /tokens/current errors', () => {
   it('answers 422 when both policy and pool are given', async () => {
-    const body = await tokenError(tokensCurrentPath({ policy: aggregate.pair.quote.unit, pool: aggregate.poolId }), 422);
+    const body = await tokenError(
+      tokensCurrentPath({ policy: aggregate.pair.quote.unit, pool: aggregate.poolId }),
+      422,
+    );
     expect(body.detail[0]?.loc[0]).toBe('query');
     await tokenError(tokensCurrentPath({ policy: '', pool: '' }), 422);
   });
@@ -187,7 +221,13 @@ describe('GET /tokens/current errors', () => {
   });
 
   it('answers 404 to an unknown token or pool', async () => {
-    expect((await tokenError(tokensCurrentPath({ policy: UNKNOWN_TOKEN }), 404)).detail[0]?.loc).toEqual(['query', 'policy']);
-    expect((await tokenError(tokensCurrentPath({ pool: UNKNOWN_POOL }), 404)).detail[0]?.loc).toEqual(['query', 'pool']);
+    expect((await tokenError(tokensCurrentPath({ policy: UNKNOWN_TOKEN }), 404)).detail[0]?.loc).toEqual([
+      'query',
+      'policy',
+    ]);
+    expect((await tokenError(tokensCurrentPath({ pool: UNKNOWN_POOL }), 404)).detail[0]?.loc).toEqual([
+      'query',
+      'pool',
+    ]);
   });
 });

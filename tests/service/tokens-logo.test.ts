@@ -92,10 +92,20 @@ describe('GET /tokens/logo/{token}', () => {
 const IMAGE_ACCEPT = 'image/png, image/jpeg, image/gif, image/webp, */*';
 
 /** What Chromium sends with a page's plain `fetch(url, { headers: { Authorization } })` to another origin. */
-const BROWSER_FETCH = { Accept: '*/*', 'Sec-Fetch-Dest': 'empty', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Site': 'same-site', Origin: 'http://127.0.0.1:5173' };
+const BROWSER_FETCH = {
+  Accept: '*/*',
+  'Sec-Fetch-Dest': 'empty',
+  'Sec-Fetch-Mode': 'cors',
+  'Sec-Fetch-Site': 'same-site',
+  Origin: 'http://127.0.0.1:5173',
+};
 
 /** What Chromium sends for an `<img>`. */
-const BROWSER_IMG = { Accept: 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8', 'Sec-Fetch-Dest': 'image', 'Sec-Fetch-Mode': 'no-cors' };
+const BROWSER_IMG = {
+  Accept: 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8',
+  'Sec-Fetch-Dest': 'image',
+  'Sec-Fetch-Mode': 'no-cors',
+};
 
 /** What Node's fetch sends by default (undici sets Sec-Fetch-Mode itself, never Sec-Fetch-Dest). */
 const NODE_FETCH = { Accept: '*/*', 'Accept-Language': '*', 'Sec-Fetch-Mode': 'cors', 'User-Agent': 'node' };
@@ -141,15 +151,29 @@ describe('GET /tokens/logo/{token}: the PNG for browsers, the spec’s JSON for 
 
   it('keeps the spec’s JSON for programs: no Accept, */* (curl, Python requests), Node’s fetch with its Sec-Fetch-Mode', async () => {
     const unit = ensureDefined(tokensWithLogo(service.runtime, 1)[0]).unit;
-    for (const headers of [{}, { Accept: '*/*' }, { Accept: '*/*;q=0.8' }, NODE_FETCH] as Record<string, string>[]) await expectJson(unit, headers);
+    for (const headers of [{}, { Accept: '*/*' }, { Accept: '*/*;q=0.8' }, NODE_FETCH] as Record<string, string>[])
+      await expectJson(unit, headers);
   });
 
   it('lets an explicit Accept win, for browsers and programs alike (quality first, then order)', async () => {
     const unit = ensureDefined(tokensWithLogo(service.runtime, 1)[0]).unit;
-    for (const accept of ['application/json', 'application/json, image/png', 'image/png;q=0, application/json', 'text/html', 'image/png;q=0.5, application/json', 'application/*, image/png']) {
+    for (const accept of [
+      'application/json',
+      'application/json, image/png',
+      'image/png;q=0, application/json',
+      'text/html',
+      'image/png;q=0.5, application/json',
+      'application/*, image/png',
+    ]) {
       await expectJson(unit, { ...BROWSER_FETCH, Accept: accept });
     }
-    for (const accept of [IMAGE_ACCEPT, 'image/*', 'image/png', 'application/json;q=0.5, image/png', 'image/png, application/json']) {
+    for (const accept of [
+      IMAGE_ACCEPT,
+      'image/*',
+      'image/png',
+      'application/json;q=0.5, image/png',
+      'image/png, application/json',
+    ]) {
       await expectImage(unit, { ...NODE_FETCH, Accept: accept });
     }
   });

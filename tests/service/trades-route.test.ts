@@ -17,12 +17,22 @@ describe('GET /api/x/trades', () => {
   it('gives a DEX pool’s trades newest first, as stored, with side and amounts', async () => {
     const { dexPool } = await busiestPools(service.runtime);
     const body = tradesResponseSchema.parse(await service.getJson(`/api/x/trades?pool=${dexPool.poolId}&limit=5`));
-    const stored = (await runtimeInternals(service.runtime).store.trades.list({ pool: dexPool.id })).sort((a, b) => b.blockTime - a.blockTime || b.seq - a.seq).slice(0, 5);
+    const stored = (await runtimeInternals(service.runtime).store.trades.list({ pool: dexPool.id }))
+      .sort((a, b) => b.blockTime - a.blockTime || b.seq - a.seq)
+      .slice(0, 5);
     expect(body.trades.map((t) => t.id)).toEqual(stored.map((t) => t.eventId));
     for (const [i, t] of body.trades.entries()) {
       const r = stored[i];
       if (!r) throw new Error('missing');
-      expect(t).toMatchObject({ time: r.blockTime, pool_id: dexPool.poolId, group: dexPool.group, price: r.price, previous_price: r.prevPrice, base_amount: r.volume / VOLUME_SCALE, tvl: r.tvl });
+      expect(t).toMatchObject({
+        time: r.blockTime,
+        pool_id: dexPool.poolId,
+        group: dexPool.group,
+        price: r.price,
+        previous_price: r.prevPrice,
+        base_amount: r.volume / VOLUME_SCALE,
+        tvl: r.tvl,
+      });
       expect(t.side).toBe(r.price >= r.prevPrice ? 'buy' : 'sell');
       expect(t.quote_amount).toBeCloseTo(t.base_amount / ((r.price + r.prevPrice) / 2), 9);
     }
@@ -35,7 +45,9 @@ describe('GET /api/x/trades', () => {
     let cursor: string | null = null;
     do {
       const query: string = cursor === null ? '' : `&before=${cursor}`;
-      const page = tradesResponseSchema.parse(await service.getJson(`/api/x/trades?pool=${aggregate.poolId}&limit=37${query}`));
+      const page = tradesResponseSchema.parse(
+        await service.getJson(`/api/x/trades?pool=${aggregate.poolId}&limit=37${query}`),
+      );
       for (const t of page.trades) {
         expect(aggregate.pair.pools.map((p) => p.poolId)).toContain(t.pool_id);
         seen.push(t.id);

@@ -67,8 +67,12 @@ describe('TradingView UDF routes', () => {
     const byTicker = symbolSchema.parse((await json(`/udf/symbols?symbol=${aggregate.poolId}`)).body);
     expect(byTicker.ticker).toBe(aggregate.poolId);
     expect(byTicker.exchange).toBe('Aggregate');
-    expect(symbolSchema.parse((await json(`/udf/symbols?symbol=${encodeURIComponent(byTicker.name)}`)).body)).toEqual(byTicker);
-    expect(symbolSchema.parse((await json(`/udf/symbols?symbol=${encodeURIComponent(`Aggregate:${byTicker.name}`)}`)).body)).toEqual(byTicker);
+    expect(symbolSchema.parse((await json(`/udf/symbols?symbol=${encodeURIComponent(byTicker.name)}`)).body)).toEqual(
+      byTicker,
+    );
+    expect(
+      symbolSchema.parse((await json(`/udf/symbols?symbol=${encodeURIComponent(`Aggregate:${byTicker.name}`)}`)).body),
+    ).toEqual(byTicker);
     const unknown = await json('/udf/symbols?symbol=NOPE.NOPE_Minswap_Pool1');
     expect(unknown.status).toBe(404);
     expect(priceErrorSchema.parse(unknown.body).errmsg).toBe('unknown_symbol');
@@ -78,11 +82,22 @@ describe('TradingView UDF routes', () => {
     const { aggregate } = await busiestPools(service.runtime);
     const quote = aggregate.pair.quote.ticker;
     const found = z
-      .array(z.object({ symbol: z.string(), full_name: z.string(), description: z.string(), exchange: z.string(), ticker: z.string(), type: z.string() }))
+      .array(
+        z.object({
+          symbol: z.string(),
+          full_name: z.string(),
+          description: z.string(),
+          exchange: z.string(),
+          ticker: z.string(),
+          type: z.string(),
+        }),
+      )
       .parse((await json(`/udf/search?query=${quote.toLowerCase()}&type=&exchange=Aggregate&limit=5`)).body);
     expect(found.length).toBeGreaterThan(0);
     expect(found.length).toBeLessThanOrEqual(5);
-    expect(found.every((s) => s.exchange === 'Aggregate' && s.symbol.toLowerCase().includes(quote.toLowerCase()))).toBe(true);
+    expect(found.every((s) => s.exchange === 'Aggregate' && s.symbol.toLowerCase().includes(quote.toLowerCase()))).toBe(
+      true,
+    );
     expect(found[0]?.full_name).toBe(`Aggregate:${found[0]?.symbol}`);
   });
 
@@ -90,9 +105,17 @@ describe('TradingView UDF routes', () => {
     const { aggregate } = await busiestPools(service.runtime);
     const to = service.clock.seconds();
     const from = to - 86_400;
-    for (const [udf, ours] of [['1', '1min'], ['60', '60min'], ['1D', '1d']] as const) {
-      const mine = historyResponseSchema.parse((await json(`/udf/history?symbol=${aggregate.poolId}&resolution=${udf}&from=${from}&to=${to}`)).body);
-      const spec = historyResponseSchema.parse(await service.getJson(`${API}/history?symbol=${aggregate.poolId}&resolution=${ours}&from=${from}&to=${to}`));
+    for (const [udf, ours] of [
+      ['1', '1min'],
+      ['60', '60min'],
+      ['1D', '1d'],
+    ] as const) {
+      const mine = historyResponseSchema.parse(
+        (await json(`/udf/history?symbol=${aggregate.poolId}&resolution=${udf}&from=${from}&to=${to}`)).body,
+      );
+      const spec = historyResponseSchema.parse(
+        await service.getJson(`${API}/history?symbol=${aggregate.poolId}&resolution=${ours}&from=${from}&to=${to}`),
+      );
       expect(mine).toEqual(spec);
       expect(mine.t.length).toBeGreaterThan(0);
     }
@@ -101,10 +124,14 @@ describe('TradingView UDF routes', () => {
   it('/history gives countback bars before `to`, and no_data with nextTime for an empty range', async () => {
     const { aggregate } = await busiestPools(service.runtime);
     const to = service.clock.seconds();
-    const last = historyResponseSchema.parse((await json(`/udf/history?symbol=${aggregate.poolId}&resolution=60&from=${to - 60}&to=${to}&countback=5`)).body);
+    const last = historyResponseSchema.parse(
+      (await json(`/udf/history?symbol=${aggregate.poolId}&resolution=60&from=${to - 60}&to=${to}&countback=5`)).body,
+    );
     expect(last.t.length).toBe(5);
     const lastBar = ensureDefined(last.t.at(-1));
-    const empty = (await json(`/udf/history?symbol=${aggregate.poolId}&resolution=60&from=${to + 3600}&to=${to + 7200}`)).body;
+    const empty = (
+      await json(`/udf/history?symbol=${aggregate.poolId}&resolution=60&from=${to + 3600}&to=${to + 7200}`)
+    ).body;
     expect(empty).toEqual({ s: 'no_data', nextTime: lastBar });
     const before = (await json(`/udf/history?symbol=${aggregate.poolId}&resolution=1D&from=0&to=86400`)).body;
     expect(before).toEqual({ s: 'no_data' });

@@ -6,7 +6,9 @@ const options = { initialMs: 1000, maxMs: 30_000 };
 describe('backoffDelay', () => {
   it('doubles from the first delay up to the cap (top of the jitter band)', () => {
     const top = () => 1 - 1e-9;
-    expect([0, 1, 2, 3, 4, 5, 6, 50].map((attempt) => backoffDelay(attempt, options, top))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000]);
+    expect([0, 1, 2, 3, 4, 5, 6, 50].map((attempt) => backoffDelay(attempt, options, top))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000,
+    ]);
   });
 
   it('jitters each delay within [half, all] of its step', () => {

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { applyEvent, barsFromEvents, rollupBars, type BarEvent } from '../../src/shared/bars';
 import { RESOLUTIONS, bucketStart } from '../../src/shared/resolutions';
 
-const event = (block_time: number, previous_price: number, current_price: number, volume = 1, current_tvl = 100): BarEvent => ({
+const event = (
+  block_time: number,
+  previous_price: number,
+  current_price: number,
+  volume = 1,
+  current_tvl = 100,
+): BarEvent => ({
   block_time,
   previous_price,
   current_price,
@@ -13,7 +19,10 @@ const event = (block_time: number, previous_price: number, current_price: number
 
 describe('bar rule', () => {
   it('opens at the first previous_price, closes at the last current_price and spans every price between', () => {
-    const [bar] = barsFromEvents([event(60, 10, 12, 2, 500), event(70, 12, 8, 3, 480), event(119, 8, 9, 5, 490)], '1min');
+    const [bar] = barsFromEvents(
+      [event(60, 10, 12, 2, 500), event(70, 12, 8, 3, 480), event(119, 8, 9, 5, 490)],
+      '1min',
+    );
     expect(bar).toEqual({ time: 60, open: 10, high: 12, low: 8, close: 9, volume: 10, tvl: 490 });
   });
 
@@ -38,7 +47,12 @@ describe('bar rule', () => {
 
   it('a coarse bar equals the rollup of the fine bars inside it, at every resolution', () => {
     const events = fc.array(
-      fc.record({ dt: fc.integer({ min: 0, max: 4000 }), price: fc.double({ min: 0.001, max: 1000, noNaN: true }), volume: fc.integer({ min: 0, max: 1e6 }), tvl: fc.double({ min: 1, max: 1e9, noNaN: true }) }),
+      fc.record({
+        dt: fc.integer({ min: 0, max: 4000 }),
+        price: fc.double({ min: 0.001, max: 1000, noNaN: true }),
+        volume: fc.integer({ min: 0, max: 1e6 }),
+        tvl: fc.double({ min: 1, max: 1e9, noNaN: true }),
+      }),
       { maxLength: 200 },
     );
     fc.assert(

@@ -10,7 +10,17 @@ const KEYED = {
   postgres: 'postgres://dbuserSECRET:dbpassSECRET@db.internal:5433/dbnameSECRET',
   upstream: 'https://api.example.com/tenantSECRET',
 } as const;
-const SECRETS = ['HOSTKEY1234', 'hostkey1234', 'PATHKEY5678', 'QUERYKEY9012', 'USERINFOKEY3456', 'dbuserSECRET', 'dbpassSECRET', 'dbnameSECRET', 'tenantSECRET'];
+const SECRETS = [
+  'HOSTKEY1234',
+  'hostkey1234',
+  'PATHKEY5678',
+  'QUERYKEY9012',
+  'USERINFOKEY3456',
+  'dbuserSECRET',
+  'dbpassSECRET',
+  'dbnameSECRET',
+  'tenantSECRET',
+];
 
 function expectNoSecret(text: string): void {
   for (const secret of SECRETS) expect(text).not.toContain(secret);
@@ -45,10 +55,22 @@ describe('redactText', () => {
 
   // The texts the client libraries give, as they gave them on this machine for such addresses.
   it.each([
-    ['the Ogmios client, refused', 'request to http://127.0.0.1:1/dmtrPATHKEY5678/health failed, reason: connect ECONNREFUSED 127.0.0.1:1'],
-    ['the Ogmios client, garbage', 'invalid json response body at http://127.0.0.1:1/dmtrPATHKEY5678/health reason: Unexpected token'],
-    ['the Ogmios client, unknown host', 'request to https://dmtrhostkey1234.cardano-mainnet-v6.ogmios-m1.demeter.run/health failed, reason: getaddrinfo ENOTFOUND dmtrhostkey1234.cardano-mainnet-v6.ogmios-m1.demeter.run'],
-    ['a WebSocket URL with its query', 'Unexpected server response: 403 at wss://ogmios.example.com/v6?dmtr-api-key=QUERYKEY9012'],
+    [
+      'the Ogmios client, refused',
+      'request to http://127.0.0.1:1/dmtrPATHKEY5678/health failed, reason: connect ECONNREFUSED 127.0.0.1:1',
+    ],
+    [
+      'the Ogmios client, garbage',
+      'invalid json response body at http://127.0.0.1:1/dmtrPATHKEY5678/health reason: Unexpected token',
+    ],
+    [
+      'the Ogmios client, unknown host',
+      'request to https://dmtrhostkey1234.cardano-mainnet-v6.ogmios-m1.demeter.run/health failed, reason: getaddrinfo ENOTFOUND dmtrhostkey1234.cardano-mainnet-v6.ogmios-m1.demeter.run',
+    ],
+    [
+      'a WebSocket URL with its query',
+      'Unexpected server response: 403 at wss://ogmios.example.com/v6?dmtr-api-key=QUERYKEY9012',
+    ],
     ['a query value alone', 'key QUERYKEY9012 refused'],
     ['PostgreSQL, a database', 'database "dbnameSECRET" does not exist'],
     ['PostgreSQL, a role', 'password authentication failed for user "dbuserSECRET"'],
@@ -62,9 +84,12 @@ describe('redactText', () => {
   });
 
   it('keeps the shape of the text: what failed, and where, but for the parts', () => {
-    expect(redactText('request to http://127.0.0.1:1/dmtrPATHKEY5678/health failed, reason: connect ECONNREFUSED 127.0.0.1:1', all)).toBe(
-      `request to http://${REDACTED}:1/${REDACTED}/health failed, reason: connect ECONNREFUSED ${REDACTED}:1`,
-    );
+    expect(
+      redactText(
+        'request to http://127.0.0.1:1/dmtrPATHKEY5678/health failed, reason: connect ECONNREFUSED 127.0.0.1:1',
+        all,
+      ),
+    ).toBe(`request to http://${REDACTED}:1/${REDACTED}/health failed, reason: connect ECONNREFUSED ${REDACTED}:1`);
   });
 
   it('removes percent-encoded and decoded forms alike', () => {

@@ -49,7 +49,6 @@ export const UNKNOWN_TOKEN = `${fakeHex(28, 'c')}${fakeHex(4, 'd')}`;
 /** A well-formed pool ID no market holds. */
 export const UNKNOWN_POOL = fakeHex(28, 'e');
 
-
 /** /history's columns as one object per bar. */
 export function barsOf(body: HistoryResponse): WireBar[] {
   return body.t.map((t, i) => ({

@@ -71,7 +71,12 @@ export function wireOutput(o: FixtureOutput): Record<string, unknown> {
     if (unit === 'lovelace') value.ada = { lovelace: BigInt(amount) };
     else (value[unit.slice(0, 56)] ??= {})[unit.slice(56)] = BigInt(amount);
   }
-  return { address: o.address, value, ...(o.datum ? { datum: o.datum } : {}), ...(o.datumHash ? { datumHash: o.datumHash } : {}) };
+  return {
+    address: o.address,
+    value,
+    ...(o.datum ? { datum: o.datum } : {}),
+    ...(o.datumHash ? { datumHash: o.datumHash } : {}),
+  };
 }
 
 /** One block after `parent` holding the fixture outputs, each at its real index of its transaction. */
@@ -89,5 +94,13 @@ export function fixtureBlock(parent: OgmiosWireBlock, outputs: readonly FixtureO
     }
     return { id, spends: 'inputs', outputs: slots, datums };
   });
-  return { type: 'praos', era: 'babbage', id: 'fe'.repeat(32), height: parent.height + 1, slot: parent.slot + 20, ancestor: parent.id, transactions };
+  return {
+    type: 'praos',
+    era: 'babbage',
+    id: 'fe'.repeat(32),
+    height: parent.height + 1,
+    slot: parent.slot + 20,
+    ancestor: parent.id,
+    transactions,
+  };
 }

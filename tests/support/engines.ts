@@ -17,7 +17,8 @@ const REDIS_SERVER = process.env.REDIS_SERVER ?? 'redis-server';
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before accepting connections:\n${output()}`);
+    if (child.exitCode !== null)
+      throw new Error(`the server exited (${child.exitCode}) before accepting connections:\n${output()}`);
     const open = await new Promise<boolean>((resolve) => {
       const socket = createConnection({ port, host: '127.0.0.1' });
       socket.once('connect', () => {
@@ -27,7 +28,8 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number,
       socket.once('error', () => resolve(false));
     });
     if (open) return;
-    if (Date.now() > until) throw new Error(`nothing accepted connections on port ${port} within ${timeoutMs} ms:\n${output()}`);
+    if (Date.now() > until)
+      throw new Error(`nothing accepted connections on port ${port} within ${timeoutMs} ms:\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -89,7 +91,19 @@ export async function startPostgres(): Promise<TestPostgres> {
     const gid = Number(spawnSync('id', ['-g', 'postgres']).stdout.toString().trim());
     chownSync(dir, uid, gid);
   }
-  const [initCmd, initArgs] = pgCommand('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
+  const [initCmd, initArgs] = pgCommand('initdb', [
+    '-D',
+    data,
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--locale',
+    'C',
+  ]);
   const init = spawnSync(initCmd, initArgs, { encoding: 'utf8' });
   if (init.status !== 0) throw new Error(`initdb failed (${init.status}): ${init.stderr || init.stdout}`);
   const port = await freePort();
@@ -97,8 +111,22 @@ export async function startPostgres(): Promise<TestPostgres> {
 
   const start = async () => {
     const [cmd, args] = pgCommand('postgres', [
-      '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200',
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=200',
     ]);
     const started = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
@@ -107,7 +135,8 @@ export async function startPostgres(): Promise<TestPostgres> {
     // The port opens before the server takes queries ("the database system is starting up").
     const until = Date.now() + 30_000;
     while (spawnSync(join(PG_BIN, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q']).status !== 0) {
-      if (started.exitCode !== null || Date.now() > until) throw new Error(`PostgreSQL did not become ready:\n${output()}`);
+      if (started.exitCode !== null || Date.now() > until)
+        throw new Error(`PostgreSQL did not become ready:\n${output()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
@@ -164,9 +193,13 @@ export async function startRedis(): Promise<TestRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const started = spawn(
+      REDIS_SERVER,
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child = started;
     await waitForPort(port, started, 15_000, collect(started));
   };

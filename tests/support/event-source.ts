@@ -62,7 +62,11 @@ export class TestEventSource {
     if (this.lastEventId !== undefined) headers['Last-Event-ID'] = this.lastEventId;
     try {
       const response = await this.fetchImpl(this.url, { headers, signal: abort.signal });
-      if (!response.ok || !response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      if (
+        !response.ok ||
+        !response.body ||
+        !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')
+      ) {
         // As in browsers: a non-SSE answer fails the connection for good.
         this.readyState = TestEventSource.CLOSED;
         this.onerror?.(new Event('error'));
@@ -73,7 +77,10 @@ export class TestEventSource {
       const parser = createParser({
         onEvent: (message) => {
           if (message.id !== undefined) this.lastEventId = message.id;
-          this.dispatch(message.event ?? 'message', new MessageEvent(message.event ?? 'message', { data: message.data, lastEventId: this.lastEventId ?? '' }));
+          this.dispatch(
+            message.event ?? 'message',
+            new MessageEvent(message.event ?? 'message', { data: message.data, lastEventId: this.lastEventId ?? '' }),
+          );
         },
         onRetry: (ms) => {
           this.retryMs = ms;
@@ -135,7 +142,8 @@ export class ScriptedEventSource {
   /** A frame of the gateway: `event` with JSON `data` (and an `id:` when given). */
   emit(type: string, data: unknown, id?: string): void {
     this.readyState = ScriptedEventSource.OPEN;
-    for (const listener of this.listeners.get(type) ?? []) listener(new MessageEvent(type, { data: JSON.stringify(data), lastEventId: id ?? '' }));
+    for (const listener of this.listeners.get(type) ?? [])
+      listener(new MessageEvent(type, { data: JSON.stringify(data), lastEventId: id ?? '' }));
   }
 
   /** The connection fails: `CONNECTING` (the browser retries by itself) or `CLOSED` (it gave up, e.g. an HTTP 503). */

@@ -21,7 +21,10 @@ export class FakeKupo {
   static async start(points: readonly { slot: number; id: string }[]): Promise<FakeKupo> {
     const holder: { fake?: FakeKupo } = {};
     const http = createServer((req, res) => holder.fake?.handle(req.url ?? '', res));
-    const fake = new FakeKupo(http, [...points].sort((a, b) => a.slot - b.slot));
+    const fake = new FakeKupo(
+      http,
+      [...points].sort((a, b) => a.slot - b.slot),
+    );
     holder.fake = fake;
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     return fake;
@@ -48,8 +51,12 @@ export class FakeKupo {
       return;
     }
     const slot = Number(match[1]);
-    const found = match[2] ? this.points.find((p) => p.slot === slot) : this.points.filter((p) => p.slot <= slot).at(-1);
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(found ? { slot_no: found.slot, header_hash: found.id } : null));
+    const found = match[2]
+      ? this.points.find((p) => p.slot === slot)
+      : this.points.filter((p) => p.slot <= slot).at(-1);
+    res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify(found ? { slot_no: found.slot, header_hash: found.id } : null));
   }
 
   async close(): Promise<void> {

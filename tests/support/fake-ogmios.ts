@@ -40,7 +40,14 @@ export class FakeOgmios {
       // Under any path: a hosted endpoint's address may have one (its key, say), and the health check follows it.
       if (new URL(req.url ?? '/', 'http://fake').pathname.endsWith('/health')) {
         res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ lastTipUpdate: new Date().toISOString(), networkSynchronization: 1, currentEra: 'babbage', connectionStatus: 'connected' }));
+        res.end(
+          JSON.stringify({
+            lastTipUpdate: new Date().toISOString(),
+            networkSynchronization: 1,
+            currentEra: 'babbage',
+            connectionStatus: 'connected',
+          }),
+        );
         return;
       }
       res.writeHead(404).end();
@@ -86,7 +93,11 @@ export class FakeOgmios {
       else if (request.method === 'queryNetwork/tip') {
         // Ogmios v6 answers the network's tip as a point (slot and id), or 'origin'.
         const tip = this.tip();
-        this.send(client, { method: 'queryNetwork/tip', result: tip === 'origin' ? 'origin' : { slot: tip.slot, id: tip.id }, id: request.id });
+        this.send(client, {
+          method: 'queryNetwork/tip',
+          result: tip === 'origin' ? 'origin' : { slot: tip.slot, id: tip.id },
+          id: request.id,
+        });
       } else if (request.method === 'nextBlock') {
         client.waiting.push(request.id);
         this.serve(client);
@@ -110,11 +121,19 @@ export class FakeOgmios {
       if (at !== -1) {
         client.next = at + 1;
         client.backward = { slot: point.slot, id: point.id };
-        this.send(client, { method: 'findIntersection', result: { intersection: { slot: point.slot, id: point.id }, tip: this.tip() }, id });
+        this.send(client, {
+          method: 'findIntersection',
+          result: { intersection: { slot: point.slot, id: point.id }, tip: this.tip() },
+          id,
+        });
         return;
       }
     }
-    this.send(client, { method: 'findIntersection', error: { code: 1000, message: 'No intersection found.', data: { tip: this.tip() } }, id });
+    this.send(client, {
+      method: 'findIntersection',
+      error: { code: 1000, message: 'No intersection found.', data: { tip: this.tip() } },
+      id,
+    });
   }
 
   private serve(client: Client): void {
@@ -139,7 +158,11 @@ export class FakeOgmios {
     if (client.waiting.length === 0) return false;
     if (client.backward !== undefined) {
       const id = client.waiting.shift();
-      this.send(client, { method: 'nextBlock', result: { direction: 'backward', point: client.backward, tip: this.tip() }, id });
+      this.send(client, {
+        method: 'nextBlock',
+        result: { direction: 'backward', point: client.backward, tip: this.tip() },
+        id,
+      });
       client.backward = undefined;
       return true;
     }

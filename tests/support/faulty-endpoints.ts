@@ -22,10 +22,12 @@ export interface FaultyEndpoint {
   close(): Promise<void>;
 }
 
-const GARBAGE = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 16\r\nConnection: close\r\n\r\n}{ not json \u0000\u0001\u0002';
+const GARBAGE =
+  'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 16\r\nConnection: close\r\n\r\n}{ not json \u0000\u0001\u0002';
 
 export async function faultyEndpoint(fault: Fault): Promise<FaultyEndpoint> {
-  if (fault === 'refused') return { fault, port: await freePort(), dropConnections: () => undefined, close: () => Promise.resolve() };
+  if (fault === 'refused')
+    return { fault, port: await freePort(), dropConnections: () => undefined, close: () => Promise.resolve() };
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
@@ -56,7 +58,11 @@ export async function faultyEndpoint(fault: Fault): Promise<FaultyEndpoint> {
 /** Host names under this suffix resolve to 127.0.0.1 while `resolveTestHosts` is on (RFC 2606 keeps `.test` for tests). */
 export const TEST_HOST_SUFFIX = '.key.test';
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * Makes names under {@link TEST_HOST_SUFFIX} resolve to 127.0.0.1 in this process (as a line in

@@ -36,9 +36,15 @@ export async function marketPools(outputs: readonly FixtureOutput[]): Promise<Ma
   try {
     const ingest = await ChainIngest.open(handle.ingestor, handle.store.market);
     for (const [i, raw] of outputs.entries()) {
-      const block: ChainBlock = { slot: 160_000_000 + i, id: (i + 1).toString(16).padStart(64, '0'), height: i + 1, transactions: [fixtureTx(raw)] };
+      const block: ChainBlock = {
+        slot: 160_000_000 + i,
+        id: (i + 1).toString(16).padStart(64, '0'),
+        height: i + 1,
+        transactions: [fixtureTx(raw)],
+      };
       const report = await ingest.applyBlock(block);
-      if (report.skipped || report.undecodable > 0) throw new Error(`fixture ${raw.tx}#${raw.index}: ${report.skipped ?? 'could not be decoded'}`);
+      if (report.skipped || report.undecodable > 0)
+        throw new Error(`fixture ${raw.tx}#${raw.index}: ${report.skipped ?? 'could not be decoded'}`);
     }
     const pools = new Map<string, MarketPool>();
     for (const pool of handle.ingestor.market.pools.values()) {
@@ -68,7 +74,10 @@ const encoder = new Encoder({ useRecords: false });
  * A fixture output whose inline datum is rewritten: `edit` gets the datum's constructor tag and
  * fields and returns the new ones (for the damaged-datum tests: a wrong constructor, a missing field).
  */
-export function withDatum(raw: FixtureOutput, edit: (tag: number, fields: unknown[]) => [number, unknown[]]): FixtureOutput {
+export function withDatum(
+  raw: FixtureOutput,
+  edit: (tag: number, fields: unknown[]) => [number, unknown[]],
+): FixtureOutput {
   if (raw.datum === undefined) throw new Error('fixture output has no inline datum');
   const datum = decoder.decode(Buffer.from(raw.datum, 'hex')) as Tag;
   const [tag, fields] = edit(datum.tag, [...(datum.value as unknown[])]);

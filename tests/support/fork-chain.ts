@@ -54,7 +54,12 @@ interface PoolState {
 }
 
 /** Four tokens; pools: ADA/T0 twice on Minswap V2 and once on WingRiders, ADA/T1, ADA/T2 on WingRiders, T0/T1, ADA/T3. */
-const TOKENS = [0, 1, 2, 3].map((i) => `${hex(0xf0 + i, 28)}${Buffer.from(`TOK${i}`).toString('hex')}`) as [string, string, string, string];
+const TOKENS = [0, 1, 2, 3].map((i) => `${hex(0xf0 + i, 28)}${Buffer.from(`TOK${i}`).toString('hex')}`) as [
+  string,
+  string,
+  string,
+  string,
+];
 const POOLS: readonly PoolDef[] = [
   { dex: 'MinswapV2', lp: hex(1, 32), assetA: '', assetB: TOKENS[0] },
   { dex: 'MinswapV2', lp: hex(2, 32), assetA: '', assetB: TOKENS[0] },
@@ -66,29 +71,73 @@ const POOLS: readonly PoolDef[] = [
 ];
 
 /** The pool IDs of the generator's pools (created or not on a given branch). */
-export const FORK_POOL_IDS: readonly string[] = POOLS.map((p) => (p.dex === 'MinswapV2' ? MSV2_POLICY : WR_POLICY) + p.lp);
+export const FORK_POOL_IDS: readonly string[] = POOLS.map(
+  (p) => (p.dex === 'MinswapV2' ? MSV2_POLICY : WR_POLICY) + p.lp,
+);
 /** The token units the generator's pools hold. */
 export const FORK_TOKEN_UNITS: readonly string[] = TOKENS;
 /** The pairs (base, quote units) its pools make: ADA first where a pool holds ADA. */
-export const FORK_PAIRS: readonly (readonly [string, string])[] = [...new Map(POOLS.map((p) => [`${p.assetA}|${p.assetB}`, [p.assetA, p.assetB] as const])).values()];
+export const FORK_PAIRS: readonly (readonly [string, string])[] = [
+  ...new Map(POOLS.map((p) => [`${p.assetA}|${p.assetB}`, [p.assetA, p.assetB] as const])).values(),
+];
 
 function minswapV2Output(def: PoolDef, s: PoolState): unknown {
-  const datum = cbor(constr([constr([constr([Buffer.alloc(28, 1)], 1)]), asset(def.assetA), asset(def.assetB), s.lp, s.a, s.b, 30n, 30n, constr([], 1), constr([], 1)]));
-  const value: Record<string, Record<string, bigint>> = { ada: { lovelace: 2_000_000n + (def.assetA === '' ? s.a : 0n) }, [MSV2_POLICY]: { '4d5350': 1n, [def.lp]: 9_000_000_000n } };
-  for (const [unit, amount] of [[def.assetA, s.a], [def.assetB, s.b]] as const) if (unit !== '') (value[unit.slice(0, 56)] ??= {})[unit.slice(56)] = amount;
-  return { output: { address: 'addr1z8snz7c4974vzdpxu65ruphl3zjdvtxw8strf2c2tmqnxz2j2c79gy9l76sdg0xwhd7r0c0kna0tycz4y5s6mlenh8pq0xmsha', value, datum }, datums: {} };
+  const datum = cbor(
+    constr([
+      constr([constr([Buffer.alloc(28, 1)], 1)]),
+      asset(def.assetA),
+      asset(def.assetB),
+      s.lp,
+      s.a,
+      s.b,
+      30n,
+      30n,
+      constr([], 1),
+      constr([], 1),
+    ]),
+  );
+  const value: Record<string, Record<string, bigint>> = {
+    ada: { lovelace: 2_000_000n + (def.assetA === '' ? s.a : 0n) },
+    [MSV2_POLICY]: { '4d5350': 1n, [def.lp]: 9_000_000_000n },
+  };
+  for (const [unit, amount] of [
+    [def.assetA, s.a],
+    [def.assetB, s.b],
+  ] as const)
+    if (unit !== '') (value[unit.slice(0, 56)] ??= {})[unit.slice(56)] = amount;
+  return {
+    output: {
+      address:
+        'addr1z8snz7c4974vzdpxu65ruphl3zjdvtxw8strf2c2tmqnxz2j2c79gy9l76sdg0xwhd7r0c0kna0tycz4y5s6mlenh8pq0xmsha',
+      value,
+      datum,
+    },
+    datums: {},
+  };
 }
 
 function wingRidersOutput(def: PoolDef, s: PoolState): unknown {
-  const datum = cbor(constr([Buffer.alloc(28, 2), constr([constr([asset(def.assetA), asset(def.assetB)]), 1_700_000_000_000n, s.ta, s.tb])]));
+  const datum = cbor(
+    constr([
+      Buffer.alloc(28, 2),
+      constr([constr([asset(def.assetA), asset(def.assetB)]), 1_700_000_000_000n, s.ta, s.tb]),
+    ]),
+  );
   const datumHash = Buffer.from(blake2b(Uint8Array.from(Buffer.from(datum, 'hex')), { dkLen: 32 })).toString('hex');
   const held = WR_INT_MAX_64 - s.lp;
   const value: Record<string, Record<string, bigint>> = {
     ada: { lovelace: def.assetA === '' ? s.a + s.ta + WR_MIN_LOVELACE : 2_000_000n },
     [WR_POLICY]: { '4c': 1n, [def.lp]: held },
   };
-  for (const [unit, amount] of [[def.assetA, s.a + s.ta], [def.assetB, s.b + s.tb]] as const) if (unit !== '') (value[unit.slice(0, 56)] ??= {})[unit.slice(56)] = amount;
-  return { output: { address: 'addr1wxr2a8htmzuhj39y2gq7ftkpxv98y2g67tg8zezthgq4jkg0a4ul4', value, datumHash }, datums: { [datumHash]: datum } };
+  for (const [unit, amount] of [
+    [def.assetA, s.a + s.ta],
+    [def.assetB, s.b + s.tb],
+  ] as const)
+    if (unit !== '') (value[unit.slice(0, 56)] ??= {})[unit.slice(56)] = amount;
+  return {
+    output: { address: 'addr1wxr2a8htmzuhj39y2gq7ftkpxv98y2g67tg8zezthgq4jkg0a4ul4', value, datumHash },
+    datums: { [datumHash]: datum },
+  };
 }
 
 /** A block on the chain and every created pool's state after it. */
@@ -160,11 +209,27 @@ export class ForkChain {
       const def = POOLS[index] as PoolDef;
       const state = this.change(states.get(index), def.assetA !== '');
       states.set(index, state);
-      const { output, datums } = (def.dex === 'MinswapV2' ? minswapV2Output(def, state) : wingRidersOutput(def, state)) as { output: unknown; datums: Record<string, string> };
-      transactions.push({ id: hex(++this.made, 32), spends: 'inputs', outputs: [{ address: 'addr1qxvk9lv2ht7kptfhar5x9h2p0', value: { ada: { lovelace: 1_500_000n } } }, output], datums });
+      const { output, datums } = (
+        def.dex === 'MinswapV2' ? minswapV2Output(def, state) : wingRidersOutput(def, state)
+      ) as { output: unknown; datums: Record<string, string> };
+      transactions.push({
+        id: hex(++this.made, 32),
+        spends: 'inputs',
+        outputs: [{ address: 'addr1qxvk9lv2ht7kptfhar5x9h2p0', value: { ada: { lovelace: 1_500_000n } } }, output],
+        datums,
+      });
     }
     for (let i = this.int(0, 2); i > 0; i--) {
-      transactions.push({ id: hex(++this.made, 32), spends: 'inputs', outputs: [{ address: 'addr1qxvk9lv2ht7kptfhar5x9h2p0', value: { ada: { lovelace: BigInt(this.int(1_000_000, 9_000_000)) } } }] });
+      transactions.push({
+        id: hex(++this.made, 32),
+        spends: 'inputs',
+        outputs: [
+          {
+            address: 'addr1qxvk9lv2ht7kptfhar5x9h2p0',
+            value: { ada: { lovelace: BigInt(this.int(1_000_000, 9_000_000)) } },
+          },
+        ],
+      });
     }
     const parent = tip?.block ?? { id: this.start.id, slot: this.start.slot, height: 0 };
     const block: OgmiosWireBlock = {
@@ -207,7 +272,12 @@ export class ForkChain {
     if (kind <= 6) {
       // A proportional deposit (k/1,000 of each side and of the shares), or a withdrawal.
       const sign = kind === 5 ? 1n : -1n;
-      return { ...s, a: s.a + sign * ((s.a * k) / 1_000n), b: s.b + sign * ((s.b * k) / 1_000n), lp: s.lp + sign * ((s.lp * k) / 1_000n) };
+      return {
+        ...s,
+        a: s.a + sign * ((s.a * k) / 1_000n),
+        b: s.b + sign * ((s.b * k) / 1_000n),
+        lp: s.lp + sign * ((s.lp * k) / 1_000n),
+      };
     }
     if (kind <= 8) {
       // A one-sided zap: only A comes in, shares are minted.

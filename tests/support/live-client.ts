@@ -15,7 +15,11 @@ export interface LiveFrom {
  * Opens `GET /gw/v1/live?pools=…` on a real server over a real socket, from `localAddress` and with
  * forwarding headers as given, and reads its frames (SseReader). `close()` hangs up.
  */
-export function openLiveFrom(origin: string, pools: readonly string[], from: LiveFrom = {}): Promise<{ reader: SseReader; close: () => void }> {
+export function openLiveFrom(
+  origin: string,
+  pools: readonly string[],
+  from: LiveFrom = {},
+): Promise<{ reader: SseReader; close: () => void }> {
   const url = new URL(`/gw/v1/live?pools=${pools.join(',')}`, origin);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -24,7 +28,11 @@ export function openLiveFrom(origin: string, pools: readonly string[], from: Liv
         port: url.port,
         path: `${url.pathname}${url.search}`,
         ...(from.localAddress ? { localAddress: from.localAddress } : {}),
-        headers: { Accept: 'text/event-stream', ...(from.forwardedFor === undefined ? {} : { 'X-Forwarded-For': from.forwardedFor }), ...from.headers },
+        headers: {
+          Accept: 'text/event-stream',
+          ...(from.forwardedFor === undefined ? {} : { 'X-Forwarded-For': from.forwardedFor }),
+          ...from.headers,
+        },
         // One socket per connection, as browsers at different addresses have.
         agent: false,
       },

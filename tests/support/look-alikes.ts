@@ -27,11 +27,26 @@ export interface LookAlike {
 /** In the order they are imported (their ids: the first of look-alike tickers keeps it plain). */
 export const LOOK_ALIKES: readonly LookAlike[] = [
   { unit: SNEK_UNIT, ticker: 'SNEK', name: 'Snek', shown: 'SNEK' },
-  { unit: lookAlikeUnit(1), ticker: 'SNEK\u200B', name: 'Snek\u200B', shown: `SNEK\\u200B-${lookAlikeUnit(1).slice(0, 6)}` },
-  { unit: lookAlikeUnit(2), ticker: 'SNEK\u2060', name: 'Snek\u2060', shown: `SNEK\\u2060-${lookAlikeUnit(2).slice(0, 6)}` },
+  {
+    unit: lookAlikeUnit(1),
+    ticker: 'SNEK\u200B',
+    name: 'Snek\u200B',
+    shown: `SNEK\\u200B-${lookAlikeUnit(1).slice(0, 6)}`,
+  },
+  {
+    unit: lookAlikeUnit(2),
+    ticker: 'SNEK\u2060',
+    name: 'Snek\u2060',
+    shown: `SNEK\\u2060-${lookAlikeUnit(2).slice(0, 6)}`,
+  },
   // Shown as "SNEK" by a browser; written out, no other ticker looks like it.
   { unit: lookAlikeUnit(3), ticker: '\u202EKENS', name: '\u202Ekens', shown: '\\u202EKENS' },
-  { unit: lookAlikeUnit(4), ticker: 'ＳＮＥＫ', name: 'Snek (full width)', shown: `ＳＮＥＫ-${lookAlikeUnit(4).slice(0, 6)}` },
+  {
+    unit: lookAlikeUnit(4),
+    ticker: 'ＳＮＥＫ',
+    name: 'Snek (full width)',
+    shown: `ＳＮＥＫ-${lookAlikeUnit(4).slice(0, 6)}`,
+  },
   { unit: lookAlikeUnit(5), ticker: 'snek', name: 'snek', shown: `snek-${lookAlikeUnit(5).slice(0, 6)}` },
   // Named as the next impostor's suffixed ticker would be: that one's suffix grows.
   { unit: lookAlikeUnit(6), ticker: 'SNEK-279c90', name: 'Not Snek', shown: 'SNEK-279c90' },
@@ -59,7 +74,16 @@ export async function importLookAlikes(dataDir: string): Promise<void> {
     lines.push({ kind: 'token', unit, ticker, name, decimals: 0 });
     lines.push({ kind: 'pool', pool_id: lookAlikePool(i), group: 'MinswapV2', base: '', quote: unit, fee_bps: 30 });
     const price = 0.001 * (i + 1);
-    lines.push({ id: `lookalike-${i}`, block_time: LOOK_ALIKE_DAY + 60 * i, pool_id: lookAlikePool(i), previous_price: price, current_price: price * 1.01, previous_tvl: 1000, current_tvl: 1001, volume: 1 });
+    lines.push({
+      id: `lookalike-${i}`,
+      block_time: LOOK_ALIKE_DAY + 60 * i,
+      pool_id: lookAlikePool(i),
+      previous_price: price,
+      current_price: price * 1.01,
+      previous_tvl: 1000,
+      current_tvl: 1001,
+      volume: 1,
+    });
   });
   const file = join(dataDir, '..', `look-alikes-${Date.now()}.jsonl`);
   writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);

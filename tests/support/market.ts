@@ -16,10 +16,18 @@ export interface BusiestPools {
 }
 
 /** The busiest Aggregate pool (optionally among ADA pairs only) and the busiest DEX pool of its pair. */
-export async function busiestPools(runtime: ServiceRuntime, options: { readonly adaPairsOnly?: boolean } = {}): Promise<BusiestPools> {
+export async function busiestPools(
+  runtime: ServiceRuntime,
+  options: { readonly adaPairsOnly?: boolean } = {},
+): Promise<BusiestPools> {
   for (const aggregate of await aggregatesByActivity(runtime)) {
     if (options.adaPairsOnly && aggregate.pair.base.unit !== '') continue;
-    const counts = await Promise.all(aggregate.pair.pools.map(async (pool) => ({ pool, n: (await runtimeInternals(runtime).store.trades.list({ pool: pool.id })).length })));
+    const counts = await Promise.all(
+      aggregate.pair.pools.map(async (pool) => ({
+        pool,
+        n: (await runtimeInternals(runtime).store.trades.list({ pool: pool.id })).length,
+      })),
+    );
     const best = counts.filter((c) => c.n > 0).sort((a, b) => b.n - a.n || a.pool.id - b.pool.id)[0];
     if (!best) continue;
     return { aggregate, dexPool: best.pool };
@@ -29,7 +37,9 @@ export async function busiestPools(runtime: ServiceRuntime, options: { readonly 
 
 /** Aggregate pools, busiest first. */
 export async function aggregatesByActivity(runtime: ServiceRuntime): Promise<Pool[]> {
-  const counts = new Map((await runtimeInternals(runtime).store.trades.busiestAggregates(1_000_000)).map((r) => [r.series, r.trades]));
+  const counts = new Map(
+    (await runtimeInternals(runtime).store.trades.busiestAggregates(1_000_000)).map((r) => [r.series, r.trades]),
+  );
   return [...runtime.market.pools.values()]
     .filter(isAggregate)
     .sort((a, b) => (counts.get(b.id) ?? 0) - (counts.get(a.id) ?? 0) || a.id - b.id);
@@ -42,11 +52,16 @@ export async function pairWithPools(runtime: ServiceRuntime, min: number): Promi
 }
 
 export function tokenWithoutLogo(runtime: ServiceRuntime): Token {
-  return ensureDefined([...runtime.market.tokens.values()].find((t) => t.unit !== '' && t.logoKind === LOGO_NONE), 'a token without logo');
+  return ensureDefined(
+    [...runtime.market.tokens.values()].find((t) => t.unit !== '' && t.logoKind === LOGO_NONE),
+    'a token without logo',
+  );
 }
 
 export function tokensWithLogo(runtime: ServiceRuntime, count: number): Token[] {
-  const tokens = [...runtime.market.tokens.values()].filter((t) => t.unit !== '' && t.logoKind !== LOGO_NONE).slice(0, count);
+  const tokens = [...runtime.market.tokens.values()]
+    .filter((t) => t.unit !== '' && t.logoKind !== LOGO_NONE)
+    .slice(0, count);
   if (tokens.length < count) throw new Error(`fewer than ${count} tokens have a logo`);
   return tokens;
 }
@@ -82,12 +97,28 @@ export interface BarTableRow {
 
 /** Every stored bar, in key order. */
 export async function allBarRows(runtime: ServiceRuntime): Promise<BarTableRow[]> {
-  return (await runtimeInternals(runtime).store.bars.all()).map(([series, res, t, o, h, l, c, v, tvl]) => ({ series, res, t, o, h, l, c, v, tvl }));
+  return (await runtimeInternals(runtime).store.bars.all()).map(([series, res, t, o, h, l, c, v, tvl]) => ({
+    series,
+    res,
+    t,
+    o,
+    h,
+    l,
+    c,
+    v,
+    tvl,
+  }));
 }
 
 /** Reserves of every pool as stored. */
-export async function storedReserves(runtime: ServiceRuntime): Promise<{ id: number; base_reserve: number; quote_reserve: number }[]> {
-  return (await runtimeInternals(runtime).store.market.load()).pools.map((p) => ({ id: p.id, base_reserve: p.baseReserve, quote_reserve: p.quoteReserve }));
+export async function storedReserves(
+  runtime: ServiceRuntime,
+): Promise<{ id: number; base_reserve: number; quote_reserve: number }[]> {
+  return (await runtimeInternals(runtime).store.market.load()).pools.map((p) => ({
+    id: p.id,
+    base_reserve: p.baseReserve,
+    quote_reserve: p.quoteReserve,
+  }));
 }
 
 /** Reserves of every pool as held in memory. */
@@ -119,12 +150,24 @@ export interface PriceStep {
 
 /** A trade's step for its DEX pool's series (volume still in millionths: divide at the end). */
 export function poolStep(trade: TradeRecord): PriceStep {
-  return { block_time: trade.blockTime, previous_price: trade.prevPrice, current_price: trade.price, current_tvl: trade.tvl, volume: trade.volume };
+  return {
+    block_time: trade.blockTime,
+    previous_price: trade.prevPrice,
+    current_price: trade.price,
+    current_tvl: trade.tvl,
+    volume: trade.volume,
+  };
 }
 
 /** A trade's step for its Aggregate pool's series (volume still in millionths). */
 export function aggregateStep(trade: TradeRecord): PriceStep {
-  return { block_time: trade.blockTime, previous_price: trade.aggPrevPrice, current_price: trade.aggPrice, current_tvl: trade.aggTvl, volume: trade.volume };
+  return {
+    block_time: trade.blockTime,
+    previous_price: trade.aggPrevPrice,
+    current_price: trade.aggPrice,
+    current_tvl: trade.aggTvl,
+    volume: trade.volume,
+  };
 }
 
 /**
@@ -170,7 +213,9 @@ export async function forceTradesOn(
   atSeconds: number,
   options: { readonly count?: number; readonly maxBlocks?: number } = {},
 ): Promise<StoredTrade[]> {
-  const ids = new Set(aggregates.map((p) => (typeof p === 'string' ? runtime.market.pools.get(p.toLowerCase())?.id : p.id)));
+  const ids = new Set(
+    aggregates.map((p) => (typeof p === 'string' ? runtime.market.pools.get(p.toLowerCase())?.id : p.id)),
+  );
   const count = options.count ?? 1;
   const maxBlocks = options.maxBlocks ?? 1000;
   const before = await lastSeq(runtime);
@@ -198,13 +243,31 @@ export async function marketDigest(runtime: ServiceRuntime): Promise<string> {
   const hash = createHash('sha256');
   const { store } = runtimeInternals(runtime);
   const row = (label: string, values: readonly (number | string | boolean | null)[]) =>
-    hash.update(`${label}:${values.map((v) => (typeof v === 'number' || v === null ? exact(v) : JSON.stringify(v))).join(',')}\n`);
+    hash.update(
+      `${label}:${values.map((v) => (typeof v === 'number' || v === null ? exact(v) : JSON.stringify(v))).join(',')}\n`,
+    );
   const { tokens, pairs, pools } = await store.market.load();
   for (const t of tokens) row('token', [t.id, t.unit, t.ticker, t.name, t.decimals, t.logoKind]);
   for (const p of pairs) row('pair', [p.id, p.base, p.quote]);
-  for (const p of pools) row('pool', [p.id, p.poolId, p.group, p.pairId, p.n, p.feeBps, p.baseReserve, p.quoteReserve, p.simulated]);
+  for (const p of pools)
+    row('pool', [p.id, p.poolId, p.group, p.pairId, p.n, p.feeBps, p.baseReserve, p.quoteReserve, p.simulated]);
   for (const t of await store.trades.list()) {
-    row('trade', [t.seq, t.eventId, t.pool, t.agg, t.blockTime, t.prevPrice, t.price, t.prevTvl, t.tvl, t.volume, t.aggPrevPrice, t.aggPrice, t.aggPrevTvl, t.aggTvl]);
+    row('trade', [
+      t.seq,
+      t.eventId,
+      t.pool,
+      t.agg,
+      t.blockTime,
+      t.prevPrice,
+      t.price,
+      t.prevTvl,
+      t.tvl,
+      t.volume,
+      t.aggPrevPrice,
+      t.aggPrice,
+      t.aggPrevTvl,
+      t.aggTvl,
+    ]);
   }
   for (const bar of await store.bars.all()) row('bar', bar);
   const sim = await store.sim.load();

@@ -23,7 +23,9 @@ ajv.addSchema(document as object, 'openapi');
 
 const templates = Object.keys(document.paths).map((template) => ({
   template,
-  pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\\{[^}]+\\\}|\{[^}]+\}/g, '[^/]+')}/?$`),
+  pattern: new RegExp(
+    `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\\{[^}]+\\\}|\{[^}]+\}/g, '[^/]+')}/?$`,
+  ),
 }));
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
@@ -36,7 +38,13 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 async function decodedBody(response: Response): Promise<Buffer> {
   const raw = Buffer.from(await response.clone().arrayBuffer());
   const encoding = (response.headers.get('Content-Encoding') ?? '').trim().toLowerCase();
-  return encoding === 'gzip' ? gunzipSync(raw) : encoding === 'deflate' ? inflateSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : raw;
+  return encoding === 'gzip'
+    ? gunzipSync(raw)
+    : encoding === 'deflate'
+      ? inflateSync(raw)
+      : encoding === 'br'
+        ? brotliDecompressSync(raw)
+        : raw;
 }
 
 /** An error answer in one of the two families' shapes: `{"s":"error","errmsg":…}` or FastAPI's `{"detail":[…]}`. */
@@ -61,7 +69,9 @@ export function streamLineUndescribed(line: string): string | undefined {
     return `a stream line that is not JSON (${line.slice(0, 100)})`;
   }
   const validate = ajv.getSchema(STREAM_REF) ?? ajv.compile({ $ref: STREAM_REF });
-  return validate(parsed) ? undefined : `a stream line does not match the documented kinds: ${ajv.errorsText(validate.errors)} (${line.slice(0, 200)})`;
+  return validate(parsed)
+    ? undefined
+    : `a stream line does not match the documented kinds: ${ajv.errorsText(validate.errors)} (${line.slice(0, 200)})`;
 }
 
 /**
@@ -83,8 +93,12 @@ export async function undescribed(method: string, url: string, response: Respons
   if (!match || !operation) {
     if (!COVERED.test(path)) return undefined;
     if (verb === 'options' && response.status === 204) return undefined;
-    if (verb === 'head') return response.status >= 400 && response.status < 500 ? undefined : `${method} ${path}: ${response.status} on no documented operation`;
-    if (response.status < 400 || response.status >= 500) return `${method} ${path}: status ${response.status} on a path or method the document does not describe`;
+    if (verb === 'head')
+      return response.status >= 400 && response.status < 500
+        ? undefined
+        : `${method} ${path}: ${response.status} on no documented operation`;
+    if (response.status < 400 || response.status >= 500)
+      return `${method} ${path}: status ${response.status} on a path or method the document does not describe`;
     const text = (await decodedBody(response)).toString('utf8');
     let body: unknown;
     try {
@@ -92,15 +106,19 @@ export async function undescribed(method: string, url: string, response: Respons
     } catch {
       return `${method} ${path} ${response.status}: not a JSON error (${text.slice(0, 100)})`;
     }
-    return isFamilyError(body) ? undefined : `${method} ${path} ${response.status}: not an error in a family's shape (${text.slice(0, 200)})`;
+    return isFamilyError(body)
+      ? undefined
+      : `${method} ${path} ${response.status}: not an error in a family's shape (${text.slice(0, 200)})`;
   }
   const status = String(response.status);
   const described = operation.responses[status] ?? operation.responses.default;
-  if (!described) return `${method} ${path}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`;
+  if (!described)
+    return `${method} ${path}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`;
   if (!described.content || response.status === 304 || verb === 'head') return undefined;
   const type = (response.headers.get('Content-Type') ?? '').split(';')[0]?.trim() ?? '';
   const media = described.content[type];
-  if (!media) return `${method} ${path} ${status}: content type ${type || '(none)'} is not documented (documented: ${Object.keys(described.content).join(', ')})`;
+  if (!media)
+    return `${method} ${path} ${status}: content type ${type || '(none)'} is not documented (documented: ${Object.keys(described.content).join(', ')})`;
   const ref = `openapi#/${pointer('paths', match.template, verb, 'responses', operation.responses[status] ? status : 'default', 'content', type, 'schema')}`;
   const check = (body: unknown, what: string): string | undefined => {
     const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
@@ -109,7 +127,9 @@ export async function undescribed(method: string, url: string, response: Respons
   };
   if (type === 'image/png') {
     const bytes = await decodedBody(response);
-    return bytes.subarray(0, 8).equals(PNG_SIGNATURE) ? undefined : `${method} ${path} ${status}: image/png without a PNG signature`;
+    return bytes.subarray(0, 8).equals(PNG_SIGNATURE)
+      ? undefined
+      : `${method} ${path} ${status}: image/png without a PNG signature`;
   }
   if (type === 'text/event-stream') {
     // A refusal is one error line on a body that ends; a live stream (200) is judged line by line as read.

@@ -45,16 +45,29 @@ export interface TestPlatform {
 export async function createTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-'));
   const service = parseServiceConfig(
-    { 'data-dir': dataDir, pools: String(options.pools ?? 300), days: String(options.days ?? 2), seed: String(options.seed ?? 7) },
+    {
+      'data-dir': dataDir,
+      pools: String(options.pools ?? 300),
+      days: String(options.days ?? 2),
+      seed: String(options.seed ?? 7),
+    },
     { TOKEN_API_KEYS: 'test-free-key-0001:free', ...options.env },
   );
   const platform = await createPlatform({
     service,
     // Short debounce and reconnect hint: tests need not wait seconds for a browser to come back.
-    gateway: { ...DEFAULT_GATEWAY_CONFIG, resubscribeDebounceMs: 5, retryMs: 250, handoverMs: 100, idleLingerMs: 1500, ...options.gateway },
+    gateway: {
+      ...DEFAULT_GATEWAY_CONFIG,
+      resubscribeDebounceMs: 5,
+      retryMs: 250,
+      handoverMs: 100,
+      idleLingerMs: 1500,
+      ...options.gateway,
+    },
     hooks: { ...(options.nowMs ? { nowMs: options.nowMs } : {}), ...(options.log ? { log: options.log } : {}) },
   });
-  const fetchImpl = async (input: string, init?: RequestInit) => platform.app.fetch(new Request(new URL(input, 'http://platform.test'), init));
+  const fetchImpl = async (input: string, init?: RequestInit) =>
+    platform.app.fetch(new Request(new URL(input, 'http://platform.test'), init));
   const runtime = platform.runtime;
   if (!runtime) throw new Error('no embedded market');
   const nowSeconds = () => Math.floor((options.nowMs ?? Date.now)() / 1000);

@@ -69,7 +69,8 @@ export function encodePlutus(data: PlutusData, options: EncodeOptions = {}): num
   return [...head(6, 102), ...head(4, 2), ...head(0, c.constructor), ...list(c.fields)];
 }
 
-export const toHex = (bytes: readonly number[] | Uint8Array): string => Buffer.from(Uint8Array.from(bytes)).toString('hex');
+export const toHex = (bytes: readonly number[] | Uint8Array): string =>
+  Buffer.from(Uint8Array.from(bytes)).toString('hex');
 
 /**
  * The shared-reference bomb of issue 29: `levels` nested values (tag 28), each a pair of the one inside
@@ -103,6 +104,16 @@ export function deepNesting(depth: number, kind: 'list' | 'indefinite' | 'constr
  */
 export function minswapV2DatumAround(field: readonly number[]): string {
   const asset = (policy: string, name: string): PlutusData => ({ constructor: 0, fields: [policy, name] });
-  const rest: PlutusData[] = [asset('', ''), asset('11'.repeat(28), '544f4b'), 7_000_000_000n, 50_000_000_000n, 1_000_000_000_000n, 30n, 30n, { constructor: 1, fields: [] }, { constructor: 1, fields: [] }];
+  const rest: PlutusData[] = [
+    asset('', ''),
+    asset('11'.repeat(28), '544f4b'),
+    7_000_000_000n,
+    50_000_000_000n,
+    1_000_000_000_000n,
+    30n,
+    30n,
+    { constructor: 1, fields: [] },
+    { constructor: 1, fields: [] },
+  ];
   return toHex([0xd8, 0x79, 0x9f, ...field, ...rest.flatMap((d) => encodePlutus(d)), BREAK]);
 }

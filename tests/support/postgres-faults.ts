@@ -26,10 +26,14 @@ export async function holdTable(url: string, table: 'sim_state' | 'pairs' | 'poo
   let released = false;
   return {
     waiting: async () => {
-      const { rows } = await client.query("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND datname = current_database()");
+      const { rows } = await client.query(
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND datname = current_database()",
+      );
       return rows.map((r: { pid: number }) => r.pid);
     },
-    writerLockHeld: async () => (await client.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 727002 AND granted")).rowCount === 1,
+    writerLockHeld: async () =>
+      (await client.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 727002 AND granted"))
+        .rowCount === 1,
     release: async () => {
       if (released) return;
       released = true;

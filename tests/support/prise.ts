@@ -70,7 +70,12 @@ function utxo(raw: YaciUtxo, index: number): ChainOutput {
 /** The transaction's outputs (as created) and its resolved inputs (as spent), with its witness datums. */
 export function toChainTxs(tx: QualifiedTx): { outputs: ChainTx; inputs: ChainTx } {
   // Some files give a witness datum without its hash: it is the Blake2b-256 of the datum's CBOR.
-  const datums = new Map((tx.witnesses?.datums ?? []).map((d) => [d.hash ?? Buffer.from(blake2b(Uint8Array.from(Buffer.from(d.cbor, 'hex')), { dkLen: 32 })).toString('hex'), d.cbor]));
+  const datums = new Map(
+    (tx.witnesses?.datums ?? []).map((d) => [
+      d.hash ?? Buffer.from(blake2b(Uint8Array.from(Buffer.from(d.cbor, 'hex')), { dkLen: 32 })).toString('hex'),
+      d.cbor,
+    ]),
+  );
   return {
     outputs: { id: tx.txHash, outputs: tx.outputUtxos.map(utxo), datums },
     inputs: { id: tx.txHash, outputs: tx.inputUtxos.map(utxo), datums },
@@ -93,14 +98,17 @@ function files(predicate: (path: string) => boolean): string[] {
 /** Every transaction of the data set with resolved inputs and outputs, by hash. */
 export function qualifiedTransactions(): Map<string, QualifiedTx> {
   const txs = new Map<string, QualifiedTx>();
-  for (const file of files((p) => p.endsWith('.json') && (p.includes('qualified') || p.includes('transactions_swaps')))) {
+  for (const file of files(
+    (p) => p.endsWith('.json') && (p.includes('qualified') || p.includes('transactions_swaps')),
+  )) {
     const data = readJson(file);
     for (const item of Array.isArray(data) ? data : [data]) {
       const tx = item as Partial<QualifiedTx>;
       if (typeof tx.txHash !== 'string' || !Array.isArray(tx.outputUtxos) || !Array.isArray(tx.inputUtxos)) continue;
       // The same transaction appears in several files, some without its witnesses: keep the fullest.
       const known = txs.get(tx.txHash);
-      if (!known || (!known.witnesses?.datums?.length && tx.witnesses?.datums?.length)) txs.set(tx.txHash, tx as QualifiedTx);
+      if (!known || (!known.witnesses?.datums?.length && tx.witnesses?.datums?.length))
+        txs.set(tx.txHash, tx as QualifiedTx);
     }
   }
   return txs;
@@ -146,19 +154,42 @@ export function priseSwaps(): Map<string, Map<string, PriseSwap[]>> {
     for (const line of lines) {
       const [txHash, slot, dex, a1, a2, amount1, amount2, operation] = line.trim().split(',');
       if (!txHash) continue;
-      add(file, { txHash, slot: Number(slot), dex: Number(dex), asset1Unit: unitOf(a1 ?? ''), asset2Unit: unitOf(a2 ?? ''), amount1: BigInt(amount1 ?? 0), amount2: BigInt(amount2 ?? 0), operation: Number(operation) });
+      add(file, {
+        txHash,
+        slot: Number(slot),
+        dex: Number(dex),
+        asset1Unit: unitOf(a1 ?? ''),
+        asset2Unit: unitOf(a2 ?? ''),
+        amount1: BigInt(amount1 ?? 0),
+        amount2: BigInt(amount2 ?? 0),
+        operation: Number(operation),
+      });
     }
   }
   return byTx;
 }
 
 /** prise's DEX codes and our groups. */
-export const PRISE_DEX_GROUPS: Record<number, string> = { 0: 'WingRiders', 1: 'SundaeSwap', 2: 'Minswap', 3: 'MinswapV2' };
+export const PRISE_DEX_GROUPS: Record<number, string> = {
+  0: 'WingRiders',
+  1: 'SundaeSwap',
+  2: 'Minswap',
+  3: 'MinswapV2',
+};
 
 interface YaciBlock {
-  readonly header: { readonly headerBody: { readonly blockNumber: number; readonly slot: number; readonly blockHash: string; readonly prevHash: string } };
+  readonly header: {
+    readonly headerBody: {
+      readonly blockNumber: number;
+      readonly slot: number;
+      readonly blockHash: string;
+      readonly prevHash: string;
+    };
+  };
   readonly transactionBodies: readonly { readonly txHash: string; readonly outputs: readonly YaciUtxo[] }[];
-  readonly transactionWitness: readonly ({ readonly datums?: readonly { readonly hash?: string; readonly cbor: string }[] | null } | null)[];
+  readonly transactionWitness: readonly ({
+    readonly datums?: readonly { readonly hash?: string; readonly cbor: string }[] | null;
+  } | null)[];
   readonly invalidTransactions?: readonly number[] | null;
 }
 
@@ -173,7 +204,8 @@ export interface OgmiosWireBlock {
   readonly transactions: readonly unknown[];
 }
 
-const datumHash = (cbor: string) => Buffer.from(blake2b(Uint8Array.from(Buffer.from(cbor, 'hex')), { dkLen: 32 })).toString('hex');
+const datumHash = (cbor: string) =>
+  Buffer.from(blake2b(Uint8Array.from(Buffer.from(cbor, 'hex')), { dkLen: 32 })).toString('hex');
 
 /** prise's real full blocks (`blocks_from_*.json`), in chain order, as Ogmios v6 would send them. */
 export function realOgmiosBlocks(file = 'blocks_from_9894905.json'): OgmiosWireBlock[] {
@@ -189,7 +221,9 @@ export function realOgmiosBlocks(file = 'blocks_from_9894905.json'): OgmiosWireB
       slot: header.slot,
       ancestor: header.prevHash,
       transactions: block.transactionBodies.map((tx, i) => {
-        const datums = Object.fromEntries((block.transactionWitness[i]?.datums ?? []).map((d) => [d.hash ?? datumHash(d.cbor), d.cbor]));
+        const datums = Object.fromEntries(
+          (block.transactionWitness[i]?.datums ?? []).map((d) => [d.hash ?? datumHash(d.cbor), d.cbor]),
+        );
         return {
           id: tx.txHash,
           spends: invalid.has(i) ? 'collaterals' : 'inputs',
@@ -200,7 +234,12 @@ export function realOgmiosBlocks(file = 'blocks_from_9894905.json'): OgmiosWireB
               if (unit === '') value.ada = { lovelace: BigInt(a.quantity) };
               else (value[unit.slice(0, 56)] ??= {})[unit.slice(56)] = BigInt(a.quantity);
             }
-            return { address: o.address, value, ...(o.inlineDatum ? { datum: o.inlineDatum } : {}), ...(o.datumHash ? { datumHash: o.datumHash } : {}) };
+            return {
+              address: o.address,
+              value,
+              ...(o.inlineDatum ? { datum: o.inlineDatum } : {}),
+              ...(o.datumHash ? { datumHash: o.datumHash } : {}),
+            };
           }),
           ...(Object.keys(datums).length > 0 ? { datums } : {}),
         };
@@ -211,5 +250,8 @@ export function realOgmiosBlocks(file = 'blocks_from_9894905.json'): OgmiosWireB
 
 /** JSON with bigints written as plain JSON numbers (as Ogmios writes amounts). */
 export function wireJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `\u0000big${v}` : v)).replace(/"\\u0000big(-?\d+)"/g, '$1');
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `\u0000big${v}` : v)).replace(
+    /"\\u0000big(-?\d+)"/g,
+    '$1',
+  );
 }

@@ -18,7 +18,9 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** The alert rules of docs/operations.md: its YAML block that starts with `groups:`. */
 export function documentedRules(): string {
   const doc = readFileSync(join(REPO, 'docs/operations.md'), 'utf8');
-  const block = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').find((text) => text.startsWith('groups:'));
+  const block = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)]
+    .map((m) => m[1] ?? '')
+    .find((text) => text.startsWith('groups:'));
   if (!block) throw new Error('docs/operations.md has no ```yaml block of alert rules (starting with groups:)');
   return block;
 }
@@ -40,18 +42,32 @@ export interface TestPrometheus {
 }
 
 /** Starts Prometheus scraping `jobs` (job name → `host:port` targets, `/metrics` unless given) with `rules` loaded. */
-export async function startPrometheus(jobs: Readonly<Record<string, { readonly targets: readonly string[] }>>, rules: string): Promise<TestPrometheus> {
+export async function startPrometheus(
+  jobs: Readonly<Record<string, { readonly targets: readonly string[] }>>,
+  rules: string,
+): Promise<TestPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'prometheus-'));
   writeFileSync(join(dir, 'rules.yml'), rules);
   const scrapes = Object.entries(jobs)
-    .map(([job, { targets }]) => `  - job_name: ${job}\n    static_configs:\n      - targets: [${targets.map((t) => `'${t}'`).join(', ')}]`)
+    .map(
+      ([job, { targets }]) =>
+        `  - job_name: ${job}\n    static_configs:\n      - targets: [${targets.map((t) => `'${t}'`).join(', ')}]`,
+    )
     .join('\n');
-  writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nrule_files:\n  - rules.yml\nscrape_configs:\n${scrapes}\n`);
+  writeFileSync(
+    join(dir, 'prometheus.yml'),
+    `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nrule_files:\n  - rules.yml\nscrape_configs:\n${scrapes}\n`,
+  );
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
     PROMETHEUS,
-    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -72,7 +88,10 @@ export async function startPrometheus(jobs: Readonly<Record<string, { readonly t
       await stop();
       throw new Error(`prometheus exited (${child.exitCode}):\n${output}`);
     }
-    const ready = await fetch(`${origin}/-/ready`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${origin}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > until) {
       await stop();
@@ -89,7 +108,9 @@ export async function startPrometheus(jobs: Readonly<Record<string, { readonly t
     origin,
     api,
     query: async (expr) => {
-      const data = await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(`/api/v1/query?query=${encodeURIComponent(expr)}`);
+      const data = await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(
+        `/api/v1/query?query=${encodeURIComponent(expr)}`,
+      );
       return data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
     },
     output: () => output,

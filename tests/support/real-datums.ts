@@ -12,7 +12,9 @@ export function realDatums(): Map<string, string> {
   const add = (cbor: string | null | undefined, where: string) => {
     if (cbor && !found.has(cbor.toLowerCase())) found.set(cbor.toLowerCase(), where);
   };
-  for (const file of readdirSync(CHAIN_FIXTURES_DIR).filter((name) => name.endsWith('.json')).sort()) {
+  for (const file of readdirSync(CHAIN_FIXTURES_DIR)
+    .filter((name) => name.endsWith('.json'))
+    .sort()) {
     for (const output of readChainFixture(file).outputs) {
       add(output.datum, `tests/fixtures/chain/${file} ${output.tx}#${output.index}`);
       add(output.witnessDatum, `tests/fixtures/chain/${file} ${output.tx}#${output.index} (witness)`);
@@ -26,7 +28,11 @@ export function realDatums(): Map<string, string> {
   for (const file of readdirSync(PRISE_DIR).filter((name) => /^blocks_from_.*\.json$/.test(name))) {
     for (const block of realOgmiosBlocks(file)) {
       for (const raw of block.transactions) {
-        const tx = raw as { readonly id: string; readonly outputs: readonly { readonly datum?: string }[]; readonly datums?: Readonly<Record<string, string>> };
+        const tx = raw as {
+          readonly id: string;
+          readonly outputs: readonly { readonly datum?: string }[];
+          readonly datums?: Readonly<Record<string, string>>;
+        };
         for (const output of tx.outputs) add(output.datum, `prise ${file} transaction ${tx.id}`);
         for (const cbor of Object.values(tx.datums ?? {})) add(cbor, `prise ${file} transaction ${tx.id} (witness)`);
       }

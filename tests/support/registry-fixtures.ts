@@ -28,7 +28,10 @@ export interface MappingInput {
 
 /** The JSON text of one mapping file. */
 export function mappingJson(input: MappingInput): string {
-  const mapping: Record<string, unknown> = { subject: input.subject, policy: `82008200581c${input.subject.slice(0, 56)}` };
+  const mapping: Record<string, unknown> = {
+    subject: input.subject,
+    policy: `82008200581c${input.subject.slice(0, 56)}`,
+  };
   if (input.name !== undefined) mapping.name = property(input.name);
   mapping.description = property(input.description ?? `${input.name ?? 'A token'} for tests`);
   if (input.ticker !== undefined) mapping.ticker = property(input.ticker);
@@ -50,7 +53,9 @@ const policy = (digit: string) => digit.repeat(56);
 /** A small real PNG. */
 export const FIXTURE_PNG = identiconPng('registry-fixture');
 /** The start of a JPEG (JFIF) file: not a PNG. */
-export const FIXTURE_JPEG = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00]);
+export const FIXTURE_JPEG = Uint8Array.from([
+  0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00,
+]);
 
 /** Token units of the valid fixtures. */
 export const REGISTRY_UNITS = {
@@ -75,9 +80,21 @@ export const REGISTRY_BAD_FILES = {
 
 /** Writes every fixture (5 valid mappings, 3 bad files, 1 non-JSON file that is ignored) into `dir`. */
 export function writeRegistryFixtures(dir: string): void {
-  writeMapping(dir, { subject: REGISTRY_UNITS.withLogo, name: 'Token A', ticker: 'TKA', decimals: 6, logo: FIXTURE_PNG });
+  writeMapping(dir, {
+    subject: REGISTRY_UNITS.withLogo,
+    name: 'Token A',
+    ticker: 'TKA',
+    decimals: 6,
+    logo: FIXTURE_PNG,
+  });
   writeMapping(dir, { subject: REGISTRY_UNITS.withoutLogo, name: 'Token B' });
-  writeMapping(dir, { subject: REGISTRY_UNITS.jpegLogo, name: 'Jpeg Token', ticker: 'JPG', decimals: 2, logo: FIXTURE_JPEG });
+  writeMapping(dir, {
+    subject: REGISTRY_UNITS.jpegLogo,
+    name: 'Jpeg Token',
+    ticker: 'JPG',
+    decimals: 2,
+    logo: FIXTURE_JPEG,
+  });
   writeMapping(dir, { subject: REGISTRY_UNITS.barePolicy, name: 'Bare Policy', decimals: 3 });
   writeMapping(dir, { subject: REGISTRY_UNITS.cip68, name: 'CIP-68 Six', decimals: 6, logo: FIXTURE_PNG });
   writeFileSync(join(dir, 'broken.json'), '{ "subject": "aaaa", "name": ');

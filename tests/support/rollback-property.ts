@@ -39,7 +39,9 @@ const TEMP = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 export const openSqliteSide: OpenSide = async (name, nowMs) => {
   const dir = mkdtempSync(join(TEMP, `rollback-${name}-`));
   try {
-    return await openSide({ 'data-dir': dir, source: 'none', 'store-check': 'off' }, {}, nowMs, () => rmSync(dir, { recursive: true, force: true }));
+    return await openSide({ 'data-dir': dir, source: 'none', 'store-check': 'off' }, {}, nowMs, () =>
+      rmSync(dir, { recursive: true, force: true }),
+    );
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -52,12 +54,22 @@ export function postgresSide(createDatabase: (name: string) => Promise<string>):
   return async (name, nowMs) => {
     const url = await createDatabase(`rb_${name.replace(/\W/g, '_')}_${++n}`);
     const dir = mkdtempSync(join(TEMP, `rollback-${name}-`));
-    return openSide({ 'data-dir': dir, source: 'none' }, { DATABASE_URL: url }, nowMs, () => rmSync(dir, { recursive: true, force: true }));
+    return openSide({ 'data-dir': dir, source: 'none' }, { DATABASE_URL: url }, nowMs, () =>
+      rmSync(dir, { recursive: true, force: true }),
+    );
   };
 }
 
-async function openSide(flags: Record<string, string>, env: Record<string, string>, nowMs: number, dispose: () => void): Promise<PropertySide> {
-  const runtime = await createServiceRuntime(parseServiceConfig(flags, { TOKEN_API_KEYS: `${KEY}:enterprise`, ...env }), { nowMs: () => nowMs });
+async function openSide(
+  flags: Record<string, string>,
+  env: Record<string, string>,
+  nowMs: number,
+  dispose: () => void,
+): Promise<PropertySide> {
+  const runtime = await createServiceRuntime(
+    parseServiceConfig(flags, { TOKEN_API_KEYS: `${KEY}:enterprise`, ...env }),
+    { nowMs: () => nowMs },
+  );
   try {
     const ingest = await ChainIngest.open(runtimeInternals(runtime).ingestor, runtimeInternals(runtime).store.market);
     return {
@@ -89,7 +101,15 @@ async function snapshot(side: PropertySide, finalChainEmpty: boolean): Promise<R
     // A fresh store that ingested nothing has no tip; a rolled-back one keeps the start point.
     tip: finalChainEmpty ? undefined : tip,
     market: {
-      pools: [...side.runtime.market.pools.values()].map((p) => [p.id, p.poolId, p.group, p.n, p.baseReserve, p.quoteReserve, p.pair.id]),
+      pools: [...side.runtime.market.pools.values()].map((p) => [
+        p.id,
+        p.poolId,
+        p.group,
+        p.n,
+        p.baseReserve,
+        p.quoteReserve,
+        p.pair.id,
+      ]),
       tokens: [...side.runtime.market.tokens.values()].map((t) => [t.id, t.unit, t.ticker, t.name, t.decimals]),
     },
   };
@@ -98,11 +118,17 @@ async function snapshot(side: PropertySide, finalChainEmpty: boolean): Promise<R
 /** Every pool ID (DEX and Aggregate) the generator can make, and its token units: the paths to ask. */
 function paths(from: number, to: number): string[] {
   const pools = [...FORK_POOL_IDS, ...FORK_PAIRS.map(([base, quote]) => aggregatePoolId(base, quote))];
-  const list = ['/api/v1/symbol_info', '/api/v1/symbol_info?group=Aggregate', '/api/v1/symbol_info?group=MinswapV2', '/api/v1/symbol_info?group=WingRiders'];
+  const list = [
+    '/api/v1/symbol_info',
+    '/api/v1/symbol_info?group=Aggregate',
+    '/api/v1/symbol_info?group=MinswapV2',
+    '/api/v1/symbol_info?group=WingRiders',
+  ];
   for (const pool of pools) {
     list.push(`/api/v1/tokens/current?pool=${pool}`);
     // Every resolution's bars are compared in the store (bars.all()); the answers check the finest and coarsest through the cache.
-    for (const resolution of ['1min', '1d'] as const) list.push(`/api/v1/history?symbol=${pool}&resolution=${resolution}&from=${from}&to=${to}&include_tvl=true`);
+    for (const resolution of ['1min', '1d'] as const)
+      list.push(`/api/v1/history?symbol=${pool}&resolution=${resolution}&from=${from}&to=${to}&include_tvl=true`);
   }
   for (const unit of FORK_TOKEN_UNITS) list.push(`/api/v1/tokens/current?policy=${unit}`);
   return list;
@@ -163,7 +189,10 @@ export async function runScenario(seed: number, open: OpenSide): Promise<Scenari
           deepest = Math.max(deepest, depth);
         }
       } else {
-        await answers(ours, asked.filter(() => chain.int(0, 3) === 0));
+        await answers(
+          ours,
+          asked.filter(() => chain.int(0, 3) === 0),
+        );
       }
     }
     await ours.ingest.flush();

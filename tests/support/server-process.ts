@@ -24,19 +24,37 @@ export interface ServerProcess {
  * and a temp data directory, with extra flags and environment; resolves once `readyPath` answers 200.
  */
 export async function startServerProcess(
-  options: { args?: readonly string[]; env?: Readonly<Record<string, string>>; readyPath?: string; /** Use (and keep) this data directory. */ dataDir?: string } = {},
+  options: {
+    args?: readonly string[];
+    env?: Readonly<Record<string, string>>;
+    readyPath?: string;
+    /** Use (and keep) this data directory. */ dataDir?: string;
+  } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const ownsDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'server-process-'));
   const origin = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', ...options.env };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dataDir, ...(options.args ?? [])], {
-    cwd: REPO,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/server/cli/serve.ts',
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      ...(options.args ?? []),
+    ],
+    {
+      cwd: REPO,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   let exited = false;
   const gone = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));

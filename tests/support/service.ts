@@ -91,7 +91,12 @@ export function createTestService(options: TestServiceOptions = {}): Promise<Tes
   return open(dataDir, ownsDir, clock, options);
 }
 
-async function open(dataDir: string, ownsDir: boolean, clock: TestClock, options: TestServiceOptions): Promise<TestService> {
+async function open(
+  dataDir: string,
+  ownsDir: boolean,
+  clock: TestClock,
+  options: TestServiceOptions,
+): Promise<TestService> {
   const flags = {
     'data-dir': dataDir,
     pools: String(options.pools ?? TEST_MARKET.pools),
@@ -103,7 +108,12 @@ async function open(dataDir: string, ownsDir: boolean, clock: TestClock, options
   let runtime: ServiceRuntime;
   try {
     const config = { ...parseServiceConfig(flags, env), ...options.config };
-    runtime = await createServiceRuntime(config, { nowMs: clock.now, ...(options.log ? { log: options.log } : {}), ...(options.metrics ? { metrics: options.metrics } : {}), ...(options.chainBackoff ? { chainBackoff: options.chainBackoff } : {}) });
+    runtime = await createServiceRuntime(config, {
+      nowMs: clock.now,
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(options.chainBackoff ? { chainBackoff: options.chainBackoff } : {}),
+    });
   } catch (error) {
     if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     throw error;

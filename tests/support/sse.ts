@@ -97,7 +97,13 @@ export function liveTrades(reader: SseReader): TradeEvent[] {
  * Makes the market trade (`forceTradesOn`, blocks at `atSeconds`) until it has made `count` trades on
  * `pools` (the Aggregate pool IDs `reader` follows), then waits until `reader` has seen them.
  */
-export async function tradeUntilSeen(reader: SseReader, runtime: ServiceRuntime | undefined, atSeconds: number, pools: readonly string[], count = 1): Promise<void> {
+export async function tradeUntilSeen(
+  reader: SseReader,
+  runtime: ServiceRuntime | undefined,
+  atSeconds: number,
+  pools: readonly string[],
+  count = 1,
+): Promise<void> {
   if (!runtime) throw new Error('the market is not running');
   const target = liveTrades(reader).length + count;
   await forceTradesOn(runtime, pools, atSeconds, { count });

@@ -1,4 +1,7 @@
-import { extendedStreamLineSchema as streamLineSchema, type ExtendedStreamLine as StreamLine } from '../../src/shared/api/stream';
+import {
+  extendedStreamLineSchema as streamLineSchema,
+  type ExtendedStreamLine as StreamLine,
+} from '../../src/shared/api/stream';
 import { streamInit, STREAM_PATH } from './builders';
 import { streamLineUndescribed } from './openapi';
 import type { TestService } from './service';
@@ -114,6 +117,9 @@ export async function openStream(
   body: unknown,
   options: { readonly key?: string | null; readonly headers?: Readonly<Record<string, string>> } = {},
 ): Promise<StreamReader> {
-  const response = await service.request(STREAM_PATH, { ...streamInit(body, options.headers), ...(options.key !== undefined ? { key: options.key } : {}) });
+  const response = await service.request(STREAM_PATH, {
+    ...streamInit(body, options.headers),
+    ...(options.key !== undefined ? { key: options.key } : {}),
+  });
   return readStream(response);
 }

@@ -28,7 +28,18 @@ export interface SyntheticPool {
 function poolDatum(pool: SyntheticPool): string {
   const c = (fields: unknown[], n = 0) => new Tag(fields, 121 + n);
   const asset = (unit: string) => c([Buffer.from(unit.slice(0, 56), 'hex'), Buffer.from(unit.slice(56), 'hex')]);
-  const datum = c([c([c([Buffer.alloc(28, 1)], 1)]), asset(''), asset(pool.token), pool.liquidity, pool.a, pool.b, 30n, 30n, c([], 1), c([], 1)]);
+  const datum = c([
+    c([c([Buffer.alloc(28, 1)], 1)]),
+    asset(''),
+    asset(pool.token),
+    pool.liquidity,
+    pool.a,
+    pool.b,
+    30n,
+    30n,
+    c([], 1),
+    c([], 1),
+  ]);
   return Buffer.from(encoder.encode(datum)).toString('hex');
 }
 
@@ -59,7 +70,11 @@ export interface ChainCursor {
  * spread pseudo-randomly over `pools`), each a swap of 1/500 of the pool's ADA, and `noise` payment
  * transactions. `fork` changes the block ids, for a chain that branches from the same point.
  */
-export function nextSyntheticBlock(cursor: ChainCursor, pools: readonly SyntheticPool[], options: { updates: number; noise?: number; sequential?: boolean; fork?: number; slotStep?: number }): OgmiosWireBlock {
+export function nextSyntheticBlock(
+  cursor: ChainCursor,
+  pools: readonly SyntheticPool[],
+  options: { updates: number; noise?: number; sequential?: boolean; fork?: number; slotStep?: number },
+): OgmiosWireBlock {
   const height = cursor.height + 1;
   const slot = cursor.slot + (options.slotStep ?? 20);
   const tag = options.fork ?? 0;
@@ -77,7 +92,11 @@ export function nextSyntheticBlock(cursor: ChainCursor, pools: readonly Syntheti
       outputs: [
         {
           address: 'addr1z84q0denmyep98ph3tmzwsmw0',
-          value: { ada: { lovelace: pool.a + 2_000_000n }, [LP_POLICY]: { '4d5350': 1n, [pool.lp]: 9_000_000_000n }, [pool.token.slice(0, 56)]: { [pool.token.slice(56)]: pool.b } },
+          value: {
+            ada: { lovelace: pool.a + 2_000_000n },
+            [LP_POLICY]: { '4d5350': 1n, [pool.lp]: 9_000_000_000n },
+            [pool.token.slice(0, 56)]: { [pool.token.slice(56)]: pool.b },
+          },
           datum: poolDatum(pool),
         },
         { address: 'addr1qxvk9lv2ht7kptfhar5x9h2p0', value: { ada: { lovelace: 5_000_000n } } },
@@ -85,9 +104,26 @@ export function nextSyntheticBlock(cursor: ChainCursor, pools: readonly Syntheti
     });
   }
   for (let i = 0; i < (options.noise ?? 0); i++) {
-    transactions.push({ id: hex(height * 1000 + 500 + i, 28) + hex(tag, 4), spends: 'inputs', outputs: [{ address: 'addr1qxvk9lv2ht7kptfhar5x9h2p0', value: { ada: { lovelace: 1_000_000n }, [hex(7, 28)]: { '41': 5n } } }] });
+    transactions.push({
+      id: hex(height * 1000 + 500 + i, 28) + hex(tag, 4),
+      spends: 'inputs',
+      outputs: [
+        {
+          address: 'addr1qxvk9lv2ht7kptfhar5x9h2p0',
+          value: { ada: { lovelace: 1_000_000n }, [hex(7, 28)]: { '41': 5n } },
+        },
+      ],
+    });
   }
-  const block: OgmiosWireBlock = { type: 'praos', era: 'babbage', id: hex(height, 28) + hex(tag, 4), height, slot, ancestor: cursor.id, transactions };
+  const block: OgmiosWireBlock = {
+    type: 'praos',
+    era: 'babbage',
+    id: hex(height, 28) + hex(tag, 4),
+    height,
+    slot,
+    ancestor: cursor.id,
+    transactions,
+  };
   cursor.slot = slot;
   cursor.id = block.id;
   cursor.height = height;
@@ -95,6 +131,11 @@ export function nextSyntheticBlock(cursor: ChainCursor, pools: readonly Syntheti
 }
 
 /** `count` blocks after `cursor` (advanced), each with `updates` pool outputs. */
-export function syntheticBlocks(cursor: ChainCursor, pools: readonly SyntheticPool[], count: number, options: { updates: number; noise?: number; sequential?: boolean; fork?: number; slotStep?: number }): OgmiosWireBlock[] {
+export function syntheticBlocks(
+  cursor: ChainCursor,
+  pools: readonly SyntheticPool[],
+  count: number,
+  options: { updates: number; noise?: number; sequential?: boolean; fork?: number; slotStep?: number },
+): OgmiosWireBlock[] {
   return Array.from({ length: count }, () => nextSyntheticBlock(cursor, pools, options));
 }

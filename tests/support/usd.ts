@@ -31,7 +31,13 @@ function weighted(quotes: readonly { price: number; tvl: number }[]): number {
 export async function rateAtTime(fetch: Fetch, time: number, resolution = '60min'): Promise<number> {
   const quotes: { price: number; tvl: number }[] = [];
   for (const pool of await stablePools(fetch)) {
-    const body = historyResponseSchema.parse(await (await fetch(`/gw/v1/history?symbol=${pool}&resolution=${resolution}&to=${time + 1}&countback=1&include_tvl=true`)).json());
+    const body = historyResponseSchema.parse(
+      await (
+        await fetch(
+          `/gw/v1/history?symbol=${pool}&resolution=${resolution}&to=${time + 1}&countback=1&include_tvl=true`,
+        )
+      ).json(),
+    );
     quotes.push({ price: body.c[0] ?? 0, tvl: body.tvl?.[0] ?? 0 });
   }
   return weighted(quotes);

@@ -20,7 +20,11 @@ function sourceFiles(dir: string): string[] {
 
 /** The file an import names: relative, or under the app's `@/` alias (src/); undefined for a package. */
 function resolveImport(from: string, specifier: string, root: string): string | undefined {
-  const base = specifier.startsWith('@/') ? join(root, specifier.slice(2)) : specifier.startsWith('.') ? resolve(dirname(from), specifier) : undefined;
+  const base = specifier.startsWith('@/')
+    ? join(root, specifier.slice(2))
+    : specifier.startsWith('.')
+      ? resolve(dirname(from), specifier)
+      : undefined;
   if (base === undefined) return undefined;
   for (const candidate of [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx')]) {
     if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
@@ -34,7 +38,10 @@ function importCycles(root: string): string[][] {
   const edges = new Map(
     files.map((file) => {
       const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-      return [file, importedFiles.map((f) => resolveImport(file, f.fileName, root)).filter((f): f is string => f !== undefined)];
+      return [
+        file,
+        importedFiles.map((f) => resolveImport(file, f.fileName, root)).filter((f): f is string => f !== undefined),
+      ];
     }),
   );
   const index = new Map<string, number>();

@@ -8,10 +8,21 @@ import { AGGREGATE_GROUP, DEX_GROUPS } from '@/shared/groups';
  * Over an upstream without our `/pair-pools` route: the pair's pools from the groups' symbol lists,
  * then each pool's statistics from the spec's `/tokens/current` (a few requests, one per pool).
  */
-async function derivePairPools(datafeed: UdfDatafeed, api: GatewayClient, row: SearchRow, signal: AbortSignal): Promise<PairPoolsResponse> {
-  const lists = await Promise.all(DEX_GROUPS.map((group) => datafeed.search(row.quoteUnit || row.symbol, group, 200).catch(() => [] as SearchRow[])));
-  const pools = lists.flat().filter((r) => r.baseUnit === row.baseUnit && r.quoteUnit === row.quoteUnit && r.exchange !== AGGREGATE_GROUP);
-  const [aggregate, ...stats] = await Promise.all([row, ...pools].map((r) => api.getOrThrow('/tokens/current', { pool: r.ticker }, tokenStatsSchema, signal)));
+async function derivePairPools(
+  datafeed: UdfDatafeed,
+  api: GatewayClient,
+  row: SearchRow,
+  signal: AbortSignal,
+): Promise<PairPoolsResponse> {
+  const lists = await Promise.all(
+    DEX_GROUPS.map((group) => datafeed.search(row.quoteUnit || row.symbol, group, 200).catch(() => [] as SearchRow[])),
+  );
+  const pools = lists
+    .flat()
+    .filter((r) => r.baseUnit === row.baseUnit && r.quoteUnit === row.quoteUnit && r.exchange !== AGGREGATE_GROUP);
+  const [aggregate, ...stats] = await Promise.all(
+    [row, ...pools].map((r) => api.getOrThrow('/tokens/current', { pool: r.ticker }, tokenStatsSchema, signal)),
+  );
   const aggPrice = aggregate?.current_price ?? 0;
   const aggTvl = aggregate?.current_tvl ?? 0;
   const rows: PairPool[] = pools.map((r, i) => {
@@ -31,7 +42,13 @@ async function derivePairPools(datafeed: UdfDatafeed, api: GatewayClient, row: S
   });
   return {
     s: 'ok',
-    aggregate: { pool_id: row.ticker, symbol: row.symbol, price: aggPrice, tvl: aggTvl, volume_24h: aggregate?.daily_volume ?? 0 },
+    aggregate: {
+      pool_id: row.ticker,
+      symbol: row.symbol,
+      price: aggPrice,
+      tvl: aggTvl,
+      volume_24h: aggregate?.daily_volume ?? 0,
+    },
     pools: rows.sort((a, b) => b.tvl - a.tvl),
   };
 }

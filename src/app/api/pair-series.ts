@@ -14,7 +14,11 @@ export interface PoolSeries {
 }
 
 /** Every pool of the pair (same base and quote tokens): Aggregate first, then DEX pools by TVL; at most `max`. */
-export async function pairPoolRows(datafeed: UdfDatafeed, row: SearchRow, max = Number.POSITIVE_INFINITY): Promise<SearchRow[]> {
+export async function pairPoolRows(
+  datafeed: UdfDatafeed,
+  row: SearchRow,
+  max = Number.POSITIVE_INFINITY,
+): Promise<SearchRow[]> {
   const rows = await datafeed.search(row.quoteUnit || row.symbol, undefined, 1000);
   const same = rows.filter((r) => r.baseUnit === row.baseUnit && r.quoteUnit === row.quoteUnit);
   const aggregate = same.filter((r) => r.exchange === AGGREGATE_GROUP);
@@ -26,7 +30,12 @@ function resolve(datafeed: UdfDatafeed, name: string): Promise<LibrarySymbolInfo
   return new Promise((ok, fail) => datafeed.resolveSymbol(name, ok, (reason) => fail(new Error(reason))));
 }
 
-async function recentBars(datafeed: UdfDatafeed, info: LibrarySymbolInfo, resolution: ResolutionString, nowSeconds: number): Promise<Bar[]> {
+async function recentBars(
+  datafeed: UdfDatafeed,
+  info: LibrarySymbolInfo,
+  resolution: ResolutionString,
+  nowSeconds: number,
+): Promise<Bar[]> {
   const wire = toWireResolution(resolution) ?? '60min';
   const step = RESOLUTION_SECONDS[wire];
   const to = nowSeconds + step;
@@ -34,7 +43,11 @@ async function recentBars(datafeed: UdfDatafeed, info: LibrarySymbolInfo, resolu
 }
 
 /** The recent bars of each of `pools` at a resolution, through the datafeed (a pool that fails carries its error). */
-export function poolSeries(datafeed: UdfDatafeed, pools: readonly SearchRow[], resolution: ResolutionString): Promise<PoolSeries[]> {
+export function poolSeries(
+  datafeed: UdfDatafeed,
+  pools: readonly SearchRow[],
+  resolution: ResolutionString,
+): Promise<PoolSeries[]> {
   const now = Math.floor(Date.now() / 1000);
   return Promise.all(
     pools.map(async (pool) => {

@@ -16,7 +16,9 @@ export class UnknownSymbolError extends Error {
 
 function resolveInfo(datafeed: UdfDatafeed, name: string): Promise<LibrarySymbolInfo> {
   return new Promise((resolve, reject) =>
-    datafeed.resolveSymbol(name, resolve, (reason) => reject(reason.startsWith('Unknown symbol') ? new UnknownSymbolError(reason) : new Error(reason))),
+    datafeed.resolveSymbol(name, resolve, (reason) =>
+      reject(reason.startsWith('Unknown symbol') ? new UnknownSymbolError(reason) : new Error(reason)),
+    ),
   );
 }
 
@@ -27,7 +29,11 @@ const lower = (s: string) => s.toLowerCase();
  * or a token ticker (`SNEK`, `ADA/SNEK`: the group's deepest pool of that pair). Undefined: the
  * group's deepest pool.
  */
-export async function resolveSelection(datafeed: UdfDatafeed, symbol: string | undefined, group: string): Promise<ResolvedSymbol> {
+export async function resolveSelection(
+  datafeed: UdfDatafeed,
+  symbol: string | undefined,
+  group: string,
+): Promise<ResolvedSymbol> {
   let name: string;
   if (symbol === undefined) {
     const [deepest] = await datafeed.search('', group, 1);
@@ -58,9 +64,16 @@ export function resolvedSymbolQueryOptions(datafeed: UdfDatafeed, symbol: string
 }
 
 /** The pool of the same pair (same base and quote tokens) on `group` with the most TVL, if any. */
-export async function findPairInGroup(datafeed: UdfDatafeed, row: SearchRow, group: string): Promise<SearchRow | undefined> {
+export async function findPairInGroup(
+  datafeed: UdfDatafeed,
+  row: SearchRow,
+  group: string,
+): Promise<SearchRow | undefined> {
   const rows = await datafeed.search(row.quoteUnit || row.symbol, group, 200);
-  return rows.find((r) => r.baseUnit === row.baseUnit && r.quoteUnit === row.quoteUnit && r.exchange.toLowerCase() === group.toLowerCase());
+  return rows.find(
+    (r) =>
+      r.baseUnit === row.baseUnit && r.quoteUnit === row.quoteUnit && r.exchange.toLowerCase() === group.toLowerCase(),
+  );
 }
 
 export { provisionalSymbolInfo } from '@/app/lib/provisional-symbol';

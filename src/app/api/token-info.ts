@@ -9,7 +9,8 @@ import type { GatewayClient } from '@/datafeed';
 export function tokenInfoQueryOptions(api: GatewayClient, unit: string) {
   return queryOptions({
     queryKey: ['token-info', unit],
-    queryFn: ({ signal }): Promise<GatewayTokenInfo> => api.getOrThrow(`/token-info/${encodeURIComponent(unit)}`, {}, gatewayTokenInfoSchema, signal),
+    queryFn: ({ signal }): Promise<GatewayTokenInfo> =>
+      api.getOrThrow(`/token-info/${encodeURIComponent(unit)}`, {}, gatewayTokenInfoSchema, signal),
     staleTime: Infinity,
     gcTime: 30 * 60_000,
     retry: false,

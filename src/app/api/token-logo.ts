@@ -6,7 +6,8 @@ import type { GatewayClient } from '@/datafeed';
 export function tokenLogoQueryOptions(api: GatewayClient, unit: string) {
   return queryOptions({
     queryKey: ['token-logo', unit],
-    queryFn: ({ signal }): Promise<TokenLogo> => api.getOrThrow(`/tokens/logo/${encodeURIComponent(unit)}`, {}, tokenLogoSchema, signal),
+    queryFn: ({ signal }): Promise<TokenLogo> =>
+      api.getOrThrow(`/tokens/logo/${encodeURIComponent(unit)}`, {}, tokenLogoSchema, signal),
     staleTime: Infinity,
     gcTime: 30 * 60_000,
     retry: false,

@@ -1,4 +1,10 @@
-import { toLibraryResolution, toWireResolution, type LibrarySymbolInfo, type ResolutionString, type UdfDatafeed } from '@/datafeed';
+import {
+  toLibraryResolution,
+  toWireResolution,
+  type LibrarySymbolInfo,
+  type ResolutionString,
+  type UdfDatafeed,
+} from '@/datafeed';
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { MAX_COUNTBACK } from '@/shared/api/history';
 import { bucketStart, RESOLUTION_SECONDS, type Resolution } from '@/shared/resolutions';
@@ -58,7 +64,9 @@ export class UsdRateBook implements UsdRateSource {
     this.poolList ??= Promise.all(
       STABLECOINS.map(async (coin) => {
         const rows = await this.datafeed.search(coin.unit, AGGREGATE_GROUP, 20);
-        const row = rows.find((r) => r.baseUnit === '' && r.quoteUnit.toLowerCase() === coin.unit && r.exchange === AGGREGATE_GROUP);
+        const row = rows.find(
+          (r) => r.baseUnit === '' && r.quoteUnit.toLowerCase() === coin.unit && r.exchange === AGGREGATE_GROUP,
+        );
         return row ? { coin, poolId: row.ticker.toLowerCase() } : undefined;
       }),
     )
@@ -149,10 +157,18 @@ export class UsdRateBook implements UsdRateSource {
    * asking for a bar more than the gap has buckets (the countback extension gives the last N bars before
    * its end, which then reach before its start), a second one only when the gap has more than that.
    */
-  private async load(info: LibrarySymbolInfo, wire: Resolution, gap: { from: number; to: number; carry: boolean }): Promise<StablePoint[]> {
+  private async load(
+    info: LibrarySymbolInfo,
+    wire: Resolution,
+    gap: { from: number; to: number; carry: boolean },
+  ): Promise<StablePoint[]> {
     const resolution = toLibraryResolution(wire);
     const buckets = Math.ceil((gap.to - gap.from) / RESOLUTION_SECONDS[wire]);
-    const answer = await this.datafeed.bars(info, resolution, { from: gap.from, to: gap.to, countBack: Math.min(MAX_COUNTBACK, buckets + 1) });
+    const answer = await this.datafeed.bars(info, resolution, {
+      from: gap.from,
+      to: gap.to,
+      countBack: Math.min(MAX_COUNTBACK, buckets + 1),
+    });
     const first = answer.bars[0];
     if (!gap.carry || answer.noData || first === undefined || first.time <= gap.from) return answer.bars;
     const before = await this.datafeed.bars(info, resolution, { from: gap.from, to: gap.from, countBack: 1 });
@@ -179,7 +195,10 @@ export class UsdRateBook implements UsdRateSource {
                 if (!series) continue;
                 const time = bucketStart(event.block_time, wire);
                 if (series.length > 0 && (series.at(-1)?.time ?? 0) > time) continue;
-                book.series.set(pool, mergePoints(series, [{ time, close: event.current_price, tvl: event.current_tvl }]));
+                book.series.set(
+                  pool,
+                  mergePoints(series, [{ time, close: event.current_price, tvl: event.current_tvl }]),
+                );
               }
               this.notify();
             },
@@ -191,7 +210,11 @@ export class UsdRateBook implements UsdRateSource {
               for (const [wire, book] of this.books) {
                 if (book.from > book.to) continue;
                 const cut = bucketStart(rollback.time, wire);
-                for (const [pool, series] of book.series) book.series.set(pool, series.filter((point) => point.time < cut));
+                for (const [pool, series] of book.series)
+                  book.series.set(
+                    pool,
+                    series.filter((point) => point.time < cut),
+                  );
                 book.to = Math.max(book.from, Math.min(book.to, cut));
                 book.stale = true;
               }
@@ -237,4 +260,3 @@ export class UsdRateBook implements UsdRateSource {
     for (const listener of [...this.listeners]) listener();
   }
 }
-

@@ -17,7 +17,13 @@ export function CopyButton({ text, label, testId }: { text: string; label: strin
     }
   };
   return (
-    <button type="button" className="button button--small" onClick={() => void copy()} aria-label={label} data-testid={testId}>
+    <button
+      type="button"
+      className="button button--small"
+      onClick={() => void copy()}
+      aria-label={label}
+      data-testid={testId}
+    >
       {copied === 'done' ? 'Copied' : copied === 'failed' ? 'Copy failed' : 'Copy'}
       <span className="visually-hidden" aria-live="polite">
         {copied === 'done' ? 'Copied to the clipboard' : ''}

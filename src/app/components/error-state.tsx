@@ -22,7 +22,12 @@ export function ErrorState({ title, message, onRetry, action, testId = 'error-st
           </button>
         ) : null}
         {action ? (
-          <button type="button" className="button button--primary" onClick={action.onClick} data-testid={`${testId}-action`}>
+          <button
+            type="button"
+            className="button button--primary"
+            onClick={action.onClick}
+            data-testid={`${testId}-action`}
+          >
             {action.label}
           </button>
         ) : null}

@@ -5,7 +5,8 @@ import { ErrorState } from './error-state';
  * The messages browsers give when a module (a lazy chunk) cannot be fetched: Chromium, Firefox,
  * Safari, and Vite's preload of the chunk's CSS.
  */
-const CHUNK_FAILURE = /dynamically imported module|Importing a module script failed|error loading dynamically imported module|Unable to preload CSS/i;
+const CHUNK_FAILURE =
+  /dynamically imported module|Importing a module script failed|error loading dynamically imported module|Unable to preload CSS/i;
 
 /** True when `error` says a chunk of the app's code could not load (a reload fetches it again). */
 export function isChunkFailure(error: unknown): boolean {
@@ -45,7 +46,8 @@ export class PartBoundary extends Component<PartBoundaryProps, PartBoundaryState
   }
 
   override componentDidUpdate(previous: PartBoundaryProps): void {
-    if (this.state.error && previous.resetKey !== this.props.resetKey && !isChunkFailure(this.state.error)) this.setState({ error: undefined });
+    if (this.state.error && previous.resetKey !== this.props.resetKey && !isChunkFailure(this.state.error))
+      this.setState({ error: undefined });
   }
 
   override render(): ReactNode {
@@ -62,6 +64,13 @@ export class PartBoundary extends Component<PartBoundaryProps, PartBoundaryState
         />
       );
     }
-    return <ErrorState title={`${label} failed`} message={error.message} onRetry={() => this.setState({ error: undefined })} testId={testId} />;
+    return (
+      <ErrorState
+        title={`${label} failed`}
+        message={error.message}
+        onRetry={() => this.setState({ error: undefined })}
+        testId={testId}
+      />
+    );
   }
 }

@@ -22,7 +22,16 @@ export function ToggleButton({
   className?: string;
 }) {
   return (
-    <button type="button" className={className ? `button button--toggle ${className}` : 'button button--toggle'} aria-pressed={pressed} onClick={onToggle} aria-label={label} data-testid={testId} disabled={disabled} title={title}>
+    <button
+      type="button"
+      className={className ? `button button--toggle ${className}` : 'button button--toggle'}
+      aria-pressed={pressed}
+      onClick={onToggle}
+      aria-label={label}
+      data-testid={testId}
+      disabled={disabled}
+      title={title}
+    >
       {children}
     </button>
   );

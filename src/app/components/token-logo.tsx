@@ -16,15 +16,40 @@ function colourOf(text: string): string {
  * only shown once something else has fetched it (a long list asks its rows' logos after they are on
  * screen, not while rendering them: see the market overview's table).
  */
-export function TokenLogo({ unit, ticker, size = 24, ask = true }: { unit: string; ticker: string; size?: number; ask?: boolean }) {
+export function TokenLogo({
+  unit,
+  ticker,
+  size = 24,
+  ask = true,
+}: {
+  unit: string;
+  ticker: string;
+  size?: number;
+  ask?: boolean;
+}) {
   const api = useApi();
   const logo = useQuery({ ...tokenLogoQueryOptions(api, unit), enabled: ask && unit !== '' });
   const style = { width: size, height: size };
   if (logo.data) {
-    return <img className="token-logo" src={`data:image/png;base64,${logo.data}`} alt="" width={size} height={size} style={style} data-testid="token-logo" />;
+    return (
+      <img
+        className="token-logo"
+        src={`data:image/png;base64,${logo.data}`}
+        alt=""
+        width={size}
+        height={size}
+        style={style}
+        data-testid="token-logo"
+      />
+    );
   }
   return (
-    <span className="token-logo token-logo--fallback" aria-hidden="true" style={{ ...style, background: unit === '' ? '#0033ad' : colourOf(unit), fontSize: Math.round(size * 0.4) }} data-testid="token-logo-fallback">
+    <span
+      className="token-logo token-logo--fallback"
+      aria-hidden="true"
+      style={{ ...style, background: unit === '' ? '#0033ad' : colourOf(unit), fontSize: Math.round(size * 0.4) }}
+      data-testid="token-logo-fallback"
+    >
       {(ticker || '?').slice(0, 2).toUpperCase()}
     </span>
   );

@@ -22,7 +22,10 @@ export const NO_STABLECOIN_REASON = `No USD stablecoin pool (${STABLECOINS.map((
  * once something `enabled` it (shared by every caller); with `live`, moved by their trades as they
  * happen (the same live connection as everything else).
  */
-export function useAdaUsd({ live = false, enabled = true }: { readonly live?: boolean; readonly enabled?: boolean } = {}): AdaUsdState {
+export function useAdaUsd({
+  live = false,
+  enabled = true,
+}: { readonly live?: boolean; readonly enabled?: boolean } = {}): AdaUsdState {
   const api = useApi();
   const rates = useUsdRates();
   const query = useQuery({ ...stablecoinStatsQueryOptions(api), enabled: enabled || live });
@@ -34,14 +37,23 @@ export function useAdaUsd({ live = false, enabled = true }: { readonly live?: bo
     if (live && epoch > 0) void refetch();
   }, [live, epoch, refetch]);
   return useMemo((): AdaUsdState => {
-    if (!data) return error ? { status: 'error', reason: `ADA/USD is unavailable: ${error.message}` } : { status: 'loading', reason: 'Looking for USD stablecoin pools…' };
+    if (!data)
+      return error
+        ? { status: 'error', reason: `ADA/USD is unavailable: ${error.message}` }
+        : { status: 'loading', reason: 'Looking for USD stablecoin pools…' };
     // A stablecoin's trade seen after the fetch moves its price and TVL (lib/live-stats), as for the header.
     const stats = data.map(({ coin, stats: fetched }) => {
       const quote = live ? quotes.get(coin.unit) : undefined;
-      return quote ? liveStats(fetched, { price: quote.price, tvl: quote.tvl, at: quote.at, volumes: [] }, dataUpdatedAt) : fetched;
+      return quote
+        ? liveStats(fetched, { price: quote.price, tvl: quote.tvl, at: quote.at, volumes: [] }, dataUpdatedAt)
+        : fetched;
     });
     const now = adaUsdOfStats(stats);
     if (!now) return { status: 'none', reason: NO_STABLECOIN_REASON };
-    return { status: 'ready', now, coins: data.filter((s) => s.stats.current_tvl > 0 && s.stats.current_price > 0).map((s) => s.coin.ticker) };
+    return {
+      status: 'ready',
+      now,
+      coins: data.filter((s) => s.stats.current_tvl > 0 && s.stats.current_price > 0).map((s) => s.coin.ticker),
+    };
   }, [data, dataUpdatedAt, error, live, quotes]);
 }

@@ -53,7 +53,11 @@ export function fixedRowsAt(options: FixedRowsOptions, offset: number, height: n
  */
 export function useFixedRows(
   scrollRef: RefObject<HTMLElement | null>,
-  options: FixedRowsOptions & { readonly fallbackHeight: number; readonly paddingStart?: number; readonly initialOffset?: number },
+  options: FixedRowsOptions & {
+    readonly fallbackHeight: number;
+    readonly paddingStart?: number;
+    readonly initialOffset?: number;
+  },
 ): FixedRowsLayout & { scrollToIndex(index: number): void } {
   const { fallbackHeight, paddingStart = 0, initialOffset = 0 } = options;
   const [view, setView] = useState({ offset: initialOffset, height: fallbackHeight });

@@ -21,7 +21,12 @@ export interface LineChart {
  * Makes a line chart in the returned container (auto-sized where ResizeObserver exists, else
  * `fallbackHeight` tall), coloured by `palette`, its time labels in `timeZone` (daily bars labelled as days).
  */
-export function useLineChart(options: { readonly palette: Palette; readonly timeZone: TimeZoneMode; readonly daily: boolean; readonly fallbackHeight: number }): LineChart {
+export function useLineChart(options: {
+  readonly palette: Palette;
+  readonly timeZone: TimeZoneMode;
+  readonly daily: boolean;
+  readonly fallbackHeight: number;
+}): LineChart {
   const { palette, timeZone, daily, fallbackHeight } = options;
   const containerRef = useRef<HTMLDivElement>(null);
   const [chart, setChart] = useState<IChartApi | undefined>(undefined);

@@ -14,7 +14,8 @@ export function useLiveOverlay(info: LibrarySymbolInfo | undefined, refresh: () 
   const key = info ? (info.ticker ?? info.name) : '';
   const [state, setState] = useState<{ key: string; overlay: LiveOverlay }>({ key, overlay: EMPTY_OVERLAY });
   useLiveTrades(info, {
-    onTrade: (trade) => setState((s) => ({ key, overlay: applyTrade(s.key === key ? s.overlay : EMPTY_OVERLAY, trade, Date.now()) })),
+    onTrade: (trade) =>
+      setState((s) => ({ key, overlay: applyTrade(s.key === key ? s.overlay : EMPTY_OVERLAY, trade, Date.now()) })),
     onLive: () => refresh(),
     onRollback: () => {
       setState({ key, overlay: EMPTY_OVERLAY });

@@ -1,5 +1,10 @@
 import { useSyncExternalStore } from 'react';
-import { DEFAULT_TRADER_SETTINGS, parseTraderSettings, TRADER_SETTINGS_KEY, type TraderSettings } from '@/app/lib/trader-settings';
+import {
+  DEFAULT_TRADER_SETTINGS,
+  parseTraderSettings,
+  TRADER_SETTINGS_KEY,
+  type TraderSettings,
+} from '@/app/lib/trader-settings';
 
 const listeners = new Set<() => void>();
 let cached: { readonly text: string | null; readonly settings: TraderSettings } | undefined;

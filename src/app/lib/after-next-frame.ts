@@ -22,7 +22,11 @@ const browserClock = (): FrameClock => ({
  * page's style, layout and paint: a task after them), at once in a page not shown, and after `waitMs`
  * at the latest (a page hidden after this call makes no frames).
  */
-export function afterNextFrame(run: () => void, clock: FrameClock = browserClock(), waitMs: number = NEXT_FRAME_WAIT_MS): void {
+export function afterNextFrame(
+  run: () => void,
+  clock: FrameClock = browserClock(),
+  waitMs: number = NEXT_FRAME_WAIT_MS,
+): void {
   if (clock.hidden()) {
     run();
     return;

@@ -60,8 +60,10 @@ export class ChartTimes {
   }
 
   /** The crosshair's time label. */
-  readonly label = (display: number): string => (this.daily ? formatDate(display, 'utc') : formatDateTime(this.actual(display), this.zone, true));
+  readonly label = (display: number): string =>
+    this.daily ? formatDate(display, 'utc') : formatDateTime(this.actual(display), this.zone, true);
 
   /** A time-axis label (`tickType`: lightweight-charts' TickMarkType). */
-  readonly tick = (display: number, tickType: number): string => formatTick(this.actual(display), tickType, this.daily ? 'utc' : this.zone);
+  readonly tick = (display: number, tickType: number): string =>
+    formatTick(this.actual(display), tickType, this.daily ? 'utc' : this.zone);
 }

@@ -6,14 +6,18 @@ export const EXPLORERS = {
   /** https://cexplorer.io/tx/<hash>: Cexplorer's transaction page. */
   cexplorer: { label: 'Cexplorer (cexplorer.io)', tx: (hash: string) => `https://cexplorer.io/tx/${hash}` },
   /** https://cardanoscan.io/transaction/<hash>: Cardanoscan's transaction page. */
-  cardanoscan: { label: 'Cardanoscan (cardanoscan.io)', tx: (hash: string) => `https://cardanoscan.io/transaction/${hash}` },
+  cardanoscan: {
+    label: 'Cardanoscan (cardanoscan.io)',
+    tx: (hash: string) => `https://cardanoscan.io/transaction/${hash}`,
+  },
 } as const;
 
 export type Explorer = keyof typeof EXPLORERS;
 
 export const DEFAULT_EXPLORER: Explorer = 'cexplorer';
 
-export const isExplorer = (value: unknown): value is Explorer => typeof value === 'string' && Object.hasOwn(EXPLORERS, value);
+export const isExplorer = (value: unknown): value is Explorer =>
+  typeof value === 'string' && Object.hasOwn(EXPLORERS, value);
 
 /** A trade of the Cardano chain: its event id is the transaction's hash and output (`<64 hex>#<n>`), whatever the upstream. */
 const CHAIN_ID = /^([0-9a-f]{64})#\d+$/i;

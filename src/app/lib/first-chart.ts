@@ -38,11 +38,23 @@ export interface InlinedFirstBars {
 export const DEFAULT_RESOLUTION = '60';
 
 const RESOLUTION_SPELLINGS: Readonly<Record<string, string>> = {
-  '1': '1', '1m': '1', '1min': '1',
-  '5': '5', '5m': '5', '5min': '5',
-  '15': '15', '15m': '15', '15min': '15',
-  '60': '60', '60m': '60', '60min': '60', '1h': '60',
-  '1d': '1D', 'd': '1D', '1440': '1D', '24h': '1D',
+  '1': '1',
+  '1m': '1',
+  '1min': '1',
+  '5': '5',
+  '5m': '5',
+  '5min': '5',
+  '15': '15',
+  '15m': '15',
+  '15min': '15',
+  '60': '60',
+  '60m': '60',
+  '60min': '60',
+  '1h': '60',
+  '1d': '1D',
+  d: '1D',
+  '1440': '1D',
+  '24h': '1D',
 };
 
 /** `60`, `60min`, `1h`, `1D`, `1d`, `D` ... in the library's spelling; undefined when not a resolution we serve. */
@@ -88,14 +100,20 @@ export function resolutionSeconds(resolution: string): number {
  * same URL unless a bucket ended in between (then the chart asks again), and answers of the same
  * bucket are alike for the server's cache too.
  */
-export function firstPage(resolution: string, nowMs: number): { readonly from: number; readonly to: number; readonly countBack: number } {
+export function firstPage(
+  resolution: string,
+  nowMs: number,
+): { readonly from: number; readonly to: number; readonly countBack: number } {
   const step = resolutionSeconds(resolution);
   const to = (Math.floor(nowMs / 1000 / step) + 1) * step;
   return { from: to - PAGE_BARS * step, to, countBack: PAGE_BARS };
 }
 
 /** The pool ID of a group's deepest pool, when /gw/v1/info names it (group names match in any case). */
-export function deepestOf(info: { readonly deepest?: Readonly<Record<string, string>> | undefined } | undefined, group: string): string | undefined {
+export function deepestOf(
+  info: { readonly deepest?: Readonly<Record<string, string>> | undefined } | undefined,
+  group: string,
+): string | undefined {
   const deepest = info?.deepest;
   if (!deepest) return undefined;
   const key = Object.keys(deepest).find((g) => g.toLowerCase() === group.toLowerCase());
@@ -126,7 +144,11 @@ export function firstBarsUrl(resolution: string, target: string | undefined, now
 }
 
 /** The chart `search` opens first: its pair (the URL's, or the group's deepest as `info` names it) and the URL of its first bars. */
-export function firstChartOf(search: string, info: Parameters<typeof deepestOf>[0], nowMs: number): { readonly target: string; readonly url: string } | undefined {
+export function firstChartOf(
+  search: string,
+  info: Parameters<typeof deepestOf>[0],
+  nowMs: number,
+): { readonly target: string; readonly url: string } | undefined {
   const chart = pageChart(search);
   if (chart.view !== 'chart') return undefined;
   const target = chart.symbol ?? deepestOf(info, chart.group);

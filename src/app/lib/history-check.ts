@@ -1,6 +1,7 @@
 import type { HistoryResponse } from '@/shared/api/history';
 
-const numbers = (value: unknown): value is number[] => Array.isArray(value) && value.every((n) => typeof n === 'number' && Number.isFinite(n));
+const numbers = (value: unknown): value is number[] =>
+  Array.isArray(value) && value.every((n) => typeof n === 'number' && Number.isFinite(n));
 
 /**
  * GET /history's answer with bars, checked as history.ts's historyResponseSchema checks it, without zod:

@@ -35,7 +35,12 @@ export function parseIndicators(text: string | null | undefined): IndicatorSpec[
     const kind = m[1] as IndicatorSpec['kind'];
     if (found.has(kind)) continue;
     if (kind === 'vwap') found.set(kind, { kind });
-    else if (kind === 'bb') found.set(kind, { kind, period: clampPeriod(Number(m[2] ?? 20)), mult: Math.min(5, Math.max(0.5, Number(m[3] ?? 2))) });
+    else if (kind === 'bb')
+      found.set(kind, {
+        kind,
+        period: clampPeriod(Number(m[2] ?? 20)),
+        mult: Math.min(5, Math.max(0.5, Number(m[3] ?? 2))),
+      });
     else found.set(kind, { kind, period: clampPeriod(Number(m[2] ?? INDICATOR_DEFAULTS[kind].period)) });
   }
   return ORDER.flatMap((kind) => found.get(kind) ?? []);

@@ -4,7 +4,8 @@ import { parseSymbolName } from '@/shared/symbols';
 export type PairSides = { readonly base: string; readonly quote: string } | undefined;
 
 /** Base and quote of a symbol name before it is resolved (a pool ID names none). */
-export const pairOfName = (name: string | undefined): PairSides => (name === undefined ? undefined : parseSymbolName(name));
+export const pairOfName = (name: string | undefined): PairSides =>
+  name === undefined ? undefined : parseSymbolName(name);
 
 /**
  * The invert toggle's text: the pair as shown (`SNEK/ADA ⇄`, `ADA/SNEK ⇄` inverted), a dash for sides

@@ -14,7 +14,11 @@ export const LAYOUT_CHOICES: readonly { readonly kind: LayoutKind; readonly labe
 ];
 
 /** The layout `kind`, keeping the charts it had and adding new ones after them. */
-export function withKind(layout: Layout, kind: LayoutKind, first: { readonly group: string; readonly symbol: string | undefined }): Layout {
+export function withKind(
+  layout: Layout,
+  kind: LayoutKind,
+  first: { readonly group: string; readonly symbol: string | undefined },
+): Layout {
   if (kind === '1') return SINGLE_LAYOUT;
   const cells: LayoutCell[] = [];
   for (let i = 2; i <= chartCount(kind); i++) cells.push(layout.cells[i - 2] ?? defaultCell(i, first));
@@ -25,4 +29,3 @@ export function withKind(layout: Layout, kind: LayoutKind, first: { readonly gro
 export function withCell(layout: Layout, index: number, next: Partial<LayoutCell>): Layout {
   return { ...layout, cells: layout.cells.map((cell, i) => (i === index - 2 ? { ...cell, ...next } : cell)) };
 }
-

@@ -34,11 +34,22 @@ export function chartCount(kind: LayoutKind): number {
 }
 
 /** Resolutions a new chart takes (chart 2, 3, 4): the first chart's pair over other spans. */
-const DEFAULT_CELL_RESOLUTIONS: readonly ResolutionString[] = ['1D' as ResolutionString, '15' as ResolutionString, '5' as ResolutionString];
+const DEFAULT_CELL_RESOLUTIONS: readonly ResolutionString[] = [
+  '1D' as ResolutionString,
+  '15' as ResolutionString,
+  '5' as ResolutionString,
+];
 
 /** The chart `index` (2 … 4) of a new layout: the first chart's pair and group, another resolution. */
-export function defaultCell(index: number, first: { readonly group: string; readonly symbol: string | undefined }): LayoutCell {
-  return { group: first.group, symbol: first.symbol, resolution: DEFAULT_CELL_RESOLUTIONS[index - 2] ?? ('60' as ResolutionString) };
+export function defaultCell(
+  index: number,
+  first: { readonly group: string; readonly symbol: string | undefined },
+): LayoutCell {
+  return {
+    group: first.group,
+    symbol: first.symbol,
+    resolution: DEFAULT_CELL_RESOLUTIONS[index - 2] ?? ('60' as ResolutionString),
+  };
 }
 
 function parseKind(value: string | null): LayoutKind {
@@ -64,7 +75,10 @@ export function formatCell(cell: LayoutCell): string {
 }
 
 /** The layout of a query string; charts it does not describe (or describes badly) take the defaults. */
-export function parseLayout(params: URLSearchParams, first: { readonly group: string; readonly symbol: string | undefined }): Layout {
+export function parseLayout(
+  params: URLSearchParams,
+  first: { readonly group: string; readonly symbol: string | undefined },
+): Layout {
   const kind = parseKind(params.get('layout'));
   if (kind === '1') return SINGLE_LAYOUT;
   const cells: LayoutCell[] = [];

@@ -7,7 +7,9 @@ import { lazy, type ComponentType } from 'react';
  * fallback was shown is held back until about 300 ms after that fallback), which cost the market
  * overview's first rows about 270 ms when the page opened on it.
  */
-export function lazyPart<P extends object>(load: () => Promise<ComponentType<P>>): { Part: ComponentType<P>; preload: () => Promise<ComponentType<P>> } {
+export function lazyPart<P extends object>(
+  load: () => Promise<ComponentType<P>>,
+): { Part: ComponentType<P>; preload: () => Promise<ComponentType<P>> } {
   let loaded: ComponentType<P> | undefined;
   let pending: Promise<ComponentType<P>> | undefined;
   const preload = () => {

@@ -16,12 +16,19 @@ export const EMPTY_OVERLAY: LiveOverlay = { volumes: [] };
 const DAY_MS = 86_400_000;
 
 /** Folds a trade event seen at `at` (ms) into the overlay: its price and TVL, and its volume (kept for 24 h). */
-export function applyTrade(overlay: LiveOverlay, trade: Pick<TradeEvent, 'current_price' | 'current_tvl' | 'volume'>, at: number): LiveOverlay {
+export function applyTrade(
+  overlay: LiveOverlay,
+  trade: Pick<TradeEvent, 'current_price' | 'current_tvl' | 'volume'>,
+  at: number,
+): LiveOverlay {
   return {
     price: trade.current_price,
     tvl: trade.current_tvl,
     at,
-    volumes: trade.volume > 0 ? [...overlay.volumes.filter((v) => v.at > at - DAY_MS), { at, volume: trade.volume }] : overlay.volumes,
+    volumes:
+      trade.volume > 0
+        ? [...overlay.volumes.filter((v) => v.at > at - DAY_MS), { at, volume: trade.volume }]
+        : overlay.volumes,
   };
 }
 
@@ -33,7 +40,12 @@ export function applyTrade(overlay: LiveOverlay, trade: Pick<TradeEvent, 'curren
  * `lastTradeWins`: the overlay's pool has been followed without a break since its newest trade, so
  * that trade is the pool's state now, whatever an answer (perhaps from a cache) says.
  */
-export function liveStats(stats: TokenStats, overlay: LiveOverlay, fetchedAt: number, options: { readonly lastTradeWins?: boolean } = {}): TokenStats {
+export function liveStats(
+  stats: TokenStats,
+  overlay: LiveOverlay,
+  fetchedAt: number,
+  options: { readonly lastTradeWins?: boolean } = {},
+): TokenStats {
   const newer = overlay.at !== undefined && (options.lastTradeWins === true || overlay.at > fetchedAt);
   const price = newer && overlay.price !== undefined ? overlay.price : stats.current_price;
   const tvl = newer && overlay.tvl !== undefined ? overlay.tvl : stats.current_tvl;

@@ -33,5 +33,11 @@ export function invertPercent(percent: number): number {
 
 /** A bar of inverted prices: open and close inverted, high and low inverted and swapped. */
 export function invertBar(bar: Bar): Bar {
-  return { ...bar, open: invertPrice(bar.open), high: invertPrice(bar.low), low: invertPrice(bar.high), close: invertPrice(bar.close) };
+  return {
+    ...bar,
+    open: invertPrice(bar.open),
+    high: invertPrice(bar.low),
+    low: invertPrice(bar.high),
+    close: invertPrice(bar.close),
+  };
 }

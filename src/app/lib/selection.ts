@@ -34,9 +34,12 @@ export interface Selection {
 /** The app's screens: a pair's chart, or the list of a group's pairs. */
 export type View = PageChart['view'];
 
-
 /** The resolution buttons, finest first. */
-export const RESOLUTION_CHOICES: readonly { readonly value: ResolutionString; readonly label: string; readonly name: string }[] = [
+export const RESOLUTION_CHOICES: readonly {
+  readonly value: ResolutionString;
+  readonly label: string;
+  readonly name: string;
+}[] = [
   { value: '1', label: '1m', name: '1 minute' },
   { value: '5', label: '5m', name: '5 minutes' },
   { value: '15', label: '15m', name: '15 minutes' },
@@ -51,7 +54,16 @@ export function parseSelection(search: string): Selection {
   const inverted = params.get('inv') === '1';
   const indicators = formatIndicators(parseIndicators(params.get('ind')));
   const currency: Currency = params.get('cur')?.trim().toLowerCase() === 'usd' ? 'usd' : 'ada';
-  return { group, symbol, resolution, inverted, indicators, currency, view, layout: parseLayout(params, { group, symbol }) };
+  return {
+    group,
+    symbol,
+    resolution,
+    inverted,
+    indicators,
+    currency,
+    view,
+    layout: parseLayout(params, { group, symbol }),
+  };
 }
 
 /** The query string of a selection (group, symbol, res first), keeping unrelated parameters of `base`. */
@@ -65,10 +77,21 @@ export function formatSelection(selection: Selection, base = ''): string {
   if (selection.currency === 'usd') params.set('cur', 'usd');
   if (selection.view === 'markets') params.set('view', 'markets');
   formatLayout(selection.layout, params);
-  for (const [name, value] of new URLSearchParams(base)) if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind', 'cur', 'view', ...LAYOUT_PARAMS].includes(name)) params.append(name, value);
+  for (const [name, value] of new URLSearchParams(base))
+    if (!['group', 'symbol', 'res', 'resolution', 'inv', 'ind', 'cur', 'view', ...LAYOUT_PARAMS].includes(name))
+      params.append(name, value);
   return `?${params.toString()}`;
 }
 
 export function sameSelection(a: Selection, b: Selection): boolean {
-  return a.group === b.group && a.symbol === b.symbol && a.resolution === b.resolution && a.inverted === b.inverted && a.indicators === b.indicators && a.currency === b.currency && a.view === b.view && sameLayout(a.layout, b.layout);
+  return (
+    a.group === b.group &&
+    a.symbol === b.symbol &&
+    a.resolution === b.resolution &&
+    a.inverted === b.inverted &&
+    a.indicators === b.indicators &&
+    a.currency === b.currency &&
+    a.view === b.view &&
+    sameLayout(a.layout, b.layout)
+  );
 }

@@ -16,7 +16,11 @@ export const STABLECOINS: readonly Stablecoin[] = [
   // Moneta's USDM (a CIP-68 fungible token: asset name label 0014df10, then "USDM").
   { ticker: 'USDM', name: 'USDM', unit: 'c48cbb3d5e57ed56e276bc45f99ab39abe94e6cd7ac39fb402da47ad0014df105553444d' },
   // COTI's Djed ("DjedMicroUSD").
-  { ticker: 'DJED', name: 'Djed USD', unit: '8db269c3ec630e06ae29f74bc39edd1f87c819f1056206e879a1cd61446a65644d6963726f555344' },
+  {
+    ticker: 'DJED',
+    name: 'Djed USD',
+    unit: '8db269c3ec630e06ae29f74bc39edd1f87c819f1056206e879a1cd61446a65644d6963726f555344',
+  },
   // Indigo's iUSD.
   { ticker: 'iUSD', name: 'iUSD', unit: 'f66d78b4a3cb3d37afa0ec36461e51ecbde00f26c8f0a68f94b6988069555344' },
   // Anzens' USDA.

@@ -14,8 +14,20 @@ interface Parts {
 function partsOf(seconds: number, zone: TimeZoneMode): Parts {
   const d = new Date(seconds * 1000);
   return zone === 'utc'
-    ? { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hours: d.getUTCHours(), minutes: d.getUTCMinutes() }
-    : { year: d.getFullYear(), month: d.getMonth() + 1, day: d.getDate(), hours: d.getHours(), minutes: d.getMinutes() };
+    ? {
+        year: d.getUTCFullYear(),
+        month: d.getUTCMonth() + 1,
+        day: d.getUTCDate(),
+        hours: d.getUTCHours(),
+        minutes: d.getUTCMinutes(),
+      }
+    : {
+        year: d.getFullYear(),
+        month: d.getMonth() + 1,
+        day: d.getDate(),
+        hours: d.getHours(),
+        minutes: d.getMinutes(),
+      };
 }
 
 /** `2025-01-31 14:05` (with ` UTC` in UTC mode when `withZone`). */
@@ -28,7 +40,10 @@ export function formatDateTime(seconds: number, zone: TimeZoneMode, withZone = f
 /** `14:05:09`: a time of day with seconds (the trades tape). */
 export function formatTimeOfDay(seconds: number, zone: TimeZoneMode): string {
   const d = new Date(seconds * 1000);
-  const [h, m, s] = zone === 'utc' ? [d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()] : [d.getHours(), d.getMinutes(), d.getSeconds()];
+  const [h, m, s] =
+    zone === 'utc'
+      ? [d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()]
+      : [d.getHours(), d.getMinutes(), d.getSeconds()];
   return `${pad(h)}:${pad(m)}:${pad(s)}`;
 }
 

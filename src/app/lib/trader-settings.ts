@@ -14,7 +14,10 @@ export interface TraderSettings {
 
 export const TRADER_SETTINGS_KEY = 'cardano-dex-charts:trader-settings';
 
-export const DEFAULT_TRADER_SETTINGS: TraderSettings = { explorer: DEFAULT_EXPLORER, spreadMinTvl: DEFAULT_SPREAD_MIN_TVL_ADA };
+export const DEFAULT_TRADER_SETTINGS: TraderSettings = {
+  explorer: DEFAULT_EXPLORER,
+  spreadMinTvl: DEFAULT_SPREAD_MIN_TVL_ADA,
+};
 
 /** Most a spread's TVL threshold may be (the route's own bound). */
 export const MAX_SPREAD_MIN_TVL = 1e15;
@@ -31,6 +34,9 @@ export function parseTraderSettings(text: string | null): TraderSettings {
   const tvl = stored.spreadMinTvl;
   return {
     explorer: isExplorer(stored.explorer) ? stored.explorer : DEFAULT_TRADER_SETTINGS.explorer,
-    spreadMinTvl: typeof tvl === 'number' && Number.isFinite(tvl) && tvl >= 0 && tvl <= MAX_SPREAD_MIN_TVL ? tvl : DEFAULT_TRADER_SETTINGS.spreadMinTvl,
+    spreadMinTvl:
+      typeof tvl === 'number' && Number.isFinite(tvl) && tvl >= 0 && tvl <= MAX_SPREAD_MIN_TVL
+        ? tvl
+        : DEFAULT_TRADER_SETTINGS.spreadMinTvl,
   };
 }

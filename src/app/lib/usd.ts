@@ -108,8 +108,20 @@ export function adaUsdOfStats(stats: readonly TokenStats[]): AdaUsdNow | undefin
   const now = stats.map((s) => ({ price: s.current_price, tvl: s.current_tvl }));
   const rate = usdPerAda(now);
   if (rate === undefined) return undefined;
-  const rate1h = usdPerAda(stats.map((s) => ({ price: priceBefore(s.current_price, s.hourly_price_change), tvl: s.current_tvl - s.hourly_tvl_change }))) ?? rate;
-  const rate24h = usdPerAda(stats.map((s) => ({ price: priceBefore(s.current_price, s.daily_price_change), tvl: s.current_tvl - s.daily_tvl_change }))) ?? rate;
+  const rate1h =
+    usdPerAda(
+      stats.map((s) => ({
+        price: priceBefore(s.current_price, s.hourly_price_change),
+        tvl: s.current_tvl - s.hourly_tvl_change,
+      })),
+    ) ?? rate;
+  const rate24h =
+    usdPerAda(
+      stats.map((s) => ({
+        price: priceBefore(s.current_price, s.daily_price_change),
+        tvl: s.current_tvl - s.daily_tvl_change,
+      })),
+    ) ?? rate;
   return { rate, rate1h, rate24h, sources: now.filter(usable).length };
 }
 

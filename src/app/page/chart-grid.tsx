@@ -21,7 +21,12 @@ import { useApi, useDatafeed, usePreferences, useSelection } from '@/app/provide
  * datafeed, so they share its one live connection. With `sync` on, ChartSync keeps their crosshair and
  * time range in step.
  */
-export function ChartGrid(props: { readonly first: ReactNode; readonly firstTitle: string | undefined; readonly firstHandle: ChartHandle | undefined; readonly appearance: ChartAppearance }) {
+export function ChartGrid(props: {
+  readonly first: ReactNode;
+  readonly firstTitle: string | undefined;
+  readonly firstHandle: ChartHandle | undefined;
+  readonly appearance: ChartAppearance;
+}) {
   const { first, firstTitle, firstHandle, appearance } = props;
   const resolution = useSelection((s) => s.resolution);
   const layout = useSelection((s) => s.layout);
@@ -46,8 +51,19 @@ export function ChartGrid(props: { readonly first: ReactNode; readonly firstTitl
   }, [layout.sync, linked, sync]);
 
   return (
-    <div className={`chart-grid chart-grid--${layout.kind}`} data-testid="chart-grid" data-layout={layout.kind} data-sync={layout.sync ? 'true' : 'false'} data-linked={linked.filter(Boolean).length}>
-      <section className="chart-grid__cell" aria-label={`Chart 1${firstTitle ? `: ${firstTitle}` : ''}`} data-testid="chart-cell" data-index="1">
+    <div
+      className={`chart-grid chart-grid--${layout.kind}`}
+      data-testid="chart-grid"
+      data-layout={layout.kind}
+      data-sync={layout.sync ? 'true' : 'false'}
+      data-linked={linked.filter(Boolean).length}
+    >
+      <section
+        className="chart-grid__cell"
+        aria-label={`Chart 1${firstTitle ? `: ${firstTitle}` : ''}`}
+        data-testid="chart-cell"
+        data-index="1"
+      >
         {/* The first chart's pair, group and resolution are the page's (its header and toolbar). */}
         <div className="chart-cell__bar">
           <span className="chart-cell__title">
@@ -64,47 +80,85 @@ export function ChartGrid(props: { readonly first: ReactNode; readonly firstTitl
 }
 
 /** Chart `index` (2 … 4) of the layout: its bar (pair, group, resolution) and its chart. */
-function ExtraChart({ index, cell, appearance, onHandle }: { index: number; cell: LayoutCell; appearance: ChartAppearance; onHandle: (index: number, handle: ChartHandle | undefined) => void }) {
+function ExtraChart({
+  index,
+  cell,
+  appearance,
+  onHandle,
+}: {
+  index: number;
+  cell: LayoutCell;
+  appearance: ChartAppearance;
+  onHandle: (index: number, handle: ChartHandle | undefined) => void;
+}) {
   const datafeed = useDatafeed();
   const api = useApi();
   const select = useSelection((s) => s.select);
   const layout = useSelection((s) => s.layout);
   const recent = usePreferences((s) => s.recent);
   const groups = useQuery(groupsQueryOptions(api));
-  const resolved = useQuery({ ...resolvedSymbolQueryOptions(datafeed, cell.symbol, cell.group), placeholderData: keepPreviousData });
+  const resolved = useQuery({
+    ...resolvedSymbolQueryOptions(datafeed, cell.symbol, cell.group),
+    placeholderData: keepPreviousData,
+  });
   const current = resolved.isError ? undefined : resolved.data;
   const fresh = resolved.isPlaceholderData ? undefined : current;
   const provisional = useMemo(() => provisionalSymbolInfo(cell.symbol), [cell.symbol]);
   const info = fresh?.info ?? provisional;
   const title = current ? `${pairLabel(current.row)} on ${current.row.exchange}` : undefined;
-  const change = (next: Partial<LayoutCell>, replace = false) => select({ layout: withCell(layout, index, next) }, { replace });
+  const change = (next: Partial<LayoutCell>, replace = false) =>
+    select({ layout: withCell(layout, index, next) }, { replace });
   const handle = useCallback((h: ChartHandle | undefined) => onHandle(index, h), [index, onHandle]);
 
   // The URL names the chart's pair canonically (a group's deepest pair, a ticker: its symbol's name).
   useEffect(() => {
     if (!fresh) return;
     if (cell.symbol === fresh.info.name && cell.group === fresh.info.exchange) return;
-    select({ layout: withCell(layout, index, { symbol: fresh.info.name, group: fresh.info.exchange }) }, { replace: true });
+    select(
+      { layout: withCell(layout, index, { symbol: fresh.info.name, group: fresh.info.exchange }) },
+      { replace: true },
+    );
   }, [fresh, cell.symbol, cell.group, layout, index, select]);
   useEffect(() => () => onHandle(index, undefined), [index, onHandle]);
 
   const names: readonly string[] = groups.data ?? ALL_GROUPS;
   const groupOptions = names.includes(cell.group) ? names : [cell.group, ...names];
   return (
-    <section className="chart-grid__cell" aria-label={`Chart ${index}${title ? `: ${title}` : ''}`} data-testid="chart-cell" data-index={index}>
+    <section
+      className="chart-grid__cell"
+      aria-label={`Chart ${index}${title ? `: ${title}` : ''}`}
+      data-testid="chart-cell"
+      data-index={index}
+    >
       <div className="chart-cell__bar">
         <span className="chart-cell__title" data-testid="chart-cell-title">
           {title ?? cell.symbol ?? '…'}
         </span>
-        <PairSearch label={`Search pairs for chart ${index}`} recent={recent} onSelect={(row) => change({ symbol: row.symbol, group: row.exchange })} />
-        <select className="select" aria-label={`Group of chart ${index}`} value={cell.group} onChange={(event) => change({ group: event.target.value, symbol: undefined })} data-testid="chart-cell-group">
+        <PairSearch
+          label={`Search pairs for chart ${index}`}
+          recent={recent}
+          onSelect={(row) => change({ symbol: row.symbol, group: row.exchange })}
+        />
+        <select
+          className="select"
+          aria-label={`Group of chart ${index}`}
+          value={cell.group}
+          onChange={(event) => change({ group: event.target.value, symbol: undefined })}
+          data-testid="chart-cell-group"
+        >
           {groupOptions.map((group) => (
             <option key={group} value={group}>
               {group}
             </option>
           ))}
         </select>
-        <select className="select" aria-label={`Resolution of chart ${index}`} value={cell.resolution} onChange={(event) => change({ resolution: event.target.value as ResolutionString })} data-testid="chart-cell-resolution">
+        <select
+          className="select"
+          aria-label={`Resolution of chart ${index}`}
+          value={cell.resolution}
+          onChange={(event) => change({ resolution: event.target.value as ResolutionString })}
+          data-testid="chart-cell-resolution"
+        >
           {RESOLUTION_CHOICES.map((choice) => (
             <option key={choice.value} value={choice.value}>
               {choice.name}
@@ -113,9 +167,20 @@ function ExtraChart({ index, cell, appearance, onHandle }: { index: number; cell
         </select>
       </div>
       {resolved.isError ? (
-        <ErrorState title="The pair could not load" message={resolved.error.message} onRetry={() => void resolved.refetch()} testId="chart-cell-error" />
+        <ErrorState
+          title="The pair could not load"
+          message={resolved.error.message}
+          onRetry={() => void resolved.refetch()}
+          testId="chart-cell-error"
+        />
       ) : (
-        <PriceChart symbol={info} resolution={cell.resolution} appearance={appearance} {...(title ? { title } : {})} onHandle={handle} />
+        <PriceChart
+          symbol={info}
+          resolution={cell.resolution}
+          appearance={appearance}
+          {...(title ? { title } : {})}
+          onHandle={handle}
+        />
       )}
     </section>
   );

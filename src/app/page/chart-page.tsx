@@ -5,7 +5,13 @@ import { UnknownSymbolError } from '@/app/api/resolve-symbol';
 import { ErrorState } from '@/app/components/error-state';
 import { PartBoundary } from '@/app/components/part-boundary';
 import { ToggleButton } from '@/app/components/toggle-button';
-import { PriceChart, type ChartAppearance, type ChartHandle, type ClickedCandle, type PrerenderedChart } from '@/app/features/chart';
+import {
+  PriceChart,
+  type ChartAppearance,
+  type ChartHandle,
+  type ClickedCandle,
+  type PrerenderedChart,
+} from '@/app/features/chart';
 import type { CompareHandle } from '@/app/features/compare';
 import { SEARCH_INDEX_KEY } from '@/app/api/search-index';
 import { TokenHeader, TokenHeaderPlaceholder } from '@/app/features/token-header';
@@ -68,15 +74,30 @@ export function ChartPage(props: {
   const [drawing, setDrawing] = useState(false);
   const { resolved, current, fresh, chartInfo } = pair;
   const { indicators, changeIndicators } = useIndicators();
-  const appearance: ChartAppearance = useMemo(() => ({ theme, showVolume, showTvl, logScale, timeZone }), [theme, showVolume, showTvl, logScale, timeZone]);
-  const exportSource = useExportSource({ compare, compareHandle, chartHandle, pair: current?.row, title, currency: prices.shownCurrency });
-  const watched = current ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange) : false;
+  const appearance: ChartAppearance = useMemo(
+    () => ({ theme, showVolume, showTvl, logScale, timeZone }),
+    [theme, showVolume, showTvl, logScale, timeZone],
+  );
+  const exportSource = useExportSource({
+    compare,
+    compareHandle,
+    chartHandle,
+    pair: current?.row,
+    title,
+    currency: prices.shownCurrency,
+  });
+  const watched = current
+    ? watchlist.some((w) => w.symbol === current.info.name && w.group === current.info.exchange)
+    : false;
   const [candle, setCandle] = useState<ClickedCandle | undefined>(undefined);
   const [spreadOpen, setSpreadOpen] = useState(false);
   // A tape row under the pointer marks its candle on the chart.
   const markTrade = useCallback((time: number | undefined) => chartHandle?.markTime(time), [chartHandle]);
   // The clicked candle's list, while the chart still shows that pool at that resolution.
-  const shownCandle = candle && !compare && candle.resolution === resolution && candle.symbol.ticker === chartInfo?.ticker ? candle : undefined;
+  const shownCandle =
+    candle && !compare && candle.resolution === resolution && candle.symbol.ticker === chartInfo?.ticker
+      ? candle
+      : undefined;
 
   const priceChart = (
     <PriceChart
@@ -109,7 +130,10 @@ export function ChartPage(props: {
             }
             void resolved.refetch();
           }}
-          action={{ label: 'Show the deepest Aggregate pair', onClick: () => select({ group: AGGREGATE_GROUP, symbol: undefined }) }}
+          action={{
+            label: 'Show the deepest Aggregate pair',
+            onClick: () => select({ group: AGGREGATE_GROUP, symbol: undefined }),
+          }}
         />
       </>
     );
@@ -124,7 +148,12 @@ export function ChartPage(props: {
           inverted={prices.shownInverted}
           currency={prices.shownCurrency}
           actions={
-            <ToggleButton pressed={watched} onToggle={() => toggleWatch({ symbol: current.info.name, group: current.info.exchange })} label="Watch this pair" testId="watch-toggle">
+            <ToggleButton
+              pressed={watched}
+              onToggle={() => toggleWatch({ symbol: current.info.name, group: current.info.exchange })}
+              label="Watch this pair"
+              testId="watch-toggle"
+            >
               {watched ? '★' : '☆'}
             </ToggleButton>
           }
@@ -132,11 +161,26 @@ export function ChartPage(props: {
       ) : (
         <TokenHeaderPlaceholder />
       )}
-      <ChartToolbar current={current} symbolName={chartInfo?.name} prices={prices} indicators={indicators} onIndicators={changeIndicators} exportSource={exportSource} spread={{ open: spreadOpen, onToggle: () => setSpreadOpen((open) => !open) }} drawing={drawing} onDrawing={() => setDrawing(!drawing)} />
+      <ChartToolbar
+        current={current}
+        symbolName={chartInfo?.name}
+        prices={prices}
+        indicators={indicators}
+        onIndicators={changeIndicators}
+        exportSource={exportSource}
+        spread={{ open: spreadOpen, onToggle: () => setSpreadOpen((open) => !open) }}
+        drawing={drawing}
+        onDrawing={() => setDrawing(!drawing)}
+      />
       {!compare && current && (drawing || hasDrawings(current.info.exchange, current.info.name)) ? (
         <PartBoundary label="The drawing tools" testId="drawings-part-error">
           <Suspense fallback={null}>
-            <DrawingTools host={chartHandle?.surface} group={current.info.exchange} symbol={current.info.name} open={drawing} />
+            <DrawingTools
+              host={chartHandle?.surface}
+              group={current.info.exchange}
+              symbol={current.info.name}
+              open={drawing}
+            />
           </Suspense>
         </PartBoundary>
       ) : null}
@@ -151,38 +195,69 @@ export function ChartPage(props: {
               </section>
             }
           >
-            <CompareChart row={current.row} resolution={resolution} theme={theme} timeZone={timeZone} onHandle={setCompareHandle} />
+            <CompareChart
+              row={current.row}
+              resolution={resolution}
+              theme={theme}
+              timeZone={timeZone}
+              onHandle={setCompareHandle}
+            />
           </Suspense>
         </PartBoundary>
+      ) : layout.kind === '1' ? (
+        priceChart
       ) : (
-        layout.kind === '1' ? (
-          priceChart
-        ) : (
-          <PartBoundary label="The charts of this layout" testId="grid-part-error">
-            <Suspense fallback={<section className="chart" aria-label="Charts" aria-busy="true" data-testid="chart-grid-loading" />}>
-              <ChartGrid appearance={appearance} firstTitle={title} firstHandle={chartHandle} first={priceChart} />
-            </Suspense>
-          </PartBoundary>
-        )
+        <PartBoundary label="The charts of this layout" testId="grid-part-error">
+          <Suspense
+            fallback={
+              <section className="chart" aria-label="Charts" aria-busy="true" data-testid="chart-grid-loading" />
+            }
+          >
+            <ChartGrid appearance={appearance} firstTitle={title} firstHandle={chartHandle} first={priceChart} />
+          </Suspense>
+        </PartBoundary>
       )}
       {shownCandle && current ? (
-        <PartBoundary label="The candle’s trades" testId="candle-trades-part-error" resetKey={`${shownCandle.symbol.ticker ?? ''}:${shownCandle.raw.time}`}>
+        <PartBoundary
+          label="The candle’s trades"
+          testId="candle-trades-part-error"
+          resetKey={`${shownCandle.symbol.ticker ?? ''}:${shownCandle.raw.time}`}
+        >
           <Suspense fallback={<p role="status">Loading the candle’s trades…</p>}>
-            <CandleTrades candle={shownCandle} pair={current.row} inverted={prices.shownInverted} onClose={() => setCandle(undefined)} />
+            <CandleTrades
+              candle={shownCandle}
+              pair={current.row}
+              inverted={prices.shownInverted}
+              onClose={() => setCandle(undefined)}
+            />
           </Suspense>
         </PartBoundary>
       ) : null}
       {spreadOpen && current ? (
         <PartBoundary label="The spread" testId="spread-part-error" resetKey={current.row.ticker}>
           <Suspense fallback={<p role="status">Loading the spread…</p>}>
-            <SpreadView row={current.row} resolution={resolution} inverted={prices.shownInverted} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} onClose={() => setSpreadOpen(false)} />
+            <SpreadView
+              row={current.row}
+              resolution={resolution}
+              inverted={prices.shownInverted}
+              onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })}
+              onClose={() => setSpreadOpen(false)}
+            />
           </Suspense>
         </PartBoundary>
       ) : null}
       {fresh ? (
         <PartBoundary label="The trades" testId="tape-part-error" resetKey={fresh.row.ticker}>
           <Suspense fallback={<TapePlaceholder />}>
-            <TradesTape info={fresh.info} base={fresh.row.base} quote={fresh.row.quote} baseUnit={fresh.row.baseUnit} inverted={prices.shownInverted} currency={prices.shownCurrency} onHoverTrade={markTrade} />
+            <TradesTape
+              info={fresh.info}
+              base={fresh.row.base}
+              quote={fresh.row.quote}
+              baseUnit={fresh.row.baseUnit}
+              inverted={prices.shownInverted}
+              currency={prices.shownCurrency}
+              onHoverTrade={markTrade}
+            />
           </Suspense>
         </PartBoundary>
       ) : (
@@ -191,7 +266,12 @@ export function ChartPage(props: {
       {fresh && fresh.row.exchange === AGGREGATE_GROUP ? (
         <PartBoundary label="The pools of this pair" testId="pools-part-error" resetKey={fresh.row.ticker}>
           <Suspense fallback={null}>
-            <PairPools row={fresh.row} inverted={prices.shownInverted} currency={prices.shownCurrency} onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })} />
+            <PairPools
+              row={fresh.row}
+              inverted={prices.shownInverted}
+              currency={prices.shownCurrency}
+              onOpen={(pool) => select({ symbol: pool.symbol, group: pool.group })}
+            />
           </Suspense>
         </PartBoundary>
       ) : null}

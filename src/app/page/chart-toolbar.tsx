@@ -49,16 +49,34 @@ export function ChartToolbar(props: {
       >
         {invertLabel(current?.row ?? pairOfName(symbolName), prices.shownInverted)}
       </ToggleButton>
-      {compare ? null : <CurrencySwitch value={prices.shownCurrency} onChange={prices.changeCurrency} unavailable={prices.usdUnavailable} />}
+      {compare ? null : (
+        <CurrencySwitch
+          value={prices.shownCurrency}
+          onChange={prices.changeCurrency}
+          unavailable={prices.usdUnavailable}
+        />
+      )}
       <ChartToggles />
       {compare ? null : <IndicatorMenu value={indicators} onChange={onIndicators} />}
       {compare ? null : (
-        <ToggleButton pressed={drawing} onToggle={onDrawing} label="Drawing tools" testId="draw-toggle" disabled={!current}>
+        <ToggleButton
+          pressed={drawing}
+          onToggle={onDrawing}
+          label="Drawing tools"
+          testId="draw-toggle"
+          disabled={!current}
+        >
           Draw
         </ToggleButton>
       )}
       {spread ? (
-        <ToggleButton pressed={spread.open} onToggle={spread.onToggle} label="The pair on every DEX, and its spread" testId="toggle-spread" disabled={!current}>
+        <ToggleButton
+          pressed={spread.open}
+          onToggle={spread.onToggle}
+          label="The pair on every DEX, and its spread"
+          testId="toggle-spread"
+          disabled={!current}
+        >
           Spread
         </ToggleButton>
       ) : null}
@@ -67,7 +85,14 @@ export function ChartToolbar(props: {
         <LayoutPicker
           kind={layout.kind}
           sync={layout.sync}
-          onKind={(kind) => select({ layout: withKind(layout, kind, { group: current?.info.exchange ?? group, symbol: current?.info.name ?? symbol }) })}
+          onKind={(kind) =>
+            select({
+              layout: withKind(layout, kind, {
+                group: current?.info.exchange ?? group,
+                symbol: current?.info.name ?? symbol,
+              }),
+            })
+          }
           onSync={(sync) => select({ layout: { ...layout, sync } })}
         />
       )}

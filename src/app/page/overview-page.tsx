@@ -14,7 +14,10 @@ const MarketOverview = overviewPart.Part;
 export const preloadOverview = overviewPart.preload;
 
 /** The overview's chunk, then its list of `group` in the query cache (features/overview's prefetchList): what the first render of a page opened on the overview waits for. */
-export const preloadOverviewList = (services: AppServices, group: string) => preloadOverview().then(loadOverview).then((m) => m.prefetchList(services, group));
+export const preloadOverviewList = (services: AppServices, group: string) =>
+  preloadOverview()
+    .then(loadOverview)
+    .then((m) => m.prefetchList(services, group));
 
 /** Key of the overview's place (sort, filter, scroll) in its history entry. */
 const OVERVIEW_PLACE = 'overview';

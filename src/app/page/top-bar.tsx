@@ -7,7 +7,8 @@ import type { View } from '@/app/stores/selection-store';
 import { preloadOverview } from './overview-page';
 
 /** A plain left click (a new tab or window is the link's own business). */
-const plainClick = (event: MouseEvent) => event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
+const plainClick = (event: MouseEvent) =>
+  event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
 
 /**
  * The brand's mark, public/favicon.svg's picture drawn in the page itself: an SVG image (the favicon
@@ -18,7 +19,14 @@ function BrandLogo() {
   return (
     <svg className="topbar__logo" aria-hidden="true" focusable="false" viewBox="0 0 32 32" data-testid="brand-logo">
       <rect width="32" height="32" rx="7" fill="#0b1220" />
-      <path d="M6 22 L12 14 L17 18 L26 8" stroke="#3ddc97" strokeWidth="3" fill="none" strokeLinecap="round" strokeLinejoin="round" />
+      <path
+        d="M6 22 L12 14 L17 18 L26 8"
+        stroke="#3ddc97"
+        strokeWidth="3"
+        fill="none"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      />
     </svg>
   );
 }
@@ -55,10 +63,24 @@ export function TopBar(props: {
         <SimulatedBadge />
       </div>
       <nav className="views" aria-label="Views">
-        <a className="views__link" href={href({ view: 'chart' })} aria-current={view === 'chart' ? 'page' : undefined} onClick={showView('chart')} data-testid="view-chart">
+        <a
+          className="views__link"
+          href={href({ view: 'chart' })}
+          aria-current={view === 'chart' ? 'page' : undefined}
+          onClick={showView('chart')}
+          data-testid="view-chart"
+        >
           Chart
         </a>
-        <a className="views__link" href={href({ view: 'markets' })} aria-current={view === 'markets' ? 'page' : undefined} onClick={showView('markets')} onPointerEnter={preload} onFocus={preload} data-testid="view-markets">
+        <a
+          className="views__link"
+          href={href({ view: 'markets' })}
+          aria-current={view === 'markets' ? 'page' : undefined}
+          onClick={showView('markets')}
+          onPointerEnter={preload}
+          onFocus={preload}
+          data-testid="view-markets"
+        >
           Markets
         </a>
       </nav>
@@ -66,7 +88,14 @@ export function TopBar(props: {
       <GroupPicker value={shownGroup} onChange={onGroup} />
       <div className="topbar__end">
         <ConnectionStatus />
-        <button type="button" className="button" aria-expanded={alertsOpen} aria-controls={alertsOpen ? 'alerts-panel' : undefined} onClick={onAlerts} data-testid="alerts-toggle">
+        <button
+          type="button"
+          className="button"
+          aria-expanded={alertsOpen}
+          aria-controls={alertsOpen ? 'alerts-panel' : undefined}
+          onClick={onAlerts}
+          data-testid="alerts-toggle"
+        >
           Alerts
         </button>
         <DisplayToggles />

@@ -23,7 +23,8 @@ export function useExportSource(options: {
         kind: 'series',
         fileStem: `${pair.base}.${pair.quote}-compare`,
         title: `${pairLabel(pair)}: Aggregate and DEX pools, % change`,
-        visibleSeries: () => compareHandle.visibleLines().map((line) => ({ header: `${line.symbol} (%)`, points: line.points })),
+        visibleSeries: () =>
+          compareHandle.visibleLines().map((line) => ({ header: `${line.symbol} (%)`, points: line.points })),
         legend: () => compareHandle.visibleLines().map((line) => ({ label: line.group, color: line.color })),
         screenshot: () => compareHandle.screenshot(),
       };

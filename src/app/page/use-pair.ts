@@ -23,7 +23,11 @@ export function usePair() {
   const view = useSelection((s) => s.view);
   const select = useSelection((s) => s.select);
   // The overview needs no symbol: nothing is resolved (no symbol list loaded) while it is shown.
-  const resolved = useQuery({ ...resolvedSymbolQueryOptions(datafeed, symbol, group), placeholderData: keepPreviousData, enabled: view === 'chart' });
+  const resolved = useQuery({
+    ...resolvedSymbolQueryOptions(datafeed, symbol, group),
+    placeholderData: keepPreviousData,
+    enabled: view === 'chart',
+  });
   const current = resolved.isError ? undefined : resolved.data;
   const fresh = resolved.isPlaceholderData ? undefined : current;
   const info = useQuery(gatewayInfoQueryOptions(api));

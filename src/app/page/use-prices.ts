@@ -29,18 +29,31 @@ export function usePrices(current: ResolvedSymbol | undefined, fresh: ResolvedSy
   const usd = currency === 'usd' && usdUnavailable === undefined;
   const shownInverted = inverted && !usd;
   const shownCurrency: Currency = usd ? 'usd' : 'ada';
-  const labelOf = useCallback((row: { base: string; quote: string }) => (usd ? usdPairLabel(row) : pairLabel(row, shownInverted)), [usd, shownInverted]);
+  const labelOf = useCallback(
+    (row: { base: string; quote: string }) => (usd ? usdPairLabel(row) : pairLabel(row, shownInverted)),
+    [usd, shownInverted],
+  );
 
   const [initial] = useState(() => ({ url: currency, saved: savedCurrency }));
   useEffect(() => {
-    if (initial.url === 'ada' && initial.saved === 'usd') select({ currency: 'usd', inverted: false }, { replace: true });
+    if (initial.url === 'ada' && initial.saved === 'usd')
+      select({ currency: 'usd', inverted: false }, { replace: true });
   }, [initial, select]);
   const changeCurrency = (next: Currency) => {
     saveCurrency(next);
     select(next === 'usd' ? { currency: next, inverted: false } : { currency: next });
   };
 
-  return { usd, usdRates: usd ? usdRates : undefined, usdUnavailable, inverted, shownInverted, shownCurrency, labelOf, changeCurrency };
+  return {
+    usd,
+    usdRates: usd ? usdRates : undefined,
+    usdUnavailable,
+    inverted,
+    shownInverted,
+    shownCurrency,
+    labelOf,
+    changeCurrency,
+  };
 }
 
 export type Prices = ReturnType<typeof usePrices>;

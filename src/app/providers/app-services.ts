@@ -6,7 +6,13 @@ import { gatewayInfoSchema } from '@/shared/api/gateway';
 import { UsdRatesOnDemand } from '@/app/api/ada-usd';
 import type { UsdRateSource } from '@/app/api/usd-rates';
 import { gatewayInfoQueryOptions } from '@/app/api/gateway-info';
-import { createPreferencesStore, keptStorage, preferencesCookie, type Preferences, type PreferencesStore } from '@/app/stores/preferences-store';
+import {
+  createPreferencesStore,
+  keptStorage,
+  preferencesCookie,
+  type Preferences,
+  type PreferencesStore,
+} from '@/app/stores/preferences-store';
 import { createSelectionStore, type SelectionStore, type UrlHost } from '@/app/stores/selection-store';
 import { LiveStatusMonitor } from './live-status';
 
@@ -66,7 +72,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     ...(options.EventSource ? { EventSource: options.EventSource } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
-  const liveStatus = new LiveStatusMonitor(datafeed, options.online ?? (typeof navigator === 'undefined' ? true : navigator.onLine !== false));
+  const liveStatus = new LiveStatusMonitor(
+    datafeed,
+    options.online ?? (typeof navigator === 'undefined' ? true : navigator.onLine !== false),
+  );
   const queryClient = options.queryClient ?? createQueryClient();
   // The page's copy of /info is the app's first answer of it, once checked as the gateway's would be.
   const info = options.info === undefined ? undefined : safeParse(gatewayInfoSchema, options.info);

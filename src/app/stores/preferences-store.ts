@@ -3,7 +3,15 @@ import type { TimeZoneMode } from '@/app/lib/time-format';
 import type { Currency } from '@/app/lib/usd';
 
 export { DEFAULT_PREFERENCES, PREFERENCES_KEY, preferencesCookie, type Preferences, type Theme } from './preferences';
-import { DEFAULT_PREFERENCES, PREFERENCES_KEY, PREFERENCES_VERSION, storedPreferences, type Preferences, type SymbolRef, type Theme } from './preferences';
+import {
+  DEFAULT_PREFERENCES,
+  PREFERENCES_KEY,
+  PREFERENCES_VERSION,
+  storedPreferences,
+  type Preferences,
+  type SymbolRef,
+  type Theme,
+} from './preferences';
 
 /** Where preferences are kept (localStorage, or a stand-in: tests, the server's render). */
 export interface StateStorage {
@@ -37,7 +45,11 @@ const sameRef = (a: SymbolRef, b: SymbolRef) => a.symbol === b.symbol && a.group
 /** Storage in memory (no localStorage, e.g. some private modes). */
 const memoryStorage = (): StateStorage => {
   const values = new Map<string, string>();
-  return { getItem: (k) => values.get(k) ?? null, setItem: (k, v) => void values.set(k, v), removeItem: (k) => void values.delete(k) };
+  return {
+    getItem: (k) => values.get(k) ?? null,
+    setItem: (k, v) => void values.set(k, v),
+    removeItem: (k) => void values.delete(k),
+  };
 };
 
 /** `storage`, or the browser's localStorage, or (without one, or refused) storage in memory. */
@@ -68,7 +80,10 @@ const preferencesIn = (s: Preferences): Preferences => ({
  * starts (stores/preferences.ts's storedPreferences), written at each change. Without a stored value,
  * `initial` (a server render's: the request's cookie's, src/app/skeleton.tsx).
  */
-export function createPreferencesStore(storage?: StateStorage, initial: Preferences = DEFAULT_PREFERENCES): PreferencesStore {
+export function createPreferencesStore(
+  storage?: StateStorage,
+  initial: Preferences = DEFAULT_PREFERENCES,
+): PreferencesStore {
   const kept = keptStorage(storage);
   const stored = kept.getItem(PREFERENCES_KEY) === null ? initial : storedPreferences(kept);
   const store = createStore<PreferencesState>()((set) => ({
@@ -78,10 +93,13 @@ export function createPreferencesStore(storage?: StateStorage, initial: Preferen
     setTimeZone: (timeZone) => set({ timeZone }),
     setIndicators: (indicators) => set({ indicators }),
     setCurrency: (currency) => set({ currency }),
-    addRecent: (ref) => set((s) => ({ recent: [ref, ...s.recent.filter((r) => !sameRef(r, ref))].slice(0, MAX_RECENT) })),
+    addRecent: (ref) =>
+      set((s) => ({ recent: [ref, ...s.recent.filter((r) => !sameRef(r, ref))].slice(0, MAX_RECENT) })),
     toggleWatch: (ref) =>
       set((s) => ({
-        watchlist: s.watchlist.some((r) => sameRef(r, ref)) ? s.watchlist.filter((r) => !sameRef(r, ref)) : [...s.watchlist, ref].slice(-MAX_WATCHLIST),
+        watchlist: s.watchlist.some((r) => sameRef(r, ref))
+          ? s.watchlist.filter((r) => !sameRef(r, ref))
+          : [...s.watchlist, ref].slice(-MAX_WATCHLIST),
       })),
   }));
   store.subscribe((state) => {

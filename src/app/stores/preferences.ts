@@ -118,7 +118,8 @@ function symbolRefsOf(value: unknown): readonly SymbolRef[] {
 export function preferencesOf(state: unknown): Preferences {
   if (typeof state !== 'object' || state === null) return DEFAULT_PREFERENCES;
   const s = state as Record<string, unknown>;
-  const flag = (name: 'showVolume' | 'showTvl' | 'logScale' | 'compare') => (typeof s[name] === 'boolean' ? s[name] : DEFAULT_PREFERENCES[name]);
+  const flag = (name: 'showVolume' | 'showTvl' | 'logScale' | 'compare') =>
+    typeof s[name] === 'boolean' ? s[name] : DEFAULT_PREFERENCES[name];
   return {
     ...DEFAULT_PREFERENCES,
     theme: s.theme === 'light' || s.theme === 'dark' ? s.theme : DEFAULT_PREFERENCES.theme,

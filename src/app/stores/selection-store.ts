@@ -21,7 +21,11 @@ export type SelectionStore = StoreApi<SelectionState>;
 /** The browser surface the store needs (window in the app, the same in jsdom tests). */
 export interface UrlHost {
   readonly location: { readonly search: string; readonly pathname: string; readonly hash: string };
-  readonly history: { readonly state?: unknown; pushState(data: unknown, unused: string, url?: string): void; replaceState(data: unknown, unused: string, url?: string): void };
+  readonly history: {
+    readonly state?: unknown;
+    pushState(data: unknown, unused: string, url?: string): void;
+    replaceState(data: unknown, unused: string, url?: string): void;
+  };
 }
 
 export function createSelectionStore(host: UrlHost): SelectionStore {
@@ -57,7 +61,11 @@ export function createSelectionStore(host: UrlHost): SelectionStore {
     keepPlace: (key, value) => {
       const state = host.history.state;
       const kept = typeof state === 'object' && state !== null ? state : {};
-      host.history.replaceState({ ...kept, [key]: value }, '', `${host.location.pathname}${host.location.search}${host.location.hash}`);
+      host.history.replaceState(
+        { ...kept, [key]: value },
+        '',
+        `${host.location.pathname}${host.location.search}${host.location.hash}`,
+      );
     },
   }));
 }

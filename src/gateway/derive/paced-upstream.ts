@@ -48,7 +48,11 @@ export class PacedUpstream {
   sent = 0;
 
   constructor(private readonly options: PacedUpstreamOptions) {
-    this.queue = new PQueue({ concurrency: 1, intervalCap: 1, interval: Math.max(1, Math.round(60_000 / options.requestsPerMinute)) });
+    this.queue = new PQueue({
+      concurrency: 1,
+      intervalCap: 1,
+      interval: Math.max(1, Math.round(60_000 / options.requestsPerMinute)),
+    });
   }
 
   /** Waiting and running requests. */
@@ -74,7 +78,10 @@ export class PacedUpstream {
     const response = await this.queue.add(
       async () => {
         this.sent++;
-        const answer = await this.options.upstream.fetch(path, { signal: AbortSignal.timeout(this.options.timeoutMs), redirect: 'manual' });
+        const answer = await this.options.upstream.fetch(path, {
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+          redirect: 'manual',
+        });
         this.heed(answer);
         return answer;
       },

@@ -92,7 +92,11 @@ export class SpecDerivation {
   private async catalog(group: string): Promise<readonly SymbolInfoRow[]> {
     const cached = this.catalogs.get(group);
     if (cached && this.now() - cached.at < this.options.catalogTtlMs) return cached.rows;
-    const body = await this.paced.get(`/api/v1/symbol_info?group=${encodeURIComponent(group)}`, symbolInfoResponseSchema, PRIORITY.catalog);
+    const body = await this.paced.get(
+      `/api/v1/symbol_info?group=${encodeURIComponent(group)}`,
+      symbolInfoResponseSchema,
+      PRIORITY.catalog,
+    );
     const rows = symbolInfoRows(body);
     this.catalogs.set(group, { rows, at: this.now() });
     return rows;
@@ -117,7 +121,10 @@ export class SpecDerivation {
         this.lastRefresh = this.now();
       })
       .catch((error: unknown) => {
-        this.options.log?.(`gateway: deriving liquidity from the upstream's spec endpoints stopped: ${error instanceof Error ? error.message : String(error)}`, { level: 'warn' });
+        this.options.log?.(
+          `gateway: deriving liquidity from the upstream's spec endpoints stopped: ${error instanceof Error ? error.message : String(error)}`,
+          { level: 'warn' },
+        );
         this.lastRefresh = this.now() - this.options.tvlTtlMs + RETRY_AFTER_FAILURE_MS;
       })
       .finally(() => {
@@ -140,7 +147,12 @@ export class SpecDerivation {
       const rows = catalogs.get(group) ?? [];
       // Broadest pairs first; among equals ADA pairs (valued without another request), then by name.
       const candidates = [...rows]
-        .sort((a, b) => rank(b) - rank(a) || Number(a.baseCurrency !== '') - Number(b.baseCurrency !== '') || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0))
+        .sort(
+          (a, b) =>
+            rank(b) - rank(a) ||
+            Number(a.baseCurrency !== '') - Number(b.baseCurrency !== '') ||
+            (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0),
+        )
         .slice(0, this.options.candidatesPerGroup);
       // One group's candidates at a time, in parallel through the queue (which spaces them anyway).
       await Promise.all(candidates.map((row) => this.measure(row)));
@@ -153,7 +165,11 @@ export class SpecDerivation {
     const known = this.tvl.get(id);
     if (!known || this.now() - known.at >= this.options.tvlTtlMs) {
       try {
-        const stats = await this.paced.get(`/api/v1/tokens/current?pool=${encodeURIComponent(row.ticker)}`, tokenStatsSchema, PRIORITY.tvl);
+        const stats = await this.paced.get(
+          `/api/v1/tokens/current?pool=${encodeURIComponent(row.ticker)}`,
+          tokenStatsSchema,
+          PRIORITY.tvl,
+        );
         this.tvl.set(id, { value: stats.current_tvl, at: this.now() });
       } catch (error) {
         // A pool gone since the symbol list was fetched is skipped; anything else ends the round.
@@ -174,7 +190,11 @@ export class SpecDerivation {
     const price = this.adaPrice.get(base);
     if (price && this.now() - price.at < this.options.tvlTtlMs) return;
     try {
-      const stats = await this.paced.get(`/api/v1/tokens/current?policy=${encodeURIComponent(base)}`, tokenStatsSchema, priority);
+      const stats = await this.paced.get(
+        `/api/v1/tokens/current?policy=${encodeURIComponent(base)}`,
+        tokenStatsSchema,
+        priority,
+      );
       this.adaPrice.set(base, { value: stats.current_price, at: this.now() });
     } catch (error) {
       if (!(error instanceof UpstreamStatusError && error.status === 404)) throw error;
@@ -224,11 +244,27 @@ export class SpecDerivation {
       for (const row of selected) {
         if (this.paced.backlog > SHOWN_BACKLOG) break;
         this.measureStats(row).catch((error: unknown) => {
-          this.options.log?.(`gateway: statistics of ${row.ticker.slice(0, 16)}… from the upstream's /tokens/current failed: ${error instanceof Error ? error.message : String(error)}`, { level: 'warn' });
+          this.options.log?.(
+            `gateway: statistics of ${row.ticker.slice(0, 16)}… from the upstream's /tokens/current failed: ${error instanceof Error ? error.message : String(error)}`,
+            { level: 'warn' },
+          );
         });
       }
     }
-    const body: GroupStats = { s: 'ok', group: canonical, complete: true, ticker: [], symbol: [], base: [], quote: [], price: [], change_24h: [], volume_24h: [], tvl: [], tvl_ada: [] };
+    const body: GroupStats = {
+      s: 'ok',
+      group: canonical,
+      complete: true,
+      ticker: [],
+      symbol: [],
+      base: [],
+      quote: [],
+      price: [],
+      change_24h: [],
+      volume_24h: [],
+      tvl: [],
+      tvl_ada: [],
+    };
     for (const row of selected) {
       const id = row.ticker.toLowerCase();
       const stats = this.stats.get(id)?.value;
@@ -254,7 +290,11 @@ export class SpecDerivation {
     const known = this.stats.get(id);
     if (!known || this.now() - known.at >= (this.options.statsTtlMs ?? 60_000)) {
       try {
-        const stats = await this.paced.get(`/api/v1/tokens/current?pool=${encodeURIComponent(row.ticker)}`, tokenStatsSchema, PRIORITY.shown);
+        const stats = await this.paced.get(
+          `/api/v1/tokens/current?pool=${encodeURIComponent(row.ticker)}`,
+          tokenStatsSchema,
+          PRIORITY.shown,
+        );
         this.stats.set(id, { value: stats, at: this.now() });
         this.tvl.set(id, { value: stats.current_tvl, at: this.now() });
       } catch (error) {

@@ -138,7 +138,10 @@ export class LiveHub implements UpstreamListener {
 
   /** Pools the upstream subscription may carry: the configured maximum, or the upstream plan's limit once known. */
   get maxPools(): number {
-    return Math.min(this.options.upstreamMaxPools ?? Number.POSITIVE_INFINITY, this.planMaxPools ?? Number.POSITIVE_INFINITY);
+    return Math.min(
+      this.options.upstreamMaxPools ?? Number.POSITIVE_INFINITY,
+      this.planMaxPools ?? Number.POSITIVE_INFINITY,
+    );
   }
 
   /** Pools one client address may follow at once: its share of `maxPools` (address-shares.ts). */
@@ -172,20 +175,36 @@ export class LiveHub implements UpstreamListener {
   }
 
   /** The refusal of a browser that would take its address to `wouldFollow` pools, when past its share of `max`. */
-  private shareError(pools: ReadonlySet<string>, address: string, wouldFollow: number, max: number): LiveError | undefined {
+  private shareError(
+    pools: ReadonlySet<string>,
+    address: string,
+    wouldFollow: number,
+    max: number,
+  ): LiveError | undefined {
     const cap = this.addressMaxPoolsOf(max);
     if (wouldFollow <= cap) return undefined;
     const rule = `each client address may follow at most ${cap} of the gateway's ${max} pools`;
     // More than an address may follow at all: asking again cannot help.
-    if (pools.size > cap) return { errmsg: `Too many pools for one client address: ${pools.size} requested, ${rule}`, retry: false };
-    return { errmsg: `Too many pools from ${address}: its live connections follow ${this.shares.poolsOf(address)}, and ${rule}; close another or try again later`, retry: true };
+    if (pools.size > cap)
+      return { errmsg: `Too many pools for one client address: ${pools.size} requested, ${rule}`, retry: false };
+    return {
+      errmsg: `Too many pools from ${address}: its live connections follow ${this.shares.poolsOf(address)}, and ${rule}; close another or try again later`,
+      retry: true,
+    };
   }
 
   private limitError(pools: ReadonlySet<string>, max: number, followed: number): LiveError {
-    const rule = this.planMaxPools === max ? `the gateway's upstream plan allows ${max} pools per stream` : `the gateway follows at most ${max} pools`;
+    const rule =
+      this.planMaxPools === max
+        ? `the gateway's upstream plan allows ${max} pools per stream`
+        : `the gateway follows at most ${max} pools`;
     // More than the whole upstream subscription may carry: asking again cannot help.
-    if (pools.size > max) return { errmsg: `Too many pools for the gateway: ${pools.size} requested, ${rule}`, retry: false };
-    return { errmsg: `The gateway is at its limit: ${rule}, and other browsers follow ${followed}; try again later`, retry: true };
+    if (pools.size > max)
+      return { errmsg: `Too many pools for the gateway: ${pools.size} requested, ${rule}`, retry: false };
+    return {
+      errmsg: `The gateway is at its limit: ${rule}, and other browsers follow ${followed}; try again later`,
+      retry: true,
+    };
   }
 
   /**
@@ -203,7 +222,9 @@ export class LiveHub implements UpstreamListener {
       const seq = Number(seqText);
       const oldest = this.ring[0]?.seq ?? this.nextSeq;
       if (boot === this.boot && Number.isSafeInteger(seq) && seq + 1 >= oldest) {
-        for (const stored of this.ring) if (stored.seq > seq && (stored.poolId === EVERY_POOL || client.pools.has(stored.poolId))) client.write(stored.frame);
+        for (const stored of this.ring)
+          if (stored.seq > seq && (stored.poolId === EVERY_POOL || client.pools.has(stored.poolId)))
+            client.write(stored.frame);
         // The ring has all the gateway received since then, but the gateway itself may have missed some.
         if (this.gaps.some((gap) => gap >= seq)) client.missedEvents = true;
       } else {
@@ -228,7 +249,8 @@ export class LiveHub implements UpstreamListener {
     this.shares.remove(client.address, client.pools);
     if (!this.fanout.remove(client)) return;
     // The browsers a failing switch was for may all have left: what remains is live already.
-    if (this.switchFailing && this.livePools && [...this.byPool.keys()].every((pool) => this.livePools?.has(pool))) this.switchFailing = false;
+    if (this.switchFailing && this.livePools && [...this.byPool.keys()].every((pool) => this.livePools?.has(pool)))
+      this.switchFailing = false;
     this.onUnionChange(this.union);
   }
 
@@ -365,7 +387,8 @@ export class LiveHub implements UpstreamListener {
   onRollback(rollback: StreamRollback, connection: object): void {
     const key = `${rollback.slot}:${rollback.id}`;
     const now = Date.now();
-    for (const [seen, sent] of this.rollbacksSent) if (now - sent.at > ROLLBACK_COPY_MS) this.rollbacksSent.delete(seen);
+    for (const [seen, sent] of this.rollbacksSent)
+      if (now - sent.at > ROLLBACK_COPY_MS) this.rollbacksSent.delete(seen);
     const sent = this.rollbacksSent.get(key);
     if (sent && !sent.connections.has(connection)) {
       sent.connections.add(connection);

@@ -39,13 +39,19 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
     const refuse = (errmsg: string, retry: boolean) =>
       c.body(`retry: ${options.retryMs ?? 3000}\n\n${errorFrame({ errmsg, retry })}`, 200, SSE_HEADERS);
 
-    const raw = (c.req.query('pools') ?? '').split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+    const raw = (c.req.query('pools') ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p.length > 0);
     if (raw.length === 0) return refuse('Give the pools to follow: /gw/v1/live?pools=<id>,<id>', false);
     const invalid = raw.find((p) => !isPoolId(p));
     if (invalid !== undefined) return refuse(`Invalid pool ID format: ${invalid.slice(0, 140)}`, false);
     const pools = new Set(raw.map((p) => p.toLowerCase()));
     if (pools.size > options.maxPoolsPerConnection) {
-      return refuse(`Too many pools: ${pools.size} requested, at most ${options.maxPoolsPerConnection} per connection`, false);
+      return refuse(
+        `Too many pools: ${pools.size} requested, at most ${options.maxPoolsPerConnection} per connection`,
+        false,
+      );
     }
     let known: ReadonlySet<string>;
     try {
@@ -54,7 +60,8 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
       return refuse('The data service is unavailable; retrying', true);
     }
     const unknown = [...pools].find((p) => !known.has(p));
-    if (unknown !== undefined) return refuse(`Not an Aggregate pool ID: ${unknown} (live updates exist for Aggregate pools only)`, false);
+    if (unknown !== undefined)
+      return refuse(`Not an Aggregate pool ID: ${unknown} (live updates exist for Aggregate pools only)`, false);
     const address = options.clientAddress(c);
     if (hub.connectionsOf(address) >= options.maxConnectionsPerAddress) {
       return refuse(`Too many live connections from ${address} (at most ${options.maxConnectionsPerAddress})`, false);
@@ -89,7 +96,10 @@ export function liveRoutes(options: LiveRouteOptions): Hono {
       close: () => sink.end(),
     };
     sink.write(`retry: ${options.retryMs ?? 3000}\n\n`);
-    const heartbeat = setInterval(() => sink.write(sseFrame(LIVE_EVENTS.heartbeat, { time: Math.floor(Date.now() / 1000) }, hub.lastEventId)), options.heartbeatSeconds * 1000);
+    const heartbeat = setInterval(
+      () => sink.write(sseFrame(LIVE_EVENTS.heartbeat, { time: Math.floor(Date.now() / 1000) }, hub.lastEventId)),
+      options.heartbeatSeconds * 1000,
+    );
     hub.add(client, lastEventId);
     // The browser may already be gone (closed while we set up).
     if (!sink.open) cleanup();

@@ -1,5 +1,12 @@
 import { backoffDelay } from '../../shared/backoff';
-import { extendedStreamLineSchema, ROLLBACK_EXTENSION, STREAM_ERRORS, STREAM_EXTENSIONS_HEADER, type StreamRollback, type TradeEvent } from '../../shared/api/stream';
+import {
+  extendedStreamLineSchema,
+  ROLLBACK_EXTENSION,
+  STREAM_ERRORS,
+  STREAM_EXTENSIONS_HEADER,
+  type StreamRollback,
+  type TradeEvent,
+} from '../../shared/api/stream';
 import type { LogHook } from '../../node/log';
 import type { Upstream } from '../upstream';
 
@@ -165,7 +172,9 @@ export class UpstreamStream {
     if (this.retry !== undefined) return; // a pending retry uses the latest set
     if (this.opening && sameSet(this.opening.pools, this.wanted)) return;
     if (!this.opening && this.current && sameSet(this.current.pools, this.wanted)) return;
-    const replacing = [this.opening, this.retiring].some((connection) => connection !== undefined && !connection.closed);
+    const replacing = [this.opening, this.retiring].some(
+      (connection) => connection !== undefined && !connection.closed,
+    );
     this.end(this.opening);
     // The key may allow two connections at most: the handover of an earlier switch ends now.
     this.end(this.retiring);
@@ -196,7 +205,9 @@ export class UpstreamStream {
   private open(pools: ReadonlySet<string>, beside = false): void {
     const connection: Connection = { pools, beside, abort: new AbortController(), silence: undefined, closed: false };
     this.opening = connection;
-    void this.run(connection).catch((error: unknown) => this.failed(connection, error instanceof Error ? error.message : String(error)));
+    void this.run(connection).catch((error: unknown) =>
+      this.failed(connection, error instanceof Error ? error.message : String(error)),
+    );
   }
 
   private async run(connection: Connection): Promise<void> {
@@ -241,7 +252,9 @@ export class UpstreamStream {
         if (line === '') continue;
         const parsed = extendedStreamLineSchema.safeParse(safeJson(line));
         if (!parsed.success) {
-          this.options.log?.(`gateway: ignoring an unparseable upstream line: ${line.slice(0, 120)}`, { level: 'warn' });
+          this.options.log?.(`gateway: ignoring an unparseable upstream line: ${line.slice(0, 120)}`, {
+            level: 'warn',
+          });
           continue;
         }
         const message = parsed.data;
@@ -253,7 +266,8 @@ export class UpstreamStream {
         if (connection.closed) return;
       }
       // A line that never ends is a broken upstream, and would grow this buffer without bound.
-      if (buffer.length > MAX_LINE_CHARS) throw new Error(`upstream sent over ${MAX_LINE_CHARS} characters without a line end`);
+      if (buffer.length > MAX_LINE_CHARS)
+        throw new Error(`upstream sent over ${MAX_LINE_CHARS} characters without a line end`);
     }
   }
 
@@ -291,7 +305,10 @@ export class UpstreamStream {
 
   private armSilence(connection: Connection): void {
     if (connection.silence !== undefined) clearTimeout(connection.silence);
-    connection.silence = setTimeout(() => this.failed(connection, `no data from upstream for ${this.options.silenceMs / 1000} s`), this.options.silenceMs);
+    connection.silence = setTimeout(
+      () => this.failed(connection, `no data from upstream for ${this.options.silenceMs / 1000} s`),
+      this.options.silenceMs,
+    );
   }
 
   /** A connection failed (refused, dropped, silent). */
@@ -355,13 +372,18 @@ export class UpstreamStream {
       this.down = true;
       this.listener.onDown(reason);
     }
-    if (reason.includes(STREAM_ERRORS.invalidAuth)) this.options.log?.('gateway: the upstream rejects the gateway key: check UPSTREAM_API_KEY', { level: 'error' });
+    if (reason.includes(STREAM_ERRORS.invalidAuth))
+      this.options.log?.('gateway: the upstream rejects the gateway key: check UPSTREAM_API_KEY', { level: 'error' });
     this.scheduleRetry(reason);
   }
 
   private scheduleRetry(reason: string): void {
     if (this.retry !== undefined) return;
-    const delay = backoffDelay(this.attempt, { initialMs: this.options.backoffInitialMs, maxMs: this.options.backoffMaxMs }, this.options.random);
+    const delay = backoffDelay(
+      this.attempt,
+      { initialMs: this.options.backoffInitialMs, maxMs: this.options.backoffMaxMs },
+      this.options.random,
+    );
     this.attempt++;
     this.options.log?.(`gateway: upstream stream: ${reason}; retry ${this.attempt} in ${delay} ms`, { level: 'warn' });
     this.retry = setTimeout(() => {

@@ -147,7 +147,10 @@ async function serveAll(
   plain: LogHook,
 ): Promise<void> {
   const built = existsSync(join(staticDir, 'index.html'));
-  if (!built) log(`No built app in ${staticDir}/ (run npm run build, or npm start): serving the API and gateway only.`, { level: 'warn' });
+  if (!built)
+    log(`No built app in ${staticDir}/ (run npm run build, or npm start): serving the API and gateway only.`, {
+      level: 'warn',
+    });
   const metrics = createMetrics();
   const lifecycle = new Lifecycle();
   lifecycle.register(metrics.registry);
@@ -169,7 +172,10 @@ async function serveAll(
   // Taken before the store is opened: a port in use stops the start before any backfill.
   const { server: httpServer, port } = await listen(server.host, server.port, dispatch);
   const shown = (host: string, p: number) => `http://${host === '0.0.0.0' ? 'localhost' : host}:${p}`;
-  plain(`Listening on ${shown(server.host, port)} (/livez, /readyz${metricsHere ? ', /metrics' : ''} answer while the market starts)`, { port });
+  plain(
+    `Listening on ${shown(server.host, port)} (/livez, /readyz${metricsHere ? ', /metrics' : ''} answer while the market starts)`,
+    { port },
+  );
   let metricsServer: Server | undefined;
   if (server.metricsPort !== undefined) {
     const scrape = new Hono({ strict: false });
@@ -214,7 +220,9 @@ async function serveAll(
     const seconds = signal === 'SIGTERM' ? server.drainSeconds : 0;
     if (seconds === 0 || stopping) return stopNow();
     lifecycle.drain();
-    log(`${signal}: draining for ${seconds} s (/readyz answers 503, requests are still served; another signal stops at once)`);
+    log(
+      `${signal}: draining for ${seconds} s (/readyz answers 503, requests are still served; another signal stops at once)`,
+    );
     drain = setTimeout(stopNow, seconds * 1000);
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
@@ -246,10 +254,13 @@ async function serveAll(
   progress.stop();
   const runtime = platform.runtime;
   if (runtime) {
-    log(`Market ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${runtime.market.pools.size} pools, ${runtime.startupTrades} trades produced at start.`, {
-      pools: runtime.market.pools.size,
-      startupTrades: runtime.startupTrades,
-    });
+    log(
+      `Market ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${runtime.market.pools.size} pools, ${runtime.startupTrades} trades produced at start.`,
+      {
+        pools: runtime.market.pools.size,
+        startupTrades: runtime.startupTrades,
+      },
+    );
   }
   platform.startLive();
   handler = platform.app.fetch;

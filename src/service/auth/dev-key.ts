@@ -11,7 +11,12 @@ export const DEV_KEY_FILE = 'dev-api-key.txt';
  * With no key configured at all, the first start creates a dev key (enterprise plan), saves it in the
  * data directory and prints it. Returns the dev key when there is one.
  */
-export async function resolveDevKey(config: ServiceConfig, store: KeyStore, keys: KeyRing, log?: LogHook): Promise<string | undefined> {
+export async function resolveDevKey(
+  config: ServiceConfig,
+  store: KeyStore,
+  keys: KeyRing,
+  log?: LogHook,
+): Promise<string | undefined> {
   const file = config.dataDir === ':memory:' ? undefined : join(config.dataDir, DEV_KEY_FILE);
   if (file && existsSync(file)) {
     const saved = readFileSync(file, 'utf8').trim();

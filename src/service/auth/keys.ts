@@ -37,7 +37,10 @@ function sameHash(a: string, b: string): boolean {
 }
 
 /** The plan of the candidate whose hash equals `hash`, comparing with every candidate (no early exit). */
-function matchHash(candidates: Iterable<{ readonly hash: string; readonly plan: string }>, hash: string): string | undefined {
+function matchHash(
+  candidates: Iterable<{ readonly hash: string; readonly plan: string }>,
+  hash: string,
+): string | undefined {
   let plan: string | undefined;
   for (const candidate of candidates) if (sameHash(candidate.hash, hash) && plan === undefined) plan = candidate.plan;
   return plan;

@@ -36,7 +36,9 @@ export function parsePlans(json: string | undefined): Plans {
   }
   const parsed = plansSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`TOKEN_API_PLANS is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `TOKEN_API_PLANS is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   return { ...DEFAULT_PLANS, ...parsed.data };
 }

@@ -70,7 +70,12 @@ export class PaymentScripts<T> {
  * come from the node through Ogmios, and a mangled one can only match the script its characters spell.
  */
 function scriptKey(address: string): string | undefined {
-  if (address.length < SHORTEST || !SCRIPT_PAYMENT_FIRST.has(address.charCodeAt(FIRST)) || !address.startsWith(MAINNET_PREFIX)) return undefined;
+  if (
+    address.length < SHORTEST ||
+    !SCRIPT_PAYMENT_FIRST.has(address.charCodeAt(FIRST)) ||
+    !address.startsWith(MAINNET_PREFIX)
+  )
+    return undefined;
   const code = address.charCodeAt(LAST);
   const last = code < 128 ? (FIVE_BITS[code] ?? -1) : -1;
   if (last < 0) return undefined;

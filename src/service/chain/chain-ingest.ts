@@ -86,9 +86,21 @@ export class ChainIngest {
   }
 
   /** `decoders`: the DEX decoders pool outputs are read with (default DECODERS; `chainDecoders` gives them another VyFi list). */
-  static async open(ingestor: Ingestor, market: MarketStore, log: LogHook = () => undefined, decoders: readonly DexDecoder[] = DECODERS): Promise<ChainIngest> {
+  static async open(
+    ingestor: Ingestor,
+    market: MarketStore,
+    log: LogHook = () => undefined,
+    decoders: readonly DexDecoder[] = DECODERS,
+  ): Promise<ChainIngest> {
     const tip = await market.meta('chain:tip');
-    return new ChainIngest(ingestor, tip ? (JSON.parse(tip) as ChainTip) : undefined, await market.journal(), await market.chainLp(), log, decoders);
+    return new ChainIngest(
+      ingestor,
+      tip ? (JSON.parse(tip) as ChainTip) : undefined,
+      await market.journal(),
+      await market.chainLp(),
+      log,
+      decoders,
+    );
   }
 
   /** The last committed block: what the store and every answer reflect, and where a restart resumes. */
@@ -123,7 +135,12 @@ export class ChainIngest {
     }
     const oldest = this.journal[0];
     if (oldest && !points.some((p) => p.slot === oldest.slot)) points.push({ slot: oldest.slot, id: oldest.id });
-    if (start && !points.some((p) => p.slot === start.slot && p.id === start.id) && (!this.committedTip || start.slot <= this.committedTip.slot)) points.push(start);
+    if (
+      start &&
+      !points.some((p) => p.slot === start.slot && p.id === start.id) &&
+      (!this.committedTip || start.slot <= this.committedTip.slot)
+    )
+      points.push(start);
     return points;
   }
 
@@ -148,11 +165,20 @@ export class ChainIngest {
   }
 
   /** Skips a block whole (one that cannot be read): logged, counted, and the tip moves past it. */
-  async skipBlock(block: ChainBlockHeader, reason: string, options: { readonly commit?: boolean } = {}): Promise<BlockReport> {
+  async skipBlock(
+    block: ChainBlockHeader,
+    reason: string,
+    options: { readonly commit?: boolean } = {},
+  ): Promise<BlockReport> {
     if (this.tipPoint && block.slot <= this.tipPoint.slot) return { ...NOTHING, skipped: 'already applied' };
     this.checkFollows(block);
     this.unreadableBlocks++;
-    this.log(`chain: block ${block.height} at slot ${block.slot} (${block.id}) skipped: ${reason}`, { level: 'warn', slot: block.slot, block: block.id, height: block.height });
+    this.log(`chain: block ${block.height} at slot ${block.slot} (${block.id}) skipped: ${reason}`, {
+      level: 'warn',
+      slot: block.slot,
+      block: block.id,
+      height: block.height,
+    });
     this.pushRow(block, [], undefined);
     if (options.commit !== false) await this.flush();
     return { ...NOTHING, skipped: reason };
@@ -219,7 +245,10 @@ export class ChainIngest {
     const undone = this.journal.filter((e) => e.slot > point.slot);
     const kept = this.journal.filter((e) => e.slot <= point.slot);
     if (this.journal.length === 0 || (this.journal[0]?.slot ?? 0) > point.slot) {
-      this.log(`chain: rollback to slot ${point.slot} is deeper than the journal (${JOURNAL_BLOCKS} blocks); trades after it are removed, reserves and pools kept`, { level: 'warn', slot: point.slot, block: point.id });
+      this.log(
+        `chain: rollback to slot ${point.slot} is deeper than the journal (${JOURNAL_BLOCKS} blocks); trades after it are removed, reserves and pools kept`,
+        { level: 'warn', slot: point.slot, block: point.id },
+      );
     }
     const created = { tokens: [] as number[], pairs: [] as number[], pools: [] as number[] };
     for (const row of undone) {
@@ -229,7 +258,8 @@ export class ChainIngest {
     }
     const deleted = new Set(created.pools);
     if (created.tokens.length + created.pairs.length + created.pools.length > 0) {
-      for (const pair of this.ingestor.market.pairs.values()) if (created.pairs.includes(pair.id)) deleted.add(pair.aggregate.id);
+      for (const pair of this.ingestor.market.pairs.values())
+        if (created.pairs.includes(pair.id)) deleted.add(pair.aggregate.id);
       this.ingestor.removeCreated(created);
     }
     const lpBack = new Map<number, bigint | undefined>();
@@ -266,7 +296,11 @@ export class ChainIngest {
     this.committedTip = tip;
     this.tipPoint = tip;
     this.journal = kept;
-    this.log(`chain: rolled back ${undone.length} block(s) to slot ${point.slot}`, { slot: point.slot, block: point.id, blocks: undone.length });
+    this.log(`chain: rolled back ${undone.length} block(s) to slot ${point.slot}`, {
+      slot: point.slot,
+      block: point.id,
+      blocks: undone.length,
+    });
     return undone.length;
   }
 
@@ -282,14 +316,17 @@ export class ChainIngest {
         if ('error' in out) {
           undecodable++;
           this.undecodableOutputs.set(out.group, (this.undecodableOutputs.get(out.group) ?? 0) + 1);
-          this.log(`chain: ${out.group} pool output ${tx.id}#${out.index} in block ${block.height} (slot ${block.slot}) skipped: ${out.error}`, {
-            level: 'warn',
-            slot: block.slot,
-            block: block.id,
-            height: block.height,
-            dex: out.group,
-            output: `${tx.id}#${out.index}`,
-          });
+          this.log(
+            `chain: ${out.group} pool output ${tx.id}#${out.index} in block ${block.height} (slot ${block.slot}) skipped: ${out.error}`,
+            {
+              level: 'warn',
+              slot: block.slot,
+              block: block.id,
+              height: block.height,
+              dex: out.group,
+              output: `${tx.id}#${out.index}`,
+            },
+          );
           continue;
         }
         const { state } = out;
@@ -299,7 +336,13 @@ export class ChainIngest {
           continue;
         }
         const lpBefore = this.lp.get(pool.id);
-        if (!before.has(pool.id) && !created.pools.includes(pool.id)) before.set(pool.id, [pool.id, pool.baseReserve, pool.quoteReserve, lpBefore === undefined ? null : lpBefore.toString()]);
+        if (!before.has(pool.id) && !created.pools.includes(pool.id))
+          before.set(pool.id, [
+            pool.id,
+            pool.baseReserve,
+            pool.quoteReserve,
+            lpBefore === undefined ? null : lpBefore.toString(),
+          ]);
         this.setLp(pool.id, state.liquidity);
         const [base, quote] = oriented(pool, state);
         const change = classifyChange(
@@ -313,7 +356,14 @@ export class ChainIngest {
           this.ingestor.setReserves(pool, Math.max(0, Number(base)), Math.max(0, Number(quote)));
           liquidity++;
         } else {
-          this.ingestor.swap(pool, Number(base), Number(quote), time, Number(change.volume) / 10 ** pool.pair.base.decimals, `${tx.id}#${out.index}`);
+          this.ingestor.swap(
+            pool,
+            Number(base),
+            Number(quote),
+            time,
+            Number(change.volume) / 10 ** pool.pair.base.decimals,
+            `${tx.id}#${out.index}`,
+          );
           trades++;
         }
       }
@@ -324,8 +374,18 @@ export class ChainIngest {
     return { trades, liquidity, created: created.pools.length, undecodable };
   }
 
-  private pushRow(block: ChainBlockHeader, before: readonly JournalPoolState[], created: CreatedRows | undefined): void {
-    this.pendingRows.push({ slot: block.slot, id: block.id, height: block.height, before, ...(created ? { created } : {}) });
+  private pushRow(
+    block: ChainBlockHeader,
+    before: readonly JournalPoolState[],
+    created: CreatedRows | undefined,
+  ): void {
+    this.pendingRows.push({
+      slot: block.slot,
+      id: block.id,
+      height: block.height,
+      before,
+      ...(created ? { created } : {}),
+    });
     this.tipPoint = { slot: block.slot, id: block.id, height: block.height };
   }
 
@@ -337,7 +397,9 @@ export class ChainIngest {
   private checkFollows(block: ChainBlockHeader): void {
     const tip = this.tipPoint;
     if (tip && block.ancestor !== undefined && block.ancestor !== tip.id) {
-      throw new ChainGapError(`block ${block.height} at slot ${block.slot} follows ${block.ancestor}, not the tip ${tip.id} (slot ${tip.slot})`);
+      throw new ChainGapError(
+        `block ${block.height} at slot ${block.slot} follows ${block.ancestor}, not the tip ${tip.id} (slot ${tip.slot})`,
+      );
     }
   }
 
@@ -346,14 +408,27 @@ export class ChainIngest {
     if (known) return known;
     let token: Token;
     if (unit === ADA_UNIT) {
-      token = this.ingestor.addToken({ unit, ticker: ADA_TICKER, name: 'Cardano', decimals: ADA_DECIMALS, logoKind: LOGO_GENERATED });
+      token = this.ingestor.addToken({
+        unit,
+        ticker: ADA_TICKER,
+        name: 'Cardano',
+        decimals: ADA_DECIMALS,
+        logoKind: LOGO_GENERATED,
+      });
     } else {
       // Named as the registry importer names a token it has no ticker for; decimals 0 until a registry
       // import (run it before following the chain: decimals of a token in a pool are kept).
       const { policyId, assetName } = splitTokenUnit(unit);
       const decoded = displayAssetName(assetName);
-      const name = assetName !== '' && decoded !== assetName ? decoded : `${policyId.slice(0, 8)}…${assetName.slice(0, 8)}`;
-      token = this.ingestor.addToken({ unit, ticker: fallbackTicker(unit, name), name, decimals: 0, logoKind: LOGO_NONE });
+      const name =
+        assetName !== '' && decoded !== assetName ? decoded : `${policyId.slice(0, 8)}…${assetName.slice(0, 8)}`;
+      token = this.ingestor.addToken({
+        unit,
+        ticker: fallbackTicker(unit, name),
+        name,
+        decimals: 0,
+        logoKind: LOGO_NONE,
+      });
     }
     created.tokens.push(token.id);
     return token;
@@ -369,7 +444,14 @@ export class ChainIngest {
     const pairs = this.ingestor.market.pairs.size;
     const pair = this.ingestor.ensurePair(base, quote);
     if (this.ingestor.market.pairs.size > pairs) created.pairs.push(pair.id);
-    const pool = this.ingestor.addPool(pair, { poolId: state.poolId, group: state.group, baseReserve: Number(baseReserve), quoteReserve: Number(quoteReserve), feeBps: state.feeBps, simulated: false });
+    const pool = this.ingestor.addPool(pair, {
+      poolId: state.poolId,
+      group: state.group,
+      baseReserve: Number(baseReserve),
+      quoteReserve: Number(quoteReserve),
+      feeBps: state.feeBps,
+      simulated: false,
+    });
     created.pools.push(pool.id);
     this.setLp(pool.id, state.liquidity);
     return pool;

@@ -1,5 +1,6 @@
 /** What a change of a pool's reserves is: a trade (with its volume in raw base units), liquidity, or nothing. */
-export type Change = { readonly kind: 'trade'; readonly volume: bigint } | { readonly kind: 'liquidity' } | { readonly kind: 'none' };
+export type Change =
+  { readonly kind: 'trade'; readonly volume: bigint } | { readonly kind: 'liquidity' } | { readonly kind: 'none' };
 
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
@@ -18,7 +19,11 @@ const abs = (v: bigint) => (v < 0n ? -v : v);
  * - LP supply unknown: a change of both reserves in the same direction is taken as a deposit or
  *   withdrawal (with or without a swap, as above), one in opposite directions as a swap.
  */
-export function classifyChange(before: { readonly base: bigint; readonly quote: bigint }, after: { readonly base: bigint; readonly quote: bigint }, lpChanged: boolean | undefined): Change {
+export function classifyChange(
+  before: { readonly base: bigint; readonly quote: bigint },
+  after: { readonly base: bigint; readonly quote: bigint },
+  lpChanged: boolean | undefined,
+): Change {
   const dBase = after.base - before.base;
   const dQuote = after.quote - before.quote;
   if (dBase === 0n && dQuote === 0n) return { kind: 'none' };

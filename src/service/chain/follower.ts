@@ -1,4 +1,10 @@
-import { ChainSynchronization, createInteractionContext, createLedgerStateQueryClient, safeJSON, type InteractionContext } from '@cardano-ogmios/client';
+import {
+  ChainSynchronization,
+  createInteractionContext,
+  createLedgerStateQueryClient,
+  safeJSON,
+  type InteractionContext,
+} from '@cardano-ogmios/client';
 import type { LogHook, LogLevel } from '../../node/log';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff';
 import { redactUrl, textRedactor } from '../../shared/redact';
@@ -171,7 +177,11 @@ export class ChainFollower {
   async stop(): Promise<void> {
     this.stopped = true;
     this.state = 'stopped';
-    await this.exclusive(() => this.flush()).catch((error: unknown) => this.log(`chain: the last batch could not be committed (${error instanceof Error ? error.message : String(error)}); the next start resumes before it`));
+    await this.exclusive(() => this.flush()).catch((error: unknown) =>
+      this.log(
+        `chain: the last batch could not be committed (${error instanceof Error ? error.message : String(error)}); the next start resumes before it`,
+      ),
+    );
     this.closeCurrent?.();
     this.cancelConnect?.();
     this.wake?.();
@@ -214,7 +224,9 @@ export class ChainFollower {
       this.state = 'reconnecting';
       this.reconnects++;
       const delay = backoffDelay(attempt, this.options.backoff ?? { initialMs: 500, maxMs: 30_000 });
-      this.log(`chain: connection to ${redactUrl(this.options.url)} lost (${this.lastError ?? 'closed'}); reconnecting in ${Math.round(delay)} ms`);
+      this.log(
+        `chain: connection to ${redactUrl(this.options.url)} lost (${this.lastError ?? 'closed'}); reconnecting in ${Math.round(delay)} ms`,
+      );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
         this.wake = () => {
@@ -264,7 +276,9 @@ export class ChainFollower {
     socket.on('pong', () => (answered = true));
     const heartbeat = setInterval(() => {
       if (!answered) {
-        fail(new Error(`Ogmios did not answer a ping within ${Math.round((this.options.heartbeatMs ?? 30_000) / 1000)} s`));
+        fail(
+          new Error(`Ogmios did not answer a ping within ${Math.round((this.options.heartbeatMs ?? 30_000) / 1000)} s`),
+        );
         return;
       }
       answered = false;
@@ -308,7 +322,9 @@ export class ChainFollower {
         fail(new Error('Ogmios sent a frame that is not JSON'), true);
         return;
       }
-      const result = (frame as { result?: { direction?: unknown; block?: unknown; point?: unknown; tip?: unknown } } | null)?.result;
+      const result = (
+        frame as { result?: { direction?: unknown; block?: unknown; point?: unknown; tip?: unknown } } | null
+      )?.result;
       if (result?.direction !== 'forward' && result?.direction !== 'backward') return;
       void this.exclusive(async () => {
         if (this.stopped || broken) return;
@@ -337,7 +353,10 @@ export class ChainFollower {
       this.state = 'syncing';
       this.lastError = undefined;
       const tip = this.ingest.tip;
-      this.log(`chain: following ${redactUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.startPoint?.slot ?? '?'}`}`, 'info');
+      this.log(
+        `chain: following ${redactUrl(this.options.url)} from ${tip ? `the stored tip, slot ${tip.slot}` : `slot ${this.startPoint?.slot ?? '?'}`}`,
+        'info',
+      );
     } catch (error) {
       if (error instanceof StartError) {
         fail(error);
@@ -346,8 +365,14 @@ export class ChainFollower {
         this.closeCurrent = undefined;
         return false;
       }
-      const message = (error as { error?: { message?: string } })?.error?.message ?? (error instanceof Error ? error.message : JSON.stringify(error));
-      fail(new Error(`no intersection with ${redactUrl(this.options.url)} at any of ${points.length} point(s) from slot ${points[0]?.slot ?? '?'}: ${message}`));
+      const message =
+        (error as { error?: { message?: string } })?.error?.message ??
+        (error instanceof Error ? error.message : JSON.stringify(error));
+      fail(
+        new Error(
+          `no intersection with ${redactUrl(this.options.url)} at any of ${points.length} point(s) from slot ${points[0]?.slot ?? '?'}: ${message}`,
+        ),
+      );
     }
     await done;
     clearInterval(heartbeat);
@@ -371,7 +396,10 @@ export class ChainFollower {
         this.cancelConnect = undefined;
         if (error) reject(error);
       };
-      const timer = setTimeout(() => settle(new Error(`Ogmios did not answer a connection within ${Math.round(limitMs / 1000)} s`)), limitMs);
+      const timer = setTimeout(
+        () => settle(new Error(`Ogmios did not answer a connection within ${Math.round(limitMs / 1000)} s`)),
+        limitMs,
+      );
       this.cancelConnect = () => settle(new Error('stopped'));
       open().then(
         (context) => {
@@ -404,7 +432,8 @@ export class ChainFollower {
     } catch (error) {
       throw new StartError(`Ogmios did not tell its tip (queryNetwork/tip: ${errorText(error)})`);
     }
-    if (tip === 'origin') throw new StartError("the node's chain is empty (its tip is the origin): nothing to follow yet");
+    if (tip === 'origin')
+      throw new StartError("the node's chain is empty (its tip is the origin): nothing to follow yet");
     if (start.kind === 'tip') {
       this.startPoint = { slot: tip.slot, id: tip.id };
       this.log(
@@ -421,9 +450,15 @@ export class ChainFollower {
     } catch (error) {
       throw new StartError(`cannot find the block ${start.days} day(s) back: ${errorText(error)}`);
     }
-    if (!point) throw new StartError(`Kupo holds no block at or before slot ${slot} (${start.days} day(s) before the tip): it indexes from a later point. Start Kupo with --since at or before that slot, or ask fewer days`);
+    if (!point)
+      throw new StartError(
+        `Kupo holds no block at or before slot ${slot} (${start.days} day(s) before the tip): it indexes from a later point. Start Kupo with --since at or before that slot, or ask fewer days`,
+      );
     this.startPoint = point;
-    this.log(`chain: a new market starts about ${start.days} day(s) back, at slot ${point.slot} (block ${point.id}, from Kupo): catching up to the tip at slot ${tip.slot}`, 'info');
+    this.log(
+      `chain: a new market starts about ${start.days} day(s) back, at slot ${point.slot} (block ${point.id}, from Kupo): catching up to the tip at slot ${tip.slot}`,
+      'info',
+    );
     return point;
   }
 
@@ -450,7 +485,11 @@ export class ChainFollower {
     if (this.ingest.pendingBlocks === 1) this.batchStarted = now;
     const catchingUp = behind > (batch.lagSeconds ?? CATCH_UP_LAG_SECONDS);
     const maxMs = batch.maxMs ?? BATCH_MAX_MS;
-    if (!catchingUp || this.ingest.pendingBlocks >= (batch.maxBlocks ?? BATCH_MAX_BLOCKS) || now - this.batchStarted >= maxMs) {
+    if (
+      !catchingUp ||
+      this.ingest.pendingBlocks >= (batch.maxBlocks ?? BATCH_MAX_BLOCKS) ||
+      now - this.batchStarted >= maxMs
+    ) {
       await this.flush();
       return;
     }
@@ -459,7 +498,9 @@ export class ChainFollower {
         this.batchTimer = undefined;
         void this.exclusive(() => this.flush()).catch((error: unknown) => {
           this.lastError = error instanceof Error ? error.message : String(error);
-          this.log(`chain: a batch could not be committed (${this.lastError}); reconnecting to resume at the stored tip`);
+          this.log(
+            `chain: a batch could not be committed (${this.lastError}); reconnecting to resume at the stored tip`,
+          );
           this.closeCurrent?.();
         });
       }, maxMs);

@@ -96,7 +96,14 @@ function output(raw: unknown, index: number, path: string): ChainOutput {
     if (!POLICY.test(policy)) throw new BodyError(`${path}.value: bad policy id`);
     for (const name in names) assets.set(policy + name, amountOf(names[name], `${path}.value.${policy}.${name}`));
   }
-  return { index, address, lovelace, assets, ...(datum !== undefined ? { datum } : {}), ...(datumHash !== undefined ? { datumHash } : {}) };
+  return {
+    index,
+    address,
+    lovelace,
+    assets,
+    ...(datum !== undefined ? { datum } : {}),
+    ...(datumHash !== undefined ? { datumHash } : {}),
+  };
 }
 
 /**
@@ -112,7 +119,8 @@ function transactionsOf(raw: Record<string, unknown>): ChainTx[] {
     const path = `transactions.${i}`;
     if (!isRecord(tx)) throw new BodyError(`${path}: not an object`);
     if (typeof tx.id !== 'string' || !HASH.test(tx.id)) throw new BodyError(`${path}.id: not a 64-hex hash`);
-    if (tx.spends !== undefined && tx.spends !== 'inputs' && tx.spends !== 'collaterals') throw new BodyError(`${path}.spends: neither inputs nor collaterals`);
+    if (tx.spends !== undefined && tx.spends !== 'inputs' && tx.spends !== 'collaterals')
+      throw new BodyError(`${path}.spends: neither inputs nor collaterals`);
     // A transaction whose scripts failed spends its collateral: its outputs are not created.
     if (tx.spends === 'collaterals') continue;
     const outputs = tx.outputs ?? [];
@@ -125,7 +133,11 @@ function transactionsOf(raw: Record<string, unknown>): ChainTx[] {
       if (typeof cbor !== 'string') throw new BodyError(`${path}.datums.${hash}: not a string`);
       witness.set(hash, cbor);
     }
-    transactions.push({ id: tx.id.toLowerCase(), outputs: outputs.map((o: unknown, n) => output(o, n, `${path}.outputs.${n}`)), datums: witness });
+    transactions.push({
+      id: tx.id.toLowerCase(),
+      outputs: outputs.map((o: unknown, n) => output(o, n, `${path}.outputs.${n}`)),
+      datums: witness,
+    });
   }
   return transactions;
 }
@@ -142,7 +154,12 @@ export function fromOgmiosBlock(raw: unknown): ChainBlock {
   const { id, height, ancestor, type } = parsed.data;
   // An epoch boundary block (Byron) has no slot of its own in some shapes; it holds no transactions.
   if (parsed.data.slot === undefined && type !== 'ebb') throw new FrameError(`Ogmios sent block ${id} without a slot`);
-  const header: ChainBlockHeader = { slot: parsed.data.slot ?? 0, id: id.toLowerCase(), height, ...(ancestor !== undefined ? { ancestor: ancestor.toLowerCase() } : {}) };
+  const header: ChainBlockHeader = {
+    slot: parsed.data.slot ?? 0,
+    id: id.toLowerCase(),
+    height,
+    ...(ancestor !== undefined ? { ancestor: ancestor.toLowerCase() } : {}),
+  };
   if (type === 'ebb') return { ...header, transactions: [] };
   try {
     return { ...header, transactions: transactionsOf(raw as Record<string, unknown>) };
@@ -157,6 +174,7 @@ const pointSchema = z.union([z.literal('origin'), z.object({ slot, id: hash })])
 /** A RollBackward's point: `origin` (slot -1) or a slot and block id; FrameError for anything else. */
 export function fromOgmiosPoint(raw: unknown): ChainPoint {
   const parsed = pointSchema.safeParse(raw);
-  if (!parsed.success) throw new FrameError(`Ogmios sent a rollback to something that is not a point (${issue(parsed.error, 'point')})`);
+  if (!parsed.success)
+    throw new FrameError(`Ogmios sent a rollback to something that is not a point (${issue(parsed.error, 'point')})`);
   return parsed.data === 'origin' ? { slot: -1, id: '' } : { slot: parsed.data.slot, id: parsed.data.id.toLowerCase() };
 }

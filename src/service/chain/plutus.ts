@@ -56,7 +56,16 @@ export const MAX_DATUM_DEPTH = 64;
 const MAX_CHUNK = 64;
 const BREAK = 0xff;
 /** Each CBOR major type, as messages name it. */
-const MAJOR = ['an unsigned integer', 'a negative integer', 'a byte string', 'a text string', 'a list', 'a map', 'a tag', 'a float or simple value'] as const;
+const MAJOR = [
+  'an unsigned integer',
+  'a negative integer',
+  'a byte string',
+  'a text string',
+  'a list',
+  'a map',
+  'a tag',
+  'a float or simple value',
+] as const;
 
 /** One pass over a datum's bytes: a cursor, the budgets spent, and the head last read. */
 class DatumReader {
@@ -102,7 +111,8 @@ class DatumReader {
     }
     if (this.info === 31) {
       // Indefinite lengths exist for byte and text strings, lists and maps; 0xff is the break.
-      if (this.major === 0 || this.major === 1 || this.major === 6) this.fail(`${MAJOR[this.major]} of indefinite length is not well-formed CBOR`, start);
+      if (this.major === 0 || this.major === 1 || this.major === 6)
+        this.fail(`${MAJOR[this.major]} of indefinite length is not well-formed CBOR`, start);
       return this.major;
     }
     if (this.info > 27) this.fail(`reserved additional information ${this.info} is not well-formed CBOR`, start);
@@ -144,7 +154,12 @@ class DatumReader {
         return this.fail('a text string is not Plutus data', start);
       default:
         if (this.info === 31) return this.fail('a break outside an indefinite item', start);
-        return this.fail(this.info >= 25 && this.info <= 27 ? 'a float is not Plutus data' : `simple value ${this.info === 24 ? this.arg : this.info} (false, true, null, undefined or other) is not Plutus data`, start);
+        return this.fail(
+          this.info >= 25 && this.info <= 27
+            ? 'a float is not Plutus data'
+            : `simple value ${this.info === 24 ? this.arg : this.info} (false, true, null, undefined or other) is not Plutus data`,
+          start,
+        );
     }
   }
 
@@ -160,13 +175,21 @@ class DatumReader {
       }
       const at = this.pos;
       this.head();
-      if (this.major !== 2 || this.info === 31) this.fail(`a chunk of an indefinite byte string must be a definite byte string, not ${this.info === 31 ? 'an indefinite one' : MAJOR[this.major]}`, at);
+      if (this.major !== 2 || this.info === 31)
+        this.fail(
+          `a chunk of an indefinite byte string must be a definite byte string, not ${this.info === 31 ? 'an indefinite one' : MAJOR[this.major]}`,
+          at,
+        );
       chunks.push(this.chunk(at));
     }
   }
 
   private chunk(start: number): Buffer {
-    if (this.arg > MAX_CHUNK) this.fail(`a byte string of ${this.lengthText()} bytes: Plutus data allows at most ${MAX_CHUNK} (longer ones are sent as chunks of ${MAX_CHUNK})`, start);
+    if (this.arg > MAX_CHUNK)
+      this.fail(
+        `a byte string of ${this.lengthText()} bytes: Plutus data allows at most ${MAX_CHUNK} (longer ones are sent as chunks of ${MAX_CHUNK})`,
+        start,
+      );
     this.need(this.arg, 'a byte string');
     const chunk = this.bytes.subarray(this.pos, this.pos + this.arg);
     this.pos += this.arg;
@@ -194,8 +217,10 @@ class DatumReader {
       }
     }
     // Every item takes at least a byte: a length the bytes left cannot hold is refused before any work.
-    if (this.arg * perItem > this.left()) this.fail(`${what} claims ${this.lengthText()} item(s), ${this.left()} byte(s) left`);
-    if (this.nodes + this.arg * perItem > MAX_DATUM_NODES) this.fail(`${what} of ${this.arg} item(s) exceeds ${MAX_DATUM_NODES} items`);
+    if (this.arg * perItem > this.left())
+      this.fail(`${what} claims ${this.lengthText()} item(s), ${this.left()} byte(s) left`);
+    if (this.nodes + this.arg * perItem > MAX_DATUM_NODES)
+      this.fail(`${what} of ${this.arg} item(s) exceeds ${MAX_DATUM_NODES} items`);
     for (let i = this.arg; i > 0; i--) each();
   }
 
@@ -226,12 +251,17 @@ class DatumReader {
     if (tag === 2 || tag === 3) {
       const at = this.pos;
       this.head();
-      if (this.major !== 2) this.fail(`a big integer (tag ${tag}) must hold a byte string, not ${MAJOR[this.major]}`, at);
+      if (this.major !== 2)
+        this.fail(`a big integer (tag ${tag}) must hold a byte string, not ${MAJOR[this.major]}`, at);
       const hex = this.byteString(at).toString('hex');
       const magnitude = hex === '' ? 0n : BigInt(`0x${hex}`);
       return tag === 2 ? magnitude : -1n - magnitude;
     }
-    if (tag === 28 || tag === 29) this.fail(`CBOR tag ${tag} (${tag === 28 ? 'a shared value' : 'a reference to one'}) is refused: Plutus data has no shared references`, start);
+    if (tag === 28 || tag === 29)
+      this.fail(
+        `CBOR tag ${tag} (${tag === 28 ? 'a shared value' : 'a reference to one'}) is refused: Plutus data has no shared references`,
+        start,
+      );
     return this.fail(`CBOR tag ${tag} is not Plutus data`, start);
   }
 
@@ -247,16 +277,20 @@ class DatumReader {
     const at = this.pos;
     this.head();
     const indefinite = this.info === 31;
-    if (this.major !== 4 || (!indefinite && this.arg !== 2)) this.fail('a constructor with tag 102 must be a list of two: [index, fields]', at);
+    if (this.major !== 4 || (!indefinite && this.arg !== 2))
+      this.fail('a constructor with tag 102 must be a list of two: [index, fields]', at);
     const indexAt = this.pos;
-    if (this.head() !== 0) this.fail(`a constructor index must be an unsigned integer, not ${MAJOR[this.major]}`, indexAt);
+    if (this.head() !== 0)
+      this.fail(`a constructor index must be an unsigned integer, not ${MAJOR[this.major]}`, indexAt);
     const index = this.uint();
     // The specification allows indexes up to 2^64 - 1; ours are JS numbers, exact up to 2^53 (no DEX comes near).
-    if (index > BigInt(Number.MAX_SAFE_INTEGER)) this.fail(`constructor index ${index} is beyond ${Number.MAX_SAFE_INTEGER}`, indexAt);
+    if (index > BigInt(Number.MAX_SAFE_INTEGER))
+      this.fail(`constructor index ${index} is beyond ${Number.MAX_SAFE_INTEGER}`, indexAt);
     const fields = this.fields(depth);
     if (indefinite) {
       this.need(1, 'the end of a tag 102 list');
-      if (this.bytes[this.pos] !== BREAK) this.fail('a constructor with tag 102 must be a list of two: [index, fields]');
+      if (this.bytes[this.pos] !== BREAK)
+        this.fail('a constructor with tag 102 must be a list of two: [index, fields]');
       this.pos++;
     }
     return { constructor: Number(index), fields };
@@ -265,7 +299,10 @@ class DatumReader {
 
 /** Decodes a datum's CBOR (hex) as Plutus data; anything else, or a datum over budget, is a DatumError. */
 export function decodePlutusData(cborHex: string): PlutusData {
-  if (cborHex.length > MAX_DATUM_BYTES * 2) throw new DatumError(`datum refused: ${Math.ceil(cborHex.length / 2)} bytes, more than the ${MAX_DATUM_BYTES} a transaction can hold`);
+  if (cborHex.length > MAX_DATUM_BYTES * 2)
+    throw new DatumError(
+      `datum refused: ${Math.ceil(cborHex.length / 2)} bytes, more than the ${MAX_DATUM_BYTES} a transaction can hold`,
+    );
   if (!/^(?:[0-9a-f]{2})+$/i.test(cborHex)) throw new DatumError('datum is not hex CBOR');
   return new DatumReader(Buffer.from(cborHex, 'hex')).read();
 }
@@ -274,8 +311,16 @@ type Constr = { readonly constructor: number; readonly fields: readonly PlutusDa
 
 /** The constructor at `data` (with `index` if given), or a DatumError naming `what`. */
 export function constr(data: PlutusData | undefined, what: string, index?: number): Constr {
-  if (data === undefined || typeof data !== 'object' || data instanceof Map || Array.isArray(data) || !('fields' in data)) throw new DatumError(`${what}: not a constructor`);
-  if (index !== undefined && data.constructor !== index) throw new DatumError(`${what}: constructor ${data.constructor}, expected ${index}`);
+  if (
+    data === undefined ||
+    typeof data !== 'object' ||
+    data instanceof Map ||
+    Array.isArray(data) ||
+    !('fields' in data)
+  )
+    throw new DatumError(`${what}: not a constructor`);
+  if (index !== undefined && data.constructor !== index)
+    throw new DatumError(`${what}: constructor ${data.constructor}, expected ${index}`);
   return data;
 }
 

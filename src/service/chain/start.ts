@@ -10,7 +10,10 @@ import type { ChainPoint } from './block';
  *   since Shelley);
  * - `<slot>.<block hash>`: that block (any block's slot and hash, from an explorer).
  */
-export type ChainStart = { readonly kind: 'tip' } | { readonly kind: 'days'; readonly days: number } | { readonly kind: 'point'; readonly point: ChainPoint };
+export type ChainStart =
+  | { readonly kind: 'tip' }
+  | { readonly kind: 'days'; readonly days: number }
+  | { readonly kind: 'point'; readonly point: ChainPoint };
 
 /** The default for a new chain-fed market. */
 export const DEFAULT_CHAIN_START: ChainStart = { kind: 'tip' };
@@ -45,13 +48,19 @@ export function slotDaysBefore(tipSlot: number, days: number): number {
  * `{ slot_no, header_hash }`, or null when it holds none that old). Throws an Error that says what
  * went wrong (unreachable, an error status, an answer that is not a point).
  */
-export async function kupoCheckpoint(kupoUrl: string, slot: number, signal?: AbortSignal): Promise<ChainPoint | undefined> {
+export async function kupoCheckpoint(
+  kupoUrl: string,
+  slot: number,
+  signal?: AbortSignal,
+): Promise<ChainPoint | undefined> {
   const url = new URL(`checkpoints/${slot}`, kupoUrl.endsWith('/') ? kupoUrl : `${kupoUrl}/`);
   let response: Response;
   try {
     response = await fetch(url, { headers: { Accept: 'application/json' }, ...(signal ? { signal } : {}) });
   } catch (error) {
-    throw new Error(`Kupo did not answer (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    throw new Error(`Kupo did not answer (${error instanceof Error ? error.message : String(error)})`, {
+      cause: error,
+    });
   }
   if (!response.ok) throw new Error(`Kupo answered ${response.status} to GET /checkpoints/${slot}`);
   let body: unknown;
@@ -62,7 +71,12 @@ export async function kupoCheckpoint(kupoUrl: string, slot: number, signal?: Abo
   }
   if (body === null) return undefined;
   const point = body as { slot_no?: unknown; header_hash?: unknown };
-  if (typeof point.slot_no !== 'number' || !Number.isSafeInteger(point.slot_no) || typeof point.header_hash !== 'string' || !/^[0-9a-f]{64}$/i.test(point.header_hash)) {
+  if (
+    typeof point.slot_no !== 'number' ||
+    !Number.isSafeInteger(point.slot_no) ||
+    typeof point.header_hash !== 'string' ||
+    !/^[0-9a-f]{64}$/i.test(point.header_hash)
+  ) {
     throw new Error(`Kupo's answer to GET /checkpoints/${slot} is not a point ({ slot_no, header_hash })`);
   }
   return { slot: point.slot_no, id: point.header_hash.toLowerCase() };

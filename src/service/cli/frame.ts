@@ -84,7 +84,9 @@ const COMMON = {
 } as const satisfies Options;
 
 /** The whole `--help` text of a command. */
-export function helpText(command: Pick<CliCommand<Options>, 'usage' | 'description' | 'optionHelp' | 'databaseNote'>): string {
+export function helpText(
+  command: Pick<CliCommand<Options>, 'usage' | 'description' | 'optionHelp' | 'databaseNote'>,
+): string {
   return [
     // One way to run it on the Usage line; several under it, indented.
     command.usage.includes('\n') ? `Usage:\n${command.usage}` : `Usage: ${command.usage}`,
@@ -117,7 +119,10 @@ export function storeLocation(dataDirFlag: string | undefined, env: Env): StoreL
   const { databaseUrl, redisUrl } = clusterUrls(env);
   const dataDir = resolveDataDir(dataDirFlag, env);
   if (databaseUrl === undefined) return { dataDir };
-  if (dataDirFlag !== undefined) throw new UsageError('--data-dir names a SQLite store, but DATABASE_URL is set: the market is in that PostgreSQL database (unset DATABASE_URL to use the data directory)');
+  if (dataDirFlag !== undefined)
+    throw new UsageError(
+      '--data-dir names a SQLite store, but DATABASE_URL is set: the market is in that PostgreSQL database (unset DATABASE_URL to use the data directory)',
+    );
   return { dataDir, databaseUrl, ...(redisUrl !== undefined ? { redisUrl } : {}) };
 }
 
@@ -131,13 +136,22 @@ function isParseArgsError(error: unknown): error is Error {
  * Runs a command on `argv` and returns its exit code (see `EXIT_CODES`); what it prints goes to `io`.
  * Whatever it opened through the context is closed before this returns.
  */
-export async function runCommand<O extends Options>(command: CliCommand<O>, argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCommand<O extends Options>(
+  command: CliCommand<O>,
+  argv: readonly string[],
+  io: CliIo,
+): Promise<number> {
   const help = helpText(command);
   // A client library's error (pg's `database "NAME" does not exist`) may repeat part of an address.
   const shown = (text: string) => redactText(text, [io.env.DATABASE_URL, io.env.REDIS_URL]);
   const opened: MarketHandle[] = [];
   try {
-    const parsed = parseArgs({ args: [...argv], options: { ...command.options, ...COMMON }, allowPositionals: true, strict: true });
+    const parsed = parseArgs({
+      args: [...argv],
+      options: { ...command.options, ...COMMON },
+      allowPositionals: true,
+      strict: true,
+    });
     const { positionals } = parsed;
     const values = parsed.values as Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
     const option = (name: string): string | undefined => {
@@ -185,5 +199,9 @@ export async function runCommand<O extends Options>(command: CliCommand<O>, argv
 
 /** A command's entry: runs it on the process's arguments and sets the process's exit code. */
 export async function main<O extends Options>(command: CliCommand<O>): Promise<void> {
-  process.exitCode = await runCommand(command, process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  process.exitCode = await runCommand(command, process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+  });
 }

@@ -26,7 +26,12 @@ cluster's API nodes reload what the import wrote (docs/scaling.md).`,
     const size = stat.size;
     const handle = await openMarket();
     // A progress bar on an interactive terminal only: logs and pipes get the summary alone.
-    const bar = process.stderr.isTTY ? new SingleBar({ format: 'importing [{bar}] {percentage}% | {value}/{total} bytes', stream: process.stderr }, undefined) : undefined;
+    const bar = process.stderr.isTTY
+      ? new SingleBar(
+          { format: 'importing [{bar}] {percentage}% | {value}/{total} bytes', stream: process.stderr },
+          undefined,
+        )
+      : undefined;
     bar?.start(size, 0);
     try {
       const report = await importTrades(handle, file, { onProgress: (bytes) => bar?.update(Math.min(bytes, size)) });

@@ -12,7 +12,14 @@ the ingest node or server first); with REDIS_URL too, the cluster's API nodes re
   positionals: { min: 0, max: 0 },
   run: async ({ openMarket, print }) => {
     const handle = await openMarket({ existing: true });
-    const bar = new SingleBar({ format: 'rebuilding bars [{bar}] {percentage}% | {value}/{total} trades', stream: process.stderr, noTTYOutput: false }, undefined);
+    const bar = new SingleBar(
+      {
+        format: 'rebuilding bars [{bar}] {percentage}% | {value}/{total} trades',
+        stream: process.stderr,
+        noTTYOutput: false,
+      },
+      undefined,
+    );
     try {
       const started = performance.now();
       let begun = false;

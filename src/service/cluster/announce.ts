@@ -18,7 +18,12 @@ export type Announce = 'commits' | 'reloads';
 /** Whether a committed batch changed more than trades and reserves: readers reload the market. */
 function changesStructure(batch: CommitBatch): boolean {
   return (
-    (batch.tokens?.length ?? 0) + (batch.pairs?.length ?? 0) + (batch.pools?.length ?? 0) + (batch.tokenUpdates?.length ?? 0) + (batch.logos?.length ?? 0) > 0 ||
+    (batch.tokens?.length ?? 0) +
+      (batch.pairs?.length ?? 0) +
+      (batch.pools?.length ?? 0) +
+      (batch.tokenUpdates?.length ?? 0) +
+      (batch.logos?.length ?? 0) >
+      0 ||
     batch.removeTradesAfter !== undefined ||
     (batch.refold?.length ?? 0) > 0 ||
     batch.barsStale !== undefined
@@ -38,9 +43,19 @@ export interface Announcer {
  * unannounced; first says "a new writer: reload" (an earlier writer may have died between a commit
  * and its message).
  */
-export async function announceCommits(ingestor: Ingestor, redisUrl: string, mode: Announce, log?: LogHook, observe?: PublishObserver): Promise<Announcer> {
+export async function announceCommits(
+  ingestor: Ingestor,
+  redisUrl: string,
+  mode: Announce,
+  log?: LogHook,
+  observe?: PublishObserver,
+): Promise<Announcer> {
   const publisher = await CommitPublisher.connect(redisUrl, log);
-  const failed = (error: unknown) => log?.(`commit bus: publish failed (${error instanceof Error ? error.message : String(error)}); API nodes will resync`, { level: 'warn' });
+  const failed = (error: unknown) =>
+    log?.(
+      `commit bus: publish failed (${error instanceof Error ? error.message : String(error)}); API nodes will resync`,
+      { level: 'warn' },
+    );
   /** Publishes message `seq`, timing the round trip to Redis. */
   const publish = (seq: number, message: Parameters<CommitPublisher['publish']>[1]) => {
     const started = performance.now();
@@ -61,7 +76,12 @@ export async function announceCommits(ingestor: Ingestor, redisUrl: string, mode
       const resync = changesStructure(batch);
       // A reload gives the nodes the reserves from the store; the trades go to their streams either
       // way (a chain block that creates a pool and trades another is both).
-      void publish(seq, { records: batch.trades ?? [], reserves: resync ? [] : (batch.reserves ?? []), resync, ...(batch.rollbackTo ? { rollback: batch.rollbackTo } : {}) });
+      void publish(seq, {
+        records: batch.trades ?? [],
+        reserves: resync ? [] : (batch.reserves ?? []),
+        resync,
+        ...(batch.rollbackTo ? { rollback: batch.rollbackTo } : {}),
+      });
     });
     return { reload, close: () => publisher.close() };
   }

@@ -43,7 +43,11 @@ export class CommitPublisher {
   static async connect(url: string, log?: LogHook): Promise<CommitPublisher> {
     // PUBLISH may be sent before Redis is ready (ioredis sends commands flagged `loading` then): bounded,
     // or a Redis that accepts and never answers would hold the writer's start (and each commit's message) forever.
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: PUBLISH_TIMEOUT_MS });
+    const redis = new Redis(url, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      commandTimeout: PUBLISH_TIMEOUT_MS,
+    });
     redis.on('error', (error: Error) => log?.(`redis (publish): ${error.message}`, { level: 'warn' }));
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 5_000);
@@ -106,7 +110,10 @@ export class CommitSubscriber {
 
   static create(url: string, hooks: SubscriberHooks): CommitSubscriber {
     // Reconnects forever (ioredis' default strategy), resubscribing by itself.
-    const redis = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2_000) });
+    const redis = new Redis(url, {
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) => Math.min(times * 200, 2_000),
+    });
     const subscriber = new CommitSubscriber(redis);
     let first = true;
     redis.on('error', (error: Error) => hooks.log?.(`redis (subscribe): ${error.message}`, { level: 'warn' }));
@@ -136,7 +143,10 @@ export class CommitSubscriber {
         return;
       }
       if (last !== undefined && message.seq !== last.seq + 1) {
-        void subscriber.gap(hooks, `missed commit messages (got ${message.writer}#${message.seq} after ${last.writer}#${last.seq})`);
+        void subscriber.gap(
+          hooks,
+          `missed commit messages (got ${message.writer}#${message.seq} after ${last.writer}#${last.seq})`,
+        );
         return;
       }
       if (message.resync) {

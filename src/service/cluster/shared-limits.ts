@@ -65,7 +65,11 @@ export class SharedLimits implements RequestLimiter {
           points,
           duration: WINDOW_SECONDS,
           keyPrefix: `tps:budget:${points}`,
-          insuranceLimiter: new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: `tps:budget:${points}` }),
+          insuranceLimiter: new RateLimiterMemory({
+            points,
+            duration: WINDOW_SECONDS,
+            keyPrefix: `tps:budget:${points}`,
+          }),
         }),
     );
   }
@@ -97,7 +101,12 @@ export class SharedLimits implements RequestLimiter {
    * without persistence) is taken again, in any free slot; if every slot is someone else's by then,
    * `onLost` is called: the connection must end, or the key would hold one stream too many.
    */
-  async acquireStream(keyId: string, max: number, onLost: () => void = () => undefined, wait?: SlotWait): Promise<(() => void) | undefined> {
+  async acquireStream(
+    keyId: string,
+    max: number,
+    onLost: () => void = () => undefined,
+    wait?: SlotWait,
+  ): Promise<(() => void) | undefined> {
     const token = `${this.node}:${randomUUID()}`;
     let slot: number | undefined;
     try {
@@ -117,30 +126,33 @@ export class SharedLimits implements RequestLimiter {
     }
     let released = false;
     let refreshing = false;
-    const refresh = setInterval(() => {
-      if (refreshing || released) return;
-      refreshing = true;
-      void (async () => {
-        try {
-          const key = leaseKey(keyId, slot ?? 0);
-          if ((await this.redis.refreshLease(key, token, this.leaseMs)) === 1) return;
-          // Ours no more: take any free slot again, or give the connection up.
-          const again = await this.takeFreeSlot(keyId, max, token);
-          if (released) return;
-          if (again !== undefined) slot = again;
-          else {
-            released = true;
-            clearInterval(refresh);
-            this.conflicts.lost++;
-            onLost();
+    const refresh = setInterval(
+      () => {
+        if (refreshing || released) return;
+        refreshing = true;
+        void (async () => {
+          try {
+            const key = leaseKey(keyId, slot ?? 0);
+            if ((await this.redis.refreshLease(key, token, this.leaseMs)) === 1) return;
+            // Ours no more: take any free slot again, or give the connection up.
+            const again = await this.takeFreeSlot(keyId, max, token);
+            if (released) return;
+            if (again !== undefined) slot = again;
+            else {
+              released = true;
+              clearInterval(refresh);
+              this.conflicts.lost++;
+              onLost();
+            }
+          } catch {
+            // Redis unreachable: try again at the next refresh (the lease may expire meanwhile, and is then taken again).
+          } finally {
+            refreshing = false;
           }
-        } catch {
-          // Redis unreachable: try again at the next refresh (the lease may expire meanwhile, and is then taken again).
-        } finally {
-          refreshing = false;
-        }
-      })();
-    }, Math.max(100, Math.floor(this.leaseMs / 3)));
+        })();
+      },
+      Math.max(100, Math.floor(this.leaseMs / 3)),
+    );
     refresh.unref();
     return () => {
       if (released) return;

@@ -89,21 +89,35 @@ export function createServiceApp(options: ServiceAppOptions): Hono<ServiceEnv> {
     // The path as sent: the non-strict c.req.path drops one trailing slash, so '/groups//' would look known.
     const path = sentPath(c.req.url);
     const family = familyOf(path);
-    const known = KNOWN_PATHS.some((p) => p.test(path)) || ((options.extensions ?? true) && EXTENSION_PATHS.some((p) => p.test(path)));
+    const known =
+      KNOWN_PATHS.some((p) => p.test(path)) ||
+      ((options.extensions ?? true) && EXTENSION_PATHS.some((p) => p.test(path)));
     if (known) {
       c.header('Allow', family === 'stream' ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS');
-      return familyError(c, family, 405, `Method ${echo(c.req.method)} is not allowed on ${echo(path)}`, { loc: ['method'], type: TOKEN_ERROR_TYPES.method });
+      return familyError(c, family, 405, `Method ${echo(c.req.method)} is not allowed on ${echo(path)}`, {
+        loc: ['method'],
+        type: TOKEN_ERROR_TYPES.method,
+      });
     }
-    return familyError(c, family, 404, `Unknown endpoint: ${echo(c.req.method)} ${echo(path)}`, { loc: ['path'], type: TOKEN_ERROR_TYPES.notFound });
+    return familyError(c, family, 404, `Unknown endpoint: ${echo(c.req.method)} ${echo(path)}`, {
+      loc: ['path'],
+      type: TOKEN_ERROR_TYPES.notFound,
+    });
   });
 
   app.onError((error, c) => {
     if (isStoreUnavailable(error)) {
       c.header('Retry-After', '5');
-      return familyError(c, familyOf(c.req.path), 503, 'The store is unavailable right now; retry in a few seconds', { loc: [], type: 'service_unavailable' });
+      return familyError(c, familyOf(c.req.path), 503, 'The store is unavailable right now; retry in a few seconds', {
+        loc: [],
+        type: 'service_unavailable',
+      });
     }
     const reqId = requestIdFor(c.req.raw);
-    options.log?.(`error ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, { level: 'error', ...(reqId ? { reqId } : {}) });
+    options.log?.(
+      `error ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      { level: 'error', ...(reqId ? { reqId } : {}) },
+    );
     return familyError(c, familyOf(c.req.path), 500, 'Internal error', { loc: [], type: 'internal_error' });
   });
 
@@ -126,4 +140,9 @@ const KNOWN_PATHS = [
   /^\/api\/v1\/tokens\/logo\/[^/]+$/,
 ];
 
-const EXTENSION_PATHS = [/^\/udf\/(config|time|symbols|symbol_info|search|history)\/?$/, /^\/api\/x\/?$/, /^\/api\/x\/(liquidity|deepest|token-info|trades|pair-pools|market|group-stats)\/?$/, /^\/api\/x\/token-info\/[^/]+$/];
+const EXTENSION_PATHS = [
+  /^\/udf\/(config|time|symbols|symbol_info|search|history)\/?$/,
+  /^\/api\/x\/?$/,
+  /^\/api\/x\/(liquidity|deepest|token-info|trades|pair-pools|market|group-stats)\/?$/,
+  /^\/api\/x\/token-info\/[^/]+$/,
+];

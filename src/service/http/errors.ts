@@ -34,7 +34,13 @@ export function streamError(c: Context, status: ContentfulStatusCode, errmsg: st
 }
 
 /** An error in the shape of the request's family. */
-export function familyError(c: Context, family: Family, status: ContentfulStatusCode, message: string, item: Omit<TokenErrorItem, 'msg'>): Response {
+export function familyError(
+  c: Context,
+  family: Family,
+  status: ContentfulStatusCode,
+  message: string,
+  item: Omit<TokenErrorItem, 'msg'>,
+): Response {
   if (family === 'tokens') return tokenError(c, status, { ...item, msg: message });
   if (family === 'stream') return streamError(c, status, message);
   return priceError(c, status, message);

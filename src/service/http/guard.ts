@@ -33,7 +33,10 @@ export function guard({ keys, limiter, refusals }: GuardOptions, family: Family)
       if (family === 'tokens') {
         return tokenError(c, 401, {
           loc: ['header', 'Authorization'],
-          msg: token === undefined ? 'Not authenticated: send Authorization: Bearer <API_KEY>' : 'Invalid authentication credentials',
+          msg:
+            token === undefined
+              ? 'Not authenticated: send Authorization: Bearer <API_KEY>'
+              : 'Invalid authentication credentials',
           type: TOKEN_ERROR_TYPES.auth,
         });
       }
@@ -55,7 +58,10 @@ export function guard({ keys, limiter, refusals }: GuardOptions, family: Family)
         family === 'stream'
           ? STREAM_ERRORS.rateLimit
           : `Rate limit exceeded: the ${principal.plan} plan allows ${plan.requestsPerMinute} requests per minute; retry in ${decision.retryAfterSeconds} s`;
-      return familyError(c, family, 429, message, { loc: ['header', 'Authorization'], type: TOKEN_ERROR_TYPES.rateLimit });
+      return familyError(c, family, 429, message, {
+        loc: ['header', 'Authorization'],
+        type: TOKEN_ERROR_TYPES.rateLimit,
+      });
     }
     c.set('principal', principal);
     await next();

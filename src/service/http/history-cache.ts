@@ -26,7 +26,9 @@ interface Chunk {
 }
 
 const COMMA = Buffer.from(',');
-const HEADS = ['{"s":"ok","t":[', '],"o":[', '],"h":[', '],"l":[', '],"c":[', '],"v":[', '],"tvl":['].map((h) => Buffer.from(h));
+const HEADS = ['{"s":"ok","t":[', '],"o":[', '],"h":[', '],"l":[', '],"c":[', '],"v":[', '],"tvl":['].map((h) =>
+  Buffer.from(h),
+);
 const TAIL = Buffer.from(']}');
 
 interface Extent {
@@ -58,7 +60,10 @@ export class HistoryCache {
     private readonly bars: BarStore,
     options: HistoryCacheOptions = {},
   ) {
-    this.chunks = new LRUCache({ maxSize: options.maxBytes ?? 128 * 1024 * 1024, sizeCalculation: (chunk) => Math.max(1, chunk.bytes) });
+    this.chunks = new LRUCache({
+      maxSize: options.maxBytes ?? 128 * 1024 * 1024,
+      sizeCalculation: (chunk) => Math.max(1, chunk.bytes),
+    });
   }
 
   /** Bytes the cached chunks hold. */
@@ -129,7 +134,13 @@ export class HistoryCache {
         joined.push(Buffer.from(text.join(','), 'latin1'));
         offsets.push(starts);
       }
-      chunk = { times, count, joined, offsets, bytes: count * 8 + offsets.reduce((n, o) => n + o.byteLength, 0) + joined.reduce((n, b) => n + b.byteLength, 0) };
+      chunk = {
+        times,
+        count,
+        joined,
+        offsets,
+        bytes: count * 8 + offsets.reduce((n, o) => n + o.byteLength, 0) + joined.reduce((n, b) => n + b.byteLength, 0),
+      };
       if (generation === this.generation) this.chunks.set(key, chunk);
     }
     return chunk;
@@ -139,7 +150,13 @@ export class HistoryCache {
    * The JSON body (UTF-8) of /history for bars with from <= t < to, as the pieces to send in order
    * (cached fragments and slices of them, never copied) and their total size.
    */
-  async body(series: number, resolution: Resolution, from: number, to: number, includeTvl: boolean): Promise<{ readonly pieces: readonly Buffer[]; readonly bytes: number }> {
+  async body(
+    series: number,
+    resolution: Resolution,
+    from: number,
+    to: number,
+    includeTvl: boolean,
+  ): Promise<{ readonly pieces: readonly Buffer[]; readonly bytes: number }> {
     const parts: Buffer[][] = Array.from({ length: COLUMNS }, () => []);
     const extent = await this.extent(series, resolution);
     if (extent !== null && from < to) {
@@ -147,7 +164,8 @@ export class HistoryCache {
       const end = Math.min(to, extent.last + 1);
       const span = spanOf(resolution);
       const indexes: number[] = [];
-      for (let index = Math.floor(start / span); start < end && index <= Math.floor((end - 1) / span); index++) indexes.push(index);
+      for (let index = Math.floor(start / span); start < end && index <= Math.floor((end - 1) / span); index++)
+        indexes.push(index);
       // Asked together: a store over the network (PostgreSQL) answers the missing chunks side by side
       // instead of one round trip after another.
       const chunks = await Promise.all(indexes.map((index) => this.chunk(series, resolution, index)));

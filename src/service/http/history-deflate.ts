@@ -40,7 +40,7 @@ function adler32(bytes: Uint8Array): number {
   let a = 1;
   let b = 0;
   // Sums stay exact (far below 2^53) over runs of 3,800 bytes: reduce once per run, not per byte.
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const end = Math.min(bytes.length, i + 3800);
     for (; i < end; i++) {
       a += bytes[i] as number;
@@ -98,7 +98,9 @@ async function deflatePiece(piece: Uint8Array): Promise<Deflated> {
 }
 
 /** The deflate-encoded body of `pieces` (the identity body's parts in order), as pieces to send. */
-export async function deflateBody(pieces: readonly Uint8Array[]): Promise<{ readonly pieces: Uint8Array[]; readonly bytes: number }> {
+export async function deflateBody(
+  pieces: readonly Uint8Array[],
+): Promise<{ readonly pieces: Uint8Array[]; readonly bytes: number }> {
   const parts = await Promise.all(pieces.map(deflatePiece));
   const out: Uint8Array[] = [ZLIB_HEADER];
   let adler = 1;

@@ -1,13 +1,53 @@
 import { z } from 'zod';
 import type { $ZodType } from 'zod/v4/core';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiResponseObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
 import { priceErrorSchema, tokenErrorSchema } from '../../shared/api/errors';
-import { deepestSchema, extensionIndexSchema, marketSourceResponseSchema, liquiditySchema, tokenInfoSchema, tokenNamesSchema, tradesResponseSchema, pairPoolsResponseSchema, groupStatsSchema, spreadsSchema } from '../../shared/api/extensions';
-import { groupStatsQuerySchema, historyQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, symbolInfoQuerySchema, tokenCurrentQuerySchema, tradesQuerySchema, spreadsQuerySchema } from '../../shared/api/queries';
+import {
+  deepestSchema,
+  extensionIndexSchema,
+  marketSourceResponseSchema,
+  liquiditySchema,
+  tokenInfoSchema,
+  tokenNamesSchema,
+  tradesResponseSchema,
+  pairPoolsResponseSchema,
+  groupStatsSchema,
+  spreadsSchema,
+} from '../../shared/api/extensions';
+import {
+  groupStatsQuerySchema,
+  historyQuerySchema,
+  liquidityQuerySchema,
+  pairPoolsQuerySchema,
+  symbolInfoQuerySchema,
+  tokenCurrentQuerySchema,
+  tradesQuerySchema,
+  spreadsQuerySchema,
+} from '../../shared/api/queries';
 import { groupsResponseSchema } from '../../shared/api/groups';
-import { udfConfigSchema, udfHistoryQuerySchema, udfHistoryResponseSchema, udfSearchItemSchema, udfSearchQuerySchema, udfSymbolInfoQuerySchema, udfSymbolSchema, udfSymbolsQuerySchema } from '../../shared/api/udf';
+import {
+  udfConfigSchema,
+  udfHistoryQuerySchema,
+  udfHistoryResponseSchema,
+  udfSearchItemSchema,
+  udfSearchQuerySchema,
+  udfSymbolInfoQuerySchema,
+  udfSymbolSchema,
+  udfSymbolsQuerySchema,
+} from '../../shared/api/udf';
 import { historyResponseSchema } from '../../shared/api/history';
-import { streamErrorSchema, streamPingSchema, streamRequestSchema, streamRollbackSchema, tradeEventSchema } from '../../shared/api/stream';
+import {
+  streamErrorSchema,
+  streamPingSchema,
+  streamRequestSchema,
+  streamRollbackSchema,
+  tradeEventSchema,
+} from '../../shared/api/stream';
 import { symbolInfoResponseSchema } from '../../shared/api/symbol-info';
 import { tokenLogoSchema, tokenStatsSchema } from '../../shared/api/tokens';
 
@@ -48,10 +88,28 @@ function errors(family: 'price' | 'tokens', statuses: readonly number[]): ZodOpe
       content: {
         'application/json': {
           schema,
-          example: family === 'price' ? { s: 'error', errmsg: text[status] ?? 'Error' } : { detail: [{ loc: status === 422 ? ['query', 'policy'] : ['header', 'Authorization'], msg: text[status] ?? 'Error', type: status === 422 ? 'missing' : 'error' }] },
+          example:
+            family === 'price'
+              ? { s: 'error', errmsg: text[status] ?? 'Error' }
+              : {
+                  detail: [
+                    {
+                      loc: status === 422 ? ['query', 'policy'] : ['header', 'Authorization'],
+                      msg: text[status] ?? 'Error',
+                      type: status === 422 ? 'missing' : 'error',
+                    },
+                  ],
+                },
         },
       },
-      ...(status === 429 ? { headers: { ...rateHeaders, 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
+      ...(status === 429
+        ? {
+            headers: {
+              ...rateHeaders,
+              'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
+            },
+          }
+        : {}),
     };
   }
   return out;
@@ -62,7 +120,15 @@ function streamErrors(statuses: readonly number[]): ZodOpenApiResponsesObject {
   const json = errors('price', statuses);
   const out: ZodOpenApiResponsesObject = {};
   for (const [status, answer] of Object.entries(json)) {
-    out[status as '400'] = { ...answer, content: { 'text/event-stream': { schema: streamErrorSchema, example: { s: 'error', errmsg: 'Connection limit exceeded' } } } } as ZodOpenApiResponseObject;
+    out[status as '400'] = {
+      ...answer,
+      content: {
+        'text/event-stream': {
+          schema: streamErrorSchema,
+          example: { s: 'error', errmsg: 'Connection limit exceeded' },
+        },
+      },
+    } as ZodOpenApiResponseObject;
   }
   return out;
 }
@@ -78,7 +144,9 @@ const json = (schema: $ZodType, description: string, example?: unknown): ZodOpen
 
 const notModified = { '304': { description: 'Not modified (`If-None-Match` matched the ETag).' } };
 
-function get(operation: Omit<ZodOpenApiOperationObject, 'security'> & { tags: string[] }): { get: ZodOpenApiOperationObject } {
+function get(operation: Omit<ZodOpenApiOperationObject, 'security'> & { tags: string[] }): {
+  get: ZodOpenApiOperationObject;
+} {
   return { get: { security: [{ bearer: [] }], ...operation } };
 }
 
@@ -98,18 +166,26 @@ export function openApiDocument(): object {
     tags: [
       { name: 'Prices', description: 'The spec’s UDF-style price endpoints.' },
       { name: 'Tokens', description: 'The spec’s token endpoints and the live stream.' },
-      { name: 'Extensions', description: 'Ours, outside the spec: answered from the market in memory (a hosted service may lack them).' },
+      {
+        name: 'Extensions',
+        description: 'Ours, outside the spec: answered from the market in memory (a hosted service may lack them).',
+      },
       { name: 'UDF', description: 'Ours: TradingView’s UDF protocol over the same data (docs/udf.md).' },
     ],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key of a plan (free, pro, enterprise).' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key of a plan (free, pro, enterprise).' },
+      },
     },
     paths: {
       '/api/v1/groups': get({
         tags: ['Prices'],
         summary: 'The DEX groups',
         responses: {
-          '200': json(groupsResponseSchema, 'Every group, Aggregate included.', { s: 'ok', d: { groups: [{ id: 'Minswap' }, { id: 'MinswapV2' }, { id: 'Aggregate' }] } }),
+          '200': json(groupsResponseSchema, 'Every group, Aggregate included.', {
+            s: 'ok',
+            d: { groups: [{ id: 'Minswap' }, { id: 'MinswapV2' }, { id: 'Aggregate' }] },
+          }),
           ...errors('price', PRICE_ERRORS),
         },
       }),
@@ -117,15 +193,28 @@ export function openApiDocument(): object {
         tags: ['Prices'],
         summary: 'Symbols of a group (columnar), or of every group without `group`',
         requestParams: { query: symbolInfoQuerySchema },
-        responses: { '200': json(symbolInfoResponseSchema, 'Columnar symbol information; gzip when accepted; strong ETag.'), ...notModified, ...errors('price', PRICE_ERRORS) },
+        responses: {
+          '200': json(symbolInfoResponseSchema, 'Columnar symbol information; gzip when accepted; strong ETag.'),
+          ...notModified,
+          ...errors('price', PRICE_ERRORS),
+        },
       }),
       '/api/v1/history': get({
         tags: ['Prices'],
         summary: 'OHLCV bars of a symbol',
-        description: 'Bars with from <= t < to (or the last `countback` bars before `to`); `include_tvl` adds the TVL column. Resolutions: 1min, 5min, 15min, 60min, 1d.',
+        description:
+          'Bars with from <= t < to (or the last `countback` bars before `to`); `include_tvl` adds the TVL column. Resolutions: 1min, 5min, 15min, 60min, 1d.',
         requestParams: { query: historyQuerySchema },
         responses: {
-          '200': json(historyResponseSchema, 'Bars, oldest first (empty arrays when there are none).', { s: 'ok', t: [1700000040], o: [0.5], h: [0.52], l: [0.49], c: [0.51], v: [1200.5] }),
+          '200': json(historyResponseSchema, 'Bars, oldest first (empty arrays when there are none).', {
+            s: 'ok',
+            t: [1700000040],
+            o: [0.5],
+            h: [0.52],
+            l: [0.49],
+            c: [0.51],
+            v: [1200.5],
+          }),
           ...errors('price', PRICE_ERRORS),
         },
       }),
@@ -152,12 +241,19 @@ export function openApiDocument(): object {
         summary: 'A token’s logo',
         description:
           'The spec’s JSON string of base64 PNG (or null) for programs; the PNG bytes for browsers (a request with `Sec-Fetch-Dest` or `Origin` and no `Accept` but `*/*`) and for an `Accept` preferring an image type to application/json; a token without a logo is then a 404. An explicit `Accept` always wins (docs/decisions.md “Logos for browsers and for programs”).',
-        requestParams: { path: z.object({ token: z.string().meta({ description: 'Policy ID and hex asset name.', example: EXAMPLE_TOKEN }) }) },
+        requestParams: {
+          path: z.object({
+            token: z.string().meta({ description: 'Policy ID and hex asset name.', example: EXAMPLE_TOKEN }),
+          }),
+        },
         responses: {
           '200': {
             description: 'The logo.',
             headers: rateHeaders,
-            content: { 'application/json': { schema: tokenLogoSchema }, 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } },
+            content: {
+              'application/json': { schema: tokenLogoSchema },
+              'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+            },
           },
           ...notModified,
           ...errors('tokens', TOKEN_ERRORS),
@@ -177,7 +273,11 @@ export function openApiDocument(): object {
           responses: {
             '200': {
               description: 'The stream (each line one of the kinds below).',
-              content: { 'text/event-stream': { schema: z.union([tradeEventSchema, streamPingSchema, streamErrorSchema, streamRollbackSchema]) } },
+              content: {
+                'text/event-stream': {
+                  schema: z.union([tradeEventSchema, streamPingSchema, streamErrorSchema, streamRollbackSchema]),
+                },
+              },
             },
             // Refusals the stream route makes itself are one error line in the stream's media type...
             ...streamErrors([404, 405, 429, 500, 503]),
@@ -187,7 +287,11 @@ export function openApiDocument(): object {
           },
         },
       },
-      '/api/x': get({ tags: ['Extensions'], summary: 'The extension routes this service has', responses: { '200': json(extensionIndexSchema, 'Route names.'), ...errors('price', PRICE_ERRORS) } }),
+      '/api/x': get({
+        tags: ['Extensions'],
+        summary: 'The extension routes this service has',
+        responses: { '200': json(extensionIndexSchema, 'Route names.'), ...errors('price', PRICE_ERRORS) },
+      }),
       '/api/x/liquidity': get({
         tags: ['Extensions'],
         summary: 'TVL of every symbol of a group',
@@ -197,11 +301,20 @@ export function openApiDocument(): object {
       '/api/x/market': get({
         tags: ['Extensions'],
         summary: 'Where this service’s trades come from',
-        description: 'The simulator, the Cardano chain through Ogmios (with its state, tip and lag behind the node), or none (imported trades only). The gateway’s /gw/v1/info passes it on as `market`.',
+        description:
+          'The simulator, the Cardano chain through Ogmios (with its state, tip and lag behind the node), or none (imported trades only). The gateway’s /gw/v1/info passes it on as `market`.',
         responses: { '200': json(marketSourceResponseSchema, 'The data source.'), ...errors('price', PRICE_ERRORS) },
       }),
-      '/api/x/deepest': get({ tags: ['Extensions'], summary: 'Each group’s deepest pool', responses: { '200': json(deepestSchema, 'Pool IDs by group.'), ...errors('price', PRICE_ERRORS) } }),
-      '/api/x/token-info': get({ tags: ['Extensions'], summary: 'Every token’s ticker and name', responses: { '200': json(tokenNamesSchema, 'Columnar names.'), ...errors('price', PRICE_ERRORS) } }),
+      '/api/x/deepest': get({
+        tags: ['Extensions'],
+        summary: 'Each group’s deepest pool',
+        responses: { '200': json(deepestSchema, 'Pool IDs by group.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/api/x/token-info': get({
+        tags: ['Extensions'],
+        summary: 'Every token’s ticker and name',
+        responses: { '200': json(tokenNamesSchema, 'Columnar names.'), ...errors('price', PRICE_ERRORS) },
+      }),
       '/api/x/token-info/{unit}': get({
         tags: ['Extensions'],
         summary: 'One token’s metadata',
@@ -212,11 +325,15 @@ export function openApiDocument(): object {
         tags: ['Extensions'],
         summary: 'Where an Aggregate comes from: its pair’s DEX pools with TVL share, price deviation and 24 h volume',
         requestParams: { query: pairPoolsQuerySchema },
-        responses: { '200': json(pairPoolsResponseSchema, 'The Aggregate and its pools, deepest first.'), ...errors('price', PRICE_ERRORS) },
+        responses: {
+          '200': json(pairPoolsResponseSchema, 'The Aggregate and its pools, deepest first.'),
+          ...errors('price', PRICE_ERRORS),
+        },
       }),
       '/api/x/group-stats': get({
         tags: ['Extensions'],
-        summary: 'Every pair of a group with price, 24 h change, 24 h volume and TVL (a market overview), in one request',
+        summary:
+          'Every pair of a group with price, 24 h change, 24 h volume and TVL (a market overview), in one request',
         description:
           'Columnar, one entry per symbol of the group; the numbers equal /api/v1/tokens/current’s for the same pool (`price` = current_price, `change_24h` = daily_price_change, `volume_24h` = daily_volume, `tvl` = current_tvl). ' +
           'The 24 h reference prices and volumes are at most 10 s old. `pools` names the rows wanted (up to 100). A gateway deriving the answer from spec endpoints leaves numbers it has not learnt yet null and says `complete: false`.',
@@ -264,19 +381,47 @@ export function openApiDocument(): object {
       '/api/x/trades': get({
         tags: ['Extensions'],
         summary: 'A pool’s latest trades, newest first (the chart’s trades tape)',
-        description: 'The spec has no trades endpoint. For an Aggregate pool, the trades of every pool of its pair, with the DEX that traded. Page backwards with `before` = the previous page’s `next`.',
+        description:
+          'The spec has no trades endpoint. For an Aggregate pool, the trades of every pool of its pair, with the DEX that traded. Page backwards with `before` = the previous page’s `next`.',
         requestParams: { query: tradesQuerySchema },
         responses: {
           '200': json(tradesResponseSchema, 'Trades, newest first.', {
             s: 'ok',
-            trades: [{ id: 'tx1#0', time: 1700000040, pool_id: EXAMPLE_POOL, group: 'MinswapV2', side: 'buy', price: 0.00371, previous_price: 0.0037, base_amount: 200, quote_amount: 53981.1, tvl: 2000400 }],
+            trades: [
+              {
+                id: 'tx1#0',
+                time: 1700000040,
+                pool_id: EXAMPLE_POOL,
+                group: 'MinswapV2',
+                side: 'buy',
+                price: 0.00371,
+                previous_price: 0.0037,
+                base_amount: 200,
+                quote_amount: 53981.1,
+                tvl: 2000400,
+              },
+            ],
             next: '1700000040.1234',
           }),
           ...errors('price', PRICE_ERRORS),
         },
       }),
-      '/udf/config': get({ tags: ['UDF'], summary: 'UDF configuration', responses: { '200': json(udfConfigSchema, 'TradingView’s config object.'), ...errors('price', PRICE_ERRORS) } }),
-      '/udf/time': get({ tags: ['UDF'], summary: 'Server time', responses: { '200': { description: 'Unix seconds.', content: { 'text/plain': { schema: { type: 'string', pattern: '^\\d+$' } } } }, ...errors('price', PRICE_ERRORS) } }),
+      '/udf/config': get({
+        tags: ['UDF'],
+        summary: 'UDF configuration',
+        responses: { '200': json(udfConfigSchema, 'TradingView’s config object.'), ...errors('price', PRICE_ERRORS) },
+      }),
+      '/udf/time': get({
+        tags: ['UDF'],
+        summary: 'Server time',
+        responses: {
+          '200': {
+            description: 'Unix seconds.',
+            content: { 'text/plain': { schema: { type: 'string', pattern: '^\\d+$' } } },
+          },
+          ...errors('price', PRICE_ERRORS),
+        },
+      }),
       '/udf/symbols': get({
         tags: ['UDF'],
         summary: 'TradingView symbol info',
@@ -286,9 +431,13 @@ export function openApiDocument(): object {
       '/udf/symbol_info': get({
         tags: ['UDF'],
         summary: 'Every symbol of a group (UDF group request)',
-        description: 'The same columnar answer as /api/v1/symbol_info?group=. /udf/config announces search instead (`supports_group_request: false`): the stock adapter asks groups by fixed exchange names.',
+        description:
+          'The same columnar answer as /api/v1/symbol_info?group=. /udf/config announces search instead (`supports_group_request: false`): the stock adapter asks groups by fixed exchange names.',
         requestParams: { query: udfSymbolInfoQuerySchema },
-        responses: { '200': json(symbolInfoResponseSchema, 'Columnar symbol information.'), ...errors('price', PRICE_ERRORS) },
+        responses: {
+          '200': json(symbolInfoResponseSchema, 'Columnar symbol information.'),
+          ...errors('price', PRICE_ERRORS),
+        },
       }),
       '/udf/search': get({
         tags: ['UDF'],
@@ -300,7 +449,10 @@ export function openApiDocument(): object {
         tags: ['UDF'],
         summary: 'Bars in TradingView’s resolution names',
         requestParams: { query: udfHistoryQuerySchema },
-        responses: { '200': json(udfHistoryResponseSchema, 'Bars, or no_data with nextTime.'), ...errors('price', PRICE_ERRORS) },
+        responses: {
+          '200': json(udfHistoryResponseSchema, 'Bars, or no_data with nextTime.'),
+          ...errors('price', PRICE_ERRORS),
+        },
       }),
     },
   });

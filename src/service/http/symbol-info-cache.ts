@@ -56,13 +56,15 @@ export class SymbolInfoCache {
 
   /** Whether any pool's pricescale differs from the one the bodies hold. */
   private scalesMoved(): boolean {
-    for (const pool of this.market.poolsById.values()) if (this.scales.get(pool.id) !== pricescaleFor(poolPrice(pool))) return true;
+    for (const pool of this.market.poolsById.values())
+      if (this.scales.get(pool.id) !== pricescaleFor(poolPrice(pool))) return true;
     return false;
   }
 
   private build(group: GroupName | undefined): CachedBody {
     const pools: Pool[] = [];
-    for (const pool of this.market.poolsById.values()) if (group === undefined || pool.group === group) pools.push(pool);
+    for (const pool of this.market.poolsById.values())
+      if (group === undefined || pool.group === group) pools.push(pool);
     pools.sort((a, b) => a.id - b.id);
     const n = pools.length;
     const fill = <T>(value: T) => new Array<T>(n).fill(value);

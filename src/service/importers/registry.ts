@@ -65,14 +65,27 @@ const MAX_DECIMALS = 19;
 
 /** A CIP-26 property: an object whose `value` holds the data (signatures etc. are ignored). */
 function property<T extends z.ZodType>(name: string, value: T, expected: string) {
-  return z.looseObject({ value }, { error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be an object with a value (${expected})`) });
+  return z.looseObject(
+    { value },
+    {
+      error: (issue) =>
+        issue.input === undefined ? `${name} is required` : `${name} must be an object with a value (${expected})`,
+    },
+  );
 }
 
 const mappingSchema = z.looseObject({
   subject: z
     .string({ error: (issue) => (issue.input === undefined ? 'subject is missing' : 'subject must be a string') })
-    .refine(isTokenUnit, 'subject must be a policy ID (56 hex characters) followed by an asset name (0 to 64 hex characters, even length)'),
-  name: property('name', z.string({ error: 'name.value must be a string' }).trim().min(1, 'name.value must not be empty'), 'a string'),
+    .refine(
+      isTokenUnit,
+      'subject must be a policy ID (56 hex characters) followed by an asset name (0 to 64 hex characters, even length)',
+    ),
+  name: property(
+    'name',
+    z.string({ error: 'name.value must be a string' }).trim().min(1, 'name.value must not be empty'),
+    'a string',
+  ),
   ticker: property('ticker', z.string({ error: 'ticker.value must be a string' }).trim(), 'a string').optional(),
   decimals: property(
     'decimals',
@@ -105,7 +118,8 @@ export function parseRegistryEntry(text: string): { entry: RegistryEntry } | { e
   } catch (error) {
     return { error: `not valid JSON (${(error as Error).message})` };
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { error: 'not a mapping: expected a JSON object' };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { error: 'not a mapping: expected a JSON object' };
   const parsed = mappingSchema.safeParse(raw);
   if (!parsed.success) {
     return { error: parsed.error.issues.map((issue) => issue.message).join('; ') };
@@ -205,7 +219,8 @@ export async function importRegistry(target: RegistryTarget, dir: string): Promi
       let png: Buffer | undefined;
       if (entry.logo !== undefined) {
         const logo = decodeLogo(entry.logo);
-        if ('error' in logo) report.logosRejected.push({ file, reason: `${entry.ticker ?? entry.name}: ${logo.error}` });
+        if ('error' in logo)
+          report.logosRejected.push({ file, reason: `${entry.ticker ?? entry.name}: ${logo.error}` });
         else png = logo.png;
       }
 

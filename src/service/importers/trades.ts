@@ -5,7 +5,16 @@ import { tradeEventSchema } from '../../shared/api/stream';
 import { DEX_GROUPS } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, isPoolId, isTokenUnit } from '../../shared/id-rules';
 import type { Ingestor } from '../market/ingest';
-import { isAggregate, LOGO_GENERATED, LOGO_NONE, reservesAt, sumAggregate, type Market, type Pool, type Token } from '../market/model';
+import {
+  isAggregate,
+  LOGO_GENERATED,
+  LOGO_NONE,
+  reservesAt,
+  sumAggregate,
+  type Market,
+  type Pool,
+  type Token,
+} from '../market/model';
 import type { MarketStore, TradeStore } from '../store/ports';
 
 /**
@@ -98,7 +107,12 @@ const DEFAULT_FEE_BPS = 30;
 
 const tokenLineSchema = z.strictObject({
   kind: z.literal('token'),
-  unit: z.string().refine(isTokenUnit, 'unit must be a policy ID (56 hex) followed by an asset name (0-64 hex, even length); ADA ("") is built in'),
+  unit: z
+    .string()
+    .refine(
+      isTokenUnit,
+      'unit must be a policy ID (56 hex) followed by an asset name (0-64 hex, even length); ADA ("") is built in',
+    ),
   ticker: z.string().trim().min(1, 'ticker must not be empty'),
   name: z.string().trim().min(1, 'name must not be empty').optional(),
   decimals: z.number().int('decimals must be a whole number').min(0).max(19),
@@ -137,15 +151,31 @@ class LineRejected extends Error {}
  * the formats and rules) and returns what it did. Throws only when the file cannot be read or the
  * store fails; batches committed before that stay (a re-run skips them as duplicates).
  */
-export async function importTrades(target: TradesTarget, file: string, options: ImportTradesOptions = {}): Promise<TradesReport> {
+export async function importTrades(
+  target: TradesTarget,
+  file: string,
+  options: ImportTradesOptions = {},
+): Promise<TradesReport> {
   const batchSize = options.batchSize ?? TRADE_BATCH_SIZE;
   const maxErrors = options.maxErrors ?? 1_000;
   const { store, market, ingestor } = target;
   // Sources are never mixed (docs/decisions.md), and a chain rollback removes every trade after its point, imported ones too.
   if ((await store.market.meta('source')) === 'chain') {
-    throw new Error('this market follows the chain (--source chain): trades cannot be imported into it; import them into a data directory of their own (served with --source none)');
+    throw new Error(
+      'this market follows the chain (--source chain): trades cannot be imported into it; import them into a data directory of their own (served with --source none)',
+    );
   }
-  const report: TradesReport = { lines: 0, tokens: 0, tokensAdded: 0, pools: 0, poolsAdded: 0, trades: 0, duplicates: 0, errors: [], errorCount: 0 };
+  const report: TradesReport = {
+    lines: 0,
+    tokens: 0,
+    tokensAdded: 0,
+    pools: 0,
+    poolsAdded: 0,
+    trades: 0,
+    duplicates: 0,
+    errors: [],
+    errorCount: 0,
+  };
 
   /** Latest trade time per pool and per Aggregate series (row id), stored or pending. */
   const latest = new Map<number, number>();
@@ -177,7 +207,13 @@ export async function importTrades(target: TradesTarget, file: string, options: 
 
   const ada = (): Token =>
     market.tokens.get(ADA_UNIT) ??
-    ingestor.addToken({ unit: ADA_UNIT, ticker: ADA_TICKER, name: 'Cardano', decimals: ADA_DECIMALS, logoKind: LOGO_GENERATED });
+    ingestor.addToken({
+      unit: ADA_UNIT,
+      ticker: ADA_TICKER,
+      name: 'Cardano',
+      decimals: ADA_DECIMALS,
+      logoKind: LOGO_GENERATED,
+    });
 
   const knownToken = (unit: string, role: string): Token => {
     if (unit === ADA_UNIT) return ada();
@@ -192,7 +228,13 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     const line = parsed.data;
     const unit = line.unit.toLowerCase();
     if (!market.tokens.has(unit)) {
-      ingestor.addToken({ unit, ticker: line.ticker, name: line.name ?? line.ticker, decimals: line.decimals, logoKind: LOGO_NONE });
+      ingestor.addToken({
+        unit,
+        ticker: line.ticker,
+        name: line.name ?? line.ticker,
+        decimals: line.decimals,
+        logoKind: LOGO_NONE,
+      });
       report.tokensAdded++;
     }
     report.tokens++;
@@ -209,7 +251,11 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     const existing = market.pools.get(poolId);
     if (existing) {
       if (isAggregate(existing)) throw new LineRejected(`pool ${poolId} is an Aggregate pool`);
-      if (existing.group !== line.group || existing.pair.base.unit !== baseUnit || existing.pair.quote.unit !== quoteUnit) {
+      if (
+        existing.group !== line.group ||
+        existing.pair.base.unit !== baseUnit ||
+        existing.pair.quote.unit !== quoteUnit
+      ) {
         throw new LineRejected(
           `pool ${poolId} already exists as ${existing.group} ${existing.pair.base.ticker}/${existing.pair.quote.ticker} (${existing.pair.base.unit || 'ADA'} / ${existing.pair.quote.unit})`,
         );
@@ -237,7 +283,8 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     const parsed = tradeLineSchema.safeParse(raw);
     if (!parsed.success) throw new LineRejected(`invalid trade line: ${describeIssues(parsed.error)}`);
     const line: TradeLine = parsed.data;
-    if (line.id.startsWith(RESERVED_ID_PREFIX)) throw new LineRejected(`ids starting with "${RESERVED_ID_PREFIX}" are reserved for the simulator`);
+    if (line.id.startsWith(RESERVED_ID_PREFIX))
+      throw new LineRejected(`ids starting with "${RESERVED_ID_PREFIX}" are reserved for the simulator`);
     // Before any other check, so that a re-run of a file reports duplicates, not order errors.
     if (await ingestor.has(line.id)) {
       report.duplicates++;
@@ -246,11 +293,14 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     const poolId = line.pool_id.toLowerCase();
     const pool = market.pools.get(poolId);
     if (!pool) throw new LineRejected(`unknown pool ${poolId}: declare it with a pool line first`);
-    if (isAggregate(pool)) throw new LineRejected(`pool ${poolId} is an Aggregate pool; trades are recorded on DEX pools`);
+    if (isAggregate(pool))
+      throw new LineRejected(`pool ${poolId} is an Aggregate pool; trades are recorded on DEX pools`);
     // The simulator trades its pools up to the present: an imported trade there would interleave with
     // simulated ones out of time order (and one dated later would stand before them in the bars).
     if (pool.simulated) {
-      throw new LineRejected(`pool ${poolId} belongs to the simulated market; import real trades onto pools declared with a pool line`);
+      throw new LineRejected(
+        `pool ${poolId} belongs to the simulated market; import real trades onto pools declared with a pool line`,
+      );
     }
     for (const [field, value] of [
       ['previous_price', line.previous_price],
@@ -268,7 +318,9 @@ export async function importTrades(target: TradesTarget, file: string, options: 
     const aggregate = pool.pair.aggregate;
     const poolLatest = await latestOf(pool);
     const pairLatest = await latestOf(aggregate);
-    const backdated = (poolLatest !== undefined && line.block_time < poolLatest) || (pairLatest !== undefined && line.block_time < pairLatest);
+    const backdated =
+      (poolLatest !== undefined && line.block_time < poolLatest) ||
+      (pairLatest !== undefined && line.block_time < pairLatest);
     const [prevBase, prevQuote] = reservesAt(pool, line.previous_price, line.previous_tvl);
     const [base, quote] = reservesAt(pool, line.current_price, line.current_tvl);
     if (!committed.has(pool)) committed.set(pool, [pool.baseReserve, pool.quoteReserve]);
@@ -306,7 +358,8 @@ export async function importTrades(target: TradesTarget, file: string, options: 
         } catch (error) {
           throw new LineRejected(`invalid JSON (${(error as Error).message})`);
         }
-        if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new LineRejected('expected a JSON object');
+        if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+          throw new LineRejected('expected a JSON object');
         const kind = (raw as { kind?: unknown }).kind;
         if (kind === 'token') tokenLine(raw);
         else if (kind === 'pool') await poolLine(raw);

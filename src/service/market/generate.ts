@@ -78,8 +78,50 @@ export function aggregatePoolId(baseUnit: string, quoteUnit: string): string {
   return sha256Hex(`aggregate:${baseUnit}:${quoteUnit}`).slice(0, 56);
 }
 
-const SYLLABLES = ['ka', 'zo', 'mi', 'ru', 'te', 'no', 'sa', 'vi', 'lo', 'da', 'xe', 'po', 'qu', 'fi', 'ge', 'bu', 'ny', 'ha', 'ji', 'wo', 'ce', 'yu', 'tra', 'ble', 'spi', 'kro', 'dra', 'glo'];
-const SUFFIXES = ['Token', 'Coin', 'Finance', 'Protocol', 'DAO', 'Network', 'Swap', 'Labs', 'Inu', 'Verse', 'AI', 'Cash'];
+const SYLLABLES = [
+  'ka',
+  'zo',
+  'mi',
+  'ru',
+  'te',
+  'no',
+  'sa',
+  'vi',
+  'lo',
+  'da',
+  'xe',
+  'po',
+  'qu',
+  'fi',
+  'ge',
+  'bu',
+  'ny',
+  'ha',
+  'ji',
+  'wo',
+  'ce',
+  'yu',
+  'tra',
+  'ble',
+  'spi',
+  'kro',
+  'dra',
+  'glo',
+];
+const SUFFIXES = [
+  'Token',
+  'Coin',
+  'Finance',
+  'Protocol',
+  'DAO',
+  'Network',
+  'Swap',
+  'Labs',
+  'Inu',
+  'Verse',
+  'AI',
+  'Cash',
+];
 
 function asciiHex(text: string): string {
   return Buffer.from(text, 'utf8').toString('hex');
@@ -213,7 +255,9 @@ export function generateMarket(seed: number, poolCount: number): MarketSpec {
   }
 
   // Split each pair's depth over its pools; later duplicates on one DEX are shallow.
-  const shares = listings.map(({ group, n }) => (DEX_PROFILE[group].share * Math.exp(random.normal() * 0.8)) / (n > 1 ? 8 * n : 1));
+  const shares = listings.map(
+    ({ group, n }) => (DEX_PROFILE[group].share * Math.exp(random.normal() * 0.8)) / (n > 1 ? 8 * n : 1),
+  );
   const shareSums = new Map<PairPlan, number>();
   listings.forEach(({ pair }, i) => shareSums.set(pair, (shareSums.get(pair) ?? 0) + (shares[i] ?? 0)));
 

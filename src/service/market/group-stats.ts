@@ -64,7 +64,20 @@ export class GroupStatsSource {
       rows = [...market.poolsById.values()].filter((p) => p.group === canonical).sort((a, b) => a.id - b.id);
       window = await this.window(canonical, rows, nowMs);
     }
-    const body: GroupStats = { s: 'ok', group: canonical, complete: true, ticker: [], symbol: [], base: [], quote: [], price: [], change_24h: [], volume_24h: [], tvl: [], tvl_ada: [] };
+    const body: GroupStats = {
+      s: 'ok',
+      group: canonical,
+      complete: true,
+      ticker: [],
+      symbol: [],
+      base: [],
+      quote: [],
+      price: [],
+      change_24h: [],
+      volume_24h: [],
+      tvl: [],
+      tvl_ada: [],
+    };
     for (const pool of rows) {
       const price = poolPrice(pool);
       const tvl = poolTvl(pool);
@@ -86,7 +99,8 @@ export class GroupStatsSource {
   private window(group: GroupName, rows: readonly Pool[], nowMs: number): Promise<Map<number, WindowStats>> {
     const { market, trades, ttlMs } = this.options;
     const cached = this.windows.get(group);
-    if (cached && cached.version === market.version && nowMs - cached.at < ttlMs && nowMs >= cached.at) return cached.stats;
+    if (cached && cached.version === market.version && nowMs - cached.at < ttlMs && nowMs >= cached.at)
+      return cached.stats;
     const stats = trades.windowStats(
       rows.map((p) => p.id),
       group === AGGREGATE_GROUP,

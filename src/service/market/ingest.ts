@@ -1,8 +1,32 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
 import { BarBatch, VOLUME_SCALE } from '../store/bar-batch';
-import type { BulkLoad, ChainLpChange, CommitBatch, CreatedRows, JournalChange, NextIds, PoolRow, RollbackPoint, SimState, Store, TokenRow, TradeRecord } from '../store/ports';
+import type {
+  BulkLoad,
+  ChainLpChange,
+  CommitBatch,
+  CreatedRows,
+  JournalChange,
+  NextIds,
+  PoolRow,
+  RollbackPoint,
+  SimState,
+  Store,
+  TokenRow,
+  TradeRecord,
+} from '../store/ports';
 import { aggregatePoolId } from './generate';
-import { aggregateReplay, pairKey, poolPrice, poolTvl, sumAggregate, type LogoKind, type Market, type Pair, type Pool, type Token } from './model';
+import {
+  aggregateReplay,
+  pairKey,
+  poolPrice,
+  poolTvl,
+  sumAggregate,
+  type LogoKind,
+  type Market,
+  type Pair,
+  type Pool,
+  type Token,
+} from './model';
 
 export type CommitListener = (records: readonly TradeRecord[]) => void;
 
@@ -166,7 +190,8 @@ export class Ingestor {
 
   /** Whether an event id was already ingested (stored, or pending in this batch). */
   async has(eventId: string): Promise<boolean> {
-    if (this.pendingIds.has(eventId) || (this.unlisted > 0 && this.pending.some((r) => r.eventId === eventId))) return true;
+    if (this.pendingIds.has(eventId) || (this.unlisted > 0 && this.pending.some((r) => r.eventId === eventId)))
+      return true;
     return this.store.trades.hasEvent(eventId);
   }
 
@@ -231,7 +256,14 @@ export class Ingestor {
     const created: Token = { id: this.ids.token++, ...token };
     this.market.addToken(created);
     this.newTokens.push(created);
-    this.tokens.push({ id: created.id, unit: created.unit, ticker: created.ticker, name: created.name, decimals: created.decimals, logoKind: created.logoKind });
+    this.tokens.push({
+      id: created.id,
+      unit: created.unit,
+      ticker: created.ticker,
+      name: created.name,
+      decimals: created.decimals,
+      logoKind: created.logoKind,
+    });
     return created;
   }
 
@@ -298,7 +330,15 @@ export class Ingestor {
    * in whole base units. Returns the trade record (stored at the next commit), or undefined when the
    * event id is already pending. Whether it was stored before is the caller's to ask (`has`).
    */
-  swap(pool: Pool, base: number, quote: number, blockTime: number, volume: number, eventId: string, options: SwapOptions = {}): TradeRecord | undefined {
+  swap(
+    pool: Pool,
+    base: number,
+    quote: number,
+    blockTime: number,
+    volume: number,
+    eventId: string,
+    options: SwapOptions = {},
+  ): TradeRecord | undefined {
     if (!options.newId && this.pendingIds.has(eventId)) return undefined;
     const aggregate = pool.pair.aggregate;
     this.remember(pool);
@@ -359,7 +399,14 @@ export class Ingestor {
    * for sources that may replay events (importers, a chain source resuming). Resolves with the record,
    * or undefined for a replay, which changes nothing.
    */
-  async swapOnce(pool: Pool, base: number, quote: number, blockTime: number, volume: number, eventId: string): Promise<TradeRecord | undefined> {
+  async swapOnce(
+    pool: Pool,
+    base: number,
+    quote: number,
+    blockTime: number,
+    volume: number,
+    eventId: string,
+  ): Promise<TradeRecord | undefined> {
     if (await this.has(eventId)) return undefined;
     return this.swap(pool, base, quote, blockTime, volume, eventId);
   }
@@ -418,18 +465,36 @@ export class Ingestor {
     const created = new Set<Pool>([...newPairs.map((p) => p.aggregate), ...newPools]);
     const batch: CommitBatch = {
       tokens: this.tokens,
-      tokenUpdates: this.tokenUpdates.map(({ token }) => ({ id: token.id, ticker: token.ticker, name: token.name, decimals: token.decimals })),
+      tokenUpdates: this.tokenUpdates.map(({ token }) => ({
+        id: token.id,
+        ticker: token.ticker,
+        name: token.name,
+        decimals: token.decimals,
+      })),
       logos: this.logos.map(({ token, kind, png }) => ({ id: token.id, kind, png })),
       pairs: newPairs.map((p) => ({ id: p.id, base: p.base.id, quote: p.quote.id })),
       pools,
       trades: this.pending,
       ...(this.deferBars ? (this.pending.length > 0 ? { barsStale: true } : {}) : { bars: this.bars }),
       // New pools are written with their reserves of now; the others get an update.
-      reserves: [...this.before.keys()].filter((p) => !created.has(p)).map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })),
+      reserves: [...this.before.keys()]
+        .filter((p) => !created.has(p))
+        .map((p) => ({ id: p.id, base: p.baseReserve, quote: p.quoteReserve })),
       meta: { ...this.meta, ...extras.meta, ...this.stamp?.() },
       ...(extras.removeTradesAfter !== undefined ? { removeTradesAfter: extras.removeTradesAfter } : {}),
-      ...(this.reaggregate.size > 0 ? { reaggregate: [...this.reaggregate].map(([pair, from]) => ({ agg: pair.aggregate.id, pools: pair.pools.map((p) => p.id), from, replay: aggregateReplay(pair) })) } : {}),
-      ...(this.refold.size > 0 && !this.deferBars ? { refold: [...this.refold].map(([series, [aggregate, times]]) => ({ series, aggregate, times: [...times] })) } : {}),
+      ...(this.reaggregate.size > 0
+        ? {
+            reaggregate: [...this.reaggregate].map(([pair, from]) => ({
+              agg: pair.aggregate.id,
+              pools: pair.pools.map((p) => p.id),
+              from,
+              replay: aggregateReplay(pair),
+            })),
+          }
+        : {}),
+      ...(this.refold.size > 0 && !this.deferBars
+        ? { refold: [...this.refold].map(([series, [aggregate, times]]) => ({ series, aggregate, times: [...times] })) }
+        : {}),
       ...(extras.simState ? { simState: extras.simState } : {}),
       ...(extras.journal ? { journal: extras.journal } : {}),
       ...(extras.chainLp ? { chainLp: extras.chainLp } : {}),
@@ -454,7 +519,8 @@ export class Ingestor {
       for (const pool of newPools) this.market.removePool(pool);
       for (const pair of newPairs) this.market.removePair(pair);
       for (const token of newTokens) this.market.removeToken(token);
-      for (const pair of new Set([...before.keys()].map((p) => p.pair))) if (this.market.pairs.has(pairKey(pair.base.unit, pair.quote.unit))) sumAggregate(pair);
+      for (const pair of new Set([...before.keys()].map((p) => p.pair)))
+        if (this.market.pairs.has(pairKey(pair.base.unit, pair.quote.unit))) sumAggregate(pair);
       // Ids handed out stay used: a gap in row ids is harmless, a reused id could collide with a later batch.
     };
     return { batch, undo };

@@ -58,7 +58,7 @@ export function unitScale(decimals: number): number {
 export function poolPrice(pool: Pool): number {
   const { base, quote } = pool.pair;
   if (pool.quoteReserve <= 0) return 0;
-  return (pool.baseReserve / unitScale(base.decimals)) / (pool.quoteReserve / unitScale(quote.decimals));
+  return pool.baseReserve / unitScale(base.decimals) / (pool.quoteReserve / unitScale(quote.decimals));
 }
 
 /** TVL in whole base units: twice the base reserve of a constant-product pool. */

@@ -101,7 +101,13 @@ export class Simulator {
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   /** Builds the simulator over a market, resumed from its saved state when there is one. */
-  static async open(states: SimStateStore, market: Market, spec: MarketSpec, ingestor: Ingestor, options: SimulatorOptions): Promise<Simulator> {
+  static async open(
+    states: SimStateStore,
+    market: Market,
+    spec: MarketSpec,
+    ingestor: Ingestor,
+    options: SimulatorOptions,
+  ): Promise<Simulator> {
     const simulator = new Simulator(states, market, spec, ingestor, options);
     simulator.restore(await states.load());
     return simulator;
@@ -135,7 +141,9 @@ export class Simulator {
       if (aggregate) aggregate.push(sim);
       else this.targets.set(pool.pair.aggregate.poolId, [sim]);
       // Deeper pools trade more (sub-linearly, so the tail still trades now and then).
-      weights.push((2 * poolSpec.baseReserve * Math.exp(this.fairLog[baseToken] ?? 0) / 10 ** pool.pair.base.decimals) ** 0.75);
+      weights.push(
+        ((2 * poolSpec.baseReserve * Math.exp(this.fairLog[baseToken] ?? 0)) / 10 ** pool.pair.base.decimals) ** 0.75,
+      );
     }
     if (this.simPools.length === 0) throw new Error('the simulator has no pools');
     this.chooser = new AliasTable(weights);
@@ -171,7 +179,11 @@ export class Simulator {
    * Produces every block due up to `time` (Unix seconds), committing every `blocksPerCommit` blocks.
    * Returns the number of trades produced.
    */
-  async runUntil(time: number, onProgress?: (progress: SimulatorProgress) => void, blocksPerCommit = CATCH_UP_BLOCKS_PER_COMMIT): Promise<number> {
+  async runUntil(
+    time: number,
+    onProgress?: (progress: SimulatorProgress) => void,
+    blocksPerCommit = CATCH_UP_BLOCKS_PER_COMMIT,
+  ): Promise<number> {
     const from = this.nextBlockTime;
     let trades = 0;
     let blocks = 0;
@@ -206,7 +218,8 @@ export class Simulator {
    */
   async forceBlock(time: number, target?: ForcedTrades): Promise<number> {
     const pools = target === undefined ? undefined : this.targets.get(target.pool);
-    if (target !== undefined && pools === undefined) throw new RangeError(`the simulator trades no pool ${target.pool}`);
+    if (target !== undefined && pools === undefined)
+      throw new RangeError(`the simulator trades no pool ${target.pool}`);
     // One block at a time: a forced block waits for a live tick in progress, and the reverse.
     const run = this.busy.then(async () => {
       const blockTime = Math.max(Math.floor(time), this.lastBlockTime);
@@ -264,7 +277,11 @@ export class Simulator {
     }
   }
 
-  private produceBlock(blockTime: number, atLeastOne = false, target?: { readonly pools: readonly SimPool[]; readonly count: number }): number {
+  private produceBlock(
+    blockTime: number,
+    atLeastOne = false,
+    target?: { readonly pools: readonly SimPool[]; readonly count: number },
+  ): number {
     const random = new Random(this.options.seed, this.height, 0x626c6b);
     let count = target?.count ?? random.poisson(this.options.tradesPerBlock);
     if (atLeastOne) count = Math.max(1, count);
@@ -320,10 +337,7 @@ export class Simulator {
     } else {
       // A trader: size in ADA is log-normal (median ~120 ADA), capped by the pool's depth;
       // direction leans towards the fair price.
-      const sizeBase = Math.min(
-        (Math.exp(Math.log(120) + 1.3 * random.normal()) / baseAda) * baseScale,
-        x * 0.04,
-      );
+      const sizeBase = Math.min((Math.exp(Math.log(120) + 1.3 * random.normal()) / baseAda) * baseScale, x * 0.04);
       const buyProbability = Math.min(0.8, Math.max(0.2, 0.5 - deviation * 4));
       if (random.chance(buyProbability)) baseIn = sizeBase;
       else quoteIn = (sizeBase / x) * y;
@@ -362,8 +376,11 @@ export class Simulator {
   private restore(row: SimState | undefined): void {
     if (!row) return;
     const n = this.fairLog.length;
-    if (row.fair.byteLength !== (n * 2 + 1) * 8) throw new Error('the saved simulator state does not match this market');
-    const view = new Float64Array(row.fair.buffer.slice(row.fair.byteOffset, row.fair.byteOffset + row.fair.byteLength));
+    if (row.fair.byteLength !== (n * 2 + 1) * 8)
+      throw new Error('the saved simulator state does not match this market');
+    const view = new Float64Array(
+      row.fair.buffer.slice(row.fair.byteOffset, row.fair.byteOffset + row.fair.byteLength),
+    );
     this.fairLog = view.slice(0, n);
     this.fairTime = view.slice(n, 2 * n);
     this.lastBlockTime = view[2 * n] ?? 0;

@@ -70,7 +70,12 @@ export class SymbolNames {
 
   private nameUnchecked(pool: Pool): string {
     const { base, quote } = pool.pair;
-    return formatSymbolName(this.display.get(base.id) ?? base.ticker, this.display.get(quote.id) ?? quote.ticker, pool.group, pool.n);
+    return formatSymbolName(
+      this.display.get(base.id) ?? base.ticker,
+      this.display.get(quote.id) ?? quote.ticker,
+      pool.group,
+      pool.n,
+    );
   }
 
   name(pool: Pool): string {

@@ -12,10 +12,22 @@ const RES_COUNT = RESOLUTIONS.length;
 
 /** The events of a record for its pool's series and for its Aggregate's series. */
 function poolEvent(r: TradeRecord): BarEvent {
-  return { block_time: r.blockTime, previous_price: r.prevPrice, current_price: r.price, current_tvl: r.tvl, volume: r.volume };
+  return {
+    block_time: r.blockTime,
+    previous_price: r.prevPrice,
+    current_price: r.price,
+    current_tvl: r.tvl,
+    volume: r.volume,
+  };
 }
 function aggEvent(r: TradeRecord): BarEvent {
-  return { block_time: r.blockTime, previous_price: r.aggPrevPrice, current_price: r.aggPrice, current_tvl: r.aggTvl, volume: r.volume };
+  return {
+    block_time: r.blockTime,
+    previous_price: r.aggPrevPrice,
+    current_price: r.aggPrice,
+    current_tvl: r.aggTvl,
+    volume: r.volume,
+  };
 }
 
 /** Bars touched by a batch of trades, folded in memory (per series and resolution, in time order). */
@@ -64,7 +76,6 @@ export class BarBatch implements FoldedBars {
   }
 }
 
-
 /**
  * The buckets holding `times` at `resolution`, as runs of adjacent buckets: `[start, end)` in Unix
  * seconds, ascending. What a re-fold of exactly the touched buckets reads and rewrites.
@@ -83,14 +94,22 @@ export function bucketRuns(times: Iterable<number>, resolution: Resolution): [nu
 
 /** Whether a trade's stored Aggregate columns are those given (exactly). */
 export function sameColumns(stored: AggregateColumns, next: AggregateColumns): boolean {
-  return stored.aggPrevPrice === next.aggPrevPrice && stored.aggPrice === next.aggPrice && stored.aggPrevTvl === next.aggPrevTvl && stored.aggTvl === next.aggTvl;
+  return (
+    stored.aggPrevPrice === next.aggPrevPrice &&
+    stored.aggPrice === next.aggPrice &&
+    stored.aggPrevTvl === next.aggPrevTvl &&
+    stored.aggTvl === next.aggTvl
+  );
 }
 
 /**
  * A batch's re-folds with the times of the trades whose Aggregate columns `reaggregate` changed (by
  * Aggregate series) added to their series': every bucket whose trades changed, once.
  */
-export function mergeRefolds(refold: CommitBatch['refold'], changed: ReadonlyMap<number, readonly number[]>): { series: number; aggregate: boolean; times: Set<number> }[] {
+export function mergeRefolds(
+  refold: CommitBatch['refold'],
+  changed: ReadonlyMap<number, readonly number[]>,
+): { series: number; aggregate: boolean; times: Set<number> }[] {
   const merged = new Map<string, { series: number; aggregate: boolean; times: Set<number> }>();
   const add = (series: number, aggregate: boolean, times: Iterable<number>) => {
     const key = `${aggregate ? 'a' : 'p'}${series}`;

@@ -39,7 +39,17 @@ export interface BarFoldState {
 }
 
 /** Receives the bars of `BarFold.write`, one row of the bars table at a time, in key order. */
-export type BarRowSink = (series: number, res: number, t: number, o: number, h: number, l: number, c: number, v: number, tvl: number) => void;
+export type BarRowSink = (
+  series: number,
+  res: number,
+  t: number,
+  o: number,
+  h: number,
+  l: number,
+  c: number,
+  v: number,
+  tvl: number,
+) => void;
 
 const FIRST = RESOLUTIONS[0] as Resolution;
 
@@ -97,11 +107,24 @@ export class BarFold {
       aggregate: this.aggregate,
       outOfOrder: this.outOfOrderSeen,
     };
-    return { state, buffers: [this.bars, this.head, this.tail, this.lastTime, this.events, this.aggregate].map((array) => array.buffer) };
+    return {
+      state,
+      buffers: [this.bars, this.head, this.tail, this.lastTime, this.events, this.aggregate].map(
+        (array) => array.buffer,
+      ),
+    };
   }
 
   /** Folds one trade's event into a series (`aggregate`: an Aggregate's series, counted apart in `write`'s progress). */
-  add(series: number, aggregate: boolean, time: number, previousPrice: number, price: number, tvl: number, volume: number): void {
+  add(
+    series: number,
+    aggregate: boolean,
+    time: number,
+    previousPrice: number,
+    price: number,
+    tvl: number,
+    volume: number,
+  ): void {
     if (series >= this.head.length) this.growSeries(series + 1);
     if (time < (this.lastTime[series] as number)) this.outOfOrderSeen = true;
     this.lastTime[series] = time;
@@ -151,7 +174,17 @@ export class BarFold {
         if (resolution !== FIRST) n = rollUp(scratch, n, resolution);
         const res = RESOLUTION_SECONDS[resolution];
         for (let i = 0, at = 0; i < n; i++, at += STRIDE) {
-          sink(series, res, scratch[at + T] as number, scratch[at + O] as number, scratch[at + H] as number, scratch[at + L] as number, scratch[at + C] as number, scratch[at + V] as number, scratch[at + TVL] as number);
+          sink(
+            series,
+            res,
+            scratch[at + T] as number,
+            scratch[at + O] as number,
+            scratch[at + H] as number,
+            scratch[at + L] as number,
+            scratch[at + C] as number,
+            scratch[at + V] as number,
+            scratch[at + TVL] as number,
+          );
         }
         rows += n;
       }
@@ -162,7 +195,15 @@ export class BarFold {
   }
 
   /** Starts a series' next 1min bar with one event (`barOfEvent`). */
-  private open(series: number, last: number, bucket: number, previousPrice: number, price: number, tvl: number, volume: number): void {
+  private open(
+    series: number,
+    last: number,
+    bucket: number,
+    previousPrice: number,
+    price: number,
+    tvl: number,
+    volume: number,
+  ): void {
     if ((this.count + 1) * STRIDE > this.bars.length) this.bars = grown(this.bars, this.bars.length * 2);
     const b = this.bars;
     const index = this.count++;

@@ -55,7 +55,10 @@ export function openDatabase({ dataDir, check = 'quick' }: OpenDatabaseOptions):
     // a new store here would throw away the commits the log holds.
     const wal = `${file}-wal`;
     if (!existed && existsSync(wal) && statSync(wal).size > 0) {
-      throw new StoreFileError(file, `is missing, but its write-ahead log ${basename(wal)} is there: restore ${basename(file)} beside it, or remove both to create a new market`);
+      throw new StoreFileError(
+        file,
+        `is missing, but its write-ahead log ${basename(wal)} is there: restore ${basename(file)} beside it, or remove both to create a new market`,
+      );
     }
   }
   const db = new Database(file);
@@ -81,7 +84,12 @@ function checkExisting(db: Db, file: string, check: 'quick' | 'off'): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n;
   if (version === 0) {
-    throw new StoreFileError(file, tables === 0 ? 'is an empty SQLite database: it holds no market' : 'is an SQLite database of something else: it holds no market');
+    throw new StoreFileError(
+      file,
+      tables === 0
+        ? 'is an empty SQLite database: it holds no market'
+        : 'is an SQLite database of something else: it holds no market',
+    );
   }
   if (check === 'off') return;
   const problems = (db.prepare('PRAGMA quick_check(5)').raw(true).all() as [string][]).map(([line]) => line);

@@ -22,8 +22,14 @@ function running(pid: number): boolean {
 }
 
 function inUse(dataDir: string, holder: { pid?: number; purpose?: string } | undefined, cause?: unknown): Error {
-  const who = holder?.pid === undefined || !running(holder.pid) ? 'another process' : `process ${holder.pid} (${holder.purpose ?? 'unknown'})`;
-  return new Error(`${dataDir} is in use by ${who}. Stop it first, or use another --data-dir.`, cause === undefined ? {} : { cause });
+  const who =
+    holder?.pid === undefined || !running(holder.pid)
+      ? 'another process'
+      : `process ${holder.pid} (${holder.purpose ?? 'unknown'})`;
+  return new Error(
+    `${dataDir} is in use by ${who}. Stop it first, or use another --data-dir.`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 function readHolder(file: string): { pid?: number; purpose?: string } | undefined {

@@ -28,11 +28,19 @@ export type { WriterLockOptions };
  * Should the writer's session drop, its commits are refused until it has the lock again; if another
  * writer took it meanwhile, `options.onTaken` says so and this store never commits again.
  */
-export async function openWriterStore(databaseUrl: string, purpose: string, options: WriterLockOptions = {}): Promise<Store> {
+export async function openWriterStore(
+  databaseUrl: string,
+  purpose: string,
+  options: WriterLockOptions = {},
+): Promise<Store> {
   const store = await openPostgres(databaseUrl);
   try {
-    if (!(await store.lockWriter(options).catch((error: unknown) => Promise.reject(redactedError(error, [databaseUrl]))))) {
-      throw new Error(`${shownDatabase(databaseUrl)} is in use by another writer (an ingest node, a server or an importer). Stop it first; ${purpose} needs to be the only writer.`);
+    if (
+      !(await store.lockWriter(options).catch((error: unknown) => Promise.reject(redactedError(error, [databaseUrl]))))
+    ) {
+      throw new Error(
+        `${shownDatabase(databaseUrl)} is in use by another writer (an ingest node, a server or an importer). Stop it first; ${purpose} needs to be the only writer.`,
+      );
     }
     return store;
   } catch (error) {

@@ -174,7 +174,10 @@ export interface AggregateColumns {
  * (by pool row id; a pool with no trade before is absent) and those trades in time order (ties in
  * ingest order): one answer per trade, in the same order.
  */
-export type AggregateReplay = (before: ReadonlyMap<number, { readonly price: number; readonly tvl: number }>, trades: readonly PairTradeRow[]) => readonly AggregateColumns[];
+export type AggregateReplay = (
+  before: ReadonlyMap<number, { readonly price: number; readonly tvl: number }>,
+  trades: readonly PairTradeRow[],
+) => readonly AggregateColumns[];
 
 /** Everything one logical write changes, applied in one transaction. */
 export interface CommitBatch {
@@ -197,7 +200,11 @@ export interface CommitBatch {
    * (an out-of-order import) are not folded into `bars` but re-fold the buckets they touch (a bar
    * depends only on the trades of its bucket). Bars fold trades in time order (ties in ingest order).
    */
-  readonly refold?: readonly { readonly series: number; readonly aggregate: boolean; readonly times: readonly number[] }[];
+  readonly refold?: readonly {
+    readonly series: number;
+    readonly aggregate: boolean;
+    readonly times: readonly number[];
+  }[];
   /**
    * Pairs whose trades' Aggregate columns are computed again from `from` on, after this batch's trades
    * are written and before `refold`: a trade imported older than its pair's latest changes the pair's
@@ -206,7 +213,12 @@ export interface CommitBatch {
    * `replay` computes the columns (market/model.ts `aggregateReplay`). The buckets of the
    * trades whose columns changed are folded again as well (beside `refold`'s).
    */
-  readonly reaggregate?: readonly { readonly agg: number; readonly pools: readonly number[]; readonly from: number; readonly replay: AggregateReplay }[];
+  readonly reaggregate?: readonly {
+    readonly agg: number;
+    readonly pools: readonly number[];
+    readonly from: number;
+    readonly replay: AggregateReplay;
+  }[];
   readonly tokens?: readonly TokenRow[];
   readonly tokenUpdates?: readonly Pick<TokenRow, 'id' | 'ticker' | 'name' | 'decimals'>[];
   /** Logo changes: the kind, and the PNG when the kind is `stored`. */
@@ -280,12 +292,21 @@ export interface TradeStore {
    * Stored trades in ingest order with their position in it (`seq`, increasing), optionally only one
    * pool's or one Aggregate's, or only those after a position; for checks, tools and tests.
    */
-  list(filter?: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number }): Promise<(TradeRecord & { readonly seq: number })[]>;
+  list(filter?: {
+    readonly pool?: number;
+    readonly agg?: number;
+    readonly afterSeq?: number;
+  }): Promise<(TradeRecord & { readonly seq: number })[]>;
   /**
    * A series' trades newest first (by block time, then ingest order), `limit` of them, those before
    * the cursor `before` (the block time and seq of the last one of the previous page) when given.
    */
-  recent(series: number, aggregate: boolean, limit: number, before?: { readonly time: number; readonly seq: number }): Promise<(TradeRecord & { readonly seq: number })[]>;
+  recent(
+    series: number,
+    aggregate: boolean,
+    limit: number,
+    before?: { readonly time: number; readonly seq: number },
+  ): Promise<(TradeRecord & { readonly seq: number })[]>;
   /** The Aggregate series with the most trades, busiest first (benchmarks and tests pick pools by it). */
   busiestAggregates(limit: number): Promise<{ series: number; trades: number }[]>;
 }
@@ -370,12 +391,26 @@ export interface BulkLoad {
 }
 
 /** Error codes and messages by which a store says it cannot be reached (PostgreSQL down or restarting). */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
 
 /** Whether an error means the store is unreachable for now (answered 503), rather than a bug (500). */
 export function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connect ECONNREFUSED/i.test(error.message);
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connect ECONNREFUSED/i.test(
+    error.message,
+  );
 }

@@ -111,7 +111,9 @@ function tradeOf(r: Record<string, unknown>): TradeRecord & { seq: number } {
 
 /** The market's rows and commit position, in the caller's transaction. */
 async function readMarket(db: pg.ClientBase): Promise<MarketRows> {
-  const tokens = (await db.query('SELECT id, unit, ticker, name, decimals, logo_kind FROM tokens ORDER BY id')).rows.map((r) => ({
+  const tokens = (
+    await db.query('SELECT id, unit, ticker, name, decimals, logo_kind FROM tokens ORDER BY id')
+  ).rows.map((r) => ({
     id: num(r.id),
     unit: String(r.unit),
     ticker: String(r.ticker),
@@ -119,7 +121,11 @@ async function readMarket(db: pg.ClientBase): Promise<MarketRows> {
     decimals: num(r.decimals),
     logoKind: num(r.logo_kind),
   }));
-  const pairs = (await db.query('SELECT id, base, quote FROM pairs ORDER BY id')).rows.map((r) => ({ id: num(r.id), base: num(r.base), quote: num(r.quote) }));
+  const pairs = (await db.query('SELECT id, base, quote FROM pairs ORDER BY id')).rows.map((r) => ({
+    id: num(r.id),
+    base: num(r.base),
+    quote: num(r.quote),
+  }));
   const pools = (await db.query('SELECT * FROM pools ORDER BY id')).rows.map((r) => ({
     id: num(r.id),
     poolId: String(r.pool_id),
@@ -131,7 +137,8 @@ async function readMarket(db: pg.ClientBase): Promise<MarketRows> {
     quoteReserve: num(r.quote_reserve),
     simulated: r.simulated === true,
   }));
-  const position = (await db.query('SELECT value FROM meta WHERE key = $1', [COMMIT_POSITION_META])).rows[0]?.value as string | undefined;
+  const position = (await db.query('SELECT value FROM meta WHERE key = $1', [COMMIT_POSITION_META])).rows[0]?.value as
+    string | undefined;
   return { tokens, pairs, pools, ...(position !== undefined ? { position } : {}) };
 }
 
@@ -187,7 +194,9 @@ class PgMarketStore implements MarketStore {
       id: String(r.id),
       height: num(r.height),
       before: JSON.parse(String(r.before)) as JournalRow['before'],
-      ...(r.created !== null && r.created !== undefined ? { created: JSON.parse(String(r.created)) as CreatedRows } : {}),
+      ...(r.created !== null && r.created !== undefined
+        ? { created: JSON.parse(String(r.created)) as CreatedRows }
+        : {}),
     }));
   }
 
@@ -205,7 +214,10 @@ class PgTradeStore implements TradeStore {
   }
 
   async lastTradeTime(series: number, aggregate: boolean): Promise<number | undefined> {
-    const { rows } = await this.db.query(`SELECT max(block_time) AS t FROM trades WHERE ${aggregate ? 'agg' : 'pool'} = $1`, [series]);
+    const { rows } = await this.db.query(
+      `SELECT max(block_time) AS t FROM trades WHERE ${aggregate ? 'agg' : 'pool'} = $1`,
+      [series],
+    );
     return rows[0]?.t === null || rows[0]?.t === undefined ? undefined : num(rows[0].t);
   }
 
@@ -218,15 +230,22 @@ class PgTradeStore implements TradeStore {
       `SELECT ${prefix}price AS price, ${prefix}tvl AS tvl FROM trades WHERE ${column} = $1 AND block_time <= $2 ORDER BY block_time DESC, seq DESC LIMIT 1`,
       [series, at],
     );
-    const row = before.rows[0] ?? (await this.db.query(
-      `SELECT ${prefix}prev_price AS price, ${prefix}prev_tvl AS tvl FROM trades WHERE ${column} = $1 AND block_time > $2 ORDER BY block_time, seq LIMIT 1`,
-      [series, at],
-    )).rows[0];
+    const row =
+      before.rows[0] ??
+      (
+        await this.db.query(
+          `SELECT ${prefix}prev_price AS price, ${prefix}prev_tvl AS tvl FROM trades WHERE ${column} = $1 AND block_time > $2 ORDER BY block_time, seq LIMIT 1`,
+          [series, at],
+        )
+      ).rows[0];
     return row === undefined ? undefined : { price: num(row.price), tvl: num(row.tvl) };
   }
 
   async volumeSince(series: number, aggregate: boolean, since: number): Promise<number> {
-    const { rows } = await this.db.query(`SELECT coalesce(sum(volume), 0) AS v FROM trades WHERE ${aggregate ? 'agg' : 'pool'} = $1 AND block_time > $2`, [series, Math.floor(since)]);
+    const { rows } = await this.db.query(
+      `SELECT coalesce(sum(volume), 0) AS v FROM trades WHERE ${aggregate ? 'agg' : 'pool'} = $1 AND block_time > $2`,
+      [series, Math.floor(since)],
+    );
     return num(rows[0]?.v ?? 0);
   }
 
@@ -244,36 +263,54 @@ class PgTradeStore implements TradeStore {
        FROM unnest($1::integer[]) AS s(id)`,
       [series, Math.floor(since)],
     );
-    return new Map(rows.map((r) => [num(r.series), { price: r.price === null || r.price === undefined ? undefined : num(r.price), volume: num(r.volume) }]));
+    return new Map(
+      rows.map((r) => [
+        num(r.series),
+        { price: r.price === null || r.price === undefined ? undefined : num(r.price), volume: num(r.volume) },
+      ]),
+    );
   }
 
   async count(): Promise<number> {
     return num((await this.db.query('SELECT count(*) AS n FROM trades')).rows[0]?.n ?? 0);
   }
 
-  async list(filter: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number } = {}): Promise<(TradeRecord & { readonly seq: number })[]> {
+  async list(
+    filter: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number } = {},
+  ): Promise<(TradeRecord & { readonly seq: number })[]> {
     const where = ['seq > $1'];
     const args: number[] = [filter.afterSeq ?? 0];
     if (filter.pool !== undefined) where.push(`pool = $${args.push(filter.pool)}`);
     if (filter.agg !== undefined) where.push(`agg = $${args.push(filter.agg)}`);
-    return (await this.db.query(`SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY seq`, args)).rows.map(tradeOf);
+    return (await this.db.query(`SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY seq`, args)).rows.map(
+      tradeOf,
+    );
   }
 
-  async recent(series: number, aggregate: boolean, limit: number, before?: { readonly time: number; readonly seq: number }): Promise<(TradeRecord & { readonly seq: number })[]> {
+  async recent(
+    series: number,
+    aggregate: boolean,
+    limit: number,
+    before?: { readonly time: number; readonly seq: number },
+  ): Promise<(TradeRecord & { readonly seq: number })[]> {
     const column = aggregate ? 'agg' : 'pool';
     const { rows } = before
-      ? await this.db.query(`SELECT * FROM trades WHERE ${column} = $1 AND (block_time < $2 OR (block_time = $2 AND seq < $3)) ORDER BY block_time DESC, seq DESC LIMIT $4`, [
+      ? await this.db.query(
+          `SELECT * FROM trades WHERE ${column} = $1 AND (block_time < $2 OR (block_time = $2 AND seq < $3)) ORDER BY block_time DESC, seq DESC LIMIT $4`,
+          [series, before.time, before.seq, limit],
+        )
+      : await this.db.query(`SELECT * FROM trades WHERE ${column} = $1 ORDER BY block_time DESC, seq DESC LIMIT $2`, [
           series,
-          before.time,
-          before.seq,
           limit,
-        ])
-      : await this.db.query(`SELECT * FROM trades WHERE ${column} = $1 ORDER BY block_time DESC, seq DESC LIMIT $2`, [series, limit]);
+        ]);
     return rows.map(tradeOf);
   }
 
   async busiestAggregates(limit: number): Promise<{ series: number; trades: number }[]> {
-    const { rows } = await this.db.query('SELECT agg AS series, count(*) AS trades FROM trades GROUP BY agg ORDER BY trades DESC, agg LIMIT $1', [limit]);
+    const { rows } = await this.db.query(
+      'SELECT agg AS series, count(*) AS trades FROM trades GROUP BY agg ORDER BY trades DESC, agg LIMIT $1',
+      [limit],
+    );
     return rows.map((r) => ({ series: num(r.series), trades: num(r.trades) }));
   }
 }
@@ -291,15 +328,29 @@ class PgBarStore implements BarStore {
   }
 
   async extent(series: number, resolution: Resolution): Promise<{ first: number; last: number } | undefined> {
-    const { rows } = await this.pool.query('SELECT min(t) AS first, max(t) AS last FROM bars WHERE series = $1 AND res = $2', [series, RESOLUTION_SECONDS[resolution]]);
+    const { rows } = await this.pool.query(
+      'SELECT min(t) AS first, max(t) AS last FROM bars WHERE series = $1 AND res = $2',
+      [series, RESOLUTION_SECONDS[resolution]],
+    );
     const row = rows[0];
     return row?.first === null || row?.first === undefined ? undefined : { first: num(row.first), last: num(row.last) };
   }
 
   async countbackStart(series: number, resolution: Resolution, to: number, count: number): Promise<number | undefined> {
     const res = RESOLUTION_SECONDS[resolution];
-    const nth = await this.pool.query('SELECT t FROM bars WHERE series = $1 AND res = $2 AND t < $3 ORDER BY t DESC LIMIT 1 OFFSET $4', [series, res, to, count - 1]);
-    const row = nth.rows[0] ?? (await this.pool.query('SELECT t FROM bars WHERE series = $1 AND res = $2 AND t < $3 ORDER BY t LIMIT 1', [series, res, to])).rows[0];
+    const nth = await this.pool.query(
+      'SELECT t FROM bars WHERE series = $1 AND res = $2 AND t < $3 ORDER BY t DESC LIMIT 1 OFFSET $4',
+      [series, res, to, count - 1],
+    );
+    const row =
+      nth.rows[0] ??
+      (
+        await this.pool.query('SELECT t FROM bars WHERE series = $1 AND res = $2 AND t < $3 ORDER BY t LIMIT 1', [
+          series,
+          res,
+          to,
+        ])
+      ).rows[0];
     return row === undefined ? undefined : num(row.t);
   }
 
@@ -308,7 +359,10 @@ class PgBarStore implements BarStore {
   }
 
   async all(): Promise<[number, number, ...BarRow][]> {
-    const { rows } = await this.pool.query({ text: 'SELECT series, res, t, o, h, l, c, v, tvl FROM bars ORDER BY series, res, t', rowMode: 'array' });
+    const { rows } = await this.pool.query({
+      text: 'SELECT series, res, t, o, h, l, c, v, tvl FROM bars ORDER BY series, res, t',
+      rowMode: 'array',
+    });
     return rows.map((r: unknown[]) => r.map(num) as [number, number, ...BarRow]);
   }
 
@@ -328,7 +382,13 @@ class PgBarStore implements BarStore {
           rowMode: 'array',
         });
         if (rows.length === 0) continue;
-        const events = rows.map((r: unknown[]) => ({ block_time: num(r[0]), previous_price: num(r[1]), current_price: num(r[2]), current_tvl: num(r[3]), volume: num(r[4]) }));
+        const events = rows.map((r: unknown[]) => ({
+          block_time: num(r[0]),
+          previous_price: num(r[1]),
+          current_price: num(r[2]),
+          current_tvl: num(r[3]),
+          volume: num(r[4]),
+        }));
         let bars = barsFromEvents(events, RESOLUTIONS[0] as Resolution);
         const out: { series: number; res: number; bar: (typeof bars)[number] }[] = [];
         for (const resolution of RESOLUTIONS) {
@@ -369,14 +429,21 @@ async function removeTradesAfter(client: pg.ClientBase, after: number): Promise<
     [after],
   );
   await client.query('DELETE FROM trades WHERE block_time > $1', [after]);
-  for (const { series, agg } of affected as { series: number; agg: boolean }[]) await refold(client, series, agg, after + 1);
+  for (const { series, agg } of affected as { series: number; agg: boolean }[])
+    await refold(client, series, agg, after + 1);
 }
 
 /**
  * See `CommitBatch.reaggregate`: the pair's Aggregate columns from `from` on, as its replay computes
  * them; returns the times of the trades whose columns changed (their buckets are folded again).
  */
-async function reaggregate(client: pg.ClientBase, agg: number, pools: readonly number[], from: number, replay: AggregateReplay): Promise<number[]> {
+async function reaggregate(
+  client: pg.ClientBase,
+  agg: number,
+  pools: readonly number[],
+  from: number,
+  replay: AggregateReplay,
+): Promise<number[]> {
   const before = new Map<number, { price: number; tvl: number }>();
   for (const pool of pools) {
     const { rows: last } = await client.query({
@@ -407,44 +474,91 @@ async function reaggregate(client: pg.ClientBase, agg: number, pools: readonly n
     aggTvl: num(r[10]),
   }));
   const columns = replay(before, trades);
-  if (columns.length !== trades.length) throw new Error(`reaggregate: ${columns.length} answers for ${trades.length} trades`);
-  const changed = trades.flatMap((trade, i) => (sameColumns(trade, columns[i] as AggregateColumns) ? [] : [{ trade, columns: columns[i] as AggregateColumns }]));
+  if (columns.length !== trades.length)
+    throw new Error(`reaggregate: ${columns.length} answers for ${trades.length} trades`);
+  const changed = trades.flatMap((trade, i) =>
+    sameColumns(trade, columns[i] as AggregateColumns) ? [] : [{ trade, columns: columns[i] as AggregateColumns }],
+  );
   if (changed.length === 0) return [];
   await client.query(
     `UPDATE trades SET agg_prev_price = x.app, agg_price = x.ap, agg_prev_tvl = x.apt, agg_tvl = x.at
      FROM unnest($1::bigint[], $2::float8[], $3::float8[], $4::float8[], $5::float8[]) AS x(seq, app, ap, apt, at) WHERE trades.seq = x.seq`,
-    [changed.map((c) => c.trade.seq), changed.map((c) => c.columns.aggPrevPrice), changed.map((c) => c.columns.aggPrice), changed.map((c) => c.columns.aggPrevTvl), changed.map((c) => c.columns.aggTvl)],
+    [
+      changed.map((c) => c.trade.seq),
+      changed.map((c) => c.columns.aggPrevPrice),
+      changed.map((c) => c.columns.aggPrice),
+      changed.map((c) => c.columns.aggPrevTvl),
+      changed.map((c) => c.columns.aggTvl),
+    ],
   );
   return changed.map((c) => c.trade.blockTime);
 }
 
 /** Folds a series' bars of one resolution again in [start, end), from its stored trades in time order. */
-async function refoldRange(client: pg.ClientBase, series: number, agg: boolean, resolution: Resolution, start: number, end: number): Promise<void> {
+async function refoldRange(
+  client: pg.ClientBase,
+  series: number,
+  agg: boolean,
+  resolution: Resolution,
+  start: number,
+  end: number,
+): Promise<void> {
   const prefix = agg ? 'agg_' : '';
   const res = RESOLUTION_SECONDS[resolution];
-  await client.query('DELETE FROM bars WHERE series = $1 AND res = $2 AND t >= $3 AND t < $4', [series, res, start, end]);
+  await client.query('DELETE FROM bars WHERE series = $1 AND res = $2 AND t >= $3 AND t < $4', [
+    series,
+    res,
+    start,
+    end,
+  ]);
   const { rows } = await client.query({
     text: `SELECT block_time, ${prefix}prev_price, ${prefix}price, ${prefix}tvl, volume FROM trades WHERE ${agg ? 'agg' : 'pool'} = $1 AND block_time >= $2 AND block_time < $3 ORDER BY block_time, seq`,
     values: [series, start, end],
     rowMode: 'array',
   });
-  const events = rows.map((r: unknown[]) => ({ block_time: num(r[0]), previous_price: num(r[1]), current_price: num(r[2]), current_tvl: num(r[3]), volume: num(r[4]) }));
-  await insertBars(client, barsFromEvents(events, resolution).map((bar) => ({ series, res, bar })), false);
+  const events = rows.map((r: unknown[]) => ({
+    block_time: num(r[0]),
+    previous_price: num(r[1]),
+    current_price: num(r[2]),
+    current_tvl: num(r[3]),
+    volume: num(r[4]),
+  }));
+  await insertBars(
+    client,
+    barsFromEvents(events, resolution).map((bar) => ({ series, res, bar })),
+    false,
+  );
 }
 
 /** Folds a series' bars again in exactly the buckets holding `times`. */
-async function refoldBuckets(client: pg.ClientBase, series: number, agg: boolean, times: Iterable<number>): Promise<void> {
+async function refoldBuckets(
+  client: pg.ClientBase,
+  series: number,
+  agg: boolean,
+  times: Iterable<number>,
+): Promise<void> {
   const list = [...times];
-  for (const resolution of RESOLUTIONS) for (const [start, end] of bucketRuns(list, resolution)) await refoldRange(client, series, agg, resolution, start, end);
+  for (const resolution of RESOLUTIONS)
+    for (const [start, end] of bucketRuns(list, resolution))
+      await refoldRange(client, series, agg, resolution, start, end);
 }
 
 /** Folds a series' bars again from the bucket holding `since` on. */
 async function refold(client: pg.ClientBase, series: number, agg: boolean, since: number): Promise<void> {
-  for (const resolution of RESOLUTIONS) await refoldRange(client, series, agg, resolution, bucketStart(since, resolution), Number.MAX_SAFE_INTEGER);
+  for (const resolution of RESOLUTIONS)
+    await refoldRange(client, series, agg, resolution, bucketStart(since, resolution), Number.MAX_SAFE_INTEGER);
 }
 
 /** Inserts bars in one statement (arrays unnested); `merge` folds them into stored ones by the bar rule. */
-async function insertBars(client: Queryable, bars: readonly { series: number; res: number; bar: { time: number; open: number; high: number; low: number; close: number; volume: number; tvl: number } }[], merge: boolean): Promise<void> {
+async function insertBars(
+  client: Queryable,
+  bars: readonly {
+    series: number;
+    res: number;
+    bar: { time: number; open: number; high: number; low: number; close: number; volume: number; tvl: number };
+  }[],
+  merge: boolean,
+): Promise<void> {
   if (bars.length === 0) return;
   const column = <T>(pick: (b: (typeof bars)[number]) => T) => bars.map(pick);
   await client.query(
@@ -469,18 +583,33 @@ class PgKeyStore implements KeyStore {
   constructor(private readonly db: Queryable) {}
 
   async create(hash: string, prefix: string, plan: string, label: string, now: number): Promise<StoredKey> {
-    const { rows } = await this.db.query('INSERT INTO api_keys (hash, prefix, plan, label, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id', [hash, prefix, plan, label, now]);
+    const { rows } = await this.db.query(
+      'INSERT INTO api_keys (hash, prefix, plan, label, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+      [hash, prefix, plan, label, now],
+    );
     return { id: num(rows[0]?.id), prefix, plan, label, createdAt: now, revokedAt: null };
   }
 
   async list(): Promise<StoredKey[]> {
-    const { rows } = await this.db.query('SELECT id, prefix, plan, label, created_at, revoked_at FROM api_keys ORDER BY id');
-    return rows.map((r) => ({ id: num(r.id), prefix: String(r.prefix), plan: String(r.plan), label: String(r.label), createdAt: num(r.created_at), revokedAt: r.revoked_at === null ? null : num(r.revoked_at) }));
+    const { rows } = await this.db.query(
+      'SELECT id, prefix, plan, label, created_at, revoked_at FROM api_keys ORDER BY id',
+    );
+    return rows.map((r) => ({
+      id: num(r.id),
+      prefix: String(r.prefix),
+      plan: String(r.plan),
+      label: String(r.label),
+      createdAt: num(r.created_at),
+      revokedAt: r.revoked_at === null ? null : num(r.revoked_at),
+    }));
   }
 
   async revoke(idOrPrefix: string, now: number): Promise<number> {
     const byId = /^\d+$/.test(idOrPrefix);
-    const result = await this.db.query(`UPDATE api_keys SET revoked_at = $1 WHERE revoked_at IS NULL AND ${byId ? 'id = $2' : 'prefix = $2'}`, [now, byId ? Number(idOrPrefix) : idOrPrefix]);
+    const result = await this.db.query(
+      `UPDATE api_keys SET revoked_at = $1 WHERE revoked_at IS NULL AND ${byId ? 'id = $2' : 'prefix = $2'}`,
+      [now, byId ? Number(idOrPrefix) : idOrPrefix],
+    );
     return result.rowCount ?? 0;
   }
 
@@ -489,7 +618,9 @@ class PgKeyStore implements KeyStore {
   }
 
   async candidates(prefix: string): Promise<{ hash: string; plan: string }[]> {
-    const { rows } = await this.db.query('SELECT hash, plan FROM api_keys WHERE prefix = $1 AND revoked_at IS NULL', [prefix]);
+    const { rows } = await this.db.query('SELECT hash, plan FROM api_keys WHERE prefix = $1 AND revoked_at IS NULL', [
+      prefix,
+    ]);
     return rows.map((r) => ({ hash: String(r.hash), plan: String(r.plan) }));
   }
 }
@@ -500,7 +631,9 @@ class PgSimStateStore implements SimStateStore {
   async load(): Promise<SimState | undefined> {
     const { rows } = await this.db.query('SELECT height, next_block_time, fair FROM sim_state WHERE id = 1');
     const row = rows[0];
-    return row === undefined ? undefined : { height: num(row.height), nextBlockTime: num(row.next_block_time), fair: row.fair as Buffer };
+    return row === undefined
+      ? undefined
+      : { height: num(row.height), nextBlockTime: num(row.next_block_time), fair: row.fair as Buffer };
   }
 }
 
@@ -546,15 +679,31 @@ export class PostgresStore implements Store {
       if (batch.removeTradesAfter !== undefined) await removeTradesAfter(client, batch.removeTradesAfter);
       if (batch.remove) await removeRows(client, batch.remove);
       for (const t of batch.tokens ?? []) {
-        await client.query('INSERT INTO tokens (id, unit, ticker, name, decimals, logo_kind) VALUES ($1, $2, $3, $4, $5, $6)', [t.id, t.unit, t.ticker, t.name, t.decimals, t.logoKind]);
+        await client.query(
+          'INSERT INTO tokens (id, unit, ticker, name, decimals, logo_kind) VALUES ($1, $2, $3, $4, $5, $6)',
+          [t.id, t.unit, t.ticker, t.name, t.decimals, t.logoKind],
+        );
       }
-      for (const t of batch.tokenUpdates ?? []) await client.query('UPDATE tokens SET ticker = $1, name = $2, decimals = $3 WHERE id = $4', [t.ticker, t.name, t.decimals, t.id]);
-      for (const l of batch.logos ?? []) await client.query('UPDATE tokens SET logo_kind = $1, logo_png = $2 WHERE id = $3', [l.kind, l.kind === 0 ? null : l.png, l.id]);
-      for (const p of batch.pairs ?? []) await client.query('INSERT INTO pairs (id, base, quote) VALUES ($1, $2, $3)', [p.id, p.base, p.quote]);
-      for (const p of batch.pools ?? []) {
-        await client.query('INSERT INTO pools (id, pool_id, grp, pair_id, n, fee_bps, base_reserve, quote_reserve, simulated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-          p.id, p.poolId, p.group, p.pairId, p.n, p.feeBps, p.baseReserve, p.quoteReserve, p.simulated,
+      for (const t of batch.tokenUpdates ?? [])
+        await client.query('UPDATE tokens SET ticker = $1, name = $2, decimals = $3 WHERE id = $4', [
+          t.ticker,
+          t.name,
+          t.decimals,
+          t.id,
         ]);
+      for (const l of batch.logos ?? [])
+        await client.query('UPDATE tokens SET logo_kind = $1, logo_png = $2 WHERE id = $3', [
+          l.kind,
+          l.kind === 0 ? null : l.png,
+          l.id,
+        ]);
+      for (const p of batch.pairs ?? [])
+        await client.query('INSERT INTO pairs (id, base, quote) VALUES ($1, $2, $3)', [p.id, p.base, p.quote]);
+      for (const p of batch.pools ?? []) {
+        await client.query(
+          'INSERT INTO pools (id, pool_id, grp, pair_id, n, fee_bps, base_reserve, quote_reserve, simulated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+          [p.id, p.poolId, p.group, p.pairId, p.n, p.feeBps, p.baseReserve, p.quoteReserve, p.simulated],
+        );
       }
       const trades = batch.trades ?? [];
       if (trades.length > 0) {
@@ -567,23 +716,52 @@ export class PostgresStore implements Store {
                        $10::float8[], $11::float8[], $12::float8[], $13::float8[]) WITH ORDINALITY AS x(e, p, a, b, pp, pr, pt, tv, v, app, ap, apt, at, ord)
            ORDER BY ord`,
           [
-            col((t) => t.eventId), col((t) => t.pool), col((t) => t.agg), col((t) => t.blockTime), col((t) => t.prevPrice), col((t) => t.price),
-            col((t) => t.prevTvl), col((t) => t.tvl), col((t) => t.volume), col((t) => t.aggPrevPrice), col((t) => t.aggPrice), col((t) => t.aggPrevTvl), col((t) => t.aggTvl),
+            col((t) => t.eventId),
+            col((t) => t.pool),
+            col((t) => t.agg),
+            col((t) => t.blockTime),
+            col((t) => t.prevPrice),
+            col((t) => t.price),
+            col((t) => t.prevTvl),
+            col((t) => t.tvl),
+            col((t) => t.volume),
+            col((t) => t.aggPrevPrice),
+            col((t) => t.aggPrice),
+            col((t) => t.aggPrevTvl),
+            col((t) => t.aggTvl),
           ],
         );
       }
       if (batch.bars) {
-        const bars = [...batch.bars.entries()].map(({ series, resolution, bar }) => ({ series, res: RESOLUTION_SECONDS[resolution], bar }));
+        const bars = [...batch.bars.entries()].map(({ series, resolution, bar }) => ({
+          series,
+          res: RESOLUTION_SECONDS[resolution],
+          bar,
+        }));
         await insertBars(client, bars, true);
       }
       const changed = new Map<number, number[]>();
-      for (const r of batch.reaggregate ?? []) changed.set(r.agg, await reaggregate(client, r.agg, r.pools, r.from, r.replay));
-      for (const { series, aggregate, times } of mergeRefolds(batch.refold, changed)) await refoldBuckets(client, series, aggregate, times);
-      if (batch.barsStale === true) await client.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [BARS_STALE, '1']);
+      for (const r of batch.reaggregate ?? [])
+        changed.set(r.agg, await reaggregate(client, r.agg, r.pools, r.from, r.replay));
+      for (const { series, aggregate, times } of mergeRefolds(batch.refold, changed))
+        await refoldBuckets(client, series, aggregate, times);
+      if (batch.barsStale === true)
+        await client.query(
+          'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+          [BARS_STALE, '1'],
+        );
       else if (batch.barsStale === false) await client.query('DELETE FROM meta WHERE key = $1', [BARS_STALE]);
-      for (const r of batch.reserves ?? []) await client.query('UPDATE pools SET base_reserve = $1, quote_reserve = $2 WHERE id = $3', [r.base, r.quote, r.id]);
+      for (const r of batch.reserves ?? [])
+        await client.query('UPDATE pools SET base_reserve = $1, quote_reserve = $2 WHERE id = $3', [
+          r.base,
+          r.quote,
+          r.id,
+        ]);
       for (const [key, value] of Object.entries(batch.meta ?? {})) {
-        await client.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+        await client.query(
+          'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+          [key, value],
+        );
       }
       if (batch.journal) {
         const { removeAfter, append, removeBefore } = batch.journal;
@@ -698,7 +876,12 @@ class WriterLock {
 
   /** Connects a session and tries the lock once; true when held. A connection failure is thrown. */
   async acquire(): Promise<boolean> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 3_000, query_timeout: 60_000, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: 3_000,
+      query_timeout: 60_000,
+      keepAlive: true,
+    });
     // Until it is ours, a failing session is only a failed attempt; once ours, its loss is the lock's.
     client.on('error', (error: Error) => this.dropped(client, error.message));
     client.on('end', () => this.dropped(client, 'the connection ended'));
@@ -733,7 +916,10 @@ class WriterLock {
     if (client !== this.client || this.state !== 'held') return;
     this.client = undefined;
     this.state = 'lost';
-    this.options.log?.(`store: the writer lost its PostgreSQL session (${why}): commits are refused until the writer lock is taken again`, { level: 'warn' });
+    this.options.log?.(
+      `store: the writer lost its PostgreSQL session (${why}): commits are refused until the writer lock is taken again`,
+      { level: 'warn' },
+    );
     this.schedule();
   }
 
@@ -764,7 +950,9 @@ class WriterLock {
     }
     if (this.state !== 'lost') return;
     this.state = 'taken';
-    this.options.onTaken?.('another writer took the database while this writer was disconnected from PostgreSQL: this writer stops (its later commits are refused)');
+    this.options.onTaken?.(
+      'another writer took the database while this writer was disconnected from PostgreSQL: this writer stops (its later commits are refused)',
+    );
   }
 
   async release(): Promise<void> {
@@ -787,7 +975,10 @@ async function migrate(pool: pg.Pool): Promise<void> {
     await client.query('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
     const { rows } = await client.query('SELECT version FROM schema_version');
     const current = rows.length === 0 ? 0 : num(rows[0]?.version);
-    if (current > MIGRATIONS.length) throw new Error(`The database was written by a newer version (schema ${current}, this build knows ${MIGRATIONS.length}).`);
+    if (current > MIGRATIONS.length)
+      throw new Error(
+        `The database was written by a newer version (schema ${current}, this build knows ${MIGRATIONS.length}).`,
+      );
     for (let version = current; version < MIGRATIONS.length; version++) {
       await client.query('BEGIN');
       await client.query(MIGRATIONS[version] ?? '');

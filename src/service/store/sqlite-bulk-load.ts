@@ -75,9 +75,18 @@ export function packReserves(reserves: CommitBatch['reserves']): PackedReserves 
  */
 export function bulkRest(batch: CommitBatch): CommitBatch {
   const { trades: _trades, reserves: _reserves, meta, simState, barsStale, ...other } = batch;
-  const refused = Object.entries(other).filter(([, value]) => value !== undefined && !(Array.isArray(value) && value.length === 0));
-  if (refused.length > 0) throw new Error(`a bulk load writes trades, reserves, meta and the simulator's state, not ${refused.map(([key]) => key).join(', ')}`);
-  return { ...(meta ? { meta } : {}), ...(simState ? { simState } : {}), ...(barsStale !== undefined ? { barsStale } : {}) };
+  const refused = Object.entries(other).filter(
+    ([, value]) => value !== undefined && !(Array.isArray(value) && value.length === 0),
+  );
+  if (refused.length > 0)
+    throw new Error(
+      `a bulk load writes trades, reserves, meta and the simulator's state, not ${refused.map(([key]) => key).join(', ')}`,
+    );
+  return {
+    ...(meta ? { meta } : {}),
+    ...(simState ? { simState } : {}),
+    ...(barsStale !== undefined ? { barsStale } : {}),
+  };
 }
 
 /** What a bulk load's thread is started with. */
@@ -94,7 +103,12 @@ export interface BulkThreadData {
 
 /** Messages to a bulk load's thread, handled in order. */
 export type ToBulkThread =
-  | { readonly type: 'batch'; readonly rest: CommitBatch; readonly trades: PackedTrades; readonly reserves: PackedReserves }
+  | {
+      readonly type: 'batch';
+      readonly rest: CommitBatch;
+      readonly trades: PackedTrades;
+      readonly reserves: PackedReserves;
+    }
   | { readonly type: 'finish'; readonly fold: BarFoldState }
   | { readonly type: 'close' };
 
@@ -217,7 +231,8 @@ export class BulkWriter {
    * on a bulk connection, which has them off): nothing of a bulk load deletes pools.
    */
   private pool(id: number, what: string): void {
-    if (this.pools[id] !== 1) throw new Error(`a bulk load's ${what} refer to pool row ${id}, which the store does not hold (FOREIGN KEY)`);
+    if (this.pools[id] !== 1)
+      throw new Error(`a bulk load's ${what} refer to pool row ${id}, which the store does not hold (FOREIGN KEY)`);
   }
 
   /** Writes one batch in one transaction (see `bulkRest`, `packTrades`, `packReserves`). */

@@ -14,7 +14,12 @@ if (!port) throw new Error('sqlite-bulk-worker runs as a worker thread (see sqli
 const { file, staleMeta, abandon, barsPerCommit } = workerData as BulkThreadData;
 const db = openBulkConnection(file);
 const store = new SqliteStore(db);
-const writer = new BulkWriter(db, { apply: (batch) => store.apply(batch), rebuild: (onProgress) => store.bars.rebuild(onProgress) }, staleMeta, barsPerCommit);
+const writer = new BulkWriter(
+  db,
+  { apply: (batch) => store.apply(batch), rebuild: (onProgress) => store.bars.rebuild(onProgress) },
+  staleMeta,
+  barsPerCommit,
+);
 let failed: FromBulkThread | undefined;
 
 port.on('message', (message: ToBulkThread) => {
@@ -34,12 +39,18 @@ port.on('message', (message: ToBulkThread) => {
       writer.write(message.rest, message.trades, message.reserves);
       port.postMessage({ type: 'written', trades: message.trades.idLengths.length } satisfies FromBulkThread);
     } else {
-      const trades = writer.finish(new BarFold(message.fold), (done, total) => port.postMessage({ type: 'committed', done, total } satisfies FromBulkThread));
+      const trades = writer.finish(new BarFold(message.fold), (done, total) =>
+        port.postMessage({ type: 'committed', done, total } satisfies FromBulkThread),
+      );
       port.postMessage({ type: 'finished', trades } satisfies FromBulkThread);
     }
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    failed = { type: 'failed', message: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' ? { code } : {}) };
+    failed = {
+      type: 'failed',
+      message: error instanceof Error ? error.message : String(error),
+      ...(typeof code === 'string' ? { code } : {}),
+    };
     port.postMessage(failed);
   }
 });

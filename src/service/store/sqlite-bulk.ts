@@ -3,7 +3,18 @@ import type { Db } from './database';
 import { TRADE_INDEXES } from './migrations';
 import type { BulkLoad, CommitBatch } from './ports';
 import { BarFold } from './bar-fold';
-import { BAR_ROWS_PER_COMMIT, BulkWriter, bulkRest, foldTrades, packReserves, packTrades, type BulkTarget, type BulkThreadData, type FromBulkThread, type ToBulkThread } from './sqlite-bulk-load';
+import {
+  BAR_ROWS_PER_COMMIT,
+  BulkWriter,
+  bulkRest,
+  foldTrades,
+  packReserves,
+  packTrades,
+  type BulkTarget,
+  type BulkThreadData,
+  type FromBulkThread,
+  type ToBulkThread,
+} from './sqlite-bulk-load';
 
 /**
  * SQLite's bulk load (see `Store.bulkLoad`): the first backfill's batches are written by a thread of
@@ -25,12 +36,21 @@ const MAX_QUEUED_TRADES = 100_000;
  * secondary indexes (both undone at the end, or by the next open if the load is cut short).
  * Undefined when the store holds trades or bars already.
  */
-export function startSqliteBulkLoad(db: Db, target: BulkTarget, staleMeta: string, barsPerCommit = BAR_ROWS_PER_COMMIT): BulkLoad | undefined {
-  const { n } = db.prepare<[], { n: number }>('SELECT EXISTS (SELECT 1 FROM trades) + EXISTS (SELECT 1 FROM bars) AS n').get() ?? { n: 1 };
+export function startSqliteBulkLoad(
+  db: Db,
+  target: BulkTarget,
+  staleMeta: string,
+  barsPerCommit = BAR_ROWS_PER_COMMIT,
+): BulkLoad | undefined {
+  const { n } = db
+    .prepare<[], { n: number }>('SELECT EXISTS (SELECT 1 FROM trades) + EXISTS (SELECT 1 FROM bars) AS n')
+    .get() ?? { n: 1 };
   if (n > 0) return undefined;
   db.transaction(() => {
     for (const { name } of TRADE_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
-    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(staleMeta, '1');
+    db.prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ).run(staleMeta, '1');
   })();
   if (db.memory) return new InlineBulkLoad(new BulkWriter(db, target, staleMeta, barsPerCommit));
   return new ThreadBulkLoad({ file: db.name, staleMeta, barsPerCommit }, () => {
@@ -98,7 +118,13 @@ class ThreadBulkLoad implements BulkLoad {
   private failure: Error | undefined;
   private queued = 0;
   private waiting: (() => void)[] = [];
-  private finishing: { resolve: (trades: number) => void; reject: (error: Error) => void; onProgress?: (done: number, total: number) => void } | undefined;
+  private finishing:
+    | {
+        resolve: (trades: number) => void;
+        reject: (error: Error) => void;
+        onProgress?: (done: number, total: number) => void;
+      }
+    | undefined;
   private closing = false;
 
   /**
@@ -127,10 +153,15 @@ class ThreadBulkLoad implements BulkLoad {
     const trades = packTrades(batch.trades ?? []);
     const reserves = packReserves(batch.reserves);
     this.queued += trades.idLengths.length;
-    this.post({ type: 'batch', rest, trades, reserves }, [trades.idLengths.buffer, trades.numbers.buffer, reserves.buffer]);
+    this.post({ type: 'batch', rest, trades, reserves }, [
+      trades.idLengths.buffer,
+      trades.numbers.buffer,
+      reserves.buffer,
+    ]);
     // Folded here while the thread writes them: the two cores share the work.
     foldTrades(this.fold, batch.trades ?? []);
-    while (this.queued > MAX_QUEUED_TRADES && !this.failure) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    while (this.queued > MAX_QUEUED_TRADES && !this.failure)
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
     if (this.failure) throw this.failure;
   }
 

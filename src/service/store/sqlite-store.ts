@@ -50,32 +50,48 @@ class SqliteMarketStore implements MarketStore {
         'SELECT id, unit, ticker, name, decimals, logo_kind FROM tokens ORDER BY id',
       )
       .all()
-      .map((r): TokenRow => ({ id: r.id, unit: r.unit, ticker: r.ticker, name: r.name, decimals: r.decimals, logoKind: r.logo_kind }));
+      .map((r): TokenRow => ({
+        id: r.id,
+        unit: r.unit,
+        ticker: r.ticker,
+        name: r.name,
+        decimals: r.decimals,
+        logoKind: r.logo_kind,
+      }));
     const pairs = this.db.prepare<[], PairRow>('SELECT id, base, quote FROM pairs ORDER BY id').all();
     const pools = this.db
       .prepare<
         [],
-        { id: number; pool_id: string; grp: string; pair_id: number; n: number; fee_bps: number; base_reserve: number; quote_reserve: number; simulated: number }
+        {
+          id: number;
+          pool_id: string;
+          grp: string;
+          pair_id: number;
+          n: number;
+          fee_bps: number;
+          base_reserve: number;
+          quote_reserve: number;
+          simulated: number;
+        }
       >('SELECT * FROM pools ORDER BY id')
       .all()
-      .map(
-        (r): PoolRow => ({
-          id: r.id,
-          poolId: r.pool_id,
-          group: r.grp,
-          pairId: r.pair_id,
-          n: r.n,
-          feeBps: r.fee_bps,
-          baseReserve: r.base_reserve,
-          quoteReserve: r.quote_reserve,
-          simulated: r.simulated === 1,
-        }),
-      );
+      .map((r): PoolRow => ({
+        id: r.id,
+        poolId: r.pool_id,
+        group: r.grp,
+        pairId: r.pair_id,
+        n: r.n,
+        feeBps: r.fee_bps,
+        baseReserve: r.base_reserve,
+        quoteReserve: r.quote_reserve,
+        simulated: r.simulated === 1,
+      }));
     return Promise.resolve({ tokens, pairs, pools });
   }
 
   nextIds(): Promise<NextIds> {
-    const next = (table: string) => (this.db.prepare(`SELECT coalesce(max(id), 0) + 1 AS n FROM ${table}`).get() as { n: number }).n;
+    const next = (table: string) =>
+      (this.db.prepare(`SELECT coalesce(max(id), 0) + 1 AS n FROM ${table}`).get() as { n: number }).n;
     return Promise.resolve({ token: next('tokens'), pair: next('pairs'), pool: next('pools') });
   }
 
@@ -89,7 +105,9 @@ class SqliteMarketStore implements MarketStore {
 
   journal(): Promise<JournalRow[]> {
     const rows = this.db
-      .prepare<[], { slot: number; id: string; height: number; before: string; created: string | null }>('SELECT slot, id, height, before, created FROM chain_journal ORDER BY slot')
+      .prepare<[], { slot: number; id: string; height: number; before: string; created: string | null }>(
+        'SELECT slot, id, height, before, created FROM chain_journal ORDER BY slot',
+      )
       .all();
     return Promise.resolve(rows.map(journalRowOf));
   }
@@ -101,7 +119,13 @@ class SqliteMarketStore implements MarketStore {
 }
 
 /** A journal row as stored (its JSON columns parsed). */
-function journalRowOf(r: { slot: number; id: string; height: number; before: string; created: string | null }): JournalRow {
+function journalRowOf(r: {
+  slot: number;
+  id: string;
+  height: number;
+  before: string;
+  created: string | null;
+}): JournalRow {
   return {
     slot: r.slot,
     id: r.id,
@@ -127,9 +151,14 @@ class SqliteTradeStore implements TradeStore {
         `SELECT ${prefix}prev_price AS price, ${prefix}prev_tvl AS tvl FROM trades
          WHERE ${series} = ? AND block_time > ? ORDER BY block_time, seq LIMIT 1`,
       ),
-      volume: db.prepare<[number, number], { v: number | null }>(`SELECT sum(volume) AS v FROM trades WHERE ${series} = ? AND block_time > ?`),
+      volume: db.prepare<[number, number], { v: number | null }>(
+        `SELECT sum(volume) AS v FROM trades WHERE ${series} = ? AND block_time > ?`,
+      ),
       // One pass over a JSON array of series: per series, the queries of stateAt (price) and volumeSince.
-      window: db.prepare<[{ ids: string; since: number }], { series: number; price: number | null; volume: number | null }>(
+      window: db.prepare<
+        [{ ids: string; since: number }],
+        { series: number; price: number | null; volume: number | null }
+      >(
         `SELECT s.value AS series,
            coalesce(
              (SELECT ${prefix}price FROM trades WHERE ${series} = s.value AND block_time <= @since ORDER BY block_time DESC, seq DESC LIMIT 1),
@@ -167,7 +196,9 @@ class SqliteTradeStore implements TradeStore {
 
   windowStats(series: readonly number[], aggregate: boolean, since: number): Promise<Map<number, WindowStats>> {
     const rows = (aggregate ? this.aggStats : this.poolStats).window.all({ ids: JSON.stringify(series), since });
-    return Promise.resolve(new Map(rows.map((r) => [r.series, { price: r.price ?? undefined, volume: r.volume ?? 0 }])));
+    return Promise.resolve(
+      new Map(rows.map((r) => [r.series, { price: r.price ?? undefined, volume: r.volume ?? 0 }])),
+    );
   }
 
   count(): Promise<number> {
@@ -177,12 +208,16 @@ class SqliteTradeStore implements TradeStore {
   busiestAggregates(limit: number): Promise<{ series: number; trades: number }[]> {
     return Promise.resolve(
       this.db
-        .prepare<[number], { series: number; trades: number }>('SELECT agg AS series, count(*) AS trades FROM trades GROUP BY agg ORDER BY trades DESC, agg LIMIT ?')
+        .prepare<[number], { series: number; trades: number }>(
+          'SELECT agg AS series, count(*) AS trades FROM trades GROUP BY agg ORDER BY trades DESC, agg LIMIT ?',
+        )
         .all(limit),
     );
   }
 
-  list(filter: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number } = {}): Promise<(TradeRecord & { readonly seq: number })[]> {
+  list(
+    filter: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number } = {},
+  ): Promise<(TradeRecord & { readonly seq: number })[]> {
     const where = ['seq > ?'];
     const args: number[] = [filter.afterSeq ?? 0];
     if (filter.pool !== undefined) {
@@ -202,7 +237,12 @@ class SqliteTradeStore implements TradeStore {
     return Promise.resolve(rows.map(sqliteTrade));
   }
 
-  recent(series: number, aggregate: boolean, limit: number, before?: { readonly time: number; readonly seq: number }): Promise<(TradeRecord & { readonly seq: number })[]> {
+  recent(
+    series: number,
+    aggregate: boolean,
+    limit: number,
+    before?: { readonly time: number; readonly seq: number },
+  ): Promise<(TradeRecord & { readonly seq: number })[]> {
     const column = aggregate ? 'agg' : 'pool';
     const cursor = before ? 'AND (block_time < ? OR (block_time = ? AND seq < ?))' : '';
     const args = before ? [series, before.time, before.time, before.seq, limit] : [series, limit];
@@ -218,19 +258,19 @@ class SqliteTradeStore implements TradeStore {
 
 function sqliteTrade(r: Record<string, number | string>): TradeRecord & { readonly seq: number } {
   return {
-        seq: Number(r.seq),
-        eventId: String(r.event_id),
-        pool: Number(r.pool),
-        agg: Number(r.agg),
-        blockTime: Number(r.block_time),
-        prevPrice: Number(r.prev_price),
-        price: Number(r.price),
-        prevTvl: Number(r.prev_tvl),
-        tvl: Number(r.tvl),
-        volume: Number(r.volume),
-        aggPrevPrice: Number(r.agg_prev_price),
-        aggPrice: Number(r.agg_price),
-        aggPrevTvl: Number(r.agg_prev_tvl),
+    seq: Number(r.seq),
+    eventId: String(r.event_id),
+    pool: Number(r.pool),
+    agg: Number(r.agg),
+    blockTime: Number(r.block_time),
+    prevPrice: Number(r.prev_price),
+    price: Number(r.price),
+    prevTvl: Number(r.prev_tvl),
+    tvl: Number(r.tvl),
+    volume: Number(r.volume),
+    aggPrevPrice: Number(r.agg_prev_price),
+    aggPrice: Number(r.agg_price),
+    aggPrevTvl: Number(r.agg_prev_tvl),
     aggTvl: Number(r.agg_tvl),
   };
 }
@@ -244,7 +284,9 @@ class SqliteBarStore implements BarStore {
 
   constructor(private readonly db: Db) {
     this.rangeStmt = db
-      .prepare<[number, number, number, number], BarRow>('SELECT t, o, h, l, c, v, tvl FROM bars WHERE series = ? AND res = ? AND t >= ? AND t < ? ORDER BY t')
+      .prepare<[number, number, number, number], BarRow>(
+        'SELECT t, o, h, l, c, v, tvl FROM bars WHERE series = ? AND res = ? AND t >= ? AND t < ? ORDER BY t',
+      )
       .raw(true);
     this.extentStmt = db.prepare<[number, number], { first: number | null; last: number | null }>(
       'SELECT min(t) AS first, max(t) AS last FROM bars WHERE series = ? AND res = ?',
@@ -252,7 +294,9 @@ class SqliteBarStore implements BarStore {
     this.countbackStartStmt = db.prepare<[number, number, number, number], { t: number }>(
       'SELECT t FROM bars WHERE series = ? AND res = ? AND t < ? ORDER BY t DESC LIMIT 1 OFFSET ?',
     );
-    this.countbackOldestStmt = db.prepare<[number, number, number], { t: number }>('SELECT t FROM bars WHERE series = ? AND res = ? AND t < ? ORDER BY t LIMIT 1');
+    this.countbackOldestStmt = db.prepare<[number, number, number], { t: number }>(
+      'SELECT t FROM bars WHERE series = ? AND res = ? AND t < ? ORDER BY t LIMIT 1',
+    );
     this.staleStmt = db.prepare(`SELECT 1 FROM meta WHERE key = '${BARS_STALE}'`);
   }
 
@@ -262,12 +306,16 @@ class SqliteBarStore implements BarStore {
 
   extent(series: number, resolution: Resolution): Promise<{ first: number; last: number } | undefined> {
     const row = this.extentStmt.get(series, RESOLUTION_SECONDS[resolution]);
-    return Promise.resolve(row && row.first !== null && row.last !== null ? { first: row.first, last: row.last } : undefined);
+    return Promise.resolve(
+      row && row.first !== null && row.last !== null ? { first: row.first, last: row.last } : undefined,
+    );
   }
 
   countbackStart(series: number, resolution: Resolution, to: number, count: number): Promise<number | undefined> {
     const res = RESOLUTION_SECONDS[resolution];
-    return Promise.resolve((this.countbackStartStmt.get(series, res, to, count - 1) ?? this.countbackOldestStmt.get(series, res, to))?.t);
+    return Promise.resolve(
+      (this.countbackStartStmt.get(series, res, to, count - 1) ?? this.countbackOldestStmt.get(series, res, to))?.t,
+    );
   }
 
   stale(): Promise<boolean> {
@@ -276,7 +324,12 @@ class SqliteBarStore implements BarStore {
 
   all(): Promise<[number, number, ...BarRow][]> {
     return Promise.resolve(
-      this.db.prepare<[], [number, number, ...BarRow]>('SELECT series, res, t, o, h, l, c, v, tvl FROM bars ORDER BY series, res, t').raw(true).all(),
+      this.db
+        .prepare<[], [number, number, ...BarRow]>(
+          'SELECT series, res, t, o, h, l, c, v, tvl FROM bars ORDER BY series, res, t',
+        )
+        .raw(true)
+        .all(),
     );
   }
 
@@ -286,7 +339,9 @@ class SqliteBarStore implements BarStore {
    */
   rebuild(onProgress?: (done: number, total: number) => void): Promise<number> {
     const total = (this.db.prepare('SELECT count(*) AS n FROM trades').get() as { n: number }).n;
-    const series = this.db.prepare<[string], { id: number; agg: number }>('SELECT id, grp = ? AS agg FROM pools ORDER BY id');
+    const series = this.db.prepare<[string], { id: number; agg: number }>(
+      'SELECT id, grp = ? AS agg FROM pools ORDER BY id',
+    );
     const eventsOf = (column: 'pool' | 'agg', prefix: '' | 'agg_') =>
       this.db
         .prepare<[number], [number, number, number, number, number]>(
@@ -303,7 +358,13 @@ class SqliteBarStore implements BarStore {
       for (const { id, agg } of series.all(AGGREGATE_GROUP)) {
         const rows = (agg ? aggEvents : poolEvents).all(id);
         if (rows.length === 0) continue;
-        const events = rows.map(([block_time, previous_price, current_price, current_tvl, volume]) => ({ block_time, previous_price, current_price, current_tvl, volume }));
+        const events = rows.map(([block_time, previous_price, current_price, current_tvl, volume]) => ({
+          block_time,
+          previous_price,
+          current_price,
+          current_tvl,
+          volume,
+        }));
         // Fold the events once, into 1min bars; each coarser resolution is the rollup of the one before.
         let bars = barsFromEvents(events, RESOLUTIONS[0] as Resolution);
         for (const resolution of RESOLUTIONS) {
@@ -336,7 +397,8 @@ class BarAppender {
 
   constructor(db: Db) {
     const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
-    const sql = (rows: number) => `INSERT INTO bars (series, res, t, o, h, l, c, v, tvl) VALUES ${Array(rows).fill(row).join(', ')}`;
+    const sql = (rows: number) =>
+      `INSERT INTO bars (series, res, t, o, h, l, c, v, tvl) VALUES ${Array(rows).fill(row).join(', ')}`;
     this.many = db.prepare(sql(APPEND_ROWS));
     this.one = db.prepare(sql(1));
   }
@@ -359,22 +421,34 @@ class SqliteKeyStore implements KeyStore {
   private readonly candidatesStmt;
 
   constructor(private readonly db: Db) {
-    this.candidatesStmt = db.prepare<[string], { hash: string; plan: string }>('SELECT hash, plan FROM api_keys WHERE prefix = ? AND revoked_at IS NULL');
+    this.candidatesStmt = db.prepare<[string], { hash: string; plan: string }>(
+      'SELECT hash, plan FROM api_keys WHERE prefix = ? AND revoked_at IS NULL',
+    );
   }
 
   create(hash: string, prefix: string, plan: string, label: string, now: number): Promise<StoredKey> {
-    const info = this.db.prepare('INSERT INTO api_keys (hash, prefix, plan, label, created_at) VALUES (?, ?, ?, ?, ?)').run(hash, prefix, plan, label, now);
+    const info = this.db
+      .prepare('INSERT INTO api_keys (hash, prefix, plan, label, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(hash, prefix, plan, label, now);
     return Promise.resolve({ id: Number(info.lastInsertRowid), prefix, plan, label, createdAt: now, revokedAt: null });
   }
 
   list(): Promise<StoredKey[]> {
     return Promise.resolve(
       this.db
-        .prepare<[], { id: number; prefix: string; plan: string; label: string; created_at: number; revoked_at: number | null }>(
-          'SELECT id, prefix, plan, label, created_at, revoked_at FROM api_keys ORDER BY id',
-        )
+        .prepare<
+          [],
+          { id: number; prefix: string; plan: string; label: string; created_at: number; revoked_at: number | null }
+        >('SELECT id, prefix, plan, label, created_at, revoked_at FROM api_keys ORDER BY id')
         .all()
-        .map((r) => ({ id: r.id, prefix: r.prefix, plan: r.plan, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at })),
+        .map((r) => ({
+          id: r.id,
+          prefix: r.prefix,
+          plan: r.plan,
+          label: r.label,
+          createdAt: r.created_at,
+          revokedAt: r.revoked_at,
+        })),
     );
   }
 
@@ -387,7 +461,9 @@ class SqliteKeyStore implements KeyStore {
   }
 
   count(): Promise<number> {
-    return Promise.resolve((this.db.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number }).n);
+    return Promise.resolve(
+      (this.db.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number }).n,
+    );
   }
 
   candidates(prefix: string): Promise<{ hash: string; plan: string }[]> {
@@ -400,7 +476,9 @@ class SqliteSimStateStore implements SimStateStore {
 
   load(): Promise<SimState | undefined> {
     const row = this.db
-      .prepare<[], { height: number; next_block_time: number; fair: Buffer }>('SELECT height, next_block_time, fair FROM sim_state WHERE id = 1')
+      .prepare<[], { height: number; next_block_time: number; fair: Buffer }>(
+        'SELECT height, next_block_time, fair FROM sim_state WHERE id = 1',
+      )
       .get();
     return Promise.resolve(row && { height: row.height, nextBlockTime: row.next_block_time, fair: row.fair });
   }
@@ -421,7 +499,9 @@ export class SqliteStore implements Store {
     this.bars = new SqliteBarStore(db);
     this.keys = new SqliteKeyStore(db);
     this.sim = new SqliteSimStateStore(db);
-    const insertToken = db.prepare('INSERT INTO tokens (id, unit, ticker, name, decimals, logo_kind) VALUES (?, ?, ?, ?, ?, ?)');
+    const insertToken = db.prepare(
+      'INSERT INTO tokens (id, unit, ticker, name, decimals, logo_kind) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     const updateToken = db.prepare('UPDATE tokens SET ticker = ?, name = ?, decimals = ? WHERE id = ?');
     const setLogo = db.prepare('UPDATE tokens SET logo_kind = ?, logo_png = ? WHERE id = ?');
     const insertPair = db.prepare('INSERT INTO pairs (id, base, quote) VALUES (?, ?, ?)');
@@ -440,11 +520,17 @@ export class SqliteStore implements Store {
        ON CONFLICT (series, res, t) DO UPDATE SET
          h = max(h, excluded.h), l = min(l, excluded.l), c = excluded.c, v = v + excluded.v, tvl = excluded.tvl`,
     );
-    const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    const setMeta = db.prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+    );
     const clearMeta = db.prepare('DELETE FROM meta WHERE key = ?');
     const journalRemoveAfter = db.prepare('DELETE FROM chain_journal WHERE slot > ?');
-    const journalAppend = db.prepare('INSERT INTO chain_journal (slot, id, height, before, created) VALUES (?, ?, ?, ?, ?)');
-    const setLp = db.prepare('INSERT INTO chain_lp (pool, lp) VALUES (?, ?) ON CONFLICT (pool) DO UPDATE SET lp = excluded.lp');
+    const journalAppend = db.prepare(
+      'INSERT INTO chain_journal (slot, id, height, before, created) VALUES (?, ?, ?, ?, ?)',
+    );
+    const setLp = db.prepare(
+      'INSERT INTO chain_lp (pool, lp) VALUES (?, ?) ON CONFLICT (pool) DO UPDATE SET lp = excluded.lp',
+    );
     const removeLp = db.prepare('DELETE FROM chain_lp WHERE pool = ?');
     const poolsOfPair = db.prepare<[number], { id: number }>('SELECT id FROM pools WHERE pair_id = ?');
     const deleteSeriesBars = db.prepare('DELETE FROM bars WHERE series = ?');
@@ -472,7 +558,9 @@ export class SqliteStore implements Store {
       'SELECT DISTINCT pool AS series, 0 AS agg FROM trades WHERE block_time > ? UNION SELECT DISTINCT agg AS series, 1 AS agg FROM trades WHERE block_time > ?',
     );
     const deleteTradesAfter = db.prepare('DELETE FROM trades WHERE block_time > ?');
-    const insertBar = db.prepare('INSERT INTO bars (series, res, t, o, h, l, c, v, tvl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const insertBar = db.prepare(
+      'INSERT INTO bars (series, res, t, o, h, l, c, v, tvl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     const eventsIn = (column: 'pool' | 'agg', prefix: '' | 'agg_') =>
       db
         .prepare<[number, number, number], [number, number, number, number, number]>(
@@ -488,27 +576,41 @@ export class SqliteStore implements Store {
       deleteBarsIn.run(series, res, start, end);
       const events = (agg ? aggEventsIn : poolEventsIn)
         .all(series, start, end)
-        .map(([block_time, previous_price, current_price, current_tvl, volume]) => ({ block_time, previous_price, current_price, current_tvl, volume }));
-      for (const bar of barsFromEvents(events, resolution)) insertBar.run(series, res, bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
+        .map(([block_time, previous_price, current_price, current_tvl, volume]) => ({
+          block_time,
+          previous_price,
+          current_price,
+          current_tvl,
+          volume,
+        }));
+      for (const bar of barsFromEvents(events, resolution))
+        insertBar.run(series, res, bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
     };
     /** Folds a series' bars again in exactly the buckets holding `times`. */
     const refoldBuckets = (series: number, agg: boolean, times: Iterable<number>) => {
       const list = [...times];
-      for (const resolution of RESOLUTIONS) for (const [start, end] of bucketRuns(list, resolution)) refoldRange(series, agg, resolution, start, end);
+      for (const resolution of RESOLUTIONS)
+        for (const [start, end] of bucketRuns(list, resolution)) refoldRange(series, agg, resolution, start, end);
     };
     /** Folds a series' bars again from the bucket holding `since` on. */
     const refold = (series: number, agg: boolean, since: number) => {
-      for (const resolution of RESOLUTIONS) refoldRange(series, agg, resolution, bucketStart(since, resolution), Number.MAX_SAFE_INTEGER);
+      for (const resolution of RESOLUTIONS)
+        refoldRange(series, agg, resolution, bucketStart(since, resolution), Number.MAX_SAFE_INTEGER);
     };
     const lastStateBefore = db.prepare<[number, number], { price: number; tvl: number }>(
       'SELECT price, tvl FROM trades WHERE pool = ? AND block_time < ? ORDER BY block_time DESC, seq DESC LIMIT 1',
     );
-    const pairTradesFrom = db.prepare<[number, number], PairTradeRow & AggregateColumns & { readonly blockTime: number }>(
+    const pairTradesFrom = db.prepare<
+      [number, number],
+      PairTradeRow & AggregateColumns & { readonly blockTime: number }
+    >(
       `SELECT seq, pool, block_time AS blockTime, prev_price AS prevPrice, price, prev_tvl AS prevTvl, tvl,
               agg_prev_price AS aggPrevPrice, agg_price AS aggPrice, agg_prev_tvl AS aggPrevTvl, agg_tvl AS aggTvl
        FROM trades WHERE agg = ? AND block_time >= ? ORDER BY block_time, seq`,
     );
-    const setAggregateColumns = db.prepare('UPDATE trades SET agg_prev_price = ?, agg_price = ?, agg_prev_tvl = ?, agg_tvl = ? WHERE seq = ?');
+    const setAggregateColumns = db.prepare(
+      'UPDATE trades SET agg_prev_price = ?, agg_price = ?, agg_prev_tvl = ?, agg_tvl = ? WHERE seq = ?',
+    );
     /**
      * See `CommitBatch.reaggregate`: the pair's Aggregate columns from `from` on, as its replay computes
      * them; returns the times of the trades whose columns changed (their buckets are folded again).
@@ -521,7 +623,8 @@ export class SqliteStore implements Store {
       }
       const trades = pairTradesFrom.all(agg, from);
       const columns = replay(before, trades);
-      if (columns.length !== trades.length) throw new Error(`reaggregate: ${columns.length} answers for ${trades.length} trades`);
+      if (columns.length !== trades.length)
+        throw new Error(`reaggregate: ${columns.length} answers for ${trades.length} trades`);
       const changed: number[] = [];
       trades.forEach((trade, i) => {
         const c = columns[i] as AggregateColumns;
@@ -544,18 +647,55 @@ export class SqliteStore implements Store {
       for (const l of batch.logos ?? []) setLogo.run(l.kind, l.kind === 0 ? null : l.png, l.id);
       for (const p of batch.pairs ?? []) insertPair.run(p.id, p.base, p.quote);
       for (const p of batch.pools ?? []) {
-        insertPool.run(p.id, p.poolId, p.group, p.pairId, p.n, p.feeBps, p.baseReserve, p.quoteReserve, p.simulated ? 1 : 0);
+        insertPool.run(
+          p.id,
+          p.poolId,
+          p.group,
+          p.pairId,
+          p.n,
+          p.feeBps,
+          p.baseReserve,
+          p.quoteReserve,
+          p.simulated ? 1 : 0,
+        );
       }
       for (const r of batch.trades ?? []) {
-        insertTrade.run(r.eventId, r.pool, r.agg, r.blockTime, r.prevPrice, r.price, r.prevTvl, r.tvl, r.volume, r.aggPrevPrice, r.aggPrice, r.aggPrevTvl, r.aggTvl);
+        insertTrade.run(
+          r.eventId,
+          r.pool,
+          r.agg,
+          r.blockTime,
+          r.prevPrice,
+          r.price,
+          r.prevTvl,
+          r.tvl,
+          r.volume,
+          r.aggPrevPrice,
+          r.aggPrice,
+          r.aggPrevTvl,
+          r.aggTvl,
+        );
       }
       if (batch.bars) {
         for (const { series, resolution, bar } of batch.bars.entries()) {
-          upsertBar.run(series, RESOLUTION_SECONDS[resolution], bar.time, bar.open, bar.high, bar.low, bar.close, bar.volume, bar.tvl);
+          upsertBar.run(
+            series,
+            RESOLUTION_SECONDS[resolution],
+            bar.time,
+            bar.open,
+            bar.high,
+            bar.low,
+            bar.close,
+            bar.volume,
+            bar.tvl,
+          );
         }
       }
-      const changed = new Map((batch.reaggregate ?? []).map((r) => [r.agg, reaggregate(r.agg, r.pools, r.from, r.replay)] as const));
-      for (const { series, aggregate, times } of mergeRefolds(batch.refold, changed)) refoldBuckets(series, aggregate, times);
+      const changed = new Map(
+        (batch.reaggregate ?? []).map((r) => [r.agg, reaggregate(r.agg, r.pools, r.from, r.replay)] as const),
+      );
+      for (const { series, aggregate, times } of mergeRefolds(batch.refold, changed))
+        refoldBuckets(series, aggregate, times);
       if (batch.barsStale === true) setMeta.run(BARS_STALE, '1');
       else if (batch.barsStale === false) clearMeta.run(BARS_STALE);
       for (const r of batch.reserves ?? []) updateReserves.run(r.base, r.quote, r.id);
@@ -564,7 +704,14 @@ export class SqliteStore implements Store {
       if (batch.journal) {
         const { removeAfter, append, removeBefore } = batch.journal;
         if (removeAfter !== undefined) journalRemoveAfter.run(removeAfter);
-        for (const row of append ?? []) journalAppend.run(row.slot, row.id, row.height, JSON.stringify(row.before), row.created ? JSON.stringify(row.created) : null);
+        for (const row of append ?? [])
+          journalAppend.run(
+            row.slot,
+            row.id,
+            row.height,
+            JSON.stringify(row.before),
+            row.created ? JSON.stringify(row.created) : null,
+          );
         if (removeBefore !== undefined) journalRemoveBefore.run(removeBefore);
       }
       if (batch.chainLp) {
@@ -591,7 +738,10 @@ export class SqliteStore implements Store {
   /** See `Store.bulkLoad`; `barsPerCommit`: bars per transaction at its end (tests make it small). */
   bulkLoad(options: { readonly barsPerCommit?: number } = {}): Promise<BulkLoad | undefined> {
     try {
-      const target = { apply: (batch: CommitBatch) => this.apply(batch), rebuild: (onProgress?: (done: number, total: number) => void) => this.bars.rebuild(onProgress) };
+      const target = {
+        apply: (batch: CommitBatch) => this.apply(batch),
+        rebuild: (onProgress?: (done: number, total: number) => void) => this.bars.rebuild(onProgress),
+      };
       return Promise.resolve(startSqliteBulkLoad(this.db, target, BARS_STALE, options.barsPerCommit));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));

@@ -72,7 +72,12 @@ export const liquiditySchema = z
     /** The same TVL valued in ADA, comparable across pairs (0 when the base has no ADA price). */
     tvl_ada: z.array(z.number()),
   })
-  .check(z.refine((b) => b.tvl.length === b.ticker.length && b.tvl_ada.length === b.ticker.length, 'arrays must have the same length'));
+  .check(
+    z.refine(
+      (b) => b.tvl.length === b.ticker.length && b.tvl_ada.length === b.ticker.length,
+      'arrays must have the same length',
+    ),
+  );
 export type Liquidity = z.infer<typeof liquiditySchema>;
 
 /** `GET /api/x/token-info/<unit>`: a token's registry metadata, which no spec endpoint carries. */
@@ -95,7 +100,12 @@ export const tokenNamesSchema = z
     ticker: z.array(z.string()),
     name: z.array(z.string()),
   })
-  .check(z.refine((b) => b.ticker.length === b.unit.length && b.name.length === b.unit.length, 'unit, ticker and name must have the same length'));
+  .check(
+    z.refine(
+      (b) => b.ticker.length === b.unit.length && b.name.length === b.unit.length,
+      'unit, ticker and name must have the same length',
+    ),
+  );
 export type TokenNames = z.infer<typeof tokenNamesSchema>;
 
 /** `GET /api/x/deepest`: the pool ID of each group's deepest pool (TVL valued in ADA). */
@@ -165,7 +175,13 @@ export type PairPool = z.infer<typeof pairPoolSchema>;
 
 export const pairPoolsResponseSchema = z.strictObject({
   s: z.literal('ok'),
-  aggregate: z.strictObject({ pool_id: z.string(), symbol: z.string(), price: z.number(), tvl: z.number(), volume_24h: z.number() }),
+  aggregate: z.strictObject({
+    pool_id: z.string(),
+    symbol: z.string(),
+    price: z.number(),
+    tvl: z.number(),
+    volume_24h: z.number(),
+  }),
   /** Deepest first. */
   pools: z.array(pairPoolSchema),
 });
@@ -181,11 +197,14 @@ export const GROUP_STATS_MAX_POOLS = 100;
  */
 function column<T>(ok: (value: unknown) => value is T, what: string, items: Record<string, unknown>) {
   // The OpenAPI document's schema of the column (a custom check has none of its own).
-  return z.custom<T[]>((value) => Array.isArray(value) && value.every(ok), { error: `expected an array of ${what}` }).register(z.globalRegistry, { type: 'array', items });
+  return z
+    .custom<T[]>((value) => Array.isArray(value) && value.every(ok), { error: `expected an array of ${what}` })
+    .register(z.globalRegistry, { type: 'array', items });
 }
 const isString = (value: unknown): value is string => typeof value === 'string';
 /** As z.number(): finite. */
-const isKnownNumber = (value: unknown): value is number | null => value === null || (typeof value === 'number' && Number.isFinite(value));
+const isKnownNumber = (value: unknown): value is number | null =>
+  value === null || (typeof value === 'number' && Number.isFinite(value));
 
 /** A column of strings. */
 const strings = column(isString, 'strings', { type: 'string' });
@@ -225,7 +244,10 @@ export const groupStatsSchema = z
   })
   .check(
     z.refine(
-      (b) => [b.symbol, b.base, b.quote, b.price, b.change_24h, b.volume_24h, b.tvl, b.tvl_ada].every((column) => column.length === b.ticker.length),
+      (b) =>
+        [b.symbol, b.base, b.quote, b.price, b.change_24h, b.volume_24h, b.tvl, b.tvl_ada].every(
+          (column) => column.length === b.ticker.length,
+        ),
       'every column must have one entry per ticker',
     ),
   );
@@ -254,7 +276,10 @@ export const spreadsSchema = z
   })
   .check(
     z.refine(
-      (b) => [b.quote, b.aggregate, b.spread_percent, b.pools, b.low, b.high].every((column) => column.length === b.base.length),
+      (b) =>
+        [b.quote, b.aggregate, b.spread_percent, b.pools, b.low, b.high].every(
+          (column) => column.length === b.base.length,
+        ),
       'every column must have one entry per pair',
     ),
   );

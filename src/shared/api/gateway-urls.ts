@@ -17,6 +17,11 @@ export function gatewayUrl(base: string, path: string, query: Readonly<Record<st
 }
 
 /** The /history query of the last `countback` bars before `to` (the countback extension), always with TVL. */
-export function lastBarsQuery(symbol: string, resolution: Resolution, to: number, countback: number): Record<string, QueryValue> {
+export function lastBarsQuery(
+  symbol: string,
+  resolution: Resolution,
+  to: number,
+  countback: number,
+): Record<string, QueryValue> {
   return { symbol, resolution, to, countback, include_tvl: true };
 }

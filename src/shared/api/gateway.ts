@@ -65,7 +65,6 @@ export const liveErrorSchema = z.strictObject({
 });
 export type LiveError = z.infer<typeof liveErrorSchema>;
 
-
 /**
  * Payload of a `rollback` event (sent to every browser connection, once per rollback): the chain rolled
  * back to the block at `slot` (`id`), whose time is `time` (Unix seconds). Every trade after `time` was

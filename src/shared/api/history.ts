@@ -19,7 +19,10 @@ export const historyResponseSchema = z
   })
   .check(
     z.refine(
-      (body) => [body.o, body.h, body.l, body.c, body.v, ...(body.tvl ? [body.tvl] : [])].every((a) => a.length === body.t.length),
+      (body) =>
+        [body.o, body.h, body.l, body.c, body.v, ...(body.tvl ? [body.tvl] : [])].every(
+          (a) => a.length === body.t.length,
+        ),
       'all arrays must have the same length',
     ),
   );

@@ -18,7 +18,10 @@ const finiteNumber = (name: string) =>
     .min(1, `${name} is required`)
     .refine((value) => /^-?\d+(\.\d+)?$/.test(value), `${name} must be a Unix timestamp in seconds`)
     .transform((value) => Math.floor(Number(value)))
-    .refine((value) => Number.isSafeInteger(value) && value >= 0, `${name} must be a non-negative Unix timestamp in seconds`);
+    .refine(
+      (value) => Number.isSafeInteger(value) && value >= 0,
+      `${name} must be a non-negative Unix timestamp in seconds`,
+    );
 
 /** Spellings of a boolean query value, as FastAPI-style services take them (any letter case). */
 const TRUE_WORDS = ['true', '1', 'yes', 'on', 't', 'y'];
@@ -27,7 +30,9 @@ const FALSE_WORDS = ['false', '0', 'no', 'off', 'f', 'n'];
 const booleanFlag = z
   .string()
   .transform((value) => value.trim().toLowerCase())
-  .refine((value) => TRUE_WORDS.includes(value) || FALSE_WORDS.includes(value), { error: 'include_tvl must be true or false' })
+  .refine((value) => TRUE_WORDS.includes(value) || FALSE_WORDS.includes(value), {
+    error: 'include_tvl must be true or false',
+  })
   .transform((value) => TRUE_WORDS.includes(value));
 
 /** Query of GET /history, as strings on the wire. */
@@ -40,11 +45,19 @@ export const historyQuerySchema = z
       .meta({ description: 'The ticker (pool ID, hex) or the symbol name (e.g. ADA.SNEK_Aggregate_Pool1).' }),
     // An enum, so the OpenAPI document lists the values.
     resolution: z
-      .enum(RESOLUTIONS as [Resolution, ...Resolution[]], { error: (issue) => (issue.input === undefined ? 'resolution is required' : `resolution must be one of ${RESOLUTIONS.join(', ')}`) })
+      .enum(RESOLUTIONS as [Resolution, ...Resolution[]], {
+        error: (issue) =>
+          issue.input === undefined ? 'resolution is required' : `resolution must be one of ${RESOLUTIONS.join(', ')}`,
+      })
       .meta({ description: `One of ${RESOLUTIONS.join(', ')}.`, examples: ['1min', '1d'] }),
-    from: z.string().optional().meta({ description: 'Unix seconds, >= 0, not later than `to` (a fraction is floored). Required unless `countback` is given (then ignored).' }),
+    from: z.string().optional().meta({
+      description:
+        'Unix seconds, >= 0, not later than `to` (a fraction is floored). Required unless `countback` is given (then ignored).',
+    }),
     to: finiteNumber('to').meta({ description: 'Unix seconds, >= 0 (exclusive).' }),
-    include_tvl: booleanFlag.optional().meta({ description: 'true/false, 1/0, yes/no, on/off, t/f, y/n (any case): adds the `tvl` column.' }),
+    include_tvl: booleanFlag
+      .optional()
+      .meta({ description: 'true/false, 1/0, yes/no, on/off, t/f, y/n (any case): adds the `tvl` column.' }),
     countback: z
       .string()
       .trim()
@@ -76,13 +89,23 @@ export const historyQuerySchema = z
 
 /** Query of GET /tokens/current: exactly one of policy and pool (checked by the service, which names the error). */
 export const tokenCurrentQuerySchema = z.object({
-  policy: z.string().optional().meta({ description: 'Token unit: policy ID (56 hex) and asset name (0-64 hex, even length). Exactly one of policy and pool.' }),
-  pool: z.string().optional().meta({ description: 'Pool ID (non-empty even-length hex, at most 128 characters). Exactly one of policy and pool.' }),
+  policy: z.string().optional().meta({
+    description:
+      'Token unit: policy ID (56 hex) and asset name (0-64 hex, even length). Exactly one of policy and pool.',
+  }),
+  pool: z.string().optional().meta({
+    description: 'Pool ID (non-empty even-length hex, at most 128 characters). Exactly one of policy and pool.',
+  }),
 });
 
 /** GET /symbol_info. */
 export const symbolInfoQuerySchema = z.object({
-  group: z.string().trim().min(1, 'group must not be empty').optional().meta({ description: 'A group of /groups (any letter case); every symbol of every group without it.' }),
+  group: z
+    .string()
+    .trim()
+    .min(1, 'group must not be empty')
+    .optional()
+    .meta({ description: 'A group of /groups (any letter case); every symbol of every group without it.' }),
 });
 
 /** Query of `GET /api/x/liquidity`. */
@@ -130,7 +153,10 @@ export const spreadsQuerySchema = z.object({
 
 /** Query of `GET /api/x/group-stats`. */
 export const groupStatsQuerySchema = z.object({
-  group: z.string({ error: 'group is required' }).min(1, 'group is required').meta({ description: 'A group of /api/v1/groups (any case).', example: 'Aggregate' }),
+  group: z
+    .string({ error: 'group is required' })
+    .min(1, 'group is required')
+    .meta({ description: 'A group of /api/v1/groups (any case).', example: 'Aggregate' }),
   pools: z
     .string()
     .regex(
@@ -138,5 +164,7 @@ export const groupStatsQuerySchema = z.object({
       `pools must be up to ${GROUP_STATS_MAX_POOLS} hex pool IDs, comma-separated`,
     )
     .optional()
-    .meta({ description: `Only these pools of the group (up to ${GROUP_STATS_MAX_POOLS}, comma-separated; others are left out): the rows a screen shows.` }),
+    .meta({
+      description: `Only these pools of the group (up to ${GROUP_STATS_MAX_POOLS}, comma-separated; others are left out): the rows a screen shows.`,
+    }),
 });

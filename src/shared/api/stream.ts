@@ -57,7 +57,12 @@ export const STREAM_EXTENSIONS_HEADER = 'X-Stream-Extensions';
 export const ROLLBACK_EXTENSION = 'rollback';
 
 /** Any line a stream opened with our extensions may carry. */
-export const extendedStreamLineSchema = z.union([tradeEventSchema, streamPingSchema, streamErrorSchema, streamRollbackSchema]);
+export const extendedStreamLineSchema = z.union([
+  tradeEventSchema,
+  streamPingSchema,
+  streamErrorSchema,
+  streamRollbackSchema,
+]);
 export type ExtendedStreamLine = z.infer<typeof extendedStreamLineSchema>;
 
 /** Request body of POST /tokens/stream. */

@@ -71,14 +71,29 @@ export const udfSearchQuerySchema = z.object({
 
 export const udfHistoryQuerySchema = z.object({
   symbol: z.string(),
-  resolution: z.enum(UDF_RESOLUTIONS).or(z.enum(['D', '1440'])).meta({ description: 'TradingView resolution: 1, 5, 15, 60, 1D (also D, 1440).' }),
-  from: z.string().regex(/^-?\d+(\.\d+)?$/).optional().meta({ description: 'Unix seconds, inclusive (may be left out with countback).' }),
-  to: z.string().regex(/^-?\d+(\.\d+)?$/).meta({ description: 'Unix seconds, exclusive.' }),
-  countback: z.string().regex(/^\d+$/).optional().meta({ description: 'At least this many bars before `to`; 0 (as TradingView’s adapter sends it): the range only.' }),
+  resolution: z
+    .enum(UDF_RESOLUTIONS)
+    .or(z.enum(['D', '1440']))
+    .meta({ description: 'TradingView resolution: 1, 5, 15, 60, 1D (also D, 1440).' }),
+  from: z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/)
+    .optional()
+    .meta({ description: 'Unix seconds, inclusive (may be left out with countback).' }),
+  to: z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/)
+    .meta({ description: 'Unix seconds, exclusive.' }),
+  countback: z.string().regex(/^\d+$/).optional().meta({
+    description: 'At least this many bars before `to`; 0 (as TradingView’s adapter sends it): the range only.',
+  }),
 });
 
 /** `GET /udf/history`: bars, or `no_data` with where the data before the range ends. */
-export const udfHistoryResponseSchema = z.union([historyResponseSchema, z.strictObject({ s: z.literal('no_data'), nextTime: z.number().optional() })]);
+export const udfHistoryResponseSchema = z.union([
+  historyResponseSchema,
+  z.strictObject({ s: z.literal('no_data'), nextTime: z.number().optional() }),
+]);
 export type UdfHistoryResponse = z.infer<typeof udfHistoryResponseSchema>;
 
 export const udfSymbolInfoQuerySchema = z.object({

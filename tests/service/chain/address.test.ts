@@ -19,7 +19,9 @@ describe('PaymentScripts', () => {
     const addresses = readdirSync(CHAIN_FIXTURES_DIR)
       .filter((file) => file.endsWith('.json'))
       .flatMap((file) => readChainFixture(file).outputs.map((o) => o.address));
-    if (hasPrise) for (const block of realOgmiosBlocks()) for (const tx of fromOgmiosBlock(block).transactions) for (const out of tx.outputs) addresses.push(out.address);
+    if (hasPrise)
+      for (const block of realOgmiosBlocks())
+        for (const tx of fromOgmiosBlock(block).transactions) for (const out of tx.outputs) addresses.push(out.address);
     const scripts = new Set(addresses.map(paymentScriptOf).filter((hash) => hash !== undefined));
     // Every fixture is a pool output at a script (40 scripts and more); prise's blocks add key and Byron addresses.
     expect(scripts.size).toBeGreaterThan(20);
@@ -46,7 +48,8 @@ describe('PaymentScripts', () => {
     }
     expect(lookup.get(shelleyAddress(0x71, `f${SCRIPT.slice(1)}`))).toBeUndefined();
     // Types 0, 2, 4 and 6 pay to a key: the same 28 bytes as a key hash are no script.
-    for (const header of [0x01, 0x21, 0x41, 0x61]) expect(lookup.get(shelleyAddress(header, SCRIPT + KEY)), header.toString(16)).toBeUndefined();
+    for (const header of [0x01, 0x21, 0x41, 0x61])
+      expect(lookup.get(shelleyAddress(header, SCRIPT + KEY)), header.toString(16)).toBeUndefined();
   });
 
   it('finds nothing for another network, a stake or Byron address, or text that is no address', () => {
@@ -58,12 +61,20 @@ describe('PaymentScripts', () => {
     expect(lookup.get('Ae2tdPwUPEZKnykUqXyYQvrmrpaT5JbNXgWMhNR7cNkGPDYvyLkPHmm4VnR')).toBeUndefined();
     const enterprise = shelleyAddress(0x71, SCRIPT);
     // Empty, the prefix alone, cut inside the credential, upper case, 'b' (outside bech32's alphabet) or a non-ASCII character as the 47th.
-    for (const bad of ['', 'addr1', enterprise.slice(0, 50), enterprise.toUpperCase(), `${enterprise.slice(0, 51)}b${enterprise.slice(52)}`, `${enterprise.slice(0, 51)}é${enterprise.slice(52)}`]) {
+    for (const bad of [
+      '',
+      'addr1',
+      enterprise.slice(0, 50),
+      enterprise.toUpperCase(),
+      `${enterprise.slice(0, 51)}b${enterprise.slice(52)}`,
+      `${enterprise.slice(0, 51)}é${enterprise.slice(52)}`,
+    ]) {
       expect(lookup.get(bad), bad).toBeUndefined();
     }
   });
 
   it('refuses a value that is no script hash', () => {
-    for (const bad of ['', SCRIPT.slice(2), SCRIPT.toUpperCase(), `${SCRIPT}00`]) expect(() => new PaymentScripts([[bad, 1]]), bad).toThrow(/not a script hash/);
+    for (const bad of ['', SCRIPT.slice(2), SCRIPT.toUpperCase(), `${SCRIPT}00`])
+      expect(() => new PaymentScripts([[bad, 1]]), bad).toThrow(/not a script hash/);
   });
 });

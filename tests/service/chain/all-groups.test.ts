@@ -6,7 +6,13 @@ import { fromOgmiosBlock } from '../../../src/service/chain/ogmios-block';
 import { DEX_GROUPS } from '../../../src/shared/groups';
 import { CHAIN_FIXTURES_DIR, fixtureBlock, readChainFixture, type FixtureOutput } from '../../support/chain-fixtures';
 import { FakeOgmios } from '../../support/fake-ogmios';
-import { hasPrise, qualifiedTransactions, realOgmiosBlocks, toChainTxs, type OgmiosWireBlock } from '../../support/prise';
+import {
+  hasPrise,
+  qualifiedTransactions,
+  realOgmiosBlocks,
+  toChainTxs,
+  type OgmiosWireBlock,
+} from '../../support/prise';
 import { createTestService, type TestService } from '../../support/service';
 
 /**
@@ -25,7 +31,15 @@ function asFixtureOutputs(tx: ChainTx): FixtureOutput[] {
     const value: Record<string, string> = { lovelace: o.lovelace.toString() };
     for (const [unit, amount] of o.assets) value[unit] = amount.toString();
     const witnessDatum = o.datumHash ? tx.datums.get(o.datumHash) : undefined;
-    return { tx: tx.id, index: o.index, address: o.address, value, ...(o.datum ? { datum: o.datum } : {}), ...(o.datumHash ? { datumHash: o.datumHash } : {}), ...(witnessDatum ? { witnessDatum } : {}) };
+    return {
+      tx: tx.id,
+      index: o.index,
+      address: o.address,
+      value,
+      ...(o.datum ? { datum: o.datum } : {}),
+      ...(o.datumHash ? { datumHash: o.datumHash } : {}),
+      ...(witnessDatum ? { witnessDatum } : {}),
+    };
   });
 }
 
@@ -42,7 +56,9 @@ describe.skipIf(!hasPrise)('a chain-fed market of every DEX group', () => {
     // of each (with its resolved outputs) joins them.
     const qualified = [...qualifiedTransactions().values()].map((q) => toChainTxs(q).outputs);
     const ofGroup = (group: string) => {
-      const tx = qualified.find((t) => !seen.has(t.id) && poolOutputs(t).some((o) => 'state' in o && o.state.group === group));
+      const tx = qualified.find(
+        (t) => !seen.has(t.id) && poolOutputs(t).some((o) => 'state' in o && o.state.group === group),
+      );
       if (!tx) throw new Error(`prise holds no ${group} transaction`);
       return asFixtureOutputs(tx);
     };
@@ -57,9 +73,16 @@ describe.skipIf(!hasPrise)('a chain-fed market of every DEX group', () => {
     chain = [...real, fixtureBlock(real.at(-1) as OgmiosWireBlock, outputs)];
     fake = await FakeOgmios.start(chain);
     const start = real[0] as OgmiosWireBlock;
-    service = await createTestService({ env: { SOURCE: 'chain', OGMIOS_URL: fake.url, CHAIN_START: `${start.slot}.${start.id}` } });
+    service = await createTestService({
+      env: { SOURCE: 'chain', OGMIOS_URL: fake.url, CHAIN_START: `${start.slot}.${start.id}` },
+    });
     service.runtime.startLive();
-    await vi.waitUntil(async () => ((await (await service.request('/healthz', { key: null })).json()) as { chain: { tipSlot: number } }).chain.tipSlot === chain.at(-1)?.slot, { timeout: 20_000 });
+    await vi.waitUntil(
+      async () =>
+        ((await (await service.request('/healthz', { key: null })).json()) as { chain: { tipSlot: number } }).chain
+          .tipSlot === chain.at(-1)?.slot,
+      { timeout: 20_000 },
+    );
   }, 30_000);
   afterAll(async () => {
     await service?.close();
@@ -69,9 +92,14 @@ describe.skipIf(!hasPrise)('a chain-fed market of every DEX group', () => {
   it('lists in symbol_info exactly the pools seen on chain, each in its group, and every group has pools', async () => {
     // What the decoders read from the blocks after the start (the start block itself is not applied).
     const expected = new Map<string, Set<string>>(DEX_GROUPS.map((g) => [g, new Set<string>()]));
-    for (const block of chain.slice(1)) for (const tx of fromOgmiosBlock(block).transactions) for (const out of poolOutputs(tx)) if ('state' in out) expected.get(out.state.group)?.add(out.state.poolId);
+    for (const block of chain.slice(1))
+      for (const tx of fromOgmiosBlock(block).transactions)
+        for (const out of poolOutputs(tx)) if ('state' in out) expected.get(out.state.group)?.add(out.state.poolId);
     for (const group of DEX_GROUPS) {
-      const body = (await service.getJson(`/api/v1/symbol_info?group=${group}`)) as { ticker: string[]; 'exchange-listed': string[] };
+      const body = (await service.getJson(`/api/v1/symbol_info?group=${group}`)) as {
+        ticker: string[];
+        'exchange-listed': string[];
+      };
       expect(new Set(body.ticker), group).toEqual(expected.get(group));
       expect(body.ticker.length, group).toBeGreaterThan(0);
       expect(new Set(body['exchange-listed'])).toEqual(new Set([group]));
@@ -79,14 +107,23 @@ describe.skipIf(!hasPrise)('a chain-fed market of every DEX group', () => {
   });
 
   it('sums every pool of a pair across groups in its Aggregate: ADA/NIGHT on SundaeSwap V3 and WingRiders V2', async () => {
-    const aggregates = (await service.getJson('/api/v1/symbol_info?group=Aggregate')) as { ticker: string[]; currency: string[] };
+    const aggregates = (await service.getJson('/api/v1/symbol_info?group=Aggregate')) as {
+      ticker: string[];
+      currency: string[];
+    };
     const night = aggregates.currency.findIndex((unit) => unit.endsWith('4e49474854'));
     expect(night).toBeGreaterThanOrEqual(0);
     const aggregate = aggregates.ticker[night] as string;
-    const pools = (await service.getJson(`/api/x/pair-pools?pool=${aggregate}`)) as { pools: { pool_id: string; group: string }[] };
+    const pools = (await service.getJson(`/api/x/pair-pools?pool=${aggregate}`)) as {
+      pools: { pool_id: string; group: string }[];
+    };
     expect(new Set(pools.pools.map((p) => p.group))).toEqual(new Set(['SundaeSwapV3', 'WingRidersV2']));
-    const tvl = async (pool: string) => ((await service.getJson(`/api/v1/tokens/current?pool=${pool}`)) as { current_tvl: number }).current_tvl;
+    const tvl = async (pool: string) =>
+      ((await service.getJson(`/api/v1/tokens/current?pool=${pool}`)) as { current_tvl: number }).current_tvl;
     const parts = await Promise.all(pools.pools.map((p) => tvl(p.pool_id)));
-    expect(await tvl(aggregate)).toBeCloseTo(parts.reduce((a, b) => a + b, 0), 6);
+    expect(await tvl(aggregate)).toBeCloseTo(
+      parts.reduce((a, b) => a + b, 0),
+      6,
+    );
   });
 });

@@ -8,7 +8,13 @@ import { poolOutputs } from '../../../src/service/chain/dexes';
 import { fromOgmiosBlock } from '../../../src/service/chain/ogmios-block';
 import { openMarket, type MarketHandle } from '../../../src/service/open-market';
 import { hasPrise, realOgmiosBlocks } from '../../support/prise';
-import { syntheticBlocks, syntheticPoolId, syntheticPools, type ChainCursor, type SyntheticPool } from '../../support/synthetic-chain';
+import {
+  syntheticBlocks,
+  syntheticPoolId,
+  syntheticPools,
+  type ChainCursor,
+  type SyntheticPool,
+} from '../../support/synthetic-chain';
 
 /** ChainIngest on a real store: undecodable pool outputs are skipped alone, replays change nothing. */
 let dir: string;
@@ -36,8 +42,15 @@ describe.skipIf(!hasPrise)('ChainIngest', () => {
     // And a Minswap V2 pool output (inline datum) beside them, which must be applied.
     const v2 = syntheticPools(1);
     const v2Tx = fromOgmiosBlock(syntheticBlocks(start(), v2, 1, { updates: 1 })[0]).transactions;
-    const stripped: ChainBlock = { ...broken, transactions: [...broken.transactions.map((tx) => ({ ...tx, datums: new Map() })), ...v2Tx] };
-    const minswapOutputs = broken.transactions.flatMap((tx) => poolOutputs(tx).filter((o) => 'state' in o && o.state.group === 'Minswap').map((o) => `${tx.id}#${o.index}`));
+    const stripped: ChainBlock = {
+      ...broken,
+      transactions: [...broken.transactions.map((tx) => ({ ...tx, datums: new Map() })), ...v2Tx],
+    };
+    const minswapOutputs = broken.transactions.flatMap((tx) =>
+      poolOutputs(tx)
+        .filter((o) => 'state' in o && o.state.group === 'Minswap')
+        .map((o) => `${tx.id}#${o.index}`),
+    );
     expect(minswapOutputs).toHaveLength(5);
     const pools = new Set<string>();
     for (const block of all) {
@@ -46,14 +59,18 @@ describe.skipIf(!hasPrise)('ChainIngest', () => {
         expect(report.skipped).toBeUndefined();
         expect(report.undecodable).toBe(5);
         // Its other pool output (MinswapV2's inline datum needs no witness) was applied.
-        for (const tx of stripped.transactions) for (const o of poolOutputs(tx)) if ('state' in o) pools.add(o.state.poolId);
+        for (const tx of stripped.transactions)
+          for (const o of poolOutputs(tx)) if ('state' in o) pools.add(o.state.poolId);
       }
     }
     expect([...pools]).toEqual([syntheticPoolId(v2[0] as SyntheticPool)]);
     expect(handle.market.pools.has(syntheticPoolId(v2[0] as SyntheticPool))).toBe(true);
     expect(ingest.undecodable).toBe(5);
     expect(ingest.undecodableOutputs).toEqual(new Map([['Minswap', 5]]));
-    for (const output of minswapOutputs) expect(lines.some((l) => l.includes(output) && l.includes('slot 115586003') && l.includes('datum missing'))).toBe(true);
+    for (const output of minswapOutputs)
+      expect(lines.some((l) => l.includes(output) && l.includes('slot 115586003') && l.includes('datum missing'))).toBe(
+        true,
+      );
     expect(ingest.tip?.slot).toBe(all.at(-1)?.slot);
   });
 
@@ -70,8 +87,7 @@ describe.skipIf(!hasPrise)('ChainIngest', () => {
   });
 });
 
-describe('ChainIngest on blocks shaped like Ogmios\'s', () => {
-
+describe("ChainIngest on blocks shaped like Ogmios's", () => {
   it('refuses a block that does not follow the stored tip, and applies nothing of it', async () => {
     const ingest = await ChainIngest.open(handle.ingestor, handle.store.market);
     const pools = syntheticPools(3);
@@ -110,7 +126,14 @@ describe('ChainIngest on blocks shaped like Ogmios\'s', () => {
       try {
         const first = await ChainIngest.open(ten.ingestor, ten.store.market);
         for (const block of chain.slice(0, 10)) await first.applyBlock(fromOgmiosBlock(block));
-        return { reserves: [ten.ingestor.market.pools.get(pool)?.baseReserve, ten.ingestor.market.pools.get(pool)?.quoteReserve], trades: await ten.store.trades.count(), bars: await ten.store.bars.all() };
+        return {
+          reserves: [
+            ten.ingestor.market.pools.get(pool)?.baseReserve,
+            ten.ingestor.market.pools.get(pool)?.quoteReserve,
+          ],
+          trades: await ten.store.trades.count(),
+          bars: await ten.store.bars.all(),
+        };
       } finally {
         await ten.close();
         rmSync(other, { recursive: true, force: true });
@@ -119,7 +142,16 @@ describe('ChainIngest on blocks shaped like Ogmios\'s', () => {
     ingest = await ChainIngest.open(handle.ingestor, handle.store.market);
     const at = (i: number) => ({ slot: chain[i]?.slot, id: chain[i]?.id });
     // Newest first: the tip, then 1, 2, 4, 8, 16 blocks back, then the oldest block, then the start.
-    expect(ingest.intersectionPoints({ slot: 1, id: 'ff'.repeat(32) })).toEqual([at(19), at(18), at(17), at(15), at(11), at(3), at(0), { slot: 1, id: 'ff'.repeat(32) }]);
+    expect(ingest.intersectionPoints({ slot: 1, id: 'ff'.repeat(32) })).toEqual([
+      at(19),
+      at(18),
+      at(17),
+      at(15),
+      at(11),
+      at(3),
+      at(0),
+      { slot: 1, id: 'ff'.repeat(32) },
+    ]);
     expect(await ingest.rollBackTo({ slot: chain[9]?.slot ?? 0, id: chain[9]?.id ?? '' })).toBe(10);
     expect(reservesAt(pool)).toEqual(afterTen.reserves);
     expect(await handle.store.trades.count()).toBe(afterTen.trades);

@@ -13,7 +13,15 @@ import { nextSyntheticBlock, syntheticBlocks, syntheticPools, type ChainCursor }
  * follower's status (tip, node tip, lag, blocks, trades, state); a rollback observed with its depth and
  * logged with its slot and block; an undecodable pool output counted by DEX and logged with its block.
  */
-const ANCHOR: OgmiosWireBlock = { type: 'praos', era: 'babbage', id: 'cd'.repeat(32), height: 0, slot: 130_000_000, ancestor: 'genesis', transactions: [] };
+const ANCHOR: OgmiosWireBlock = {
+  type: 'praos',
+  era: 'babbage',
+  id: 'cd'.repeat(32),
+  height: 0,
+  slot: 130_000_000,
+  ancestor: 'genesis',
+  transactions: [],
+};
 
 let fake: FakeOgmios;
 let service: TestService;
@@ -26,7 +34,10 @@ const chain: OgmiosWireBlock[] = [ANCHOR];
 
 beforeAll(async () => {
   // One minute between blocks: 40 blocks are 40 minutes of chain, far behind the node's tip at first.
-  chain.push(...syntheticBlocks(cursor, pools, 1, { updates: 3, sequential: true, slotStep: 60 }), ...syntheticBlocks(cursor, pools, 40, { updates: 1, slotStep: 60 }));
+  chain.push(
+    ...syntheticBlocks(cursor, pools, 1, { updates: 3, sequential: true, slotStep: 60 }),
+    ...syntheticBlocks(cursor, pools, 40, { updates: 1, slotStep: 60 }),
+  );
   fake = await FakeOgmios.start(chain);
   fake.blockDelayMs = 40;
   service = await createTestService({
@@ -59,12 +70,20 @@ describe('the chain source, observed', () => {
     await vi.waitUntil(() => lines.some((l) => l.line.startsWith('chain: caught up')), { timeout: 5_000 });
     const caughtUp = lines.filter((l) => l.line.startsWith('chain: caught up'));
     expect(caughtUp).toHaveLength(1);
-    expect(caughtUp[0]?.fields).toMatchObject({ slot: expect.any(Number), block: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    await vi.waitUntil(async () => (await value('cdx_chain_tip_slot')) === last.slot, { timeout: 20_000, interval: 50 });
+    expect(caughtUp[0]?.fields).toMatchObject({
+      slot: expect.any(Number),
+      block: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    await vi.waitUntil(async () => (await value('cdx_chain_tip_slot')) === last.slot, {
+      timeout: 20_000,
+      interval: 50,
+    });
   });
 
-  it('exports what its follower\'s status says', async () => {
-    const health = (await (await service.request('/healthz', { key: null })).json()) as { chain: Record<string, unknown> };
+  it("exports what its follower's status says", async () => {
+    const health = (await (await service.request('/healthz', { key: null })).json()) as {
+      chain: Record<string, unknown>;
+    };
     const chainHealth = health.chain;
     expect(await value('cdx_chain_tip_slot')).toBe(chainHealth.tipSlot);
     expect(await value('cdx_chain_node_tip_slot')).toBe(chainHealth.nodeTipSlot);
@@ -82,10 +101,13 @@ describe('the chain source, observed', () => {
     expect(Math.abs((age ?? Number.NaN) - (chainHealth.tipAgeSeconds as number))).toBeLessThanOrEqual(1);
   });
 
-  it('observes a rollback\'s depth and logs it with its slot and block', async () => {
+  it("observes a rollback's depth and logs it with its slot and block", async () => {
     const point = chain.at(-3) as OgmiosWireBlock;
     fake.rollBackTo(point.slot);
-    await vi.waitUntil(async () => (await value('cdx_chain_rollback_depth_blocks_count')) === 1, { timeout: 10_000, interval: 25 });
+    await vi.waitUntil(async () => (await value('cdx_chain_rollback_depth_blocks_count')) === 1, {
+      timeout: 10_000,
+      interval: 25,
+    });
     expect(await value('cdx_chain_rollback_depth_blocks_sum')).toBe(2);
     expect(await value('cdx_chain_rollback_depth_blocks_bucket', { le: '1' })).toBe(0);
     expect(await value('cdx_chain_rollback_depth_blocks_bucket', { le: '2' })).toBe(1);
@@ -104,8 +126,18 @@ describe('the chain source, observed', () => {
     if (!output) throw new Error('no pool output');
     output.datum = 'd87980'; // A constructor with no fields: not a Minswap V2 pool datum.
     fake.extend([block]);
-    await vi.waitUntil(async () => (await value('cdx_chain_undecodable_outputs_total', { dex: 'MinswapV2' })) === 1, { timeout: 10_000, interval: 25 });
+    await vi.waitUntil(async () => (await value('cdx_chain_undecodable_outputs_total', { dex: 'MinswapV2' })) === 1, {
+      timeout: 10_000,
+      interval: 25,
+    });
     const logged = lines.find((l) => l.line.includes(`pool output ${tx.id}#0`));
-    expect(logged?.fields).toMatchObject({ level: 'warn', dex: 'MinswapV2', output: `${tx.id}#0`, slot: block.slot, block: block.id, height: block.height });
+    expect(logged?.fields).toMatchObject({
+      level: 'warn',
+      dex: 'MinswapV2',
+      output: `${tx.id}#0`,
+      slot: block.slot,
+      block: block.id,
+      height: block.height,
+    });
   });
 });

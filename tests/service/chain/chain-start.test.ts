@@ -14,7 +14,15 @@ import { runtimeInternals } from '../../../src/service/runtime-internals';
  * (`GET /checkpoints/{slot-no}`), or a given block; against a fake Ogmios and a fake Kupo, both real
  * HTTP servers speaking the documented protocols.
  */
-const ANCHOR: OgmiosWireBlock = { type: 'praos', era: 'babbage', id: 'ee'.repeat(32), height: 0, slot: 120_000_000, ancestor: 'genesis', transactions: [] };
+const ANCHOR: OgmiosWireBlock = {
+  type: 'praos',
+  era: 'babbage',
+  id: 'ee'.repeat(32),
+  height: 0,
+  slot: 120_000_000,
+  ancestor: 'genesis',
+  transactions: [],
+};
 const DAY = 86_400;
 
 let fake: FakeOgmios | undefined;
@@ -35,7 +43,11 @@ type Health = { chain: { tipSlot: number | null; state: string; lastError: strin
 const health = async () => (await (await (service as TestService).request('/healthz', { key: null })).json()) as Health;
 
 async function follow(env: Record<string, string>): Promise<TestService> {
-  service = await createTestService({ env: { SOURCE: 'chain', OGMIOS_URL: fake?.url ?? '', ...env }, log: (line) => lines.push(line), chainBackoff: { initialMs: 20, maxMs: 200 } });
+  service = await createTestService({
+    env: { SOURCE: 'chain', OGMIOS_URL: fake?.url ?? '', ...env },
+    log: (line) => lines.push(line),
+    chainBackoff: { initialMs: 20, maxMs: 200 },
+  });
   service.runtime.startLive();
   return service;
 }
@@ -44,43 +56,70 @@ describe('--chain-start', () => {
   it('parses tip, <N>d and <slot>.<block hash>, and says what it takes otherwise', () => {
     expect(parseChainStart('tip')).toEqual({ kind: 'tip' });
     expect(parseChainStart('30d')).toEqual({ kind: 'days', days: 30 });
-    expect(parseChainStart(`115585913.${'AB'.repeat(32)}`)).toEqual({ kind: 'point', point: { slot: 115_585_913, id: 'ab'.repeat(32) } });
-    for (const bad of ['', 'yesterday', '0d', '401d', '30 days', '12.abc', `x.${'ab'.repeat(32)}`]) expect(() => parseChainStart(bad), bad).toThrow(/tip, <N>d|days back must be/);
+    expect(parseChainStart(`115585913.${'AB'.repeat(32)}`)).toEqual({
+      kind: 'point',
+      point: { slot: 115_585_913, id: 'ab'.repeat(32) },
+    });
+    for (const bad of ['', 'yesterday', '0d', '401d', '30 days', '12.abc', `x.${'ab'.repeat(32)}`])
+      expect(() => parseChainStart(bad), bad).toThrow(/tip, <N>d|days back must be/);
   });
 
   it('refuses <N>d without a chain index to find the block there, naming --kupo and the other way', () => {
-    expect(() => parseServiceConfig({ source: 'chain', ogmios: 'ws://127.0.0.1:1337', 'chain-start': '30d' }, {})).toThrow(
+    expect(() =>
+      parseServiceConfig({ source: 'chain', ogmios: 'ws://127.0.0.1:1337', 'chain-start': '30d' }, {}),
+    ).toThrow(
       /--chain-start 30d .*cannot seek by time.*--kupo http:\/\/127\.0\.0\.1:1442.*--chain-start <slot>\.<block hash>/,
     );
-    expect(() => parseServiceConfig({ source: 'chain', ogmios: 'ws://127.0.0.1:1337', 'chain-start': 'soon' }, {})).toThrow(/--chain-start \/ CHAIN_START: chain-start must be tip, <N>d/);
-    expect(() => parseServiceConfig({ source: 'chain', ogmios: 'ws://127.0.0.1:1337', 'chain-start': '30d', kupo: 'ftp://x' }, {})).toThrow(/--kupo \/ KUPO_URL: kupo must be an HTTP address/);
-    expect(parseServiceConfig({ source: 'chain', ogmios: 'ws://127.0.0.1:1337', 'chain-start': '30d', kupo: 'http://127.0.0.1:1442' }, {})).toMatchObject({ chainStart: { kind: 'days', days: 30 }, kupoUrl: 'http://127.0.0.1:1442' });
+    expect(() =>
+      parseServiceConfig({ source: 'chain', ogmios: 'ws://127.0.0.1:1337', 'chain-start': 'soon' }, {}),
+    ).toThrow(/--chain-start \/ CHAIN_START: chain-start must be tip, <N>d/);
+    expect(() =>
+      parseServiceConfig({ source: 'chain', ogmios: 'ws://127.0.0.1:1337', 'chain-start': '30d', kupo: 'ftp://x' }, {}),
+    ).toThrow(/--kupo \/ KUPO_URL: kupo must be an HTTP address/);
+    expect(
+      parseServiceConfig(
+        { source: 'chain', ogmios: 'ws://127.0.0.1:1337', 'chain-start': '30d', kupo: 'http://127.0.0.1:1442' },
+        {},
+      ),
+    ).toMatchObject({ chainStart: { kind: 'days', days: 30 }, kupoUrl: 'http://127.0.0.1:1442' });
   });
 
   it("starts a new market at the node's tip by default: nothing before it is applied, the blocks after it are, and it says how to start earlier", async () => {
     const pools = syntheticPools(3);
     const cursor: ChainCursor = { slot: ANCHOR.slot, id: ANCHOR.id, height: 0 };
-    const history = [...syntheticBlocks(cursor, pools, 1, { updates: 3, sequential: true }), ...syntheticBlocks(cursor, pools, 10, { updates: 1 })];
+    const history = [
+      ...syntheticBlocks(cursor, pools, 1, { updates: 3, sequential: true }),
+      ...syntheticBlocks(cursor, pools, 10, { updates: 1 }),
+    ];
     fake = await FakeOgmios.start([ANCHOR, ...history]);
     await follow({});
     await vi.waitUntil(() => lines.some((l) => l.includes('following')), { timeout: 10_000 });
     expect(fake.requests).toContain('queryNetwork/tip');
-    expect(lines.find((l) => l.includes("starts at the node's tip"))).toMatch(new RegExp(`slot ${history.at(-1)?.slot}.*--chain-start 30d --kupo .*--chain-start <slot>\\.<block hash>`));
+    expect(lines.find((l) => l.includes("starts at the node's tip"))).toMatch(
+      new RegExp(`slot ${history.at(-1)?.slot}.*--chain-start 30d --kupo .*--chain-start <slot>\\.<block hash>`),
+    );
     // Two blocks after the tip: the first sees the pools (created, no event), the second trades one.
     const after = syntheticBlocks(cursor, pools, 2, { updates: 3, sequential: true });
     fake.extend(after);
     await vi.waitUntil(async () => (await health()).chain.tipSlot === after.at(-1)?.slot, { timeout: 10_000 });
     const runtime = (service as TestService).runtime;
-    expect((await runtimeInternals(runtime).store.market.journal()).map((r) => r.slot)).toEqual(after.map((b) => b.slot));
+    expect((await runtimeInternals(runtime).store.market.journal()).map((r) => r.slot)).toEqual(
+      after.map((b) => b.slot),
+    );
     const trades = await runtimeInternals(runtime).store.trades.list();
-    expect(trades.map((t) => t.eventId.slice(0, 64))).toEqual((after[1]?.transactions as { id: string }[]).map((tx) => tx.id));
+    expect(trades.map((t) => t.eventId.slice(0, 64))).toEqual(
+      (after[1]?.transactions as { id: string }[]).map((tx) => tx.id),
+    );
   });
 
   it('starts about N days back at the block a Kupo beside Ogmios names, and catches up from there', async () => {
     const pools = syntheticPools(2);
     const cursor: ChainCursor = { slot: ANCHOR.slot, id: ANCHOR.id, height: 0 };
     // 60 blocks a day apart, then 5 recent ones: the tip is 60 days after the first.
-    const daily = [...syntheticBlocks(cursor, pools, 1, { updates: 2, sequential: true, slotStep: DAY }), ...syntheticBlocks(cursor, pools, 59, { updates: 1, slotStep: DAY })];
+    const daily = [
+      ...syntheticBlocks(cursor, pools, 1, { updates: 2, sequential: true, slotStep: DAY }),
+      ...syntheticBlocks(cursor, pools, 59, { updates: 1, slotStep: DAY }),
+    ];
     const recent = syntheticBlocks(cursor, pools, 5, { updates: 1 });
     const chain = [ANCHOR, ...daily, ...recent];
     fake = await FakeOgmios.start(chain);
@@ -105,7 +144,8 @@ describe('--chain-start', () => {
     // A Kupo that indexes only the last 10 days.
     kupo = await FakeKupo.start(chain.slice(-10).map((b) => ({ slot: b.slot, id: b.id })));
     await follow({ CHAIN_START: '20d', KUPO_URL: kupo.url });
-    const reason = async (pattern: RegExp) => vi.waitUntil(async () => pattern.test((await health()).chain.lastError ?? ''), { timeout: 10_000, interval: 50 });
+    const reason = async (pattern: RegExp) =>
+      vi.waitUntil(async () => pattern.test((await health()).chain.lastError ?? ''), { timeout: 10_000, interval: 50 });
     await reason(/Kupo holds no block at or before slot \d+ \(20 day\(s\) before the tip\).*--since/);
     kupo.answer = { status: 200, body: '{"slot":1}' };
     await reason(/not a point/);

@@ -33,7 +33,11 @@ describe.skipIf(!hasPrise)('pool changes of real mainnet transactions', () => {
     const changes = realChanges();
     const counts = { liquidity: 0, trade: 0, zap: 0, none: 0 };
     for (const { before, after, tx } of changes) {
-      const change = classifyChange({ base: before.reserveA, quote: before.reserveB }, { base: after.reserveA, quote: after.reserveB }, before.liquidity !== after.liquidity);
+      const change = classifyChange(
+        { base: before.reserveA, quote: before.reserveB },
+        { base: after.reserveA, quote: after.reserveB },
+        before.liquidity !== after.liquidity,
+      );
       const shares = Number(after.liquidity - before.liquidity) / Number(before.liquidity);
       const fractionA = Number(after.reserveA - before.reserveA) / Number(before.reserveA);
       const fractionB = Number(after.reserveB - before.reserveB) / Number(before.reserveB);
@@ -53,7 +57,10 @@ describe.skipIf(!hasPrise)('pool changes of real mainnet transactions', () => {
         expect(change.kind, tx).toBe('trade');
         if (change.kind === 'trade') {
           expect(change.volume, tx).toBeGreaterThan(0n);
-          expect(change.volume, tx).toBeLessThanOrEqual(abs(after.reserveA - before.reserveA) + abs(((after.reserveB - before.reserveB) * before.reserveA) / before.reserveB));
+          expect(change.volume, tx).toBeLessThanOrEqual(
+            abs(after.reserveA - before.reserveA) +
+              abs(((after.reserveB - before.reserveB) * before.reserveA) / before.reserveB),
+          );
         }
         counts.zap++;
       }
@@ -69,27 +76,51 @@ describe.skipIf(!hasPrise)('pool changes of real mainnet transactions', () => {
 describe('a pool change', () => {
   it('a swap is a trade of the whole base change; a proportional deposit is liquidity; a one-sided zap trades about half', () => {
     const pool = { base: 100_000_000n, quote: 50_000_000n };
-    expect(classifyChange(pool, { base: 101_000_000n, quote: 49_505_000n }, false)).toEqual({ kind: 'trade', volume: 1_000_000n });
+    expect(classifyChange(pool, { base: 101_000_000n, quote: 49_505_000n }, false)).toEqual({
+      kind: 'trade',
+      volume: 1_000_000n,
+    });
     expect(classifyChange(pool, { base: 102_000_000n, quote: 51_000_001n }, true)).toEqual({ kind: 'liquidity' });
     expect(classifyChange(pool, { base: 98_000_000n, quote: 49_000_000n }, true)).toEqual({ kind: 'liquidity' });
-    expect(classifyChange(pool, { base: 102_000_000n, quote: 50_000_000n }, true)).toEqual({ kind: 'trade', volume: 1_000_000n });
+    expect(classifyChange(pool, { base: 102_000_000n, quote: 50_000_000n }, true)).toEqual({
+      kind: 'trade',
+      volume: 1_000_000n,
+    });
     expect(classifyChange(pool, pool, true)).toEqual({ kind: 'none' });
     // Without the LP supply (the first change after a start): both reserves up is a deposit, opposite ways a swap.
     expect(classifyChange(pool, { base: 102_000_000n, quote: 51_000_000n }, undefined)).toEqual({ kind: 'liquidity' });
-    expect(classifyChange(pool, { base: 101_000_000n, quote: 49_505_000n }, undefined)).toEqual({ kind: 'trade', volume: 1_000_000n });
+    expect(classifyChange(pool, { base: 101_000_000n, quote: 49_505_000n }, undefined)).toEqual({
+      kind: 'trade',
+      volume: 1_000_000n,
+    });
   });
 });
 
 describe('frames from Ogmios', () => {
   const id = 'ab'.repeat(32);
   it('a block without a readable header is garbage (the connection is dropped), nothing is applied', () => {
-    for (const frame of [null, 5, 'block', {}, { id: 'zz', slot: 1, height: 1 }, { id, height: 1 }, { id, slot: -1, height: 1 }, { id, slot: 1.5, height: 1 }]) {
+    for (const frame of [
+      null,
+      5,
+      'block',
+      {},
+      { id: 'zz', slot: 1, height: 1 },
+      { id, height: 1 },
+      { id, slot: -1, height: 1 },
+      { id, slot: 1.5, height: 1 },
+    ]) {
       expect(() => fromOgmiosBlock(frame), JSON.stringify(frame)).toThrow(FrameError);
     }
   });
 
   it('a block with a header but a body it cannot read is skipped whole, at its header', () => {
-    for (const transactions of [5, [5], [{ id: 'nope' }], [{ id, outputs: [{ address: 'a', value: { ada: { lovelace: 1.5 } } }] }], [{ id, outputs: [{ address: 'a', value: { zz: { '': 1 } } }] }]]) {
+    for (const transactions of [
+      5,
+      [5],
+      [{ id: 'nope' }],
+      [{ id, outputs: [{ address: 'a', value: { ada: { lovelace: 1.5 } } }] }],
+      [{ id, outputs: [{ address: 'a', value: { zz: { '': 1 } } }] }],
+    ]) {
       const frame = { id, slot: 7, height: 3, ancestor: 'cd'.repeat(32), transactions };
       let error: unknown;
       try {
@@ -103,7 +134,8 @@ describe('frames from Ogmios', () => {
   });
 
   it('a rollback to something that is not a point is garbage; origin and points are read', () => {
-    for (const point of [null, { slot: 'x', id }, { slot: 3 }, { slot: 3, id: 'short' }, 'genesis']) expect(() => fromOgmiosPoint(point), JSON.stringify(point)).toThrow(FrameError);
+    for (const point of [null, { slot: 'x', id }, { slot: 3 }, { slot: 3, id: 'short' }, 'genesis'])
+      expect(() => fromOgmiosPoint(point), JSON.stringify(point)).toThrow(FrameError);
     expect(fromOgmiosPoint('origin')).toEqual({ slot: -1, id: '' });
     expect(fromOgmiosPoint({ slot: 3, id: id.toUpperCase() })).toEqual({ slot: 3, id });
   });

@@ -32,7 +32,8 @@ import { hasPrise, realOgmiosBlocks } from '../../support/prise';
 const fixture = readChainFixture('muesliswap.json');
 const out = (i: number): FixtureOutput => fixture.outputs[i] as FixtureOutput;
 
-const POOL_NFT = '909133088303c49f3a30f1cc8ed553a73857a29779f6c6561cd8093f15751f796d36a11876b8700150e7c8b1e9a686e34d6050fe9dd3da2c7bcfa421';
+const POOL_NFT =
+  '909133088303c49f3a30f1cc8ed553a73857a29779f6c6561cd8093f15751f796d36a11876b8700150e7c8b1e9a686e34d6050fe9dd3da2c7bcfa421';
 const PBX = 'cc8d1b026353022abbfcc2e1e71159f9e308d9c6e905ac1db24c7fb650617269627573';
 const LP_SUPPLY = 3_945_071_773_458n;
 
@@ -49,7 +50,9 @@ const expected = [
 describe('MuesliSwap decoder on real mainnet outputs', () => {
   it('each fixture datum is the witness of the output datum hash', () => {
     for (const raw of fixture.outputs) {
-      expect(Buffer.from(blake2b(Buffer.from(raw.witnessDatum ?? '', 'hex'), { dkLen: 32 })).toString('hex')).toBe(raw.datumHash);
+      expect(Buffer.from(blake2b(Buffer.from(raw.witnessDatum ?? '', 'hex'), { dkLen: 32 })).toString('hex')).toBe(
+        raw.datumHash,
+      );
     }
   });
 
@@ -69,7 +72,9 @@ describe('MuesliSwap decoder on real mainnet outputs', () => {
 
   it('poolOutputs of a transaction holding the output gives the MuesliSwap state', () => {
     const raw = out(0);
-    expect(poolOutputs(fixtureTx(raw))).toEqual([{ index: 3, state: muesliSwap.decode(fixtureOutput(raw), fixtureTx(raw)) }]);
+    expect(poolOutputs(fixtureTx(raw))).toEqual([
+      { index: 3, state: muesliSwap.decode(fixtureOutput(raw), fixtureTx(raw)) },
+    ]);
   });
 });
 
@@ -111,13 +116,20 @@ describe('MuesliSwap states through the chain ingest (ADA base): price and TVL',
       expectClose(poolPrice(pool), ensureDefined(prices[i]), 1e-12);
       expectClose(poolTvl(pool), ensureDefined(tvls[i]), 1e-12);
     }
-    expect(reports.map((r) => [r.created, r.trades])).toEqual([[1, 0], [0, 1], [0, 1]]);
+    expect(reports.map((r) => [r.created, r.trades])).toEqual([
+      [1, 0],
+      [0, 1],
+      [0, 1],
+    ]);
     expect(await handle.store.trades.count()).toBe(2);
   });
 });
 
 /** A copy of the first real output with its datum or value changed: what a damaged pool output looks like. */
-function damaged(datum: string, value: Readonly<Record<string, string>> = out(0).value): { output: ChainOutput; tx: ChainTx } {
+function damaged(
+  datum: string,
+  value: Readonly<Record<string, string>> = out(0).value,
+): { output: ChainOutput; tx: ChainTx } {
   const { tx, index, address } = out(0);
   const raw: FixtureOutput = { tx, index, address, value, datum };
   return { output: fixtureOutput(raw), tx: fixtureTx(raw) };
@@ -142,10 +154,21 @@ describe('MuesliSwap decoder on damaged and foreign outputs', () => {
       // the swap fee (18 1e) left out: three fields
       ['a missing field', real.replace('181eff', 'ff'), /3 fields, expected 4/],
       // coin B's policy as an integer
-      ['a coin that is not an asset class', real.replace('581ccc8d1b026353022abbfcc2e1e71159f9e308d9c6e905ac1db24c7fb6', '00'), /coin B policy: not bytes/],
+      [
+        'a coin that is not an asset class',
+        real.replace('581ccc8d1b026353022abbfcc2e1e71159f9e308d9c6e905ac1db24c7fb6', '00'),
+        /coin B policy: not bytes/,
+      ],
       // total liquidity (1b 00000396889a0712) made negative (3b …)
       ['a negative LP supply', real.replace('1b00000396889a0712', '3b00000396889a0712'), /out of range/],
-      ['coin A twice', real.replace('d8799f581ccc8d1b026353022abbfcc2e1e71159f9e308d9c6e905ac1db24c7fb64750617269627573ff', 'd8799f4040ff'), /one coin twice/],
+      [
+        'coin A twice',
+        real.replace(
+          'd8799f581ccc8d1b026353022abbfcc2e1e71159f9e308d9c6e905ac1db24c7fb64750617269627573ff',
+          'd8799f4040ff',
+        ),
+        /one coin twice/,
+      ],
     ];
     for (const [what, datum, message] of cases) {
       const { output, tx } = damaged(datum);
@@ -171,7 +194,12 @@ describe('MuesliSwap decoder on damaged and foreign outputs', () => {
   });
 
   it('does not take plain outputs, concentrated-liquidity pools or the order book', () => {
-    const plain: ChainOutput = { index: 0, address: out(0).address, lovelace: 5_000_000n, assets: new Map([[PBX, 10n]]) };
+    const plain: ChainOutput = {
+      index: 0,
+      address: out(0).address,
+      lovelace: 5_000_000n,
+      assets: new Map([[PBX, 10n]]),
+    };
     expect(muesliSwap.isPool(plain)).toBe(false);
     // A concentrated-liquidity pool holds the factory token `MuesliSwap_cLP` (policy f33bf12a…) instead.
     const clp = new Map(fixtureOutput(out(0)).assets);
@@ -179,7 +207,13 @@ describe('MuesliSwap decoder on damaged and foreign outputs', () => {
     clp.set('f33bf12af1c23d660e29ebb0d3206b0bfc56ffd87ffafe2d36c42a454d7565736c69537761705f634c50', 1n);
     expect(muesliSwap.isPool({ ...fixtureOutput(out(0)), assets: clp })).toBe(false);
     // An order at MuesliSwap's order-book address (IndigoProtocol/iris MuesliSwapAnalyzer ORDER_ADDRESSES) holds no factory token.
-    const order: ChainOutput = { index: 0, address: 'addr1zyq0kyrml023kwjk8zr86d5gaxrt5w8lxnah8r6m6s4jp4g3r6dxnzml343sx8jweqn4vn3fz2kj8kgu9czghx0jrsyqqktyhv', lovelace: 2_650_000n, assets: new Map([[PBX, 1_000_000n]]) };
+    const order: ChainOutput = {
+      index: 0,
+      address:
+        'addr1zyq0kyrml023kwjk8zr86d5gaxrt5w8lxnah8r6m6s4jp4g3r6dxnzml343sx8jweqn4vn3fz2kj8kgu9czghx0jrsyqqktyhv',
+      lovelace: 2_650_000n,
+      assets: new Map([[PBX, 1_000_000n]]),
+    };
     expect(muesliSwap.isPool(order)).toBe(false);
   });
 
@@ -187,7 +221,8 @@ describe('MuesliSwap decoder on damaged and foreign outputs', () => {
     // Not a real output: the V1 datum layout of MuesliSwapTeam/muesliswap-cardano-pool-contracts at
     // 1971f0d (coinA, coinB, totalLiquidity, rootKLast, Nothing, swapFee, extraFeeDenom) around the
     // first real output's coins, with the V1 factory token and a V1 NFT. It checks the field positions.
-    const datum = 'd8799fd8799f4040ffd8799f581ccc8d1b026353022abbfcc2e1e71159f9e308d9c6e905ac1db24c7fb64750617269627573ff1a000f42401a00989680d87a80181906ff';
+    const datum =
+      'd8799fd8799f4040ffd8799f581ccc8d1b026353022abbfcc2e1e71159f9e308d9c6e905ac1db24c7fb64750617269627573ff1a000f42401a00989680d87a80181906ff';
     const value = {
       lovelace: '1000000000',
       [PBX]: '5000000',
@@ -197,14 +232,20 @@ describe('MuesliSwap decoder on damaged and foreign outputs', () => {
     const { output, tx } = damaged(datum, value);
     expect(muesliSwap.isPool(output)).toBe(true);
     // totalLiquidity 1a 000f4240 = 1,000,000; swapFee 18 19 = 25.
-    expect(muesliSwap.decode(output, tx)).toMatchObject({ poolId: '7a8041a0693e6605d010d5185b034d55c79eaf7ef878aae3bdcdbf6701', reserveA: 1_000_000_000n, reserveB: 5_000_000n, liquidity: 1_000_000n, feeBps: 25 });
+    expect(muesliSwap.decode(output, tx)).toMatchObject({
+      poolId: '7a8041a0693e6605d010d5185b034d55c79eaf7ef878aae3bdcdbf6701',
+      reserveA: 1_000_000_000n,
+      reserveB: 5_000_000n,
+      liquidity: 1_000_000n,
+      feeBps: 25,
+    });
     // The V2 layout under a V1 factory token is refused, not read at the wrong positions.
     const v2Layout = damaged(real, value);
     expect(() => muesliSwap.decode(v2Layout.output, v2Layout.tx)).toThrow(/4 fields, expected 7/);
   });
 });
 
-describe.skipIf(!hasPrise)('MuesliSwap in prise\'s real blocks', () => {
+describe.skipIf(!hasPrise)("MuesliSwap in prise's real blocks", () => {
   it('takes exactly the three pool outputs among every output of the ten blocks, and decodes them', () => {
     const found: string[] = [];
     for (const block of realOgmiosBlocks().map((b) => fromOgmiosBlock(b))) {

@@ -146,7 +146,11 @@ describe('Spectrum decoder on real mainnet pool outputs', () => {
   it('takes the same pool script whatever the stake part (LBSP delegation or none)', () => {
     const raw = output('5f019beff046edab2082577419fc2a77cc20144b5f8ecf938465069d30c1c0e6');
     const v1 = 'e628bfd68c07a7a38fcd7d8df650812a9dfdbee54b1ed4c25c87ffbf';
-    for (const address of [scriptAddress(0x71, v1, ''), scriptAddress(0x11, v1, '11'.repeat(28)), scriptAddress(0x31, v1, '22'.repeat(28))]) {
+    for (const address of [
+      scriptAddress(0x71, v1, ''),
+      scriptAddress(0x11, v1, '11'.repeat(28)),
+      scriptAddress(0x31, v1, '22'.repeat(28)),
+    ]) {
       const moved = { ...raw, address };
       expect(spectrum.isPool(fixtureOutput(moved)), address).toBe(true);
       expect(spectrum.decode(fixtureOutput(moved), fixtureTx(moved))).toEqual(EXPECTED[raw.tx]?.state);
@@ -156,35 +160,49 @@ describe('Spectrum decoder on real mainnet pool outputs', () => {
 
 describe('Spectrum decoder: what it does not take', () => {
   it('takes no Splash pool, no Splash weighted or stable pool', () => {
-    for (const raw of [...splashFixture.outputs, ...leftOutFixture.outputs]) expect(spectrum.isPool(fixtureOutput(raw)), raw.tx).toBe(false);
+    for (const raw of [...splashFixture.outputs, ...leftOutFixture.outputs])
+      expect(spectrum.isPool(fixtureOutput(raw)), raw.tx).toBe(false);
   });
 
   it('takes no plain output, and no stray output sent to a pool address (no unissued LP tokens)', () => {
     const pool = fixtureOutput(output('aa4ac6fe7aaf586b48c8ac05412291df3ef912ace5288ee4399876a39d8aba46'));
-    const plain: ChainOutput = { index: 0, address: 'addr1q9z4vqe5p9deaf98u6qslkk2s5qtpqcx0wwm33q2yvm85kd2rj90jv7cll3jdltpzusdyzsy0qm6yz7v7sjqt86ltzjsxyskjg', lovelace: 5_000_000n, assets: new Map() };
-    const stray: ChainOutput = { ...pool, lovelace: 2_000_000n, assets: new Map([['b01cd2dffad5d6e840d7420b3e09154a96c796bbd9a57bb3455ba642434f42', 1_000n]]) };
+    const plain: ChainOutput = {
+      index: 0,
+      address:
+        'addr1q9z4vqe5p9deaf98u6qslkk2s5qtpqcx0wwm33q2yvm85kd2rj90jv7cll3jdltpzusdyzsy0qm6yz7v7sjqt86ltzjsxyskjg',
+      lovelace: 5_000_000n,
+      assets: new Map(),
+    };
+    const stray: ChainOutput = {
+      ...pool,
+      lovelace: 2_000_000n,
+      assets: new Map([['b01cd2dffad5d6e840d7420b3e09154a96c796bbd9a57bb3455ba642434f42', 1_000n]]),
+    };
     expect(spectrum.isPool(plain)).toBe(false);
     expect(spectrum.isPool(stray)).toBe(false);
     expect(poolOutputs({ id: 'ab'.repeat(32), outputs: [plain, stray], datums: new Map() })).toEqual([]);
   });
 
-  it.skipIf(!hasPrise)("takes exactly the two Spectrum pool outputs of prise's ten real blocks, none of the other outputs", () => {
-    const taken: string[] = [];
-    let outputs = 0;
-    for (const block of realOgmiosBlocks().map((b) => fromOgmiosBlock(b))) {
-      for (const tx of block.transactions) {
-        for (const out of tx.outputs) {
-          outputs++;
-          if (spectrum.isPool(out)) taken.push(`${tx.id}#${out.index}`);
+  it.skipIf(!hasPrise)(
+    "takes exactly the two Spectrum pool outputs of prise's ten real blocks, none of the other outputs",
+    () => {
+      const taken: string[] = [];
+      let outputs = 0;
+      for (const block of realOgmiosBlocks().map((b) => fromOgmiosBlock(b))) {
+        for (const tx of block.transactions) {
+          for (const out of tx.outputs) {
+            outputs++;
+            if (spectrum.isPool(out)) taken.push(`${tx.id}#${out.index}`);
+          }
         }
       }
-    }
-    expect(outputs).toBeGreaterThan(400);
-    expect(taken.sort()).toEqual([
-      '5f019beff046edab2082577419fc2a77cc20144b5f8ecf938465069d30c1c0e6#0',
-      'aa4ac6fe7aaf586b48c8ac05412291df3ef912ace5288ee4399876a39d8aba46#0',
-    ]);
-  });
+      expect(outputs).toBeGreaterThan(400);
+      expect(taken.sort()).toEqual([
+        '5f019beff046edab2082577419fc2a77cc20144b5f8ecf938465069d30c1c0e6#0',
+        'aa4ac6fe7aaf586b48c8ac05412291df3ef912ace5288ee4399876a39d8aba46#0',
+      ]);
+    },
+  );
 });
 
 describe('Spectrum decoder: damaged pool outputs are a DatumError, never a crash or a wrong state', () => {
@@ -198,8 +216,24 @@ describe('Spectrum decoder: damaged pool outputs are a DatumError, never a crash
     ['a fee numerator above 1000', withDatum(raw, `${datum.slice(0, fieldsEnd)}1907d08000ff`)],
     ['an asset that is not an asset class', withDatum(raw, datum.replace('d8799f4040ff', '4040'))],
     ['no datum at all', withoutDatum(raw)],
-    ['the pool NFT missing from the value', { ...raw, value: Object.fromEntries(Object.entries(raw.value).filter(([unit]) => !unit.endsWith('434f425f4144415f4e4654'))) }],
-    ['the datum LP token not held', { ...raw, value: Object.fromEntries(Object.entries(raw.value).map(([u, q]) => [u.endsWith('4c51') ? `${u.slice(0, -2)}52` : u, q])) }],
+    [
+      'the pool NFT missing from the value',
+      {
+        ...raw,
+        value: Object.fromEntries(
+          Object.entries(raw.value).filter(([unit]) => !unit.endsWith('434f425f4144415f4e4654')),
+        ),
+      },
+    ],
+    [
+      'the datum LP token not held',
+      {
+        ...raw,
+        value: Object.fromEntries(
+          Object.entries(raw.value).map(([u, q]) => [u.endsWith('4c51') ? `${u.slice(0, -2)}52` : u, q]),
+        ),
+      },
+    ],
   ];
 
   it.each(damaged)('%s', (_, bad) => {

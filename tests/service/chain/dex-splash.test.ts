@@ -146,7 +146,10 @@ describe('Splash decoder on real mainnet pool outputs', () => {
     };
     expect(splash.isPool(fixtureOutput(bidirectional))).toBe(true);
     // Reserves as the fee-switch pool's (the same treasury); fee: the larger side, 100_000 − 99_100 = 900 → 90 bps.
-    expect(splash.decode(fixtureOutput(bidirectional), fixtureTx(bidirectional))).toEqual({ ...EXPECTED[FEE_SWITCH_TX]?.state, feeBps: 90 });
+    expect(splash.decode(fixtureOutput(bidirectional), fixtureTx(bidirectional))).toEqual({
+      ...EXPECTED[FEE_SWITCH_TX]?.state,
+      feeBps: 90,
+    });
     // The fee-switch datum at the bidirectional script is not taken for one: its field 9 is lqBound, not the DAO list.
     const wrongLayout = { ...raw, address: bidirectional.address };
     expect(() => splash.decode(fixtureOutput(wrongLayout), fixtureTx(wrongLayout))).toThrow(DatumError);
@@ -168,19 +171,28 @@ describe('Splash decoder: what it does not take', () => {
 
   it('takes no plain output, and no stray output sent to a pool address (no unissued LP tokens)', () => {
     const pool = fixtureOutput(output(ROYALTY_TX));
-    const plain: ChainOutput = { index: 0, address: 'addr1q9z4vqe5p9deaf98u6qslkk2s5qtpqcx0wwm33q2yvm85kd2rj90jv7cll3jdltpzusdyzsy0qm6yz7v7sjqt86ltzjsxyskjg', lovelace: 5_000_000n, assets: new Map() };
+    const plain: ChainOutput = {
+      index: 0,
+      address:
+        'addr1q9z4vqe5p9deaf98u6qslkk2s5qtpqcx0wwm33q2yvm85kd2rj90jv7cll3jdltpzusdyzsy0qm6yz7v7sjqt86ltzjsxyskjg',
+      lovelace: 5_000_000n,
+      assets: new Map(),
+    };
     const stray: ChainOutput = { ...pool, lovelace: 1_500_000n, assets: new Map() };
     expect(splash.isPool(plain)).toBe(false);
     expect(splash.isPool(stray)).toBe(false);
     expect(poolOutputs({ id: 'cd'.repeat(32), outputs: [plain, stray], datums: new Map() })).toEqual([]);
   });
 
-  it.skipIf(!hasPrise)("takes none of the outputs of prise's ten real blocks (February 2024: no Splash pool among them)", () => {
-    const blocks = realOgmiosBlocks().map((b) => fromOgmiosBlock(b));
-    const outputs = blocks.flatMap((b) => b.transactions.flatMap((tx) => tx.outputs));
-    expect(outputs.length).toBeGreaterThan(400);
-    expect(outputs.filter((o) => splash.isPool(o))).toEqual([]);
-  });
+  it.skipIf(!hasPrise)(
+    "takes none of the outputs of prise's ten real blocks (February 2024: no Splash pool among them)",
+    () => {
+      const blocks = realOgmiosBlocks().map((b) => fromOgmiosBlock(b));
+      const outputs = blocks.flatMap((b) => b.transactions.flatMap((tx) => tx.outputs));
+      expect(outputs.length).toBeGreaterThan(400);
+      expect(outputs.filter((o) => splash.isPool(o))).toEqual([]);
+    },
+  );
 });
 
 describe('Splash decoder: damaged pool outputs are a DatumError, never a crash or a wrong state', () => {
@@ -193,12 +205,21 @@ describe('Splash decoder: damaged pool outputs are a DatumError, never a crash o
     // Cut after treasuryX (1b00000001ed409bf7): treasuryY and the rest missing.
     ['the treasury Y field missing', withDatum(feeSwitch, `${fs.slice(0, fs.indexOf('1b00000001ed409bf7') + 18)}ff`)],
     // treasuryX 0x0000ffffffffffff = 281_474_976_710_655 > the 517_079_464_263 lovelace held.
-    ['a treasury larger than the pool holds', withDatum(feeSwitch, fs.replace('1b00000001ed409bf7', '1b0000ffffffffffff'))],
+    [
+      'a treasury larger than the pool holds',
+      withDatum(feeSwitch, fs.replace('1b00000001ed409bf7', '1b0000ffffffffffff')),
+    ],
     // royaltyY 3_746_026_132 (1adf47d294) made 0x0000ffffffffffff = 281_474_976_710_655 > the 4_599_817_254_950 HUNT held.
     ['a royalty larger than the pool holds', withDatum(royalty, ry.replace('1adf47d294', '1b0000ffffffffffff'))],
     // feeNum 200_000 (1a00030d40): a fee below zero.
     ['a fee out of range', withDatum(feeSwitch, fs.replace('1a0001831c185a', '1a00030d40185a'))],
-    ['the pool NFT missing from the value', { ...feeSwitch, value: Object.fromEntries(Object.entries(feeSwitch.value).filter(([unit]) => !unit.endsWith('4e4654'))) }],
+    [
+      'the pool NFT missing from the value',
+      {
+        ...feeSwitch,
+        value: Object.fromEntries(Object.entries(feeSwitch.value).filter(([unit]) => !unit.endsWith('4e4654'))),
+      },
+    ],
   ];
 
   it.each(damaged)('%s', (_, bad) => {

@@ -15,7 +15,11 @@ import { hasPrise, qualifiedTransactions, toChainTxs } from '../../support/prise
  */
 
 const fixture = readChainFixture('sundaeswap-v3.json');
-const output = (tx: string): FixtureOutput => ensureDefined(fixture.outputs.find((o) => o.tx.startsWith(tx)), `fixture output ${tx}`);
+const output = (tx: string): FixtureOutput =>
+  ensureDefined(
+    fixture.outputs.find((o) => o.tx.startsWith(tx)),
+    `fixture output ${tx}`,
+  );
 const decode = (raw: FixtureOutput) => sundaeSwapV3.decode(fixtureOutput(raw), fixtureTx(raw));
 
 const POLICY = 'e0302560ced2fdcbfcb2602697df970cd0d6a38f94b32703f51c312b';
@@ -93,13 +97,23 @@ const EXPECTED: readonly Expected[] = [
 ];
 
 /** |a/b − 1| below 1e-12: the model's floating-point price and TVL against the hand-derived ones. */
-const close = (actual: number | undefined, expected: number) => expect(Math.abs((actual ?? Number.NaN) / expected - 1)).toBeLessThan(1e-12);
+const close = (actual: number | undefined, expected: number) =>
+  expect(Math.abs((actual ?? Number.NaN) / expected - 1)).toBeLessThan(1e-12);
 
 describe('SundaeSwap V3 decoder', () => {
   it('decodes each real pool output to the reserves, LP supply and fee derived by hand', () => {
     for (const e of EXPECTED) {
       const state = decode(output(e.tx));
-      expect(state, e.tx).toEqual({ group: 'SundaeSwapV3', poolId: e.poolId, assetA: e.assetA, assetB: e.assetB, reserveA: e.reserveA, reserveB: e.reserveB, liquidity: e.liquidity, feeBps: e.feeBps });
+      expect(state, e.tx).toEqual({
+        group: 'SundaeSwapV3',
+        poolId: e.poolId,
+        assetA: e.assetA,
+        assetB: e.assetB,
+        reserveA: e.reserveA,
+        reserveB: e.reserveB,
+        liquidity: e.liquidity,
+        feeBps: e.feeBps,
+      });
     }
   });
 
@@ -120,26 +134,39 @@ describe('SundaeSwap V3 decoder', () => {
     }
   });
 
-  it('takes no output of another DEX, no wallet holding a pool\'s LP token, and no plain output', () => {
-    for (const raw of readChainFixture('wingriders-v2.json').outputs) expect(sundaeSwapV3.isPool(fixtureOutput(raw))).toBe(false);
+  it("takes no output of another DEX, no wallet holding a pool's LP token, and no plain output", () => {
+    for (const raw of readChainFixture('wingriders-v2.json').outputs)
+      expect(sundaeSwapV3.isPool(fixtureOutput(raw))).toBe(false);
     const pool = output('02fce567');
     // The same pool's LP token (CIP-68 333: `0014df10` + identifier) in a wallet is not a pool.
-    const lpHolder: FixtureOutput = { tx: pool.tx, index: 1, address: 'addr1q9y2atkk8ka8q8q0vduxhk3azufrd5n2gxa3cwqeq3xnkxh0zsmt7c6c8ngv0vzmvx60vkqd6gprh3xy4q09lsqpq5fqq9l8ts', value: { lovelace: '2000000', [`${POLICY}0014df1064f35d26b237ad58e099041bc14c687ea7fdc58969d7d5b66e2540ef`]: '1000' } };
+    const lpHolder: FixtureOutput = {
+      tx: pool.tx,
+      index: 1,
+      address:
+        'addr1q9y2atkk8ka8q8q0vduxhk3azufrd5n2gxa3cwqeq3xnkxh0zsmt7c6c8ngv0vzmvx60vkqd6gprh3xy4q09lsqpq5fqq9l8ts',
+      value: {
+        lovelace: '2000000',
+        [`${POLICY}0014df1064f35d26b237ad58e099041bc14c687ea7fdc58969d7d5b66e2540ef`]: '1000',
+      },
+    };
     expect(sundaeSwapV3.isPool(fixtureOutput(lpHolder))).toBe(false);
     expect(sundaeSwapV3.isPool(fixtureOutput({ ...lpHolder, value: { lovelace: '5000000' } }))).toBe(false);
   });
 
-  it.skipIf(!hasPrise)('takes none of the outputs of prise\'s real transactions (Minswap, SundaeSwap V1, WingRiders V1 pools and wallets)', () => {
-    let outputs = 0;
-    for (const tx of qualifiedTransactions().values()) {
-      const { outputs: created, inputs } = toChainTxs(tx);
-      for (const out of [...created.outputs, ...inputs.outputs]) {
-        outputs++;
-        expect(sundaeSwapV3.isPool(out), `${tx.txHash}`).toBe(false);
+  it.skipIf(!hasPrise)(
+    "takes none of the outputs of prise's real transactions (Minswap, SundaeSwap V1, WingRiders V1 pools and wallets)",
+    () => {
+      let outputs = 0;
+      for (const tx of qualifiedTransactions().values()) {
+        const { outputs: created, inputs } = toChainTxs(tx);
+        for (const out of [...created.outputs, ...inputs.outputs]) {
+          outputs++;
+          expect(sundaeSwapV3.isPool(out), `${tx.txHash}`).toBe(false);
+        }
       }
-    }
-    expect(outputs).toBeGreaterThan(1_000);
-  });
+      expect(outputs).toBeGreaterThan(1_000);
+    },
+  );
 
   it('refuses a damaged datum with a DatumError: wrong constructor, missing field, protocol fees above the ADA', () => {
     const raw = output('3dc79478');

@@ -10,7 +10,13 @@ import { BUNDLED_VYFI_POOLS, parseVyFiPools, readVyFiPools } from '../../../src/
 import { DatumError } from '../../../src/service/chain/plutus';
 import { openMarket } from '../../../src/service/open-market';
 import { shelleyAddress } from '../../support/addresses';
-import { fixtureBlock, fixtureOutput, fixtureTx, readChainFixture, type FixtureOutput } from '../../support/chain-fixtures';
+import {
+  fixtureBlock,
+  fixtureOutput,
+  fixtureTx,
+  readChainFixture,
+  type FixtureOutput,
+} from '../../support/chain-fixtures';
 import { ensureDefined } from '../../support/ensure';
 import { FakeOgmios } from '../../support/fake-ogmios';
 import type { OgmiosWireBlock } from '../../support/prise';
@@ -23,7 +29,11 @@ import { createTestService, type TestService } from '../../support/service';
  * on the real ADA/VYFI pool output (maestro's 39d10447…#0; tests/fixtures/chain/README.md) altered.
  */
 const fixture = readChainFixture('vyfi.json');
-const real = (tx: string): FixtureOutput => ensureDefined(fixture.outputs.find((o) => o.tx.startsWith(tx)), `fixture output ${tx}`);
+const real = (tx: string): FixtureOutput =>
+  ensureDefined(
+    fixture.outputs.find((o) => o.tx.startsWith(tx)),
+    `fixture output ${tx}`,
+  );
 const ADA_VYFI = real('39d10447');
 const ADA_SNEK = real('b3caf96c');
 const NFT = 'c285d6d7e61163b7f7a918f28e450e37d55dc684450d87b96750d8db';
@@ -36,7 +46,10 @@ const ADA_SNEK_VALIDATOR = '232c10966ce4d8e67c2eae17bb57c2cf4854a57509a752fbb3c0
 const STAKE_KEY = 'b6811a70cfdddcc753a33d5bc895bf9912793cf7e225517fbf1d206b';
 
 /** ADA/VYFI's real output with another address or value (its datum and witness kept). */
-function altered(change: { readonly address?: string; readonly value?: Readonly<Record<string, string>> }): { output: ChainOutput; tx: ChainTx } {
+function altered(change: { readonly address?: string; readonly value?: Readonly<Record<string, string>> }): {
+  output: ChainOutput;
+  tx: ChainTx;
+} {
   const copy: FixtureOutput = { ...ADA_VYFI, ...change };
   return { output: fixtureOutput(copy), tx: fixtureTx(copy) };
 }
@@ -58,7 +71,9 @@ function datumError(decoder: typeof vyFi, { output, tx }: { output: ChainOutput;
 
 describe('the bundled VyFi pool list', () => {
   it("is cquisitor's 307 pools, one per validator, and names its repository, path, commit, licence and date", () => {
-    const file = JSON.parse(readFileSync(new URL('../../../src/service/chain/dexes/vyfi-pools.json', import.meta.url), 'utf8')) as { source: Record<string, string> };
+    const file = JSON.parse(
+      readFileSync(new URL('../../../src/service/chain/dexes/vyfi-pools.json', import.meta.url), 'utf8'),
+    ) as { source: Record<string, string> };
     expect(file.source).toMatchObject({
       repository: 'cardananium/cquisitor',
       path: 'src/utils/protocols/vyfinance/pools.generated.ts',
@@ -72,7 +87,9 @@ describe('the bundled VyFi pool list', () => {
     // ADA is always A when a pool has it (VyFi's order); the rest are token/token pools such as VYFI/xVYFI.
     expect(pools.filter((p) => p.assetA === '')).toHaveLength(241);
     expect(pools.filter((p) => p.assetB === '')).toHaveLength(0);
-    expect(BUNDLED_VYFI_POOLS.origin).toMatch(/^the bundled list \(cardananium\/cquisitor .* at 0ad8f0f3, extracted \d{4}-\d\d-\d\d\)$/);
+    expect(BUNDLED_VYFI_POOLS.origin).toMatch(
+      /^the bundled list \(cardananium\/cquisitor .* at 0ad8f0f3, extracted \d{4}-\d\d-\d\d\)$/,
+    );
   });
 
   it("decodes a pool of every entry at its validator's address, whatever the stake part, with the entry's pair", () => {
@@ -84,7 +101,11 @@ describe('the bundled VyFi pool list', () => {
       if (pool.assetA !== '') assets.set(pool.assetA, 5_000_000_000n);
       assets.set(pool.assetB, 7_000_000n);
       const lovelace = pool.assetA === '' ? 5_000_000_000n : 2_000_000n;
-      for (const where of [shelleyAddress(0x11, pool.validator + STAKE_KEY), shelleyAddress(0x31, pool.validator + pool.validator), shelleyAddress(0x71, pool.validator)]) {
+      for (const where of [
+        shelleyAddress(0x11, pool.validator + STAKE_KEY),
+        shelleyAddress(0x31, pool.validator + pool.validator),
+        shelleyAddress(0x71, pool.validator),
+      ]) {
         const output: ChainOutput = { index: 0, address: where, lovelace, assets, datum };
         expect(vyFi.isPool(output), where).toBe(true);
         expect(poolOutputs({ id: 'ab'.repeat(32), outputs: [output], datums: new Map() })).toEqual([
@@ -111,23 +132,42 @@ describe('the bundled VyFi pool list', () => {
 describe('an output at a listed validator that is not the listed pool', () => {
   it('is a DatumError without its NFT, with two of it, or with another token of quantity 1 beside it', () => {
     const { [NFT]: _nft, ...withoutNft } = ADA_VYFI.value;
-    expect(datumError(vyFi, altered({ value: withoutNft }))).toBe('VyFi pool without its pool NFT (no token of quantity 1 beside its two assets)');
-    expect(datumError(vyFi, altered({ value: { ...ADA_VYFI.value, [NFT]: '2' } }))).toMatch(/^VyFi pool holds 2 of c285d6d7\w+, neither of the assets its list gives it/);
+    expect(datumError(vyFi, altered({ value: withoutNft }))).toBe(
+      'VyFi pool without its pool NFT (no token of quantity 1 beside its two assets)',
+    );
+    expect(datumError(vyFi, altered({ value: { ...ADA_VYFI.value, [NFT]: '2' } }))).toMatch(
+      /^VyFi pool holds 2 of c285d6d7\w+, neither of the assets its list gives it/,
+    );
     const stray = `${'ab'.repeat(28)}4e4654`;
-    expect(datumError(vyFi, altered({ value: { ...ADA_VYFI.value, [stray]: '1' } }))).toBe(`VyFi pool NFT ambiguous: 2 tokens of quantity 1 beside its two assets (${NFT}, ${stray})`);
+    expect(datumError(vyFi, altered({ value: { ...ADA_VYFI.value, [stray]: '1' } }))).toBe(
+      `VyFi pool NFT ambiguous: 2 tokens of quantity 1 beside its two assets (${NFT}, ${stray})`,
+    );
     // What anyone may send to the pool's address: a few tokens and no datum.
-    const plain: ChainOutput = { index: 0, address: ADA_VYFI.address, lovelace: 2_000_000n, assets: new Map([[VYFI, 5n]]) };
-    expect(datumError(vyFi, { output: plain, tx: { id: ADA_VYFI.tx, outputs: [plain], datums: new Map() } })).toMatch(/without its pool NFT/);
+    const plain: ChainOutput = {
+      index: 0,
+      address: ADA_VYFI.address,
+      lovelace: 2_000_000n,
+      assets: new Map([[VYFI, 5n]]),
+    };
+    expect(datumError(vyFi, { output: plain, tx: { id: ADA_VYFI.tx, outputs: [plain], datums: new Map() } })).toMatch(
+      /without its pool NFT/,
+    );
   });
 
   it("is a DatumError when it holds another pair than the list's, never a state of the wrong pair", () => {
     // A list that gives ADA/VYFI's validator the pair ADA/SNEK: the output's 3,807,417,460,645 VYFI are no asset of it.
     const wrongPair = vyFiDecoder([{ validator: ADA_VYFI_VALIDATOR, assetA: '', assetB: SNEK, feeBps: 30 }]);
-    expect(datumError(wrongPair, altered({}))).toBe(`VyFi pool holds 3807417460645 of ${VYFI}, neither of the assets its list gives it (ADA, ${SNEK})`);
+    expect(datumError(wrongPair, altered({}))).toBe(
+      `VyFi pool holds 3807417460645 of ${VYFI}, neither of the assets its list gives it (ADA, ${SNEK})`,
+    );
     // The list's token absent while LP tokens are out (the datum's 3,180,143,242,084): a pool with liquidity holds both sides.
     const { [VYFI]: _vyfi, ...adaOnly } = ADA_VYFI.value;
-    expect(datumError(wrongPair, altered({ value: adaOnly }))).toBe(`VyFi pool with LP tokens out holds none of its listed asset ${SNEK}`);
-    expect(datumError(vyFi, altered({ value: adaOnly }))).toBe(`VyFi pool with LP tokens out holds none of its listed asset ${VYFI}`);
+    expect(datumError(wrongPair, altered({ value: adaOnly }))).toBe(
+      `VyFi pool with LP tokens out holds none of its listed asset ${SNEK}`,
+    );
+    expect(datumError(vyFi, altered({ value: adaOnly }))).toBe(
+      `VyFi pool with LP tokens out holds none of its listed asset ${VYFI}`,
+    );
   });
 
   it('is counted undecodable by the chain source and creates no pool; the rest of its block is applied', async () => {
@@ -139,10 +179,17 @@ describe('an output at a listed validator that is not the listed pool', () => {
       const broken = fixtureOutput({ ...ADA_VYFI, value: withoutNft });
       const good = { ...fixtureOutput(ADA_SNEK), index: 1 };
       const datums = new Map([...fixtureTx(ADA_VYFI).datums, ...fixtureTx(ADA_SNEK).datums]);
-      const report = await ingest.applyBlock({ slot: 160_000_000, id: '01'.repeat(32), height: 1, transactions: [{ id: ADA_VYFI.tx, outputs: [broken, good], datums }] });
+      const report = await ingest.applyBlock({
+        slot: 160_000_000,
+        id: '01'.repeat(32),
+        height: 1,
+        transactions: [{ id: ADA_VYFI.tx, outputs: [broken, good], datums }],
+      });
       expect(report).toMatchObject({ undecodable: 1, created: 1 });
       expect(ingest.undecodableOutputs.get('VyFi')).toBe(1);
-      const vyFiPools = [...handle.ingestor.market.pools.values()].filter((p) => p.group === 'VyFi').map((p) => p.poolId);
+      const vyFiPools = [...handle.ingestor.market.pools.values()]
+        .filter((p) => p.group === 'VyFi')
+        .map((p) => p.poolId);
       expect(vyFiPools).toEqual(['96c31772282e6ae5c629120471c5bbcdef538226b31b97d74c50ca3c']);
     } finally {
       await handle.close();
@@ -184,7 +231,16 @@ describe("an operator's list (--vyfi-pools / VYFI_POOLS)", () => {
   const entry = { validator: ADA_SNEK_VALIDATOR, assetA: '', assetB: SNEK };
 
   it('is read in the bundled shape: units in any case, the fee optional (0.3 %), a source note allowed', () => {
-    const path = file('good.json', JSON.stringify({ source: { note: 'from api.vyfi.io/lp today' }, pools: [{ ...entry, validator: ADA_SNEK_VALIDATOR.toUpperCase() }, { validator: ADA_VYFI_VALIDATOR, assetA: '', assetB: VYFI, feeBps: 25 }] }));
+    const path = file(
+      'good.json',
+      JSON.stringify({
+        source: { note: 'from api.vyfi.io/lp today' },
+        pools: [
+          { ...entry, validator: ADA_SNEK_VALIDATOR.toUpperCase() },
+          { validator: ADA_VYFI_VALIDATOR, assetA: '', assetB: VYFI, feeBps: 25 },
+        ],
+      }),
+    );
     expect(readVyFiPools(path)).toEqual({
       pools: [
         { ...entry, feeBps: 30 },
@@ -199,14 +255,42 @@ describe("an operator's list (--vyfi-pools / VYFI_POOLS)", () => {
       ['not JSON', '{"pools": [', 'not JSON'],
       ['no pools', '{"pools": []}', 'pools: must list at least one pool'],
       ['pools not a list', '{"pools": {}}', 'pools: must be a list of pools'],
-      ['a short validator', JSON.stringify({ pools: [{ ...entry, validator: 'ab12' }] }), 'pools[0].validator: must be a script hash (56 hex digits)'],
-      ['an asset that is no unit', JSON.stringify({ pools: [entry, { ...entry, validator: ADA_VYFI_VALIDATOR, assetB: 'SNEK' }] }), "pools[1].assetB: must be '' (ADA) or a policy id (56 hex digits) and an asset name (0 to 32 bytes in hex)"],
-      ['a missing asset', JSON.stringify({ pools: [{ validator: ADA_SNEK_VALIDATOR, assetA: '' }] }), 'pools[0].assetB: must be a string'],
+      [
+        'a short validator',
+        JSON.stringify({ pools: [{ ...entry, validator: 'ab12' }] }),
+        'pools[0].validator: must be a script hash (56 hex digits)',
+      ],
+      [
+        'an asset that is no unit',
+        JSON.stringify({ pools: [entry, { ...entry, validator: ADA_VYFI_VALIDATOR, assetB: 'SNEK' }] }),
+        "pools[1].assetB: must be '' (ADA) or a policy id (56 hex digits) and an asset name (0 to 32 bytes in hex)",
+      ],
+      [
+        'a missing asset',
+        JSON.stringify({ pools: [{ validator: ADA_SNEK_VALIDATOR, assetA: '' }] }),
+        'pools[0].assetB: must be a string',
+      ],
       ['a misspelt field', JSON.stringify({ pools: [{ ...entry, fee: 30 }] }), 'pools[0]: Unrecognized key: "fee"'],
-      ['an entry that is no object', JSON.stringify({ pools: [entry, ADA_VYFI_VALIDATOR] }), 'pools[1]: must be an object { "validator", "assetA", "assetB", "feeBps"? }'],
-      ['a fee out of range', JSON.stringify({ pools: [{ ...entry, feeBps: 20_000 }] }), 'pools[0].feeBps: must be at most 10000'],
-      ['one validator twice', JSON.stringify({ pools: [entry, { ...entry, assetB: VYFI }] }), `pools[1].validator: ${ADA_SNEK_VALIDATOR} is pools[0]'s already (one pool a validator)`],
-      ['one asset twice', JSON.stringify({ pools: [{ ...entry, assetA: SNEK }] }), 'pools[0]: assetA and assetB are the same asset'],
+      [
+        'an entry that is no object',
+        JSON.stringify({ pools: [entry, ADA_VYFI_VALIDATOR] }),
+        'pools[1]: must be an object { "validator", "assetA", "assetB", "feeBps"? }',
+      ],
+      [
+        'a fee out of range',
+        JSON.stringify({ pools: [{ ...entry, feeBps: 20_000 }] }),
+        'pools[0].feeBps: must be at most 10000',
+      ],
+      [
+        'one validator twice',
+        JSON.stringify({ pools: [entry, { ...entry, assetB: VYFI }] }),
+        `pools[1].validator: ${ADA_SNEK_VALIDATOR} is pools[0]'s already (one pool a validator)`,
+      ],
+      [
+        'one asset twice',
+        JSON.stringify({ pools: [{ ...entry, assetA: SNEK }] }),
+        'pools[0]: assetA and assetB are the same asset',
+      ],
     ];
     for (const [what, text, message] of cases) {
       const path = file(`${what.replace(/\W/g, '-')}.json`, text);
@@ -226,14 +310,28 @@ describe("an operator's list (--vyfi-pools / VYFI_POOLS)", () => {
   });
 
   it('is what a chain-fed runtime decodes with: the pools the list lacks are not taken', async () => {
-    const anchor: OgmiosWireBlock = { type: 'praos', era: 'babbage', id: 'ee'.repeat(32), height: 0, slot: 160_000_000, ancestor: 'genesis', transactions: [] };
+    const anchor: OgmiosWireBlock = {
+      type: 'praos',
+      era: 'babbage',
+      id: 'ee'.repeat(32),
+      height: 0,
+      slot: 160_000_000,
+      ancestor: 'genesis',
+      transactions: [],
+    };
     const chain = [anchor, fixtureBlock(anchor, [ADA_VYFI, ADA_SNEK])];
     fake = await FakeOgmios.start(chain);
     const lines: string[] = [];
     const path = file('snek-only.json', JSON.stringify({ pools: [entry] }));
-    service = await createTestService({ env: { SOURCE: 'chain', OGMIOS_URL: fake.url, CHAIN_START: `${anchor.slot}.${anchor.id}`, VYFI_POOLS: path }, log: (line) => lines.push(line) });
+    service = await createTestService({
+      env: { SOURCE: 'chain', OGMIOS_URL: fake.url, CHAIN_START: `${anchor.slot}.${anchor.id}`, VYFI_POOLS: path },
+      log: (line) => lines.push(line),
+    });
     service.runtime.startLive();
-    const health = async () => (await (await ensureDefined(service).request('/healthz', { key: null })).json()) as { chain: { tipSlot: number; undecodable: number } };
+    const health = async () =>
+      (await (await ensureDefined(service).request('/healthz', { key: null })).json()) as {
+        chain: { tipSlot: number; undecodable: number };
+      };
     await vi.waitUntil(async () => (await health()).chain.tipSlot === chain.at(-1)?.slot, { timeout: 20_000 });
     expect(lines).toContain(`chain: VyFi pools: 1 from ${path}`);
     const listed = (await service.getJson('/api/v1/symbol_info?group=VyFi')) as { ticker: string[] };

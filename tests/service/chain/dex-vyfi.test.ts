@@ -23,14 +23,19 @@ import { hasPrise, realOgmiosBlocks } from '../../support/prise';
  * fresh chain market, so a price is ADA per raw token unit).
  */
 const fixture = readChainFixture('vyfi.json');
-const output = (tx: string): FixtureOutput => ensureDefined(fixture.outputs.find((o) => o.tx.startsWith(tx)), `fixture output ${tx}`);
+const output = (tx: string): FixtureOutput =>
+  ensureDefined(
+    fixture.outputs.find((o) => o.tx.startsWith(tx)),
+    `fixture output ${tx}`,
+  );
 const decode = (raw: FixtureOutput) => vyFi.decode(fixtureOutput(raw), fixtureTx(raw));
 
 const ADA = '';
 const VYFI = '804f5544c1962a40546827cab750a88404dc7108c0f588b72964754f56594649';
 const XVYFI = 'b316f8f668aca7359ecc6073475c0c8106239bf87e05a3a1bd5697647856594649';
 const SNEK = '279c909f348e533da5808898f87f9a14bb2c3dfbbacccd631d927a3f534e454b';
-const COPI = 'b6a7467ea1deb012808ef4e87b5ff371e85f7142d7b356a40d9b42a0436f726e75636f70696173205b76696120436861696e506f72742e696f5d';
+const COPI =
+  'b6a7467ea1deb012808ef4e87b5ff371e85f7142d7b356a40d9b42a0436f726e75636f70696173205b76696120436861696e506f72742e696f5d';
 const DJED = '8db269c3ec630e06ae29f74bc39edd1f87c819f1056206e879a1cd61446a65644d6963726f555344';
 const AGIX = 'f43a62fdc3965df486de8a0d32fe800963589c41b38946602a0dc53541474958';
 const OPTIM = 'e52964af4fffdb54504859875b1827b60ba679074996156461143dc14f5054494d';
@@ -48,17 +53,83 @@ const VLRM = '63efb704b7396890e4d9539d030c0e667739043add65c00f96c586c056616c6f72
  * swap's Bar fee falls on confirm. Sources per output in tests/fixtures/chain/README.md.
  */
 const SEEN_POOLS = [
-  { pair: 'ADA/VYFI', nft: 'c285d6d7e61163b7f7a918f28e450e37d55dc684450d87b96750d8db', validator: '730d04da38ffb7756072340338098c04413e75fedfb5669289e7c7bf', assetA: ADA, assetB: VYFI },
-  { pair: 'ADA/SNEK', nft: '96c31772282e6ae5c629120471c5bbcdef538226b31b97d74c50ca3c', validator: '232c10966ce4d8e67c2eae17bb57c2cf4854a57509a752fbb3c02bd1', assetA: ADA, assetB: SNEK },
-  { pair: 'ADA/COPI', nft: '27dd6f6398d16dd1d138c313aa80619ce45d94ba526b3882d32a66bd', validator: '04321298f7df820d6f7550f5f3a5e5aa2fc1b0a646b351f663038684', assetA: ADA, assetB: COPI },
-  { pair: 'VYFI/xVYFI', nft: '206b822eb65a0e90305b7dabf92bf2228180b437c667ae88756065d5', validator: '8bdcc45dff68defbf417575ebd29f1e1f24b662ff5ae61667de91ea8', assetA: VYFI, assetB: XVYFI },
-  { pair: 'ADA/DJED', nft: '7fe95f7516f5a53f835f80ce1053eec933efba9c1b49fab0f7398bc2', validator: '99a917d3773ff635dacebc6908284ea402656ceab373eb3a5a007df4', assetA: ADA, assetB: DJED },
-  { pair: 'ADA/AGIX', nft: '1cb50c08ba6e1b766da3fd977c13fcc5feecbcba31f1515c479c55af', validator: '468864e2b5f0f28092b1d879261185d36bacf448d3dffde45c2b78c0', assetA: ADA, assetB: AGIX },
-  { pair: 'ADA/OPTIM', nft: '0844a33282346eca6872a3827eadc3818f8175f7df3e04e4bc02ab77', validator: 'f7ba0c0692fcf462884cfa0936604fccf841c819905d60d9e9e60cf1', assetA: ADA, assetB: OPTIM },
-  { pair: 'ADA/NTX', nft: 'aa749679585b92b61dab482e585d0edfc98e55c36c080c517cde50c4', validator: '3752c1bb5e0b535e6ac0d369e7e57d21e95d4cf614a36a94ded781d4', assetA: ADA, assetB: NTX },
-  { pair: 'ADA/BTN', nft: '4b29b9203fbbf66ff1190668f375b91ac6af0814f17c57d5af3ab495', validator: '2303d158c69aa3ca38657f6d97225f2a35d331608901907f42ffbc47', assetA: ADA, assetB: BTN },
-  { pair: 'ADA/STRIKE', nft: 'f2bc52e3a23df906c8751f200bea6283ac60c9ef9567ec0c6a974b8e', validator: '3594895029c12577fb90151c02a07825faae2bc7c456ac326182e2c7', assetA: ADA, assetB: STRIKE },
-  { pair: 'ADA/VLRM', nft: 'f9551ef6c71ef4eb0fb62edac452430e15526f69701bcd9ab33fb704', validator: '2d8e5c1fc9dddc236642f3179368584c3294da18872b6d21b3bd0743', assetA: ADA, assetB: VLRM },
+  {
+    pair: 'ADA/VYFI',
+    nft: 'c285d6d7e61163b7f7a918f28e450e37d55dc684450d87b96750d8db',
+    validator: '730d04da38ffb7756072340338098c04413e75fedfb5669289e7c7bf',
+    assetA: ADA,
+    assetB: VYFI,
+  },
+  {
+    pair: 'ADA/SNEK',
+    nft: '96c31772282e6ae5c629120471c5bbcdef538226b31b97d74c50ca3c',
+    validator: '232c10966ce4d8e67c2eae17bb57c2cf4854a57509a752fbb3c02bd1',
+    assetA: ADA,
+    assetB: SNEK,
+  },
+  {
+    pair: 'ADA/COPI',
+    nft: '27dd6f6398d16dd1d138c313aa80619ce45d94ba526b3882d32a66bd',
+    validator: '04321298f7df820d6f7550f5f3a5e5aa2fc1b0a646b351f663038684',
+    assetA: ADA,
+    assetB: COPI,
+  },
+  {
+    pair: 'VYFI/xVYFI',
+    nft: '206b822eb65a0e90305b7dabf92bf2228180b437c667ae88756065d5',
+    validator: '8bdcc45dff68defbf417575ebd29f1e1f24b662ff5ae61667de91ea8',
+    assetA: VYFI,
+    assetB: XVYFI,
+  },
+  {
+    pair: 'ADA/DJED',
+    nft: '7fe95f7516f5a53f835f80ce1053eec933efba9c1b49fab0f7398bc2',
+    validator: '99a917d3773ff635dacebc6908284ea402656ceab373eb3a5a007df4',
+    assetA: ADA,
+    assetB: DJED,
+  },
+  {
+    pair: 'ADA/AGIX',
+    nft: '1cb50c08ba6e1b766da3fd977c13fcc5feecbcba31f1515c479c55af',
+    validator: '468864e2b5f0f28092b1d879261185d36bacf448d3dffde45c2b78c0',
+    assetA: ADA,
+    assetB: AGIX,
+  },
+  {
+    pair: 'ADA/OPTIM',
+    nft: '0844a33282346eca6872a3827eadc3818f8175f7df3e04e4bc02ab77',
+    validator: 'f7ba0c0692fcf462884cfa0936604fccf841c819905d60d9e9e60cf1',
+    assetA: ADA,
+    assetB: OPTIM,
+  },
+  {
+    pair: 'ADA/NTX',
+    nft: 'aa749679585b92b61dab482e585d0edfc98e55c36c080c517cde50c4',
+    validator: '3752c1bb5e0b535e6ac0d369e7e57d21e95d4cf614a36a94ded781d4',
+    assetA: ADA,
+    assetB: NTX,
+  },
+  {
+    pair: 'ADA/BTN',
+    nft: '4b29b9203fbbf66ff1190668f375b91ac6af0814f17c57d5af3ab495',
+    validator: '2303d158c69aa3ca38657f6d97225f2a35d331608901907f42ffbc47',
+    assetA: ADA,
+    assetB: BTN,
+  },
+  {
+    pair: 'ADA/STRIKE',
+    nft: 'f2bc52e3a23df906c8751f200bea6283ac60c9ef9567ec0c6a974b8e',
+    validator: '3594895029c12577fb90151c02a07825faae2bc7c456ac326182e2c7',
+    assetA: ADA,
+    assetB: STRIKE,
+  },
+  {
+    pair: 'ADA/VLRM',
+    nft: 'f9551ef6c71ef4eb0fb62edac452430e15526f69701bcd9ab33fb704',
+    validator: '2d8e5c1fc9dddc236642f3179368584c3294da18872b6d21b3bd0743',
+    assetA: ADA,
+    assetB: VLRM,
+  },
 ] as const;
 
 interface Expected {
@@ -84,7 +155,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 2_781_364_544_173n, // 2_781_797_238_187 lovelace − 430_694_014 bar fee A − 2_000_000 kept
     reserveB: 3_807_266_875_668n, // 3_807_417_460_645 VYFI − 150_584_977 bar fee B
     liquidity: 3_180_143_242_084n,
-    price: 7.305409983073484e-07, // 2_781_364.544173 ADA / 3_807_266_875_668
+    price: 7.305409983073484e-7, // 2_781_364.544173 ADA / 3_807_266_875_668
     tvl: 5562729.088346, // 2 × 2_781_364.544173 ADA
   },
   {
@@ -96,7 +167,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 13_084_373_412n, // 13_110_833_409 lovelace − 24_459_997 bar fee A − 2_000_000 kept
     reserveB: 8_814_528_006n, // 8_831_613_109 BTN − 17_085_103 bar fee B
     liquidity: 10_542_505_739n,
-    price: 1.4844099880440042e-06, // 13_084.373412 ADA / 8_814_528_006
+    price: 1.4844099880440042e-6, // 13_084.373412 ADA / 8_814_528_006
     tvl: 26168.746824, // 2 × 13_084.373412 ADA
   },
   {
@@ -132,7 +203,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 109_331_918_329n, // 109_345_776_098 lovelace − 11_857_769 bar fee A − 2_000_000 kept
     reserveB: 5_006_252_179_671n, // 5_007_443_302_210 COPI − 1_191_122_539 bar fee B
     liquidity: 702_055_183_518n,
-    price: 2.1839075301273587e-08, // 109_331.918329 ADA / 5_006_252_179_671
+    price: 2.1839075301273587e-8, // 109_331.918329 ADA / 5_006_252_179_671
     tvl: 218663.836658, // 2 × 109_331.918329 ADA
   },
   {
@@ -156,7 +227,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 43_332_251_053n, // 43_338_939_757 lovelace − 4_688_704 bar fee A − 2_000_000 kept
     reserveB: 39_337_872_571n, // 39_343_319_533 DJED − 5_446_962 bar fee B
     liquidity: 36_232_513_196n,
-    price: 1.1015402771156635e-06, // 43_332.251053 ADA / 39_337_872_571
+    price: 1.1015402771156635e-6, // 43_332.251053 ADA / 39_337_872_571
     tvl: 86664.502106, // 2 × 43_332.251053 ADA
   },
   {
@@ -180,7 +251,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 122_172_578_913n, // 122_183_185_327 lovelace − 8_606_414 bar fee A − 2_000_000 kept
     reserveB: 39_837_955_206_494n, // 39_840_345_168_335 AGIX − 2_389_961_841 bar fee B
     liquidity: 2_044_607_959_319n,
-    price: 3.066738196770817e-09, // 122_172.578913 ADA / 39_837_955_206_494
+    price: 3.066738196770817e-9, // 122_172.578913 ADA / 39_837_955_206_494
     tvl: 244345.157826, // 2 × 122_172.578913 ADA
   },
   {
@@ -204,7 +275,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 66_822_720_744n, // 66_835_938_344 lovelace − 11_217_600 bar fee A − 2_000_000 kept
     reserveB: 2_907_706_174_542n, // 2_908_171_551_799 NTX − 465_377_257 bar fee B
     liquidity: 426_712_924_021n,
-    price: 2.2981249387939074e-08, // 66_822.720744 ADA / 2_907_706_174_542
+    price: 2.2981249387939074e-8, // 66_822.720744 ADA / 2_907_706_174_542
     tvl: 133645.441488, // 2 × 66_822.720744 ADA
   },
   {
@@ -216,7 +287,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 41_070_330_479n, // 41_083_561_878 lovelace − 11_231_399 bar fee A − 2_000_000 kept
     reserveB: 29_089_324_518n, // 29_097_366_466 DJED − 8_041_948 bar fee B
     liquidity: 30_259_785_571n,
-    price: 1.4118695143156847e-06, // 41_070.330479 ADA / 29_089_324_518
+    price: 1.4118695143156847e-6, // 41_070.330479 ADA / 29_089_324_518
     tvl: 82140.660958, // 2 × 41_070.330479 ADA
   },
   {
@@ -240,7 +311,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 9_287_946_442n, // 9_296_496_367 lovelace − 6_549_925 bar fee A − 2_000_000 kept
     reserveB: 19_132_345_761n, // 19_146_810_486 BTN − 14_464_725 bar fee B
     liquidity: 12_419_463_914n,
-    price: 4.854577979106385e-07, // 9_287.946442 ADA / 19_132_345_761
+    price: 4.854577979106385e-7, // 9_287.946442 ADA / 19_132_345_761
     tvl: 18575.892884, // 2 × 9_287.946442 ADA
   },
   {
@@ -252,7 +323,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 7_763_635_424n, // 7_786_524_729 lovelace − 20_889_305 bar fee A − 2_000_000 kept
     reserveB: 35_395_520_524n, // 35_482_080_175 STRIKE − 86_559_651 bar fee B
     liquidity: 16_410_666_149n,
-    price: 2.1933949011248053e-07, // 7_763.635424 ADA / 35_395_520_524
+    price: 2.1933949011248053e-7, // 7_763.635424 ADA / 35_395_520_524
     tvl: 15527.270848, // 2 × 7_763.635424 ADA
   },
   {
@@ -264,7 +335,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 125_176_069_511n, // 125_178_069_511 lovelace − 0 bar fee A − 2_000_000 kept
     reserveB: 38_912_506_587_521n, // 38_912_694_908_724 AGIX − 188_321_203 bar fee B
     liquidity: 2_044_607_959_319n,
-    price: 3.216859577767298e-09, // 125_176.069511 ADA / 38_912_506_587_521
+    price: 3.216859577767298e-9, // 125_176.069511 ADA / 38_912_506_587_521
     tvl: 250352.139022, // 2 × 125_176.069511 ADA
   },
   {
@@ -276,7 +347,7 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 9_439_778_908n, // 9_454_584_190 lovelace − 12_805_282 bar fee A − 2_000_000 kept
     reserveB: 23_598_529_983n, // 23_625_114_266 VLRM − 26_584_283 bar fee B
     liquidity: 14_634_924_554n,
-    price: 4.000155482057681e-07, // 9_439.778908 ADA / 23_598_529_983
+    price: 4.000155482057681e-7, // 9_439.778908 ADA / 23_598_529_983
     tvl: 18879.557816, // 2 × 9_439.778908 ADA
   },
   {
@@ -288,17 +359,22 @@ const EXPECTED: readonly Expected[] = [
     reserveA: 8_906_895_187n, // 8_921_700_469 lovelace − 12_805_282 bar fee A − 2_000_000 kept
     reserveB: 22_266_372_460n, // 22_292_956_743 VLRM − 26_584_283 bar fee B
     liquidity: 13_808_770_346n,
-    price: 4.0001554824435916e-07, // 8_906.895187 ADA / 22_266_372_460
+    price: 4.0001554824435916e-7, // 8_906.895187 ADA / 22_266_372_460
     tvl: 17813.790374, // 2 × 8_906.895187 ADA
   },
-]
+];
 
 /** |a/b − 1| below 1e-12: the model's floating-point price and TVL against the hand-derived ones. */
-const close = (actual: number | undefined, expected: number, what: string) => expect(Math.abs((actual ?? Number.NaN) / expected - 1), what).toBeLessThan(1e-12);
+const close = (actual: number | undefined, expected: number, what: string) =>
+  expect(Math.abs((actual ?? Number.NaN) / expected - 1), what).toBeLessThan(1e-12);
 
 describe('VyFi decoder on real mainnet outputs', () => {
   it('has each fixture datum as the witness of its output datum hash', () => {
-    for (const raw of fixture.outputs) expect(Buffer.from(blake2b(Buffer.from(raw.witnessDatum ?? '', 'hex'), { dkLen: 32 })).toString('hex'), raw.tx).toBe(raw.datumHash);
+    for (const raw of fixture.outputs)
+      expect(
+        Buffer.from(blake2b(Buffer.from(raw.witnessDatum ?? '', 'hex'), { dkLen: 32 })).toString('hex'),
+        raw.tx,
+      ).toBe(raw.datumHash);
   });
 
   it('expects every fixture output, and every pool seen is among them', () => {
@@ -308,12 +384,18 @@ describe('VyFi decoder on real mainnet outputs', () => {
 
   it('finds every pool seen in the bundled list: its outputs pay to the validator listed with its pair', () => {
     for (const e of EXPECTED) {
-      const seen = ensureDefined(SEEN_POOLS.find((p) => p.nft === e.poolId), e.tx);
+      const seen = ensureDefined(
+        SEEN_POOLS.find((p) => p.nft === e.poolId),
+        e.tx,
+      );
       expect(paymentScriptOf(output(e.tx).address), e.tx).toBe(seen.validator);
       expect([e.assetA, e.assetB], e.tx).toEqual([seen.assetA, seen.assetB]);
     }
     for (const seen of SEEN_POOLS) {
-      expect(BUNDLED_VYFI_POOLS.pools.find((p) => p.validator === seen.validator), seen.pair).toEqual({ validator: seen.validator, assetA: seen.assetA, assetB: seen.assetB, feeBps: 30 });
+      expect(
+        BUNDLED_VYFI_POOLS.pools.find((p) => p.validator === seen.validator),
+        seen.pair,
+      ).toEqual({ validator: seen.validator, assetA: seen.assetA, assetB: seen.assetB, feeBps: 30 });
     }
   });
 
@@ -321,7 +403,16 @@ describe('VyFi decoder on real mainnet outputs', () => {
     for (const e of EXPECTED) {
       const raw = output(e.tx);
       expect(vyFi.isPool(fixtureOutput(raw)), e.tx).toBe(true);
-      expect(decode(raw), e.tx).toEqual({ group: 'VyFi', poolId: e.poolId, assetA: e.assetA, assetB: e.assetB, reserveA: e.reserveA, reserveB: e.reserveB, liquidity: e.liquidity, feeBps: 30 });
+      expect(decode(raw), e.tx).toEqual({
+        group: 'VyFi',
+        poolId: e.poolId,
+        assetA: e.assetA,
+        assetB: e.assetB,
+        reserveA: e.reserveA,
+        reserveB: e.reserveB,
+        liquidity: e.liquidity,
+        feeBps: 30,
+      });
     }
   });
 
@@ -390,7 +481,10 @@ describe('VyFi reserves against what real transactions paid', () => {
 const raw = output('39d10447');
 /** The payment script hash of ADA/VYFI's address (addr1z9es6px6…). */
 const ADA_VYFI_VALIDATOR = '730d04da38ffb7756072340338098c04413e75fedfb5669289e7c7bf';
-function damaged(datum: string, value: Readonly<Record<string, string>> = raw.value): { output: ChainOutput; tx: ChainTx } {
+function damaged(
+  datum: string,
+  value: Readonly<Record<string, string>> = raw.value,
+): { output: ChainOutput; tx: ChainTx } {
   const copy: FixtureOutput = { tx: raw.tx, index: raw.index, address: raw.address, value, datum };
   return { output: fixtureOutput(copy), tx: fixtureTx(copy) };
 }
@@ -402,9 +496,17 @@ describe('VyFi decoder on damaged and foreign outputs', () => {
       ['a missing field', 'd8799f1a19abde7e1a08f9be91ff', /2 fields, expected 3/],
       ['a field that is not an integer', 'd8799f1a19abde7e41011b000002e46f4eeb64ff', /bar fee B: not an integer/],
       // bar fee B 1b 0000037… = 3,807,417,460,646: one VYFI more than the pool holds
-      ['bar fees larger than the pool', 'd8799f1a19abde7e1b000003767bc3e7a61b000002e46f4eeb64ff', /bar fees larger than the pool/],
+      [
+        'bar fees larger than the pool',
+        'd8799f1a19abde7e1b000003767bc3e7a61b000002e46f4eeb64ff',
+        /bar fees larger than the pool/,
+      ],
       // bar fee A 1b 00000287afeac12c = 2,781,795,238,188 = 2,781,797,238,187 − 1,999,999: less than the 2 ADA left
-      ['bar fee A eating into the 2 ADA kept', 'd8799f1b00000287afeac12c1a08f9be911b000002e46f4eeb64ff', /bar fees larger than the pool/],
+      [
+        'bar fee A eating into the 2 ADA kept',
+        'd8799f1b00000287afeac12c1a08f9be911b000002e46f4eeb64ff',
+        /bar fees larger than the pool/,
+      ],
       ['a negative bar fee', 'd8799f3a19abde7e1a08f9be911b000002e46f4eeb64ff', /negative/],
     ];
     for (const [what, datum, message] of cases) {
@@ -423,14 +525,17 @@ describe('VyFi decoder on damaged and foreign outputs', () => {
   });
 
   it('reads a pool output whose datum is missing from the transaction as a DatumError', () => {
-    expect(() => vyFi.decode(fixtureOutput(raw), { ...fixtureTx(raw), datums: new Map() })).toThrow(/VyFi pool datum missing/);
+    expect(() => vyFi.decode(fixtureOutput(raw), { ...fixtureTx(raw), datums: new Map() })).toThrow(
+      /VyFi pool datum missing/,
+    );
   });
 
-  it('takes the outputs at a listed pool validator, not other DEXs\' pools or an output of a pool the list lacks', () => {
+  it("takes the outputs at a listed pool validator, not other DEXs' pools or an output of a pool the list lacks", () => {
     // At the ADA/VYFI validator, whatever it holds: a DatumError when decoded (dex-vyfi-list.test.ts).
     const plain: ChainOutput = { index: 0, address: raw.address, lovelace: 2_000_000n, assets: new Map([[VYFI, 5n]]) };
     expect(vyFi.isPool(plain)).toBe(true);
-    for (const other of readChainFixture('muesliswap.json').outputs) expect(vyFi.isPool(fixtureOutput(other))).toBe(false);
+    for (const other of readChainFixture('muesliswap.json').outputs)
+      expect(vyFi.isPool(fixtureOutput(other))).toBe(false);
     // A decoder given no pools takes nothing, this one included.
     expect(vyFiDecoder([]).isPool(fixtureOutput(raw))).toBe(false);
   });
@@ -451,7 +556,7 @@ describe('VyFi decoder on damaged and foreign outputs', () => {
   });
 });
 
-describe.skipIf(!hasPrise)('VyFi in prise\'s real blocks', () => {
+describe.skipIf(!hasPrise)("VyFi in prise's real blocks", () => {
   it('takes none of the outputs of the ten blocks (no listed VyFi pool moved in them)', () => {
     const taken = realOgmiosBlocks()
       .map((b) => fromOgmiosBlock(b))

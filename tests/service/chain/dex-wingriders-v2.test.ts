@@ -17,7 +17,11 @@ import { hasPrise, qualifiedTransactions, toChainTxs } from '../../support/prise
  */
 
 const fixture = readChainFixture('wingriders-v2.json');
-const output = (tx: string): FixtureOutput => ensureDefined(fixture.outputs.find((o) => o.tx.startsWith(tx)), `fixture output ${tx}`);
+const output = (tx: string): FixtureOutput =>
+  ensureDefined(
+    fixture.outputs.find((o) => o.tx.startsWith(tx)),
+    `fixture output ${tx}`,
+  );
 const decode = (raw: FixtureOutput) => wingRidersV2.decode(fixtureOutput(raw), fixtureTx(raw));
 
 const POLICY = '6fdc63a1d71dc2c65502b79baae7fb543185702b12c3c5fb639ed737';
@@ -83,13 +87,23 @@ const EXPECTED: readonly Expected[] = [
 const STABLESWAP = '7fecad4f';
 
 /** |a/b − 1| below 1e-12: the model's floating-point price and TVL against the hand-derived ones. */
-const close = (actual: number | undefined, expected: number) => expect(Math.abs((actual ?? Number.NaN) / expected - 1)).toBeLessThan(1e-12);
+const close = (actual: number | undefined, expected: number) =>
+  expect(Math.abs((actual ?? Number.NaN) / expected - 1)).toBeLessThan(1e-12);
 
 describe('WingRiders V2 decoder', () => {
   it('decodes each real pool output to the reserves, LP supply and fee derived by hand', () => {
     for (const e of EXPECTED) {
       const state = decode(output(e.tx));
-      expect(state, e.tx).toEqual({ group: 'WingRidersV2', poolId: e.poolId, assetA: '', assetB: e.assetB, reserveA: e.reserveA, reserveB: e.reserveB, liquidity: e.liquidity, feeBps: e.feeBps });
+      expect(state, e.tx).toEqual({
+        group: 'WingRidersV2',
+        poolId: e.poolId,
+        assetA: '',
+        assetB: e.assetB,
+        reserveA: e.reserveA,
+        reserveB: e.reserveB,
+        liquidity: e.liquidity,
+        feeBps: e.feeBps,
+      });
     }
   });
 
@@ -118,25 +132,38 @@ describe('WingRiders V2 decoder', () => {
   });
 
   it('takes no output of another DEX, no wallet holding LP tokens, and no plain output', () => {
-    for (const raw of readChainFixture('sundaeswap-v3.json').outputs) expect(wingRidersV2.isPool(fixtureOutput(raw))).toBe(false);
+    for (const raw of readChainFixture('sundaeswap-v3.json').outputs)
+      expect(wingRidersV2.isPool(fixtureOutput(raw))).toBe(false);
     const pool = output('797d1e3c');
     // The pool's LP token (same policy, without the validity token) in a wallet is not a pool.
-    const lpHolder: FixtureOutput = { tx: pool.tx, index: 1, address: 'addr1q9y2atkk8ka8q8q0vduxhk3azufrd5n2gxa3cwqeq3xnkxh0zsmt7c6c8ngv0vzmvx60vkqd6gprh3xy4q09lsqpq5fqq9l8ts', value: { lovelace: '2000000', [`${POLICY}a555e14a0b9dec3ab1e12ba68c0e381c7573649619998a1063ac0964d4451fe1`]: '1000' } };
+    const lpHolder: FixtureOutput = {
+      tx: pool.tx,
+      index: 1,
+      address:
+        'addr1q9y2atkk8ka8q8q0vduxhk3azufrd5n2gxa3cwqeq3xnkxh0zsmt7c6c8ngv0vzmvx60vkqd6gprh3xy4q09lsqpq5fqq9l8ts',
+      value: {
+        lovelace: '2000000',
+        [`${POLICY}a555e14a0b9dec3ab1e12ba68c0e381c7573649619998a1063ac0964d4451fe1`]: '1000',
+      },
+    };
     expect(wingRidersV2.isPool(fixtureOutput(lpHolder))).toBe(false);
     expect(wingRidersV2.isPool(fixtureOutput({ ...lpHolder, value: { lovelace: '5000000' } }))).toBe(false);
   });
 
-  it.skipIf(!hasPrise)('takes none of the outputs of prise\'s real transactions (Minswap, SundaeSwap V1, WingRiders V1 pools and wallets)', () => {
-    let outputs = 0;
-    for (const tx of qualifiedTransactions().values()) {
-      const { outputs: created, inputs } = toChainTxs(tx);
-      for (const out of [...created.outputs, ...inputs.outputs]) {
-        outputs++;
-        expect(wingRidersV2.isPool(out), `${tx.txHash}`).toBe(false);
+  it.skipIf(!hasPrise)(
+    "takes none of the outputs of prise's real transactions (Minswap, SundaeSwap V1, WingRiders V1 pools and wallets)",
+    () => {
+      let outputs = 0;
+      for (const tx of qualifiedTransactions().values()) {
+        const { outputs: created, inputs } = toChainTxs(tx);
+        for (const out of [...created.outputs, ...inputs.outputs]) {
+          outputs++;
+          expect(wingRidersV2.isPool(out), `${tx.txHash}`).toBe(false);
+        }
       }
-    }
-    expect(outputs).toBeGreaterThan(1_000);
-  });
+      expect(outputs).toBeGreaterThan(1_000);
+    },
+  );
 
   it('refuses a damaged datum with a DatumError: wrong constructor, missing field, treasuries above the value', () => {
     const raw = output('797d1e3c');
@@ -147,7 +174,10 @@ describe('WingRiders V2 decoder', () => {
       withDatum(raw, (tag, fields) => [tag, fields.map((f, i) => (i === 9 ? 0 : f))]), // fee basis 0
       // Treasury A one lovelace more than the value less the oil and the project treasury.
       withDatum(raw, (tag, fields) => [tag, fields.map((f, i) => (i === 12 ? 77_130_773_984 : f))]),
-      { ...raw, value: { ...raw.value, '97bbb7db0baef89caefce61b8107ac74c7a7340166b39d906f174bec54616c6f73': '36090' } }, // one Talos less than its treasuries
+      {
+        ...raw,
+        value: { ...raw.value, '97bbb7db0baef89caefce61b8107ac74c7a7340166b39d906f174bec54616c6f73': '36090' },
+      }, // one Talos less than its treasuries
       { ...raw, datum: '6161' }, // CBOR, but a text string: not Plutus data
     ];
     for (const bad of broken) {

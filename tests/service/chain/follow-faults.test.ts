@@ -40,9 +40,20 @@ const origin = (): ChainCursor => ({ slot: 120_000_000, id: 'ee'.repeat(32), hei
 const copy = (pools: readonly SyntheticPool[]) => pools.map((p) => ({ ...p }));
 
 /** The block the source starts at (`--chain-start`): the synthetic chains follow it. */
-const ANCHOR = { type: 'praos', era: 'babbage', id: 'ee'.repeat(32), height: 0, slot: 120_000_000, ancestor: 'genesis', transactions: [] } as const;
+const ANCHOR = {
+  type: 'praos',
+  era: 'babbage',
+  id: 'ee'.repeat(32),
+  height: 0,
+  slot: 120_000_000,
+  ancestor: 'genesis',
+  transactions: [],
+} as const;
 
-async function follow(blocks: Parameters<typeof FakeOgmios.start>[0], options: { heartbeatMs?: number } = {}): Promise<ChainFollower> {
+async function follow(
+  blocks: Parameters<typeof FakeOgmios.start>[0],
+  options: { heartbeatMs?: number } = {},
+): Promise<ChainFollower> {
   fake = await FakeOgmios.start([ANCHOR, ...blocks]);
   const ingest = await ChainIngest.open(handle.ingestor, handle.store.market, (line) => lines.push(line));
   follower = new ChainFollower(ingest, {
@@ -71,12 +82,22 @@ describe('the chain follower, when things go wrong', () => {
     const pools = syntheticPools(4);
     const cursor = origin();
     // 40 blocks of one swap each after a first block that creates the pools: 40 trades.
-    const chain = [...syntheticBlocks(cursor, pools, 1, { updates: 4, sequential: true }), ...syntheticBlocks(cursor, pools, 40, { updates: 1 })];
+    const chain = [
+      ...syntheticBlocks(cursor, pools, 1, { updates: 4, sequential: true }),
+      ...syntheticBlocks(cursor, pools, 40, { updates: 1 }),
+    ];
     const failing = chain[12]?.slot ?? 0;
-    installFault(dir, 'fail_once', `BEFORE INSERT ON chain_journal WHEN NEW.slot = ${failing} BEGIN SELECT RAISE(ABORT, 'injected commit failure'); END`);
+    installFault(
+      dir,
+      'fail_once',
+      `BEFORE INSERT ON chain_journal WHEN NEW.slot = ${failing} BEGIN SELECT RAISE(ABORT, 'injected commit failure'); END`,
+    );
     const f = await follow(chain);
     // The failure, then the fault is taken away: the next attempt succeeds.
-    await vi.waitUntil(() => lines.some((l) => l.includes('injected commit failure')), { timeout: 10_000, interval: 20 });
+    await vi.waitUntil(() => lines.some((l) => l.includes('injected commit failure')), {
+      timeout: 10_000,
+      interval: 20,
+    });
     removeFault(dir, 'fail_once');
     await vi.waitUntil(() => f.status().tip?.slot === chain.at(-1)?.slot, { timeout: 15_000, interval: 20 });
     expect(f.status().reconnects).toBeGreaterThan(0);
@@ -87,7 +108,10 @@ describe('the chain follower, when things go wrong', () => {
   it('finds its way back when the node switched forks while it was away: the orphaned blocks are undone, the new fork applied', async () => {
     const pools = syntheticPools(3);
     const cursor = origin();
-    const common = [...syntheticBlocks(cursor, pools, 1, { updates: 3, sequential: true }), ...syntheticBlocks(cursor, pools, 9, { updates: 1 })];
+    const common = [
+      ...syntheticBlocks(cursor, pools, 1, { updates: 3, sequential: true }),
+      ...syntheticBlocks(cursor, pools, 9, { updates: 1 }),
+    ];
     const forkPools = copy(pools);
     const forkCursor = { ...cursor };
     const orphaned = syntheticBlocks(cursor, pools, 6, { updates: 2 });
@@ -106,14 +130,19 @@ describe('the chain follower, when things go wrong', () => {
     const orphanTx = orphaned.flatMap((b) => b.transactions.map((tx) => (tx as { id: string }).id));
     expect(events.filter((e) => orphanTx.includes(e ?? ''))).toEqual([]);
     await expectWholeAndOnce(9 + 8);
-    const pool = handle.ingestor.market.pools.get(`f5808c2c990d86da54bfc97d89cee6efa20cd8461616359478d96b4c${forkPools[0]?.lp ?? ''}`);
+    const pool = handle.ingestor.market.pools.get(
+      `f5808c2c990d86da54bfc97d89cee6efa20cd8461616359478d96b4c${forkPools[0]?.lp ?? ''}`,
+    );
     expect([pool?.baseReserve, pool?.quoteReserve]).toEqual([Number(forkPools[0]?.a), Number(forkPools[0]?.b)]);
   });
 
   it('never crashes on frames that are valid JSON but no block or point: counted as garbage, the connection made again, the tip kept', async () => {
     const pools = syntheticPools(2);
     const cursor = origin();
-    const chain = [...syntheticBlocks(cursor, pools, 1, { updates: 2, sequential: true }), ...syntheticBlocks(cursor, pools, 5, { updates: 1 })];
+    const chain = [
+      ...syntheticBlocks(cursor, pools, 1, { updates: 2, sequential: true }),
+      ...syntheticBlocks(cursor, pools, 5, { updates: 1 }),
+    ];
     const f = await follow(chain);
     await vi.waitUntil(() => f.status().tip?.slot === chain.at(-1)?.slot, { timeout: 10_000, interval: 20 });
     const tip = f.status().tip;
@@ -128,9 +157,15 @@ describe('the chain follower, when things go wrong', () => {
     ];
     for (const frame of frames) {
       const garbage = f.status().garbage + f.status().reconnects;
-      await vi.waitUntil(() => (fake?.connections ?? 0) > 0 && f.status().state === 'live', { timeout: 10_000, interval: 20 });
+      await vi.waitUntil(() => (fake?.connections ?? 0) > 0 && f.status().state === 'live', {
+        timeout: 10_000,
+        interval: 20,
+      });
       // Waiting on a request the follower has in flight at the tip.
-      await vi.waitUntil(() => (fake?.requests.filter((r) => r === 'nextBlock').length ?? 0) > 0, { timeout: 5_000, interval: 20 });
+      await vi.waitUntil(() => (fake?.requests.filter((r) => r === 'nextBlock').length ?? 0) > 0, {
+        timeout: 5_000,
+        interval: 20,
+      });
       fake?.sendResult(frame);
       await vi.waitUntil(() => f.status().garbage + f.status().reconnects > garbage, { timeout: 10_000, interval: 20 });
     }
@@ -139,7 +174,13 @@ describe('the chain follower, when things go wrong', () => {
     expect(f.status().garbage).toBe(frames.length);
     expect((await handle.store.market.journal()).at(-1)?.slot).toBe(tip?.slot);
     // A block whose header reads but whose body does not is skipped whole, counted, and the tip moves past it.
-    const unreadable = { id: 'cd'.repeat(32), slot: (tip?.slot ?? 0) + 20, height: (tip?.height ?? 0) + 1, ancestor: tip?.id, transactions: [{ id: 'ef'.repeat(32), outputs: 'none' }] };
+    const unreadable = {
+      id: 'cd'.repeat(32),
+      slot: (tip?.slot ?? 0) + 20,
+      height: (tip?.height ?? 0) + 1,
+      ancestor: tip?.id,
+      transactions: [{ id: 'ef'.repeat(32), outputs: 'none' }],
+    };
     fake?.sendResult({ direction: 'forward', block: unreadable, tip: nodeTip });
     await vi.waitUntil(() => f.status().tip?.id === unreadable.id, { timeout: 10_000, interval: 20 });
     expect(f.status().unreadableBlocks).toBe(1);
@@ -150,12 +191,18 @@ describe('the chain follower, when things go wrong', () => {
   it('drops a connection the node stopped answering (no pong) and resumes once it answers again', async () => {
     const pools = syntheticPools(2);
     const cursor = origin();
-    const chain = [...syntheticBlocks(cursor, pools, 1, { updates: 2, sequential: true }), ...syntheticBlocks(cursor, pools, 3, { updates: 1 })];
+    const chain = [
+      ...syntheticBlocks(cursor, pools, 1, { updates: 2, sequential: true }),
+      ...syntheticBlocks(cursor, pools, 3, { updates: 1 }),
+    ];
     const f = await follow(chain, { heartbeatMs: 100 });
     await vi.waitUntil(() => f.status().tip?.slot === chain.at(-1)?.slot, { timeout: 10_000, interval: 20 });
     if (!fake) throw new Error('no fake');
     fake.silent = true;
-    await vi.waitUntil(() => f.status().state === 'reconnecting' || f.status().state === 'connecting', { timeout: 5_000, interval: 10 });
+    await vi.waitUntil(() => f.status().state === 'reconnecting' || f.status().state === 'connecting', {
+      timeout: 5_000,
+      interval: 10,
+    });
     expect(f.status().lastError).toMatch(/did not answer a ping/);
     const more = syntheticBlocks(cursor, pools, 2, { updates: 1 });
     fake.extend(more);
@@ -165,19 +212,29 @@ describe('the chain follower, when things go wrong', () => {
   });
 });
 
-describe('the chain follower\'s state', () => {
+describe("the chain follower's state", () => {
   it('gives up a connection a node accepts and never answers (not even its health check), says so, tries again, and stops at once', async () => {
     const silent = await faultyEndpoint('timeout');
     try {
       const ingest = await ChainIngest.open(handle.ingestor, handle.store.market, (line) => lines.push(line));
-      follower = new ChainFollower(ingest, { url: `ws://127.0.0.1:${silent.port}`, start: { kind: 'point', point: origin() }, backoff: { initialMs: 20, maxMs: 50 }, connectTimeoutMs: 200, log: (line) => lines.push(line) });
+      follower = new ChainFollower(ingest, {
+        url: `ws://127.0.0.1:${silent.port}`,
+        start: { kind: 'point', point: origin() },
+        backoff: { initialMs: 20, maxMs: 50 },
+        connectTimeoutMs: 200,
+        log: (line) => lines.push(line),
+      });
       follower.start();
       await vi.waitUntil(() => (follower?.status().reconnects ?? 0) >= 2, { timeout: 5_000, interval: 20 });
       expect(follower.status().lastError).toMatch(/did not answer a connection within/);
       expect(follower.status().state).not.toBe('live');
       await follower.stop();
       // A stop does not wait for an attempt under way: with a 60 s limit, it ends long before.
-      follower = new ChainFollower(ingest, { url: `ws://127.0.0.1:${silent.port}`, start: { kind: 'point', point: origin() }, connectTimeoutMs: 60_000 });
+      follower = new ChainFollower(ingest, {
+        url: `ws://127.0.0.1:${silent.port}`,
+        start: { kind: 'point', point: origin() },
+        connectTimeoutMs: 60_000,
+      });
       follower.start();
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(follower.status().state).toBe('connecting');
@@ -193,7 +250,10 @@ describe('the chain follower\'s state', () => {
   it('is syncing while behind the node, reconnecting when the connection drops mid-sync, live at the tip; tip age and lag follow', async () => {
     const pools = syntheticPools(2);
     const cursor = origin();
-    const chain = [...syntheticBlocks(cursor, pools, 1, { updates: 2, sequential: true }), ...syntheticBlocks(cursor, pools, 30, { updates: 1, slotStep: 600 })];
+    const chain = [
+      ...syntheticBlocks(cursor, pools, 1, { updates: 2, sequential: true }),
+      ...syntheticBlocks(cursor, pools, 30, { updates: 1, slotStep: 600 }),
+    ];
     const f = await follow([]);
     if (!fake) throw new Error('no fake');
     fake.blockDelayMs = 40;
@@ -221,7 +281,10 @@ describe('the chain follower\'s state', () => {
       { timeout: 5_000, interval: 2 },
     );
     fake.blockDelayMs = 0;
-    await vi.waitUntil(() => f.status().tip?.slot === chain.at(-1)?.slot && f.status().state === 'live', { timeout: 10_000, interval: 20 });
+    await vi.waitUntil(() => f.status().tip?.slot === chain.at(-1)?.slot && f.status().state === 'live', {
+      timeout: 10_000,
+      interval: 20,
+    });
     const status = f.status();
     expect(status.lagSeconds).toBe(0);
     // The tip's block was made at slot + 1,591,566,291: its age is measured from then.

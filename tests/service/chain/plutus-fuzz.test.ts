@@ -1,8 +1,25 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DatumError, decodePlutusData, MAX_DATUM_BYTES, MAX_DATUM_DEPTH, MAX_DATUM_NODES, type PlutusData } from '../../../src/service/chain/plutus';
-import { BREAK, deepNesting, encodePlutus, head, minswapV2DatumAround, sharedReferenceBomb, sharedReferenceCycle, toHex, type EncodeOptions } from '../../support/plutus-cbor';
+import {
+  DatumError,
+  decodePlutusData,
+  MAX_DATUM_BYTES,
+  MAX_DATUM_DEPTH,
+  MAX_DATUM_NODES,
+  type PlutusData,
+} from '../../../src/service/chain/plutus';
+import {
+  BREAK,
+  deepNesting,
+  encodePlutus,
+  head,
+  minswapV2DatumAround,
+  sharedReferenceBomb,
+  sharedReferenceCycle,
+  toHex,
+  type EncodeOptions,
+} from '../../support/plutus-cbor';
 import { realDatums } from '../../support/real-datums';
 import { syntheticBlocks, syntheticPools } from '../../support/synthetic-chain';
 
@@ -43,9 +60,11 @@ function nodesOf(value: PlutusData, depth = 0): number {
   }
   if (depth >= MAX_DATUM_DEPTH) throw new Error('deeper than the budget');
   if (Array.isArray(value)) return 1 + value.reduce<number>((n, item: PlutusData) => n + nodesOf(item, depth + 1), 0);
-  if (value instanceof Map) return 1 + [...value].reduce((n, [k, v]) => n + nodesOf(k, depth + 1) + nodesOf(v, depth + 1), 0);
+  if (value instanceof Map)
+    return 1 + [...value].reduce((n, [k, v]) => n + nodesOf(k, depth + 1) + nodesOf(v, depth + 1), 0);
   const c = value as { constructor: unknown; fields: unknown };
-  if (!Number.isSafeInteger(c.constructor) || (c.constructor as number) < 0 || !Array.isArray(c.fields)) throw new Error('not a constructor');
+  if (!Number.isSafeInteger(c.constructor) || (c.constructor as number) < 0 || !Array.isArray(c.fields))
+    throw new Error('not a constructor');
   return 1 + (c.fields as PlutusData[]).reduce((n, item) => n + nodesOf(item, depth + 1), 0);
 }
 
@@ -77,8 +96,10 @@ function run(kind: string, bytes: readonly number[] | Uint8Array, expected: Expe
   if (result.ms >= SLOW_MS) throw new Error(`${what} took ${result.ms.toFixed(1)} ms`);
   if (tally.heapPeak - tally.heapStart > HEAP_GROWTH_BOUND) throw new Error(`${what}: heap grew past the bound`);
   if ('error' in result) {
-    if (!(result.error instanceof DatumError)) throw new Error(`${what}: refused with ${String(result.error)}, not a DatumError`);
-    if (expected === 'decoded' || typeof expected === 'object') throw new Error(`${what}: refused (${result.error.message}) but is Plutus data`);
+    if (!(result.error instanceof DatumError))
+      throw new Error(`${what}: refused with ${String(result.error)}, not a DatumError`);
+    if (expected === 'decoded' || typeof expected === 'object')
+      throw new Error(`${what}: refused (${result.error.message}) but is Plutus data`);
     tally.refused++;
     k.refused++;
     return;
@@ -86,12 +107,14 @@ function run(kind: string, bytes: readonly number[] | Uint8Array, expected: Expe
   const value = result.value as PlutusData;
   if (expected === 'refused') throw new Error(`${what}: decoded, should be refused`);
   if (nodesOf(value) > MAX_DATUM_NODES) throw new Error(`${what}: decoded past the node budget`);
-  if (typeof expected === 'object' && !isDeepStrictEqual(value, expected.equals)) throw new Error(`${what}: decoded to another value`);
+  if (typeof expected === 'object' && !isDeepStrictEqual(value, expected.equals))
+    throw new Error(`${what}: decoded to another value`);
   tally.decoded++;
   k.decoded++;
 }
 
-const check = <T>(runs: number, arbitrary: fc.Arbitrary<T>, body: (value: T) => void) => fc.assert(fc.property(arbitrary, body), { seed: SEED, numRuns: runs, endOnFailure: true });
+const check = <T>(runs: number, arbitrary: fc.Arbitrary<T>, body: (value: T) => void) =>
+  fc.assert(fc.property(arbitrary, body), { seed: SEED, numRuns: runs, endOnFailure: true });
 
 // Valid Plutus data, small enough for every budget, and the legal ways to write it.
 const plutusData = fc.letrec<{ data: PlutusData; leaf: PlutusData; node: PlutusData }>((tie) => ({
@@ -105,30 +128,49 @@ const plutusData = fc.letrec<{ data: PlutusData; leaf: PlutusData; node: PlutusD
   node: fc.oneof(
     fc.array(tie('data'), { maxLength: 6 }),
     fc.array(fc.tuple(tie('data'), tie('data')), { maxLength: 4 }).map((entries) => new Map(entries) as PlutusData),
-    fc.record({ constructor: fc.oneof(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 7, max: 127 }), fc.integer({ min: 128, max: Number.MAX_SAFE_INTEGER })), fields: fc.array(tie('data'), { maxLength: 6 }) })
+    fc
+      .record({
+        constructor: fc.oneof(
+          fc.integer({ min: 0, max: 6 }),
+          fc.integer({ min: 7, max: 127 }),
+          fc.integer({ min: 128, max: Number.MAX_SAFE_INTEGER }),
+        ),
+        fields: fc.array(tie('data'), { maxLength: 6 }),
+      })
       // fc.record makes objects without a prototype; the decoder makes plain ones.
       .map(({ constructor, fields }) => ({ constructor, fields })),
   ),
 })).data;
-const encodeOptions: fc.Arbitrary<EncodeOptions> = fc.record({ definiteLists: fc.boolean(), indefiniteMaps: fc.boolean(), tag102: fc.boolean() });
+const encodeOptions: fc.Arbitrary<EncodeOptions> = fc.record({
+  definiteLists: fc.boolean(),
+  indefiniteMaps: fc.boolean(),
+  tag102: fc.boolean(),
+});
 
 /** Shapes made of shared values (28), references (29) and pairs: DAGs, cycles, dangling references. */
-const sharedShape: fc.Arbitrary<number[]> = fc.letrec<{ shape: number[] }>((tie) => ({
-  shape: fc.oneof(
-    { depthSize: 'small' },
-    fc.constant<number[]>([0x00]),
-    fc.nat({ max: 40 }).map((id) => [...head(6, 29), ...head(0, id)]),
-    tie('shape').map((inner) => [...head(6, 28), ...inner]),
-    fc.tuple(tie('shape'), tie('shape')).map(([a, b]) => [0x82, ...a, ...b]),
-  ),
-})).shape.map((shape) => (shape.some((b) => b === 0xd8) ? shape : [...head(6, 28), ...shape]));
+const sharedShape: fc.Arbitrary<number[]> = fc
+  .letrec<{ shape: number[] }>((tie) => ({
+    shape: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant<number[]>([0x00]),
+      fc.nat({ max: 40 }).map((id) => [...head(6, 29), ...head(0, id)]),
+      tie('shape').map((inner) => [...head(6, 28), ...inner]),
+      fc.tuple(tie('shape'), tie('shape')).map(([a, b]) => [0x82, ...a, ...b]),
+    ),
+  }))
+  .shape.map((shape) => (shape.some((b) => b === 0xd8) ? shape : [...head(6, 28), ...shape]));
 
-const ALLOWED_TAGS = (tag: bigint) => (tag >= 121n && tag <= 127n) || (tag >= 1280n && tag <= 1400n) || tag === 102n || tag === 2n || tag === 3n;
+const ALLOWED_TAGS = (tag: bigint) =>
+  (tag >= 121n && tag <= 127n) || (tag >= 1280n && tag <= 1400n) || tag === 102n || tag === 2n || tag === 3n;
 
 function seeds(): number[][] {
   const cursor = { slot: 1, id: 'ee'.repeat(32), height: 0 };
-  const synthetic = syntheticBlocks(cursor, syntheticPools(3), 2, { updates: 3 }).flatMap((b) => b.transactions.map((tx) => (tx as { outputs: { datum?: string }[] }).outputs[0]?.datum ?? ''));
-  return [...new Set([...realDatums().keys(), ...synthetic.filter((d) => d !== '')])].map((hex) => [...Buffer.from(hex, 'hex')]);
+  const synthetic = syntheticBlocks(cursor, syntheticPools(3), 2, { updates: 3 }).flatMap((b) =>
+    b.transactions.map((tx) => (tx as { outputs: { datum?: string }[] }).outputs[0]?.datum ?? ''),
+  );
+  return [...new Set([...realDatums().keys(), ...synthetic.filter((d) => d !== '')])].map((hex) => [
+    ...Buffer.from(hex, 'hex'),
+  ]);
 }
 
 describe('hostile datums (fuzz)', () => {
@@ -140,67 +182,174 @@ describe('hostile datums (fuzz)', () => {
 
     check(1_500, fc.tuple(plutusData, encodeOptions), ([value, options]) => {
       const bytes = encodePlutus(value, options);
-      run('valid Plutus data', bytes, bytes.length <= MAX_DATUM_BYTES && nodesOf(value) <= MAX_DATUM_NODES ? { equals: value } : 'refused');
+      run(
+        'valid Plutus data',
+        bytes,
+        bytes.length <= MAX_DATUM_BYTES && nodesOf(value) <= MAX_DATUM_NODES ? { equals: value } : 'refused',
+      );
     });
 
-    check(1_000, fc.record({ depth: fc.oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 81, max: 20_000 })), kind: fc.constantFrom<'list' | 'indefinite' | 'constr' | 'map'>('list', 'indefinite', 'constr', 'map') }), ({ depth, kind }) => {
-      run('deep', deepNesting(depth, kind), depth <= MAX_DATUM_DEPTH ? 'decoded' : 'refused');
-    });
+    check(
+      1_000,
+      fc.record({
+        depth: fc.oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 81, max: 20_000 })),
+        kind: fc.constantFrom<'list' | 'indefinite' | 'constr' | 'map'>('list', 'indefinite', 'constr', 'map'),
+      }),
+      ({ depth, kind }) => {
+        run('deep', deepNesting(depth, kind), depth <= MAX_DATUM_DEPTH ? 'decoded' : 'refused');
+      },
+    );
 
-    check(1_000, fc.record({ n: fc.oneof(fc.integer({ min: 0, max: 6_000 }), fc.integer({ min: 2_040, max: 2_060 }), fc.integer({ min: 4_090, max: 4_100 })), map: fc.boolean(), indefinite: fc.boolean(), item: fc.constantFrom([0x00], [0x41, 0x07], [0x80], [0xd8, 0x79, 0x80], [0x1b, 1, 2, 3, 4, 5, 6, 7, 8]) }), ({ n, map, indefinite, item }) => {
-      const items = Array.from({ length: map ? 2 * n : n }, () => item).flat();
-      const bytes = indefinite ? [map ? 0xbf : 0x9f, ...items, BREAK] : [...head(map ? 5 : 4, n), ...items];
-      run('wide', bytes, bytes.length <= MAX_DATUM_BYTES && 1 + (map ? 2 * n : n) <= MAX_DATUM_NODES ? 'decoded' : 'refused');
-    });
+    check(
+      1_000,
+      fc.record({
+        n: fc.oneof(
+          fc.integer({ min: 0, max: 6_000 }),
+          fc.integer({ min: 2_040, max: 2_060 }),
+          fc.integer({ min: 4_090, max: 4_100 }),
+        ),
+        map: fc.boolean(),
+        indefinite: fc.boolean(),
+        item: fc.constantFrom([0x00], [0x41, 0x07], [0x80], [0xd8, 0x79, 0x80], [0x1b, 1, 2, 3, 4, 5, 6, 7, 8]),
+      }),
+      ({ n, map, indefinite, item }) => {
+        const items = Array.from({ length: map ? 2 * n : n }, () => item).flat();
+        const bytes = indefinite ? [map ? 0xbf : 0x9f, ...items, BREAK] : [...head(map ? 5 : 4, n), ...items];
+        run(
+          'wide',
+          bytes,
+          bytes.length <= MAX_DATUM_BYTES && 1 + (map ? 2 * n : n) <= MAX_DATUM_NODES ? 'decoded' : 'refused',
+        );
+      },
+    );
 
-    check(1_000, fc.record({ major: fc.constantFrom(2, 4, 5), length: fc.oneof(fc.bigInt({ min: 2n ** 16n, max: 2n ** 64n - 1n }), fc.constantFrom(2n ** 32n - 1n, 2n ** 53n, 2n ** 63n, 2n ** 64n - 1n)), tail: fc.uint8Array({ maxLength: 64 }), wrap: fc.boolean() }), ({ major, length, tail, wrap }) => {
-      const item = [...head(major, length), ...tail];
-      run('huge length', wrap ? [0xd8, 0x79, 0x9f, ...item, BREAK] : item, 'refused');
-    });
+    check(
+      1_000,
+      fc.record({
+        major: fc.constantFrom(2, 4, 5),
+        length: fc.oneof(
+          fc.bigInt({ min: 2n ** 16n, max: 2n ** 64n - 1n }),
+          fc.constantFrom(2n ** 32n - 1n, 2n ** 53n, 2n ** 63n, 2n ** 64n - 1n),
+        ),
+        tail: fc.uint8Array({ maxLength: 64 }),
+        wrap: fc.boolean(),
+      }),
+      ({ major, length, tail, wrap }) => {
+        const item = [...head(major, length), ...tail];
+        run('huge length', wrap ? [0xd8, 0x79, 0x9f, ...item, BREAK] : item, 'refused');
+      },
+    );
 
-    check(800, fc.record({ tag: fc.constantFrom(2, 3), length: fc.oneof(fc.integer({ min: 0, max: 70 }), fc.integer({ min: 0, max: 16_500 })), chunk: fc.oneof(fc.constant(64), fc.integer({ min: 1, max: 80 })), definite: fc.boolean(), fill: fc.integer({ min: 0, max: 255 }) }), ({ tag, length, chunk, definite, fill }) => {
-      const magnitude = Array.from({ length }, (_, i) => (fill + i * 37) & 0xff);
-      const body = definite ? [...head(2, length), ...magnitude] : [0x5f, ...Array.from({ length: Math.ceil(length / chunk) }, (_, i) => magnitude.slice(i * chunk, (i + 1) * chunk)).flatMap((c) => [...head(2, c.length), ...c]), BREAK];
-      const bytes = [...head(6, tag), ...body];
-      const n = length === 0 ? 0n : BigInt(`0x${toHex(magnitude)}`);
-      const legal = (definite ? length <= 64 : chunk <= 64 || length <= 64) && bytes.length <= MAX_DATUM_BYTES;
-      run('giant integer', bytes, legal ? { equals: tag === 2 ? n : -1n - n } : 'refused');
-    });
-    check(300, fc.record({ negative: fc.boolean(), n: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }) }), ({ negative, n }) => {
-      run('64-bit integer', head(negative ? 1 : 0, n, 8), { equals: negative ? -1n - n : n });
-    });
+    check(
+      800,
+      fc.record({
+        tag: fc.constantFrom(2, 3),
+        length: fc.oneof(fc.integer({ min: 0, max: 70 }), fc.integer({ min: 0, max: 16_500 })),
+        chunk: fc.oneof(fc.constant(64), fc.integer({ min: 1, max: 80 })),
+        definite: fc.boolean(),
+        fill: fc.integer({ min: 0, max: 255 }),
+      }),
+      ({ tag, length, chunk, definite, fill }) => {
+        const magnitude = Array.from({ length }, (_, i) => (fill + i * 37) & 0xff);
+        const body = definite
+          ? [...head(2, length), ...magnitude]
+          : [
+              0x5f,
+              ...Array.from({ length: Math.ceil(length / chunk) }, (_, i) =>
+                magnitude.slice(i * chunk, (i + 1) * chunk),
+              ).flatMap((c) => [...head(2, c.length), ...c]),
+              BREAK,
+            ];
+        const bytes = [...head(6, tag), ...body];
+        const n = length === 0 ? 0n : BigInt(`0x${toHex(magnitude)}`);
+        const legal = (definite ? length <= 64 : chunk <= 64 || length <= 64) && bytes.length <= MAX_DATUM_BYTES;
+        run('giant integer', bytes, legal ? { equals: tag === 2 ? n : -1n - n } : 'refused');
+      },
+    );
+    check(
+      300,
+      fc.record({ negative: fc.boolean(), n: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }) }),
+      ({ negative, n }) => {
+        run('64-bit integer', head(negative ? 1 : 0, n, 8), { equals: negative ? -1n - n : n });
+      },
+    );
 
-    check(700, fc.record({ opener: fc.constantFrom([0x9f], [0xbf], [0xd8, 0x79, 0x9f], [0x5f]), nesting: fc.integer({ min: 1, max: 40 }), items: fc.integer({ min: 0, max: 3_000 }) }), ({ opener, nesting, items }) => {
-      const strings = opener[0] === 0x5f;
-      run('indefinite without end', [...Array.from({ length: strings ? 1 : nesting }, () => opener).flat(), ...Array.from({ length: items }, () => (strings ? [0x41, 0x00] : [0x00])).flat()], 'refused');
-    });
+    check(
+      700,
+      fc.record({
+        opener: fc.constantFrom([0x9f], [0xbf], [0xd8, 0x79, 0x9f], [0x5f]),
+        nesting: fc.integer({ min: 1, max: 40 }),
+        items: fc.integer({ min: 0, max: 3_000 }),
+      }),
+      ({ opener, nesting, items }) => {
+        const strings = opener[0] === 0x5f;
+        run(
+          'indefinite without end',
+          [
+            ...Array.from({ length: strings ? 1 : nesting }, () => opener).flat(),
+            ...Array.from({ length: items }, () => (strings ? [0x41, 0x00] : [0x00])).flat(),
+          ],
+          'refused',
+        );
+      },
+    );
 
-    check(1_000, fc.oneof(fc.integer({ min: 1, max: 40 }).map((levels) => sharedReferenceBomb(levels)), fc.constant(sharedReferenceCycle()), sharedShape), (shape) => {
-      run('shared references', shape, 'refused');
-      run('shared references in a pool datum', [...Buffer.from(minswapV2DatumAround(shape), 'hex')], 'refused');
-    });
+    check(
+      1_000,
+      fc.oneof(
+        fc.integer({ min: 1, max: 40 }).map((levels) => sharedReferenceBomb(levels)),
+        fc.constant(sharedReferenceCycle()),
+        sharedShape,
+      ),
+      (shape) => {
+        run('shared references', shape, 'refused');
+        run('shared references in a pool datum', [...Buffer.from(minswapV2DatumAround(shape), 'hex')], 'refused');
+      },
+    );
 
-    check(1_000, fc.record({ tag: fc.oneof(fc.bigInt({ min: 0n, max: 1500n }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n })).filter((t) => !ALLOWED_TAGS(t)), value: plutusData, inside: fc.boolean() }), ({ tag, value, inside }) => {
-      const tagged = [...head(6, tag), ...encodePlutus(value)];
-      run('other tag', inside ? [...Buffer.from(minswapV2DatumAround(tagged), 'hex')] : tagged, 'refused');
-    });
+    check(
+      1_000,
+      fc.record({
+        tag: fc
+          .oneof(fc.bigInt({ min: 0n, max: 1500n }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }))
+          .filter((t) => !ALLOWED_TAGS(t)),
+        value: plutusData,
+        inside: fc.boolean(),
+      }),
+      ({ tag, value, inside }) => {
+        const tagged = [...head(6, tag), ...encodePlutus(value)];
+        run('other tag', inside ? [...Buffer.from(minswapV2DatumAround(tagged), 'hex')] : tagged, 'refused');
+      },
+    );
 
-    check(1_500, fc.record({ seed: fc.constantFrom(...real), at: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }) }), ({ seed, at }) => {
-      run('truncated real datum', seed.slice(0, Math.floor(seed.length * at)), 'refused');
-    });
+    check(
+      1_500,
+      fc.record({ seed: fc.constantFrom(...real), at: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }) }),
+      ({ seed, at }) => {
+        run('truncated real datum', seed.slice(0, Math.floor(seed.length * at)), 'refused');
+      },
+    );
 
-    const edit = fc.record({ op: fc.constantFrom('flip', 'set', 'insert', 'delete'), at: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), byte: fc.integer({ min: 0, max: 255 }) });
-    check(1_500, fc.record({ seed: fc.constantFrom(...real), edits: fc.array(edit, { minLength: 1, maxLength: 8 }) }), ({ seed, edits }) => {
-      const bytes = [...seed];
-      for (const { op, at, byte } of edits) {
-        const i = Math.floor(bytes.length * at);
-        if (op === 'flip') bytes[i] = (bytes[i] ?? 0) ^ (1 << (byte & 7));
-        else if (op === 'set') bytes[i] = byte;
-        else if (op === 'insert') bytes.splice(i, 0, byte);
-        else bytes.splice(i, 1);
-      }
-      run('mutated real datum', bytes, 'either');
+    const edit = fc.record({
+      op: fc.constantFrom('flip', 'set', 'insert', 'delete'),
+      at: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+      byte: fc.integer({ min: 0, max: 255 }),
     });
+    check(
+      1_500,
+      fc.record({ seed: fc.constantFrom(...real), edits: fc.array(edit, { minLength: 1, maxLength: 8 }) }),
+      ({ seed, edits }) => {
+        const bytes = [...seed];
+        for (const { op, at, byte } of edits) {
+          const i = Math.floor(bytes.length * at);
+          if (op === 'flip') bytes[i] = (bytes[i] ?? 0) ^ (1 << (byte & 7));
+          else if (op === 'set') bytes[i] = byte;
+          else if (op === 'insert') bytes.splice(i, 0, byte);
+          else bytes.splice(i, 1);
+        }
+        run('mutated real datum', bytes, 'either');
+      },
+    );
 
     check(1_000, fc.uint8Array({ maxLength: 4_096 }), (bytes) => run('random bytes', bytes, 'either'));
 

@@ -1,7 +1,24 @@
 import { Decoder, Tag } from 'cbor-x';
 import { describe, expect, it } from 'vitest';
-import { DatumError, decodePlutusData, MAX_DATUM_BYTES, MAX_DATUM_DEPTH, MAX_DATUM_NODES, type PlutusData } from '../../../src/service/chain/plutus';
-import { BREAK, deepNesting, encodePlutus, head, minswapV2DatumAround, sharedReferenceBomb, sharedReferenceCycle, toHex, type EncodeOptions } from '../../support/plutus-cbor';
+import {
+  DatumError,
+  decodePlutusData,
+  MAX_DATUM_BYTES,
+  MAX_DATUM_DEPTH,
+  MAX_DATUM_NODES,
+  type PlutusData,
+} from '../../../src/service/chain/plutus';
+import {
+  BREAK,
+  deepNesting,
+  encodePlutus,
+  head,
+  minswapV2DatumAround,
+  sharedReferenceBomb,
+  sharedReferenceCycle,
+  toHex,
+  type EncodeOptions,
+} from '../../support/plutus-cbor';
 import { hasPrise } from '../../support/prise';
 import { realDatums } from '../../support/real-datums';
 
@@ -29,7 +46,11 @@ describe('Plutus data decoding: what it accepts', () => {
     c(1, 'ab'.repeat(28)),
     [0n, 23n, 24n, 255n, 256n, 65_535n, 65_536n, 2n ** 32n, 2n ** 64n - 1n, -1n, -24n, -25n, -(2n ** 64n)],
     [2n ** 64n, 2n ** 512n + 7n, -(2n ** 64n) - 1n, -(3n ** 300n)],
-    new Map<PlutusData, PlutusData>([['', 1n], ['00'.repeat(64), c(6)], ['0102'.repeat(50), [c(7), c(127)]]]),
+    new Map<PlutusData, PlutusData>([
+      ['', 1n],
+      ['00'.repeat(64), c(6)],
+      ['0102'.repeat(50), [c(7), c(127)]],
+    ]),
     c(128, 'ff'.repeat(1000)),
     c(Number.MAX_SAFE_INTEGER),
   );
@@ -62,11 +83,18 @@ describe('Plutus data decoding: what it accepts', () => {
     // A byte string in 64-byte chunks (66 bytes each) filling the budget to the byte.
     const chunks = Math.floor((MAX_DATUM_BYTES - 2) / 66);
     const tail = MAX_DATUM_BYTES - 2 - chunks * 66;
-    const body = [0x5f, ...Array.from({ length: chunks }, () => [...head(2, 64), ...zeros(64)]).flat(), ...head(2, tail - 1), ...zeros(tail - 1), BREAK];
+    const body = [
+      0x5f,
+      ...Array.from({ length: chunks }, () => [...head(2, 64), ...zeros(64)]).flat(),
+      ...head(2, tail - 1),
+      ...zeros(tail - 1),
+      BREAK,
+    ];
     expect(body).toHaveLength(MAX_DATUM_BYTES);
     expect(decode(body)).toBe('00'.repeat(chunks * 64 + tail - 1));
     expect(decode([...head(4, MAX_DATUM_NODES - 1), ...zeros(MAX_DATUM_NODES - 1)])).toHaveLength(MAX_DATUM_NODES - 1);
-    for (const kind of ['list', 'indefinite', 'constr', 'map'] as const) expect(() => decode(deepNesting(MAX_DATUM_DEPTH, kind))).not.toThrow();
+    for (const kind of ['list', 'indefinite', 'constr', 'map'] as const)
+      expect(() => decode(deepNesting(MAX_DATUM_DEPTH, kind))).not.toThrow();
   });
 });
 
@@ -74,7 +102,9 @@ describe('Plutus data decoding: what it refuses, each with a DatumError', () => 
   it('refuses shared references (tags 28 and 29): the bomb of issue 29, a cycle, a lone reference', () => {
     const bomb = [0xd8, 0x79, 0x9f, ...sharedReferenceBomb(24), BREAK];
     expect(bomb.length).toBeLessThan(160);
-    expect(refusal(bomb)).toMatch(/byte 3: CBOR tag 28 \(a shared value\) is refused: Plutus data has no shared references/);
+    expect(refusal(bomb)).toMatch(
+      /byte 3: CBOR tag 28 \(a shared value\) is refused: Plutus data has no shared references/,
+    );
     expect(refusal(sharedReferenceCycle())).toMatch(/tag 28/);
     expect(refusal([...head(6, 29), 0x00])).toMatch(/CBOR tag 29 \(a reference to one\) is refused/);
     expect(refusal([...Buffer.from(minswapV2DatumAround(sharedReferenceBomb(30)), 'hex')])).toMatch(/tag 28/);
@@ -101,41 +131,71 @@ describe('Plutus data decoding: what it refuses, each with a DatumError', () => 
     ['an indefinite tag', [0xdf, 0x00], /indefinite length is not well-formed/],
     ['a byte string of 65 bytes', [...head(2, 65), ...zeros(65)], /65 bytes: Plutus data allows at most 64/],
     ['a 65-byte chunk in an indefinite byte string', [0x5f, ...head(2, 65), ...zeros(65), BREAK], /65 bytes/],
-    ['an integer as a chunk of a byte string', [0x5f, 0x00, BREAK], /chunk .* must be a definite byte string, not an unsigned integer/],
+    [
+      'an integer as a chunk of a byte string',
+      [0x5f, 0x00, BREAK],
+      /chunk .* must be a definite byte string, not an unsigned integer/,
+    ],
     ['an indefinite chunk in an indefinite byte string', [0x5f, 0x5f, BREAK, BREAK], /not an indefinite one/],
-    ['a big integer holding a list', [...head(6, 2), 0x80], /a big integer \(tag 2\) must hold a byte string, not a list/],
+    [
+      'a big integer holding a list',
+      [...head(6, 2), 0x80],
+      /a big integer \(tag 2\) must hold a byte string, not a list/,
+    ],
     ['a big integer holding a 65-byte string', [...head(6, 3), ...head(2, 65), ...zeros(65)], /65 bytes/],
     ['constructor fields that are a map', [0xd8, 0x79, 0xa0], /constructor fields must be a list, not a map/],
-    ['constructor fields that are an integer', [0xd9, 0x05, 0x00, 0x00], /constructor fields must be a list, not an unsigned integer/],
+    [
+      'constructor fields that are an integer',
+      [0xd9, 0x05, 0x00, 0x00],
+      /constructor fields must be a list, not an unsigned integer/,
+    ],
     ['a tag 102 of three items', [...head(6, 102), 0x83, 0x00, 0x80, 0x00], /list of two/],
     ['an indefinite tag 102 of three items', [...head(6, 102), 0x9f, 0x00, 0x80, 0x00, BREAK], /list of two/],
-    ['a tag 102 whose index is negative', [...head(6, 102), 0x82, 0x20, 0x80], /index must be an unsigned integer, not a negative integer/],
-    ['a tag 102 whose index is a big integer', [...head(6, 102), 0x82, 0xc2, 0x41, 0x01, 0x80], /index must be an unsigned integer, not a tag/],
-    ['a tag 102 whose index is beyond 2^53', [...head(6, 102), 0x82, ...head(0, 2n ** 53n), 0x80], /constructor index 9007199254740992 is beyond/],
+    [
+      'a tag 102 whose index is negative',
+      [...head(6, 102), 0x82, 0x20, 0x80],
+      /index must be an unsigned integer, not a negative integer/,
+    ],
+    [
+      'a tag 102 whose index is a big integer',
+      [...head(6, 102), 0x82, 0xc2, 0x41, 0x01, 0x80],
+      /index must be an unsigned integer, not a tag/,
+    ],
+    [
+      'a tag 102 whose index is beyond 2^53',
+      [...head(6, 102), 0x82, ...head(0, 2n ** 53n), 0x80],
+      /constructor index 9007199254740992 is beyond/,
+    ],
     ['anything after the first item', [0x00, 0x00], /1 byte\(s\) after the datum/],
   ])('refuses %s', (_name, bytes, message) => {
     expect(refusal(bytes)).toMatch(message);
   });
 
   it('refuses what is not hex CBOR, and an empty datum', () => {
-    for (const text of ['', '0', 'zz', 'd879 80', '0x00']) expect(() => decodePlutusData(text)).toThrow(new DatumError('datum is not hex CBOR'));
+    for (const text of ['', '0', 'zz', 'd879 80', '0x00'])
+      expect(() => decodePlutusData(text)).toThrow(new DatumError('datum is not hex CBOR'));
   });
 
   it('refuses every truncation of a datum', () => {
     const datum = [...Buffer.from(minswapV2DatumAround(encodePlutus(c(0, 'ab'.repeat(100)))), 'hex')];
     expect(decode(datum)).toBeTruthy();
-    for (let length = 0; length < datum.length; length++) expect(() => decode(datum.slice(0, length)), `first ${length} bytes`).toThrow(DatumError);
+    for (let length = 0; length < datum.length; length++)
+      expect(() => decode(datum.slice(0, length)), `first ${length} bytes`).toThrow(DatumError);
   });
 
   it('refuses a datum over the size budget before reading it', () => {
     // One byte more than the datum of exactly the budget above: refused without a look at its content.
-    expect(refusal([0x5f, ...zeros(MAX_DATUM_BYTES)])).toBe(`datum refused: ${MAX_DATUM_BYTES + 1} bytes, more than the ${MAX_DATUM_BYTES} a transaction can hold`);
+    expect(refusal([0x5f, ...zeros(MAX_DATUM_BYTES)])).toBe(
+      `datum refused: ${MAX_DATUM_BYTES + 1} bytes, more than the ${MAX_DATUM_BYTES} a transaction can hold`,
+    );
     // Ten megabytes of hex are refused by their length alone.
     expect(() => decodePlutusData('zz'.repeat(5_000_000))).toThrow(/more than the 16384 a transaction can hold/);
   });
 
   it('refuses more items than the node budget, counted as they come (indefinite) or from the length (definite)', () => {
-    expect(refusal([...head(4, MAX_DATUM_NODES), ...zeros(MAX_DATUM_NODES)])).toMatch(/list of 4096 item\(s\) exceeds 4096 items/);
+    expect(refusal([...head(4, MAX_DATUM_NODES), ...zeros(MAX_DATUM_NODES)])).toMatch(
+      /list of 4096 item\(s\) exceeds 4096 items/,
+    );
     expect(refusal([0x9f, ...zeros(MAX_DATUM_NODES), BREAK])).toMatch(/more than 4096 items/);
     expect(refusal([0xbf, ...zeros(MAX_DATUM_NODES), BREAK])).toMatch(/more than 4096 items/);
   });
@@ -147,7 +207,9 @@ describe('Plutus data decoding: what it refuses, each with a DatumError', () => 
     }
     // A tag-102 constructor and its fields list are one level, as a tag-121 one and its fields are.
     expect(() => decode([...head(6, 102), 0x82, 0x00, ...deepNesting(MAX_DATUM_DEPTH, 'list')])).not.toThrow();
-    expect(refusal([...head(6, 102), 0x82, 0x00, ...deepNesting(MAX_DATUM_DEPTH + 1, 'list')])).toMatch(/nested deeper than 64/);
+    expect(refusal([...head(6, 102), 0x82, 0x00, ...deepNesting(MAX_DATUM_DEPTH + 1, 'list')])).toMatch(
+      /nested deeper than 64/,
+    );
   });
 
   it.each<[string, number[]]>([

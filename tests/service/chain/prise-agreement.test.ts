@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { amountOf } from '../../../src/service/chain/block';
 import { poolOutputs, type PoolState } from '../../../src/service/chain/dexes';
-import { hasPrise, priseSwaps, PRISE_DEX_GROUPS, qualifiedTransactions, toChainTxs, type PriseSwap } from '../../support/prise';
+import {
+  hasPrise,
+  priseSwaps,
+  PRISE_DEX_GROUPS,
+  qualifiedTransactions,
+  toChainTxs,
+  type PriseSwap,
+} from '../../support/prise';
 
 /**
  * Our decoders against an independent indexer (prise) on real mainnet transactions. Every transaction
@@ -51,12 +58,20 @@ function verdict(change: Change, swaps: readonly PriseSwap[]): string {
   // Our reserves follow the value, less what the DEX sets aside: at most 0.1 % of what the orders traded.
   const grossAda = swaps.reduce((sum, s) => sum + s.amount1, 0n);
   const grossToken = swaps.reduce((sum, s) => sum + s.amount2, 0n);
-  if (abs(dAda - rawAda) * 1000n > grossAda || abs(dToken - rawToken) * 1000n > grossToken) return `reserves ADA ${dAda} / token ${dToken} vs value ${rawAda} / ${rawToken}`;
+  if (abs(dAda - rawAda) * 1000n > grossAda || abs(dToken - rawToken) * 1000n > grossToken)
+    return `reserves ADA ${dAda} / token ${dToken} vs value ${rawAda} / ${rawToken}`;
   const netAda = swaps.reduce((sum, s) => sum + (s.operation === 0 ? s.amount1 : -s.amount1), 0n);
   const netToken = swaps.reduce((sum, s) => sum + (s.operation === 0 ? -s.amount2 : s.amount2), 0n);
   if (rawAda === netAda && rawToken === netToken) return 'exact';
   const allIn = swaps.every((s) => s.operation === 0);
-  if (after.group === 'Minswap' && allIn && rawToken === netToken && rawAda > netAda && rawAda - netAda <= 2_000_000n * BigInt(swaps.length)) return 'batcher-fee';
+  if (
+    after.group === 'Minswap' &&
+    allIn &&
+    rawToken === netToken &&
+    rawAda > netAda &&
+    rawAda - netAda <= 2_000_000n * BigInt(swaps.length)
+  )
+    return 'batcher-fee';
   return `value ADA ${rawAda} vs ${netAda}, token ${rawToken} vs ${netToken}`;
 }
 
@@ -70,7 +85,15 @@ describe.skipIf(!hasPrise)('decoders against prise on real mainnet transactions'
       const groups = new Set([...files.values()].flat().map((s) => PRISE_DEX_GROUPS[s.dex]));
       for (const group of groups) {
         if (!group) continue;
-        const tally = tallies.get(group) ?? { total: 0, found: 0, exact: 0, batcherFee: 0, zaps: 0, noDatum: 0, problems: [] };
+        const tally = tallies.get(group) ?? {
+          total: 0,
+          found: 0,
+          exact: 0,
+          batcherFee: 0,
+          zaps: 0,
+          noDatum: 0,
+          problems: [],
+        };
         tallies.set(group, tally);
         tally.total++;
         const { outputs, inputs } = toChainTxs(tx);
@@ -93,9 +116,16 @@ describe.skipIf(!hasPrise)('decoders against prise on real mainnet transactions'
           const created = outputs.outputs[out.index];
           const consumed = inputs.outputs[before.index];
           if (!created || !consumed) continue;
-          const change = { rawAda: amountOf(created, '') - amountOf(consumed, ''), rawToken: amountOf(created, token) - amountOf(consumed, token), before: before.state, after: out.state };
+          const change = {
+            rawAda: amountOf(created, '') - amountOf(consumed, ''),
+            rawToken: amountOf(created, token) - amountOf(consumed, token),
+            before: before.state,
+            after: out.state,
+          };
           for (const swaps of files.values()) {
-            const mine = swaps.filter((s) => PRISE_DEX_GROUPS[s.dex] === group && s.asset1Unit === '' && s.asset2Unit === token);
+            const mine = swaps.filter(
+              (s) => PRISE_DEX_GROUPS[s.dex] === group && s.asset1Unit === '' && s.asset2Unit === token,
+            );
             if (mine.length === 0) continue;
             found = true;
             verdicts.push(verdict(change, mine));
@@ -112,14 +142,15 @@ describe.skipIf(!hasPrise)('decoders against prise on real mainnet transactions'
       }
     }
     const table = [...tallies].map(
-      ([group, t]) => `${group}: found ${t.found}/${t.total - t.noDatum}: exact ${t.exact}, batcher fee ${t.batcherFee}, zaps ${t.zaps} (${t.noDatum} more without their datum in the data set)`,
+      ([group, t]) =>
+        `${group}: found ${t.found}/${t.total - t.noDatum}: exact ${t.exact}, batcher fee ${t.batcherFee}, zaps ${t.zaps} (${t.noDatum} more without their datum in the data set)`,
     );
     console.log(`prise agreement\n  ${table.join('\n  ')}`);
     for (const group of ['Minswap', 'MinswapV2', 'SundaeSwap', 'WingRiders']) {
       const t = tallies.get(group);
       expect(t, group).toBeDefined();
       if (!t) continue;
-      expect(t.problems, `${group}: ${t.problems.join("; ")}`).toEqual([]);
+      expect(t.problems, `${group}: ${t.problems.join('; ')}`).toEqual([]);
       expect(t.found).toBe(t.total - t.noDatum);
       expect(t.exact + t.batcherFee + t.zaps).toBe(t.found);
       // Most agree to the unit; the others are explained above.
@@ -148,8 +179,11 @@ describe.skipIf(!hasPrise)('decoders against prise on real mainnet transactions'
         }
       }
     }
-    console.log(`pool outputs decoded: ${[...counts].map(([g, c]) => `${g} ${c.decoded} (${c.noDatum} without datum)`).join(', ')}`);
+    console.log(
+      `pool outputs decoded: ${[...counts].map(([g, c]) => `${g} ${c.decoded} (${c.noDatum} without datum)`).join(', ')}`,
+    );
     expect(errors).toEqual([]);
-    for (const group of ['Minswap', 'MinswapV2', 'SundaeSwap', 'WingRiders']) expect(counts.get(group)?.decoded ?? 0, group).toBeGreaterThan(0);
+    for (const group of ['Minswap', 'MinswapV2', 'SundaeSwap', 'WingRiders'])
+      expect(counts.get(group)?.decoded ?? 0, group).toBeGreaterThan(0);
   });
 });

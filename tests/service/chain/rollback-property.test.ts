@@ -11,7 +11,10 @@ import { openSqliteSide, postgresSide, runScenario, type OpenSide } from '../../
 const SCENARIOS = Number(process.env.ROLLBACK_SCENARIOS ?? 500);
 const PG_SCENARIOS = Number(process.env.ROLLBACK_PG_SCENARIOS ?? 25);
 
-async function check(open: OpenSide, seeds: readonly number[]): Promise<{ blocks: number; rollbacks: number; deepest: number }> {
+async function check(
+  open: OpenSide,
+  seeds: readonly number[],
+): Promise<{ blocks: number; rollbacks: number; deepest: number }> {
   const totals = { blocks: 0, rollbacks: 0, deepest: 0 };
   for (const seed of seeds) {
     const result = await runScenario(seed, open);
@@ -45,7 +48,10 @@ describe('the chain source through rollbacks on PostgreSQL', () => {
   });
 
   it(`leaves the store and every answer as a fresh store fed only the final chain: ${PG_SCENARIOS} seeded fork trees`, async () => {
-    const totals = await check(postgresSide((name) => pg.createDatabase(name)), seeds(PG_SCENARIOS, 10_001));
+    const totals = await check(
+      postgresSide((name) => pg.createDatabase(name)),
+      seeds(PG_SCENARIOS, 10_001),
+    );
     expect(totals.rollbacks).toBeGreaterThan(PG_SCENARIOS / 2);
   }, 900_000);
 });

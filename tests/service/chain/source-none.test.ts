@@ -14,7 +14,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const UNIT = `${'ab'.repeat(28)}534e454b`;
 const POOL = 'cd'.repeat(32);
 const T = 1_718_000_040;
-const TRADE_1 = { id: 'tx1#0', block_time: T, pool_id: POOL, previous_price: 0.0037, current_price: 0.00371, previous_tvl: 2_000_000, current_tvl: 2_000_400, volume: 200 };
+const TRADE_1 = {
+  id: 'tx1#0',
+  block_time: T,
+  pool_id: POOL,
+  previous_price: 0.0037,
+  current_price: 0.00371,
+  previous_tvl: 2_000_000,
+  current_tvl: 2_000_400,
+  volume: 200,
+};
 
 /** A file of import:trades lines: the token and its pool, then `trades`. */
 function tradesFile(name: string, trades: readonly object[]): string {
@@ -31,7 +40,16 @@ describe('--source none', () => {
   it('serves the imported trades alone, says so, and keeps the source: a later start asking for the simulator is refused', async () => {
     const file = tradesFile('trades.jsonl', [
       TRADE_1,
-      { id: 'tx2#0', block_time: T + 60, pool_id: POOL, previous_price: 0.00371, current_price: 0.0038, previous_tvl: 2_000_400, current_tvl: 2_001_000, volume: 300 },
+      {
+        id: 'tx2#0',
+        block_time: T + 60,
+        pool_id: POOL,
+        previous_price: 0.00371,
+        current_price: 0.0038,
+        previous_tvl: 2_000_400,
+        current_tvl: 2_001_000,
+        volume: 300,
+      },
     ]);
     const handle = await openMarket(dir, 'import');
     expect((await importTrades(handle, file)).trades).toBe(2);
@@ -42,10 +60,15 @@ describe('--source none', () => {
       // One DEX pool and its Aggregate: nothing generated beside them.
       expect(service.runtime.market.pools.size).toBe(2);
       expect(await runtimeInternals(service.runtime).store.trades.count()).toBe(2);
-      const health = (await (await service.request('/healthz', { key: null })).json()) as { source: string; blockHeight?: number };
+      const health = (await (await service.request('/healthz', { key: null })).json()) as {
+        source: string;
+        blockHeight?: number;
+      };
       expect(health.source).toBe('none');
       expect(health.blockHeight).toBeUndefined();
-      const history = (await service.getJson(`/api/v1/history?symbol=${POOL}&resolution=1min&from=${T - 60}&to=${T + 120}`)) as { c: number[] };
+      const history = (await service.getJson(
+        `/api/v1/history?symbol=${POOL}&resolution=1min&from=${T - 60}&to=${T + 120}`,
+      )) as { c: number[] };
       expect(history.c).toHaveLength(2);
       expect(history.c[0]).toBeCloseTo(0.00371, 12);
       expect(history.c[1]).toBeCloseTo(0.0038, 12);
@@ -64,7 +87,9 @@ describe('--source none', () => {
     expect((await importTrades(handle, file)).trades).toBe(1);
     await handle.close();
 
-    await expect(createTestService({ dataDir: imported, env: { SOURCE: 'chain', OGMIOS_URL: 'ws://127.0.0.1:9' } })).rejects.toThrow(
+    await expect(
+      createTestService({ dataDir: imported, env: { SOURCE: 'chain', OGMIOS_URL: 'ws://127.0.0.1:9' } }),
+    ).rejects.toThrow(
       /holds 2 imported pool\(s\) and their trades, and this start asked for --source chain: serve it with --source none/,
     );
     // Nothing was changed: served with --source none afterwards, the trade is there alone.

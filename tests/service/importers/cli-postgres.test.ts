@@ -20,15 +20,24 @@ let pg: TestPostgres;
 let redis: TestRedis;
 let root: string;
 
-function cli(name: string, args: readonly string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  name: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const baseEnv = { ...process.env };
   delete baseEnv.DATA_DIR;
   delete baseEnv.DATABASE_URL;
   delete baseEnv.REDIS_URL;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', `src/service/cli/${name}.ts`, ...args], { cwd: REPO, env: { ...baseEnv, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', `src/service/cli/${name}.ts`, ...args],
+      { cwd: REPO, env: { ...baseEnv, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -38,8 +47,26 @@ function tradesFile(): string {
   const lines = [
     { kind: 'token', unit: quote, ticker: 'QTY', decimals: 6 },
     { kind: 'pool', pool_id: 'ab12', group: 'Minswap', base: '', quote },
-    { id: 't1', block_time: day + 5, pool_id: 'ab12', previous_price: 2, current_price: 2.1, previous_tvl: 100, current_tvl: 102, volume: 1 },
-    { id: 't2', block_time: day + 65, pool_id: 'ab12', previous_price: 2.1, current_price: 2, previous_tvl: 102, current_tvl: 100, volume: 2 },
+    {
+      id: 't1',
+      block_time: day + 5,
+      pool_id: 'ab12',
+      previous_price: 2,
+      current_price: 2.1,
+      previous_tvl: 100,
+      current_tvl: 102,
+      volume: 1,
+    },
+    {
+      id: 't2',
+      block_time: day + 65,
+      pool_id: 'ab12',
+      previous_price: 2.1,
+      current_price: 2,
+      previous_tvl: 102,
+      current_tvl: 100,
+      volume: 2,
+    },
   ];
   const file = join(root, 'trades.jsonl');
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
@@ -63,7 +90,9 @@ describe('store CLIs with DATABASE_URL', () => {
     const key = /cdx_[A-Za-z0-9_-]{43}/.exec(created.stdout)?.[0] ?? '';
     const store = await openReaderStore(env.DATABASE_URL);
     try {
-      expect((await store.keys.list()).map((k) => [k.prefix, k.plan, k.label])).toEqual([[key.slice(0, 12), 'pro', 'cluster bot']]);
+      expect((await store.keys.list()).map((k) => [k.prefix, k.plan, k.label])).toEqual([
+        [key.slice(0, 12), 'pro', 'cluster bot'],
+      ]);
       expect((await cli('keys', ['list'], env)).stdout).toContain(key.slice(0, 12));
       expect((await cli('keys', ['revoke', key.slice(0, 12)], env)).code).toBe(0);
       expect((await store.keys.list())[0]?.revokedAt).not.toBeNull();
@@ -123,7 +152,9 @@ describe('store CLIs with DATABASE_URL', () => {
     }
     const rebuild = await cli('rebuild-bars', [], { DATABASE_URL: await pg.createDatabase('cli_empty') });
     expect(rebuild.code).toBe(1);
-    expect(rebuild.stderr).toMatch(/^error: no market in DATABASE_URL's database \(postgres:\/\/<redacted>:\d+\): check DATABASE_URL/);
+    expect(rebuild.stderr).toMatch(
+      /^error: no market in DATABASE_URL's database \(postgres:\/\/<redacted>:\d+\): check DATABASE_URL/,
+    );
     expect(rebuild.stderr).not.toContain('cli_empty');
   });
 });

@@ -70,7 +70,9 @@ describe('keys CLI', () => {
     const [header, row] = listed.stdout.trim().split('\n');
     expect(header).toMatch(/^id\s+prefix\s+plan\s+label\s+created\s+revoked$/);
     const prefix = key?.slice(0, 12) ?? '';
-    expect(row).toMatch(new RegExp(`^1\\s+${prefix.replace(/[-]/g, '\\-')}\\s+pro\\s+ci bot\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z\\s+-$`));
+    expect(row).toMatch(
+      new RegExp(`^1\\s+${prefix.replace(/[-]/g, '\\-')}\\s+pro\\s+ci bot\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z\\s+-$`),
+    );
     // The key itself is never shown again.
     expect(listed.stdout).not.toContain(key);
 
@@ -80,7 +82,11 @@ describe('keys CLI', () => {
     const after = await cli('keys', ['list', '--data-dir', dataDir]);
     expect(after.stdout.trim().split('\n')[1]).toMatch(/\d{4}-\d\d-\d\dT\S+Z$/);
 
-    expectOneLineError(await cli('keys', ['revoke', '1', '--data-dir', dataDir]), 1, 'no active key with id or prefix "1"');
+    expectOneLineError(
+      await cli('keys', ['revoke', '1', '--data-dir', dataDir]),
+      1,
+      'no active key with id or prefix "1"',
+    );
   });
 
   it('refuses an unknown plan, naming the known ones, and accepts a plan from TOKEN_API_PLANS', async () => {
@@ -120,18 +126,21 @@ describe('every store CLI', () => {
     ['import-registry', 'Usage: npm run import:registry -- <dir>'],
     ['import-trades', 'Usage: npm run import:trades -- <file.jsonl>'],
     ['rebuild-bars', 'Usage: npm run rebuild-bars'],
-  ])('%s: prints its help with the exit codes on --help (exit 0), and refuses a bad option with them (exit 2)', async (name, usage) => {
-    const help = await cli(name, ['--help']);
-    expect(help.code).toBe(0);
-    expect(help.stdout.startsWith(usage)).toBe(true);
-    expect(help.stdout).toContain('Exit codes:\n  0  done\n  1  failed');
-    const bad = await cli(name, ['--nope', '--data-dir', dataDir]);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^error: Unknown option '--nope'/);
-    expect(bad.stderr).toContain(usage);
-    expect(bad.stderr).toContain('Exit codes:');
-    expect(existsSync(dataDir)).toBe(false);
-  });
+  ])(
+    '%s: prints its help with the exit codes on --help (exit 0), and refuses a bad option with them (exit 2)',
+    async (name, usage) => {
+      const help = await cli(name, ['--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout.startsWith(usage)).toBe(true);
+      expect(help.stdout).toContain('Exit codes:\n  0  done\n  1  failed');
+      const bad = await cli(name, ['--nope', '--data-dir', dataDir]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^error: Unknown option '--nope'/);
+      expect(bad.stderr).toContain(usage);
+      expect(bad.stderr).toContain('Exit codes:');
+      expect(existsSync(dataDir)).toBe(false);
+    },
+  );
 });
 
 describe('import-registry CLI', () => {
@@ -140,7 +149,9 @@ describe('import-registry CLI', () => {
     writeRegistryFixtures(registry);
     const result = await cli('import-registry', [registry, '--data-dir', dataDir]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Read 8 mapping file(s): 5 token(s) added, 0 updated, 0 unchanged, 2 logo(s) stored, 3 file(s) skipped.');
+    expect(result.stdout).toContain(
+      'Read 8 mapping file(s): 5 token(s) added, 0 updated, 0 unchanged, 2 logo(s) stored, 3 file(s) skipped.',
+    );
     expect(result.stdout).toMatch(/Skipped files \(3\):\n {2}bad-subject\.json: subject must be/);
     expect(result.stdout).toContain('broken.json: not valid JSON');
     expect(result.stdout).toMatch(/Logos not imported \(1\):\n {2}c+4a504754\.json: JPG: logo is not a PNG/);
@@ -184,9 +195,27 @@ describe('import-trades and rebuild-bars CLIs', () => {
     const lines = [
       { kind: 'token', unit: quote, ticker: 'QTY', decimals: 6 },
       { kind: 'pool', pool_id: 'ab12', group: 'Minswap', base: '', quote },
-      { id: 't1', block_time: day + 5, pool_id: 'ab12', previous_price: 2, current_price: 2.1, previous_tvl: 100, current_tvl: 102, volume: 1 },
+      {
+        id: 't1',
+        block_time: day + 5,
+        pool_id: 'ab12',
+        previous_price: 2,
+        current_price: 2.1,
+        previous_tvl: 100,
+        current_tvl: 102,
+        volume: 1,
+      },
       '{"id": ',
-      { id: 't2', block_time: day + 65, pool_id: 'ab12', previous_price: 2.1, current_price: 2, previous_tvl: 102, current_tvl: 100, volume: 2 },
+      {
+        id: 't2',
+        block_time: day + 65,
+        pool_id: 'ab12',
+        previous_price: 2.1,
+        current_price: 2,
+        previous_tvl: 102,
+        current_tvl: 100,
+        volume: 2,
+      },
     ];
     const file = join(root, 'trades.jsonl');
     writeFileSync(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'));
@@ -202,7 +231,12 @@ describe('import-trades and rebuild-bars CLIs', () => {
       const handle = await openMarket(dataDir, 'test');
       try {
         const pool = handle.market.pools.get('ab12');
-        return pool ? [await handle.store.bars.range(pool.id, '1min', 0, 2 ** 31), await handle.store.bars.range(pool.pair.aggregate.id, '1d', 0, 2 ** 31)] : [];
+        return pool
+          ? [
+              await handle.store.bars.range(pool.id, '1min', 0, 2 ** 31),
+              await handle.store.bars.range(pool.pair.aggregate.id, '1d', 0, 2 ** 31),
+            ]
+          : [];
       } finally {
         await handle.close();
       }
@@ -231,7 +265,11 @@ describe('import-trades and rebuild-bars CLIs', () => {
   });
 
   it('fails with one line for a missing file and with usage for extra arguments', async () => {
-    expectOneLineError(await cli('import-trades', [join(root, 'none.jsonl'), '--data-dir', dataDir]), 1, 'does not exist');
+    expectOneLineError(
+      await cli('import-trades', [join(root, 'none.jsonl'), '--data-dir', dataDir]),
+      1,
+      'does not exist',
+    );
     expect((await cli('import-trades', ['a.jsonl', 'b.jsonl', '--data-dir', dataDir])).code).toBe(2);
     expect((await cli('rebuild-bars', ['extra', '--data-dir', dataDir])).code).toBe(2);
     const help = await cli('rebuild-bars', ['--help']);

@@ -9,7 +9,13 @@ import { isPng } from '../../../src/service/logos/identicon';
 import { LOGO_NONE, LOGO_STORED } from '../../../src/service/market/model';
 import { createServiceRuntime } from '../../../src/service/runtime';
 import { openMarket, type MarketHandle } from '../../../src/service/open-market';
-import { FIXTURE_PNG, REGISTRY_BAD_FILES, REGISTRY_UNITS, writeMapping, writeRegistryFixtures } from '../../support/registry-fixtures';
+import {
+  FIXTURE_PNG,
+  REGISTRY_BAD_FILES,
+  REGISTRY_UNITS,
+  writeMapping,
+  writeRegistryFixtures,
+} from '../../support/registry-fixtures';
 
 let root: string;
 let dataDir: string;
@@ -25,7 +31,9 @@ async function open(): Promise<MarketHandle> {
 /** Every stored token with its stored logo (hex), through the store's interface. */
 async function tokenRows(handle: MarketHandle): Promise<unknown[]> {
   const { tokens } = await handle.store.market.load();
-  return Promise.all(tokens.map(async (t) => ({ ...t, logo: (await handle.store.market.logo(t.id))?.toString('hex') ?? null })));
+  return Promise.all(
+    tokens.map(async (t) => ({ ...t, logo: (await handle.store.market.logo(t.id))?.toString('hex') ?? null })),
+  );
 }
 
 beforeEach(async () => {
@@ -55,10 +63,25 @@ describe('registry importer', () => {
     }
 
     const token = (unit: string) => handle.market.tokens.get(unit);
-    expect(token(REGISTRY_UNITS.withLogo)).toMatchObject({ ticker: 'TKA', name: 'Token A', decimals: 6, logoKind: LOGO_STORED });
-    expect(token(REGISTRY_UNITS.withoutLogo)).toMatchObject({ ticker: 'TOKB', name: 'Token B', decimals: 0, logoKind: LOGO_NONE });
+    expect(token(REGISTRY_UNITS.withLogo)).toMatchObject({
+      ticker: 'TKA',
+      name: 'Token A',
+      decimals: 6,
+      logoKind: LOGO_STORED,
+    });
+    expect(token(REGISTRY_UNITS.withoutLogo)).toMatchObject({
+      ticker: 'TOKB',
+      name: 'Token B',
+      decimals: 0,
+      logoKind: LOGO_NONE,
+    });
     expect(token(REGISTRY_UNITS.barePolicy)).toMatchObject({ ticker: 'Bare Policy', name: 'Bare Policy', decimals: 3 });
-    expect(token(REGISTRY_UNITS.cip68)).toMatchObject({ ticker: 'CIPSIX', name: 'CIP-68 Six', decimals: 6, logoKind: LOGO_STORED });
+    expect(token(REGISTRY_UNITS.cip68)).toMatchObject({
+      ticker: 'CIPSIX',
+      name: 'CIP-68 Six',
+      decimals: 6,
+      logoKind: LOGO_STORED,
+    });
     const withLogo = token(REGISTRY_UNITS.withLogo);
     expect(withLogo && (await handle.store.market.logo(withLogo.id))?.equals(FIXTURE_PNG)).toBe(true);
   });
@@ -72,7 +95,12 @@ describe('registry importer', () => {
       { file: `${REGISTRY_UNITS.jpegLogo}.json`, reason: expect.stringContaining('not a PNG') },
     ]);
     expect(report.logosRejected[0]?.reason).toContain('JPEG');
-    expect(handle.market.tokens.get(REGISTRY_UNITS.jpegLogo)).toMatchObject({ ticker: 'JPG', name: 'Jpeg Token', decimals: 2, logoKind: LOGO_NONE });
+    expect(handle.market.tokens.get(REGISTRY_UNITS.jpegLogo)).toMatchObject({
+      ticker: 'JPG',
+      name: 'Jpeg Token',
+      decimals: 2,
+      logoKind: LOGO_NONE,
+    });
   });
 
   it('stores what it imported durably (one transaction, readable after reopening)', async () => {
@@ -105,13 +133,24 @@ describe('registry importer', () => {
     writeMapping(registryDir, { subject: REGISTRY_UNITS.withoutLogo, name: 'Token B', decimals: 0 });
     const handle = await open();
     await importRegistry(handle, registryDir);
-    writeMapping(registryDir, { subject: REGISTRY_UNITS.withoutLogo, name: 'Token Bee', ticker: 'BEE', decimals: 4, logo: FIXTURE_PNG });
+    writeMapping(registryDir, {
+      subject: REGISTRY_UNITS.withoutLogo,
+      name: 'Token Bee',
+      ticker: 'BEE',
+      decimals: 4,
+      logo: FIXTURE_PNG,
+    });
 
     const report = await importRegistry(handle, registryDir);
     expect(report.updated).toEqual([REGISTRY_UNITS.withoutLogo]);
     expect(report.logosStored).toBe(1);
     expect(report.decimalConflicts).toEqual([]);
-    expect(handle.market.tokens.get(REGISTRY_UNITS.withoutLogo)).toMatchObject({ ticker: 'BEE', name: 'Token Bee', decimals: 4, logoKind: LOGO_STORED });
+    expect(handle.market.tokens.get(REGISTRY_UNITS.withoutLogo)).toMatchObject({
+      ticker: 'BEE',
+      name: 'Token Bee',
+      decimals: 4,
+      logoKind: LOGO_STORED,
+    });
   });
 
   it('keeps the stored decimals of a token that is in a pool and reports the conflict', async () => {
@@ -123,10 +162,22 @@ describe('registry importer', () => {
     const tokenA = market.tokens.get(REGISTRY_UNITS.withLogo);
     if (!tokenA) throw new Error('token A was not imported');
     const pair = ingestor.ensurePair(ada, tokenA);
-    ingestor.addPool(pair, { poolId: 'abcd01', group: 'MinswapV2', baseReserve: 1e12, quoteReserve: 5e12, feeBps: 30, simulated: false });
+    ingestor.addPool(pair, {
+      poolId: 'abcd01',
+      group: 'MinswapV2',
+      baseReserve: 1e12,
+      quoteReserve: 5e12,
+      feeBps: 30,
+      simulated: false,
+    });
     await ingestor.commit();
 
-    writeMapping(registryDir, { subject: REGISTRY_UNITS.withLogo, name: 'Token A (renamed)', ticker: 'TKA2', decimals: 8 });
+    writeMapping(registryDir, {
+      subject: REGISTRY_UNITS.withLogo,
+      name: 'Token A (renamed)',
+      ticker: 'TKA2',
+      decimals: 8,
+    });
     const report = await importRegistry(handle, registryDir);
     expect(report.decimalConflicts).toHaveLength(1);
     expect(report.decimalConflicts[0]?.file).toBe(`${REGISTRY_UNITS.withLogo}.json`);
@@ -141,11 +192,17 @@ describe('registry importer', () => {
 
   it('skips a second file with a subject already imported in the same run', async () => {
     writeMapping(registryDir, { subject: REGISTRY_UNITS.withLogo, name: 'First', ticker: 'ONE' }, 'a.json');
-    writeMapping(registryDir, { subject: REGISTRY_UNITS.withLogo.toUpperCase(), name: 'Second', ticker: 'TWO' }, 'b.json');
+    writeMapping(
+      registryDir,
+      { subject: REGISTRY_UNITS.withLogo.toUpperCase(), name: 'Second', ticker: 'TWO' },
+      'b.json',
+    );
     const handle = await open();
     const report = await importRegistry(handle, registryDir);
     expect(report.added).toEqual([REGISTRY_UNITS.withLogo]);
-    expect(report.skipped).toEqual([{ file: 'b.json', reason: expect.stringContaining('already imported from a.json') }]);
+    expect(report.skipped).toEqual([
+      { file: 'b.json', reason: expect.stringContaining('already imported from a.json') },
+    ]);
     expect(handle.market.tokens.get(REGISTRY_UNITS.withLogo)?.ticker).toBe('ONE');
   });
 
@@ -190,8 +247,12 @@ describe.skipIf(!existsSync(SAMPLE_DIR))('registry importer on the real CIP-26 s
     expect(report.files).toBe(65);
     expect(report.added.length + report.skipped.length).toBe(65);
     expect(report.skipped).toEqual([]);
-    expect(report.logosRejected).toEqual([{ file: VOL_FILE, reason: expect.stringContaining('VOL: logo is not a PNG') }]);
-    expect(handle.market.tokens.get('8d94085182fb206c28850f194defe748e455a104d5ff7466d90f537c566f6c756d65')).toMatchObject({
+    expect(report.logosRejected).toEqual([
+      { file: VOL_FILE, reason: expect.stringContaining('VOL: logo is not a PNG') },
+    ]);
+    expect(
+      handle.market.tokens.get('8d94085182fb206c28850f194defe748e455a104d5ff7466d90f537c566f6c756d65'),
+    ).toMatchObject({
       ticker: 'VOL',
       logoKind: LOGO_NONE,
     });
@@ -202,7 +263,9 @@ describe.skipIf(!existsSync(SAMPLE_DIR))('registry importer on the real CIP-26 s
       expect(png && isPng(png), `${ticker} logo`).toBe(true);
     }
     // Tokens without a ticker fall back to their decoded asset name.
-    expect(handle.market.tokens.get('ae682843a303866b7eed51d672156f5cdbf94aa61079d4dfaaafc29544454d4f4352414359')?.ticker).toBe('DEMOCRACY');
+    expect(
+      handle.market.tokens.get('ae682843a303866b7eed51d672156f5cdbf94aa61079d4dfaaafc29544454d4f4352414359')?.ticker,
+    ).toBe('DEMOCRACY');
 
     const rerun = await importRegistry(handle, SAMPLE_DIR);
     expect(rerun.added).toEqual([]);

@@ -16,7 +16,14 @@ const POOL_B = 'bb02';
 const DAY = Math.floor(1_718_000_000 / 86_400) * 86_400;
 
 const tokenLine = { kind: 'token', unit: QUOTE, ticker: 'QTK', name: 'Quote Token', decimals: 6 };
-const poolLine = (pool_id: string, group: string) => ({ kind: 'pool', pool_id, group, base: '', quote: QUOTE, fee_bps: 30 });
+const poolLine = (pool_id: string, group: string) => ({
+  kind: 'pool',
+  pool_id,
+  group,
+  base: '',
+  quote: QUOTE,
+  fee_bps: 30,
+});
 
 interface TradeInput {
   id: string;
@@ -43,7 +50,10 @@ const trade = ({ id, pool, t, prev, cur, prevTvl, curTvl, volume }: TradeInput) 
 /** Three trades on pool A (two in the first minute) and one on pool B of the same ADA/QTK pair. */
 const GOOD_TRADES = [
   trade({ id: 'a1', pool: POOL_A, t: 10, prev: 1.0, cur: 1.1, prevTvl: 1000, curTvl: 1010, volume: 5 }),
-  { kind: 'trade', ...trade({ id: 'a2', pool: POOL_A, t: 30, prev: 1.1, cur: 0.9, prevTvl: 1010, curTvl: 990, volume: 7 }) },
+  {
+    kind: 'trade',
+    ...trade({ id: 'a2', pool: POOL_A, t: 30, prev: 1.1, cur: 0.9, prevTvl: 1010, curTvl: 990, volume: 7 }),
+  },
   trade({ id: 'a3', pool: POOL_A, t: 70, prev: 0.9, cur: 0.95, prevTvl: 990, curTvl: 1000, volume: 3 }),
   trade({ id: 'b1', pool: POOL_B, t: 80, prev: 2.0, cur: 2.2, prevTvl: 500, curTvl: 520, volume: 4 }),
 ];
@@ -93,7 +103,16 @@ afterEach(async () => {
 describe('trades importer', () => {
   it('declares tokens and pools and stores trades with the bars of each pool and of its Aggregate', async () => {
     const report = await run(GOOD_FILE);
-    expect(report).toMatchObject({ lines: 7, tokens: 1, tokensAdded: 1, pools: 2, poolsAdded: 2, trades: 4, duplicates: 0, errorCount: 0 });
+    expect(report).toMatchObject({
+      lines: 7,
+      tokens: 1,
+      tokensAdded: 1,
+      pools: 2,
+      poolsAdded: 2,
+      trades: 4,
+      duplicates: 0,
+      errorCount: 0,
+    });
 
     const a = pool(POOL_A);
     const b = pool(POOL_B);
@@ -135,7 +154,15 @@ describe('trades importer', () => {
     const before = [await allBars(a.id), await allBars(a.pair.aggregate.id), a.baseReserve, a.quoteReserve];
 
     const report = await run(GOOD_FILE);
-    expect(report).toMatchObject({ tokens: 1, tokensAdded: 0, pools: 2, poolsAdded: 0, trades: 0, duplicates: 4, errorCount: 0 });
+    expect(report).toMatchObject({
+      tokens: 1,
+      tokensAdded: 0,
+      pools: 2,
+      poolsAdded: 0,
+      trades: 0,
+      duplicates: 4,
+      errorCount: 0,
+    });
     expect([await allBars(a.id), await allBars(a.pair.aggregate.id), a.baseReserve, a.quoteReserve]).toEqual(before);
     expect(await handle.store.trades.count()).toBe(4);
   });
@@ -176,7 +203,16 @@ describe('trades importer', () => {
     ];
     // The Aggregate pool ID is derived from the pair: learn it by declaring the pool first.
     await run([tokenLine, poolLine(POOL_A, 'MinswapV2')]);
-    lines[8] = trade({ id: 'x4', pool: pool(POOL_A).pair.aggregate.poolId, t: 45, prev: 1, cur: 1, prevTvl: 1, curTvl: 1, volume: 1 });
+    lines[8] = trade({
+      id: 'x4',
+      pool: pool(POOL_A).pair.aggregate.poolId,
+      t: 45,
+      prev: 1,
+      cur: 1,
+      prevTvl: 1,
+      curTvl: 1,
+      volume: 1,
+    });
 
     const report = await run(lines);
     expect(report.lines).toBe(18);
@@ -208,7 +244,12 @@ describe('trades importer', () => {
   });
 
   it('rejects a pool whose tokens are unknown, and a pool ID that exists with another group or pair', async () => {
-    const report = await run([poolLine(POOL_A, 'MinswapV2'), tokenLine, poolLine(POOL_A, 'MinswapV2'), poolLine(POOL_A, 'VyFi')]);
+    const report = await run([
+      poolLine(POOL_A, 'MinswapV2'),
+      tokenLine,
+      poolLine(POOL_A, 'MinswapV2'),
+      poolLine(POOL_A, 'VyFi'),
+    ]);
     expect(report.poolsAdded).toBe(1);
     expect(report.errors).toEqual([
       { line: 1, reason: expect.stringContaining(`unknown quote token ${QUOTE}`) },
@@ -217,8 +258,16 @@ describe('trades importer', () => {
   });
 
   it('accepts trades older than the latest of their pool or pair: the pool keeps its latest state, the touched buckets are folded again, bars equal a rebuild', async () => {
-    const t = (id: string, p: string, at: number, cur: number) => trade({ id, pool: p, t: at, prev: 1, cur, prevTvl: 1000, curTvl: 1001, volume: 1 });
-    const report = await run([tokenLine, poolLine(POOL_A, 'MinswapV2'), poolLine(POOL_B, 'SundaeSwapV3'), t('o1', POOL_A, 100, 1.5), t('o2', POOL_A, 50, 1.2), t('o3', POOL_B, 60, 1.3)]);
+    const t = (id: string, p: string, at: number, cur: number) =>
+      trade({ id, pool: p, t: at, prev: 1, cur, prevTvl: 1000, curTvl: 1001, volume: 1 });
+    const report = await run([
+      tokenLine,
+      poolLine(POOL_A, 'MinswapV2'),
+      poolLine(POOL_B, 'SundaeSwapV3'),
+      t('o1', POOL_A, 100, 1.5),
+      t('o2', POOL_A, 50, 1.2),
+      t('o3', POOL_B, 60, 1.3),
+    ]);
     expect(report.errors).toEqual([]);
     expect(report.trades).toBe(3);
     // Pool A's present is its latest trade's state, not the older one imported after it.
@@ -235,17 +284,31 @@ describe('trades importer', () => {
     expect((await handle.store.bars.range(a.id, '1min', DAY, DAY + 60))[0]?.[4]).toBeCloseTo(1.2, 9);
   });
 
-  it('gives the same bars whatever the order of a file\'s chunks: in order, in shuffled chunks, and rebuilt', async () => {
+  it("gives the same bars whatever the order of a file's chunks: in order, in shuffled chunks, and rebuilt", async () => {
     // Two pairs of one pool each (an Aggregate then follows its one pool whatever the import order).
     const second = `${'8'.repeat(56)}${Buffer.from('ZTK').toString('hex')}`;
-    const head = [tokenLine, { ...tokenLine, unit: second, ticker: 'ZTK' }, poolLine(POOL_A, 'MinswapV2'), { ...poolLine(POOL_B, 'SundaeSwapV3'), quote: second }];
+    const head = [
+      tokenLine,
+      { ...tokenLine, unit: second, ticker: 'ZTK' },
+      poolLine(POOL_A, 'MinswapV2'),
+      { ...poolLine(POOL_B, 'SundaeSwapV3'), quote: second },
+    ];
     let price = [1, 2];
     const trades = Array.from({ length: 600 }, (_, i) => {
       const which = i % 2;
       const prev = price[which] ?? 1;
       const cur = prev * (1 + (((i * 7919) % 13) - 6) / 200);
       price = which === 0 ? [cur, price[1] ?? 2] : [price[0] ?? 1, cur];
-      return trade({ id: `c${i}`, pool: which === 0 ? POOL_A : POOL_B, t: i * 37, prev, cur, prevTvl: 1000 + i, curTvl: 1001 + i, volume: 1 + (i % 5) });
+      return trade({
+        id: `c${i}`,
+        pool: which === 0 ? POOL_A : POOL_B,
+        t: i * 37,
+        prev,
+        cur,
+        prevTvl: 1000 + i,
+        curTvl: 1001 + i,
+        volume: 1 + (i % 5),
+      });
     });
     await run([...head, ...trades], { batchSize: 50 });
     const inOrder = await handle.store.bars.all();
@@ -254,7 +317,8 @@ describe('trades importer', () => {
     handle = await openMarket(join(root, 'shuffled'), 'test');
     await run(head);
     const chunks = Array.from({ length: 12 }, (_, k) => trades.slice(k * 50, k * 50 + 50));
-    for (const k of [7, 2, 11, 0, 5, 9, 1, 10, 4, 8, 3, 6]) expect((await run(chunks[k] ?? [], { batchSize: 20 })).errors).toEqual([]);
+    for (const k of [7, 2, 11, 0, 5, 9, 1, 10, 4, 8, 3, 6])
+      expect((await run(chunks[k] ?? [], { batchSize: 20 })).errors).toEqual([]);
     expect(await handle.store.trades.count()).toBe(600);
     const shuffled = await handle.store.bars.all();
     expect(shuffled).toEqual(inOrder);
@@ -262,19 +326,36 @@ describe('trades importer', () => {
     expect(await handle.store.bars.all()).toEqual(inOrder);
   });
 
-  it('gives the same bars whatever the order of a file\'s chunks when a pair has several pools: its Aggregate is computed again from each pool\'s state at the time', async () => {
+  it("gives the same bars whatever the order of a file's chunks when a pair has several pools: its Aggregate is computed again from each pool's state at the time", async () => {
     // Three pools of one pair, each moving its own way: the Aggregate at a trade sums every pool's
     // state at that moment, which an older trade imported late changes for every later trade.
     const POOL_C = 'cc03';
-    const head = [tokenLine, poolLine(POOL_A, 'MinswapV2'), poolLine(POOL_B, 'SundaeSwapV3'), poolLine(POOL_C, 'WingRiders')];
+    const head = [
+      tokenLine,
+      poolLine(POOL_A, 'MinswapV2'),
+      poolLine(POOL_B, 'SundaeSwapV3'),
+      poolLine(POOL_C, 'WingRiders'),
+    ];
     const ids = [POOL_A, POOL_B, POOL_C];
     const state = ids.map((_, k) => ({ price: 1 + k * 0.05, tvl: 1000 * (k + 1) }));
     const trades = Array.from({ length: 450 }, (_, i) => {
       const which = (i * 7) % 3;
       const was = state[which] ?? { price: 1, tvl: 1000 };
-      const now = { price: was.price * (1 + (((i * 7919) % 13) - 6) / 300), tvl: was.tvl * (1 + (((i * 104_729) % 11) - 5) / 400) };
+      const now = {
+        price: was.price * (1 + (((i * 7919) % 13) - 6) / 300),
+        tvl: was.tvl * (1 + (((i * 104_729) % 11) - 5) / 400),
+      };
       state[which] = now;
-      return trade({ id: `m${i}`, pool: ids[which] ?? POOL_A, t: i * 41, prev: was.price, cur: now.price, prevTvl: was.tvl, curTvl: now.tvl, volume: 1 + (i % 7) });
+      return trade({
+        id: `m${i}`,
+        pool: ids[which] ?? POOL_A,
+        t: i * 41,
+        prev: was.price,
+        cur: now.price,
+        prevTvl: was.tvl,
+        curTvl: now.tvl,
+        volume: 1 + (i % 7),
+      });
     });
     await run([...head, ...trades], { batchSize: 40 });
     const inOrder = await handle.store.bars.all();
@@ -286,7 +367,8 @@ describe('trades importer', () => {
     handle = await openMarket(join(root, 'shuffled-pools'), 'test');
     await run(head);
     const chunks = Array.from({ length: 9 }, (_, k) => trades.slice(k * 50, k * 50 + 50));
-    for (const k of [6, 1, 8, 0, 4, 7, 2, 5, 3]) expect((await run(chunks[k] ?? [], { batchSize: 17 })).errors).toEqual([]);
+    for (const k of [6, 1, 8, 0, 4, 7, 2, 5, 3])
+      expect((await run(chunks[k] ?? [], { batchSize: 17 })).errors).toEqual([]);
     expect(await handle.store.trades.count()).toBe(450);
     expect(await handle.store.bars.all()).toEqual(inOrder);
     await handle.store.bars.rebuild();
@@ -307,7 +389,16 @@ describe('trades importer', () => {
     const trades = await handle.store.trades.count();
     const bars = await handle.store.bars.all();
     const report = await run([
-      { id: 'future', block_time: now + 600, pool_id: target.poolId, previous_price: 1, current_price: 1.1, previous_tvl: 1000, current_tvl: 1010, volume: 5 },
+      {
+        id: 'future',
+        block_time: now + 600,
+        pool_id: target.poolId,
+        previous_price: 1,
+        current_price: 1.1,
+        previous_tvl: 1000,
+        current_tvl: 1010,
+        volume: 5,
+      },
     ]);
     expect(report.trades).toBe(0);
     expect(report.errors).toEqual([{ line: 1, reason: expect.stringContaining('simulated market') }]);

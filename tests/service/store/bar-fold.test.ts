@@ -13,7 +13,8 @@ function rebuildRows(eventsBySeries: ReadonlyMap<number, BarEvent[]>): Row[] {
     let bars = barsFromEvents(eventsBySeries.get(series) ?? [], RESOLUTIONS[0] as Resolution);
     for (const resolution of RESOLUTIONS) {
       if (resolution !== RESOLUTIONS[0]) bars = rollupBars(bars, resolution);
-      for (const b of bars) rows.push([series, RESOLUTION_SECONDS[resolution], b.time, b.open, b.high, b.low, b.close, b.volume, b.tvl]);
+      for (const b of bars)
+        rows.push([series, RESOLUTION_SECONDS[resolution], b.time, b.open, b.high, b.low, b.close, b.volume, b.tvl]);
     }
   }
   return rows;
@@ -49,7 +50,15 @@ describe('BarFold', () => {
       const list = events.get(series) ?? [];
       list.push(event);
       events.set(series, list);
-      fold.add(series, series % 2 === 0, event.block_time, event.previous_price, event.current_price, event.current_tvl, event.volume);
+      fold.add(
+        series,
+        series % 2 === 0,
+        event.block_time,
+        event.previous_price,
+        event.current_price,
+        event.current_tvl,
+        event.volume,
+      );
     }
     expect(fold.outOfOrder).toBe(false);
     const expected = rebuildRows(events);
@@ -57,13 +66,16 @@ describe('BarFold', () => {
     expect(written(fold)).toEqual(expected);
   });
 
-  it('counts the DEX trades folded after each series (an Aggregate\'s are its pools\')', () => {
+  it("counts the DEX trades folded after each series (an Aggregate's are its pools')", () => {
     const fold = new BarFold();
     for (let i = 0; i < 5; i++) fold.add(2, false, 1_700_000_000 + i, 1, 2, 3, 4);
     for (let i = 0; i < 5; i++) fold.add(9, true, 1_700_000_000 + i, 1, 2, 3, 4);
     for (let i = 0; i < 3; i++) fold.add(4, false, 1_700_000_000 + i, 1, 2, 3, 4);
     const counts: number[] = [];
-    fold.write(() => undefined, (trades) => counts.push(trades));
+    fold.write(
+      () => undefined,
+      (trades) => counts.push(trades),
+    );
     expect(counts).toEqual([5, 8, 8]);
   });
 

@@ -18,7 +18,17 @@ const T = 1_700_000_040;
 
 /** Two pairs: Aggregates 1 and 4, DEX pools 2 and 3 (pair 1) and 5 (pair 2). */
 function structure(): CommitBatch {
-  const pool = (id: number, poolId: string, group: string, pairId: number) => ({ id, poolId, group, pairId, n: 1, feeBps: 30, baseReserve: 1000, quoteReserve: 1000, simulated: true });
+  const pool = (id: number, poolId: string, group: string, pairId: number) => ({
+    id,
+    poolId,
+    group,
+    pairId,
+    n: 1,
+    feeBps: 30,
+    baseReserve: 1000,
+    quoteReserve: 1000,
+    simulated: true,
+  });
   return {
     tokens: [
       { id: 1, unit: '', ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: 1 },
@@ -29,12 +39,22 @@ function structure(): CommitBatch {
       { id: 1, base: 1, quote: 2 },
       { id: 2, base: 1, quote: 3 },
     ],
-    pools: [pool(1, 'agg01', 'Aggregate', 1), pool(2, 'pool02', 'Minswap', 1), pool(3, 'pool03', 'MinswapV2', 1), pool(4, 'agg04', 'Aggregate', 2), pool(5, 'pool05', 'Splash', 2)],
+    pools: [
+      pool(1, 'agg01', 'Aggregate', 1),
+      pool(2, 'pool02', 'Minswap', 1),
+      pool(3, 'pool03', 'MinswapV2', 1),
+      pool(4, 'agg04', 'Aggregate', 2),
+      pool(5, 'pool05', 'Splash', 2),
+    ],
   };
 }
 
 /** `count` trades over pools 2, 3 and 5 from `T` on (times never go back unless `backwards`), seeded. */
-function trades(seed: number, count: number, options: { readonly backwards?: boolean; readonly firstId?: number } = {}): TradeRecord[] {
+function trades(
+  seed: number,
+  count: number,
+  options: { readonly backwards?: boolean; readonly firstId?: number } = {},
+): TradeRecord[] {
   const random = new Random(seed, 0x62756c6b);
   let time = T;
   return Array.from({ length: count }, (_, i) => {
@@ -85,7 +105,12 @@ async function startLoad(store: SqliteStore): Promise<BulkLoad> {
 async function load(bulk: BulkLoad, list: readonly TradeRecord[], size: number): Promise<void> {
   for (let i = 0; i < list.length; i += size) {
     const fair = Buffer.alloc(16, i % 251);
-    await bulk.commit({ trades: list.slice(i, i + size), barsStale: true, reserves: [{ id: 2, base: 1000 + i, quote: 900 }], simState: { height: i, nextBlockTime: T + i, fair } });
+    await bulk.commit({
+      trades: list.slice(i, i + size),
+      barsStale: true,
+      reserves: [{ id: 2, base: 1000 + i, quote: 900 }],
+      simState: { height: i, nextBlockTime: T + i, fair },
+    });
   }
 }
 
@@ -98,7 +123,9 @@ describe('the SQLite bulk load', () => {
       expect(await store.bars.stale()).toBe(true);
       await load(bulk, list, 700);
       const reports: number[] = [];
-      expect(await bulk.finish((done, total) => reports.push(total === list.length ? done : Number.NaN))).toBe(list.length);
+      expect(await bulk.finish((done, total) => reports.push(total === list.length ? done : Number.NaN))).toBe(
+        list.length,
+      );
       await bulk.close();
       // Its bars in several commits, each reported with the trades whose bars are written.
       expect(reports.length).toBeGreaterThan(4);
@@ -107,7 +134,10 @@ describe('the SQLite bulk load', () => {
 
       expect(await store.bars.stale()).toBe(false);
       expect((await store.trades.list()).map(({ seq: _seq, ...trade }) => trade)).toEqual(list);
-      expect((await store.market.load()).pools.find((p) => p.id === 2)).toMatchObject({ baseReserve: 1000 + 4900, quoteReserve: 900 });
+      expect((await store.market.load()).pools.find((p) => p.id === 2)).toMatchObject({
+        baseReserve: 1000 + 4900,
+        quoteReserve: 900,
+      });
       expect(await store.sim.load()).toMatchObject({ height: 4900, nextBlockTime: T + 4900 });
       const bars = await store.bars.all();
       expect(bars.length).toBeGreaterThan(1_000);
@@ -116,7 +146,7 @@ describe('the SQLite bulk load', () => {
     });
   }
 
-  it('makes the trades\' indexes again at its end, and an open makes those a load cut short left missing', async () => {
+  it("makes the trades' indexes again at its end, and an open makes those a load cut short left missing", async () => {
     const { store, dir } = await open('file');
     expect(storeIndexes(dir)).toEqual(expect.arrayContaining(['trades_pool_time', 'trades_agg_time']));
     const bulk = await startLoad(store);
@@ -142,7 +172,11 @@ describe('the SQLite bulk load', () => {
     const { store, dir } = await open('file');
     const list = trades(9, 3_000);
     // The engine refuses the bars past the 2,000th: the load's third commit of bars fails.
-    installFault(dir, 'full', `BEFORE INSERT ON bars WHEN (SELECT count(*) FROM bars) >= 2000 BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+    installFault(
+      dir,
+      'full',
+      `BEFORE INSERT ON bars WHEN (SELECT count(*) FROM bars) >= 2000 BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+    );
     const bulk = await startLoad(store);
     await load(bulk, list, 1_000);
     await expect(bulk.finish()).rejects.toThrow('disk full');
@@ -155,7 +189,7 @@ describe('the SQLite bulk load', () => {
     expect(await store.bars.stale()).toBe(false);
   });
 
-  it('rebuilds every bar from the stored trades when a series\' trades came out of time order', async () => {
+  it("rebuilds every bar from the stored trades when a series' trades came out of time order", async () => {
     const { store } = await open('file');
     const list = trades(4, 2_000, { backwards: true });
     const bulk = await startLoad(store);
@@ -193,7 +227,10 @@ describe('the SQLite bulk load', () => {
       await expect(bulk.commit({ removeTradesAfter: T })).rejects.toThrow(/not removeTradesAfter/);
       // A refused batch's trades are neither written nor counted as waiting for the thread: more of
       // them than the thread may have queued would otherwise hold every later commit for good.
-      const many = Array.from({ length: 100_001 }, (_, i) => ({ ...ensureDefined(trades(10, 1)[0]), eventId: `x${i}` }));
+      const many = Array.from({ length: 100_001 }, (_, i) => ({
+        ...ensureDefined(trades(10, 1)[0]),
+        eventId: `x${i}`,
+      }));
       await expect(bulk.commit({ trades: many, pools: structure().pools })).rejects.toThrow(/not pools/);
       const list = trades(11, 500);
       await load(bulk, list, 100);

@@ -19,9 +19,39 @@ const T = 1_700_000_040; // a whole minute
 /** A market of one pair (ADA / TKN) with two DEX pools and its Aggregate, as rows. */
 function structure(): CommitBatch {
   const pools: PoolRow[] = [
-    { id: 1, poolId: 'agg01', group: 'Aggregate', pairId: 1, n: 1, feeBps: 0, baseReserve: 3000, quoteReserve: 3000, simulated: false },
-    { id: 2, poolId: 'pool01', group: 'Minswap', pairId: 1, n: 1, feeBps: 30, baseReserve: 1000, quoteReserve: 1000, simulated: false },
-    { id: 3, poolId: 'pool02', group: 'MinswapV2', pairId: 1, n: 1, feeBps: 30, baseReserve: 2000, quoteReserve: 2000, simulated: true },
+    {
+      id: 1,
+      poolId: 'agg01',
+      group: 'Aggregate',
+      pairId: 1,
+      n: 1,
+      feeBps: 0,
+      baseReserve: 3000,
+      quoteReserve: 3000,
+      simulated: false,
+    },
+    {
+      id: 2,
+      poolId: 'pool01',
+      group: 'Minswap',
+      pairId: 1,
+      n: 1,
+      feeBps: 30,
+      baseReserve: 1000,
+      quoteReserve: 1000,
+      simulated: false,
+    },
+    {
+      id: 3,
+      poolId: 'pool02',
+      group: 'MinswapV2',
+      pairId: 1,
+      n: 1,
+      feeBps: 30,
+      baseReserve: 2000,
+      quoteReserve: 2000,
+      simulated: true,
+    },
   ];
   return {
     tokens: [
@@ -93,11 +123,22 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       expect(rows.pools).toEqual(structure().pools);
       expect(await s.market.nextIds()).toEqual({ token: 3, pair: 2, pool: 4 });
       expect(await s.market.meta('seed')).toBe('7');
-      await s.commit({ tokenUpdates: [{ id: 2, ticker: 'TKN2', name: 'Token 2', decimals: 3 }], logos: [{ id: 2, kind: 2, png: Buffer.from([1, 2, 3]) }], reserves: [{ id: 2, base: 5, quote: 6 }] });
+      await s.commit({
+        tokenUpdates: [{ id: 2, ticker: 'TKN2', name: 'Token 2', decimals: 3 }],
+        logos: [{ id: 2, kind: 2, png: Buffer.from([1, 2, 3]) }],
+        reserves: [{ id: 2, base: 5, quote: 6 }],
+      });
       await s.close();
       store = await (current as StoreFactory).reopen();
       const again = await store.market.load();
-      expect(again.tokens[1]).toEqual({ id: 2, unit: 'ab'.repeat(28) + '544b4e', ticker: 'TKN2', name: 'Token 2', decimals: 3, logoKind: 2 });
+      expect(again.tokens[1]).toEqual({
+        id: 2,
+        unit: 'ab'.repeat(28) + '544b4e',
+        ticker: 'TKN2',
+        name: 'Token 2',
+        decimals: 3,
+        logoKind: 2,
+      });
       expect(await store.market.logo(2)).toEqual(Buffer.from([1, 2, 3]));
       expect(await store.market.logo(1)).toBeNull();
       expect(again.pools[1]).toMatchObject({ id: 2, baseReserve: 5, quoteReserve: 6 });
@@ -136,7 +177,9 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       const page = await s.trades.recent(1, true, 2);
       expect(page.map((t) => t.eventId)).toEqual(['e3', 'e2']);
       const last = page[1] as TradeRecord & { seq: number };
-      expect((await s.trades.recent(1, true, 2, { time: last.blockTime, seq: last.seq })).map((t) => t.eventId)).toEqual(['e1']);
+      expect(
+        (await s.trades.recent(1, true, 2, { time: last.blockTime, seq: last.seq })).map((t) => t.eventId),
+      ).toEqual(['e1']);
       expect((await s.trades.recent(2, false, 5)).map((t) => t.eventId)).toEqual(['e3', 'e1']);
 
       // The Aggregate's 1min bars: [T, T+60) holds e1 and e2, [T+60, T+120) holds e3.
@@ -146,7 +189,10 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
         [T + 60, 1.2, 1.2, 0.9, 0.9, 5 * VOLUME_SCALE, 310],
       ]);
       expect(await s.bars.extent(1, '1min')).toEqual({ first: T, last: T + 60 });
-      expect(await s.bars.extent(1, '1d')).toEqual({ first: Math.floor(T / 86_400) * 86_400, last: Math.floor(T / 86_400) * 86_400 });
+      expect(await s.bars.extent(1, '1d')).toEqual({
+        first: Math.floor(T / 86_400) * 86_400,
+        last: Math.floor(T / 86_400) * 86_400,
+      });
       expect(await s.bars.countbackStart(1, '1min', T + 1000, 1)).toBe(T + 60);
       expect(await s.bars.countbackStart(1, '1min', T + 1000, 10)).toBe(T);
       expect(await s.bars.extent(99, '1min')).toBeUndefined();
@@ -161,19 +207,29 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       const s = await open();
       await s.commit(structure());
       // Two trades in the same second on pool 2 (ingest order decides), one before and one after on pool 3.
-      await s.commit(withBars([trade('w1', 2, T, 1, 1.1, 2), trade('w2', 2, T, 1.1, 1.15, 1), trade('w3', 3, T + 30, 1.15, 1.3, 4)]));
+      await s.commit(
+        withBars([trade('w1', 2, T, 1, 1.1, 2), trade('w2', 2, T, 1.1, 1.15, 1), trade('w3', 3, T + 30, 1.15, 1.3, 4)]),
+      );
       await s.commit(withBars([trade('w4', 2, T + 90, 1.3, 0.95, 6)]));
       for (const since of [T - 100, T - 0.5, T, T + 0.5, T + 30, T + 60, T + 90, T + 1000]) {
-        for (const [series, aggregate] of [[[2, 3, 99], false], [[1, 99], true]] as const) {
+        for (const [series, aggregate] of [
+          [[2, 3, 99], false],
+          [[1, 99], true],
+        ] as const) {
           const window = await s.trades.windowStats(series, aggregate, since);
           expect([...window.keys()].sort(), `since ${since}`).toEqual([...series].sort());
           for (const id of series) {
             const state = await s.trades.stateAt(id, aggregate, since);
-            expect(window.get(id), `series ${id} since ${since}`).toEqual({ price: state?.price, volume: await s.trades.volumeSince(id, aggregate, since) });
+            expect(window.get(id), `series ${id} since ${since}`).toEqual({
+              price: state?.price,
+              volume: await s.trades.volumeSince(id, aggregate, since),
+            });
           }
         }
       }
-      expect(await s.trades.windowStats([2], false, T)).toEqual(new Map([[2, { price: 1.15, volume: 6 * VOLUME_SCALE }]]));
+      expect(await s.trades.windowStats([2], false, T)).toEqual(
+        new Map([[2, { price: 1.15, volume: 6 * VOLUME_SCALE }]]),
+      );
       expect(await s.trades.windowStats([99], true, T)).toEqual(new Map([[99, { price: undefined, volume: 0 }]]));
       expect((await s.trades.windowStats([], true, T)).size).toBe(0);
     });
@@ -182,11 +238,23 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       const s = await open();
       await s.commit(structure());
       await s.commit(withBars([trade('e1', 2, T, 1, 1.1, 2)]));
-      const before = { trades: await s.trades.list(), bars: await s.bars.all(), rows: await s.market.load(), meta: await s.market.meta('seed') };
+      const before = {
+        trades: await s.trades.list(),
+        bars: await s.bars.all(),
+        rows: await s.market.load(),
+        meta: await s.market.meta('seed'),
+      };
       // e1 again: the event id is unique, so the batch fails after writing e4 and the meta.
       const bad = [trade('e4', 3, T + 5, 1.1, 1.15, 1), trade('e1', 2, T + 6, 1.15, 1.2, 1)];
-      await expect(s.commit({ ...withBars(bad), reserves: [{ id: 3, base: 9, quote: 9 }], meta: { seed: '8' } })).rejects.toThrow();
-      expect({ trades: await s.trades.list(), bars: await s.bars.all(), rows: await s.market.load(), meta: await s.market.meta('seed') }).toEqual(before);
+      await expect(
+        s.commit({ ...withBars(bad), reserves: [{ id: 3, base: 9, quote: 9 }], meta: { seed: '8' } }),
+      ).rejects.toThrow();
+      expect({
+        trades: await s.trades.list(),
+        bars: await s.bars.all(),
+        rows: await s.market.load(),
+        meta: await s.market.meta('seed'),
+      }).toEqual(before);
       expect(await s.trades.hasEvent('e4')).toBe(false);
     });
 
@@ -198,12 +266,19 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       await s.commit(withBars([trade('k3', 2, T + 40, 1.3, 0.8, 4)]));
       await s.commit(withBars([trade('k4', 3, T + 130, 0.8, 0.9, 1), trade('k5', 2, T + 4000, 0.9, 1.5, 1)]));
       const kept = await s.trades.list();
-      await s.commit({ removeTradesAfter: T + 20, reserves: [{ id: 2, base: 1100, quote: 1000 }], meta: { 'chain:tip': 'x' } });
+      await s.commit({
+        removeTradesAfter: T + 20,
+        reserves: [{ id: 2, base: 1100, quote: 1000 }],
+        meta: { 'chain:tip': 'x' },
+      });
       expect((await s.trades.list()).map((t) => t.eventId)).toEqual(['k1', 'k2']);
       expect((await s.trades.list()).map((t) => t.seq)).toEqual(kept.slice(0, 2).map((t) => t.seq));
       expect(await s.trades.hasEvent('k3')).toBe(false);
       expect(await s.market.meta('chain:tip')).toBe('x');
-      expect((await s.market.load()).pools.find((p) => p.id === 2)).toMatchObject({ baseReserve: 1100, quoteReserve: 1000 });
+      expect((await s.market.load()).pools.find((p) => p.id === 2)).toMatchObject({
+        baseReserve: 1100,
+        quoteReserve: 1000,
+      });
       // The bucket [T, T+60) keeps k1 and k2 only; nothing after it is left.
       expect(await s.bars.range(1, '1min', 0, 2 ** 31)).toEqual([[T, 1, 1.3, 1, 1.3, 3 * VOLUME_SCALE, 310]]);
       const rolledBack = await s.bars.all();
@@ -219,7 +294,13 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       await s.commit(structure());
       await s.commit(withBars([trade('r1', 2, T + 30, 1, 1.1, 1), trade('r2', 2, T + 200, 1.1, 1.2, 1)]));
       // Older than r1 and r2: written with a refold of its series' buckets at its time, not folded into `bars`.
-      await s.commit({ trades: [trade('r0', 2, T + 10, 0.9, 1, 2)], refold: [{ series: 2, aggregate: false, times: [T + 10] }, { series: 1, aggregate: true, times: [T + 10] }] });
+      await s.commit({
+        trades: [trade('r0', 2, T + 10, 0.9, 1, 2)],
+        refold: [
+          { series: 2, aggregate: false, times: [T + 10] },
+          { series: 1, aggregate: true, times: [T + 10] },
+        ],
+      });
       expect(await s.bars.range(2, '1min', T, T + 60)).toEqual([[T, 0.9, 1.1, 0.9, 1.1, 3 * VOLUME_SCALE, 110]]);
       const bars = await s.bars.all();
       await s.bars.rebuild();
@@ -232,7 +313,10 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       await s.commit(withBars([trade('x1', 2, T + 30, 1, 1.1, 1)]));
       // Two days later, written without its bars: a bucket no re-fold of T's buckets may touch.
       await s.commit({ trades: [trade('x2', 2, T + 2 * 86_400, 1.1, 1.2, 1)] });
-      await s.commit({ trades: [trade('x0', 2, T + 10, 0.9, 1, 2)], refold: [{ series: 2, aggregate: false, times: [T + 10] }] });
+      await s.commit({
+        trades: [trade('x0', 2, T + 10, 0.9, 1, 2)],
+        refold: [{ series: 2, aggregate: false, times: [T + 10] }],
+      });
       for (const resolution of ['1min', '5min', '15min', '60min', '1d'] as const) {
         expect(await s.bars.range(2, resolution, T + 86_400, T + 4 * 86_400)).toEqual([]);
         expect((await s.bars.range(2, resolution, T - 86_400, T + 60)).at(-1)?.[5]).toBe(3 * VOLUME_SCALE);
@@ -242,12 +326,21 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       expect(await s.bars.range(2, '1min', T + 86_400, T + 4 * 86_400)).toHaveLength(1);
     });
 
-    it('computes a pair\'s Aggregate columns again from a time on (reaggregate), before re-folding: the replay gets each pool\'s last state before and the trades after, in time order', async () => {
+    it("computes a pair's Aggregate columns again from a time on (reaggregate), before re-folding: the replay gets each pool's last state before and the trades after, in time order", async () => {
       const s = await open();
       await s.commit(structure());
       // Pool 2 at T and T + 90, pool 3 at T + 20; then, written late, pool 3 at T + 5 (older than all but one).
-      await s.commit(withBars([trade('q1', 2, T, 1, 1.1, 1), trade('q2', 3, T + 20, 2, 2.2, 1), trade('q3', 2, T + 90, 1.1, 1.3, 1)]));
-      const seen: { before: [number, { price: number; tvl: number }][]; trades: { pool: number; prevPrice: number; price: number }[] }[] = [];
+      await s.commit(
+        withBars([
+          trade('q1', 2, T, 1, 1.1, 1),
+          trade('q2', 3, T + 20, 2, 2.2, 1),
+          trade('q3', 2, T + 90, 1.1, 1.3, 1),
+        ]),
+      );
+      const seen: {
+        before: [number, { price: number; tvl: number }][];
+        trades: { pool: number; prevPrice: number; price: number }[];
+      }[] = [];
       await s.commit({
         trades: [trade('q0', 3, T + 5, 1.9, 2, 1)],
         reaggregate: [
@@ -256,13 +349,24 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
             pools: [2, 3],
             from: T + 5,
             replay: (before, trades) => {
-              seen.push({ before: [...before].sort((a, b) => a[0] - b[0]), trades: trades.map((t) => ({ pool: t.pool, prevPrice: t.prevPrice, price: t.price })) });
+              seen.push({
+                before: [...before].sort((a, b) => a[0] - b[0]),
+                trades: trades.map((t) => ({ pool: t.pool, prevPrice: t.prevPrice, price: t.price })),
+              });
               // Stand-in columns: the trade's place in time order.
-              return trades.map((_, i) => ({ aggPrevPrice: 100 + i, aggPrice: 200 + i, aggPrevTvl: 300 + i, aggTvl: 400 + i }));
+              return trades.map((_, i) => ({
+                aggPrevPrice: 100 + i,
+                aggPrice: 200 + i,
+                aggPrevTvl: 300 + i,
+                aggTvl: 400 + i,
+              }));
             },
           },
         ],
-        refold: [{ series: 3, aggregate: false, times: [T + 5] }, { series: 1, aggregate: true, times: [T + 5] }],
+        refold: [
+          { series: 3, aggregate: false, times: [T + 5] },
+          { series: 1, aggregate: true, times: [T + 5] },
+        ],
       });
       expect(seen).toEqual([
         {
@@ -274,7 +378,13 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
           ],
         },
       ]);
-      const columns = (await s.trades.list({ agg: 1 })).map((t) => [t.eventId, t.aggPrevPrice, t.aggPrice, t.aggPrevTvl, t.aggTvl]);
+      const columns = (await s.trades.list({ agg: 1 })).map((t) => [
+        t.eventId,
+        t.aggPrevPrice,
+        t.aggPrice,
+        t.aggPrevTvl,
+        t.aggTvl,
+      ]);
       expect(columns).toEqual([
         ['q1', 1, 1.1, 300, 310],
         ['q2', 101, 201, 301, 401],
@@ -304,39 +414,68 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       ]);
     });
 
-    it('keeps the chain source\'s rollback journal a row per block: appended, cut after a slot, pruned before one, whole or not at all, across a reopen', async () => {
+    it("keeps the chain source's rollback journal a row per block: appended, cut after a slot, pruned before one, whole or not at all, across a reopen", async () => {
       const s = await open();
       await s.commit(structure());
-      const row = (slot: number, before: [number, number, number][] = []) => ({ slot, id: slot.toString(16).padStart(64, '0'), height: slot - 90, before });
-      for (const slot of [100, 110, 120, 130]) await s.commit({ journal: { append: [row(slot, [[2, slot, slot + 1]])] } });
+      const row = (slot: number, before: [number, number, number][] = []) => ({
+        slot,
+        id: slot.toString(16).padStart(64, '0'),
+        height: slot - 90,
+        before,
+      });
+      for (const slot of [100, 110, 120, 130])
+        await s.commit({ journal: { append: [row(slot, [[2, slot, slot + 1]])] } });
       expect(await s.market.journal()).toEqual([100, 110, 120, 130].map((slot) => row(slot, [[2, slot, slot + 1]])));
       // A rollback to 110 and the other branch's block, with the oldest row pruned, in one commit.
       await s.commit({ journal: { removeAfter: 110, append: [row(115, [[3, 7.5, 8]])], removeBefore: 110 } });
       expect(await s.market.journal()).toEqual([row(110, [[2, 110, 111]]), row(115, [[3, 7.5, 8]])]);
       // A failing batch (the trade's event id is already stored) leaves the journal as it was.
       await s.commit(withBars([trade('j1', 2, T, 1, 1.1, 1)]));
-      await expect(s.commit({ ...withBars([trade('j1', 2, T + 1, 1.1, 1.2, 1)]), journal: { append: [row(140)], removeBefore: 200 } })).rejects.toThrow();
+      await expect(
+        s.commit({
+          ...withBars([trade('j1', 2, T + 1, 1.1, 1.2, 1)]),
+          journal: { append: [row(140)], removeBefore: 200 },
+        }),
+      ).rejects.toThrow();
       expect((await s.market.journal()).map((r) => r.slot)).toEqual([110, 115]);
       await s.close();
       store = await current?.reopen();
       expect((await store?.market.journal())?.map((r) => r.slot)).toEqual([110, 115]);
     });
 
-    it('appends several journal rows in one commit, with what each block created and each pool\'s LP supply before it', async () => {
+    it("appends several journal rows in one commit, with what each block created and each pool's LP supply before it", async () => {
       const s = await open();
       await s.commit(structure());
       const rows = [
-        { slot: 200, id: 'c8'.padStart(64, '0'), height: 7, before: [[2, 10, 20, '123456789012345678901'] as const], created: { tokens: [2], pairs: [1], pools: [2, 3] } },
-        { slot: 220, id: 'dc'.padStart(64, '0'), height: 8, before: [[3, 1.5, 2.5, null] as const, [2, 11, 19] as const] },
+        {
+          slot: 200,
+          id: 'c8'.padStart(64, '0'),
+          height: 7,
+          before: [[2, 10, 20, '123456789012345678901'] as const],
+          created: { tokens: [2], pairs: [1], pools: [2, 3] },
+        },
+        {
+          slot: 220,
+          id: 'dc'.padStart(64, '0'),
+          height: 8,
+          before: [[3, 1.5, 2.5, null] as const, [2, 11, 19] as const],
+        },
       ];
       await s.commit({ journal: { append: rows } });
       expect(await s.market.journal()).toEqual(rows);
     });
 
-    it('keeps the chain pools\' LP supplies beyond 2^53: set, replaced, removed, with the commit', async () => {
+    it("keeps the chain pools' LP supplies beyond 2^53: set, replaced, removed, with the commit", async () => {
       const s = await open();
       await s.commit(structure());
-      await s.commit({ chainLp: { set: [[2, '9223372036854775807'], [3, '5']] } });
+      await s.commit({
+        chainLp: {
+          set: [
+            [2, '9223372036854775807'],
+            [3, '5'],
+          ],
+        },
+      });
       await s.commit({ chainLp: { set: [[3, '6']], remove: [2] } });
       expect(await s.market.chainLp()).toEqual(new Map([[3, 6n]]));
       await expect(s.commit({ chainLp: { set: [[99, '1']] } })).rejects.toThrow();
@@ -347,14 +486,62 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       const s = await open();
       await s.commit(structure());
       // A second pair (ADA / NEW) with its Aggregate (4) and one DEX pool (5), traded after T.
-      const newToken = { id: 3, unit: 'cd'.repeat(28) + '4e4557', ticker: 'NEW', name: 'New', decimals: 0, logoKind: 0 };
+      const newToken = {
+        id: 3,
+        unit: 'cd'.repeat(28) + '4e4557',
+        ticker: 'NEW',
+        name: 'New',
+        decimals: 0,
+        logoKind: 0,
+      };
       const pools: PoolRow[] = [
-        { id: 4, poolId: 'agg02', group: 'Aggregate', pairId: 2, n: 1, feeBps: 0, baseReserve: 10, quoteReserve: 10, simulated: false },
-        { id: 5, poolId: 'pool03', group: 'Minswap', pairId: 2, n: 1, feeBps: 30, baseReserve: 10, quoteReserve: 10, simulated: false },
+        {
+          id: 4,
+          poolId: 'agg02',
+          group: 'Aggregate',
+          pairId: 2,
+          n: 1,
+          feeBps: 0,
+          baseReserve: 10,
+          quoteReserve: 10,
+          simulated: false,
+        },
+        {
+          id: 5,
+          poolId: 'pool03',
+          group: 'Minswap',
+          pairId: 2,
+          n: 1,
+          feeBps: 30,
+          baseReserve: 10,
+          quoteReserve: 10,
+          simulated: false,
+        },
         // A third pool of the first pair.
-        { id: 6, poolId: 'pool04', group: 'Spectrum', pairId: 1, n: 1, feeBps: 30, baseReserve: 5, quoteReserve: 5, simulated: false },
+        {
+          id: 6,
+          poolId: 'pool04',
+          group: 'Spectrum',
+          pairId: 1,
+          n: 1,
+          feeBps: 30,
+          baseReserve: 5,
+          quoteReserve: 5,
+          simulated: false,
+        },
       ];
-      await s.commit({ ...withBars([trade('k1', 2, T, 1, 1.1, 1)]), tokens: [newToken], pairs: [{ id: 2, base: 1, quote: 3 }], pools, chainLp: { set: [[5, '10'], [6, '3']] } });
+      await s.commit({
+        ...withBars([trade('k1', 2, T, 1, 1.1, 1)]),
+        tokens: [newToken],
+        pairs: [{ id: 2, base: 1, quote: 3 }],
+        pools,
+        chainLp: {
+          set: [
+            [5, '10'],
+            [6, '3'],
+          ],
+        },
+      });
       const late = { ...trade('k2', 5, T + 120, 1, 1.2, 1), agg: 4 };
       await s.commit({ ...withBars([late, trade('k3', 6, T + 130, 1.1, 1.2, 1)]) });
       await s.commit({ removeTradesAfter: T + 60, remove: { tokens: [3], pairs: [2], pools: [6] } });
@@ -381,7 +568,14 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       const a = await s.keys.create('h'.repeat(64), 'cdx_prefix01', 'free', 'first', 1000);
       await s.keys.create('i'.repeat(64), 'cdx_prefix01', 'pro', '', 2000);
       await s.keys.create('j'.repeat(64), 'cdx_other001', 'pro', '', 3000);
-      expect(a).toEqual({ id: a.id, prefix: 'cdx_prefix01', plan: 'free', label: 'first', createdAt: 1000, revokedAt: null });
+      expect(a).toEqual({
+        id: a.id,
+        prefix: 'cdx_prefix01',
+        plan: 'free',
+        label: 'first',
+        createdAt: 1000,
+        revokedAt: null,
+      });
       expect(await s.keys.count()).toBe(3);
       expect((await s.keys.candidates('cdx_prefix01')).map((c) => c.plan).sort()).toEqual(['free', 'pro']);
       expect(await s.keys.revoke('cdx_prefix01', 5000)).toBe(2);

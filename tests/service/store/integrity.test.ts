@@ -41,7 +41,9 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe('opening a store file that holds no market', () => {
   it('refuses an empty file (0 bytes) and leaves it as it was', async () => {
     const { dir, file } = dirWith(Buffer.alloc(0));
-    await expect(createTestService({ dataDir: dir })).rejects.toThrow(`The store ${file} is empty (0 bytes): it holds no market. Nothing was changed.`);
+    await expect(createTestService({ dataDir: dir })).rejects.toThrow(
+      `The store ${file} is empty (0 bytes): it holds no market. Nothing was changed.`,
+    );
     expect(statSync(file).size).toBe(0);
   });
 
@@ -51,12 +53,16 @@ describe('opening a store file that holds no market', () => {
     const other = new Database(file);
     other.exec('CREATE TABLE notes (text TEXT)');
     other.close();
-    await expect(createTestService({ dataDir: dir })).rejects.toThrow(`The store ${file} is an SQLite database of something else`);
+    await expect(createTestService({ dataDir: dir })).rejects.toThrow(
+      `The store ${file} is an SQLite database of something else`,
+    );
   });
 
   it('refuses a file that is not a database, naming the file', async () => {
     const { dir, file } = dirWith(Buffer.from('this is not a database, just a text file '.repeat(200)));
-    await expect(createTestService({ dataDir: dir })).rejects.toThrow(`The store ${file} is damaged (SQLite: file is not a database)`);
+    await expect(createTestService({ dataDir: dir })).rejects.toThrow(
+      `The store ${file} is damaged (SQLite: file is not a database)`,
+    );
   });
 
   it('refuses a truncated copy of a real store', async () => {
@@ -74,12 +80,14 @@ describe('opening a store file that holds no market', () => {
     await expect(createTestService({ dataDir: dir })).rejects.toThrow(new RegExp(`The store ${file} is damaged`));
   });
 
-  it('refuses to create a market where only the store\'s write-ahead log is left (the main file missing), and keeps the log', async () => {
+  it("refuses to create a market where only the store's write-ahead log is left (the main file missing), and keeps the log", async () => {
     const { dir, file } = dirWith(Buffer.alloc(0));
     rmSync(file);
     const wal = `${file}-wal`;
     writeFileSync(wal, Buffer.from('log pages of commits not yet folded into the store'));
-    await expect(createTestService({ dataDir: dir })).rejects.toThrow(`The store ${file} is missing, but its write-ahead log ${DATABASE_FILE}-wal is there`);
+    await expect(createTestService({ dataDir: dir })).rejects.toThrow(
+      `The store ${file} is missing, but its write-ahead log ${DATABASE_FILE}-wal is there`,
+    );
     expect(existsSync(file)).toBe(false);
     expect(statSync(wal).size).toBeGreaterThan(0);
   });
@@ -99,13 +107,30 @@ describe('npm run serve on an empty store file', () => {
     const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', 'src/server/cli/serve.ts', '--port', String(port), '--data-dir', dir, '--pools', '60', '--days', '1'],
+        [
+          '--import',
+          'tsx',
+          'src/server/cli/serve.ts',
+          '--port',
+          String(port),
+          '--data-dir',
+          dir,
+          '--pools',
+          '60',
+          '--days',
+          '1',
+        ],
         { cwd: REPO, timeout: 30_000 },
-        (error, _stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
+        (error, _stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr }),
       );
     });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^The store ${file} is empty \\(0 bytes\\): it holds no market\\. Nothing was changed\\. Restore the file from a backup`));
+    expect(result.stderr.trim().split('\n').at(-1)).toMatch(
+      new RegExp(
+        `^The store ${file} is empty \\(0 bytes\\): it holds no market\\. Nothing was changed\\. Restore the file from a backup`,
+      ),
+    );
     expect(statSync(file).size).toBe(0);
     expect(existsSync(join(dir, 'dev-api-key.txt'))).toBe(false);
   });
@@ -116,8 +141,11 @@ describe('a store with our schema and no market yet (a market being prepared)', 
     const dir = join(root, `case-${counter++}`);
     // `npm run keys -- create` on a new directory makes the store (schema, a key, no market).
     const created = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'src/service/cli/keys.ts', 'create', '--data-dir', dir], { cwd: REPO, timeout: 60_000 }, (error, stdout) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout }),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/service/cli/keys.ts', 'create', '--data-dir', dir],
+        { cwd: REPO, timeout: 60_000 },
+        (error, stdout) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout }),
       );
     });
     expect(created.code).toBe(0);

@@ -56,8 +56,13 @@ describe('the data directory lock', () => {
       for (let trial = 0; trial < 40; trial++) {
         const dir = join(root, `race-${trial}`);
         const replies = await Promise.all([a.send(`lock ${dir}`), b.send(`lock ${dir}`)]);
-        expect(replies.filter((r) => r === "got"), replies.join(" | ")).toHaveLength(1);
-        expect(replies.find((r) => r !== 'got')).toMatch(/is in use by process \d+ \(child\)|is in use by another process/);
+        expect(
+          replies.filter((r) => r === 'got'),
+          replies.join(' | '),
+        ).toHaveLength(1);
+        expect(replies.find((r) => r !== 'got')).toMatch(
+          /is in use by process \d+ \(child\)|is in use by another process/,
+        );
         await Promise.all([a.send('release'), b.send('release')]);
       }
     } finally {

@@ -30,7 +30,11 @@ describe('the service on PostgreSQL', () => {
     expect(trades.length).toBeGreaterThan(500);
     const { aggregate } = await busiestPools(service.runtime);
     const to = service.clock.seconds();
-    const body = historyResponseSchema.parse(await service.getJson(`${API}/history?symbol=${aggregate.poolId}&resolution=60min&from=${to - 86_400}&to=${to + 1}`));
+    const body = historyResponseSchema.parse(
+      await service.getJson(
+        `${API}/history?symbol=${aggregate.poolId}&resolution=60min&from=${to - 86_400}&to=${to + 1}`,
+      ),
+    );
     expect(body.t.length).toBeGreaterThan(5);
     tokenStatsSchema.parse(await service.getJson(`${API}/tokens/current?pool=${aggregate.poolId}`));
   });
@@ -46,7 +50,9 @@ describe('the service on PostgreSQL', () => {
   });
 
   it('refuses a second writer on the same database, and restarts where it left off', async () => {
-    await expect(createTestService({ pools: 80, days: 1, env: { DATABASE_URL: url } })).rejects.toThrow(/is in use by another writer/);
+    await expect(createTestService({ pools: 80, days: 1, env: { DATABASE_URL: url } })).rejects.toThrow(
+      /is in use by another writer/,
+    );
     const count = (await storedTrades(service.runtime)).length;
     service = await service.restart();
     expect(service.runtime.startupTrades).toBe(0);

@@ -37,10 +37,20 @@ describe('the writer lock across a PostgreSQL restart', () => {
     await commit(first);
     await server.stop();
     await expect(commit(first)).rejects.toThrow();
-    await vi.waitUntil(() => logs.some((line) => line.includes('lost its PostgreSQL session')), { timeout: 5_000, interval: 20 });
+    await vi.waitUntil(() => logs.some((line) => line.includes('lost its PostgreSQL session')), {
+      timeout: 5_000,
+      interval: 20,
+    });
     await expect(commit(first)).rejects.toThrow(/not committing until the lock is taken again/);
     await server.start();
-    await vi.waitUntil(() => commit(first).then(() => true, () => false), { timeout: 20_000, interval: 100 });
+    await vi.waitUntil(
+      () =>
+        commit(first).then(
+          () => true,
+          () => false,
+        ),
+      { timeout: 20_000, interval: 100 },
+    );
     expect(logs.some((line) => line.includes('the writer lock is held again'))).toBe(true);
     await expect(openWriterStore(url, 'a second writer')).rejects.toThrow(/is in use by another writer/);
   }, 60_000);
@@ -73,7 +83,9 @@ describe('the schema version', () => {
     const current = Number(rows[0]?.version);
     expect(current).toBeGreaterThan(0);
     await client.query('UPDATE schema_version SET version = $1', [current + 1]);
-    await expect(PostgresStore.open(url)).rejects.toThrow(`The database was written by a newer version (schema ${current + 1}, this build knows ${current}).`);
+    await expect(PostgresStore.open(url)).rejects.toThrow(
+      `The database was written by a newer version (schema ${current + 1}, this build knows ${current}).`,
+    );
     expect(Number((await client.query('SELECT version FROM schema_version')).rows[0]?.version)).toBe(current + 1);
     await client.end();
   });

@@ -16,7 +16,18 @@ import { wingRidersV2 } from './wingriders-v2';
 export type { DexDecoder, PoolState } from './types';
 
 /** The DEX decoders, one per DEX, registered here only (docs/chain.md: what each reads and leaves out). */
-export const DECODERS: readonly DexDecoder[] = [minswapV1, minswapV2, sundaeSwapV1, sundaeSwapV3, wingRidersV1, wingRidersV2, spectrum, splash, muesliSwap, vyFi];
+export const DECODERS: readonly DexDecoder[] = [
+  minswapV1,
+  minswapV2,
+  sundaeSwapV1,
+  sundaeSwapV3,
+  wingRidersV1,
+  wingRidersV2,
+  spectrum,
+  splash,
+  muesliSwap,
+  vyFi,
+];
 
 /** The DEX decoders with VyFi's pools from another list (`--vyfi-pools`) instead of the bundled one. */
 export function chainDecoders(vyFiPools: readonly VyFiPool[]): readonly DexDecoder[] {
@@ -38,7 +49,11 @@ export function poolOutputs(tx: ChainTx, decoders: readonly DexDecoder[] = DECOD
     try {
       found.push({ index: output.index, state: decoder.decode(output, tx) });
     } catch (error) {
-      found.push({ index: output.index, group: decoder.group, error: error instanceof Error ? error.message : String(error) });
+      found.push({
+        index: output.index,
+        group: decoder.group,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   return found;

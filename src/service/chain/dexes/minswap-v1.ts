@@ -24,6 +24,15 @@ export const minswapV1: DexDecoder = {
     const assetA = assetClass(datum.fields[0], 'asset A');
     const assetB = assetClass(datum.fields[1], 'asset B');
     const liquidity = int(datum.fields[2], 'total liquidity');
-    return { group: 'Minswap', poolId: nft[0], assetA, assetB, reserveA: amountOf(output, assetA), reserveB: amountOf(output, assetB), liquidity, feeBps: 30 };
+    return {
+      group: 'Minswap',
+      poolId: nft[0],
+      assetA,
+      assetB,
+      reserveA: amountOf(output, assetA),
+      reserveB: amountOf(output, assetB),
+      liquidity,
+      feeBps: 30,
+    };
   },
 };

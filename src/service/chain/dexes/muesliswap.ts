@@ -40,8 +40,10 @@ const V1_FEE_FIELD = 5;
 const FEE_DENOMINATOR = 10_000n;
 
 function deployment(output: ChainOutput): { nftPolicy: string; fields: number; feeField: number } | undefined {
-  if (output.assets.get(V2_FACTORY) === 1n) return { nftPolicy: V2_NFT_POLICY, fields: V2_FIELDS, feeField: V2_FEE_FIELD };
-  if (output.assets.get(V1_FACTORY) === 1n) return { nftPolicy: V1_NFT_POLICY, fields: V1_FIELDS, feeField: V1_FEE_FIELD };
+  if (output.assets.get(V2_FACTORY) === 1n)
+    return { nftPolicy: V2_NFT_POLICY, fields: V2_FIELDS, feeField: V2_FEE_FIELD };
+  if (output.assets.get(V1_FACTORY) === 1n)
+    return { nftPolicy: V1_NFT_POLICY, fields: V1_FIELDS, feeField: V1_FEE_FIELD };
   return undefined;
 }
 
@@ -54,13 +56,24 @@ export const muesliSwap: DexDecoder = {
     const nft = assetOfPolicy(output, kind.nftPolicy);
     if (!nft) throw new DatumError('MuesliSwap pool without its pool NFT');
     const fields: readonly PlutusData[] = poolDatum(output, tx, 'MuesliSwap').fields;
-    if (fields.length !== kind.fields) throw new DatumError(`MuesliSwap pool datum has ${fields.length} fields, expected ${kind.fields}`);
+    if (fields.length !== kind.fields)
+      throw new DatumError(`MuesliSwap pool datum has ${fields.length} fields, expected ${kind.fields}`);
     const assetA = assetClass(fields[0], 'coin A');
     const assetB = assetClass(fields[1], 'coin B');
     if (assetA === assetB) throw new DatumError('MuesliSwap pool datum names one coin twice');
     const liquidity = int(fields[2], 'total liquidity');
     const fee = int(fields[kind.feeField], 'swap fee');
-    if (liquidity < 0n || fee < 0n || fee >= FEE_DENOMINATOR) throw new DatumError('MuesliSwap pool datum out of range (liquidity or swap fee)');
-    return { group: 'MuesliSwap', poolId: nft[0], assetA, assetB, reserveA: amountOf(output, assetA), reserveB: amountOf(output, assetB), liquidity, feeBps: Number(fee) };
+    if (liquidity < 0n || fee < 0n || fee >= FEE_DENOMINATOR)
+      throw new DatumError('MuesliSwap pool datum out of range (liquidity or swap fee)');
+    return {
+      group: 'MuesliSwap',
+      poolId: nft[0],
+      assetA,
+      assetB,
+      reserveA: amountOf(output, assetA),
+      reserveB: amountOf(output, assetB),
+      liquidity,
+      feeBps: Number(fee),
+    };
   },
 };

@@ -53,7 +53,8 @@ export function list(data: PlutusData | undefined, what: string): readonly Plutu
 
 /** Checks the pool holds its NFT (named in the datum); returns its unit, the pool ID. */
 export function poolNft(output: ChainOutput, nft: string, group: string): string {
-  if (nft === '' || amountOf(output, nft) !== 1n) throw new DatumError(`${group} pool without the pool NFT its datum names`);
+  if (nft === '' || amountOf(output, nft) !== 1n)
+    throw new DatumError(`${group} pool without the pool NFT its datum names`);
   return nft;
 }
 
@@ -67,6 +68,7 @@ export function issuedLp(output: ChainOutput, lp: string, group: string): bigint
 /** An output's amount of `unit` less what the DEX sets aside; a DatumError if that is more than it holds. */
 export function reserveOf(output: ChainOutput, unit: string, setAside: bigint, what: string): bigint {
   const reserve = amountOf(output, unit) - setAside;
-  if (setAside < 0n || reserve < 0n) throw new DatumError(`${what}: set-aside ${setAside} out of range for a pool holding ${amountOf(output, unit)}`);
+  if (setAside < 0n || reserve < 0n)
+    throw new DatumError(`${what}: set-aside ${setAside} out of range for a pool holding ${amountOf(output, unit)}`);
   return reserve;
 }

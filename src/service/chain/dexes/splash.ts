@@ -56,14 +56,30 @@ interface Layout {
 }
 
 const LAYOUTS: Readonly<Record<Kind, Layout>> = {
-  'fee switch': { asideX: [6], asideY: [7], dao: 8, fee: (f) => FEE_DEN - (num(f, 4, 'fee') - num(f, 5, 'treasury fee')) },
-  'bidirectional fee': { asideX: [7], asideY: [8], dao: 9, fee: (f) => max(FEE_DEN - num(f, 4, 'fee X'), FEE_DEN - num(f, 5, 'fee Y')) },
-  royalty: { asideX: [7, 9], asideY: [8, 10], dao: 11, fee: (f) => FEE_DEN - (num(f, 4, 'fee') - num(f, 5, 'treasury fee') - num(f, 6, 'royalty fee')) },
+  'fee switch': {
+    asideX: [6],
+    asideY: [7],
+    dao: 8,
+    fee: (f) => FEE_DEN - (num(f, 4, 'fee') - num(f, 5, 'treasury fee')),
+  },
+  'bidirectional fee': {
+    asideX: [7],
+    asideY: [8],
+    dao: 9,
+    fee: (f) => max(FEE_DEN - num(f, 4, 'fee X'), FEE_DEN - num(f, 5, 'fee Y')),
+  },
+  royalty: {
+    asideX: [7, 9],
+    asideY: [8, 10],
+    dao: 11,
+    fee: (f) => FEE_DEN - (num(f, 4, 'fee') - num(f, 5, 'treasury fee') - num(f, 6, 'royalty fee')),
+  },
 };
 
 const num = (fields: readonly PlutusData[], i: number, what: string) => int(fields[i], `Splash ${what}`);
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
-const sum = (fields: readonly PlutusData[], at: readonly number[], what: string) => at.reduce((s, i) => s + num(fields, i, what), 0n);
+const sum = (fields: readonly PlutusData[], at: readonly number[], what: string) =>
+  at.reduce((s, i) => s + num(fields, i, what), 0n);
 
 export const splash: DexDecoder = {
   group: 'Splash',

@@ -25,11 +25,21 @@ export const sundaeSwapV1: DexDecoder = {
     const assets = constr(datum.fields[0], 'SundaeSwap pool assets', 0);
     const assetA = assetClass(assets.fields[0], 'asset A');
     const assetB = assetClass(assets.fields[1], 'asset B');
-    if (nft[0] !== NFT_PREFIX + bytes(datum.fields[1], 'pool identifier')) throw new DatumError('SundaeSwap pool NFT does not match the datum identifier');
+    if (nft[0] !== NFT_PREFIX + bytes(datum.fields[1], 'pool identifier'))
+      throw new DatumError('SundaeSwap pool NFT does not match the datum identifier');
     const fee = constr(datum.fields[3], 'SundaeSwap fee', 0);
     const den = int(fee.fields[1], 'fee denominator');
     const feeBps = den > 0n ? Number((int(fee.fields[0], 'fee numerator') * 10_000n) / den) : 0;
     const liquidity = int(datum.fields[2], 'circulating LP');
-    return { group: 'SundaeSwap', poolId: nft[0], assetA, assetB, reserveA: amountOf(output, assetA), reserveB: amountOf(output, assetB), liquidity, feeBps };
+    return {
+      group: 'SundaeSwap',
+      poolId: nft[0],
+      assetA,
+      assetB,
+      reserveA: amountOf(output, assetA),
+      reserveB: amountOf(output, assetB),
+      liquidity,
+      feeBps,
+    };
   },
 };

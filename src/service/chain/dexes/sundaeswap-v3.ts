@@ -38,9 +38,11 @@ export const sundaeSwapV3: DexDecoder = {
     const nft = assetOfPolicy(output, NFT_PREFIX);
     if (!nft) throw new DatumError('SundaeSwapV3 pool without its pool NFT');
     const datum = poolDatum(output, tx, 'SundaeSwapV3');
-    if (nft[0] !== NFT_PREFIX + bytes(datum.fields[0], 'pool identifier')) throw new DatumError('SundaeSwapV3 pool NFT does not match the datum identifier');
+    if (nft[0] !== NFT_PREFIX + bytes(datum.fields[0], 'pool identifier'))
+      throw new DatumError('SundaeSwapV3 pool NFT does not match the datum identifier');
     const assets = datum.fields[1];
-    if (!Array.isArray(assets) || assets.length !== 2) throw new DatumError('SundaeSwapV3 pool assets: not a list of two assets');
+    if (!Array.isArray(assets) || assets.length !== 2)
+      throw new DatumError('SundaeSwapV3 pool assets: not a list of two assets');
     const pair = assets as readonly PlutusData[];
     const assetA = listAsset(pair[0], 'asset A');
     const assetB = listAsset(pair[1], 'asset B');
@@ -53,7 +55,16 @@ export const sundaeSwapV3: DexDecoder = {
     const reserve = (unit: string) => (unit === '' ? output.lovelace - protocolFees : amountOf(output, unit));
     const reserveA = reserve(assetA);
     const reserveB = reserve(assetB);
-    if (reserveA < 0n || reserveB < 0n) throw new DatumError('SundaeSwapV3 protocol fees larger than the pool\'s ADA');
-    return { group: 'SundaeSwapV3', poolId: nft[0], assetA, assetB, reserveA, reserveB, liquidity, feeBps: Number(bid > ask ? bid : ask) };
+    if (reserveA < 0n || reserveB < 0n) throw new DatumError("SundaeSwapV3 protocol fees larger than the pool's ADA");
+    return {
+      group: 'SundaeSwapV3',
+      poolId: nft[0],
+      assetA,
+      assetB,
+      reserveA,
+      reserveB,
+      liquidity,
+      feeBps: Number(bid > ask ? bid : ask),
+    };
   },
 };

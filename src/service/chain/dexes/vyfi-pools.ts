@@ -43,18 +43,26 @@ const scriptHash = z
 /** A unit: '' for ADA, else a policy id and an asset name of at most 32 bytes (the ledger's CDDL: `asset_name = bytes .size (0 .. 32)`), in hex. */
 const unit = z
   .string({ error: 'must be a string' })
-  .regex(/^$|^[0-9a-fA-F]{56}(?:[0-9a-fA-F]{2}){0,32}$/, "must be '' (ADA) or a policy id (56 hex digits) and an asset name (0 to 32 bytes in hex)")
+  .regex(
+    /^$|^[0-9a-fA-F]{56}(?:[0-9a-fA-F]{2}){0,32}$/,
+    "must be '' (ADA) or a policy id (56 hex digits) and an asset name (0 to 32 bytes in hex)",
+  )
   .transform((value) => value.toLowerCase());
 
 /** The message of a value that is not an object at all (zod's own for the rest: an unrecognised key, say). */
-const objectError = (shape: string) => (issue: { readonly code?: string }) => (issue.code === 'invalid_type' ? `must be an object ${shape}` : undefined);
+const objectError = (shape: string) => (issue: { readonly code?: string }) =>
+  issue.code === 'invalid_type' ? `must be an object ${shape}` : undefined;
 
 const ENTRY = z.strictObject(
   {
     validator: scriptHash,
     assetA: unit,
     assetB: unit,
-    feeBps: z.number({ error: 'must be a number' }).min(0, 'must be at least 0').max(10_000, 'must be at most 10000').optional(),
+    feeBps: z
+      .number({ error: 'must be a number' })
+      .min(0, 'must be at least 0')
+      .max(10_000, 'must be at most 10000')
+      .optional(),
   },
   { error: objectError('{ "validator", "assetA", "assetB", "feeBps"? }') },
 );
@@ -76,16 +84,29 @@ export function parseVyFiPools(value: unknown): VyFiPool[] {
   const parsed = FILE.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('').replace(/^\./, '') : 'the list';
+    const where = issue?.path.length
+      ? issue.path
+          .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
+          .join('')
+          .replace(/^\./, '')
+      : 'the list';
     throw new Error(`${where}: ${issue?.message ?? 'invalid'}`);
   }
   const seen = new Map<string, number>();
   return parsed.data.pools.map((entry, index) => {
     const first = seen.get(entry.validator);
-    if (first !== undefined) throw new Error(`pools[${index}].validator: ${entry.validator} is pools[${first}]'s already (one pool a validator)`);
+    if (first !== undefined)
+      throw new Error(
+        `pools[${index}].validator: ${entry.validator} is pools[${first}]'s already (one pool a validator)`,
+      );
     seen.set(entry.validator, index);
     if (entry.assetA === entry.assetB) throw new Error(`pools[${index}]: assetA and assetB are the same asset`);
-    return { validator: entry.validator, assetA: entry.assetA, assetB: entry.assetB, feeBps: entry.feeBps ?? VYFI_FEE_BPS };
+    return {
+      validator: entry.validator,
+      assetA: entry.assetA,
+      assetB: entry.assetB,
+      feeBps: entry.feeBps ?? VYFI_FEE_BPS,
+    };
   });
 }
 
@@ -95,7 +116,9 @@ export function readVyFiPools(path: string): VyFiPoolList {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`${path}: cannot be read (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    throw new Error(`${path}: cannot be read (${error instanceof Error ? error.message : String(error)})`, {
+      cause: error,
+    });
   }
   let json: unknown;
   try {

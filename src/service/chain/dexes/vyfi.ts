@@ -47,21 +47,32 @@ export function vyFiDecoder(pools: readonly VyFiPool[]): DexDecoder {
       if (!pool) throw new DatumError('VyFi: not at the address of a listed pool validator');
       const poolId = poolNft(output, pool);
       const datum = poolDatum(output, tx, 'VyFi');
-      if (datum.fields.length !== 3) throw new DatumError(`VyFi pool datum has ${datum.fields.length} fields, expected 3`);
+      if (datum.fields.length !== 3)
+        throw new DatumError(`VyFi pool datum has ${datum.fields.length} fields, expected 3`);
       const barFeeA = int(datum.fields[0], 'bar fee A');
       const barFeeB = int(datum.fields[1], 'bar fee B');
       const liquidity = int(datum.fields[2], 'total LP tokens');
       if (barFeeA < 0n || barFeeB < 0n || liquidity < 0n) throw new DatumError('VyFi pool datum has a negative amount');
       if (liquidity > 0n) {
         for (const unit of [pool.assetA, pool.assetB]) {
-          if (unit !== '' && amountOf(output, unit) === 0n) throw new DatumError(`VyFi pool with LP tokens out holds none of its listed asset ${unit}`);
+          if (unit !== '' && amountOf(output, unit) === 0n)
+            throw new DatumError(`VyFi pool with LP tokens out holds none of its listed asset ${unit}`);
         }
       }
       const kept = (unit: string) => (unit === '' ? POOL_MIN_LOVELACE : 0n);
       const reserveA = amountOf(output, pool.assetA) - barFeeA - kept(pool.assetA);
       const reserveB = amountOf(output, pool.assetB) - barFeeB - kept(pool.assetB);
       if (reserveA < 0n || reserveB < 0n) throw new DatumError('VyFi bar fees larger than the pool (less its 2 ADA)');
-      return { group: 'VyFi', poolId, assetA: pool.assetA, assetB: pool.assetB, reserveA, reserveB, liquidity, feeBps: pool.feeBps };
+      return {
+        group: 'VyFi',
+        poolId,
+        assetA: pool.assetA,
+        assetB: pool.assetB,
+        reserveA,
+        reserveB,
+        liquidity,
+        feeBps: pool.feeBps,
+      };
     },
   };
 }
@@ -71,12 +82,19 @@ function poolNft(output: ChainOutput, pool: VyFiPool): string {
   const ones: string[] = [];
   for (const [unit, amount] of output.assets) {
     if (unit === pool.assetA || unit === pool.assetB) continue;
-    if (amount !== 1n) throw new DatumError(`VyFi pool holds ${amount} of ${unit}, neither of the assets its list gives it (${pool.assetA || 'ADA'}, ${pool.assetB || 'ADA'})`);
+    if (amount !== 1n)
+      throw new DatumError(
+        `VyFi pool holds ${amount} of ${unit}, neither of the assets its list gives it (${pool.assetA || 'ADA'}, ${pool.assetB || 'ADA'})`,
+      );
     ones.push(unit);
   }
   const [nft, ...others] = ones;
-  if (nft === undefined) throw new DatumError('VyFi pool without its pool NFT (no token of quantity 1 beside its two assets)');
-  if (others.length > 0) throw new DatumError(`VyFi pool NFT ambiguous: ${ones.length} tokens of quantity 1 beside its two assets (${ones.slice(0, 3).join(', ')}${ones.length > 3 ? ', …' : ''})`);
+  if (nft === undefined)
+    throw new DatumError('VyFi pool without its pool NFT (no token of quantity 1 beside its two assets)');
+  if (others.length > 0)
+    throw new DatumError(
+      `VyFi pool NFT ambiguous: ${ones.length} tokens of quantity 1 beside its two assets (${ones.slice(0, 3).join(', ')}${ones.length > 3 ? ', …' : ''})`,
+    );
   return nft;
 }
 

@@ -36,6 +36,15 @@ export const wingRidersV1: DexDecoder = {
     const reserveA = amountOf(output, assetA) - int(state.fields[2], 'treasury A') - minAda(assetA);
     const reserveB = amountOf(output, assetB) - int(state.fields[3], 'treasury B') - minAda(assetB);
     if (reserveA < 0n || reserveB < 0n) throw new DatumError('WingRiders treasury larger than the pool');
-    return { group: 'WingRiders', poolId: lp[0], assetA, assetB, reserveA, reserveB, liquidity: INT_MAX_64 - lp[1], feeBps: 35 };
+    return {
+      group: 'WingRiders',
+      poolId: lp[0],
+      assetA,
+      assetB,
+      reserveA,
+      reserveB,
+      liquidity: INT_MAX_64 - lp[1],
+      feeBps: 35,
+    };
   },
 };

@@ -56,16 +56,36 @@ export const wingRidersV2: DexDecoder = {
     if (!lp) throw new DatumError('WingRidersV2 pool without its LP token');
     const datum = poolDatum(output, tx, 'WingRidersV2');
     const f = datum.fields;
-    if (constr(f[POOL_SPECIFICS], 'WingRidersV2 pool specifics', 0).fields.length > 0) throw new DatumError('WingRidersV2 pool is not constant-product');
+    if (constr(f[POOL_SPECIFICS], 'WingRidersV2 pool specifics', 0).fields.length > 0)
+      throw new DatumError('WingRidersV2 pool is not constant-product');
     const assetA = bytes(f[1], 'asset A policy') + bytes(f[2], 'asset A name');
     const assetB = bytes(f[3], 'asset B policy') + bytes(f[4], 'asset B name');
     const feeBasis = int(f[9], 'fee basis');
     if (feeBasis <= 0n) throw new DatumError('WingRidersV2 fee basis is not positive');
-    const feePart = int(f[5], 'swap fee') + int(f[6], 'protocol fee') + int(f[7], 'project fee') + int(f[8], 'reserve fee');
+    const feePart =
+      int(f[5], 'swap fee') + int(f[6], 'protocol fee') + int(f[7], 'project fee') + int(f[8], 'reserve fee');
     const oil = assetA === '' ? POOL_OIL_LOVELACE : 0n;
-    const reserveA = amountOf(output, assetA) - oil - int(f[12], 'treasury A') - int(f[14], 'project treasury A') - int(f[16], 'reserve treasury A');
-    const reserveB = amountOf(output, assetB) - int(f[13], 'treasury B') - int(f[15], 'project treasury B') - int(f[17], 'reserve treasury B');
+    const reserveA =
+      amountOf(output, assetA) -
+      oil -
+      int(f[12], 'treasury A') -
+      int(f[14], 'project treasury A') -
+      int(f[16], 'reserve treasury A');
+    const reserveB =
+      amountOf(output, assetB) -
+      int(f[13], 'treasury B') -
+      int(f[15], 'project treasury B') -
+      int(f[17], 'reserve treasury B');
     if (reserveA < 0n || reserveB < 0n) throw new DatumError('WingRidersV2 treasuries larger than the pool');
-    return { group: 'WingRidersV2', poolId: lp[0], assetA, assetB, reserveA, reserveB, liquidity: MAX_SHARES - lp[1], feeBps: Number((feePart * 10_000n) / feeBasis) };
+    return {
+      group: 'WingRidersV2',
+      poolId: lp[0],
+      assetA,
+      assetB,
+      reserveA,
+      reserveB,
+      liquidity: MAX_SHARES - lp[1],
+      feeBps: Number((feePart * 10_000n) / feeBasis),
+    };
   },
 };

@@ -1,7 +1,24 @@
 import { Hono } from 'hono';
-import { groupStatsQuerySchema, liquidityQuerySchema, pairPoolsQuerySchema, spreadsQuerySchema, tradesQuerySchema } from '../../../shared/api/queries';
+import {
+  groupStatsQuerySchema,
+  liquidityQuerySchema,
+  pairPoolsQuerySchema,
+  spreadsQuerySchema,
+  tradesQuerySchema,
+} from '../../../shared/api/queries';
 import { spreadOf } from '../../../shared/spread';
-import { EXTENSION_ROUTES, type PairPoolsResponse, type Deepest, type ExtensionIndex, type MarketSourceResponse, type Spreads, type TapeTrade, type TokenInfo, type TokenNames, type TradesResponse } from '../../../shared/api/extensions';
+import {
+  EXTENSION_ROUTES,
+  type PairPoolsResponse,
+  type Deepest,
+  type ExtensionIndex,
+  type MarketSourceResponse,
+  type Spreads,
+  type TapeTrade,
+  type TokenInfo,
+  type TokenNames,
+  type TradesResponse,
+} from '../../../shared/api/extensions';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { VOLUME_SCALE } from '../../store/bar-batch';
 import type { TradeStore } from '../../store/ports';
@@ -53,7 +70,13 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     return c.json(body);
   });
 
-  const groupStats = new GroupStatsSource({ market, symbols: options.symbols, trades: options.trades, nowMs, ttlMs: GROUP_STATS_TTL_MS });
+  const groupStats = new GroupStatsSource({
+    market,
+    symbols: options.symbols,
+    trades: options.trades,
+    nowMs,
+    ttlMs: GROUP_STATS_TTL_MS,
+  });
   app.get(`/${EXTENSION_ROUTES.groupStats}`, auth, async (c) => {
     const parsed = groupStatsQuerySchema.safeParse(c.req.query());
     if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'group is required');
@@ -70,7 +93,11 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     const body: MarketSourceResponse = {
       s: 'ok',
       source,
-      ...(chain ? { chain: { state: chain.state, tipSlot: chain.tipSlot, tipTime: chain.tipTime, lagSeconds: chain.lagSeconds } } : {}),
+      ...(chain
+        ? {
+            chain: { state: chain.state, tipSlot: chain.tipSlot, tipTime: chain.tipTime, lagSeconds: chain.lagSeconds },
+          }
+        : {}),
     };
     c.header('Cache-Control', 'no-store');
     return c.json(body);
@@ -97,7 +124,11 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
   app.get(`/${EXTENSION_ROUTES.tokenInfo}/:unit`, auth, (c) => {
     const unit = c.req.param('unit');
     if (!isTokenUnit(unit)) {
-      return priceError(c, 400, `Invalid token ${echo(unit)}: a policy ID (56 hex characters) followed by an asset name (0 to 64 hex characters, even length)`);
+      return priceError(
+        c,
+        400,
+        `Invalid token ${echo(unit)}: a policy ID (56 hex characters) followed by an asset name (0 to 64 hex characters, even length)`,
+      );
     }
     const token = market.tokens.get(unit.toLowerCase());
     if (!token) return priceError(c, 404, `Unknown token: ${echo(unit)}`);
@@ -120,7 +151,13 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     const adaPer = adaPerBase(market, aggregate);
     const body: PairPoolsResponse = {
       s: 'ok',
-      aggregate: { pool_id: aggregate.poolId, symbol: options.symbols.name(aggregate), price: aggPrice, tvl: aggTvl, volume_24h: volumes.reduce((a, b) => a + b, 0) / VOLUME_SCALE },
+      aggregate: {
+        pool_id: aggregate.poolId,
+        symbol: options.symbols.name(aggregate),
+        price: aggPrice,
+        tvl: aggTvl,
+        volume_24h: volumes.reduce((a, b) => a + b, 0) / VOLUME_SCALE,
+      },
       pools: pool.pair.pools
         .map((p, i) => ({
           pool_id: p.poolId,
@@ -145,11 +182,25 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     const parsed = spreadsQuerySchema.safeParse(c.req.query());
     if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'invalid query');
     const minTvl = parsed.data.min_tvl;
-    const body: Spreads = { s: 'ok', min_tvl: minTvl, base: [], quote: [], aggregate: [], spread_percent: [], pools: [], low: [], high: [] };
+    const body: Spreads = {
+      s: 'ok',
+      min_tvl: minTvl,
+      base: [],
+      quote: [],
+      aggregate: [],
+      spread_percent: [],
+      pools: [],
+      low: [],
+      high: [],
+    };
     for (const pair of market.pairs.values()) {
       const adaPer = adaPerBase(market, pair.aggregate);
       const spread = spreadOf(
-        pair.pools.map((p) => ({ id: p.poolId, price: poolPrice(p), tvlAda: adaPer > 0 ? poolTvl(p) * adaPer : undefined })),
+        pair.pools.map((p) => ({
+          id: p.poolId,
+          price: poolPrice(p),
+          tvlAda: adaPer > 0 ? poolTvl(p) * adaPer : undefined,
+        })),
         minTvl,
       );
       body.base.push(pair.base.unit);
@@ -172,7 +223,12 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     if (!pool) return priceError(c, 404, `Unknown pool: ${echo(poolId)}`);
     const [time, seq] = before ? before.split('.').map(Number) : [];
     const aggregate = pool.group === AGGREGATE_GROUP;
-    const records = await options.trades.recent(pool.id, aggregate, limit, time !== undefined && seq !== undefined ? { time, seq } : undefined);
+    const records = await options.trades.recent(
+      pool.id,
+      aggregate,
+      limit,
+      time !== undefined && seq !== undefined ? { time, seq } : undefined,
+    );
     const trades: TapeTrade[] = records.map((r) => {
       const traded = market.poolsById.get(r.pool);
       const base = r.volume / VOLUME_SCALE;
@@ -192,7 +248,11 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
       };
     });
     const last = records.at(-1);
-    const body: TradesResponse = { s: 'ok', trades, next: last && records.length === limit ? `${last.blockTime}.${last.seq}` : null };
+    const body: TradesResponse = {
+      s: 'ok',
+      trades,
+      next: last && records.length === limit ? `${last.blockTime}.${last.seq}` : null,
+    };
     c.header('Cache-Control', 'no-store');
     return c.json(body);
   });

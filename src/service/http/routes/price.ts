@@ -53,7 +53,8 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     let group;
     if (requested !== undefined) {
       group = ALL_GROUPS.find((g) => g.toLowerCase() === requested.toLowerCase());
-      if (group === undefined) return priceError(c, 404, `Unknown group: ${echo(requested)} (known: ${ALL_GROUPS.join(', ')})`);
+      if (group === undefined)
+        return priceError(c, 404, `Unknown group: ${echo(requested)} (known: ${ALL_GROUPS.join(', ')})`);
     }
     const body = symbolInfo.get(group);
     const gzip = acceptsGzip(c.req.header('Accept-Encoding'));
@@ -79,7 +80,9 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     if (!pool) return priceError(c, 404, `Unknown symbol: ${echo(query.symbol)}`);
     // countback: the last N bars before `to`, served as the range from the N-th bar's start.
     const from =
-      query.countback !== undefined ? ((await bars.countbackStart(pool.id, query.resolution, query.to, query.countback)) ?? query.to) : query.from;
+      query.countback !== undefined
+        ? ((await bars.countbackStart(pool.id, query.resolution, query.to, query.countback)) ?? query.to)
+        : query.from;
     const identity = await history.body(pool.id, query.resolution, from, query.to, query.includeTvl);
     c.header('Content-Type', 'application/json');
     c.header('Vary', 'Accept-Encoding');
@@ -94,7 +97,8 @@ export function priceRoutes(options: PriceRoutesOptions): Hono<ServiceEnv> {
     return c.body(
       new ReadableStream<Uint8Array>({
         start(controller) {
-          for (const piece of pieces) controller.enqueue(new Uint8Array(piece.buffer as ArrayBuffer, piece.byteOffset, piece.byteLength));
+          for (const piece of pieces)
+            controller.enqueue(new Uint8Array(piece.buffer as ArrayBuffer, piece.byteOffset, piece.byteLength));
           controller.close();
         },
       }),

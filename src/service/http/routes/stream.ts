@@ -1,5 +1,10 @@
 import { Hono } from 'hono';
-import { ROLLBACK_EXTENSION, STREAM_ERRORS, STREAM_EXTENSIONS_HEADER, streamRequestSchema } from '../../../shared/api/stream';
+import {
+  ROLLBACK_EXTENSION,
+  STREAM_ERRORS,
+  STREAM_EXTENSIONS_HEADER,
+  streamRequestSchema,
+} from '../../../shared/api/stream';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
 import { isPoolId } from '../../../shared/id-rules';
 import type { Market } from '../../market/model';
@@ -61,7 +66,8 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
     const refuse = (errmsg: string) => streamError(c, 200, errmsg);
 
     const declared = Number(c.req.header('Content-Length') ?? '0');
-    if (declared > stream.maxBodyBytes) return refuse(`${STREAM_ERRORS.bodyTooLarge} (at most ${stream.maxBodyBytes} bytes)`);
+    if (declared > stream.maxBodyBytes)
+      return refuse(`${STREAM_ERRORS.bodyTooLarge} (at most ${stream.maxBodyBytes} bytes)`);
     let text: string;
     try {
       text = await readLimited(c.req.raw, stream.maxBodyBytes);
@@ -85,12 +91,16 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
     for (const id of ids) {
       const pool = market.pools.get(id);
       if (!pool || pool.group !== AGGREGATE_GROUP) {
-        return refuse(`${STREAM_ERRORS.notAggregate}: ${id} (only Aggregate pools stream; take IDs from symbol_info?group=Aggregate)`);
+        return refuse(
+          `${STREAM_ERRORS.notAggregate}: ${id} (only Aggregate pools stream; take IDs from symbol_info?group=Aggregate)`,
+        );
       }
     }
     const plan = keys.plan(principal.plan);
     if (ids.size > plan.poolsPerStream) {
-      return refuse(`${STREAM_ERRORS.tooManyPools}: ${ids.size} requested, the ${principal.plan} plan allows ${plan.poolsPerStream} per connection`);
+      return refuse(
+        `${STREAM_ERRORS.tooManyPools}: ${ids.size} requested, the ${principal.plan} plan allows ${plan.poolsPerStream} per connection`,
+      );
     }
     const limit = plan.streamsPerKey ?? 1;
     // A lease lost to another connection (Redis lost it, another node took the slot) ends this one.
@@ -101,7 +111,9 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
     // a shorter wait (`Prefer: wait=0`: a second stream on purpose) gets it.
     const waitMs = Math.min(stream.handoverMs, preferredWaitMs(c.req.header('Prefer')) ?? Number.POSITIVE_INFINITY);
     const wait: SlotWait = { deadline: Date.now() + waitMs, signal: c.req.raw.signal };
-    const lease = options.leases ? await options.leases.acquireStream(principal.id, limit, () => endLost(), wait) : () => undefined;
+    const lease = options.leases
+      ? await options.leases.acquireStream(principal.id, limit, () => endLost(), wait)
+      : () => undefined;
     if (!lease) return refuse(STREAM_ERRORS.connectionLimit);
     if (!(await hub.acquire(principal.id, limit, wait))) {
       lease();
@@ -130,7 +142,10 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
     });
     const unsubscribeTrades = hub.subscribe(ids, (line, _event, bytes) => sink.write(line, bytes));
     // Our rollback lines, for a client that asked (the gateway): never for the spec's clients.
-    const unsubscribeRollbacks = (options.extensions ?? true) && wantsRollbacks(c.req.header(STREAM_EXTENSIONS_HEADER)) ? hub.subscribeRollbacks((line, bytes) => sink.write(line, bytes)) : () => undefined;
+    const unsubscribeRollbacks =
+      (options.extensions ?? true) && wantsRollbacks(c.req.header(STREAM_EXTENSIONS_HEADER))
+        ? hub.subscribeRollbacks((line, bytes) => sink.write(line, bytes))
+        : () => undefined;
     const unsubscribe = () => {
       unsubscribeTrades();
       unsubscribeRollbacks();
@@ -162,7 +177,9 @@ function wantsRollbacks(header: string | undefined): boolean {
  */
 export function preferredWaitMs(prefer: string | undefined): number | undefined {
   for (const preference of (prefer ?? '').split(',')) {
-    const [token = '', value = ''] = (preference.split(';')[0] ?? '').split('=').map((part) => part.trim().toLowerCase());
+    const [token = '', value = ''] = (preference.split(';')[0] ?? '')
+      .split('=')
+      .map((part) => part.trim().toLowerCase());
     if (token === 'wait' && /^\d{1,9}$/.test(value)) return Number(value) * 1000;
   }
   return undefined;

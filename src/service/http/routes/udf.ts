@@ -1,6 +1,12 @@
 import { Hono } from 'hono';
 import { historyResponseSchema } from '../../../shared/api/history';
-import { UDF_RESOLUTIONS, type UdfConfig, type UdfHistoryResponse, type UdfSearchItem, type UdfSymbol } from '../../../shared/api/udf';
+import {
+  UDF_RESOLUTIONS,
+  type UdfConfig,
+  type UdfHistoryResponse,
+  type UdfSearchItem,
+  type UdfSymbol,
+} from '../../../shared/api/udf';
 import { ALL_GROUPS } from '../../../shared/groups';
 import type { Resolution } from '../../../shared/resolutions';
 import { poolPrice, type Market, type Pool } from '../../market/model';
@@ -83,7 +89,10 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
       supports_timescale_marks: false,
       supports_search: true,
       supports_time: true,
-      exchanges: [{ value: '', name: 'All DEXs', desc: '' }, ...ALL_GROUPS.map((g) => ({ value: g, name: g, desc: g }))],
+      exchanges: [
+        { value: '', name: 'All DEXs', desc: '' },
+        ...ALL_GROUPS.map((g) => ({ value: g, name: g, desc: g })),
+      ],
       symbols_types: [
         { name: 'All types', value: '' },
         { name: 'Spot', value: 'spot' },
@@ -98,7 +107,8 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
     const requested = c.req.query('group')?.trim();
     if (!requested) return priceError(c, 400, 'group is required');
     const group = ALL_GROUPS.find((g) => g.toLowerCase() === requested.toLowerCase());
-    if (group === undefined) return priceError(c, 404, `unknown group ${requested.slice(0, 100)} (known: ${ALL_GROUPS.join(', ')})`);
+    if (group === undefined)
+      return priceError(c, 404, `unknown group ${requested.slice(0, 100)} (known: ${ALL_GROUPS.join(', ')})`);
     c.header('Cache-Control', 'private, max-age=60');
     c.header('Content-Type', 'application/json');
     return c.body(options.symbolInfo.get(group).json);
@@ -124,7 +134,14 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
       if (exchange !== '' && pool.group.toLowerCase() !== exchange.toLowerCase()) continue;
       const name = symbols.name(pool);
       if (query !== '' && !name.toLowerCase().includes(query) && !pool.poolId.startsWith(query)) continue;
-      found.push({ symbol: name, full_name: `${pool.group}:${name}`, description: symbols.description(pool), exchange: pool.group, ticker: pool.poolId, type: 'spot' });
+      found.push({
+        symbol: name,
+        full_name: `${pool.group}:${name}`,
+        description: symbols.description(pool),
+        exchange: pool.group,
+        ticker: pool.poolId,
+        type: 'spot',
+      });
       if (found.length >= limit) break;
     }
     return c.json(found);
@@ -139,8 +156,10 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
     const to = Number(q.to);
     // TradingView's adapter sends countback=0 when it wants the range only (found by running it).
     const countback = q.countback === undefined || q.countback === '0' ? undefined : Number(q.countback);
-    if (!Number.isFinite(to) || (countback === undefined && !Number.isFinite(from))) return priceError(c, 400, 'from and to must be Unix seconds');
-    if (countback !== undefined && !(Number.isInteger(countback) && countback > 0)) return priceError(c, 400, 'countback must be a whole number of bars (0: the range only)');
+    if (!Number.isFinite(to) || (countback === undefined && !Number.isFinite(from)))
+      return priceError(c, 400, 'from and to must be Unix seconds');
+    if (countback !== undefined && !(Number.isInteger(countback) && countback > 0))
+      return priceError(c, 400, 'countback must be a whole number of bars (0: the range only)');
     if (countback === undefined && from > to) return priceError(c, 400, 'from must not be later than to');
     const pool = findSymbol(market, symbols, withoutExchange(q.symbol.trim()));
     if (!pool) return priceError(c, 404, 'unknown_symbol');
@@ -151,7 +170,9 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
       start = Number.isFinite(from) ? Math.min(start, back ?? start) : (back ?? to);
     }
     const { pieces } = await history.body(pool.id, resolution, start, to, false);
-    const body = historyResponseSchema.parse(JSON.parse(Buffer.concat(pieces.map((p) => Buffer.from(p))).toString('utf8')));
+    const body = historyResponseSchema.parse(
+      JSON.parse(Buffer.concat(pieces.map((p) => Buffer.from(p))).toString('utf8')),
+    );
     if (body.t.length > 0) return c.json(body);
     // Nothing in the range: where the data before it ends, so the chart can jump there.
     const previous = await bars.countbackStart(pool.id, resolution, start, 1);

@@ -59,14 +59,29 @@ export function AlertsHost({ open, onClose, pair, onShow, notifier: given }: Ale
     return () => watcher.dispose();
   }, [book, datafeed, api, notifier]);
 
-  const stats = useQuery({ ...tokenStatsQueryOptions(api, pair?.pool ?? '', pair?.group === AGGREGATE_GROUP), enabled: open && pair !== undefined });
+  const stats = useQuery({
+    ...tokenStatsQueryOptions(api, pair?.pool ?? '', pair?.group === AGGREGATE_GROUP),
+    enabled: open && pair !== undefined,
+  });
   const native = stats.data?.current_price;
   const price = native === undefined || native <= 0 ? undefined : pair?.inverted ? 1 / native : native;
 
   return (
     <>
       <AlertNotices notices={notices} onDismiss={(id) => setNotices((before) => before.filter((n) => n.id !== id))} />
-      {open ? <AlertsPanel live={live} book={book} alerts={alerts} pair={pair} price={price} timeZone={timeZone} notifier={notifier} onClose={onClose} onShow={onShow} /> : null}
+      {open ? (
+        <AlertsPanel
+          live={live}
+          book={book}
+          alerts={alerts}
+          pair={pair}
+          price={price}
+          timeZone={timeZone}
+          notifier={notifier}
+          onClose={onClose}
+          onShow={onShow}
+        />
+      ) : null}
     </>
   );
 }

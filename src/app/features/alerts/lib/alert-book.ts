@@ -89,7 +89,12 @@ export class AlertBook {
     const problem = conditionProblem(alert.condition);
     if (problem) throw new Error(problem);
     if (this.alerts.length >= MAX_ALERTS) throw new Error(`At most ${MAX_ALERTS} alerts: remove one first`);
-    const made: Alert = { ...alert, id: `${this.now().toString(36)}-${(this.counter++).toString(36)}`, createdAt: this.now(), status: 'armed' };
+    const made: Alert = {
+      ...alert,
+      id: `${this.now().toString(36)}-${(this.counter++).toString(36)}`,
+      createdAt: this.now(),
+      status: 'armed',
+    };
     this.write([...this.alerts, made]);
     return made;
   }

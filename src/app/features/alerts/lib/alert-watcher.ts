@@ -5,7 +5,10 @@ import type { AlertBook } from './alert-book';
 
 /** Where the watcher gets prices: the datafeed's trade events (Aggregate pools) and a pool's price now (DEX pools). */
 export interface AlertFeed {
-  onTrades(target: { readonly aggregatePools: readonly string[] }, listener: { onTrade(event: TradeEvent): void; onLive?(state: { resync: boolean }): void }): () => void;
+  onTrades(
+    target: { readonly aggregatePools: readonly string[] },
+    listener: { onTrade(event: TradeEvent): void; onLive?(state: { resync: boolean }): void },
+  ): () => void;
   /** The pool's price now (a DEX pool: they do not stream). */
   poolPrice(pool: string): Promise<number>;
 }
@@ -61,15 +64,23 @@ export class AlertWatcher {
     // A check per armed alert, kept while the alert stays as it is (an edit starts afresh).
     const keep = new Map(this.armed.map((a) => [a.id, a]));
     for (const [id, { alert }] of this.checks) if (keep.get(id) !== alert) this.checks.delete(id);
-    for (const alert of this.armed) if (!this.checks.has(alert.id)) this.checks.set(alert.id, { alert, check: new AlertCheck(alert) });
+    for (const alert of this.armed)
+      if (!this.checks.has(alert.id)) this.checks.set(alert.id, { alert, check: new AlertCheck(alert) });
 
-    const streamed = [...new Set(this.armed.filter((a) => a.group === AGGREGATE_GROUP).map((a) => lower(a.pool)))].sort();
+    const streamed = [
+      ...new Set(this.armed.filter((a) => a.group === AGGREGATE_GROUP).map((a) => lower(a.pool))),
+    ].sort();
     if (streamed.join(',') !== this.streamed) {
       this.streamed = streamed.join(',');
       this.stopTrades?.();
       this.options.onLive?.(streamed.length === 0);
       this.stopTrades =
-        streamed.length > 0 ? this.feed.onTrades({ aggregatePools: streamed }, { onTrade: (event) => this.onTrade(event), onLive: () => this.options.onLive?.(true) }) : undefined;
+        streamed.length > 0
+          ? this.feed.onTrades(
+              { aggregatePools: streamed },
+              { onTrade: (event) => this.onTrade(event), onLive: () => this.options.onLive?.(true) },
+            )
+          : undefined;
     }
     const polled = this.armed.some((a) => a.group !== AGGREGATE_GROUP);
     if (polled && this.timer === undefined) {
@@ -83,7 +94,11 @@ export class AlertWatcher {
 
   private onTrade(event: TradeEvent): void {
     const pool = lower(event.pool_id);
-    this.observe((a) => a.group === AGGREGATE_GROUP && lower(a.pool) === pool, { time: event.block_time * 1000, price: event.current_price, previous: event.previous_price });
+    this.observe((a) => a.group === AGGREGATE_GROUP && lower(a.pool) === pool, {
+      time: event.block_time * 1000,
+      price: event.current_price,
+      previous: event.previous_price,
+    });
   }
 
   private async poll(): Promise<void> {
@@ -91,7 +106,11 @@ export class AlertWatcher {
     await Promise.all(
       pools.map(async (pool) => {
         const price = await this.feed.poolPrice(pool).catch(() => undefined);
-        if (price !== undefined) this.observe((a) => a.group !== AGGREGATE_GROUP && a.pool === pool, { time: (this.options.now ?? Date.now)(), price });
+        if (price !== undefined)
+          this.observe((a) => a.group !== AGGREGATE_GROUP && a.pool === pool, {
+            time: (this.options.now ?? Date.now)(),
+            price,
+          });
       }),
     );
   }

@@ -42,8 +42,18 @@ export const MOVE_MINUTES = { min: 1, max: 10_080 } as const;
 /** Why a condition cannot be armed, or undefined when it can. */
 export function conditionProblem(condition: AlertCondition): string | undefined {
   if (condition.kind === 'move') {
-    if (!Number.isFinite(condition.percent) || condition.percent < MOVE_PERCENT.min || condition.percent > MOVE_PERCENT.max) return `The move must be between ${MOVE_PERCENT.min} and ${MOVE_PERCENT.max} %`;
-    if (!Number.isInteger(condition.minutes) || condition.minutes < MOVE_MINUTES.min || condition.minutes > MOVE_MINUTES.max) return `The time must be a whole number of minutes from ${MOVE_MINUTES.min} to ${MOVE_MINUTES.max}`;
+    if (
+      !Number.isFinite(condition.percent) ||
+      condition.percent < MOVE_PERCENT.min ||
+      condition.percent > MOVE_PERCENT.max
+    )
+      return `The move must be between ${MOVE_PERCENT.min} and ${MOVE_PERCENT.max} %`;
+    if (
+      !Number.isInteger(condition.minutes) ||
+      condition.minutes < MOVE_MINUTES.min ||
+      condition.minutes > MOVE_MINUTES.max
+    )
+      return `The time must be a whole number of minutes from ${MOVE_MINUTES.min} to ${MOVE_MINUTES.max}`;
     return undefined;
   }
   if (!Number.isFinite(condition.price) || condition.price <= 0) return 'The price must be a number above 0';
@@ -109,15 +119,25 @@ export class AlertCheck {
     this.last = price;
     switch (condition.kind) {
       case 'above':
-        return before !== undefined && before < condition.price && price >= condition.price ? { price, time: point.time } : undefined;
+        return before !== undefined && before < condition.price && price >= condition.price
+          ? { price, time: point.time }
+          : undefined;
       case 'below':
-        return before !== undefined && before > condition.price && price <= condition.price ? { price, time: point.time } : undefined;
+        return before !== undefined && before > condition.price && price <= condition.price
+          ? { price, time: point.time }
+          : undefined;
       case 'move':
         return this.moved(point.time, price, before, condition.percent, condition.minutes);
     }
   }
 
-  private moved(time: number, price: number, before: number | undefined, percent: number, minutes: number): Fired | undefined {
+  private moved(
+    time: number,
+    price: number,
+    before: number | undefined,
+    percent: number,
+    minutes: number,
+  ): Fired | undefined {
     const since = time - minutes * 60_000;
     // The oldest point kept is the price at the window's start (the last one before it, held since).
     while (this.window.length > 1 && (this.window[1]?.time ?? Infinity) <= since) this.window.shift();
@@ -127,7 +147,8 @@ export class AlertCheck {
     for (const seen of this.window) {
       const move = ((price - seen.price) / seen.price) * 100;
       // The largest move in the window, by size.
-      if (Math.abs(move) >= percent && (fired?.move === undefined || Math.abs(move) > Math.abs(fired.move))) fired = { price, time, move };
+      if (Math.abs(move) >= percent && (fired?.move === undefined || Math.abs(move) > Math.abs(fired.move)))
+        fired = { price, time, move };
     }
     this.window.push({ time, price });
     return fired;
@@ -136,7 +157,13 @@ export class AlertCheck {
 
 /** An alert that fired: its status, time and price. */
 export function fire(alert: Alert, fired: Fired): Alert {
-  return { ...alert, status: 'fired', firedAt: fired.time, firedPrice: fired.price, ...(fired.move !== undefined ? { firedMove: fired.move } : {}) };
+  return {
+    ...alert,
+    status: 'fired',
+    firedAt: fired.time,
+    firedPrice: fired.price,
+    ...(fired.move !== undefined ? { firedMove: fired.move } : {}),
+  };
 }
 
 /** An alert armed again (after firing, or edited): no trace of the last firing. */

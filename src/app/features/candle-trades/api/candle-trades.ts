@@ -12,7 +12,18 @@ export function candleTradesQueryOptions(api: GatewayClient, pool: string, time:
   return queryOptions({
     queryKey: ['candle-trades', pool, resolution, time] as const,
     queryFn: ({ signal }): Promise<CandleTrades> =>
-      tradesOfCandle((query) => api.getOrThrow('/trades', { pool: query.pool, before: query.before, limit: query.limit }, tradesResponseSchema, signal), pool, time, resolution),
+      tradesOfCandle(
+        (query) =>
+          api.getOrThrow(
+            '/trades',
+            { pool: query.pool, before: query.before, limit: query.limit },
+            tradesResponseSchema,
+            signal,
+          ),
+        pool,
+        time,
+        resolution,
+      ),
     retry: (count, error) => !(error instanceof GatewayError && error.status === 404) && count < 2,
     staleTime: 15_000,
   });

@@ -16,14 +16,25 @@ export interface CandleTradesProps {
    * The candle clicked: its symbol and resolution, its bar as served (not inverted, in ADA); `keyboard`:
    * opened from the keyboard (Enter on the chart), the list takes the focus and gives it back on Close.
    */
-  readonly candle: { readonly symbol: LibrarySymbolInfo; readonly resolution: ResolutionString; readonly raw: Bar; readonly keyboard?: boolean };
+  readonly candle: {
+    readonly symbol: LibrarySymbolInfo;
+    readonly resolution: ResolutionString;
+    readonly raw: Bar;
+    readonly keyboard?: boolean;
+  };
   readonly pair: PairNames;
   /** Prices inverted (lib/orientation), as the chart shows them. */
   readonly inverted?: boolean;
   readonly onClose: () => void;
 }
 
-const RESOLUTION_LABELS: Readonly<Record<string, string>> = { '1min': '1 minute', '5min': '5 minutes', '15min': '15 minutes', '60min': '1 hour', '1d': '1 day' };
+const RESOLUTION_LABELS: Readonly<Record<string, string>> = {
+  '1min': '1 minute',
+  '5min': '5 minutes',
+  '15min': '15 minutes',
+  '60min': '1 hour',
+  '1d': '1 day',
+};
 
 /**
  * The trades inside a clicked candle (time, side, price, amounts, pool and DEX, the transaction on an
@@ -65,14 +76,31 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
   const noRoute = query.error instanceof GatewayError && query.error.status === 404;
 
   return (
-    <section className="candle-trades" aria-labelledby={titleId} onKeyDown={(event) => event.key === 'Escape' && !event.defaultPrevented && close()} data-testid="candle-trades" data-time={candle.raw.time} data-count={trades?.length ?? ''} data-agree={agree === undefined ? '' : String(agree)}>
+    <section
+      className="candle-trades"
+      aria-labelledby={titleId}
+      onKeyDown={(event) => event.key === 'Escape' && !event.defaultPrevented && close()}
+      data-testid="candle-trades"
+      data-time={candle.raw.time}
+      data-count={trades?.length ?? ''}
+      data-agree={agree === undefined ? '' : String(agree)}
+    >
       <div className="candle-trades__head">
         <h2 id={titleId} className="candle-trades__title" ref={heading} tabIndex={-1}>
-          Trades in the {RESOLUTION_LABELS[wire] ?? wire} candle of {formatDateTime(candle.raw.time, zone, true)} · {pairLabel(pair, inverted)} on {candle.symbol.exchange}
+          Trades in the {RESOLUTION_LABELS[wire] ?? wire} candle of {formatDateTime(candle.raw.time, zone, true)} ·{' '}
+          {pairLabel(pair, inverted)} on {candle.symbol.exchange}
         </h2>
         <label className="candle-trades__explorer" htmlFor={explorerId}>
           Explorer
-          <select id={explorerId} className="select" value={explorer} onChange={(event) => isExplorer(event.target.value) && changeTraderSettings({ explorer: event.target.value })} data-testid="explorer-select">
+          <select
+            id={explorerId}
+            className="select"
+            value={explorer}
+            onChange={(event) =>
+              isExplorer(event.target.value) && changeTraderSettings({ explorer: event.target.value })
+            }
+            data-testid="explorer-select"
+          >
             {Object.entries(EXPLORERS).map(([key, value]) => (
               <option key={key} value={key}>
                 {value.label}
@@ -94,8 +122,9 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
       {check ? (
         <table className="candle-trades__check" data-testid="candle-check">
           <caption>
-            {agree ? 'The candle agrees with its trades' : 'The candle does not agree with the trades listed'}: open is the first trade’s price before it, close the last trade’s price,
-            high and low over every price before and after each trade, volume their sum.
+            {agree ? 'The candle agrees with its trades' : 'The candle does not agree with the trades listed'}: open is
+            the first trade’s price before it, close the last trade’s price, high and low over every price before and
+            after each trade, volume their sum.
           </caption>
           <thead>
             <tr>
@@ -115,7 +144,9 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
                 <tr key={row.label} data-testid="candle-check-row" data-agree={String(row.agree)}>
                   <th scope="row">{row.label}</th>
                   <td>{volume ? formatAmount(candleValue) : formatPrice(candleValue)}</td>
-                  <td>{tradesValue === undefined ? '—' : volume ? formatAmount(tradesValue) : formatPrice(tradesValue)}</td>
+                  <td>
+                    {tradesValue === undefined ? '—' : volume ? formatAmount(tradesValue) : formatPrice(tradesValue)}
+                  </td>
                   <td>{row.agree ? 'Yes' : 'No'}</td>
                 </tr>
               );
@@ -124,7 +155,12 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
         </table>
       ) : null}
       {trades && trades.length > 0 ? (
-        <div className="candle-trades__scroll" tabIndex={0} role="region" aria-label="The candle’s trades, oldest first">
+        <div
+          className="candle-trades__scroll"
+          tabIndex={0}
+          role="region"
+          aria-label="The candle’s trades, oldest first"
+        >
           <table className="candle-trades__list">
             <thead>
               <tr>
@@ -155,7 +191,8 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
                     <td>
                       {url ? (
                         <a href={url} target="_blank" rel="noreferrer noopener" data-testid="candle-trade-tx">
-                          {trade.id.slice(0, 10)}…<span className="visually-hidden"> on {EXPLORERS[explorer].label}</span>
+                          {trade.id.slice(0, 10)}…
+                          <span className="visually-hidden"> on {EXPLORERS[explorer].label}</span>
                         </a>
                       ) : (
                         <span title={trade.id}>simulated</span>
@@ -170,10 +207,16 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
       ) : trades ? (
         <p>No trades in this candle.</p>
       ) : null}
-      {query.data?.cut ? <p role="note">Only the newest {trades?.length} trades of this candle are listed: it checks against the whole candle only when every trade is.</p> : null}
+      {query.data?.cut ? (
+        <p role="note">
+          Only the newest {trades?.length} trades of this candle are listed: it checks against the whole candle only
+          when every trade is.
+        </p>
+      ) : null}
       {simulated ? (
         <p className="candle-trades__note" role="note" data-testid="candle-trades-simulated">
-          Trades marked “simulated” come from this server’s market simulator: they have no transaction on the Cardano chain to link to.
+          Trades marked “simulated” come from this server’s market simulator: they have no transaction on the Cardano
+          chain to link to.
         </p>
       ) : null}
     </section>

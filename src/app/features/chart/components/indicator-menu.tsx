@@ -1,5 +1,11 @@
 import { useId } from 'react';
-import { formatIndicators, INDICATOR_DEFAULTS, INDICATOR_NAMES, parseIndicators, type IndicatorSpec } from '@/app/lib/indicators';
+import {
+  formatIndicators,
+  INDICATOR_DEFAULTS,
+  INDICATOR_NAMES,
+  parseIndicators,
+  type IndicatorSpec,
+} from '@/app/lib/indicators';
 import { INDICATOR_ADD_MARK } from '../lib/marks';
 
 const KINDS = Object.keys(INDICATOR_DEFAULTS) as IndicatorSpec['kind'][];
@@ -8,7 +14,13 @@ const KINDS = Object.keys(INDICATOR_DEFAULTS) as IndicatorSpec['kind'][];
  * The chart's indicators: each on or off, with its parameters (period; Bollinger's deviations). The
  * value is the canonical string the URL keeps (`sma20,rsi14`, lib/indicators).
  */
-export function IndicatorMenu({ value, onChange }: { readonly value: string; readonly onChange: (next: string) => void }) {
+export function IndicatorMenu({
+  value,
+  onChange,
+}: {
+  readonly value: string;
+  readonly onChange: (next: string) => void;
+}) {
   const id = useId();
   const specs = parseIndicators(value);
   const byKind = new Map(specs.map((s) => [s.kind, s]));

@@ -46,13 +46,33 @@ export interface PriceChartProps {
  * The candlestick chart (lib/chart.ts) with its loading, empty and error states. Its place:
  * data-testid="price-chart" with the chart's data attributes (data-status, data-bars, ...).
  */
-export function PriceChart({ symbol, resolution, appearance, inverted = false, indicators = '', usd, title, prerendered, onHandle, onCandle }: PriceChartProps) {
+export function PriceChart({
+  symbol,
+  resolution,
+  appearance,
+  inverted = false,
+  indicators = '',
+  usd,
+  title,
+  prerendered,
+  onHandle,
+  onCandle,
+}: PriceChartProps) {
   const datafeed = useDatafeed();
   const containerRef = useRef<HTMLDivElement>(null);
   const [chart, setChart] = useState<Chart | undefined>(undefined);
   const keysId = useId();
   // The props at creation time; later changes go through the effects below.
-  const current = useEffectEvent(() => ({ appearance, inverted, usd, indicators, symbol, resolution, title, prerendered }));
+  const current = useEffectEvent(() => ({
+    appearance,
+    inverted,
+    usd,
+    indicators,
+    symbol,
+    resolution,
+    title,
+    prerendered,
+  }));
 
   // Made (or taken over from the page's first paint) before the first paint and given everything at
   // once: the first bars are asked in the same task, and a chart taken over keeps what it drew (each
@@ -61,7 +81,11 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
     const container = containerRef.current;
     if (!container) return undefined;
     const now = current();
-    const adopted = now.prerendered?.take((shows) => shows.resolution === now.resolution && (now.symbol === undefined || sameSymbol(now.symbol, { ...now.symbol, name: shows.target, ticker: undefined })));
+    const adopted = now.prerendered?.take(
+      (shows) =>
+        shows.resolution === now.resolution &&
+        (now.symbol === undefined || sameSymbol(now.symbol, { ...now.symbol, name: shows.target, ticker: undefined })),
+    );
     const made = adopted ?? new Chart(container, now.appearance);
     made.place(container);
     made.setAppearance(now.appearance);
@@ -113,7 +137,14 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
       onHandle(undefined);
       return undefined;
     }
-    onHandle({ symbolName: symbol.name, visibleBars: () => chart.visibleBars(), screenshot: () => chart.screenshot(), surface: chart.surface(), link: () => chart.link(), markTime: (time) => chart.markTime(time) });
+    onHandle({
+      symbolName: symbol.name,
+      visibleBars: () => chart.visibleBars(),
+      screenshot: () => chart.screenshot(),
+      surface: chart.surface(),
+      link: () => chart.link(),
+      markTime: (time) => chart.markTime(time),
+    });
     return () => onHandle(undefined);
   }, [chart, symbol, onHandle]);
 
@@ -125,10 +156,21 @@ export function PriceChart({ symbol, resolution, appearance, inverted = false, i
         from the reader); its value, the candle under the cursor, is read out as it changes; its children are
         presentational, as an image's. The cursor writes the value (here: before it is loaded), the chart the count.
       */}
-      <div className="chart__canvas" ref={containerRef} data-testid="price-chart" role="slider" tabIndex={0} aria-valuemin={1} aria-valuetext="No candle chosen" aria-label={title ? `Candlestick chart of ${title}` : 'Candlestick chart'} aria-describedby={keysId} />
+      <div
+        className="chart__canvas"
+        ref={containerRef}
+        data-testid="price-chart"
+        role="slider"
+        tabIndex={0}
+        aria-valuemin={1}
+        aria-valuetext="No candle chosen"
+        aria-label={title ? `Candlestick chart of ${title}` : 'Candlestick chart'}
+        aria-describedby={keysId}
+      />
       {/* Its description only (read with it, not again as the page's text). */}
       <p id={keysId} hidden>
-        Arrow keys move between candles, Page Up and Page Down by ten, Home and End to the first and last; Enter lists the candle’s trades.
+        Arrow keys move between candles, Page Up and Page Down by ten, Home and End to the first and last; Enter lists
+        the candle’s trades.
       </p>
       {chart ? <ChartOverlay chart={chart} resolving={!symbol} /> : null}
     </section>
@@ -148,13 +190,20 @@ function ChartOverlay({ chart, resolving }: { chart: Chart; resolving: boolean }
       ) : null}
       {state.status === 'error' ? (
         <div className="chart__overlay">
-          <ErrorState title="The chart could not load" message={state.error ?? 'Unknown error'} onRetry={() => chart.retry()} testId="chart-error" />
+          <ErrorState
+            title="The chart could not load"
+            message={state.error ?? 'Unknown error'}
+            onRetry={() => chart.retry()}
+            testId="chart-error"
+          />
         </div>
       ) : null}
       {state.status === 'empty' ? (
         <div className="chart__overlay" data-testid="chart-empty" role="status">
           <p className="empty-state__title">No trades yet</p>
-          <p className="empty-state__text">This pool has no trades at this resolution. New trades appear here as they happen.</p>
+          <p className="empty-state__text">
+            This pool has no trades at this resolution. New trades appear here as they happen.
+          </p>
         </div>
       ) : null}
       {state.loadingOlder ? (

@@ -14,7 +14,16 @@ export const chartAttributes = {
   },
 
   /** data-bars, data-first-time, data-last-time, data-last-close, data-symbol, data-resolution, data-currency, data-indicators; aria-valuemax and aria-valuenow. */
-  bars(place: HTMLElement, shown: { readonly bars: readonly Bar[]; readonly symbol: string; readonly resolution: string; readonly usd: boolean; readonly indicators: string }): void {
+  bars(
+    place: HTMLElement,
+    shown: {
+      readonly bars: readonly Bar[];
+      readonly symbol: string;
+      readonly resolution: string;
+      readonly usd: boolean;
+      readonly indicators: string;
+    },
+  ): void {
     const d = place.dataset;
     const first = shown.bars[0];
     const last = shown.bars.at(-1);

@@ -21,7 +21,6 @@ export interface LegendBar extends Bar {
   readonly change: number;
 }
 
-
 /** A pricescale giving about five significant digits of `price` (as the service picks them), at least 100. */
 export function pricescaleFor(price: number | undefined): number {
   if (price === undefined || !(price > 0) || !Number.isFinite(price)) return 100;
@@ -31,7 +30,11 @@ export function pricescaleFor(price: number | undefined): number {
 /** The candles' price format from the symbol's pricescale (derived from the prices while it is unknown). */
 export function priceFormatOf(info: LibrarySymbolInfo, newestClose: number | undefined) {
   const pricescale = info.pricescale > 0 ? info.pricescale : pricescaleFor(newestClose);
-  return { type: 'custom' as const, minMove: (info.minmov > 0 ? info.minmov : 1) / pricescale, formatter: (price: number) => formatPrice(price, pricescale) };
+  return {
+    type: 'custom' as const,
+    minMove: (info.minmov > 0 ? info.minmov : 1) / pricescale,
+    formatter: (price: number) => formatPrice(price, pricescale),
+  };
 }
 
 /**
@@ -54,18 +57,34 @@ export function chartOptionsOf(palette: Palette, times: ChartTimes): DeepPartial
       panes: { separatorColor: palette.border },
     },
     grid: { vertLines: { color: palette.grid }, horzLines: { color: palette.grid } },
-    crosshair: { vertLine: { color: palette.crosshair, labelBackgroundColor: palette.border }, horzLine: { color: palette.crosshair, labelBackgroundColor: palette.border } },
+    crosshair: {
+      vertLine: { color: palette.crosshair, labelBackgroundColor: palette.border },
+      horzLine: { color: palette.crosshair, labelBackgroundColor: palette.border },
+    },
     localization: { timeFormatter: (time: Time) => times.label(Number(time)) },
     timeScale: { tickMarkFormatter: (time: Time, tickType: number) => times.tick(Number(time), tickType) },
   };
 }
 
 export function candleColorsOf(palette: Palette) {
-  return { upColor: palette.up, downColor: palette.down, borderUpColor: palette.up, borderDownColor: palette.down, wickUpColor: palette.up, wickDownColor: palette.down };
+  return {
+    upColor: palette.up,
+    downColor: palette.down,
+    borderUpColor: palette.up,
+    borderDownColor: palette.down,
+    wickUpColor: palette.up,
+    wickDownColor: palette.down,
+  };
 }
 
 /** A candle at `time`: the bar's display time (lib/chart-time.ts), its start in UTC by default. */
-export const candleOf = (b: Bar, time: number = b.time) => ({ time: time as UTCTimestamp, open: b.open, high: b.high, low: b.low, close: b.close });
+export const candleOf = (b: Bar, time: number = b.time) => ({
+  time: time as UTCTimestamp,
+  open: b.open,
+  high: b.high,
+  low: b.low,
+  close: b.close,
+});
 
 /** A volume column, coloured by the bar's direction. */
 export const volumeOf = (b: Bar, palette: Palette, time: number = b.time) => ({

@@ -72,7 +72,11 @@ const LOAD_OLDER_THRESHOLD = 30;
 /** Whether two symbol infos name the same symbol (by pool ID when both have one, else by name). */
 export function sameSymbol(a: LibrarySymbolInfo, b: LibrarySymbolInfo): boolean {
   if (a.ticker !== undefined && b.ticker !== undefined) return a.ticker.toLowerCase() === b.ticker.toLowerCase();
-  return a.name.toLowerCase() === b.name.toLowerCase() || a.ticker?.toLowerCase() === b.name.toLowerCase() || b.ticker?.toLowerCase() === a.name.toLowerCase();
+  return (
+    a.name.toLowerCase() === b.name.toLowerCase() ||
+    a.ticker?.toLowerCase() === b.name.toLowerCase() ||
+    b.ticker?.toLowerCase() === a.name.toLowerCase()
+  );
 }
 
 const isDaily = (resolution: ResolutionString) => resolutionSeconds(resolution) >= 86_400;
@@ -206,7 +210,11 @@ export class Chart {
    */
   setSymbol(info: LibrarySymbolInfo, resolution: ResolutionString): void {
     const previous = this.info;
-    const same = previous !== undefined && sameSymbol(previous, info) && this.resolution === resolution && this.state.status !== 'error';
+    const same =
+      previous !== undefined &&
+      sameSymbol(previous, info) &&
+      this.resolution === resolution &&
+      this.state.status !== 'error';
     this.info = info;
     this.resolution = resolution;
     this.configure();
@@ -307,7 +315,11 @@ export class Chart {
 
   /** lightweight-charts' chart and its candles: another part keeps crosshair and time range in step with other charts. */
   link(): ChartLink {
-    return { chart: this.view.chart, series: this.view.candles, hover: (time) => this.hover(time === undefined ? undefined : this.view.actualTime(time)) };
+    return {
+      chart: this.view.chart,
+      series: this.view.candles,
+      hover: (time) => this.hover(time === undefined ? undefined : this.view.actualTime(time)),
+    };
   }
 
   private candleListener: ((candle: ClickedCandle) => void) | undefined;
@@ -370,17 +382,26 @@ export class Chart {
     this.render();
     const n = this.book.shown.length;
     if (n > 0) {
-      performance.mark(FIRST_CANDLES_MARK, { detail: { symbol: this.info?.name, resolution: this.resolution, bars: n } });
+      performance.mark(FIRST_CANDLES_MARK, {
+        detail: { symbol: this.info?.name, resolution: this.resolution, bars: n },
+      });
       this.view.showNewest(n);
     }
-    this.setState({ status: n === 0 ? 'empty' : 'ready', error: undefined, bars: n, loadingOlder: false, exhausted: noData || n === 0 });
+    this.setState({
+      status: n === 0 ? 'empty' : 'ready',
+      error: undefined,
+      bars: n,
+      loadingOlder: false,
+      exhausted: noData || n === 0,
+    });
   }
 
   private async loadOlder(): Promise<void> {
     const info = this.info;
     const oldest = this.book.raw[0];
     const loader = this.loader;
-    if (!info || !oldest || !loader || this.loadingOlder || this.state.exhausted || this.state.status !== 'ready') return;
+    if (!info || !oldest || !loader || this.loadingOlder || this.state.exhausted || this.state.status !== 'ready')
+      return;
     this.loadingOlder = true;
     const generation = this.generation;
     this.setState({ loadingOlder: true });
@@ -448,7 +469,8 @@ export class Chart {
     const moved = this.book.shown.length - count;
     if (before) this.view.setVisibleRange({ from: before.from + moved, to: before.to + moved });
     this.writeVisible(this.view.visibleRange());
-    if (this.state.status === 'ready' || this.state.status === 'empty') this.setState({ status: this.book.shown.length === 0 ? 'empty' : 'ready', bars: this.book.shown.length });
+    if (this.state.status === 'ready' || this.state.status === 'empty')
+      this.setState({ status: this.book.shown.length === 0 ? 'empty' : 'ready', bars: this.book.shown.length });
     const usd = this.usd;
     const newest = replacement.bars.at(-1);
     if (!usd || newest === undefined) return;
@@ -606,7 +628,14 @@ export class Chart {
   private readonly onClick = (time: number | undefined, keyboard = false) => {
     const shown = time === undefined ? undefined : this.book.at(time);
     const raw = shown && this.book.raw.find((bar) => bar.time === shown.time);
-    if (this.info && shown && raw) this.candleListener?.({ symbol: this.info, resolution: this.resolution, raw, shown, ...(keyboard ? { keyboard } : {}) });
+    if (this.info && shown && raw)
+      this.candleListener?.({
+        symbol: this.info,
+        resolution: this.resolution,
+        raw,
+        shown,
+        ...(keyboard ? { keyboard } : {}),
+      });
   };
 
   private readonly onRange = (range: LogicalRange | null) => {
@@ -621,7 +650,13 @@ export class Chart {
 
   /** The place's attributes, after the bars or the legend changed: the keyboard's cursor shows its bar again. */
   private writeAttributes(): void {
-    chartAttributes.bars(this.container, { bars: this.book.shown, symbol: this.info?.name ?? '', resolution: this.resolution, usd: this.usd !== undefined, indicators: this.indicators.label });
+    chartAttributes.bars(this.container, {
+      bars: this.book.shown,
+      symbol: this.info?.name ?? '',
+      resolution: this.resolution,
+      usd: this.usd !== undefined,
+      indicators: this.indicators.label,
+    });
     this.cursor?.refresh();
   }
 

@@ -60,12 +60,28 @@ export class IndicatorLines {
         const inPane = line.pane === 'rsi';
         const middle = line.id === 'bb-middle';
         const series = this.view.addLine(
-          { color, lineWidth: middle ? 1 : 2, lineStyle: middle ? 2 : 0, title: line.title, priceLineVisible: false, lastValueVisible: line.title !== '', crosshairMarkerVisible: false },
+          {
+            color,
+            lineWidth: middle ? 1 : 2,
+            lineStyle: middle ? 2 : 0,
+            title: line.title,
+            priceLineVisible: false,
+            lastValueVisible: line.title !== '',
+            crosshairMarkerVisible: false,
+          },
           inPane ? this.view.paneCount() : 0,
         );
         if (inPane) {
           series.getPane().setStretchFactor(0.4);
-          for (const level of [30, 70]) series.createPriceLine({ price: level, color: palette.text, lineWidth: 1, lineStyle: 2, axisLabelVisible: true, title: '' });
+          for (const level of [30, 70])
+            series.createPriceLine({
+              price: level,
+              color: palette.text,
+              lineWidth: 1,
+              lineStyle: 2,
+              axisLabelVisible: true,
+              title: '',
+            });
         }
         this.series.set(line.id, series);
       }
@@ -79,7 +95,8 @@ export class IndicatorLines {
   draw(bars: readonly Bar[]): void {
     if (this.specs.length === 0 || !maths) return;
     for (const spec of this.specs) {
-      for (const line of maths.indicatorLines(spec, bars)) this.series.get(line.id)?.setData(linePoints(this.view, bars, line.values));
+      for (const line of maths.indicatorLines(spec, bars))
+        this.series.get(line.id)?.setData(linePoints(this.view, bars, line.values));
     }
   }
 

@@ -35,7 +35,9 @@ export function indicatorLines(spec: IndicatorSpec, bars: readonly Bar[]): Indic
     case 'vwap': {
       // Cumulative over the bars loaded, weighted by each bar's base volume.
       const indicator = new VWAP();
-      const values = bars.map((b) => num(indicator.add({ high: b.high, low: b.low, close: b.close, volume: b.volume ?? 0 })));
+      const values = bars.map((b) =>
+        num(indicator.add({ high: b.high, low: b.low, close: b.close, volume: b.volume ?? 0 })),
+      );
       return [{ id: 'vwap', title: 'VWAP', values, pane: 'price' }];
     }
     case 'rsi': {

@@ -7,7 +7,16 @@ import type { PriceView } from './price-view';
  * (https://www.w3.org/WAI/ARIA/apg/patterns/slider/): Right and Up one newer, Left and Down one older,
  * Page Up and Page Down ten, Home and End to the first and last bar loaded.
  */
-const MOVES: Readonly<Record<string, number>> = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10, Home: -Infinity, End: Infinity };
+const MOVES: Readonly<Record<string, number>> = {
+  ArrowRight: 1,
+  ArrowUp: 1,
+  ArrowLeft: -1,
+  ArrowDown: -1,
+  PageUp: 10,
+  PageDown: -10,
+  Home: -Infinity,
+  End: Infinity,
+};
 
 /** What the cursor needs of the chart (chart.ts). */
 export interface CursorHost {
@@ -71,7 +80,9 @@ export function keyboardCursor(host: CursorHost): KeyboardCursor {
     place.setAttribute('aria-valuenow', i === undefined ? count : String(i + 1));
     place.setAttribute(
       'aria-valuetext',
-      bar ? `${formatDateTime(bar.time, host.zone(), true)}: open ${price(bar.open)}, high ${price(bar.high)}, low ${price(bar.low)}, close ${price(bar.close)}` : 'No candle chosen',
+      bar
+        ? `${formatDateTime(bar.time, host.zone(), true)}: open ${price(bar.open)}, high ${price(bar.high)}, low ${price(bar.low)}, close ${price(bar.close)}`
+        : 'No candle chosen',
     );
     place.dataset.cursor = bar ? String(bar.time) : '';
   };
@@ -83,7 +94,14 @@ export function keyboardCursor(host: CursorHost): KeyboardCursor {
     const range = view.visibleRange();
     time = i === undefined ? undefined : bars[i]?.time;
     shown = time !== undefined;
-    const shift = !shown || i === undefined || !scroll || !range ? 0 : i - 1 < range.from ? i - 1 - range.from : i + 1 > range.to ? i + 1 - range.to : 0;
+    const shift =
+      !shown || i === undefined || !scroll || !range
+        ? 0
+        : i - 1 < range.from
+          ? i - 1 - range.from
+          : i + 1 > range.to
+            ? i + 1 - range.to
+            : 0;
     if (range && shift !== 0) view.setVisibleRange({ from: range.from + shift, to: range.to + shift });
     // The crosshair is set at a price's height on the price scale as it is: again once the chart has
     // drawn the range it moved to (and the price scale that range fits).
@@ -101,7 +119,13 @@ export function keyboardCursor(host: CursorHost): KeyboardCursor {
     const i = shown ? index() : undefined;
     const move = MOVES[event.key];
     // Without a cursor, a step puts it on the newest bar; Home and End go where they go.
-    if (move !== undefined) put(Math.max(0, Math.min(count - 1, i === undefined && Number.isFinite(move) ? count - 1 : (i ?? count - 1) + move)));
+    if (move !== undefined)
+      put(
+        Math.max(
+          0,
+          Math.min(count - 1, i === undefined && Number.isFinite(move) ? count - 1 : (i ?? count - 1) + move),
+        ),
+      );
     else if (event.key === 'Enter' || event.key === ' ') {
       put(i ?? count - 1);
       if (time !== undefined) host.open(time);

@@ -2,7 +2,13 @@ import { formatAmount, formatPercent, formatPrice, percentTrend } from '@/app/li
 import type { LegendBar } from './chart-style';
 
 /** The legend's values: label, what it shows of a bar, and whether phones tuck it away (`extra`). */
-const FIELDS: readonly { readonly label: string; readonly extra: boolean; readonly kind: 'price' | 'amount'; readonly testId?: string; readonly hidden?: boolean }[] = [
+const FIELDS: readonly {
+  readonly label: string;
+  readonly extra: boolean;
+  readonly kind: 'price' | 'amount';
+  readonly testId?: string;
+  readonly hidden?: boolean;
+}[] = [
   { label: 'O', extra: true, kind: 'price' },
   { label: 'H', extra: true, kind: 'price' },
   { label: 'L', extra: true, kind: 'price' },
@@ -33,7 +39,11 @@ export class LegendView {
   /** Made after `place` (the chart's image, whose content is not exposed: the legend is read beside it). */
   constructor(place: HTMLElement) {
     const doc = place.ownerDocument;
-    const make = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] => {
+    const make = <K extends keyof HTMLElementTagNameMap>(
+      tag: K,
+      className?: string,
+      text?: string,
+    ): HTMLElementTagNameMap[K] => {
       const element = doc.createElement(tag);
       if (className) element.className = className;
       if (text !== undefined) element.textContent = text;
@@ -99,7 +109,15 @@ export class LegendView {
     this.element.hidden = bar === undefined;
     if (!bar) return;
     const price = this.price;
-    const texts = [price(bar.open), price(bar.high), price(bar.low), price(bar.close), formatAmount(bar.volume), formatAmount(bar.tvl), formatPercent(bar.change)];
+    const texts = [
+      price(bar.open),
+      price(bar.high),
+      price(bar.low),
+      price(bar.close),
+      formatAmount(bar.volume),
+      formatAmount(bar.tvl),
+      formatPercent(bar.change),
+    ];
     texts.forEach((text, i) => {
       const value = this.values[i];
       if (value && value.textContent !== text) value.textContent = text;

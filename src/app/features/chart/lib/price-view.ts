@@ -16,7 +16,16 @@ import type { Bar } from '@/datafeed';
 import { ChartTimes } from '@/app/lib/chart-time';
 import { formatAmount } from '@/app/lib/format';
 import { PALETTES, type Palette } from '@/app/lib/palette';
-import { candleColorsOf, candleOf, chartOptionsOf, NO_ATTRIBUTION_LOGO, TVL_PRICE_SCALE, tvlOf, volumeOf, type ChartAppearance } from './chart-style';
+import {
+  candleColorsOf,
+  candleOf,
+  chartOptionsOf,
+  NO_ATTRIBUTION_LOGO,
+  TVL_PRICE_SCALE,
+  tvlOf,
+  volumeOf,
+  type ChartAppearance,
+} from './chart-style';
 
 /** Bars shown at first (the newest ones, a few empty slots to their right). */
 export const INITIAL_VISIBLE_BARS = 150;
@@ -60,7 +69,12 @@ export class PriceView {
       timeScale: { borderVisible: false, timeVisible: true, secondsVisible: false, rightOffset: 3 },
     });
     this.candles = this.chart.addSeries(CandlestickSeries, { priceLineVisible: true });
-    this.volume = this.chart.addSeries(HistogramSeries, { priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
+    this.volume = this.chart.addSeries(HistogramSeries, {
+      priceScaleId: 'volume',
+      priceFormat: { type: 'volume' },
+      lastValueVisible: false,
+      priceLineVisible: false,
+    });
     this.chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
     this.chart.subscribeCrosshairMove(this.onCrosshair);
     this.chart.timeScale().subscribeVisibleLogicalRangeChange(this.rangeChanged);
@@ -82,7 +96,9 @@ export class PriceView {
 
   /** A click or tap on the chart: the bar there, by its true time (undefined: none). */
   onClick(listener: (time: number | undefined) => void): void {
-    this.chart.subscribeClick((param) => listener(typeof param.time === 'number' ? this.times.actual(param.time) : undefined));
+    this.chart.subscribeClick((param) =>
+      listener(typeof param.time === 'number' ? this.times.actual(param.time) : undefined),
+    );
   }
 
   /** Marks bar `i` of `bars` with the crosshair (at its close), or takes the mark away (undefined). */
@@ -114,9 +130,21 @@ export class PriceView {
     this.chart.applyOptions(chartOptionsOf(palette, this.times));
     this.candles.applyOptions(candleColorsOf(palette));
     this.volume.applyOptions({ visible: showVolume });
-    this.chart.priceScale('right').applyOptions({ mode: logScale ? PriceScaleMode.Logarithmic : PriceScaleMode.Normal });
+    this.chart
+      .priceScale('right')
+      .applyOptions({ mode: logScale ? PriceScaleMode.Logarithmic : PriceScaleMode.Normal });
     if (showTvl && !this.tvl) {
-      this.tvl = this.chart.addSeries(LineSeries, { color: palette.tvl, lineWidth: 2, priceFormat: { type: 'custom', minMove: 0.01, formatter: formatAmount }, title: 'TVL', priceLineVisible: false }, 1);
+      this.tvl = this.chart.addSeries(
+        LineSeries,
+        {
+          color: palette.tvl,
+          lineWidth: 2,
+          priceFormat: { type: 'custom', minMove: 0.01, formatter: formatAmount },
+          title: 'TVL',
+          priceLineVisible: false,
+        },
+        1,
+      );
       this.chart.panes()[1]?.setStretchFactor(0.3);
       this.tvl.priceScale().applyOptions(TVL_PRICE_SCALE);
     } else if (!showTvl && this.tvl) {
@@ -211,7 +239,10 @@ export class PriceView {
   }
 
   private readonly onCrosshair = (param: MouseEventParams) => {
-    this.hoverListener?.(typeof param.time === 'number' ? this.times.actual(param.time) : undefined, param.sourceEvent !== undefined);
+    this.hoverListener?.(
+      typeof param.time === 'number' ? this.times.actual(param.time) : undefined,
+      param.sourceEvent !== undefined,
+    );
   };
 
   private readonly rangeChanged = (range: LogicalRange | null) => {
@@ -220,7 +251,11 @@ export class PriceView {
 }
 
 /** Line times for an indicator's values at display times of `bars` (null: a gap). */
-export function linePoints(view: PriceView, bars: readonly Bar[], values: readonly (number | null)[]): { time: UTCTimestamp; value?: number }[] {
+export function linePoints(
+  view: PriceView,
+  bars: readonly Bar[],
+  values: readonly (number | null)[],
+): { time: UTCTimestamp; value?: number }[] {
   return values.map((value, i) => {
     const time = view.timeAt(i, bars) as UTCTimestamp;
     return value === null ? { time } : { time, value };

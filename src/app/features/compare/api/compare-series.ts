@@ -11,7 +11,8 @@ type ComparedPool = PoolSeries;
 export function compareSeriesQueryOptions(datafeed: UdfDatafeed, row: SearchRow, resolution: ResolutionString) {
   return queryOptions({
     queryKey: ['compare', row.baseUnit, row.quoteUnit, resolution],
-    queryFn: async (): Promise<ComparedPool[]> => poolSeries(datafeed, await pairPoolRows(datafeed, row, MAX_COMPARED), resolution),
+    queryFn: async (): Promise<ComparedPool[]> =>
+      poolSeries(datafeed, await pairPoolRows(datafeed, row, MAX_COMPARED), resolution),
     refetchInterval: 60_000,
     staleTime: 30_000,
   });

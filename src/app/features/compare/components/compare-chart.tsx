@@ -46,7 +46,12 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
   const palette = PALETTES[theme];
   const daily = toWireResolution(resolution) === '1d';
   // Times as the chart sees them: moved in Local mode so that day marks fall on local midnight.
-  const { containerRef, chart, seriesRef, displayTimes } = useLineChart({ palette, timeZone, daily, fallbackHeight: 420 });
+  const { containerRef, chart, seriesRef, displayTimes } = useLineChart({
+    palette,
+    timeZone,
+    daily,
+    fallbackHeight: 420,
+  });
 
   const normalised = useMemo(() => {
     const pools = query.data ?? [];
@@ -79,7 +84,16 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
   const lines = useMemo(
     () =>
       normalised.flatMap((s, i) =>
-        s.pool && s.points.length > 0 ? [{ symbol: s.pool.row.symbol, group: s.pool.row.exchange, color: palette.series[i % palette.series.length] ?? palette.tvl, points: s.points }] : [],
+        s.pool && s.points.length > 0
+          ? [
+              {
+                symbol: s.pool.row.symbol,
+                group: s.pool.row.exchange,
+                color: palette.series[i % palette.series.length] ?? palette.tvl,
+                points: s.points,
+              },
+            ]
+          : [],
       ),
     [normalised, palette],
   );
@@ -100,12 +114,24 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
   const drawn = lines.length;
   return (
     <section className="chart" aria-label={`Compare ${pairLabel(row)} across DEX pools`}>
-      <div className="chart__canvas" ref={containerRef} data-testid="compare-chart" data-series={drawn} data-status={query.status} role="img" aria-label={`Percent change of ${pairLabel(row)} on each pool`} />
+      <div
+        className="chart__canvas"
+        ref={containerRef}
+        data-testid="compare-chart"
+        data-series={drawn}
+        data-status={query.status}
+        role="img"
+        aria-label={`Percent change of ${pairLabel(row)} on each pool`}
+      />
       {query.data ? (
         <ul className="compare-legend" aria-label="Compared pools" data-testid="compare-legend">
           {normalised.map((s, i) => (
             <li key={s.id} data-testid="compare-legend-item" data-group={s.pool?.row.exchange}>
-              <span className="compare-legend__swatch" style={{ background: palette.series[i % palette.series.length] }} aria-hidden="true" />
+              <span
+                className="compare-legend__swatch"
+                style={{ background: palette.series[i % palette.series.length] }}
+                aria-hidden="true"
+              />
               <span>{s.pool?.row.exchange}</span>
               {s.pool?.error ? (
                 <span className="compare-legend__error">{s.pool.error}</span>
@@ -125,7 +151,12 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
       ) : null}
       {query.isError ? (
         <div className="chart__overlay">
-          <ErrorState title="Compare mode could not load" message={query.error.message} onRetry={() => void query.refetch()} testId="compare-error" />
+          <ErrorState
+            title="Compare mode could not load"
+            message={query.error.message}
+            onRetry={() => void query.refetch()}
+            testId="compare-error"
+          />
         </div>
       ) : null}
       {query.data && query.data.length <= 1 ? (

@@ -32,7 +32,9 @@ export function normaliseSeries(inputs: readonly CompareInput[]): NormalisedSeri
     }
     if (reference === undefined || !(reference > 0)) return { id: s.id, points: [], last: undefined };
     const base = reference;
-    const points = s.bars.filter((bar) => bar.time >= start).map((bar): { time: number; value: number } => ({ time: bar.time, value: (bar.close / base - 1) * 100 }));
+    const points = s.bars
+      .filter((bar) => bar.time >= start)
+      .map((bar): { time: number; value: number } => ({ time: bar.time, value: (bar.close / base - 1) * 100 }));
     // The reference bar itself may be before the start: begin the line at 0 % at the start.
     if (points[0]?.time !== start) points.unshift({ time: start, value: 0 });
     return { id: s.id, points, last: points.at(-1)?.value };

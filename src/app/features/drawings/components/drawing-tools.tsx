@@ -47,11 +47,16 @@ function hintOf(state: DrawingsState, drawings: readonly Drawing[]): string {
   if (state.tool) {
     const tool = TOOLS[state.tool];
     if (tool.points === 1) return `${tool.name}: click or tap the chart to place it (or Place).`;
-    return state.pending ? `${tool.name}: now its second point.` : `${tool.name}: click or tap its first point, then its second (or Place).`;
+    return state.pending
+      ? `${tool.name}: now its second point.`
+      : `${tool.name}: click or tap its first point, then its second (or Place).`;
   }
   const selected = drawings.find((d) => d.id === state.selected);
-  if (selected) return `${drawingName(selected, drawings)} selected: drag an end (or the drawing) or use the arrow keys to move it; Delete removes it.`;
-  return drawings.length > 0 ? 'Pick a tool, or a drawing (on the chart or in the list) to edit it.' : 'Pick a tool, then click or tap the chart.';
+  if (selected)
+    return `${drawingName(selected, drawings)} selected: drag an end (or the drawing) or use the arrow keys to move it; Delete removes it.`;
+  return drawings.length > 0
+    ? 'Pick a tool, or a drawing (on the chart or in the list) to edit it.'
+    : 'Pick a tool, then click or tap the chart.';
 }
 
 function DrawingBar({ layer }: { readonly layer: DrawingLayer }) {
@@ -62,33 +67,73 @@ function DrawingBar({ layer }: { readonly layer: DrawingLayer }) {
   const shownColor = selectedDrawing?.color ?? state.color;
   const noteText = selectedDrawing?.kind === 'note' ? (selectedDrawing.text ?? '') : state.noteText;
   return (
-    <div className="drawing-tools" role="group" aria-label="Drawing tools" data-testid="drawing-tools" data-drawings={drawings.length} data-selected={selected ?? ''}>
+    <div
+      className="drawing-tools"
+      role="group"
+      aria-label="Drawing tools"
+      data-testid="drawing-tools"
+      data-drawings={drawings.length}
+      data-selected={selected ?? ''}
+    >
       <div className="button-group" role="group" aria-label="Drawing tool">
         {DRAWING_KINDS.map((kind) => (
-          <ToggleButton key={kind} pressed={tool === kind} onToggle={() => layer.setTool(kind)} label={TOOLS[kind].name} testId={`drawing-tool-${kind}`}>
+          <ToggleButton
+            key={kind}
+            pressed={tool === kind}
+            onToggle={() => layer.setTool(kind)}
+            label={TOOLS[kind].name}
+            testId={`drawing-tool-${kind}`}
+          >
             {TOOLS[kind].short}
           </ToggleButton>
         ))}
       </div>
-      <button type="button" className="button" onClick={() => layer.placeInView()} disabled={!tool} aria-label="Place the drawing in the middle of the view" data-testid="drawing-place">
+      <button
+        type="button"
+        className="button"
+        onClick={() => layer.placeInView()}
+        disabled={!tool}
+        aria-label="Place the drawing in the middle of the view"
+        data-testid="drawing-place"
+      >
         Place
       </button>
       <label className="field drawing-tools__note" htmlFor={`${id}-note`}>
         <span className="field__label">Note</span>
-        <input id={`${id}-note`} type="text" maxLength={200} value={noteText} onChange={(e) => layer.setNoteText(e.target.value)} aria-label="Note text" data-testid="drawing-note-text" />
+        <input
+          id={`${id}-note`}
+          type="text"
+          maxLength={200}
+          value={noteText}
+          onChange={(e) => layer.setNoteText(e.target.value)}
+          aria-label="Note text"
+          data-testid="drawing-note-text"
+        />
       </label>
       <label className="field" htmlFor={`${id}-color`}>
         <span className="field__label">Colour</span>
-        <input id={`${id}-color`} type="color" value={shownColor} onChange={(e) => layer.setColor(e.target.value)} aria-label="Drawing colour" data-testid="drawing-color" />
+        <input
+          id={`${id}-color`}
+          type="color"
+          value={shownColor}
+          onChange={(e) => layer.setColor(e.target.value)}
+          aria-label="Drawing colour"
+          data-testid="drawing-color"
+        />
       </label>
-      <button type="button" className="button" onClick={() => layer.remove()} disabled={!selectedDrawing} aria-label="Delete the selected drawing" data-testid="drawing-delete">
+      <button
+        type="button"
+        className="button"
+        onClick={() => layer.remove()}
+        disabled={!selectedDrawing}
+        aria-label="Delete the selected drawing"
+        data-testid="drawing-delete"
+      >
         Delete
       </button>
       {/* Always there, so the bar keeps its height as drawings come and go. */}
       <details className="drawing-tools__list">
-        <summary className="button">
-          Drawings ({drawings.length})
-        </summary>
+        <summary className="button">Drawings ({drawings.length})</summary>
         <ul aria-label="Drawings">
           {drawings.map((drawing) => (
             <li key={drawing.id}>

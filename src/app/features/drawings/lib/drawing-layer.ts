@@ -1,6 +1,17 @@
 import { hitTest, type Hit, type Point } from './geometry';
 import { DrawingPrimitive, textBox, type Painted } from './drawing-primitive';
-import { DEFAULT_COLOR, DEFAULT_NOTE, MAX_NOTE, TOOLS, formatPercent, formatSpan, measure, type Anchor, type Drawing, type DrawingKind } from './model';
+import {
+  DEFAULT_COLOR,
+  DEFAULT_NOTE,
+  MAX_NOTE,
+  TOOLS,
+  formatPercent,
+  formatSpan,
+  measure,
+  type Anchor,
+  type Drawing,
+  type DrawingKind,
+} from './model';
 import { loadDrawings, saveDrawings } from './storage';
 import { DRAWING_ADD_MARK, DRAWING_DRAWN_MEASURE } from './marks';
 import { Projection, type DrawingHost } from './projection';
@@ -23,7 +34,15 @@ export interface DrawingsState {
 /** Pixels around a line or point that a press still takes: a finger is wider than a mouse pointer. */
 const TOLERANCE = { mouse: 6, touch: 14 } as const;
 /** The events lightweight-charts handles the pointer with (mouse and touch): held back while a drawing has the pointer. */
-const CHART_EVENTS = ['mousedown', 'mousemove', 'mouseup', 'touchstart', 'touchmove', 'touchend', 'touchcancel'] as const;
+const CHART_EVENTS = [
+  'mousedown',
+  'mousemove',
+  'mouseup',
+  'touchstart',
+  'touchmove',
+  'touchend',
+  'touchcancel',
+] as const;
 
 type Gesture = { readonly hit: Hit; readonly start: Point; readonly original: Drawing; moved: boolean };
 
@@ -60,7 +79,15 @@ export class DrawingLayer {
     private readonly group: string,
     private readonly symbol: string,
   ) {
-    this.state = { drawings: loadDrawings(storage, group, symbol), selected: undefined, tool: undefined, pending: false, color: DEFAULT_COLOR, noteText: DEFAULT_NOTE, unsaved: false };
+    this.state = {
+      drawings: loadDrawings(storage, group, symbol),
+      selected: undefined,
+      tool: undefined,
+      pending: false,
+      color: DEFAULT_COLOR,
+      noteText: DEFAULT_NOTE,
+      unsaved: false,
+    };
     this.projection = new Projection(host);
     this.primitive = new DrawingPrimitive(() => this.paint());
     host.series.attachPrimitive(this.primitive);
@@ -88,7 +115,11 @@ export class DrawingLayer {
   /** The tool for the next presses on the chart (the same tool again, or undefined: back to selecting). */
   setTool(tool: DrawingKind | undefined): void {
     this.placing = undefined;
-    this.set({ tool: tool === this.state.tool ? undefined : tool, pending: false, selected: tool ? undefined : this.state.selected });
+    this.set({
+      tool: tool === this.state.tool ? undefined : tool,
+      pending: false,
+      selected: tool ? undefined : this.state.selected,
+    });
   }
 
   select(id: string | undefined): void {
@@ -99,7 +130,10 @@ export class DrawingLayer {
   /** Deletes a drawing (the selected one by default). */
   remove(id = this.state.selected): void {
     if (id === undefined) return;
-    this.change(this.state.drawings.filter((d) => d.id !== id), { selected: this.state.selected === id ? undefined : this.state.selected });
+    this.change(
+      this.state.drawings.filter((d) => d.id !== id),
+      { selected: this.state.selected === id ? undefined : this.state.selected },
+    );
   }
 
   /** The colour of new drawings, and of the selected one. */
@@ -107,7 +141,11 @@ export class DrawingLayer {
     if (!/^#[0-9a-f]{6}$/i.test(color)) return;
     const selected = this.state.selected;
     if (selected === undefined) this.set({ color });
-    else this.change(this.state.drawings.map((d) => (d.id === selected ? { ...d, color } : d)), { color });
+    else
+      this.change(
+        this.state.drawings.map((d) => (d.id === selected ? { ...d, color } : d)),
+        { color },
+      );
   }
 
   /** The text of new notes, and of the selected note. */
@@ -115,12 +153,22 @@ export class DrawingLayer {
     const noteText = text.slice(0, MAX_NOTE);
     const selected = this.state.drawings.find((d) => d.id === this.state.selected && d.kind === 'note');
     if (!selected) this.set({ noteText });
-    else this.change(this.state.drawings.map((d) => (d === selected ? { ...d, text: noteText } : d)), { noteText });
+    else
+      this.change(
+        this.state.drawings.map((d) => (d === selected ? { ...d, text: noteText } : d)),
+        { noteText },
+      );
   }
 
   /** Adds a drawing at these anchors (the pointer's way ends here too); returns it. */
   add(kind: DrawingKind, points: readonly Anchor[]): Drawing {
-    const drawing: Drawing = { id: newId(), kind, points, color: this.state.color, ...(kind === 'note' ? { text: this.state.noteText } : {}) };
+    const drawing: Drawing = {
+      id: newId(),
+      kind,
+      points,
+      color: this.state.color,
+      ...(kind === 'note' ? { text: this.state.noteText } : {}),
+    };
     this.placing = undefined;
     this.change([...this.state.drawings, drawing], { selected: drawing.id, tool: undefined, pending: false });
     return drawing;
@@ -144,8 +192,15 @@ export class DrawingLayer {
   nudge(dx: number, dy: number): void {
     const original = this.state.drawings.find((d) => d.id === this.state.selected);
     if (!original) return;
-    const moved = this.moved({ hit: { id: original.id, handle: 'body' }, start: { x: 0, y: 0 }, original, moved: false }, { x: dx, y: dy });
-    if (moved) this.change(this.state.drawings.map((d) => (d.id === moved.id ? moved : d)), {});
+    const moved = this.moved(
+      { hit: { id: original.id, handle: 'body' }, start: { x: 0, y: 0 }, original, moved: false },
+      { x: dx, y: dy },
+    );
+    if (moved)
+      this.change(
+        this.state.drawings.map((d) => (d.id === moved.id ? moved : d)),
+        {},
+      );
   }
 
   /** Where the drawings are on screen now, topmost last. */
@@ -171,7 +226,9 @@ export class DrawingLayer {
   private paint(): readonly Painted[] {
     const { drawings, selected } = this.state;
     const placing = this.placing;
-    const all: Drawing[] = placing?.hover ? [...drawings, { id: '', kind: placing.kind, points: [placing.first, placing.hover], color: this.state.color }] : [...drawings];
+    const all: Drawing[] = placing?.hover
+      ? [...drawings, { id: '', kind: placing.kind, points: [placing.first, placing.hover], color: this.state.color }]
+      : [...drawings];
     const painted: Painted[] = [];
     for (const drawing of all) {
       const points = drawing.points.map((a) => this.projection.toScreen(a));
@@ -179,7 +236,16 @@ export class DrawingLayer {
       const on = points as NonNullable<(typeof points)[number]>[];
       const lines = this.linesOf(drawing, on);
       const box = drawing.kind === 'note' ? this.box(lines) : undefined;
-      painted.push({ id: drawing.id, kind: drawing.kind, points: on, prices: on.map((q) => q.shown), color: drawing.color, selected: drawing.id === selected, ...(lines ? { lines } : {}), ...(box ? { box } : {}) });
+      painted.push({
+        id: drawing.id,
+        kind: drawing.kind,
+        points: on,
+        prices: on.map((q) => q.shown),
+        color: drawing.color,
+        selected: drawing.id === selected,
+        ...(lines ? { lines } : {}),
+        ...(box ? { box } : {}),
+      });
     }
     this.describe(painted);
     return painted;
@@ -193,7 +259,16 @@ export class DrawingLayer {
     const text = JSON.stringify(
       painted
         .filter((p) => p.id !== '')
-        .map((p) => ({ id: p.id, kind: p.kind, color: p.color, points: p.points.map((q, i) => ({ x: Math.round(q.x), y: Math.round(q.y), price: Number(p.prices[i]?.toPrecision(8)) })) })),
+        .map((p) => ({
+          id: p.id,
+          kind: p.kind,
+          color: p.color,
+          points: p.points.map((q, i) => ({
+            x: Math.round(q.x),
+            y: Math.round(q.y),
+            price: Number(p.prices[i]?.toPrecision(8)),
+          })),
+        })),
     );
     if (this.host.element.dataset.drawings !== text) this.host.element.dataset.drawings = text;
   }
@@ -204,7 +279,10 @@ export class DrawingLayer {
     const [a, b] = on;
     const [ta, tb] = drawing.points;
     if (!a || !b || !ta || !tb) return undefined;
-    const m = measure({ price: a.shown, logical: a.logical, time: ta.time }, { price: b.shown, logical: b.logical, time: tb.time });
+    const m = measure(
+      { price: a.shown, logical: a.logical, time: ta.time },
+      { price: b.shown, logical: b.logical, time: tb.time },
+    );
     const format = this.host.series.priceFormatter();
     const change = `${m.change >= 0 ? '+' : '−'}${format.format(Math.abs(m.change))}`;
     return [`${change} (${formatPercent(m.percent)})`, `${m.bars} bars, ${formatSpan(m.seconds)}`];
@@ -298,7 +376,9 @@ export class DrawingLayer {
     const { original, hit, start } = gesture;
     if (hit.handle !== 'body') {
       const anchor = this.projection.toAnchor(p);
-      return anchor ? { ...original, points: original.points.map((a, i) => (i === hit.handle ? anchor : a)) } : undefined;
+      return anchor
+        ? { ...original, points: original.points.map((a, i) => (i === hit.handle ? anchor : a)) }
+        : undefined;
     }
     const points: Anchor[] = [];
     for (const a of original.points) {
@@ -333,11 +413,19 @@ export class DrawingLayer {
     if ((event.key === 'Delete' || event.key === 'Backspace') && this.state.selected !== undefined) {
       event.preventDefault();
       this.remove();
-    } else if (event.key.startsWith('Arrow') && this.state.selected !== undefined && !event.altKey && !event.ctrlKey && !event.metaKey) {
+    } else if (
+      event.key.startsWith('Arrow') &&
+      this.state.selected !== undefined &&
+      !event.altKey &&
+      !event.ctrlKey &&
+      !event.metaKey
+    ) {
       // A selected drawing moves by 8 pixels (1 with Shift) instead of the page scrolling.
       event.preventDefault();
       const step = event.shiftKey ? 1 : 8;
-      const [dx, dy] = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] }[event.key] ?? [0, 0];
+      const [dx, dy] = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] }[
+        event.key
+      ] ?? [0, 0];
       this.nudge(dx ?? 0, dy ?? 0);
     } else if (event.key === 'Escape' && (this.state.tool || this.state.selected !== undefined)) {
       this.placing = undefined;

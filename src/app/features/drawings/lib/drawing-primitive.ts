@@ -19,10 +19,16 @@ const PADDING = 4;
 const HANDLE_RADIUS = 5;
 
 /** `#rrggbb` at `alpha` (0-1) as `#rrggbbaa`. */
-const withAlpha = (color: string, alpha: number) => `${color}${Math.round(alpha * 255).toString(16).padStart(2, '0')}`;
+const withAlpha = (color: string, alpha: number) =>
+  `${color}${Math.round(alpha * 255)
+    .toString(16)
+    .padStart(2, '0')}`;
 
 /** The size of a text box of `lines` in `FONT` (measured on the canvas being drawn). */
-export function textBox(ctx: Pick<CanvasRenderingContext2D, 'measureText' | 'font'>, lines: readonly string[]): { width: number; height: number } {
+export function textBox(
+  ctx: Pick<CanvasRenderingContext2D, 'measureText' | 'font'>,
+  lines: readonly string[],
+): { width: number; height: number } {
   ctx.font = FONT;
   const width = Math.max(0, ...lines.map((line) => ctx.measureText(line).width));
   return { width: Math.ceil(width) + 2 * PADDING, height: lines.length * LINE_HEIGHT + 2 * PADDING };
@@ -66,7 +72,8 @@ function paint(ctx: CanvasRenderingContext2D, shape: Painted, width: number, hei
       if (b) {
         ctx.fillStyle = withAlpha(shape.color, 0.15);
         ctx.fillRect(Math.min(a.x, b.x), Math.min(a.y, b.y), Math.abs(b.x - a.x), Math.abs(b.y - a.y));
-        if (shape.kind === 'rect') ctx.strokeRect(Math.min(a.x, b.x), Math.min(a.y, b.y), Math.abs(b.x - a.x), Math.abs(b.y - a.y));
+        if (shape.kind === 'rect')
+          ctx.strokeRect(Math.min(a.x, b.x), Math.min(a.y, b.y), Math.abs(b.x - a.x), Math.abs(b.y - a.y));
         else {
           ctx.setLineDash([4, 3]);
           line(a, b);
@@ -93,7 +100,13 @@ function paint(ctx: CanvasRenderingContext2D, shape: Painted, width: number, hei
 }
 
 /** A box of text lines in the drawing's colour, white text: at `at`'s right going up (a note), or centred above it (the measure). */
-function label(ctx: CanvasRenderingContext2D, lines: readonly string[], at: Point, color: string, place: 'right' | 'above'): void {
+function label(
+  ctx: CanvasRenderingContext2D,
+  lines: readonly string[],
+  at: Point,
+  color: string,
+  place: 'right' | 'above',
+): void {
   if (lines.length === 0) return;
   const box = textBox(ctx, lines);
   const x = place === 'right' ? at.x : at.x - box.width / 2;

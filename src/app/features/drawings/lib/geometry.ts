@@ -68,7 +68,10 @@ export function rayEnd(a: Point, b: Point, width: number, height: number): Point
   const dx = b.x - a.x;
   const dy = b.y - a.y;
   if (dx === 0 && dy === 0) return b;
-  const limits = [dx > 0 ? (width - a.x) / dx : dx < 0 ? -a.x / dx : Infinity, dy > 0 ? (height - a.y) / dy : dy < 0 ? -a.y / dy : Infinity];
+  const limits = [
+    dx > 0 ? (width - a.x) / dx : dx < 0 ? -a.x / dx : Infinity,
+    dy > 0 ? (height - a.y) / dy : dy < 0 ? -a.y / dy : Infinity,
+  ];
   const t = Math.max(1, Math.min(...limits));
   return { x: a.x + t * dx, y: a.y + t * dy };
 }
@@ -83,7 +86,8 @@ export type Hit = { readonly id: string; readonly handle: number | 'body' };
 export function hitTest(shapes: readonly Shape[], p: Point, tolerance: number): Hit | undefined {
   for (let s = shapes.length - 1; s >= 0; s--) {
     const shape = shapes[s] as Shape;
-    const handle = shape.kind === 'note' ? -1 : shape.points.findIndex((q) => Math.hypot(q.x - p.x, q.y - p.y) <= tolerance);
+    const handle =
+      shape.kind === 'note' ? -1 : shape.points.findIndex((q) => Math.hypot(q.x - p.x, q.y - p.y) <= tolerance);
     if (handle >= 0) return { id: shape.id, handle };
   }
   for (let s = shapes.length - 1; s >= 0; s--) {
@@ -101,7 +105,12 @@ function onBody(shape: Shape, p: Point, tolerance: number): boolean {
       return Math.abs(p.y - a.y) <= tolerance;
     case 'note': {
       const box = shape.box ?? { width: 40, height: 18 };
-      return p.x >= a.x - tolerance / 2 && p.x <= a.x + box.width + tolerance / 2 && p.y <= a.y + tolerance / 2 && p.y >= a.y - box.height - tolerance / 2;
+      return (
+        p.x >= a.x - tolerance / 2 &&
+        p.x <= a.x + box.width + tolerance / 2 &&
+        p.y <= a.y + tolerance / 2 &&
+        p.y >= a.y - box.height - tolerance / 2
+      );
     }
     case 'trend':
     case 'ray':

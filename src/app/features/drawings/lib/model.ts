@@ -3,7 +3,9 @@ export const DRAWING_KINDS = ['hline', 'trend', 'ray', 'rect', 'measure', 'note'
 export type DrawingKind = (typeof DRAWING_KINDS)[number];
 
 /** Each tool's name (buttons, the list of drawings) and how many points it takes. */
-export const TOOLS: Readonly<Record<DrawingKind, { readonly name: string; readonly short: string; readonly points: 1 | 2 }>> = {
+export const TOOLS: Readonly<
+  Record<DrawingKind, { readonly name: string; readonly short: string; readonly points: 1 | 2 }>
+> = {
   hline: { name: 'Horizontal line', short: 'H-line', points: 1 },
   trend: { name: 'Trend line', short: 'Trend', points: 2 },
   ray: { name: 'Ray', short: 'Ray', points: 2 },
@@ -49,7 +51,10 @@ export interface Measured {
   readonly seconds: number;
 }
 
-export function measure(from: { price: number; logical: number; time: number }, to: { price: number; logical: number; time: number }): Measured {
+export function measure(
+  from: { price: number; logical: number; time: number },
+  to: { price: number; logical: number; time: number },
+): Measured {
   const change = to.price - from.price;
   return {
     change,
@@ -64,7 +69,12 @@ export function formatSpan(seconds: number): string {
   const sign = seconds < 0 ? '-' : '';
   let rest = Math.abs(Math.round(seconds));
   const parts: string[] = [];
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     const n = Math.floor(rest / size);
     rest -= n * size;
     if (n > 0 && parts.length < 2) parts.push(`${n}${unit}`);

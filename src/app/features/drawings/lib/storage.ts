@@ -7,7 +7,8 @@ const VERSION = 1;
 export const MAX_DRAWINGS = 200;
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
-const isKind = (value: unknown): value is DrawingKind => typeof value === 'string' && (DRAWING_KINDS as readonly string[]).includes(value);
+const isKind = (value: unknown): value is DrawingKind =>
+  typeof value === 'string' && (DRAWING_KINDS as readonly string[]).includes(value);
 const isColor = (value: unknown): value is string => typeof value === 'string' && /^#[0-9a-f]{6}$/i.test(value);
 
 function anchorOf(value: unknown): Anchor | undefined {
@@ -20,7 +21,8 @@ function anchorOf(value: unknown): Anchor | undefined {
 export function drawingOf(value: unknown): Drawing | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { id, kind, points, color, text } = value as Record<string, unknown>;
-  if (typeof id !== 'string' || id === '' || !isKind(kind) || !isColor(color) || !Array.isArray(points)) return undefined;
+  if (typeof id !== 'string' || id === '' || !isKind(kind) || !isColor(color) || !Array.isArray(points))
+    return undefined;
   const anchors = points.map(anchorOf);
   if (anchors.length !== TOOLS[kind].points || anchors.some((a) => a === undefined)) return undefined;
   const drawing: Drawing = { id, kind, points: anchors as Anchor[], color };
@@ -64,7 +66,12 @@ export function loadDrawings(storage: Storage | undefined, group: string, symbol
  * Keeps a pair's drawings (the entry is removed when there are none, so the page does not load the
  * drawings' code for it). False when storage refused (full, or disabled): the drawings stay on screen.
  */
-export function saveDrawings(storage: Storage | undefined, group: string, symbol: string, drawings: readonly Drawing[]): boolean {
+export function saveDrawings(
+  storage: Storage | undefined,
+  group: string,
+  symbol: string,
+  drawings: readonly Drawing[],
+): boolean {
   if (!storage) return false;
   const key = drawingsKey(group, symbol);
   try {

@@ -27,7 +27,9 @@ export function ExportMenu({ source, resolution }: { source: ExportSource | unde
       return loaded;
     } catch (error) {
       setMessage('');
-      setFailure(`The export could not load (${error instanceof Error ? error.message : String(error)}): reload the page to try again`);
+      setFailure(
+        `The export could not load (${error instanceof Error ? error.message : String(error)}): reload the page to try again`,
+      );
       return undefined;
     }
   };
@@ -42,11 +44,29 @@ export function ExportMenu({ source, resolution }: { source: ExportSource | unde
     if (loaded) setMessage(await loaded.exportPng(source, resolution, theme, timeZone));
   };
   return (
-    <div className="button-group" role="group" aria-label="Export" onPointerEnter={preloadExporters} onFocus={preloadExporters}>
-      <button type="button" className="button" onClick={() => void exportCsv()} disabled={!source} data-testid="export-csv">
+    <div
+      className="button-group"
+      role="group"
+      aria-label="Export"
+      onPointerEnter={preloadExporters}
+      onFocus={preloadExporters}
+    >
+      <button
+        type="button"
+        className="button"
+        onClick={() => void exportCsv()}
+        disabled={!source}
+        data-testid="export-csv"
+      >
         CSV
       </button>
-      <button type="button" className="button" onClick={() => void exportPng()} disabled={!source} data-testid="export-png">
+      <button
+        type="button"
+        className="button"
+        onClick={() => void exportPng()}
+        disabled={!source}
+        data-testid="export-png"
+      >
         PNG
       </button>
       <span className="visually-hidden" role="status" data-testid="export-status">

@@ -60,7 +60,9 @@ export function seriesToCsv(series: readonly ExportSeries[]): string {
   const columns = series.map((s) => new Map(s.points.map((p) => [p.time, p.value])));
   const times = [...new Set(series.flatMap((s) => s.points.map((p) => p.time)))].sort((a, b) => a - b);
   for (const time of times) {
-    lines.push([isoTime(time), String(time), ...columns.map((column) => number(column.get(time) ?? Number.NaN))].join(','));
+    lines.push(
+      [isoTime(time), String(time), ...columns.map((column) => number(column.get(time) ?? Number.NaN))].join(','),
+    );
   }
   return `${lines.join('\r\n')}\r\n`;
 }
@@ -70,7 +72,16 @@ export function barsToCsv(bars: readonly Bar[], currency: 'ada' | 'usd' = 'ada')
   const lines = [csvHeader(currency).map(csvField).join(',')];
   for (const bar of bars) {
     lines.push(
-      [isoTime(bar.time), String(bar.time), number(bar.open), number(bar.high), number(bar.low), number(bar.close), number(bar.volume), number(bar.tvl)].join(','),
+      [
+        isoTime(bar.time),
+        String(bar.time),
+        number(bar.open),
+        number(bar.high),
+        number(bar.low),
+        number(bar.close),
+        number(bar.volume),
+        number(bar.tvl),
+      ].join(','),
     );
   }
   return `${lines.join('\r\n')}\r\n`;

@@ -21,7 +21,12 @@ const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
  * pixel density (`scale`: device pixels per CSS pixel). The screenshot itself is returned when no 2D
  * context is available.
  */
-export function withTitleStrip(shot: HTMLCanvasElement, strip: TitleStrip, colors: StripColors, scale: number): HTMLCanvasElement {
+export function withTitleStrip(
+  shot: HTMLCanvasElement,
+  strip: TitleStrip,
+  colors: StripColors,
+  scale: number,
+): HTMLCanvasElement {
   const px = (n: number) => Math.round(n * scale);
   const padding = px(10);
   const line = px(22);
@@ -40,7 +45,12 @@ export function withTitleStrip(shot: HTMLCanvasElement, strip: TitleStrip, color
   const titleLines = wrap(strip.title, width, (text) => ctx.measureText(text).width);
   const titleWidth = ctx.measureText(titleLines[0] ?? '').width;
   ctx.font = noteFont;
-  const note = strip.note !== undefined && titleLines.length === 1 && titleWidth + px(24) + ctx.measureText(strip.note).width <= width ? strip.note : undefined;
+  const note =
+    strip.note !== undefined &&
+    titleLines.length === 1 &&
+    titleWidth + px(24) + ctx.measureText(strip.note).width <= width
+      ? strip.note
+      : undefined;
   ctx.font = legendFont;
   const rows: { label: string; color: string; x: number }[][] = [];
   let x = padding;

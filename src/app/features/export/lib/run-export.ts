@@ -42,7 +42,12 @@ export function exportCsv(source: ExportSource, resolution: string): string {
 }
 
 /** Downloads the PNG of the chart under a strip naming the pair, group and resolution; what to say. */
-export function exportPng(source: ExportSource, resolution: string, theme: Theme, timeZone: TimeZoneMode): Promise<string> {
+export function exportPng(
+  source: ExportSource,
+  resolution: string,
+  theme: Theme,
+  timeZone: TimeZoneMode,
+): Promise<string> {
   const palette = PALETTES[theme];
   const resolutionName = RESOLUTION_CHOICES.find((c) => c.value === resolution)?.name ?? resolution;
   const now = Date.now();

@@ -7,7 +7,17 @@ import { LAYOUT_CHOICES } from '@/app/lib/layout-edit';
  * charts, the switch that keeps their crosshair and time range in step. Light on purpose: it is in the
  * chart page's first code; the layouts themselves are a chunk loaded when one is chosen.
  */
-export function LayoutPicker({ kind, sync, onKind, onSync }: { kind: LayoutKind; sync: boolean; onKind: (kind: LayoutKind) => void; onSync: (sync: boolean) => void }) {
+export function LayoutPicker({
+  kind,
+  sync,
+  onKind,
+  onSync,
+}: {
+  kind: LayoutKind;
+  sync: boolean;
+  onKind: (kind: LayoutKind) => void;
+  onSync: (sync: boolean) => void;
+}) {
   return (
     <div className="button-group layout-picker" role="group" aria-label="Layout" data-testid="layout-picker">
       {LAYOUT_CHOICES.map((choice) => (
@@ -25,7 +35,12 @@ export function LayoutPicker({ kind, sync, onKind, onSync }: { kind: LayoutKind;
         </button>
       ))}
       {kind === '1' ? null : (
-        <ToggleButton pressed={sync} onToggle={() => onSync(!sync)} label="Keep crosshair and time in step" testId="layout-sync">
+        <ToggleButton
+          pressed={sync}
+          onToggle={() => onSync(!sync)}
+          label="Keep crosshair and time in step"
+          testId="layout-sync"
+        >
           ⇄
         </ToggleButton>
       )}

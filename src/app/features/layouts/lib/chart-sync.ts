@@ -1,4 +1,12 @@
-import { MismatchDirection, type IChartApi, type ISeriesApi, type LogicalRange, type MouseEventParams, type SeriesType, type Time } from 'lightweight-charts';
+import {
+  MismatchDirection,
+  type IChartApi,
+  type ISeriesApi,
+  type LogicalRange,
+  type MouseEventParams,
+  type SeriesType,
+  type Time,
+} from 'lightweight-charts';
 import { chartTurns } from '@/app/lib/frame-queue';
 
 /** One chart of a layout, as the sync needs it: lightweight-charts' chart and its main series. */
@@ -153,6 +161,9 @@ function setRange(chart: SyncedChart, range: { from: Time; to: Time }): void {
 function closeAt(chart: SyncedChart, time: Time): number | undefined {
   const index = chart.chart.timeScale().timeToIndex(time, true);
   if (index === null) return undefined;
-  const point = chart.series.dataByIndex(index, MismatchDirection.NearestLeft) as { close?: number; value?: number } | null;
+  const point = chart.series.dataByIndex(index, MismatchDirection.NearestLeft) as {
+    close?: number;
+    value?: number;
+  } | null;
   return point?.close ?? point?.value;
 }

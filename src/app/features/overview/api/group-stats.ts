@@ -34,8 +34,14 @@ const FIRST_LIST_WAIT_MS = 250;
  * preloads it: src/server/first-paint.ts); one that takes longer than FIRST_LIST_WAIT_MS does not hold
  * the app back (its rows come when it does).
  */
-export function prefetchList({ queryClient, api }: { readonly queryClient: QueryClient; readonly api: GatewayClient }, group: string): Promise<void> {
-  return Promise.race([queryClient.prefetchQuery(groupStatsQueryOptions(api, group)), new Promise<void>((resolve) => setTimeout(resolve, FIRST_LIST_WAIT_MS))]);
+export function prefetchList(
+  { queryClient, api }: { readonly queryClient: QueryClient; readonly api: GatewayClient },
+  group: string,
+): Promise<void> {
+  return Promise.race([
+    queryClient.prefetchQuery(groupStatsQueryOptions(api, group)),
+    new Promise<void>((resolve) => setTimeout(resolve, FIRST_LIST_WAIT_MS)),
+  ]);
 }
 
 /**
@@ -64,7 +70,12 @@ export function mergeIntoList(into: GroupStats, from: GroupStats): GroupStats {
  * 2 s while some are missing, then every 30 s. `onAnswer` gets each answer (to merge it into the list)
  * and when it was asked (what trades after that time change is not in it).
  */
-export function shownStatsQueryOptions(api: GatewayClient, group: string, pools: readonly string[], onAnswer?: (body: GroupStats, askedAt: number) => void) {
+export function shownStatsQueryOptions(
+  api: GatewayClient,
+  group: string,
+  pools: readonly string[],
+  onAnswer?: (body: GroupStats, askedAt: number) => void,
+) {
   return queryOptions({
     queryKey: ['group-stats', group, 'shown', pools.join(',')],
     queryFn: async ({ signal }) => {
@@ -73,7 +84,8 @@ export function shownStatsQueryOptions(api: GatewayClient, group: string, pools:
       onAnswer?.(body, askedAt);
       return body;
     },
-    refetchInterval: (query) => (query.state.data?.complete === false || query.state.status === 'pending' ? 2000 : 30_000),
+    refetchInterval: (query) =>
+      query.state.data?.complete === false || query.state.status === 'pending' ? 2000 : 30_000,
     staleTime: 1000,
   });
 }

@@ -11,7 +11,8 @@ import { spreadsByPair } from '../lib/rows';
 export function spreadsQueryOptions(api: GatewayClient, minTvl: number) {
   return queryOptions({
     queryKey: ['spreads', minTvl],
-    queryFn: async ({ signal }) => spreadsByPair(await api.getOrThrow('/spreads', { min_tvl: minTvl }, spreadsSchema, signal)),
+    queryFn: async ({ signal }) =>
+      spreadsByPair(await api.getOrThrow('/spreads', { min_tvl: minTvl }, spreadsSchema, signal)),
     retry: (count, error) => !(error instanceof GatewayError && error.status === 404) && count < 2,
     staleTime: 30_000,
     refetchInterval: 60_000,

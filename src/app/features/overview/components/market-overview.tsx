@@ -41,10 +41,24 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
   const { initial, sort, setSort, query, setQuery, scrollRef } = useOverviewPlace(place);
   const [shown, setShown] = useState<readonly string[]>([]);
   const [filtering, setFiltering] = useState(query !== '');
-  const { list, rows, sorted, names, incomplete, numbersOf, spreads } = useOverviewRows(group, { query, sort, shown, livePools, filtering });
+  const { list, rows, sorted, names, incomplete, numbersOf, spreads } = useOverviewRows(group, {
+    query,
+    sort,
+    shown,
+    livePools,
+    filtering,
+  });
   const { spreadMinTvl } = useTraderSettings();
   const noSpreads = spreads.error instanceof GatewayError && spreads.error.status === 404;
-  const savePlace = useKeptPlace({ initial, sort, query, scrollRef, rowCount: sorted.length, ready: list.isSuccess, onPlace });
+  const savePlace = useKeptPlace({
+    initial,
+    sort,
+    query,
+    scrollRef,
+    rowCount: sorted.length,
+    ready: list.isSuccess,
+    onPlace,
+  });
 
   // Performance marks: the first rows on screen; a sort from the click to its rows rendered.
   const marked = useRef(false);
@@ -66,7 +80,11 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
   const sortBy = (key: SortKey) => {
     performance.mark(OVERVIEW_SORT_MARK);
     sorting.current = true;
-    setSort((current) => (current.key === key ? { key, direction: current.direction === 'desc' ? 'asc' : 'desc' } : { key, direction: 'desc' }));
+    setSort((current) =>
+      current.key === key
+        ? { key, direction: current.direction === 'desc' ? 'asc' : 'desc' }
+        : { key, direction: 'desc' },
+    );
     scrollRef.current?.scrollTo?.({ top: 0 });
   };
   const open = (row: OverviewRow) => {
@@ -77,7 +95,16 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
   const groupLabel = group === AGGREGATE_GROUP ? 'Aggregate (all DEXs)' : group;
   const status = list.isError ? 'error' : list.data ? 'ready' : 'loading';
   return (
-    <section className="overview" aria-labelledby={`${id}-title`} data-testid="market-overview" data-group={list.data?.group ?? group} data-status={status} data-count={sorted.length} data-sort={sort.key} data-direction={sort.direction}>
+    <section
+      className="overview"
+      aria-labelledby={`${id}-title`}
+      data-testid="market-overview"
+      data-group={list.data?.group ?? group}
+      data-status={status}
+      data-count={sorted.length}
+      data-sort={sort.key}
+      data-direction={sort.direction}
+    >
       <OverviewHead
         titleId={`${id}-title`}
         groupLabel={groupLabel}
@@ -91,16 +118,23 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
       />
       {incomplete ? (
         <p className="overview__note" data-testid="overview-note">
-          This data source has no market overview route: each pair’s numbers are fetched when it is shown, within its rate limit, so rows fill in over a few seconds and sort by what is known.
+          This data source has no market overview route: each pair’s numbers are fetched when it is shown, within its
+          rate limit, so rows fill in over a few seconds and sort by what is known.
         </p>
       ) : null}
       {noSpreads ? (
         <p className="overview__note" data-testid="overview-spread-note">
-          This data source has no spreads route: the Spread column is empty (the chart page’s Spread view works from each pair’s pools).
+          This data source has no spreads route: the Spread column is empty (the chart page’s Spread view works from
+          each pair’s pools).
         </p>
       ) : null}
       {list.isError ? (
-        <ErrorState title="The pairs could not load" message={list.error.message} testId="overview-error" onRetry={() => void list.refetch()} />
+        <ErrorState
+          title="The pairs could not load"
+          message={list.error.message}
+          testId="overview-error"
+          onRetry={() => void list.refetch()}
+        />
       ) : !list.data ? (
         <p className="overview__loading" role="status" data-testid="overview-loading">
           Loading the pairs of {groupLabel}…

@@ -9,7 +9,15 @@ const COLUMNS: readonly { readonly key: SortKey; readonly label: string }[] = [
 ];
 
 /** The overview's columns (fixed widths: they stay put while rows come and go with the scroll) and their headers, each a sort button. */
-export function OverviewColumns({ sort, onSort, spreadNote }: { readonly sort: SortOrder; readonly onSort: (key: SortKey) => void; readonly spreadNote?: string }) {
+export function OverviewColumns({
+  sort,
+  onSort,
+  spreadNote,
+}: {
+  readonly sort: SortOrder;
+  readonly onSort: (key: SortKey) => void;
+  readonly spreadNote?: string;
+}) {
   return (
     <>
       <colgroup>
@@ -26,8 +34,19 @@ export function OverviewColumns({ sort, onSort, spreadNote }: { readonly sort: S
           {COLUMNS.map((column) => {
             const active = sort.key === column.key;
             return (
-              <th key={column.key} scope="col" className="overview__num" aria-sort={active ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}>
-                <button type="button" className="overview__sort" onClick={() => onSort(column.key)} data-testid={`sort-${column.key}`} title={column.key === 'spread' ? spreadNote : undefined}>
+              <th
+                key={column.key}
+                scope="col"
+                className="overview__num"
+                aria-sort={active ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
+              >
+                <button
+                  type="button"
+                  className="overview__sort"
+                  onClick={() => onSort(column.key)}
+                  data-testid={`sort-${column.key}`}
+                  title={column.key === 'spread' ? spreadNote : undefined}
+                >
                   {column.label}
                   <span className="overview__arrow" aria-hidden="true">
                     {active ? (sort.direction === 'asc' ? '▲' : '▼') : ''}

@@ -19,7 +19,9 @@ export function OverviewHead(props: {
         Markets on {groupLabel}
       </h1>
       <p className="overview__count" role="status" data-testid="overview-count">
-        {count === undefined ? '' : `${formatCount(count)} ${count === 1 ? 'pair' : 'pairs'}${text === '' ? '' : ` matching “${text}”`}`}
+        {count === undefined
+          ? ''
+          : `${formatCount(count)} ${count === 1 ? 'pair' : 'pairs'}${text === '' ? '' : ` matching “${text}”`}`}
       </p>
       <label className="overview__filter">
         <span className="visually-hidden">Filter pairs</span>

@@ -24,7 +24,15 @@ export function OverviewRow(props: {
   const { row, index, numbers, name, sortKey, href, onOpen } = props;
   const onClick = (event: MouseEvent<HTMLTableRowElement>) => {
     // A new tab or window (modifier keys, middle button) is the link's own business.
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     event.preventDefault();
     onOpen(row);
   };
@@ -52,7 +60,11 @@ export function OverviewRow(props: {
         {numbers.price === undefined ? PENDING : <span key="value">{formatPrice(numbers.price)}</span>}
         {numbers.price === undefined ? null : unit}
       </td>
-      <td className={`overview__num trend trend--${numbers.change === undefined ? 'flat' : percentTrend(numbers.change)}`} data-testid="overview-change" data-value={numbers.change ?? ''}>
+      <td
+        className={`overview__num trend trend--${numbers.change === undefined ? 'flat' : percentTrend(numbers.change)}`}
+        data-testid="overview-change"
+        data-value={numbers.change ?? ''}
+      >
         {numbers.change === undefined ? PENDING : <span key="value">{formatPercent(numbers.change)}</span>}
       </td>
       <td className="overview__num" data-testid="overview-volume" data-value={numbers.volume ?? ''}>

@@ -18,7 +18,6 @@ const SHOWN_MAX = 100;
 /** The rows shown settle this long after scrolling before live updates and numbers follow them. */
 const SHOWN_SETTLE_MS = 250;
 
-
 /**
  * The overview's table: sortable column headers and the rows, virtualised in `scrollRef`'s element
  * (6,000+ Aggregate pairs); the arrows, Page Up/Down, Home and End move between rows. Tells which rows
@@ -41,7 +40,21 @@ export function OverviewTable(props: {
   /** What the Spread column holds (its header's title). */
   readonly spreadNote?: string;
 }) {
-  const { rows, labelledBy, scrollRef, initialOffset, sort, onSort, numbersOf, names, hrefOf, onOpen, onShown, onFirstRows, spreadNote } = props;
+  const {
+    rows,
+    labelledBy,
+    scrollRef,
+    initialOffset,
+    sort,
+    onSort,
+    numbersOf,
+    names,
+    hrefOf,
+    onOpen,
+    onShown,
+    onFirstRows,
+    spreadNote,
+  } = props;
   const { items, range, total, scrollToIndex } = useFixedRows(scrollRef, {
     count: rows.length,
     rowHeight: ROW_HEIGHT,
@@ -106,8 +119,18 @@ export function OverviewTable(props: {
   const onKeyDown = (event: KeyboardEvent<HTMLTableElement>) => {
     const from = Number((event.target as HTMLElement).closest('tr')?.dataset.index);
     if (!Number.isInteger(from) || rows.length === 0) return;
-    const pageRows = Math.max(1, Math.floor(((scrollRef.current?.clientHeight || FALLBACK_HEIGHT) - HEAD_HEIGHT) / ROW_HEIGHT) - 1);
-    const steps: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: pageRows, PageUp: -pageRows, Home: -rows.length, End: rows.length };
+    const pageRows = Math.max(
+      1,
+      Math.floor(((scrollRef.current?.clientHeight || FALLBACK_HEIGHT) - HEAD_HEIGHT) / ROW_HEIGHT) - 1,
+    );
+    const steps: Record<string, number> = {
+      ArrowDown: 1,
+      ArrowUp: -1,
+      PageDown: pageRows,
+      PageUp: -pageRows,
+      Home: -rows.length,
+      End: rows.length,
+    };
     const step = steps[event.key];
     if (step === undefined) return;
     event.preventDefault();
@@ -121,7 +144,12 @@ export function OverviewTable(props: {
   const padTop = first ? first.start - HEAD_HEIGHT : 0;
   const padBottom = last ? total - last.end : 0;
   return (
-    <table className="overview__table" aria-labelledby={labelledBy} aria-rowcount={rows.length + 1} onKeyDown={onKeyDown}>
+    <table
+      className="overview__table"
+      aria-labelledby={labelledBy}
+      aria-rowcount={rows.length + 1}
+      onKeyDown={onKeyDown}
+    >
       <OverviewColumns sort={sort} onSort={onSort} {...(spreadNote === undefined ? {} : { spreadNote })} />
       <tbody>
         {padTop > 0 ? (
@@ -132,7 +160,18 @@ export function OverviewTable(props: {
         {items.map((item) => {
           const row = rows[item.index];
           if (!row) return null;
-          return <OverviewRow key={row.ticker} row={row} index={item.index} numbers={numbersOf(row)} name={names?.find(row.symbol)?.quoteName} sortKey={sort.key} href={hrefOf(row)} onOpen={onOpen} />;
+          return (
+            <OverviewRow
+              key={row.ticker}
+              row={row}
+              index={item.index}
+              numbers={numbersOf(row)}
+              name={names?.find(row.symbol)?.quoteName}
+              sortKey={sort.key}
+              href={hrefOf(row)}
+              onOpen={onOpen}
+            />
+          );
         })}
         {padBottom > 0 ? (
           <tr aria-hidden="true" className="overview__pad" style={{ height: padBottom }}>

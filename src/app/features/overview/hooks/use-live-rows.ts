@@ -14,7 +14,11 @@ import { useDatafeed } from '@/app/providers/app-providers';
  * the pool's newest state: it is dropped when the pool leaves `pools`, and every overlay is dropped
  * when trades were missed.
  */
-export function useLiveRows(pools: readonly string[], onResync: () => void, onFollowed: (pools: readonly string[]) => void): ReadonlyMap<string, LiveOverlay> {
+export function useLiveRows(
+  pools: readonly string[],
+  onResync: () => void,
+  onFollowed: (pools: readonly string[]) => void,
+): ReadonlyMap<string, LiveOverlay> {
   const datafeed = useDatafeed();
   const [overlays, setOverlays] = useState<ReadonlyMap<string, LiveOverlay>>(new Map());
   const resync = useEffectEvent(onResync);
@@ -35,7 +39,11 @@ export function useLiveRows(pools: readonly string[], onResync: () => void, onFo
      * a pool followed again from before it was left out (it would pass for the newest trade).
      */
     const kept = (current: ReadonlyMap<string, LiveOverlay>): Map<string, LiveOverlay> =>
-      new Map([...current].filter(([pool, overlay]) => shown.includes(pool) && !(added.has(pool) && (overlay.at ?? 0) < startedAt)));
+      new Map(
+        [...current].filter(
+          ([pool, overlay]) => shown.includes(pool) && !(added.has(pool) && (overlay.at ?? 0) < startedAt),
+        ),
+      );
     return datafeed.onTrades(
       { aggregatePools: shown },
       {

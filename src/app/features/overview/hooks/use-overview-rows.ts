@@ -5,9 +5,25 @@ import { AGGREGATE_GROUP } from '@/shared/groups';
 import { searchIndexQueryOptions } from '@/app/api/search-index';
 import { useApi, useDatafeed } from '@/app/providers/app-providers';
 import { useTraderSettings } from '@/app/hooks/use-trader-settings';
-import { fetchShownStats, groupStatsQueryOptions, listAskedAt, mergeIntoList, shownStatsQueryOptions } from '../api/group-stats';
+import {
+  fetchShownStats,
+  groupStatsQueryOptions,
+  listAskedAt,
+  mergeIntoList,
+  shownStatsQueryOptions,
+} from '../api/group-stats';
 import { spreadsQueryOptions } from '../api/spreads';
-import { filterByText, liveNumbers, numbersAt, rowOrders, rowsOf, withSpreads, type OverviewRow, type RowNumbers, type SortOrder } from '../lib/rows';
+import {
+  filterByText,
+  liveNumbers,
+  numbersAt,
+  rowOrders,
+  rowsOf,
+  withSpreads,
+  type OverviewRow,
+  type RowNumbers,
+  type SortOrder,
+} from '../lib/rows';
 import { useLiveRows } from './use-live-rows';
 
 /** The search index (token names, policy IDs, fingerprints) loads this long after the list, unless the filter is used first. */
@@ -20,7 +36,16 @@ const INDEX_AFTER_MS = 1500;
  * pools, at most `livePools` of them). An incomplete list (a gateway deriving it from spec endpoints)
  * asks the rows shown until they have their numbers.
  */
-export function useOverviewRows(group: string, options: { readonly query: string; readonly sort: SortOrder; readonly shown: readonly string[]; readonly livePools: number; readonly filtering: boolean }) {
+export function useOverviewRows(
+  group: string,
+  options: {
+    readonly query: string;
+    readonly sort: SortOrder;
+    readonly shown: readonly string[];
+    readonly livePools: number;
+    readonly filtering: boolean;
+  },
+) {
   const api = useApi();
   const datafeed = useDatafeed();
   const queryClient = useQueryClient();
@@ -32,20 +57,28 @@ export function useOverviewRows(group: string, options: { readonly query: string
   // Each pair's spread (one answer for every pair), joined to the rows by their pair.
   const { spreadMinTvl } = useTraderSettings();
   const spreads = useQuery(spreadsQueryOptions(api, spreadMinTvl));
-  const rows = useMemo(() => (list.data ? withSpreads(rowsOf(list.data), spreads.data) : []), [list.data, spreads.data]);
+  const rows = useMemo(
+    () => (list.data ? withSpreads(rowsOf(list.data), spreads.data) : []),
+    [list.data, spreads.data],
+  );
 
   const [indexWanted, setIndexWanted] = useState(false);
   useEffect(() => {
     const timer = setTimeout(() => setIndexWanted(true), INDEX_AFTER_MS);
     return () => clearTimeout(timer);
   }, []);
-  const index = useQuery({ ...searchIndexQueryOptions(datafeed, group), enabled: (indexWanted || options.filtering) && rows.length > 0 });
+  const index = useQuery({
+    ...searchIndexQueryOptions(datafeed, group),
+    enabled: (indexWanted || options.filtering) && rows.length > 0,
+  });
 
   const filtered = useMemo(() => {
     const text = query.trim();
     if (text === '') return rows;
     if (!index.data) return filterByText(rows, text);
-    const matched = new Set(index.data.search(text, { limit: Math.max(1, rows.length) }).map((r) => r.ticker.toLowerCase()));
+    const matched = new Set(
+      index.data.search(text, { limit: Math.max(1, rows.length) }).map((r) => r.ticker.toLowerCase()),
+    );
     return rows.filter((row) => matched.has(row.ticker.toLowerCase()));
   }, [rows, query, index.data]);
   // Each order computed once per list (a click back on a column sorts nothing).
@@ -58,7 +91,11 @@ export function useOverviewRows(group: string, options: { readonly query: string
   const mergeShown = (body: GroupStats, at: number) => {
     // The list keeps its own fetch time: the rows not in `body` are as old as they were.
     const listUpdatedAt = queryClient.getQueryState(listOptions.queryKey)?.dataUpdatedAt;
-    queryClient.setQueryData(listOptions.queryKey, (old) => (old ? mergeIntoList(old, body) : old), listUpdatedAt === undefined ? undefined : { updatedAt: listUpdatedAt });
+    queryClient.setQueryData(
+      listOptions.queryKey,
+      (old) => (old ? mergeIntoList(old, body) : old),
+      listUpdatedAt === undefined ? undefined : { updatedAt: listUpdatedAt },
+    );
     setAskedAt((current) => {
       const next = new Map(current);
       body.ticker.forEach((ticker, i) => {
@@ -73,7 +110,9 @@ export function useOverviewRows(group: string, options: { readonly query: string
   // Rows that come on screen are followed live from then on; what they traded before (since the list
   // was fetched) is asked once they are live. Those numbers are shown, not sorted by: the rows keep
   // their places until the list is fetched again or sorted (a row never moves under the pointer).
-  const [refreshed, setRefreshed] = useState<ReadonlyMap<string, { readonly numbers: RowNumbers; readonly at: number }>>(new Map());
+  const [refreshed, setRefreshed] = useState<
+    ReadonlyMap<string, { readonly numbers: RowNumbers; readonly at: number }>
+  >(new Map());
   const refreshFollowed = (pools: readonly string[]) => {
     const at = Date.now();
     fetchShownStats(api, group, pools).then(
@@ -89,14 +128,20 @@ export function useOverviewRows(group: string, options: { readonly query: string
       () => undefined, // The minute's refetch of the list brings them.
     );
   };
-  const live = useLiveRows(group === AGGREGATE_GROUP ? shown.slice(0, Math.max(0, livePools)) : [], () => void list.refetch(), refreshFollowed);
+  const live = useLiveRows(
+    group === AGGREGATE_GROUP ? shown.slice(0, Math.max(0, livePools)) : [],
+    () => void list.refetch(),
+    refreshFollowed,
+  );
 
   /** The newest numbers asked for the row (the list's, its own answer, a refresh once followed), with live trades since. */
   const numbersOf = (row: OverviewRow): RowNumbers => {
     const pool = row.ticker.toLowerCase();
     const rowAt = Math.max(listAt, askedAt.get(pool) ?? 0);
     const fresh = refreshed.get(pool);
-    return fresh && fresh.at > rowAt ? liveNumbers({ ...row, ...fresh.numbers }, live.get(pool), fresh.at) : liveNumbers(row, live.get(pool), rowAt);
+    return fresh && fresh.at > rowAt
+      ? liveNumbers({ ...row, ...fresh.numbers }, live.get(pool), fresh.at)
+      : liveNumbers(row, live.get(pool), rowAt);
   };
 
   return { list, rows, sorted, names: index.data, incomplete, numbersOf, spreads };

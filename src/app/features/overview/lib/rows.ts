@@ -41,7 +41,8 @@ export interface SortOrder {
 
 export const DEFAULT_SORT: SortOrder = { key: 'tvl', direction: 'desc' };
 
-const known = (value: number | null | undefined): number | undefined => (value === null || value === undefined || !Number.isFinite(value) ? undefined : value);
+const known = (value: number | null | undefined): number | undefined =>
+  value === null || value === undefined || !Number.isFinite(value) ? undefined : value;
 
 /** The numbers of row `i` of an answer. */
 export function numbersAt(body: GroupStats, i: number): RowNumbers {
@@ -80,7 +81,10 @@ export function spreadsByPair(body: Spreads): Map<string, number | null> {
 }
 
 /** The rows with their pair's spread (a new array; rows whose pair has none keep theirs undefined). */
-export function withSpreads(rows: readonly OverviewRow[], spreads: ReadonlyMap<string, number | null> | undefined): OverviewRow[] {
+export function withSpreads(
+  rows: readonly OverviewRow[],
+  spreads: ReadonlyMap<string, number | null> | undefined,
+): OverviewRow[] {
   if (!spreads) return [...rows];
   return rows.map((row) => ({ ...row, spread: known(spreads.get(`${row.baseUnit}/${row.quoteUnit}`)) }));
 }
@@ -216,7 +220,11 @@ export function sortRows(rows: readonly OverviewRow[], order: SortOrder): Overvi
  * ago (lib/live-stats). The newest trade wins over any answer: overlays exist only for pools followed
  * without a break (hooks/use-live-rows). A row without numbers yet stays as it is.
  */
-export function liveNumbers(row: RowNumbers & { readonly baseUnit: string }, overlay: LiveOverlay | undefined, fetchedAt: number): RowNumbers {
+export function liveNumbers(
+  row: RowNumbers & { readonly baseUnit: string },
+  overlay: LiveOverlay | undefined,
+  fetchedAt: number,
+): RowNumbers {
   if (overlay === undefined || row.price === undefined) return row;
   const stats = liveStats(
     {
@@ -235,7 +243,14 @@ export function liveNumbers(row: RowNumbers & { readonly baseUnit: string }, ove
     { lastTradeWins: true },
   );
   const tvl = row.tvl === undefined ? undefined : stats.current_tvl;
-  const tvlAda = row.tvlAda === undefined || tvl === undefined ? undefined : row.baseUnit === '' ? tvl : row.tvl && row.tvl > 0 ? (tvl * row.tvlAda) / row.tvl : row.tvlAda;
+  const tvlAda =
+    row.tvlAda === undefined || tvl === undefined
+      ? undefined
+      : row.baseUnit === ''
+        ? tvl
+        : row.tvl && row.tvl > 0
+          ? (tvl * row.tvlAda) / row.tvl
+          : row.tvlAda;
   return {
     price: stats.current_price,
     change: row.change === undefined ? undefined : stats.daily_price_change,
@@ -252,7 +267,10 @@ export function rowText(row: OverviewRow): string {
 
 /** Rows whose text holds every word of `query` (the filter before the search index is loaded). */
 export function filterByText(rows: readonly OverviewRow[], query: string): OverviewRow[] {
-  const words = query.toLowerCase().split(/\s+/).filter((w) => w !== '');
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   if (words.length === 0) return [...rows];
   return rows.filter((row) => {
     const text = rowText(row);
@@ -274,6 +292,7 @@ export function parsePlace(value: unknown): OverviewPlace | undefined {
   if (typeof sort !== 'object' || sort === null) return undefined;
   const { key, direction } = sort as Record<string, unknown>;
   if (!SORT_KEYS.includes(key as SortKey) || (direction !== 'asc' && direction !== 'desc')) return undefined;
-  if (typeof query !== 'string' || typeof offset !== 'number' || !Number.isFinite(offset) || offset < 0) return undefined;
+  if (typeof query !== 'string' || typeof offset !== 'number' || !Number.isFinite(offset) || offset < 0)
+    return undefined;
   return { sort: { key: key as SortKey, direction }, query: query.slice(0, 200), offset };
 }

@@ -58,14 +58,22 @@ export function PairPools({ row, onOpen, inverted = false, currency = 'ada' }: P
             {data.pools.map((pool) => (
               <tr key={pool.pool_id} data-testid="pair-pool" data-pool={pool.pool_id} data-symbol={pool.symbol}>
                 <td>
-                  <button type="button" className="pair-pools__open" onClick={() => onOpen(pool)} title={`Open ${pool.symbol}`}>
+                  <button
+                    type="button"
+                    className="pair-pools__open"
+                    onClick={() => onOpen(pool)}
+                    title={`Open ${pool.symbol}`}
+                  >
                     {pool.group}
                     {/_Pool([2-9]|\d\d+)$/.test(pool.symbol) ? ` #${pool.symbol.split('_Pool')[1]}` : ''}
                   </button>
                 </td>
                 <td>{formatAmount(pool.tvl * rate)}</td>
                 <td data-testid="pool-share">{(pool.share * 100).toFixed(1)}%</td>
-                <td data-testid="pool-price" data-value={Number.isFinite(price(pool.price)) ? price(pool.price) : undefined}>
+                <td
+                  data-testid="pool-price"
+                  data-value={Number.isFinite(price(pool.price)) ? price(pool.price) : undefined}
+                >
                   {formatPrice(price(pool.price))}
                 </td>
                 <td className={deviation(pool.deviation_percent) >= 0 ? 'up' : 'down'} data-testid="pool-deviation">

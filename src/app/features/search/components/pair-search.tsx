@@ -4,7 +4,6 @@ import { useSearchIndex } from '../hooks/use-search-index';
 import { useSearchItems, type ListItem, type RecentPick } from '../hooks/use-search-items';
 import { SearchList } from './search-list';
 
-
 export interface PairSearchProps {
   readonly onSelect: (row: SearchRow) => void;
   /** Recent picks, most recent first: listed first when the query is empty. */
@@ -113,7 +112,16 @@ export function PairSearch({ onSelect, recent = [], label = 'Search pairs' }: Pa
       <span id={`${id}-status`} className="visually-hidden" role="status" data-testid="search-status">
         {open ? status : ''}
       </span>
-      <SearchList id={id} open={open} items={items} active={active} status={status} listRef={listRef} onActive={setActive} onChoose={choose} />
+      <SearchList
+        id={id}
+        open={open}
+        items={items}
+        active={active}
+        status={status}
+        listRef={listRef}
+        onActive={setActive}
+        onChoose={choose}
+      />
     </div>
   );
 }

@@ -25,7 +25,12 @@ export function SearchList(props: {
 }) {
   const { id, open, items, active, status, listRef, onActive, onChoose } = props;
   // The list has a fixed height: trusted when layout reports none.
-  const rows = useFixedRows(listRef, { count: open ? items.length : 0, rowHeight: ROW_HEIGHT, overscan: 6, fallbackHeight: LIST_HEIGHT });
+  const rows = useFixedRows(listRef, {
+    count: open ? items.length : 0,
+    rowHeight: ROW_HEIGHT,
+    overscan: 6,
+    fallbackHeight: LIST_HEIGHT,
+  });
   const { scrollToIndex } = rows;
   useEffect(() => {
     if (open && active < items.length) scrollToIndex(active);
@@ -36,7 +41,16 @@ export function SearchList(props: {
       <div className="search__summary" aria-hidden="true">
         {status}
       </div>
-      <div ref={listRef} id={`${id}-list`} className="search__list" role="listbox" aria-label="Pairs" tabIndex={-1} data-testid="search-listbox" style={{ height: LIST_HEIGHT }}>
+      <div
+        ref={listRef}
+        id={`${id}-list`}
+        className="search__list"
+        role="listbox"
+        aria-label="Pairs"
+        tabIndex={-1}
+        data-testid="search-listbox"
+        style={{ height: LIST_HEIGHT }}
+      >
         <div style={{ height: rows.total, position: 'relative' }}>
           {rows.items.map((virtual) => {
             const item = items[virtual.index];
@@ -55,7 +69,14 @@ export function SearchList(props: {
                 className={`search__option${selected ? ' search__option--active' : ''}`}
                 data-testid="search-option"
                 data-symbol={row.symbol}
-                style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${virtual.start}px)` }}
+                style={{
+                  position: 'absolute',
+                  top: 0,
+                  left: 0,
+                  right: 0,
+                  height: ROW_HEIGHT,
+                  transform: `translateY(${virtual.start}px)`,
+                }}
                 onMouseDown={(event) => event.preventDefault()}
                 onMouseMove={() => {
                   if (!selected) onActive(virtual.index);
@@ -69,7 +90,9 @@ export function SearchList(props: {
                   {row.quoteName ? <span className="search__name">{row.quoteName}</span> : null}
                 </span>
                 <span className="search__dex">{row.exchange}</span>
-                <span className="search__tvl">{row.tvl !== undefined ? `${formatAmount(row.tvl)} ${row.base}` : '—'}</span>
+                <span className="search__tvl">
+                  {row.tvl !== undefined ? `${formatAmount(row.tvl)} ${row.base}` : '—'}
+                </span>
               </div>
             );
           })}

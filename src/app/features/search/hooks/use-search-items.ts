@@ -21,7 +21,11 @@ export interface ListItem {
  * What the search lists for `query` over the index (its matches; with an empty query, the recent picks
  * first, then every pair), and what its status says.
  */
-export function useSearchItems(index: { readonly data?: SymbolSearchIndex | undefined; readonly isError: boolean; readonly error: Error | null }, query: string, recent: readonly RecentPick[]) {
+export function useSearchItems(
+  index: { readonly data?: SymbolSearchIndex | undefined; readonly isError: boolean; readonly error: Error | null },
+  query: string,
+  recent: readonly RecentPick[],
+) {
   const idx = index.data;
   const items: ListItem[] = useMemo(() => {
     if (!idx) return [];

@@ -6,7 +6,8 @@ import type { GatewayClient } from '@/datafeed';
 export function groupsQueryOptions(api: GatewayClient) {
   return queryOptions({
     queryKey: ['groups'],
-    queryFn: async ({ signal }) => (await api.getOrThrow('/groups', {}, groupsResponseSchema, signal)).d.groups.map((g) => g.id),
+    queryFn: async ({ signal }) =>
+      (await api.getOrThrow('/groups', {}, groupsResponseSchema, signal)).d.groups.map((g) => g.id),
     staleTime: 5 * 60_000,
   });
 }

@@ -16,10 +16,20 @@ export function ChartToggles() {
       <ToggleButton pressed={showTvl} onToggle={() => toggle('showTvl')} testId="toggle-tvl">
         TVL
       </ToggleButton>
-      <ToggleButton pressed={logScale} onToggle={() => toggle('logScale')} label="Logarithmic price scale" testId="toggle-log">
+      <ToggleButton
+        pressed={logScale}
+        onToggle={() => toggle('logScale')}
+        label="Logarithmic price scale"
+        testId="toggle-log"
+      >
         Log
       </ToggleButton>
-      <ToggleButton pressed={compare} onToggle={() => toggle('compare')} label="Compare DEX pools with Aggregate" testId="toggle-compare">
+      <ToggleButton
+        pressed={compare}
+        onToggle={() => toggle('compare')}
+        label="Compare DEX pools with Aggregate"
+        testId="toggle-compare"
+      >
         Compare
       </ToggleButton>
     </div>

@@ -21,7 +21,14 @@ const DESCRIPTIONS: Readonly<Record<LiveState, string>> = {
 export function ConnectionStatus() {
   const { state, detail } = useLiveStatus();
   return (
-    <div className={`status status--${state}`} role="status" aria-live="polite" data-testid="connection-status" data-state={state} title={detail ?? DESCRIPTIONS[state]}>
+    <div
+      className={`status status--${state}`}
+      role="status"
+      aria-live="polite"
+      data-testid="connection-status"
+      data-state={state}
+      title={detail ?? DESCRIPTIONS[state]}
+    >
       <span className="status__dot" aria-hidden="true" />
       <span>{LABELS[state]}</span>
       <span className="visually-hidden">{detail ? `: ${detail}` : ''}</span>

@@ -16,7 +16,13 @@ export function GroupPicker({ value, onChange }: { value: string; onChange: (gro
       <label htmlFor={id} className="field__label">
         Group
       </label>
-      <select id={id} className="select select--group" value={value} onChange={(event) => onChange(event.target.value)} data-testid="group-picker">
+      <select
+        id={id}
+        className="select select--group"
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        data-testid="group-picker"
+      >
         {options.map((group) => (
           <option key={group} value={group}>
             {group === 'Aggregate' ? 'Aggregate (all DEXs)' : group}

@@ -2,7 +2,13 @@ import type { ResolutionString } from '@/datafeed';
 import { RESOLUTION_CHOICES } from '@/app/stores/selection-store';
 
 /** 1m 5m 15m 1h 1D, the current one pressed. */
-export function ResolutionButtons({ value, onChange }: { value: ResolutionString; onChange: (resolution: ResolutionString) => void }) {
+export function ResolutionButtons({
+  value,
+  onChange,
+}: {
+  value: ResolutionString;
+  onChange: (resolution: ResolutionString) => void;
+}) {
   return (
     <div className="button-group" role="group" aria-label="Resolution" data-testid="resolution-buttons">
       {RESOLUTION_CHOICES.map((choice) => (

@@ -10,7 +10,10 @@ import { sourceBadgeOf } from '../lib/source-badge';
  */
 export function SimulatedBadge() {
   const api = useApi();
-  const info = useQuery({ ...gatewayInfoQueryOptions(api), refetchInterval: (query) => (query.state.data?.market?.source === 'chain' ? 15_000 : false) });
+  const info = useQuery({
+    ...gatewayInfoQueryOptions(api),
+    refetchInterval: (query) => (query.state.data?.market?.source === 'chain' ? 15_000 : false),
+  });
   const badge = sourceBadgeOf(info.data);
   if (!badge) return null;
   return (

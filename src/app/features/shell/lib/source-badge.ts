@@ -4,7 +4,14 @@ export interface SourceInfo {
   readonly market?:
     | {
         readonly source?: string | undefined;
-        readonly chain?: { readonly state?: string | undefined; readonly lagSeconds?: number | null | undefined; readonly tipSlot?: number | null | undefined } | null | undefined;
+        readonly chain?:
+          | {
+              readonly state?: string | undefined;
+              readonly lagSeconds?: number | null | undefined;
+              readonly tipSlot?: number | null | undefined;
+            }
+          | null
+          | undefined;
       }
     | null
     | undefined;
@@ -32,7 +39,12 @@ function lagText(seconds: number): string {
  */
 export function sourceBadgeOf(info: SourceInfo | undefined): SourceBadge | undefined {
   if (info?.simulated) {
-    return { text: 'Simulated market', title: 'Prices, trades and pools are produced by the embedded simulator, not the real chain', warning: true, testId: 'simulated-badge' };
+    return {
+      text: 'Simulated market',
+      title: 'Prices, trades and pools are produced by the embedded simulator, not the real chain',
+      warning: true,
+      testId: 'simulated-badge',
+    };
   }
   const market = info?.market;
   if (market?.source === 'chain') {
@@ -45,6 +57,12 @@ export function sourceBadgeOf(info: SourceInfo | undefined): SourceBadge | undef
       testId: 'source-badge',
     };
   }
-  if (market?.source === 'none') return { text: 'Imported data', title: 'Only imported trades: no live source', warning: false, testId: 'source-badge' };
+  if (market?.source === 'none')
+    return {
+      text: 'Imported data',
+      title: 'Only imported trades: no live source',
+      warning: false,
+      testId: 'source-badge',
+    };
   return undefined;
 }

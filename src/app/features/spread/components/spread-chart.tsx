@@ -18,9 +18,21 @@ export interface DrawnLine extends SpreadLine {
  * The spread view's chart: a line per pool of the pair (lightweight-charts, as compare mode draws its
  * lines), in prices or in percent from the Aggregate. data-testid="spread-chart" with data-series.
  */
-export function SpreadChart(props: { readonly lines: readonly DrawnLine[]; readonly mode: SpreadMode; readonly palette: Palette; readonly timeZone: TimeZoneMode; readonly daily: boolean; readonly label: string }) {
+export function SpreadChart(props: {
+  readonly lines: readonly DrawnLine[];
+  readonly mode: SpreadMode;
+  readonly palette: Palette;
+  readonly timeZone: TimeZoneMode;
+  readonly daily: boolean;
+  readonly label: string;
+}) {
   const { lines, mode, palette, timeZone, daily, label } = props;
-  const { containerRef, chart, seriesRef, displayTimes } = useLineChart({ palette, timeZone, daily, fallbackHeight: 300 });
+  const { containerRef, chart, seriesRef, displayTimes } = useLineChart({
+    palette,
+    timeZone,
+    daily,
+    fallbackHeight: 300,
+  });
 
   useEffect(() => {
     if (!chart) return;
@@ -31,14 +43,30 @@ export function SpreadChart(props: { readonly lines: readonly DrawnLine[]; reado
         color: line.color,
         lineWidth: line.group === 'Aggregate' ? 3 : 2,
         title: line.label,
-        priceFormat: { type: 'custom', minMove: mode === 'percent' ? 0.001 : 1e-9, formatter: (value: number) => (mode === 'percent' ? formatPercent(value) : formatPrice(value)) },
+        priceFormat: {
+          type: 'custom',
+          minMove: mode === 'percent' ? 0.001 : 1e-9,
+          formatter: (value: number) => (mode === 'percent' ? formatPercent(value) : formatPrice(value)),
+        },
         priceLineVisible: false,
       });
-      series.setData(line.points.map((p) => ({ time: (displayOf.get(p.time) ?? p.time) as UTCTimestamp, value: p.value })));
+      series.setData(
+        line.points.map((p) => ({ time: (displayOf.get(p.time) ?? p.time) as UTCTimestamp, value: p.value })),
+      );
       return series;
     });
     if (lines.some((l) => l.points.length > 0)) chart.timeScale().fitContent();
   }, [chart, seriesRef, displayTimes, lines, mode]);
 
-  return <div className="spread__chart" ref={containerRef} data-testid="spread-chart" data-series={lines.filter((l) => l.points.length > 0).length} data-mode={mode} role="img" aria-label={label} />;
+  return (
+    <div
+      className="spread__chart"
+      ref={containerRef}
+      data-testid="spread-chart"
+      data-series={lines.filter((l) => l.points.length > 0).length}
+      data-mode={mode}
+      role="img"
+      aria-label={label}
+    />
+  );
 }

@@ -21,7 +21,8 @@ export function SpreadTable(props: {
   return (
     <table data-testid="spread-table">
       <caption>
-        Difference from the best: above the lowest price among the pools with at least {formatAmount(minTvl)} ADA TVL. Refreshed with each trade of the pair and every 15 s.
+        Difference from the best: above the lowest price among the pools with at least {formatAmount(minTvl)} ADA TVL.
+        Refreshed with each trade of the pair and every 15 s.
       </caption>
       <thead>
         <tr>
@@ -37,12 +38,20 @@ export function SpreadTable(props: {
         {rows.map((row) => (
           <tr key={row.pool_id} data-testid="spread-row" data-pool={row.pool_id} data-counts={String(row.counts)}>
             <td>
-              <button type="button" className="pair-pools__open" onClick={() => onOpen(row)} title={`Open ${row.symbol}`}>
+              <button
+                type="button"
+                className="pair-pools__open"
+                onClick={() => onOpen(row)}
+                title={`Open ${row.symbol}`}
+              >
                 {row.group}
                 {/_Pool([2-9]|\d\d+)$/.test(row.symbol) ? ` #${row.symbol.split('_Pool')[1]}` : ''}
               </button>
             </td>
-            <td data-testid="spread-price" data-value={row.price > 0 ? (inverted ? invertPrice(row.price) : row.price) : undefined}>
+            <td
+              data-testid="spread-price"
+              data-value={row.price > 0 ? (inverted ? invertPrice(row.price) : row.price) : undefined}
+            >
               {row.price > 0 ? formatPrice(inverted ? invertPrice(row.price) : row.price) : '—'}
             </td>
             <td data-testid="spread-from-best" data-value={row.fromBest ?? undefined}>
@@ -51,7 +60,9 @@ export function SpreadTable(props: {
             </td>
             <td>{formatAmount(row.tvl)}</td>
             <td>{formatAmount(row.volume_24h)}</td>
-            <td>{row.last_trade ? formatDateTime(row.last_trade, zone, true) : row.last_trade === null ? 'none yet' : '—'}</td>
+            <td>
+              {row.last_trade ? formatDateTime(row.last_trade, zone, true) : row.last_trade === null ? 'none yet' : '—'}
+            </td>
           </tr>
         ))}
       </tbody>

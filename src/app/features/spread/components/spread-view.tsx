@@ -45,7 +45,10 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
   const tvlId = useId();
   const series = useQuery(spreadSeriesQueryOptions(datafeed, row, resolution));
   const aggregateRow = series.data?.find((s) => s.row.exchange === AGGREGATE_GROUP)?.row;
-  const pools = useQuery({ ...pairPoolsQueryOptions(api, datafeed, aggregateRow ?? row), enabled: aggregateRow !== undefined });
+  const pools = useQuery({
+    ...pairPoolsQueryOptions(api, datafeed, aggregateRow ?? row),
+    enabled: aggregateRow !== undefined,
+  });
   const palette = PALETTES[theme];
   const wire = toWireResolution(resolution) ?? '60min';
 
@@ -73,10 +76,18 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
       mode,
       inverted,
     );
-    return made.map((line, i) => ({ ...line, group: data[i]?.row.exchange ?? '', label: poolLabel(data[i]?.row), color: palette.series[i % palette.series.length] ?? palette.tvl }));
+    return made.map((line, i) => ({
+      ...line,
+      group: data[i]?.row.exchange ?? '',
+      label: poolLabel(data[i]?.row),
+      color: palette.series[i % palette.series.length] ?? palette.tvl,
+    }));
   }, [series.data, mode, inverted, palette]);
 
-  const table = useMemo(() => (pools.data ? spreadTable(pools.data.pools, row.baseUnit === '', spreadMinTvl, inverted) : undefined), [pools.data, row.baseUnit, spreadMinTvl, inverted]);
+  const table = useMemo(
+    () => (pools.data ? spreadTable(pools.data.pools, row.baseUnit === '', spreadMinTvl, inverted) : undefined),
+    [pools.data, row.baseUnit, spreadMinTvl, inverted],
+  );
   const spread = table?.spread;
   const nameOf = (id: string | null) => pools.data?.pools.find((p) => p.pool_id === id)?.group ?? '';
   const label = pairLabel(row, inverted);
@@ -89,13 +100,22 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
           {spread ? (
             <span data-testid="spread-value">
               {' · spread '}
-              {spread.percent === null ? `— (${spread.pools} pool${spread.pools === 1 ? '' : 's'} with enough TVL)` : `${formatPercent(spread.percent)} (${nameOf(spread.low)} to ${nameOf(spread.high)})`}
+              {spread.percent === null
+                ? `— (${spread.pools} pool${spread.pools === 1 ? '' : 's'} with enough TVL)`
+                : `${formatPercent(spread.percent)} (${nameOf(spread.low)} to ${nameOf(spread.high)})`}
             </span>
           ) : null}
         </h2>
         <div role="group" aria-label="Lines in" className="segmented">
           {(['percent', 'price'] as const).map((m) => (
-            <button key={m} type="button" className="button button--toggle" aria-pressed={mode === m} onClick={() => setMode(m)} data-testid={`spread-mode-${m}`}>
+            <button
+              key={m}
+              type="button"
+              className="button button--toggle"
+              aria-pressed={mode === m}
+              onClick={() => setMode(m)}
+              data-testid={`spread-mode-${m}`}
+            >
               {m === 'percent' ? '% from Aggregate' : 'Price'}
             </button>
           ))}
@@ -113,7 +133,8 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
             data-testid="spread-min-tvl"
             onChange={(event) => {
               const value = event.target.valueAsNumber;
-              if (Number.isFinite(value) && value >= 0 && value <= MAX_SPREAD_MIN_TVL) changeTraderSettings({ spreadMinTvl: value });
+              if (Number.isFinite(value) && value >= 0 && value <= MAX_SPREAD_MIN_TVL)
+                changeTraderSettings({ spreadMinTvl: value });
             }}
           />
         </label>
@@ -127,7 +148,9 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
         palette={palette}
         timeZone={zone}
         daily={wire === '1d'}
-        label={mode === 'percent' ? `Percent of each pool of ${label} from the Aggregate` : `Price of ${label} on each pool`}
+        label={
+          mode === 'percent' ? `Percent of each pool of ${label} from the Aggregate` : `Price of ${label} on each pool`
+        }
       />
       <ul className="spread__legend" aria-label="Lines">
         {lines.map((line) => (
@@ -140,7 +163,17 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
       {series.isPending ? <p role="status">Loading the pair’s pools…</p> : null}
       {series.isError ? <p role="alert">The pools could not load: {series.error.message}</p> : null}
       {pools.isError ? <p role="alert">The table could not load: {pools.error.message}</p> : null}
-      {table ? <SpreadTable rows={table.rows} priceUnit={priceUnit(row, inverted)} baseUnit={row.base} inverted={inverted} zone={zone} minTvl={spreadMinTvl} onOpen={onOpen} /> : null}
+      {table ? (
+        <SpreadTable
+          rows={table.rows}
+          priceUnit={priceUnit(row, inverted)}
+          baseUnit={row.base}
+          inverted={inverted}
+          zone={zone}
+          minTvl={spreadMinTvl}
+          onOpen={onOpen}
+        />
+      ) : null}
     </section>
   );
 }

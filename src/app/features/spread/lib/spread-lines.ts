@@ -21,10 +21,19 @@ interface Close {
  * Aggregate's own line is then 0). Inverted, prices are 1 / price and percents those of the inverse
  * price. A pool's bar before the Aggregate's first has no percent and is left out.
  */
-export function spreadLines(aggregate: readonly Close[], pools: readonly { readonly id: string; readonly bars: readonly Close[] }[], mode: SpreadMode, inverted: boolean): SpreadLine[] {
+export function spreadLines(
+  aggregate: readonly Close[],
+  pools: readonly { readonly id: string; readonly bars: readonly Close[] }[],
+  mode: SpreadMode,
+  inverted: boolean,
+): SpreadLine[] {
   const turn = (price: number) => (inverted ? 1 / price : price);
   return pools.map((pool) => {
-    if (mode === 'price') return { id: pool.id, points: pool.bars.filter((b) => b.close > 0).map((b) => ({ time: b.time, value: turn(b.close) })) };
+    if (mode === 'price')
+      return {
+        id: pool.id,
+        points: pool.bars.filter((b) => b.close > 0).map((b) => ({ time: b.time, value: turn(b.close) })),
+      };
     const points: { time: number; value: number }[] = [];
     let j = -1;
     for (const bar of pool.bars) {
@@ -55,8 +64,16 @@ function tvlInAda(pool: PairPool, baseIsAda: boolean): number | undefined {
  * the lowest as shown (inverted: of the turned prices), so the dearest pool that counts is the spread
  * above it.
  */
-export function spreadTable(pools: readonly PairPool[], baseIsAda: boolean, minTvlAda: number, inverted: boolean): { rows: SpreadRow[]; spread: Spread } {
-  const spread = spreadOf(pools.map((p) => ({ id: p.pool_id, price: p.price, tvlAda: tvlInAda(p, baseIsAda) })), minTvlAda);
+export function spreadTable(
+  pools: readonly PairPool[],
+  baseIsAda: boolean,
+  minTvlAda: number,
+  inverted: boolean,
+): { rows: SpreadRow[]; spread: Spread } {
+  const spread = spreadOf(
+    pools.map((p) => ({ id: p.pool_id, price: p.price, tvlAda: tvlInAda(p, baseIsAda) })),
+    minTvlAda,
+  );
   const counting = pools.filter((p) => p.price > 0 && (tvlInAda(p, baseIsAda) ?? -1) >= minTvlAda);
   const turn = (price: number) => (inverted ? 1 / price : price);
   const best = counting.length > 0 ? Math.min(...counting.map((p) => turn(p.price))) : undefined;

@@ -4,7 +4,15 @@ import type { LibrarySymbolInfo, SearchRow } from '@/datafeed';
 import { displayAssetName, isTokenUnit, splitTokenUnit } from '@/shared/id-rules';
 import { CopyButton } from '@/app/components/copy-button';
 import { TokenLogo } from '@/app/components/token-logo';
-import { formatAmount, formatPercent, formatPrice, formatSignedAmount, percentTrend, trendOf, type Trend } from '@/app/lib/format';
+import {
+  formatAmount,
+  formatPercent,
+  formatPrice,
+  formatSignedAmount,
+  percentTrend,
+  trendOf,
+  type Trend,
+} from '@/app/lib/format';
 import { useApi } from '@/app/providers/app-providers';
 import { tokenInfoQueryOptions } from '@/app/api/token-info';
 import { tokenStatsQueryOptions } from '@/app/api/token-stats';
@@ -31,9 +39,13 @@ export interface TokenHeaderProps {
  * name), ticker, policy ID and CIP-14 fingerprint. Names with invisible or bidi-control characters
  * show them written out (`SNEK\u200B`: shared/visible-text), as the datafeed's tickers do.
  */
-export function tokenIdentity(row: SearchRow, registryName?: string): { name: string; ticker: string; policyId: string; assetName: string } {
+export function tokenIdentity(
+  row: SearchRow,
+  registryName?: string,
+): { name: string; ticker: string; policyId: string; assetName: string } {
   const unit = row.quoteUnit.toLowerCase();
-  if (!isTokenUnit(unit)) return { name: visibleText(registryName ?? row.quote), ticker: row.quote, policyId: '', assetName: '' };
+  if (!isTokenUnit(unit))
+    return { name: visibleText(registryName ?? row.quote), ticker: row.quote, policyId: '', assetName: '' };
   const { policyId, assetName } = splitTokenUnit(unit);
   return { name: visibleText(registryName ?? displayAssetName(assetName)), ticker: row.quote, policyId, assetName };
 }
@@ -98,12 +110,20 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
 
   return (
     // A section with a name is a region landmark: its name is announced (a <header> inside <main> has no role that takes one).
-    <section className="token-header" data-testid="token-header" data-currency={currency} aria-label={`${identity.name} (${identity.ticker})`}>
+    <section
+      className="token-header"
+      data-testid="token-header"
+      data-currency={currency}
+      aria-label={`${identity.name} (${identity.ticker})`}
+    >
       <div className="token-header__identity">
         <TokenLogo unit={row.quoteUnit} ticker={row.quote} size={40} />
         <div className="token-header__text">
           <h1 className="token-header__name">
-            <span data-testid="header-name">{identity.name}</span> <span className="token-header__ticker" data-testid="header-ticker">{identity.ticker}</span>
+            <span data-testid="header-name">{identity.name}</span>{' '}
+            <span className="token-header__ticker" data-testid="header-ticker">
+              {identity.ticker}
+            </span>
           </h1>
           <p className="token-header__pair">
             <span data-testid="header-pair">{usd ? usdPairLabel(row) : pairLabel(row, inverted)}</span> · {row.exchange}
@@ -126,7 +146,9 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
                   <code className="token-header__id" data-testid="header-fingerprint">
                     {fingerprint ?? '…'}
                   </code>
-                  {fingerprint ? <CopyButton text={fingerprint} label="Copy fingerprint" testId="copy-fingerprint" /> : null}
+                  {fingerprint ? (
+                    <CopyButton text={fingerprint} label="Copy fingerprint" testId="copy-fingerprint" />
+                  ) : null}
                 </dd>
               </div>
             </dl>
@@ -146,14 +168,35 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
           <div className="stat stat--price">
             <dt className="stat__label">Price</dt>
             <dd className="stat__value stat__value--price" data-testid="header-price" data-value={shown.current_price}>
-              {formatPrice(shown.current_price, inverted || usd ? undefined : info.pricescale)} <span className="stat__unit">{unit}</span>
+              {formatPrice(shown.current_price, inverted || usd ? undefined : info.pricescale)}{' '}
+              <span className="stat__unit">{unit}</span>
             </dd>
           </div>
-          <Stat label="1h" value={formatPercent(shown.hourly_price_change)} trend={percentTrend(shown.hourly_price_change)} testId="header-change-1h" />
-          <Stat label="24h" value={formatPercent(shown.daily_price_change)} trend={percentTrend(shown.daily_price_change)} testId="header-change-24h" />
+          <Stat
+            label="1h"
+            value={formatPercent(shown.hourly_price_change)}
+            trend={percentTrend(shown.hourly_price_change)}
+            testId="header-change-1h"
+          />
+          <Stat
+            label="24h"
+            value={formatPercent(shown.daily_price_change)}
+            trend={percentTrend(shown.daily_price_change)}
+            testId="header-change-24h"
+          />
           <Stat label={`TVL (${base})`} value={formatAmount(shown.current_tvl)} testId="header-tvl" />
-          <Stat label="TVL 1h" value={formatSignedAmount(shown.hourly_tvl_change)} trend={trendOf(shown.hourly_tvl_change)} testId="header-tvl-change-1h" />
-          <Stat label="TVL 24h" value={formatSignedAmount(shown.daily_tvl_change)} trend={trendOf(shown.daily_tvl_change)} testId="header-tvl-change" />
+          <Stat
+            label="TVL 1h"
+            value={formatSignedAmount(shown.hourly_tvl_change)}
+            trend={trendOf(shown.hourly_tvl_change)}
+            testId="header-tvl-change-1h"
+          />
+          <Stat
+            label="TVL 24h"
+            value={formatSignedAmount(shown.daily_tvl_change)}
+            trend={trendOf(shown.daily_tvl_change)}
+            testId="header-tvl-change"
+          />
           <Stat label={`Vol 1h (${base})`} value={formatAmount(shown.hourly_volume)} testId="header-volume-1h" />
           <Stat label={`Vol 24h (${base})`} value={formatAmount(shown.daily_volume)} testId="header-volume-24h" />
         </dl>
@@ -172,12 +215,14 @@ function StatsPlaceholder({ base, label }: { base: string; label: string }) {
   return (
     <div className="token-header__stats token-header__stats--loading" role="status" data-testid="header-loading">
       <span className="visually-hidden">{label}</span>
-      {['Price', '1h', '24h', `TVL (${base})`, 'TVL 1h', 'TVL 24h', `Vol 1h (${base})`, `Vol 24h (${base})`].map((name, i) => (
-        <div key={name} className={`stat${i === 0 ? ' stat--price' : ''}`} aria-hidden="true">
-          <span className="stat__label">{name}</span>
-          <span className={`stat__value${i === 0 ? ' stat__value--price' : ''}`}>–</span>
-        </div>
-      ))}
+      {['Price', '1h', '24h', `TVL (${base})`, 'TVL 1h', 'TVL 24h', `Vol 1h (${base})`, `Vol 24h (${base})`].map(
+        (name, i) => (
+          <div key={name} className={`stat${i === 0 ? ' stat--price' : ''}`} aria-hidden="true">
+            <span className="stat__label">{name}</span>
+            <span className={`stat__value${i === 0 ? ' stat__value--price' : ''}`}>–</span>
+          </div>
+        ),
+      )}
     </div>
   );
 }

@@ -16,7 +16,12 @@ export function tradesQueryOptions(api: GatewayClient, pool: string | undefined,
     enabled: pool !== undefined,
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam, signal }): Promise<TradesResponse> =>
-      api.getOrThrow('/trades', { pool: pool ?? '', limit: TRADES_PAGE, ...(pageParam ? { before: pageParam } : {}) }, tradesResponseSchema, signal),
+      api.getOrThrow(
+        '/trades',
+        { pool: pool ?? '', limit: TRADES_PAGE, ...(pageParam ? { before: pageParam } : {}) },
+        tradesResponseSchema,
+        signal,
+      ),
     getNextPageParam: (last) => last.next ?? undefined,
     retry: (count, error) => !(error instanceof GatewayError && error.status === 404) && count < 2,
     // DEX pools do not stream: their tape refreshes on its own.

@@ -17,7 +17,12 @@ export function TapeFrame(props: {
 }) {
   const { labels, note, listLabel, count, scrollRef, placeholder = false, children } = props;
   return (
-    <section className="tape" aria-label="Trades" aria-busy={placeholder || undefined} data-testid={placeholder ? 'trades-tape-loading' : 'trades-tape'}>
+    <section
+      className="tape"
+      aria-label="Trades"
+      aria-busy={placeholder || undefined}
+      data-testid={placeholder ? 'trades-tape-loading' : 'trades-tape'}
+    >
       <header className="tape__head">
         <h2 className="tape__title">Trades</h2>
         {note ? (
@@ -37,7 +42,13 @@ export function TapeFrame(props: {
         <span />
       </div>
       {/* Focusable, so the list scrolls from the keyboard too (arrows, Page Up/Down). */}
-      <div ref={scrollRef} className="tape__scroll" {...(placeholder ? {} : { role: 'list', 'aria-label': listLabel, tabIndex: 0, 'data-testid': 'tape-rows', 'data-count': count })}>
+      <div
+        ref={scrollRef}
+        className="tape__scroll"
+        {...(placeholder
+          ? {}
+          : { role: 'list', 'aria-label': listLabel, tabIndex: 0, 'data-testid': 'tape-rows', 'data-count': count })}
+      >
         {children}
       </div>
     </section>

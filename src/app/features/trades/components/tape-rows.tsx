@@ -26,7 +26,12 @@ export function TapeRows(props: {
   readonly onHoverTrade?: ((time: number | undefined) => void) | undefined;
 }) {
   const { rows, scroller, zone, priceOf, valueOf, onNearEnd, explorer, onHoverTrade } = props;
-  const { items, total } = useFixedRows(scroller, { count: rows.length, rowHeight: ROW_HEIGHT, overscan: 10, fallbackHeight: LIST_HEIGHT });
+  const { items, total } = useFixedRows(scroller, {
+    count: rows.length,
+    rowHeight: ROW_HEIGHT,
+    overscan: 10,
+    fallbackHeight: LIST_HEIGHT,
+  });
   const lastIndex = items.at(-1)?.index ?? 0;
   useEffect(() => {
     if (lastIndex >= rows.length - MORE_WITHIN) onNearEnd();
@@ -45,7 +50,14 @@ export function TapeRows(props: {
             className={`tape__row tape__row--${row.side}`}
             data-testid="tape-row"
             data-side={row.side}
-            style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+            style={{
+              position: 'absolute',
+              top: 0,
+              left: 0,
+              right: 0,
+              height: ROW_HEIGHT,
+              transform: `translateY(${item.start}px)`,
+            }}
             onMouseEnter={onHoverTrade ? () => onHoverTrade(row.time) : undefined}
             onMouseLeave={onHoverTrade ? () => onHoverTrade(undefined) : undefined}
           >
@@ -62,7 +74,13 @@ export function TapeRows(props: {
             <span data-testid="tape-dex">{row.group ?? ''}</span>
             <span>
               {tx ? (
-                <a href={EXPLORERS[explorer].tx(tx)} target="_blank" rel="noreferrer noopener" title={`The transaction on ${EXPLORERS[explorer].label}`} data-testid="tape-tx">
+                <a
+                  href={EXPLORERS[explorer].tx(tx)}
+                  target="_blank"
+                  rel="noreferrer noopener"
+                  title={`The transaction on ${EXPLORERS[explorer].label}`}
+                  data-testid="tape-tx"
+                >
                   tx ↗
                 </a>
               ) : null}

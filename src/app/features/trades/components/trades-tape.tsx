@@ -29,7 +29,15 @@ export interface TradesTapeProps {
  * virtualised. Against an upstream without the route it shows what the stream brought since the page
  * opened, and says so.
  */
-export function TradesTape({ info, base, quote, baseUnit = '', inverted = false, currency = 'ada', onHoverTrade }: TradesTapeProps) {
+export function TradesTape({
+  info,
+  base,
+  quote,
+  baseUnit = '',
+  inverted = false,
+  currency = 'ada',
+  onHoverTrade,
+}: TradesTapeProps) {
   const zone = usePreferences((p) => p.timeZone);
   const { explorer } = useTraderSettings();
   const { rows, stored, noHistory } = useTapeRows(info);
@@ -53,7 +61,16 @@ export function TradesTape({ info, base, quote, baseUnit = '', inverted = false,
       {rows.length === 0 ? (
         <p className="tape__empty">{stored.isPending && !noHistory ? 'Loading trades…' : 'No trades yet'}</p>
       ) : (
-        <TapeRows rows={rows} scroller={scroller} zone={zone} priceOf={priceOf} valueOf={valueOf} onNearEnd={more} explorer={explorer} onHoverTrade={onHoverTrade} />
+        <TapeRows
+          rows={rows}
+          scroller={scroller}
+          zone={zone}
+          priceOf={priceOf}
+          valueOf={valueOf}
+          onNearEnd={more}
+          explorer={explorer}
+          onHoverTrade={onHoverTrade}
+        />
       )}
     </TapeFrame>
   );

@@ -46,13 +46,17 @@ export function useTapeRows(info: LibrarySymbolInfo | undefined) {
   const noHistory = stored.error instanceof GatewayError && stored.error.status === 404;
   const pool = info?.ticker;
   // The live rows of the pool they came for: another pool starts with none.
-  const [live, setLive] = useState<{ readonly pool: string | undefined; readonly rows: readonly TapeRow[] }>({ pool, rows: [] });
+  const [live, setLive] = useState<{ readonly pool: string | undefined; readonly rows: readonly TapeRow[] }>({
+    pool,
+    rows: [],
+  });
   const counter = useRef(0);
   const key = options.queryKey;
 
   const refresh = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(refresh.current), []);
-  const storedAgain = () => void queryClient.resetQueries({ queryKey: key, exact: true }).then(() => setLive({ pool, rows: [] }));
+  const storedAgain = () =>
+    void queryClient.resetQueries({ queryKey: key, exact: true }).then(() => setLive({ pool, rows: [] }));
   useLiveTrades(info, {
     onTrade: (event) => {
       counter.current++;
@@ -72,7 +76,10 @@ export function useTapeRows(info: LibrarySymbolInfo | undefined) {
         storedAgain();
         return;
       }
-      setLive((state) => ({ pool, rows: state.pool === pool ? state.rows.filter((row) => row.time <= rollback.time) : [] }));
+      setLive((state) => ({
+        pool,
+        rows: state.pool === pool ? state.rows.filter((row) => row.time <= rollback.time) : [],
+      }));
     },
   });
 

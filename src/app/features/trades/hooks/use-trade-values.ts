@@ -17,7 +17,10 @@ const NO_SUBSCRIPTION = () => () => undefined;
  * (ADA pairs), or that amount at the base token's ADA price now; in USD, at the rate of its hour,
  * loaded over the rows' span and moved live by stablecoin trades. NaN where a rate is not known.
  */
-export function useTradeValues(rows: readonly TapeRow[], options: { readonly baseUnit: string; readonly inverted: boolean; readonly currency: Currency }) {
+export function useTradeValues(
+  rows: readonly TapeRow[],
+  options: { readonly baseUnit: string; readonly inverted: boolean; readonly currency: Currency },
+) {
   const api = useApi();
   const rates = useUsdRates();
   const usd = options.currency === 'usd';
@@ -43,7 +46,13 @@ export function useTradeValues(rows: readonly TapeRow[], options: { readonly bas
   return {
     priceOf: (row: TapeRow) => {
       const rate = rateAt(row.time);
-      return usd ? (rate === undefined ? Number.NaN : row.price * rate) : options.inverted ? invertPrice(row.price) : row.price;
+      return usd
+        ? rate === undefined
+          ? Number.NaN
+          : row.price * rate
+        : options.inverted
+          ? invertPrice(row.price)
+          : row.price;
     },
     valueOf: (row: TapeRow) => {
       const rate = rateAt(row.time);

@@ -36,7 +36,13 @@ export function Watchlist({ items, current, onSelect, onRemove }: WatchlistProps
       ) : (
         <ul className="watchlist__list">
           {items.map((item) => (
-            <WatchRow key={`${item.group}:${item.symbol}`} item={item} current={item.symbol === current} onSelect={onSelect} onRemove={onRemove} />
+            <WatchRow
+              key={`${item.group}:${item.symbol}`}
+              item={item}
+              current={item.symbol === current}
+              onSelect={onSelect}
+              onRemove={onRemove}
+            />
           ))}
         </ul>
       )}
@@ -44,19 +50,42 @@ export function Watchlist({ items, current, onSelect, onRemove }: WatchlistProps
   );
 }
 
-function WatchRow({ item, current, onSelect, onRemove }: { item: WatchedSymbol; current: boolean; onSelect: (item: WatchedSymbol) => void; onRemove: (item: WatchedSymbol) => void }) {
+function WatchRow({
+  item,
+  current,
+  onSelect,
+  onRemove,
+}: {
+  item: WatchedSymbol;
+  current: boolean;
+  onSelect: (item: WatchedSymbol) => void;
+  onRemove: (item: WatchedSymbol) => void;
+}) {
   const datafeed = useDatafeed();
   const api = useApi();
   const resolved = useQuery(resolvedSymbolQueryOptions(datafeed, item.symbol, item.group));
   const info = resolved.data?.info;
   const row = resolved.data?.row;
-  const stats = useQuery({ ...tokenStatsQueryOptions(api, row?.ticker ?? '', isLiveSymbol(info)), enabled: row !== undefined });
+  const stats = useQuery({
+    ...tokenStatsQueryOptions(api, row?.ticker ?? '', isLiveSymbol(info)),
+    enabled: row !== undefined,
+  });
   const overlay = useLiveOverlay(info, () => void stats.refetch());
   const shown = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
   const label = row ? pairLabel(row) : item.symbol;
   return (
-    <li className={`watchlist__row${current ? ' watchlist__row--current' : ''}`} data-testid="watchlist-item" data-symbol={item.symbol}>
-      <button type="button" className="watchlist__pick" onClick={() => onSelect(item)} aria-current={current ? 'true' : undefined} aria-label={`Show ${label} on ${item.group}`}>
+    <li
+      className={`watchlist__row${current ? ' watchlist__row--current' : ''}`}
+      data-testid="watchlist-item"
+      data-symbol={item.symbol}
+    >
+      <button
+        type="button"
+        className="watchlist__pick"
+        onClick={() => onSelect(item)}
+        aria-current={current ? 'true' : undefined}
+        aria-label={`Show ${label} on ${item.group}`}
+      >
         {row ? <TokenLogo unit={row.quoteUnit} ticker={row.quote} size={20} /> : null}
         <span className="watchlist__pair">
           {label}
@@ -69,13 +98,21 @@ function WatchRow({ item, current, onSelect, onRemove }: { item: WatchedSymbol; 
             <span data-testid="watchlist-price" data-value={shown.current_price}>
               {formatPrice(shown.current_price, info.pricescale)}
             </span>
-            <span className={`trend trend--${percentTrend(shown.daily_price_change)}`}>{formatPercent(shown.daily_price_change)}</span>
+            <span className={`trend trend--${percentTrend(shown.daily_price_change)}`}>
+              {formatPercent(shown.daily_price_change)}
+            </span>
           </span>
         ) : (
           <span className="watchlist__price watchlist__muted">…</span>
         )}
       </button>
-      <button type="button" className="button button--small button--ghost" onClick={() => onRemove(item)} aria-label={`Remove ${label} from the watchlist`} data-testid="watchlist-remove">
+      <button
+        type="button"
+        className="button button--small button--ghost"
+        onClick={() => onRemove(item)}
+        aria-label={`Remove ${label} from the watchlist`}
+        data-testid="watchlist-remove"
+      >
         ✕
       </button>
     </li>
