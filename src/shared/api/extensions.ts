@@ -80,12 +80,25 @@ export const liquiditySchema = z
   );
 export type Liquidity = z.infer<typeof liquiditySchema>;
 
-/** `GET /api/x/token-info/<unit>`: a token's registry metadata, which no spec endpoint carries. */
+/**
+ * Where a token's identity (name, ticker, decimals, logo) comes from, most trusted first: its CIP-68
+ * reference NFT's datum on chain, the CIP-26 token registry, or only its asset name (unverified: a
+ * look-alike of a known token has no metadata of its own).
+ */
+export const tokenSourceSchema = z.enum(['cip68', 'registry', 'asset-name']);
+
+/** `GET /api/x/token-info/<unit>`: a token's metadata, which no spec endpoint carries. */
 export const tokenInfoSchema = z.strictObject({
   unit: z.string(),
   ticker: z.string(),
   name: z.string(),
   decimals: z.int().check(z.minimum(0)),
+  /** Where the identity comes from (absent from services that do not say). */
+  source: z.optional(tokenSourceSchema),
+  /** The token's description, from its metadata. */
+  description: z.optional(z.string()),
+  /** The token's site (an https URL), from its metadata. */
+  url: z.optional(z.string()),
 });
 export type TokenInfo = z.infer<typeof tokenInfoSchema>;
 
