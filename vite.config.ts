@@ -125,9 +125,9 @@ export default defineConfig(({ isSsrBuild }) => ({
     manifest: !isSsrBuild,
     rolldownOptions: isSsrBuild
       ? {
-          // The server, and the thread of the first start's bulk load, which src/service/store/sqlite-bulk.ts
+          // The server, and the thread of the first start's bulk load, which src/service/store/sqlite/bulk.ts
           // starts from its own file beside the server's: every file at the top of dist-server.
-          input: { serve: 'src/server/cli/serve.ts', 'sqlite-bulk-worker': 'src/service/store/sqlite-bulk-worker.ts' },
+          input: { serve: 'src/server/cli/serve.ts', 'sqlite-bulk-worker': 'src/service/store/sqlite/bulk-worker.ts' },
           output: { chunkFileNames: '[name]-[hash].js' },
         }
       : // Every module the entry imports statically in the entry's own chunk ('$initial': reachable from the

@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { parseServiceConfig } from '../src/service/config';
 import { createServiceRuntime } from '../src/service/runtime';
 import type { ServiceRuntime, StartupProgress } from '../src/service/service-runtime';
-import { DATABASE_FILE } from '../src/service/store/database';
+import { DATABASE_FILE } from '../src/service/store/open';
 import { historyResponseSchema } from '../src/shared/api/history';
 import { gatewayHistoryRows } from './gateway-history';
 import { median, round, timeRuns, type BenchRow } from './measure';

@@ -3,7 +3,7 @@ import { barsFromEvents, type Bar, type BarEvent } from './bars';
 import { RESOLUTION_SECONDS, type Resolution } from './resolutions';
 
 /**
- * Every candle traced to its trades (issue 27, part 5): the trades inside one bar, read from the
+ * Every candle traced to its trades: the trades inside one bar, read from the
  * extension trades route, and the candle they make by the bar rule (shared/bars.ts), so what the
  * list shows can be checked against the bar the chart drew.
  */

@@ -1,5 +1,5 @@
 /**
- * The spread of a pair across its DEX pools (issue 27, part 3): the largest price gap between two of
+ * The spread of a pair across its DEX pools: the largest price gap between two of
  * its pools deep enough to trade against, `(highest / lowest − 1) × 100`. Shared by the service's
  * `/api/x/spreads` and the app's spread view, so the overview's column and the view agree.
  */

@@ -2,7 +2,7 @@
  * Names anyone can choose (on-chain asset names, registry tickers, imported tokens) shown so that two
  * that look alike cannot pass for one another: characters that show nothing, or that reorder what
  * follows, are written out as `\u202E`, and names are compared for look-alikes after Unicode
- * normalisation (issue 29: `SNEK` + a zero-width space, + a word joiner, `U+202E` + `KENS`).
+ * normalisation (an attacker's `SNEK` + a zero-width space, + a word joiner, `U+202E` + `KENS`).
  */
 
 /**

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { DATABASE_FILE, openDatabase } from '../../src/service/store/database';
+import { DATABASE_FILE, openDatabase } from '../../src/service/store/sqlite/database';
+import { BARS_STALE } from '../../src/service/store/statements';
 
 /**
  * Fault injection at the engine: a trigger that makes SQLite itself abort a write, so a commit fails
@@ -53,8 +54,7 @@ export function storeFill(dataDir: string): StoreFill {
   const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
   try {
     const count = (table: string) => db.prepare<[], number>(`SELECT count(*) FROM ${table}`).pluck().get() ?? 0;
-    // The meta key of sqlite-store.ts's stale mark.
-    const stale = db.prepare<[], number>("SELECT count(*) FROM meta WHERE key = 'bars_stale'").pluck().get() ?? 0;
+    const stale = db.prepare<[string], number>('SELECT count(*) FROM meta WHERE key = ?').pluck().get(BARS_STALE) ?? 0;
     return { trades: count('trades'), bars: count('bars'), barsStale: stale > 0 };
   } finally {
     db.close();

@@ -2,7 +2,7 @@ import { DEFAULT_SPREAD_MIN_TVL_ADA } from '@/shared/spread';
 import { DEFAULT_EXPLORER, isExplorer, type Explorer } from './explorer';
 
 /**
- * The trader tools' settings (issue 27): the explorer chain trades link to, and the TVL (in ADA) a
+ * The trader tools' settings: the explorer chain trades link to, and the TVL (in ADA) a
  * pool needs to count in a pair's spread. Kept in the browser's storage under a key of their own, so
  * the page's preferences (and the cookie the server renders with) stay as they are: neither changes
  * the first screen.

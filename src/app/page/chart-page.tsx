@@ -38,9 +38,9 @@ const ChartGrid = lazyPart(() => import('./chart-grid').then((m) => m.ChartGrid)
 const PairPools = lazy(() => import('@/app/features/pair-pools').then((m) => ({ default: m.PairPools })));
 /** The drawings, a chunk of their own: loaded when the Draw button is first pressed, or for a pair that has drawings kept. */
 const DrawingTools = lazy(() => import('@/app/features/drawings').then((m) => ({ default: m.DrawingTools })));
-/** A clicked candle's trades (issue 27): a chunk loaded with the first click. */
+/** A clicked candle's trades: a chunk loaded with the first click. */
 const CandleTrades = lazy(() => import('@/app/features/candle-trades').then((m) => ({ default: m.CandleTrades })));
-/** The pair on every DEX and its spread (issue 27): a chunk loaded when first opened. */
+/** The pair on every DEX and its spread: a chunk loaded when first opened. */
 const SpreadView = lazy(() => import('@/app/features/spread').then((m) => ({ default: m.SpreadView })));
 
 /**

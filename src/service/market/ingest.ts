@@ -86,7 +86,7 @@ export interface CommitExtras {
 }
 
 /**
- * The single write path, used by the simulator, the importers and (later) the chain source. Changes
+ * The single write path, used by every source: the simulator, the importers and the chain. Changes
  * are made in memory at once and collected in a pending batch — new tokens, pairs and pools (ids handed
  * out here, the one writer), token metadata and logos, swaps with their bars and reserves — and
  * `commit` writes the batch in one store transaction. Only after it succeeded are listeners told (the

@@ -1,6 +1,6 @@
 import { applyEvent, type Bar, type BarEvent } from '../../shared/bars';
-import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
-import type { AggregateColumns, CommitBatch, FoldedBars, TradeRecord } from './ports';
+import { RESOLUTIONS, type Resolution } from '../../shared/resolutions';
+import type { FoldedBars, TradeRecord } from './ports';
 
 /**
  * Volumes are stored as integers in millionths of a whole base unit, so sums are exact whatever the
@@ -74,50 +74,4 @@ export class BarBatch implements FoldedBars {
   clear(): void {
     this.series.clear();
   }
-}
-
-/**
- * The buckets holding `times` at `resolution`, as runs of adjacent buckets: `[start, end)` in Unix
- * seconds, ascending. What a re-fold of exactly the touched buckets reads and rewrites.
- */
-export function bucketRuns(times: Iterable<number>, resolution: Resolution): [number, number][] {
-  const span = RESOLUTION_SECONDS[resolution];
-  const starts = [...new Set([...times].map((time) => bucketStart(time, resolution)))].sort((a, b) => a - b);
-  const runs: [number, number][] = [];
-  for (const start of starts) {
-    const last = runs.at(-1);
-    if (last !== undefined && last[1] === start) last[1] = start + span;
-    else runs.push([start, start + span]);
-  }
-  return runs;
-}
-
-/** Whether a trade's stored Aggregate columns are those given (exactly). */
-export function sameColumns(stored: AggregateColumns, next: AggregateColumns): boolean {
-  return (
-    stored.aggPrevPrice === next.aggPrevPrice &&
-    stored.aggPrice === next.aggPrice &&
-    stored.aggPrevTvl === next.aggPrevTvl &&
-    stored.aggTvl === next.aggTvl
-  );
-}
-
-/**
- * A batch's re-folds with the times of the trades whose Aggregate columns `reaggregate` changed (by
- * Aggregate series) added to their series': every bucket whose trades changed, once.
- */
-export function mergeRefolds(
-  refold: CommitBatch['refold'],
-  changed: ReadonlyMap<number, readonly number[]>,
-): { series: number; aggregate: boolean; times: Set<number> }[] {
-  const merged = new Map<string, { series: number; aggregate: boolean; times: Set<number> }>();
-  const add = (series: number, aggregate: boolean, times: Iterable<number>) => {
-    const key = `${aggregate ? 'a' : 'p'}${series}`;
-    const entry = merged.get(key) ?? { series, aggregate, times: new Set<number>() };
-    for (const time of times) entry.times.add(time);
-    merged.set(key, entry);
-  };
-  for (const r of refold ?? []) add(r.series, r.aggregate, r.times);
-  for (const [agg, times] of changed) if (times.length > 0) add(agg, true, times);
-  return [...merged.values()];
 }

@@ -1,8 +1,9 @@
 import { redactedError, redactUrl } from '../../shared/redact';
-import { DATABASE_FILE } from './database';
 import type { Store } from './ports';
-import { PostgresStore, type WriterLockOptions } from './postgres-store';
-import { openSqliteStore } from './sqlite-store';
+import { PostgresStore } from './postgres/store';
+import type { WriterLockOptions } from './postgres/writer-lock';
+import { DATABASE_FILE } from './sqlite/database';
+import { openSqliteStore } from './sqlite/store';
 
 /** File of the SQLite store in a data directory. */
 export { DATABASE_FILE };

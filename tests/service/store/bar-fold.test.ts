@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../../src/service/market/random';
-import { BarFold } from '../../../src/service/store/bar-fold';
+import { BarFold } from '../../../src/service/store/sqlite/bar-fold';
 import { barsFromEvents, rollupBars, type BarEvent } from '../../../src/shared/bars';
 import { RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../../src/shared/resolutions';
 

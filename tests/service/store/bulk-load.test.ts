@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Random } from '../../../src/service/market/random';
 import type { BulkLoad, CommitBatch, TradeRecord } from '../../../src/service/store/ports';
-import { openSqliteStore, type SqliteStore } from '../../../src/service/store/sqlite-store';
+import { openSqliteStore, type SqliteStore } from '../../../src/service/store/sqlite/store';
 import { ensureDefined } from '../../support/ensure';
 import { installFault, removeFault, storeIndexes } from '../../support/sqlite-faults';
 

@@ -4,7 +4,7 @@ import type { CommitBatch, PoolRow, Store, TradeRecord } from '../../../src/serv
 
 /**
  * The store's contract, written against its interfaces (ports.ts) only, so every implementation runs
- * the same tests: `describeStoreContract('SQLite', ...)` today, PostgreSQL next. `open` gives a fresh,
+ * the same tests (`sqlite.contract.test.ts`, `postgres.contract.test.ts`). `open` gives a fresh,
  * empty store; `reopen` the same store again after `close` (durability).
  */
 export interface StoreFactory {

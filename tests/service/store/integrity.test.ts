@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupsResponseSchema } from '../../../src/shared/api/groups';
-import { DATABASE_FILE } from '../../../src/service/store/database';
+import { DATABASE_FILE } from '../../../src/service/store/open';
 import { freePort } from '../../support/free-port';
 import { createTestService } from '../../support/service';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openWriterStore } from '../../../src/service/store/open';
-import { PostgresStore } from '../../../src/service/store/postgres-store';
+import { PostgresStore } from '../../../src/service/store/postgres/store';
 import type { Store } from '../../../src/service/store/ports';
 import { startPostgres, type TestPostgres } from '../../support/engines';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { PostgresStore } from '../../../src/service/store/postgres-store';
+import { PostgresStore } from '../../../src/service/store/postgres/store';
 import { startPostgres, type TestPostgres } from '../../support/engines';
 import { describeStoreContract } from './contract';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStore } from '../../../src/service/store/sqlite-store';
+import { openSqliteStore } from '../../../src/service/store/sqlite/store';
 import { describeStoreContract } from './contract';
 
 describeStoreContract('SQLite', () => {

@@ -1,23 +1,22 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BarFold } from './bar-fold';
 import { openBulkConnection } from './database';
-import { BulkWriter, type BulkThreadData, type FromBulkThread, type ToBulkThread } from './sqlite-bulk-load';
-import { SqliteStore } from './sqlite-store';
+import { BulkWriter, type BulkThreadData, type FromBulkThread, type ToBulkThread } from './bulk-load';
+import { SqliteStore } from './store';
 
 /**
- * The thread of a bulk load (sqlite-bulk.ts): a connection of its own to the store file, writing the
+ * The thread of a bulk load (bulk.ts): a connection of its own to the store file, writing the
  * batches it is handed in order while the main thread makes the next ones, then the bars. After a
  * batch fails, every later request gets that failure back; nothing more is written.
  */
 const port = parentPort;
-if (!port) throw new Error('sqlite-bulk-worker runs as a worker thread (see sqlite-bulk.ts)');
-const { file, staleMeta, abandon, barsPerCommit } = workerData as BulkThreadData;
+if (!port) throw new Error('sqlite-bulk-worker runs as a worker thread (see bulk.ts)');
+const { file, abandon, barsPerCommit } = workerData as BulkThreadData;
 const db = openBulkConnection(file);
 const store = new SqliteStore(db);
 const writer = new BulkWriter(
   db,
-  { apply: (batch) => store.apply(batch), rebuild: (onProgress) => store.bars.rebuild(onProgress) },
-  staleMeta,
+  { apply: (batch) => store.apply(batch), rebuild: (onProgress) => store.rebuildNow(onProgress) },
   barsPerCommit,
 );
 let failed: FromBulkThread | undefined;

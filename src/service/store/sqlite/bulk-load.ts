@@ -1,11 +1,12 @@
+import type { CommitBatch, TradeRecord } from '../ports';
+import { TRADE_INDEXES } from '../schema';
+import { BARS_STALE } from '../statements';
 import type { BarFold, BarFoldState } from './bar-fold';
 import type { Db } from './database';
-import { TRADE_INDEXES } from './migrations';
-import type { CommitBatch, TradeRecord } from './ports';
 
 /**
  * A bulk load's writes on one SQLite connection (the store's own, or a second one on a thread of its
- * own: sqlite-bulk.ts). Trades come packed in columns; their bars, folded by the side that makes the
+ * own: bulk.ts). Trades come packed in columns; their bars, folded by the side that makes the
  * batches (`foldTrades`, bar-fold.ts), are written once at the end in the bars table's key order, and
  * the trades' secondary indexes are made at the end by one sort each.
  */
@@ -93,8 +94,6 @@ export function bulkRest(batch: CommitBatch): CommitBatch {
 export interface BulkThreadData {
   /** The store file (open and migrated already). */
   readonly file: string;
-  /** The meta key of the stale mark (see `BarStore.stale`). */
-  readonly staleMeta: string;
   /** Set to 1 (on a SharedArrayBuffer) when the load is abandoned: batches still queued are skipped. */
   readonly abandon: Int32Array;
   /** Bars per transaction at the end (`BAR_ROWS_PER_COMMIT`; tests make it small). */
@@ -124,8 +123,8 @@ export type FromBulkThread =
 export interface BulkTarget {
   /** Writes a batch in one transaction (nested in the caller's). */
   apply(batch: CommitBatch): void;
-  /** Deletes every bar and folds every stored trade again, clearing the stale mark. */
-  rebuild(onProgress?: (done: number, total: number) => void): unknown;
+  /** Deletes every bar and folds every stored trade again, clearing the stale mark; returns the trades folded. */
+  rebuild(onProgress?: (done: number, total: number) => void): number;
 }
 
 /** Rows per trades statement and per bars statement: binding many rows per call costs far less than a call per row. */
@@ -198,7 +197,6 @@ export class BulkWriter {
   constructor(
     private readonly db: Db,
     private readonly target: BulkTarget,
-    staleMeta: string,
     private readonly barsPerCommit = BAR_ROWS_PER_COMMIT,
   ) {
     this.trades = new RowAppender(
@@ -209,7 +207,7 @@ export class BulkWriter {
     );
     this.bars = new RowAppender(db, 'INSERT INTO bars (series, res, t, o, h, l, c, v, tvl)', 9, BAR_ROWS);
     this.setReserves = db.prepare('UPDATE pools SET base_reserve = ?, quote_reserve = ? WHERE id = ?');
-    this.clearStale = db.prepare('DELETE FROM meta WHERE key = ?').bind(staleMeta);
+    this.clearStale = db.prepare('DELETE FROM meta WHERE key = ?').bind(BARS_STALE);
     this.begin = db.prepare('BEGIN');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');

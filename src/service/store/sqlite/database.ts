@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { MIGRATIONS, TRADE_INDEXES } from './migrations';
+import { pendingMigrations, TRADE_INDEXES } from '../schema';
+import { SQLITE } from './dialect';
 
 export type Db = Database.Database;
 
@@ -132,20 +133,16 @@ export function openBulkConnection(file: string): Db {
   }
 }
 
-/** Applies every migration newer than the database's `user_version`, each in its own transaction. */
+/**
+ * Applies every migration of schema.ts newer than the database's `user_version` (the schema's version),
+ * each in its own transaction.
+ */
 export function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(
-      `The data directory was written by a newer version (schema ${current}, this build knows ${MIGRATIONS.length}).`,
-    );
-  }
-  for (let version = current; version < MIGRATIONS.length; version++) {
-    const step = MIGRATIONS[version];
-    if (step === undefined) continue;
+  for (const [version, sql] of pendingMigrations(current, SQLITE, 'The data directory')) {
     db.transaction(() => {
-      db.exec(step);
-      db.pragma(`user_version = ${version + 1}`);
+      db.exec(sql);
+      db.pragma(`user_version = ${version}`);
     })();
   }
 }

@@ -1,4 +1,4 @@
-import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
+import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../../shared/resolutions';
 
 type F64 = Float64Array<ArrayBuffer>;
 type I32 = Int32Array<ArrayBuffer>;

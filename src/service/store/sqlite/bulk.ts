@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
-import type { Db } from './database';
-import { TRADE_INDEXES } from './migrations';
-import type { BulkLoad, CommitBatch } from './ports';
+import type { BulkLoad, CommitBatch } from '../ports';
+import { TRADE_INDEXES } from '../schema';
+import { BARS_STALE } from '../statements';
 import { BarFold } from './bar-fold';
+import type { Db } from './database';
 import {
   BAR_ROWS_PER_COMMIT,
   BulkWriter,
@@ -14,13 +15,13 @@ import {
   type BulkThreadData,
   type FromBulkThread,
   type ToBulkThread,
-} from './sqlite-bulk-load';
+} from './bulk-load';
 
 /**
  * SQLite's bulk load (see `Store.bulkLoad`): the first backfill's batches are written by a thread of
  * their own, on a second connection to the store file, while the main thread makes the next ones and
  * folds their bars; the fold is handed to the thread at the end, which stores every bar
- * (sqlite-bulk-load.ts).
+ * (bulk-load.ts).
  * An in-memory store has no file to share: its load is written on its own connection, at once.
  */
 
@@ -39,7 +40,6 @@ const MAX_QUEUED_TRADES = 100_000;
 export function startSqliteBulkLoad(
   db: Db,
   target: BulkTarget,
-  staleMeta: string,
   barsPerCommit = BAR_ROWS_PER_COMMIT,
 ): BulkLoad | undefined {
   const { n } = db
@@ -50,10 +50,10 @@ export function startSqliteBulkLoad(
     for (const { name } of TRADE_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
     db.prepare(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    ).run(staleMeta, '1');
+    ).run(BARS_STALE, '1');
   })();
-  if (db.memory) return new InlineBulkLoad(new BulkWriter(db, target, staleMeta, barsPerCommit));
-  return new ThreadBulkLoad({ file: db.name, staleMeta, barsPerCommit }, () => {
+  if (db.memory) return new InlineBulkLoad(new BulkWriter(db, target, barsPerCommit));
+  return new ThreadBulkLoad({ file: db.name, barsPerCommit }, () => {
     // Not needed for the load to be right: the copy left over is done when bulk mode ends.
     try {
       db.pragma('wal_checkpoint(PASSIVE)');
@@ -104,7 +104,7 @@ function startBulkThread(data: BulkThreadData): Worker {
   const here = import.meta.url;
   if (!here.endsWith('.ts')) return new Worker(new URL('./sqlite-bulk-worker.js', here), { workerData: data });
   const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./sqlite-bulk-worker.ts', here).href;
+  const entry = new URL('./bulk-worker.ts', here).href;
   const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(boot, { eval: true, workerData: data });
 }
