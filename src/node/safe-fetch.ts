@@ -267,8 +267,10 @@ export function createSafeFetcher(options: SafeFetchOptions = {}): SafeFetcher {
         },
       );
   };
-  const checkedConnect = buildConnector({ ...tls, lookup: checkedLookup, timeout: timeoutMs });
-  const plainConnect = buildConnector({ ...tls, timeout: timeoutMs });
+  // undici's own timeouts are a second line behind the deadline, which names the fetch's limit.
+  const backstopMs = timeoutMs + 1_000;
+  const checkedConnect = buildConnector({ ...tls, lookup: checkedLookup, timeout: backstopMs });
+  const plainConnect = buildConnector({ ...tls, timeout: backstopMs });
   const agent = new Agent({
     connect(connectOptions, callback) {
       const origin = originOf(connectOptions.protocol, connectOptions.hostname, connectOptions.port);
@@ -295,8 +297,8 @@ export function createSafeFetcher(options: SafeFetchOptions = {}): SafeFetcher {
         callback(null, socket);
       });
     },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    headersTimeout: backstopMs,
+    bodyTimeout: backstopMs,
   });
 
   /** The URL parsed and checked before any connection; throws a SafeFetchError. */

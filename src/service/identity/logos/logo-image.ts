@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type Metadata, type Sharp } from 'sharp';
 
 /**
  * Any logo image made into the PNG the API serves: at most 256×256, aspect ratio kept, sRGB, 8 bits,
@@ -56,7 +56,7 @@ const ACCEPTED = 'PNG, JPEG, WebP, GIF, AVIF or SVG';
 const refuse = (reason: string): LogoImage => ({ ok: false, reason });
 
 /** The accepted format of sniffed metadata, or null. AVIF is HEIF with AV1 (HEIC is not accepted). */
-function acceptedFormat(metadata: sharp.Metadata): string | null {
+function acceptedFormat(metadata: Metadata): string | null {
   switch (metadata.format) {
     case 'png':
     case 'jpeg':
@@ -71,7 +71,7 @@ function acceptedFormat(metadata: sharp.Metadata): string | null {
   }
 }
 
-async function encode(pipeline: sharp.Sharp, maxPngBytes: number): Promise<LogoImage | Buffer> {
+async function encode(pipeline: Sharp, maxPngBytes: number): Promise<LogoImage | Buffer> {
   const full = await pipeline
     .clone()
     .png({ compressionLevel: 9, adaptiveFiltering: true })
@@ -93,7 +93,7 @@ export async function logoPng(bytes: Uint8Array, options: LogoImageOptions = {})
   // gzip (an .svgz, or anything compressed) is refused before any decoder could inflate it.
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) return refuse(`logo is gzip-compressed data, not a ${ACCEPTED} image`);
   const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let metadata: sharp.Metadata;
+  let metadata: Metadata;
   try {
     // Headers only: sizes are judged below, before any pixel is decoded.
     metadata = await sharp(input, { limitInputPixels: false }).metadata();
@@ -104,7 +104,7 @@ export async function logoPng(bytes: Uint8Array, options: LogoImageOptions = {})
   if (format === null) return refuse(`logo is ${metadata.format} data, not a ${ACCEPTED} image`);
   const { width, height } = metadata;
   if (!width || !height) return refuse(`logo (${format}) has no size`);
-  let pipeline: sharp.Sharp;
+  let pipeline: Sharp;
   if (format === 'svg') {
     // Rendered at the size it is shown (librsvg reports the size at 72 dpi): never at a hostile intrinsic size.
     const density = Math.min(100_000, Math.max(1, (72 * LOGO_SIDE) / Math.max(width, height)));

@@ -132,8 +132,8 @@ function httpsSource(text: string): LogoSource {
   }
 }
 
-/** Where a logo given as text points. */
-async function textSource(text: string, gateways: LogoGateways, maxBytes: number): Promise<LogoSource> {
+/** Where a logo given as text points; null when the text is neither a URI nor a CID. */
+async function textSource(text: string, gateways: LogoGateways, maxBytes: number): Promise<LogoSource | null> {
   const trimmed = text.trim();
   if (trimmed === '') return unusable('logo is empty');
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed)?.[1]?.toLowerCase();
@@ -146,7 +146,7 @@ async function textSource(text: string, gateways: LogoGateways, maxBytes: number
   if (scheme !== undefined) return unusable(`${scheme}: logos are not fetched (ipfs, ar, https or data only)`);
   if (trimmed.startsWith('/ipfs/')) return ipfsSource(trimmed.slice('/ipfs/'.length), gateways);
   if (parseCid(splitId(trimmed).id) !== null) return ipfsSource(trimmed, gateways);
-  return unusable(`logo ${JSON.stringify(trimmed.slice(0, 60))} is neither a URI nor a CID`);
+  return null;
 }
 
 /** Text that reads as a URI or CID rather than image data: printable, short, no markup. */
@@ -159,7 +159,8 @@ function looksLikeUri(text: string): boolean {
 
 /**
  * What to do with a logo: fetch a URL, use the bytes given, or why it cannot be used. Text and bytes that
- * decode as a URI or CID are followed; other bytes are taken as image data (the image step sniffs them).
+ * decode as a URI or CID are followed; other bytes, and text that is markup (SVG), are taken as image data
+ * (the image step sniffs them); other text is refused.
  * `maxBytes` (default 2 MiB) bounds inline images.
  */
 export async function logoSource(
@@ -172,7 +173,10 @@ export async function logoSource(
       const bytes = Buffer.from(input, 'utf8');
       return bytes.length > maxBytes ? unusable(`logo is larger than ${maxBytes} bytes`) : { kind: 'bytes', bytes };
     }
-    return textSource(input, gateways, maxBytes);
+    return (
+      (await textSource(input, gateways, maxBytes)) ??
+      unusable(`logo ${JSON.stringify(input.trim().slice(0, 60))} is neither a URI nor a CID`)
+    );
   }
   const bytes =
     input instanceof Uint8Array ? Buffer.from(input) : Buffer.concat(input.map((chunk) => Buffer.from(chunk)));
@@ -184,6 +188,7 @@ export async function logoSource(
   } catch {
     // Not UTF-8: image data.
   }
-  if (text !== null && looksLikeUri(text)) return textSource(text, gateways, maxBytes);
+  const pointed = text !== null && looksLikeUri(text) ? await textSource(text, gateways, maxBytes) : null;
+  if (pointed) return pointed;
   return bytes.length > maxBytes ? unusable(`logo is larger than ${maxBytes} bytes`) : { kind: 'bytes', bytes };
 }
