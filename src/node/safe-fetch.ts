@@ -1,11 +1,12 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Transform, Writable, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { rootCertificates } from 'node:tls';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import { createAddressPolicy, type AddressPolicy } from './address-policy';
+import { discard, readBody } from './capped-body';
+import { ownError, SafeFetchError } from './safe-fetch-error';
+
+export { SafeFetchError } from './safe-fetch-error';
 
 /**
  * Outbound HTTP for addresses that come from untrusted data (token logos, webhook targets): only public
@@ -67,26 +68,6 @@ export interface SafeResponse {
   readonly redirects: readonly string[];
 }
 
-/**
- * Why a fetch failed: `url` (malformed, wrong scheme, credentials), `refused` (an address not allowed),
- * `redirect` (too many, to another scheme, unreadable), `too-large`, `encoding` (a content coding we do
- * not decode, or corrupt), `tls`, `network` (DNS, connection), `timeout`, `aborted` (by the caller).
- */
-export type SafeFetchErrorKind =
-  'url' | 'refused' | 'redirect' | 'too-large' | 'encoding' | 'tls' | 'network' | 'timeout' | 'aborted';
-
-export class SafeFetchError extends Error {
-  override readonly name = 'SafeFetchError';
-  constructor(
-    readonly kind: SafeFetchErrorKind,
-    message: string,
-    /** Whether the same fetch may work later (timeouts, connection failures). */
-    readonly retryable: boolean,
-  ) {
-    super(message);
-  }
-}
-
 export interface SafeFetcher {
   /** Fetches `url`; resolves with any HTTP status, rejects with a `SafeFetchError` only. */
   fetch(url: string, request?: SafeRequest): Promise<SafeResponse>;
@@ -120,15 +101,6 @@ function dnsError(hostname: string, error: unknown): SafeFetchError {
   return new SafeFetchError('network', `${hostname} could not be resolved (${code ?? String(error)})`, true);
 }
 
-/** The first SafeFetchError in an error's cause chain. */
-function ownError(error: unknown): SafeFetchError | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    if (current instanceof SafeFetchError) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 const TLS_CODES = /^(CERT_|ERR_TLS_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|ERR_SSL_)/;
 
 /** An error of undici or the socket, as a SafeFetchError. */
@@ -143,90 +115,12 @@ function asFetchError(error: unknown, url: string): SafeFetchError {
   return new SafeFetchError('network', `${url} failed: ${code ? `${code} ` : ''}${text}`, true);
 }
 
-/** A pass-through that fails once more than `max` bytes went through it. */
-function byteCap(max: number, what: string): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      seen += chunk.length;
-      if (seen > max) done(new SafeFetchError('too-large', `${what} is larger than ${max} bytes`, false));
-      else done(null, chunk);
-    },
-  });
-}
-
-/** Decoders for a Content-Encoding header, in the order to apply them. */
-function decoders(header: string | undefined): Transform[] {
-  const codings = (header ?? '')
-    .split(',')
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== '' && coding !== 'identity');
-  if (codings.length > 2) throw new SafeFetchError('encoding', `too many content codings (${header ?? ''})`, false);
-  return codings.reverse().map((coding) => {
-    if (coding === 'gzip' || coding === 'x-gzip') return createGunzip();
-    if (coding === 'deflate') return createInflate();
-    if (coding === 'br') return createBrotliDecompress();
-    throw new SafeFetchError('encoding', `content coding ${JSON.stringify(coding)} is not supported`, false);
-  });
-}
-
 function headerRecord(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
-}
-
-/** Drops a body not to be read (undici reports a destroyed body as an error: nobody waits for it). */
-function discard(body: Readable): void {
-  body.on('error', () => undefined);
-  body.destroy();
-}
-
-/** Reads a body through its decoders, counting raw and decoded bytes against `maxBytes`. */
-async function readBody(
-  body: Readable,
-  headers: Record<string, string>,
-  maxBytes: number,
-  url: string,
-): Promise<Buffer> {
-  const declared = Number(headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    discard(body);
-    throw new SafeFetchError('too-large', `${url} declares ${declared} bytes, more than ${maxBytes}`, false);
-  }
-  let steps: Transform[];
-  try {
-    steps = decoders(headers['content-encoding']);
-  } catch (error) {
-    discard(body);
-    throw error;
-  }
-  const chunks: Buffer[] = [];
-  try {
-    const collect = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        chunks.push(chunk);
-        done();
-      },
-    });
-    await pipeline([
-      body,
-      byteCap(maxBytes, `the body of ${url}`),
-      ...steps,
-      byteCap(maxBytes, `the decompressed body of ${url}`),
-      collect,
-    ]);
-  } catch (error) {
-    const own = ownError(error);
-    if (own) throw own;
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1')
-      throw new SafeFetchError('encoding', `the body of ${url} is not valid ${headers['content-encoding']}`, false);
-    throw error;
-  }
-  return Buffer.concat(chunks);
 }
 
 /** Builds a fetcher; throws on a bad option (an unreadable CIDR or origin). */
