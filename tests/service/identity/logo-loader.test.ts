@@ -61,7 +61,7 @@ afterAll(async () => {
 });
 
 /** A loader whose fetcher reaches the test's https site (logos.test → 127.0.0.1, allowed, its CA trusted). */
-const loaderFor = (gateways = { ipfs: gateway.origin, arweave: gateway.origin }) =>
+const loaderFor = (gateways = { ipfs: `${gateway.origin}/`, arweave: gateway.origin }) =>
   createLogoLoader({
     gateways,
     fetch: {

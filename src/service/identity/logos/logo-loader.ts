@@ -63,7 +63,10 @@ function retryAfterMs(header: string | undefined, nowMs: number): number | undef
 }
 
 export function createLogoLoader(options: LogoLoaderOptions = {}): LogoLoader {
-  const gateways = options.gateways ?? {};
+  const bare = (url: string | undefined) => url?.replace(/\/+$/, '');
+  const ipfs = bare(options.gateways?.ipfs);
+  const arweave = bare(options.gateways?.arweave);
+  const gateways: LogoGateways = { ...(ipfs ? { ipfs } : {}), ...(arweave ? { arweave } : {}) };
   const maxBytes = options.fetch?.maxBytes ?? DEFAULT_MAX_BYTES;
   const trustedOrigins = [gateways.ipfs, gateways.arweave]
     .filter((url) => url !== undefined)
