@@ -9,8 +9,9 @@ import { DatumError, decodePlutusData, type PlutusData } from '../chain/plutus';
  * `name`, `ticker`, `decimals`, `logo`, `description` and `url`; `logo` and `description` may be one byte string
  * or a list of byte-string chunks (Plutus data's byte strings are at most 64 bytes, so longer texts are split).
  *
- * Accepted as it is on chain: reference datums with two fields and no `extra` (USDM's), version 1, 2 or 3, any
- * other fields ignored. Decoded with the pool datums' decoder and budgets (docs/chain.md "Hostile datums").
+ * Accepted as it is on chain: reference datums with two fields and no `extra` (USDM's), any version (0 included:
+ * GNRC's), indefinite-length maps and byte strings, the site under `website` when there is no `url`; other fields
+ * ignored. Decoded with the pool datums' decoder and budgets (docs/chain.md "Hostile datums").
  */
 
 /** CIP-67 labels as asset-name prefixes (the label, its CRC-8, in CIP-67's 4-byte form). */
@@ -24,7 +25,7 @@ export const CIP67_LABELS = {
 /** The largest decimals a token may have here (the store's check, the registry importer's). */
 export const MAX_TOKEN_DECIMALS = 19;
 /** Longest text kept of a name, ticker, description or URL (characters); longer values are refused. */
-const MAX_TEXT = { name: 100, ticker: 32, description: 1_000, url: 512, logo: 16_384 } as const;
+const MAX_TEXT = { name: 100, ticker: 32, description: 1_000, url: 512, website: 512, logo: 16_384 } as const;
 
 /** The metadata a reference NFT's datum gives a fungible token. */
 export interface Cip68Metadata {
@@ -141,8 +142,9 @@ export function decodeCip68Datum(cborHex: string, referenceUnit?: string): Cip68
     throw new DatumError(`reference datum: ${data.fields.length} field(s), expected metadata and version`);
   const [metadata, version] = data.fields;
   if (!isMap(metadata)) throw new DatumError('reference datum: its metadata is not a map');
-  if (typeof version !== 'bigint' || version < 1n || version > 1_000n)
-    throw new DatumError('reference datum: its version is not a small positive integer');
+  // Version 0 is outside the versions CIP-68 defines, but real tokens carry it (GNRC on mainnet): read the same.
+  if (typeof version !== 'bigint' || version < 0n || version > 1_000n)
+    throw new DatumError('reference datum: its version is not a small non-negative integer');
   let fields = byName(metadata);
   if (version >= 4n) {
     const nested = nestedEntry(fields, referenceUnit);
@@ -191,7 +193,8 @@ export function decodeCip68Datum(cborHex: string, referenceUnit?: string): Cip68
       ticker: textOf('ticker'),
       decimals,
       description: textOf('description'),
-      url: textOf('url'),
+      // Some tokens name their site `website` (FLDT on mainnet) rather than CIP-68's `url`.
+      url: textOf('url') ?? textOf('website'),
       logo,
       version: Number(version),
     },

@@ -3,6 +3,7 @@ import { barsFromEvents, rollupBars } from '../../shared/bars';
 import { AGGREGATE_GROUP } from '../../shared/groups';
 import { bucketStart, RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
 import { bucketRuns, mergeRefolds, sameColumns } from './bar-batch';
+import { rawUnitsMigration } from './migrations';
 import {
   COMMIT_POSITION_META,
   type AggregateColumns,
@@ -79,6 +80,8 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE chain_journal ADD COLUMN created TEXT;
   CREATE TABLE chain_lp (pool INTEGER PRIMARY KEY REFERENCES pools(id), lp TEXT NOT NULL);
   `,
+  // 4: raw units (the SQLite store's migration 5).
+  rawUnitsMigration('BIGINT'),
 ];
 
 const BARS_STALE = 'bars_stale';

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_SUBJECTS, queryRegistry, RegistryServerError } from '../../../src/service/identity/registry-server';
+import { MAX_SUBJECTS, queryRegistry } from '../../../src/service/identity/registry-server';
 import { cip26ByTicker } from '../../support/cip26-sample';
 import { FakeTokenRegistry } from '../../support/fake-token-registry';
 
