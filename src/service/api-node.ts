@@ -33,7 +33,7 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
     const source = (storedSource ?? config.source) as ServiceConfig['source'];
     const ingestor = await Ingestor.open(store, market);
     const hub = new StreamHub(market);
-    const history = new HistoryCache(store.bars);
+    const history = new HistoryCache(store.bars, market);
     const gapListeners = new Set<() => void>();
     let resyncs = 0;
     const metrics = hooks.metrics ? new ServiceMetrics(hooks.metrics) : undefined;

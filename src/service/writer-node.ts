@@ -177,7 +177,7 @@ export async function createWriterNode(
     }
 
     const hub = new StreamHub(market);
-    const history = new HistoryCache(store.bars);
+    const history = new HistoryCache(store.bars, market);
     const refusals = new Refusals();
     // The writer of a cluster serves no API: its hub and caches stay idle, and out of the metrics.
     if (config.role !== 'ingest') metrics?.serving({ hub, history, refusals });

@@ -8,7 +8,9 @@ import { priceErrorSchema, tokenErrorSchema } from '../../src/shared/api/errors'
 import { streamLineSchema, type TradeEvent } from '../../src/shared/api/stream';
 import { parseServiceConfig } from '../../src/service/config';
 import { createServiceRuntime } from '../../src/service/runtime';
-import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
+import { buildMarket } from '../../src/service/market/load';
+import type { Market } from '../../src/service/market/model';
+import { wholeBase, wholePrice } from '../../src/service/market/units';
 import { KeyStore } from '../../src/service/auth/keys';
 import { openReaderStore } from '../../src/service/store/open';
 import type { Store, TradeRecord } from '../../src/service/store/ports';
@@ -137,20 +139,35 @@ async function expectDelivered(delivered: { events: TradeEvent[] }, expected: re
 }
 
 /** Pool IDs by series (row id), from the store. */
-async function poolNames(store: Store): Promise<Map<number, string>> {
-  return new Map((await store.market.load()).pools.map((p) => [p.id, p.poolId]));
+async function poolNames(store: Store): Promise<Market> {
+  return buildMarket(await store.market.load());
 }
 
-/** The stream event a stored trade makes (the service's own mapping: its Aggregate's state change). */
-function eventOf(t: TradeRecord, names: ReadonlyMap<number, string>): TradeEvent {
+/**
+ * The stream event a stored trade makes (the service's own mapping: its Aggregate's state change, stored raw and
+ * sent in whole units of the pair's decimals).
+ */
+function eventOf(t: TradeRecord, market: Market): TradeEvent {
+  const aggregate = market.poolsById.get(t.agg);
+  if (!aggregate)
+    return {
+      block_time: t.blockTime,
+      pool_id: '',
+      current_price: 0,
+      previous_price: 0,
+      current_tvl: 0,
+      previous_tvl: 0,
+      volume: 0,
+    };
+  const { pair } = aggregate;
   return {
     block_time: t.blockTime,
-    pool_id: names.get(t.agg) ?? '',
-    current_price: t.aggPrice,
-    previous_price: t.aggPrevPrice,
-    current_tvl: t.aggTvl,
-    previous_tvl: t.aggPrevTvl,
-    volume: t.volume / VOLUME_SCALE,
+    pool_id: aggregate.poolId,
+    current_price: wholePrice(pair, t.aggPrice),
+    previous_price: wholePrice(pair, t.aggPrevPrice),
+    current_tvl: wholeBase(pair, t.aggTvl),
+    previous_tvl: wholeBase(pair, t.aggPrevTvl),
+    volume: wholeBase(pair, t.volume),
   };
 }
 
@@ -412,7 +429,7 @@ describe('a cluster: one ingest node, two API nodes, PostgreSQL and Redis', () =
           ...new Set(
             trades
               .filter((t) => t.seq > unannounced.from && t.seq <= unannounced.to)
-              .map((t) => names.get(t.agg) ?? ''),
+              .map((t) => names.poolsById.get(t.agg)?.poolId ?? ''),
           ),
         ].slice(0, 4);
         const compare = [

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyResponseSchema, type HistoryResponse } from '../../src/shared/api/history';
 import { RESOLUTIONS, type Resolution } from '../../src/shared/resolutions';
-import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { API, createTestService, type TestService } from '../support/service';
 import { runtimeInternals } from '../../src/service/runtime-internals';
+import { ensureDefined } from '../support/ensure';
+import { baseUnit, wholeStep } from '../support/market';
 
 /**
  * /history is served from cached, pre-serialised chunks: it must always equal the bars in the store,
@@ -31,16 +32,20 @@ async function fromStore(
   includeTvl: boolean,
 ): Promise<HistoryResponse> {
   const rows = await runtimeInternals(service.runtime).store.bars.range(id, resolution, from, to);
+  // Stored raw: prices and TVLs in whole units of the pair's decimals, volumes divided by its base unit.
+  const pool = ensureDefined(service.runtime.market.poolsById.get(id));
+  const whole = (r: (typeof rows)[number], price: number) =>
+    wholeStep(pool)({ block_time: r[0], previous_price: price, current_price: price, current_tvl: r[6], volume: 0 });
   const body: HistoryResponse = {
     s: 'ok',
     t: rows.map((r) => r[0]),
-    o: rows.map((r) => r[1]),
-    h: rows.map((r) => r[2]),
-    l: rows.map((r) => r[3]),
-    c: rows.map((r) => r[4]),
-    v: rows.map((r) => r[5] / VOLUME_SCALE),
+    o: rows.map((r) => whole(r, r[1]).current_price),
+    h: rows.map((r) => whole(r, r[2]).current_price),
+    l: rows.map((r) => whole(r, r[3]).current_price),
+    c: rows.map((r) => whole(r, r[4]).current_price),
+    v: rows.map((r) => r[5] / baseUnit(pool)),
   };
-  if (includeTvl) body.tvl = rows.map((r) => r[6]);
+  if (includeTvl) body.tvl = rows.map((r) => whole(r, 1).current_tvl);
   return body;
 }
 

@@ -5,11 +5,19 @@ import { rollupBars, type Bar } from '../../src/shared/bars';
 import { RESOLUTION_SECONDS, RESOLUTIONS } from '../../src/shared/resolutions';
 import { asSeconds } from '../../src/shared/time';
 import type { Pool } from '../../src/service/market/model';
-import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { barsOf, historyPath, type HistoryParams } from '../support/builders';
 import { ensureDefined } from '../support/ensure';
 import { expectClose } from '../support/expect-close';
-import { aggregateStep, busiestPools, forceTradesOn, poolStep, referenceBars, storedTrades } from '../support/market';
+import {
+  aggregateStep,
+  baseUnit,
+  busiestPools,
+  forceTradesOn,
+  poolStep,
+  referenceBars,
+  storedTrades,
+  wholeStep,
+} from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 
 let service: TestService;
@@ -42,9 +50,9 @@ describe('GET /history bars', () => {
     'builds %s bars of an Aggregate pool from its stored trades by the bar rule',
     async (resolution) => {
       const expected = referenceBars(
-        (await storedTrades(service.runtime, { agg: aggregate.id })).map(aggregateStep),
+        (await storedTrades(service.runtime, { agg: aggregate.id })).map(aggregateStep).map(wholeStep(aggregate)),
         resolution,
-        VOLUME_SCALE,
+        baseUnit(aggregate),
       );
       const body = await history({ symbol: aggregate.poolId, resolution, from, to, include_tvl: true });
       expect(expected.length).toBeGreaterThan(0);
@@ -54,9 +62,9 @@ describe('GET /history bars', () => {
 
   it.each(RESOLUTIONS)('builds %s bars of a DEX pool from its stored trades by the bar rule', async (resolution) => {
     const expected = referenceBars(
-      (await storedTrades(service.runtime, { pool: dexPool.id })).map(poolStep),
+      (await storedTrades(service.runtime, { pool: dexPool.id })).map(poolStep).map(wholeStep(dexPool)),
       resolution,
-      VOLUME_SCALE,
+      baseUnit(dexPool),
     );
     const body = await history({ symbol: dexPool.poolId, resolution, from, to, include_tvl: true });
     expect(barsOf(body)).toEqual(expected);
@@ -249,10 +257,12 @@ describe('GET /history after new trades', () => {
       const trades = await storedTrades(service.runtime, { agg: aggregate.id });
       for (const resolution of RESOLUTIONS) {
         expect(barsOf(await history(query(resolution))), resolution).toEqual(
-          referenceBars(trades.map(aggregateStep), resolution, VOLUME_SCALE),
+          referenceBars(trades.map(aggregateStep).map(wholeStep(aggregate)), resolution, baseUnit(aggregate)),
         );
         const last = await history({ symbol: aggregate.poolId, resolution, to: end, countback: 2, include_tvl: true });
-        expect(barsOf(last)).toEqual(referenceBars(trades.map(aggregateStep), resolution, VOLUME_SCALE).slice(-2));
+        expect(barsOf(last)).toEqual(
+          referenceBars(trades.map(aggregateStep).map(wholeStep(aggregate)), resolution, baseUnit(aggregate)).slice(-2),
+        );
       }
     };
     await expectFresh();

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairPoolsResponseSchema } from '../../src/shared/api/extensions';
 import { priceErrorSchema } from '../../src/shared/api/errors';
 import { poolPrice, poolTvl } from '../../src/service/market/model';
-import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
-import { busiestPools } from '../support/market';
+import { baseUnit, busiestPools } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 import { runtimeInternals } from '../../src/service/runtime-internals';
 
@@ -32,7 +31,7 @@ describe('GET /api/x/pair-pools', () => {
       if (!pool) throw new Error('unknown pool');
       expect(row.deviation_percent).toBeCloseTo((poolPrice(pool) / poolPrice(aggregate) - 1) * 100, 9);
       expect(row.volume_24h).toBeCloseTo(
-        (await runtimeInternals(service.runtime).store.trades.volumeSince(pool.id, false, since)) / VOLUME_SCALE,
+        (await runtimeInternals(service.runtime).store.trades.volumeSince(pool.id, false, since)) / baseUnit(pool),
         6,
       );
       expect(row.symbol).toMatch(new RegExp(`_${pool.group}_Pool\\d+$`));

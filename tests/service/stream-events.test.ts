@@ -9,11 +9,18 @@ import { historyResponseSchema } from '../../src/shared/api/history';
 import { barsFromEvents } from '../../src/shared/bars';
 import { RESOLUTIONS } from '../../src/shared/resolutions';
 import type { Pool } from '../../src/service/market/model';
-import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { barsOf, historyPath } from '../support/builders';
 import { ensureDefined } from '../support/ensure';
 import { expectClose } from '../support/expect-close';
-import { aggregatesByActivity, lastSeq, referenceBars, storedTrades, type PriceStep } from '../support/market';
+import {
+  aggregatesByActivity,
+  baseUnit,
+  lastSeq,
+  referenceBars,
+  storedTrades,
+  wholeStep,
+  type PriceStep,
+} from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 import { openStream, type StreamReader } from '../support/stream';
 
@@ -112,15 +119,34 @@ describe('POST /tokens/stream trade events', () => {
     const mine = trades.filter((t) => ids.has(t.agg));
     expect(trades.length).toBeGreaterThan(mine.length);
     expect(mine.length).toBeGreaterThan(20);
-    const expected = mine.map((t): TradeEvent => ({
-      block_time: t.blockTime,
-      pool_id: ensureDefined(service.runtime.market.poolsById.get(t.agg)).poolId,
-      current_price: t.aggPrice,
-      previous_price: t.aggPrevPrice,
-      current_tvl: t.aggTvl,
-      previous_tvl: t.aggPrevTvl,
-      volume: t.volume / VOLUME_SCALE,
-    }));
+    // Stored raw, sent in whole units of the pair's decimals.
+    const expected = mine.map((t): TradeEvent => {
+      const aggregate = ensureDefined(service.runtime.market.poolsById.get(t.agg));
+      const whole = wholeStep(aggregate);
+      const now = whole({
+        block_time: t.blockTime,
+        previous_price: t.aggPrevPrice,
+        current_price: t.aggPrice,
+        current_tvl: t.aggTvl,
+        volume: 0,
+      });
+      const before = whole({
+        block_time: t.blockTime,
+        previous_price: 1,
+        current_price: 1,
+        current_tvl: t.aggPrevTvl,
+        volume: 0,
+      });
+      return {
+        block_time: t.blockTime,
+        pool_id: aggregate.poolId,
+        current_price: now.current_price,
+        previous_price: now.previous_price,
+        current_tvl: now.current_tvl,
+        previous_tvl: before.current_tvl,
+        volume: t.volume / baseUnit(aggregate),
+      };
+    });
     expect(events).toEqual(expected);
     for (const event of events) tradeEventSchema.parse(event);
   });
@@ -145,12 +171,12 @@ describe('POST /tokens/stream trade events', () => {
     const to = service.clock.seconds() + 1;
     for (const pool of subscribed) {
       const mine = events.filter((e) => e.pool_id === pool.poolId && e.block_time >= MIDNIGHT);
-      // Volumes have six decimals: summed in millionths they add up exactly.
-      const steps: PriceStep[] = mine.map((e) => ({ ...e, volume: Math.round(e.volume * VOLUME_SCALE) }));
+      // Volumes are whole base units of raw ones: summed as raw units they add up exactly.
+      const steps: PriceStep[] = mine.map((e) => ({ ...e, volume: Math.round(e.volume * baseUnit(pool)) }));
       const body = historyResponseSchema.parse(
         await service.getJson(historyPath({ symbol: pool.poolId, resolution, from: MIDNIGHT, to, include_tvl: true })),
       );
-      expect(barsOf(body)).toEqual(referenceBars(steps, resolution, VOLUME_SCALE));
+      expect(barsOf(body)).toEqual(referenceBars(steps, resolution, baseUnit(pool)));
       // The shared fold (float volume sums) agrees but for rounding in the volume.
       const folded = barsFromEvents(mine, resolution);
       expect(folded.map((b) => [b.time, b.open, b.high, b.low, b.close, b.tvl])).toEqual(

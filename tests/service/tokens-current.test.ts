@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenErrorSchema } from '../../src/shared/api/errors';
 import { tokenStatsSchema, type TokenStats } from '../../src/shared/api/tokens';
 import { poolPrice, type Pool } from '../../src/service/market/model';
-import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
 import { fakeHex, tokensCurrentPath, UNKNOWN_POOL, UNKNOWN_TOKEN } from '../support/builders';
 import { ensureDefined } from '../support/ensure';
 import { expectClose } from '../support/expect-close';
-import { busiestPools, storedTrades, type StoredTrade } from '../support/market';
+import { baseUnit, busiestPools, storedTrades, wholeStep, type StoredTrade } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 import { runtimeInternals } from '../../src/service/runtime-internals';
 
@@ -49,8 +48,28 @@ const POOL: Side = {
   prevTvl: (t) => t.prevTvl,
 };
 
-/** The statistics the decisions define, computed from the stored trades alone. */
-function expectedStats(trades: readonly StoredTrade[], side: Side, now: number): TokenStats {
+/**
+ * The statistics the decisions define, computed from the stored trades alone (raw units: prices and TVLs in whole
+ * units of `pool`'s decimals through `wholeStep`, volumes summed raw and divided once).
+ */
+function expectedStats(trades: readonly StoredTrade[], rawSide: Side, now: number, pool: Pool): TokenStats {
+  const whole = wholeStep(pool);
+  const scaled = (t: StoredTrade) =>
+    whole({
+      block_time: t.blockTime,
+      previous_price: rawSide.prevPrice(t),
+      current_price: rawSide.price(t),
+      current_tvl: rawSide.tvl(t),
+      volume: 0,
+    });
+  const side: Side = {
+    price: (t) => scaled(t).current_price,
+    prevPrice: (t) => scaled(t).previous_price,
+    tvl: (t) => scaled(t).current_tvl,
+    prevTvl: (t) =>
+      whole({ block_time: 0, previous_price: 1, current_price: 1, current_tvl: rawSide.prevTvl(t), volume: 0 })
+        .current_tvl,
+  };
   const last = ensureDefined(trades.at(-1));
   const stateAt = (at: number) => {
     const before = trades.filter((t) => t.blockTime <= at).at(-1);
@@ -59,7 +78,7 @@ function expectedStats(trades: readonly StoredTrade[], side: Side, now: number):
     return { price: side.prevPrice(after), tvl: side.prevTvl(after) };
   };
   const volume = (since: number) =>
-    trades.filter((t) => t.blockTime > since).reduce((s, t) => s + t.volume, 0) / VOLUME_SCALE;
+    trades.filter((t) => t.blockTime > since).reduce((s, t) => s + t.volume, 0) / baseUnit(pool);
   const price = side.price(last);
   const tvl = side.tvl(last);
   const hour = stateAt(now - 3600);
@@ -84,7 +103,7 @@ describe('GET /tokens/current', () => {
   it('describes a token by policy as its Aggregate ADA pair: percent price changes, absolute TVL changes, volume sums', async () => {
     const body = await stats({ policy: aggregate.pair.quote.unit });
     const trades = await storedTrades(service.runtime, { agg: aggregate.id });
-    expectStats(body, expectedStats(trades, AGG, service.clock.now() / 1000));
+    expectStats(body, expectedStats(trades, AGG, service.clock.now() / 1000, aggregate));
     expect(body.daily_volume).toBeGreaterThan(body.hourly_volume);
     expect(body.hourly_volume).toBeGreaterThan(0);
   });
@@ -96,7 +115,7 @@ describe('GET /tokens/current', () => {
   it('describes one DEX pool by pool ID', async () => {
     const body = await stats({ pool: dexPool.poolId });
     const trades = await storedTrades(service.runtime, { pool: dexPool.id });
-    expectStats(body, expectedStats(trades, POOL, service.clock.now() / 1000));
+    expectStats(body, expectedStats(trades, POOL, service.clock.now() / 1000, dexPool));
   });
 
   it('gives prices in ADA per whole token and TVL in whole ADA (twice the ADA reserve)', async () => {

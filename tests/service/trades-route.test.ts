@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tradesResponseSchema } from '../../src/shared/api/extensions';
 import { priceErrorSchema } from '../../src/shared/api/errors';
-import { VOLUME_SCALE } from '../../src/service/store/bar-batch';
-import { busiestPools } from '../support/market';
+import { baseUnit, busiestPools, wholeStep } from '../support/market';
 import { createTestService, type TestService } from '../support/service';
 import { runtimeInternals } from '../../src/service/runtime-internals';
 
@@ -24,17 +23,25 @@ describe('GET /api/x/trades', () => {
     for (const [i, t] of body.trades.entries()) {
       const r = stored[i];
       if (!r) throw new Error('missing');
+      // Stored raw, answered in whole units of the pair's decimals.
+      const whole = wholeStep(dexPool)({
+        block_time: r.blockTime,
+        previous_price: r.prevPrice,
+        current_price: r.price,
+        current_tvl: r.tvl,
+        volume: r.volume,
+      });
       expect(t).toMatchObject({
         time: r.blockTime,
         pool_id: dexPool.poolId,
         group: dexPool.group,
-        price: r.price,
-        previous_price: r.prevPrice,
-        base_amount: r.volume / VOLUME_SCALE,
-        tvl: r.tvl,
+        price: whole.current_price,
+        previous_price: whole.previous_price,
+        base_amount: r.volume / baseUnit(dexPool),
+        tvl: whole.current_tvl,
       });
       expect(t.side).toBe(r.price >= r.prevPrice ? 'buy' : 'sell');
-      expect(t.quote_amount).toBeCloseTo(t.base_amount / ((r.price + r.prevPrice) / 2), 9);
+      expect(t.quote_amount).toBeCloseTo(t.base_amount / ((whole.current_price + whole.previous_price) / 2), 9);
     }
     expect(body.next).not.toBeNull();
   });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isAggregate, LOGO_NONE, type Pool, type Token } from '../../src/service/market/model';
 import type { ServiceRuntime } from '../../src/service/service-runtime';
+import { wholeBase, wholePrice } from '../../src/service/market/units';
 import { RESOLUTION_SECONDS, type Resolution } from '../../src/shared/resolutions';
 import type { Store, TradeRecord } from '../../src/service/store/ports';
 import { ensureDefined } from './ensure';
@@ -148,7 +149,25 @@ export interface PriceStep {
   readonly volume: number;
 }
 
-/** A trade's step for its DEX pool's series (volume still in millionths: divide at the end). */
+/**
+ * A stored step (raw units) in whole units of its pool's decimals now, as the service answers: prices and TVL shifted
+ * once each; the volume stays raw, for `referenceBars` to divide a bar's sum once by `baseUnit(pool)`.
+ */
+export function wholeStep(pool: Pool): (step: PriceStep) => PriceStep {
+  return (step) => ({
+    ...step,
+    previous_price: wholePrice(pool.pair, step.previous_price),
+    current_price: wholePrice(pool.pair, step.current_price),
+    current_tvl: wholeBase(pool.pair, step.current_tvl),
+  });
+}
+
+/** Raw base units per whole base unit of a pool's pair: what a stored (raw) volume is divided by to be served. */
+export function baseUnit(pool: Pool): number {
+  return 10 ** pool.pair.base.decimals;
+}
+
+/** A trade's step for its DEX pool's series (raw units: see `wholeStep`). */
 export function poolStep(trade: TradeRecord): PriceStep {
   return {
     block_time: trade.blockTime,
@@ -159,7 +178,7 @@ export function poolStep(trade: TradeRecord): PriceStep {
   };
 }
 
-/** A trade's step for its Aggregate pool's series (volume still in millionths). */
+/** A trade's step for its Aggregate pool's series (raw units: see `wholeStep`). */
 export function aggregateStep(trade: TradeRecord): PriceStep {
   return {
     block_time: trade.blockTime,

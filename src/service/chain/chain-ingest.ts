@@ -361,7 +361,7 @@ export class ChainIngest {
             Number(base),
             Number(quote),
             time,
-            Number(change.volume) / 10 ** pool.pair.base.decimals,
+            Number(change.volume),
             `${tx.id}#${out.index}`,
           );
           trades++;

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { RESOLUTION_SECONDS, RESOLUTIONS, type Resolution } from '../../shared/resolutions';
-import { VOLUME_SCALE } from '../store/bar-batch';
+import type { Market } from '../market/model';
+import { shift } from '../market/units';
 import type { BarStore, TradeRecord } from '../store/ports';
 
 /**
@@ -12,7 +13,7 @@ import type { BarStore, TradeRecord } from '../store/ports';
  */
 
 const BUCKETS_PER_CHUNK = 1440;
-const COLUMNS = 7; // t, o, h, l, c, v (whole units), tvl
+const COLUMNS = 7; // t, o, h, l, c, v, tvl: stored in raw units, served in whole units (market/units.ts)
 
 interface Chunk {
   /** Bar start times, for finding a range's edges. */
@@ -58,6 +59,8 @@ export class HistoryCache {
 
   constructor(
     private readonly bars: BarStore,
+    /** The market whose decimals turn the stored raw bars into whole units (a series is a pool's row id). */
+    private readonly market: Market,
     options: HistoryCacheOptions = {},
   ) {
     this.chunks = new LRUCache({
@@ -71,7 +74,10 @@ export class HistoryCache {
     return this.chunks.calculatedSize;
   }
 
-  /** Forgets everything (after a rollback, which may change any bar after its cut). */
+  /**
+   * Forgets everything: after a rollback, which may change any bar after its cut, and after a token's decimals
+   * changed (its bars are served in whole units of the decimals known then).
+   */
   clear(): void {
     this.generation++;
     this.chunks.clear();
@@ -113,6 +119,11 @@ export class HistoryCache {
       const span = spanOf(resolution);
       const generation = this.generation;
       const rows = await this.bars.range(series, resolution, index * span, (index + 1) * span);
+      const pair = this.market.poolsById.get(series)?.pair;
+      // Prices shift by the quote's decimals less the base's, volumes and TVLs by the base's (market/units.ts).
+      const priceShift = pair ? pair.quote.decimals - pair.base.decimals : 0;
+      const baseShift = pair ? -pair.base.decimals : 0;
+      const shifts = [0, priceShift, priceShift, priceShift, priceShift, baseShift, baseShift];
       const count = rows.length;
       const times = new Float64Array(count);
       const joined: Buffer[] = [];
@@ -123,7 +134,7 @@ export class HistoryCache {
         let at = 0;
         for (let i = 0; i < count; i++) {
           const row = rows[i] as (typeof rows)[number];
-          const value = c === 5 ? row[5] / VOLUME_SCALE : (row[c] as number);
+          const value = shift(row[c] as number, shifts[c] as number);
           if (c === 0) times[i] = value;
           const number = String(value);
           text[i] = number;

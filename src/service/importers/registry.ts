@@ -97,7 +97,34 @@ const mappingSchema = z.looseObject({
     'an integer',
   ).optional(),
   logo: property('logo', z.string({ error: 'logo.value must be a base64 string' }), 'a base64 string').optional(),
+  // Optional, and never a reason to skip a mapping: a malformed one is dropped (`optionalText`).
+  description: z.unknown().optional(),
+  url: z.unknown().optional(),
 });
+
+/** Longest description and URL kept (the registry's own limits: 500 and 250 characters). */
+const MAX_DESCRIPTION = 500;
+const MAX_URL = 250;
+
+/** An optional text property's value, trimmed; undefined when absent, empty, too long or not a string. */
+function optionalText(property: unknown, max: number): string | undefined {
+  if (typeof property !== 'object' || property === null || !('value' in property)) return undefined;
+  const value = (property as { value: unknown }).value;
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' || trimmed.length > max ? undefined : trimmed;
+}
+
+/** A site's address as a token may give it: an https URL, else nothing (the registry requires https). */
+export function siteUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.hostname !== '' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The metadata of one registry file, validated. */
 export interface RegistryEntry {
@@ -108,6 +135,9 @@ export interface RegistryEntry {
   readonly decimals: number;
   /** The logo's base64 text, when the mapping has one. */
   readonly logo: string | undefined;
+  readonly description: string | undefined;
+  /** The token's site (https only). */
+  readonly url: string | undefined;
 }
 
 /** Parses one mapping file's text; returns the entry or the reason it is not a valid mapping. */
@@ -118,13 +148,18 @@ export function parseRegistryEntry(text: string): { entry: RegistryEntry } | { e
   } catch (error) {
     return { error: `not valid JSON (${(error as Error).message})` };
   }
+  return registryEntryOf(raw);
+}
+
+/** One mapping, as a registry file or a metadata server's answer holds it: the entry, or why it is not a valid mapping. */
+export function registryEntryOf(raw: unknown): { entry: RegistryEntry } | { error: string } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     return { error: 'not a mapping: expected a JSON object' };
   const parsed = mappingSchema.safeParse(raw);
   if (!parsed.success) {
     return { error: parsed.error.issues.map((issue) => issue.message).join('; ') };
   }
-  const { subject, name, ticker, decimals, logo } = parsed.data;
+  const { subject, name, ticker, decimals, logo, description, url } = parsed.data;
   const tickerValue = ticker?.value;
   return {
     entry: {
@@ -133,6 +168,8 @@ export function parseRegistryEntry(text: string): { entry: RegistryEntry } | { e
       ticker: tickerValue === undefined || tickerValue === '' ? undefined : tickerValue,
       decimals: decimals?.value ?? 0,
       logo: logo?.value,
+      description: optionalText(description, MAX_DESCRIPTION),
+      url: siteUrl(optionalText(url, MAX_URL)),
     },
   };
 }

@@ -5,6 +5,7 @@ import { tradeEventSchema } from '../../shared/api/stream';
 import { DEX_GROUPS } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, isPoolId, isTokenUnit } from '../../shared/id-rules';
 import type { Ingestor } from '../market/ingest';
+import { rawBase, rawPrice } from '../market/units';
 import {
   isAggregate,
   LOGO_GENERATED,
@@ -321,14 +322,18 @@ export async function importTrades(
     const backdated =
       (poolLatest !== undefined && line.block_time < poolLatest) ||
       (pairLatest !== undefined && line.block_time < pairLatest);
-    const [prevBase, prevQuote] = reservesAt(pool, line.previous_price, line.previous_tvl);
-    const [base, quote] = reservesAt(pool, line.current_price, line.current_tvl);
+    // The file's prices, TVLs and volume are in whole units of the decimals it declared: stored raw.
+    const [prevBase, prevQuote] = reservesAt(rawPrice(pool.pair, line.previous_price), rawBase(pool.pair, line.previous_tvl));
+    const [base, quote] = reservesAt(rawPrice(pool.pair, line.current_price), rawBase(pool.pair, line.current_tvl));
     if (!committed.has(pool)) committed.set(pool, [pool.baseReserve, pool.quoteReserve]);
     const [latestBase, latestQuote] = [pool.baseReserve, pool.quoteReserve];
     pool.baseReserve = prevBase;
     pool.quoteReserve = prevQuote;
     sumAggregate(pool.pair);
-    ingestor.swap(pool, base, quote, line.block_time, line.volume, line.id, { backdated, aggregateFromStore: true });
+    ingestor.swap(pool, base, quote, line.block_time, rawBase(pool.pair, line.volume), line.id, {
+      backdated,
+      aggregateFromStore: true,
+    });
     if (backdated) {
       // The pool's present state stays the latest trade's.
       ingestor.setReserves(pool, latestBase, latestQuote);

@@ -1,6 +1,6 @@
 import type { GroupStats } from '../../shared/api/extensions';
+import { wholeBase, wholePrice } from './units';
 import { AGGREGATE_GROUP, ALL_GROUPS, type GroupName } from '../../shared/groups';
-import { VOLUME_SCALE } from '../store/bar-batch';
 import type { TradeStore, WindowStats } from '../store/ports';
 import { adaPerBase } from './liquidity';
 import { poolPrice, poolTvl, type Market, type Pool } from './model';
@@ -88,8 +88,8 @@ export class GroupStatsSource {
       body.quote.push(pool.pair.quote.unit);
       body.price.push(price);
       // As /tokens/current: a pool without trades has not changed.
-      body.change_24h.push(priceChange(price, day?.price ?? price));
-      body.volume_24h.push((day?.volume ?? 0) / VOLUME_SCALE);
+      body.change_24h.push(priceChange(price, day?.price !== undefined ? wholePrice(pool.pair, day.price) : price));
+      body.volume_24h.push(wholeBase(pool.pair, day?.volume ?? 0));
       body.tvl.push(tvl);
       body.tvl_ada.push(tvl * adaPerBase(market, pool));
     }

@@ -1,5 +1,5 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
-import { BarBatch, VOLUME_SCALE } from '../store/bar-batch';
+import { BarBatch } from '../store/bar-batch';
 import type {
   BulkLoad,
   ChainLpChange,
@@ -18,8 +18,8 @@ import { aggregatePoolId } from './generate';
 import {
   aggregateReplay,
   pairKey,
-  poolPrice,
-  poolTvl,
+  poolRawPrice,
+  poolRawTvl,
   sumAggregate,
   type LogoKind,
   type Market,
@@ -327,7 +327,7 @@ export class Ingestor {
 
   /**
    * Records a swap: the pool's reserves become (base, quote) raw units at `blockTime`, with `volume`
-   * in whole base units. Returns the trade record (stored at the next commit), or undefined when the
+   * in raw base units (rounded to a whole raw unit). Returns the trade record (stored at the next commit), or undefined when the
    * event id is already pending. Whether it was stored before is the caller's to ask (`has`).
    */
   swap(
@@ -343,10 +343,11 @@ export class Ingestor {
     const aggregate = pool.pair.aggregate;
     this.remember(pool);
     this.remember(aggregate);
-    const prevPrice = poolPrice(pool);
-    const prevTvl = poolTvl(pool);
-    const aggPrevPrice = poolPrice(aggregate);
-    const aggPrevTvl = poolTvl(aggregate);
+    // Raw units (market/units.ts): the decimals are applied where values leave the service.
+    const prevPrice = poolRawPrice(pool);
+    const prevTvl = poolRawTvl(pool);
+    const aggPrevPrice = poolRawPrice(aggregate);
+    const aggPrevTvl = poolRawTvl(aggregate);
     pool.baseReserve = base;
     pool.quoteReserve = quote;
     sumAggregate(pool.pair);
@@ -357,14 +358,14 @@ export class Ingestor {
       agg: aggregate.id,
       blockTime,
       prevPrice,
-      price: poolPrice(pool),
+      price: poolRawPrice(pool),
       prevTvl,
-      tvl: poolTvl(pool),
-      volume: Math.round(volume * VOLUME_SCALE),
+      tvl: poolRawTvl(pool),
+      volume: Math.round(volume),
       aggPrevPrice,
-      aggPrice: poolPrice(aggregate),
+      aggPrice: poolRawPrice(aggregate),
       aggPrevTvl,
-      aggTvl: poolTvl(aggregate),
+      aggTvl: poolRawTvl(aggregate),
     };
     this.pending.push(record);
     // A set of every id costs a hash of a fresh string per trade: a simulator's (new) ids are not kept.

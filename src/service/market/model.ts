@@ -1,5 +1,6 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
 import type { AggregateReplay } from '../store/ports';
+import { shift, wholeBase, wholePrice } from './units';
 
 /**
  * The in-memory market: tokens, pairs and pools with their current reserves. The store is the
@@ -46,37 +47,39 @@ export interface Pair {
   aggregate: Pool;
 }
 
-/** `10 ** d` for the decimals a token may have (0-19, the store's check), computed once. */
-const POWERS_OF_TEN = Array.from({ length: 20 }, (_, d) => 10 ** d);
-
-/** Raw units per whole unit of a token with `decimals` decimals: `10 ** decimals`, from a table (a trade asks it a dozen times). */
+/** Raw units per whole unit of a token with `decimals` decimals: `10 ** decimals`. */
 export function unitScale(decimals: number): number {
-  return POWERS_OF_TEN[decimals] ?? 10 ** decimals;
+  return shift(1, decimals);
 }
 
-/** Price of one whole quote unit in whole base units. 0 for an empty pool. */
+/** A pool's price in raw units (raw base per raw quote unit: the ratio of its reserves). 0 for an empty pool. */
+export function poolRawPrice(pool: Pool): number {
+  return pool.quoteReserve <= 0 ? 0 : pool.baseReserve / pool.quoteReserve;
+}
+
+/** A pool's TVL in raw base units: twice its base reserve (constant product). */
+export function poolRawTvl(pool: Pool): number {
+  return 2 * pool.baseReserve;
+}
+
+/** Price of one whole quote unit in whole base units, with the decimals known now. 0 for an empty pool. */
 export function poolPrice(pool: Pool): number {
-  const { base, quote } = pool.pair;
-  if (pool.quoteReserve <= 0) return 0;
-  return pool.baseReserve / unitScale(base.decimals) / (pool.quoteReserve / unitScale(quote.decimals));
+  return wholePrice(pool.pair, poolRawPrice(pool));
 }
 
-/** TVL in whole base units: twice the base reserve of a constant-product pool. */
+/** TVL in whole base units, with the decimals known now. */
 export function poolTvl(pool: Pool): number {
-  return (2 * pool.baseReserve) / unitScale(pool.pair.base.decimals);
+  return wholeBase(pool.pair, poolRawTvl(pool));
 }
 
 export function isAggregate(pool: Pool): boolean {
   return pool.group === AGGREGATE_GROUP;
 }
 
-/**
- * The raw reserves of a constant-product pool at a price (whole base units per whole quote unit) and
- * TVL (whole base units, twice the base reserve): how an imported trade's states become reserves.
- */
-export function reservesAt(pool: Pool, price: number, tvl: number): [number, number] {
-  const baseWhole = tvl / 2;
-  return [baseWhole * unitScale(pool.pair.base.decimals), (baseWhole / price) * unitScale(pool.pair.quote.decimals)];
+/** The raw reserves of a constant-product pool at a raw price and raw TVL (twice the base reserve). */
+export function reservesAt(price: number, tvl: number): [number, number] {
+  const base = tvl / 2;
+  return [base, price > 0 ? base / price : 0];
 }
 
 /**
@@ -92,7 +95,7 @@ export function aggregateReplay(pair: Pair): AggregateReplay {
     const reserves = new Map<number, [number, number]>(pair.pools.map((pool) => [pool.id, [0, 0]]));
     for (const [id, state] of before) {
       const pool = byId.get(id);
-      if (pool) reserves.set(id, reservesAt(pool, state.price, state.tvl));
+      if (pool) reserves.set(id, reservesAt(state.price, state.tvl));
     }
     const { aggregate } = pair;
     const aggregateNow = (): [number, number] => {
@@ -105,16 +108,16 @@ export function aggregateReplay(pair: Pair): AggregateReplay {
       }
       aggregate.baseReserve = base;
       aggregate.quoteReserve = quote;
-      return [poolPrice(aggregate), poolTvl(aggregate)];
+      return [poolRawPrice(aggregate), poolRawTvl(aggregate)];
     };
     const [keptBase, keptQuote] = [aggregate.baseReserve, aggregate.quoteReserve];
     try {
       return trades.map((trade) => {
         const pool = byId.get(trade.pool);
         if (!pool) throw new Error(`pool ${trade.pool} is not a pool of pair ${pair.id}`);
-        reserves.set(trade.pool, reservesAt(pool, trade.prevPrice, trade.prevTvl));
+        reserves.set(trade.pool, reservesAt(trade.prevPrice, trade.prevTvl));
         const [aggPrevPrice, aggPrevTvl] = aggregateNow();
-        reserves.set(trade.pool, reservesAt(pool, trade.price, trade.tvl));
+        reserves.set(trade.pool, reservesAt(trade.price, trade.tvl));
         const [aggPrice, aggTvl] = aggregateNow();
         return { aggPrevPrice, aggPrice, aggPrevTvl, aggTvl };
       });

@@ -360,7 +360,7 @@ export class Simulator {
       return false;
     }
     if (!(newX > 0 && newY > 0) || !Number.isFinite(newX) || !Number.isFinite(newY)) return false;
-    this.ingestor.swap(pool, newX, newY, blockTime, volumeRaw / baseScale, eventId, { newId: true });
+    this.ingestor.swap(pool, newX, newY, blockTime, volumeRaw, eventId, { newId: true });
     return true;
   }
 

@@ -1,5 +1,5 @@
 import type { TokenStats } from '../../shared/api/tokens';
-import { VOLUME_SCALE } from '../store/bar-batch';
+import { wholeBase, wholePrice } from './units';
 import type { TradeStore } from '../store/ports';
 import { isAggregate, poolPrice, poolTvl, type Pool } from './model';
 
@@ -16,7 +16,11 @@ export async function poolStats(pool: Pool, trades: TradeStore, now: number): Pr
   const aggregate = isAggregate(pool);
   const price = poolPrice(pool);
   const tvl = poolTvl(pool);
-  const then = async (seconds: number) => (await trades.stateAt(pool.id, aggregate, now - seconds)) ?? { price, tvl };
+  // The stored states are raw (market/units.ts): in whole units of the decimals known now.
+  const then = async (seconds: number) => {
+    const state = await trades.stateAt(pool.id, aggregate, now - seconds);
+    return state ? { price: wholePrice(pool.pair, state.price), tvl: wholeBase(pool.pair, state.tvl) } : { price, tvl };
+  };
   const [hourAgo, dayAgo, hourVolume, dayVolume] = await Promise.all([
     then(HOUR),
     then(DAY),
@@ -29,10 +33,10 @@ export async function poolStats(pool: Pool, trades: TradeStore, now: number): Pr
     current_tvl: tvl,
     hourly_price_change: change(hourAgo.price),
     hourly_tvl_change: tvl - hourAgo.tvl,
-    hourly_volume: hourVolume / VOLUME_SCALE,
+    hourly_volume: wholeBase(pool.pair, hourVolume),
     daily_price_change: change(dayAgo.price),
     daily_tvl_change: tvl - dayAgo.tvl,
-    daily_volume: dayVolume / VOLUME_SCALE,
+    daily_volume: wholeBase(pool.pair, dayVolume),
   };
 }
 

@@ -3,8 +3,8 @@ import { RESOLUTIONS, type Resolution } from '../../shared/resolutions';
 import type { FoldedBars, TradeRecord } from './ports';
 
 /**
- * Volumes are stored as integers in millionths of a whole base unit, so sums are exact whatever the
- * order of addition: incremental bars, rebuilt bars and rollups agree to the bit.
+ * Volumes are stored as integers in raw base units, so sums are exact whatever the order of addition:
+ * incremental bars, rebuilt bars and rollups agree to the bit. Tests scale whole amounts by this.
  */
 export const VOLUME_SCALE = 1_000_000;
 

@@ -91,7 +91,7 @@ export interface WindowStats {
   readonly volume: number;
 }
 
-/** Raw bar rows as read for /history: columns t, o, h, l, c, v (millionths), tvl. */
+/** Raw bar rows as read for /history: columns t, o, h, l, c, v, tvl, in raw units. */
 export type BarRow = [number, number, number, number, number, number, number];
 
 /** The simulator's state, saved with the trades of each of its commits. */
@@ -279,7 +279,7 @@ export interface TradeStore {
    * trade at or before it, else from the state before the first trade after it; undefined without trades.
    */
   stateAt(series: number, aggregate: boolean, at: number): Promise<{ price: number; tvl: number } | undefined>;
-  /** Sum of volume (millionths) of a series' trades with block_time > since. */
+  /** Sum of volume (raw base units) of a series' trades with block_time > since. */
   volumeSince(series: number, aggregate: boolean, since: number): Promise<number>;
   /**
    * `stateAt(series, since).price` and `volumeSince(series, since)` of many series at once, in one

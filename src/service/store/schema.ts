@@ -132,6 +132,28 @@ export const MIGRATIONS: readonly Migration[] = [
     lp   TEXT NOT NULL
   );
   `,
+  // 5: raw units (docs/decisions.md "Raw units in the store, decimals at the edge"): prices in raw base
+  // units per raw quote unit, TVLs and volumes in raw base units, whatever the tokens' decimals, which
+  // are applied where values leave the service. Trades and bars stored in whole units (volumes in
+  // millionths) with the decimals known when they were written are converted once: a price times
+  // 10^(base decimals - quote decimals), a TVL times 10^(base decimals), a volume times 10^(base
+  // decimals - 6), rounded to a raw unit.
+  ({ types: { bigint } }) => {
+    const factors = `(SELECT pools.id AS series,
+      power(10.0, bt.decimals - qt.decimals) AS fp, power(10.0, bt.decimals) AS fb, power(10.0, bt.decimals - 6) AS fv
+    FROM pools JOIN pairs ON pairs.id = pools.pair_id
+      JOIN tokens bt ON bt.id = pairs.base JOIN tokens qt ON qt.id = pairs.quote)`;
+    return `
+  UPDATE trades SET
+    prev_price = prev_price * f.fp, price = price * f.fp, agg_prev_price = agg_prev_price * f.fp,
+    agg_price = agg_price * f.fp, prev_tvl = prev_tvl * f.fb, tvl = tvl * f.fb,
+    agg_prev_tvl = agg_prev_tvl * f.fb, agg_tvl = agg_tvl * f.fb, volume = CAST(ROUND(volume * f.fv) AS ${bigint})
+  FROM ${factors} AS f WHERE trades.pool = f.series;
+  UPDATE bars SET o = o * f.fp, h = h * f.fp, l = l * f.fp, c = c * f.fp, tvl = tvl * f.fb,
+    v = CAST(ROUND(v * f.fv) AS ${bigint})
+  FROM ${factors} AS f WHERE bars.series = f.series;
+  `;
+  },
 ];
 
 /** The schema version a store of this build is brought to. */

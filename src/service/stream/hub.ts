@@ -1,6 +1,6 @@
 import type { StreamRollback, TradeEvent } from '../../shared/api/stream';
 import type { Market } from '../market/model';
-import { VOLUME_SCALE } from '../store/bar-batch';
+import { wholeBase, wholePrice } from '../market/units';
 import type { RollbackPoint, TradeRecord } from '../store/ports';
 
 /**
@@ -86,11 +86,12 @@ export class StreamHub {
       const event: TradeEvent = {
         block_time: record.blockTime,
         pool_id: aggregate.poolId,
-        current_price: record.aggPrice,
-        previous_price: record.aggPrevPrice,
-        current_tvl: record.aggTvl,
-        previous_tvl: record.aggPrevTvl,
-        volume: record.volume / VOLUME_SCALE,
+        // Stored raw, sent in whole units of the decimals known now (market/units.ts).
+        current_price: wholePrice(aggregate.pair, record.aggPrice),
+        previous_price: wholePrice(aggregate.pair, record.aggPrevPrice),
+        current_tvl: wholeBase(aggregate.pair, record.aggTvl),
+        previous_tvl: wholeBase(aggregate.pair, record.aggPrevTvl),
+        volume: wholeBase(aggregate.pair, record.volume),
       };
       const line = `${JSON.stringify(event)}\n`;
       const bytes = Buffer.byteLength(line);

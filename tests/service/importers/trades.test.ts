@@ -5,9 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importTrades, type ImportTradesOptions } from '../../../src/service/importers/trades';
 import type { Pool } from '../../../src/service/market/model';
 import { openMarket, type MarketHandle } from '../../../src/service/open-market';
-import { VOLUME_SCALE } from '../../../src/service/store/bar-batch';
 import { busiestPools } from '../../support/market';
 import { createTestService } from '../../support/service';
+
+/** Raw units (lovelace) per ADA: the store's unit for ADA amounts. */
+const LOVELACE = 1_000_000;
 
 const QUOTE = `${'9'.repeat(56)}${Buffer.from('QTK').toString('hex')}`;
 const POOL_A = 'aa01';
@@ -121,16 +123,33 @@ describe('trades importer', () => {
     expect(handle.market.tokens.get('')).toMatchObject({ ticker: 'ADA', decimals: 6 });
     expect(handle.market.tokens.get(QUOTE)).toMatchObject({ ticker: 'QTK', name: 'Quote Token', decimals: 6 });
 
-    // Pool A: o = previous_price of the first event, c = current_price of the last, v in millionths.
+    // Pool A: o = previous_price of the first event, c = current_price of the last; stored in raw units (both
+    // tokens have 6 decimals: prices as in the file, TVL and volume in lovelace).
     const [first, second] = await handle.store.bars.range(a.id, '1min', DAY, DAY + 3600);
     const near = (value: number) => expect.closeTo(value, 12);
-    expect(first).toEqual([DAY, near(1.0), near(1.1), near(0.9), near(0.9), 12 * VOLUME_SCALE, expect.closeTo(990, 9)]);
+    expect(first).toEqual([
+      DAY,
+      near(1.0),
+      near(1.1),
+      near(0.9),
+      near(0.9),
+      12 * LOVELACE,
+      expect.closeTo(990 * LOVELACE, 3),
+    ]);
     expect(second?.[0]).toBe(DAY + 60);
     expect(second?.[1]).toBeCloseTo(0.9, 12);
     expect(second?.[4]).toBeCloseTo(0.95, 12);
-    expect(second?.[5]).toBe(3 * VOLUME_SCALE);
+    expect(second?.[5]).toBe(3 * LOVELACE);
     const [poolB] = await handle.store.bars.range(b.id, '1d', DAY, DAY + 86_400);
-    expect(poolB).toEqual([DAY, near(2.0), near(2.2), near(2.0), near(2.2), 4 * VOLUME_SCALE, expect.closeTo(520, 9)]);
+    expect(poolB).toEqual([
+      DAY,
+      near(2.0),
+      near(2.2),
+      near(2.0),
+      near(2.2),
+      4 * LOVELACE,
+      expect.closeTo(520 * LOVELACE, 3),
+    ]);
 
     // The Aggregate sums the reserves of A (base 500, quote 500/0.95) and B (base 260, quote 260/2.2).
     const aggregate = a.pair.aggregate;
@@ -139,8 +158,8 @@ describe('trades importer', () => {
     expect(aggDay?.[0]).toBe(DAY);
     expect(aggDay?.[1]).toBeCloseTo(1.0, 12);
     expect(aggDay?.[4]).toBeCloseTo(aggClose, 12);
-    expect(aggDay?.[5]).toBe(19 * VOLUME_SCALE);
-    expect(aggDay?.[6]).toBeCloseTo(1520, 9);
+    expect(aggDay?.[5]).toBe(19 * LOVELACE);
+    expect(aggDay?.[6]).toBeCloseTo(1520 * LOVELACE, 3);
     expect(await handle.store.bars.range(aggregate.id, '1min', DAY, DAY + 3600)).toHaveLength(2);
     // Reserves follow the last state: TVL = 2 x base reserve, price = base / quote (decimal-adjusted).
     expect(a.baseReserve).toBeCloseTo(500e6, 3);
@@ -234,7 +253,7 @@ describe('trades importer', () => {
     expect(reason(18)).toContain('previous_tvl must be positive');
 
     const a = pool(POOL_A);
-    expect((await handle.store.bars.range(a.id, '1d', DAY, DAY + 86_400))[0]?.[5]).toBe(15 * VOLUME_SCALE);
+    expect((await handle.store.bars.range(a.id, '1d', DAY, DAY + 86_400))[0]?.[5]).toBe(15 * LOVELACE);
   });
 
   it('rejects a trade on a pool that was never declared', async () => {
@@ -410,7 +429,7 @@ describe('trades importer', () => {
     const first = GOOD_TRADES[0] ?? {};
     const report = await run([tokenLine, poolLine(POOL_A, 'MinswapV2'), first, first, GOOD_TRADES[1] ?? {}]);
     expect(report).toMatchObject({ trades: 2, duplicates: 1, errorCount: 0 });
-    expect((await handle.store.bars.range(pool(POOL_A).id, '1min', DAY, DAY + 60))[0]?.[5]).toBe(12 * VOLUME_SCALE);
+    expect((await handle.store.bars.range(pool(POOL_A).id, '1min', DAY, DAY + 60))[0]?.[5]).toBe(12 * LOVELACE);
   });
 
   it('fails with a clear error when the file cannot be read', async () => {

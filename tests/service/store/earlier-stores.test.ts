@@ -21,10 +21,59 @@ const FIXTURES = join(import.meta.dirname, '../../fixtures/store');
 
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 
-/** A fixture's recorded answers; the LP supplies (a map) by pool row id. */
+interface Recorded {
+  readonly load: {
+    readonly tokens: { id: number; decimals: number }[];
+    readonly pairs: { id: number; base: number; quote: number }[];
+    readonly pools: { id: number; pairId: number }[];
+  };
+  readonly trades: (TradeRecord & { seq: number })[];
+  readonly bars: number[][];
+  readonly chainLp: [number, string][];
+}
+
+/**
+ * A fixture's recorded answers; the LP supplies (a map) by pool row id. Those stores kept prices, TVLs
+ * and volumes in whole units (volumes in millionths); today's store keeps raw units, so the recorded
+ * trades and bars are converted as migration 5 says: a price times 10^(base decimals - quote decimals),
+ * a TVL times 10^(base decimals), a volume times 10^(base decimals - 6), rounded.
+ */
 function answers(name: string): unknown {
-  const recorded = JSON.parse(fixture(name)) as { chainLp: [number, string][] };
-  return { ...recorded, chainLp: recorded.chainLp.sort((a, b) => a[0] - b[0]) };
+  const recorded = JSON.parse(fixture(name)) as Recorded;
+  const known = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error(`${name}: a pool, pair or token that the fixture does not hold`);
+    return value;
+  };
+  const decimals = new Map(recorded.load.tokens.map((t) => [t.id, t.decimals]));
+  const pairs = new Map(recorded.load.pairs.map((p) => [p.id, p]));
+  const factors = new Map(
+    recorded.load.pools.map((pool) => {
+      const pair = known(pairs.get(pool.pairId));
+      const [b, q] = [known(decimals.get(pair.base)), known(decimals.get(pair.quote))];
+      return [pool.id, { p: 10 ** (b - q), t: 10 ** b, v: 10 ** (b - 6) }];
+    }),
+  );
+  const trades = recorded.trades.map((r) => {
+    const f = known(factors.get(r.pool));
+    return {
+      ...r,
+      prevPrice: r.prevPrice * f.p,
+      price: r.price * f.p,
+      aggPrevPrice: r.aggPrevPrice * f.p,
+      aggPrice: r.aggPrice * f.p,
+      prevTvl: r.prevTvl * f.t,
+      tvl: r.tvl * f.t,
+      aggPrevTvl: r.aggPrevTvl * f.t,
+      aggTvl: r.aggTvl * f.t,
+      volume: Math.round(r.volume * f.v),
+    };
+  });
+  const bars = recorded.bars.map((row) => {
+    const [series, res, t, o, h, l, c, v, tvl] = row.map(known);
+    const f = known(factors.get(series));
+    return [series, res, t, o * f.p, h * f.p, l * f.p, c * f.p, Math.round(v * f.v), tvl * f.t];
+  });
+  return { ...recorded, trades, bars, chainLp: recorded.chainLp.sort((a, b) => a[0] - b[0]) };
 }
 
 /** What the ports read from a store, as JSON (the fixtures' `.json` were read the same way). */

@@ -20,7 +20,7 @@ import {
   type TradesResponse,
 } from '../../../shared/api/extensions';
 import { AGGREGATE_GROUP } from '../../../shared/groups';
-import { VOLUME_SCALE } from '../../store/bar-batch';
+import { wholeBase, wholePrice } from '../../market/units';
 import type { TradeStore } from '../../store/ports';
 import { ALL_GROUPS } from '../../../shared/groups';
 import { isTokenUnit } from '../../../shared/id-rules';
@@ -156,7 +156,7 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
         symbol: options.symbols.name(aggregate),
         price: aggPrice,
         tvl: aggTvl,
-        volume_24h: volumes.reduce((a, b) => a + b, 0) / VOLUME_SCALE,
+        volume_24h: wholeBase(pool.pair, volumes.reduce((a, b) => a + b, 0)),
       },
       pools: pool.pair.pools
         .map((p, i) => ({
@@ -167,7 +167,7 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
           share: aggTvl > 0 ? poolTvl(p) / aggTvl : 0,
           price: poolPrice(p),
           deviation_percent: aggPrice > 0 && poolPrice(p) > 0 ? (poolPrice(p) / aggPrice - 1) * 100 : 0,
-          volume_24h: (volumes[i] ?? 0) / VOLUME_SCALE,
+          volume_24h: wholeBase(pool.pair, volumes[i] ?? 0),
           tvl_ada: poolTvl(p) * adaPer,
           last_trade: lastTrades[i] ?? null,
         }))
@@ -229,22 +229,34 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
       limit,
       time !== undefined && seq !== undefined ? { time, seq } : undefined,
     );
+    // Stored raw; in whole units of the decimals known now (market/units.ts).
+    const { pair } = pool;
     const trades: TapeTrade[] = records.map((r) => {
       const traded = market.poolsById.get(r.pool);
-      const base = r.volume / VOLUME_SCALE;
-      const mean = (r.price + r.prevPrice) / 2;
+      const base = wholeBase(pair, r.volume);
+      const price = wholePrice(pair, r.price);
+      const previous = wholePrice(pair, r.prevPrice);
+      const mean = (price + previous) / 2;
       return {
         id: r.eventId,
         time: r.blockTime,
         pool_id: traded?.poolId ?? '',
         group: traded?.group ?? '',
         side: r.price >= r.prevPrice ? 'buy' : 'sell',
-        price: r.price,
-        previous_price: r.prevPrice,
+        price,
+        previous_price: previous,
         base_amount: base,
         quote_amount: mean > 0 ? base / mean : 0,
-        tvl: r.tvl,
-        ...(aggregate ? { aggregate: { price: r.aggPrice, previous_price: r.aggPrevPrice, tvl: r.aggTvl } } : {}),
+        tvl: wholeBase(pair, r.tvl),
+        ...(aggregate
+          ? {
+              aggregate: {
+                price: wholePrice(pair, r.aggPrice),
+                previous_price: wholePrice(pair, r.aggPrevPrice),
+                tvl: wholeBase(pair, r.aggTvl),
+              },
+            }
+          : {}),
       };
     });
     const last = records.at(-1);

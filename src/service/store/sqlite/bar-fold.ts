@@ -4,7 +4,7 @@ type F64 = Float64Array<ArrayBuffer>;
 type I32 = Int32Array<ArrayBuffer>;
 
 /**
- * Numbers per bar in a fold's one array, in this order: bucket start, OHLC, volume (millionths), TVL,
+ * Numbers per bar in a fold's one array, in this order: bucket start, OHLC, volume (raw base units), TVL,
  * and the index of the series' next bar (-1: none). One bar is one cache line, read at once.
  */
 const STRIDE = 8;

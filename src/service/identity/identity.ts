@@ -1,0 +1,94 @@
+import { ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/id-rules';
+import { visibleText } from '../../shared/visible-text';
+import { fallbackTicker } from '../importers/registry';
+
+/**
+ * Who a token is: its name, ticker, decimals, description, site and logo, and where that comes from. Sources, most
+ * trusted first (docs/chain.md "Token identity"):
+ * 1. `cip68`: the datum of the token's CIP-68 reference NFT, on chain;
+ * 2. `registry`: the CIP-26 token registry (a mappings directory imported, or a metadata server asked);
+ * 3. `asset-name`: nothing but the asset name (unverified: anyone can mint a token named like another).
+ * The first source that knows a token gives its identity whole; a field it lacks takes the default (name and ticker
+ * from the asset name, decimals 0), except the logo, which falls back to the next source's.
+ */
+export type IdentitySource = 'cip68' | 'registry' | 'asset-name';
+
+/** Sources that are records of their own (the asset name is always known). */
+export type RecordSource = Exclude<IdentitySource, 'asset-name'>;
+
+/** The order sources are trusted in. */
+export const RECORD_SOURCES: readonly RecordSource[] = ['cip68', 'registry'];
+
+/** What one source says of a token. Every field is optional: a source may know only some. */
+export interface IdentityRecord {
+  readonly unit: string;
+  readonly source: RecordSource;
+  readonly name?: string | undefined;
+  readonly ticker?: string | undefined;
+  readonly decimals?: number | undefined;
+  readonly description?: string | undefined;
+  /** The token's site (https). */
+  readonly url?: string | undefined;
+  /**
+   * Where its logo is: a URI (`ipfs://`, `https://`, `ar://`, `data:`), or `png:<sha256>` for PNG bytes the source
+   * gave inline (a registry's base64 logo), kept with the logos.
+   */
+  readonly logo?: string | undefined;
+  /** When the source said it (Unix seconds). */
+  readonly at: number;
+}
+
+/** A token's identity as served. */
+export interface TokenIdentity {
+  readonly unit: string;
+  readonly source: IdentitySource;
+  readonly name: string;
+  readonly ticker: string;
+  readonly decimals: number;
+  readonly description: string | undefined;
+  readonly url: string | undefined;
+  /** The logo to use (see IdentityRecord.logo), from the first source that has one. */
+  readonly logo: string | undefined;
+}
+
+export const ADA_IDENTITY: TokenIdentity = {
+  unit: ADA_UNIT,
+  source: 'registry',
+  name: 'Cardano',
+  ticker: 'ADA',
+  decimals: 6,
+  description: undefined,
+  url: 'https://cardano.org/',
+  logo: undefined,
+};
+
+/** A token's name from its asset name alone: the printable text, else the short policy and name. */
+export function assetNameOnly(unit: string): { name: string; ticker: string } {
+  const { policyId, assetName } = splitTokenUnit(unit);
+  const decoded = displayAssetName(assetName);
+  const text = assetName !== '' && decoded !== assetName;
+  const name = text ? decoded : `${policyId.slice(0, 8)}…${assetName.slice(0, 8)}`;
+  return { name: visibleText(name), ticker: visibleText(name) };
+}
+
+/** The identity of `unit` from what its sources say (`records` in any order; unknown sources ignored). */
+export function identityOf(unit: string, records: readonly IdentityRecord[]): TokenIdentity {
+  if (unit === ADA_UNIT) return ADA_IDENTITY;
+  const bySource = new Map(records.filter((r) => r.unit === unit).map((r) => [r.source, r]));
+  const fallback = assetNameOnly(unit);
+  const logo = RECORD_SOURCES.map((source) => bySource.get(source)?.logo).find((l) => l !== undefined);
+  const first = RECORD_SOURCES.map((source) => bySource.get(source)).find((r) => r !== undefined);
+  if (!first)
+    return { unit, source: 'asset-name', ...fallback, decimals: 0, description: undefined, url: undefined, logo };
+  const name = first.name !== undefined ? visibleText(first.name) : fallback.name;
+  return {
+    unit,
+    source: first.source,
+    name,
+    ticker: first.ticker !== undefined ? visibleText(first.ticker) : fallbackTicker(unit, name),
+    decimals: first.decimals ?? 0,
+    description: first.description,
+    url: first.url,
+    logo,
+  };
+}
