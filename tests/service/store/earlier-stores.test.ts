@@ -28,7 +28,8 @@ interface Recorded {
     readonly pools: { id: number; pairId: number }[];
   };
   readonly trades: (TradeRecord & { seq: number })[];
-  readonly bars: number[][];
+  /** series, resolution, t, o, h, l, c, v, tvl */
+  readonly bars: [number, number, number, number, number, number, number, number, number][];
   readonly chainLp: [number, string][];
 }
 
@@ -69,7 +70,7 @@ function answers(name: string): unknown {
     };
   });
   const bars = recorded.bars.map((row) => {
-    const [series, res, t, o, h, l, c, v, tvl] = row.map(known);
+    const [series, res, t, o, h, l, c, v, tvl] = row;
     const f = known(factors.get(series));
     return [series, res, t, o * f.p, h * f.p, l * f.p, c * f.p, Math.round(v * f.v), tvl * f.t];
   });
