@@ -45,7 +45,7 @@ interface SimPair {
   readonly pools: SimPool[];
   readonly baseToken: number;
   readonly quoteToken: number;
-  /** The height of the last block it traded in (each pair is arbitraged once after a block). */
+  /** The last block it traded in, by `Simulator.blocksMade` (each pair is arbitraged once after a block). */
   tradedAt: number;
 }
 
@@ -112,6 +112,11 @@ export class Simulator {
   private readonly fair: FairValues;
   private readonly tokenCount: number;
   private height = 0;
+  /**
+   * Blocks made by this process, never rewound (the height is, when a failed commit puts the state
+   * back): marks which pairs traded in the block being made.
+   */
+  private blocksMade = 0;
   private nextBlockTime = 0;
   private lastBlockTime = 0;
   private readonly meanBlockSeconds: number;
@@ -314,12 +319,13 @@ export class Simulator {
     if (atLeastOne) count = Math.max(1, count);
     let traded = 0;
     const pairs: SimPair[] = [];
+    const block = ++this.blocksMade;
     for (let i = 0; i < count; i++) {
       const sim = target ? target.pools[random.int(target.pools.length)] : this.simPools[this.chooser.sample(random)];
       if (!sim || !this.trade(sim, blockTime, random, `sim:${this.height}:${i}`)) continue;
       traded++;
-      if (sim.pair.tradedAt !== this.height) {
-        sim.pair.tradedAt = this.height;
+      if (sim.pair.tradedAt !== block) {
+        sim.pair.tradedAt = block;
         pairs.push(sim.pair);
       }
     }
