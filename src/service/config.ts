@@ -15,7 +15,7 @@ export interface ServiceConfig {
   readonly days: number;
   /** DEX pools of the generated market (Aggregate pools come on top). */
   readonly pools: number;
-  /** Mean trades per block; default scales with the market size. */
+  /** Mean traders' swaps per block (arbitrage comes on top); default scales with the market size. */
   readonly tradesPerBlock: number;
   readonly apiKeys: readonly { key: string; plan: string }[];
   readonly plans: Plans;
@@ -269,7 +269,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
       30,
     ),
     pools,
-    tradesPerBlock: read('tradesPerBlock', positive('trades-per-block'), Math.max(1.5, (3.5 * pools) / DEFAULT_POOLS)),
+    tradesPerBlock: read('tradesPerBlock', positive('trades-per-block'), Math.max(1, pools / DEFAULT_POOLS)),
     apiKeys: parseEnvKeys(env.TOKEN_API_KEYS, plans),
     plans,
     streamPingSeconds: ping.data,

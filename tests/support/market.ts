@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isAggregate, LOGO_NONE, type Pool, type Token } from '../../src/service/market/model';
+import { isAggregate, LOGO_NONE, type Market, type Pool, type Token } from '../../src/service/market/model';
 import type { ServiceRuntime } from '../../src/service/service-runtime';
 import { wholeBase, wholePrice } from '../../src/service/market/units';
 import { RESOLUTION_SECONDS, type Resolution } from '../../src/shared/resolutions';
@@ -78,6 +78,30 @@ export async function storedTrades(
   filter: { readonly pool?: number; readonly agg?: number; readonly afterSeq?: number } = {},
 ): Promise<StoredTrade[]> {
   return runtimeInternals(runtime).store.trades.list(filter);
+}
+
+/**
+ * Stored trades in whole units (prices in whole base per whole quote unit, TVLs and volumes in whole base
+ * units), with the decimals the market knows now: how a test reads them as a trader sees them.
+ */
+export function wholeTrades<T extends TradeRecord>(market: Market, trades: readonly T[]): T[] {
+  return trades.map((trade) => {
+    const { pair } = ensureDefined(market.poolsById.get(trade.pool), `pool ${trade.pool}`);
+    const price = (raw: number) => wholePrice(pair, raw);
+    const base = (raw: number) => wholeBase(pair, raw);
+    return {
+      ...trade,
+      prevPrice: price(trade.prevPrice),
+      price: price(trade.price),
+      aggPrevPrice: price(trade.aggPrevPrice),
+      aggPrice: price(trade.aggPrice),
+      prevTvl: base(trade.prevTvl),
+      tvl: base(trade.tvl),
+      aggPrevTvl: base(trade.aggPrevTvl),
+      aggTvl: base(trade.aggTvl),
+      volume: base(trade.volume),
+    };
+  });
 }
 
 export async function lastSeq(runtime: ServiceRuntime): Promise<number> {

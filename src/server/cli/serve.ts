@@ -28,7 +28,7 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
   --seed <n>              market seed for a new data directory (SEED, default 1)
   --days <n>              days of history to backfill on first start (DAYS, default 30)
   --pools <n>             DEX pools of a new market (POOLS, default 17600)
-  --trades-per-block <x>  mean trades per block (TRADES_PER_BLOCK)
+  --trades-per-block <x>  mean traders' swaps per block, arbitrage on top (TRADES_PER_BLOCK)
   --source <s>            where trades come from: simulated (default), chain (Ogmios) or none
                           (imports only); stored with the market (SOURCE)
   --ogmios <url>          Ogmios v6 WebSocket address for --source chain (OGMIOS_URL), e.g. ws://127.0.0.1:1337

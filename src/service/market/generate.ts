@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT } from '../../shared/id-rules';
 import { DEX_GROUPS, type DexGroup } from '../../shared/groups';
+import { arbitrageBand } from './arbitrage';
 import { CATALOG, CATALOG_TOKEN_PAIRS } from './catalog';
+import type { TokenKind } from './fair-value';
+import { constantProduct } from './pool-pricing';
 import { Random } from './random';
 
 /**
@@ -14,8 +17,11 @@ export interface TokenSpec {
   readonly ticker: string;
   readonly name: string;
   readonly decimals: number;
+  /** What drives its fair price (fair-value.ts). */
+  readonly kind: TokenKind;
   /** Fair price in ADA per whole token at the start of history. */
   readonly priceAda: number;
+  /** Daily volatility (log) of the token's own move beside ADA's; 0 for ADA and stablecoins. */
   readonly dailyVolatility: number;
   /** Whether the token gets a generated logo (some tokens have none). */
   readonly hasLogo: boolean;
@@ -64,6 +70,7 @@ export const ADA_TOKEN: TokenSpec = {
   ticker: ADA_TICKER,
   name: 'Cardano',
   decimals: ADA_DECIMALS,
+  kind: 'ada',
   priceAda: 1,
   dailyVolatility: 0,
   hasLogo: true,
@@ -133,6 +140,7 @@ function generateTokens(random: Random, count: number): TokenSpec[] {
     ticker: t.ticker,
     name: t.name,
     decimals: t.decimals,
+    kind: t.kind,
     priceAda: t.priceAda,
     dailyVolatility: t.dailyVolatility,
     hasLogo: true,
@@ -160,8 +168,9 @@ function generateTokens(random: Random, count: number): TokenSpec[] {
       ticker,
       name,
       decimals,
+      kind: 'small',
       priceAda: Number((10 ** exponent).toPrecision(4)),
-      dailyVolatility: 0.03 + random.float() * 0.09,
+      dailyVolatility: 0.035 + random.float() * 0.065,
       hasLogo: random.chance(0.8),
     });
   }
@@ -265,18 +274,20 @@ export function generateMarket(seed: number, poolCount: number): MarketSpec {
     const share = (shares[i] ?? 0) / (shareSums.get(pair) ?? 1);
     const tvlAda = Math.max(10, pair.depthAda * share);
     const fairPrice = pair.quote.priceAda / pair.base.priceAda;
-    // Deep pools sit close to the fair price, dust wanders.
-    const spread = tvlAda > 100_000 ? 0.002 : tvlAda > 5_000 ? 0.01 : 0.05;
-    const price = fairPrice * Math.exp(random.normal() * spread);
+    const fees = DEX_PROFILE[group].feeBps;
+    const feeBps = random.pick(fees);
+    // Where arbitrage keeps the pool from the start (no warm-up): deep pools within their fee of the
+    // fair price, dust further (an arbitrage there does not pay).
+    const band = arbitrageBand(constantProduct, tvlAda / 2, feeBps / 10_000);
+    const price = fairPrice * Math.exp(Math.min(band, 0.5) * Math.tanh(random.normal()));
     const baseWhole = tvlAda / 2 / pair.base.priceAda;
     const quoteWhole = baseWhole / price;
-    const fees = DEX_PROFILE[group].feeBps;
     return {
       poolId: sha256Hex(`pool:${seed}:${group}:${pair.base.unit}:${pair.quote.unit}:${n}`).slice(0, 56),
       group,
       baseUnit: pair.base.unit,
       quoteUnit: pair.quote.unit,
-      feeBps: random.pick(fees),
+      feeBps,
       baseReserve: baseWhole * 10 ** pair.base.decimals,
       quoteReserve: quoteWhole * 10 ** pair.quote.decimals,
     };

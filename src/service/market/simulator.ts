@@ -1,23 +1,27 @@
 import type { SimState, SimStateStore } from '../store/ports';
+import { ARBITRAGE_NOISE, arbitrageBand } from './arbitrage';
+import { FairValues } from './fair-value';
 import type { MarketSpec } from './generate';
 import type { Ingestor } from './ingest';
 import { unitScale, type Market, type Pool } from './model';
+import { constantProduct, type PoolCurve } from './pool-pricing';
 import { Random } from './random';
 
 /**
- * The embedded market's trading. Every token has a latent fair price in ADA that wanders (a random
- * walk with occasional jumps); traders swap against pools (x*y=k with the pool's fee) and arbitrageurs
- * pull pools back towards the fair price, so the pools of a pair stay close. Deeper pools trade more.
+ * The embedded market's trading. Every token has a fair price (fair-value.ts: one ADA/USD rate moves
+ * them all, stablecoins stay pegged to the dollar); traders swap against pools (pool-pricing.ts) and,
+ * after each block, arbitrageurs bring the pools of every pair that traded back within their fee band
+ * around its fair price (arbitrage.ts), so the pools of a pair stay close. Deeper pools trade more.
  * A block comes about every 20 s; the trades of a block share its block_time.
  *
- * Determinism: a block's randomness depends only on (seed, height), and the state (fair prices,
- * reserves, clock) is saved with the trades of every commit, so a restart continues exactly as an
+ * Determinism: a block's randomness depends only on (seed, height), and the state (fair prices, the
+ * rate, the clock) is saved with the trades of every commit, so a restart continues exactly as an
  * uninterrupted run would have.
  */
 
 export interface SimulatorOptions {
   readonly seed: number;
-  /** Mean trades per block. */
+  /** Mean traders' swaps per block (the arbitrage after them comes on top). */
   readonly tradesPerBlock: number;
   /** Mean seconds between blocks. */
   readonly meanBlockSeconds?: number;
@@ -32,8 +36,17 @@ export interface SimulatorProgress {
 
 interface SimPool {
   readonly pool: Pool;
+  readonly pair: SimPair;
+  readonly curve: PoolCurve;
+}
+
+/** A pair the simulator trades: its pools, its tokens (indexes in the spec). */
+interface SimPair {
+  readonly pools: SimPool[];
   readonly baseToken: number;
   readonly quoteToken: number;
+  /** The last block it traded in, by `Simulator.blocksMade` (each pair is arbitraged once after a block). */
+  tradedAt: number;
 }
 
 /** A forced block's trades all on one pool's pair (test control): `trades` of them, exactly. */
@@ -43,10 +56,11 @@ export interface ForcedTrades {
   readonly trades: number;
 }
 
-const DAY = 86_400;
-/** Jumps of the fair price: expected count per token per day, and their size (log scale). */
-const JUMPS_PER_DAY = 0.15;
-const JUMP_SIZE = 0.08;
+/** A trader's median swap (ADA) on a pool holding TRADE_MEDIAN_RESERVE_ADA; it grows as the root of the depth. */
+const TRADE_MEDIAN_ADA = 120;
+const TRADE_MEDIAN_RESERVE_ADA = 15_000;
+/** The share of traders an aggregator routes to the pair's best-priced pool (the rest trade on the pool they chose). */
+const ROUTED_SHARE = 0.6;
 /** Longest stretch of a backfill or catch-up without giving the event loop a turn (ms). */
 const YIELD_EVERY_MS = 50;
 /** Blocks produced between looks at the clock for that. */
@@ -85,16 +99,24 @@ class AliasTable {
   }
 }
 
+/** The saved state's format (its first float64): 2 since issue 40 (the first had no version). */
+const STATE_VERSION = 2;
+/** Float64 slots before the fair values: the version, the last block's time. */
+const STATE_HEADER = 2;
+
 export class Simulator {
   private readonly simPools: SimPool[] = [];
   /** The pools a forced block may target, by pool ID: a DEX pool itself, an Aggregate its pair's pools. */
   private readonly targets = new Map<string, SimPool[]>();
   private readonly chooser: AliasTable;
-  private readonly volatility: Float64Array;
-  /** Log fair price in ADA, and the time it was last advanced to, per spec token. */
-  private fairLog: Float64Array;
-  private fairTime: Float64Array;
+  private readonly fair: FairValues;
+  private readonly tokenCount: number;
   private height = 0;
+  /**
+   * Blocks made by this process, never rewound (the height is, when a failed commit puts the state
+   * back): marks which pairs traded in the block being made.
+   */
+  private blocksMade = 0;
   private nextBlockTime = 0;
   private lastBlockTime = 0;
   private readonly meanBlockSeconds: number;
@@ -122,9 +144,9 @@ export class Simulator {
   ) {
     this.meanBlockSeconds = options.meanBlockSeconds ?? 20;
     const tokenIndex = new Map(spec.tokens.map((t, i) => [t.unit, i]));
-    this.volatility = Float64Array.from(spec.tokens, (t) => t.dailyVolatility);
-    this.fairLog = Float64Array.from(spec.tokens, (t) => Math.log(t.priceAda));
-    this.fairTime = new Float64Array(spec.tokens.length);
+    this.fair = new FairValues(spec.tokens);
+    this.tokenCount = spec.tokens.length;
+    const pairs = new Map<string, SimPair>();
     const weights: number[] = [];
     for (const poolSpec of spec.pools) {
       const pool = market.pools.get(poolSpec.poolId);
@@ -134,16 +156,20 @@ export class Simulator {
       // Pairs that hold imported pools carry real history: simulated trades there would interleave
       // with it out of order in the pair's Aggregate series, so the simulator leaves them alone.
       if (pool.pair.pools.some((p) => !p.simulated)) continue;
-      const sim = { pool, baseToken, quoteToken };
+      const pairId = pool.pair.aggregate.poolId;
+      let pair = pairs.get(pairId);
+      if (!pair) {
+        pair = { pools: [], baseToken, quoteToken, tradedAt: -1 };
+        pairs.set(pairId, pair);
+      }
+      const sim: SimPool = { pool, pair, curve: constantProduct };
+      pair.pools.push(sim);
       this.simPools.push(sim);
       this.targets.set(pool.poolId, [sim]);
-      const aggregate = this.targets.get(pool.pair.aggregate.poolId);
-      if (aggregate) aggregate.push(sim);
-      else this.targets.set(pool.pair.aggregate.poolId, [sim]);
+      this.targets.set(pairId, pair.pools);
       // Deeper pools trade more (sub-linearly, so the tail still trades now and then).
-      weights.push(
-        ((2 * poolSpec.baseReserve * Math.exp(this.fairLog[baseToken] ?? 0)) / 10 ** pool.pair.base.decimals) ** 0.75,
-      );
+      const baseAda = (poolSpec.baseReserve * (spec.tokens[baseToken]?.priceAda ?? 0)) / 10 ** pool.pair.base.decimals;
+      weights.push((2 * baseAda) ** 0.75);
     }
     if (this.simPools.length === 0) throw new Error('the simulator has no pools');
     this.chooser = new AliasTable(weights);
@@ -153,7 +179,7 @@ export class Simulator {
   async startAt(time: number): Promise<void> {
     if (this.height > 0) throw new Error('the simulator has already produced blocks');
     this.nextBlockTime = Math.floor(time);
-    this.fairTime.fill(this.nextBlockTime);
+    this.fair.startAt(this.nextBlockTime);
     await this.commit();
   }
 
@@ -173,6 +199,11 @@ export class Simulator {
   /** Time of the next block (Unix seconds). */
   get nextBlockAt(): number {
     return this.nextBlockTime;
+  }
+
+  /** The simulated ADA/USD rate (USD per ADA) as of the last block: what the stablecoins are pegged to. */
+  get adaUsd(): number {
+    return this.fair.adaUsd;
   }
 
   /**
@@ -283,107 +314,147 @@ export class Simulator {
     target?: { readonly pools: readonly SimPool[]; readonly count: number },
   ): number {
     const random = new Random(this.options.seed, this.height, 0x626c6b);
+    this.fair.advanceMarket(blockTime, random);
     let count = target?.count ?? random.poisson(this.options.tradesPerBlock);
     if (atLeastOne) count = Math.max(1, count);
     let traded = 0;
+    const pairs: SimPair[] = [];
+    const block = ++this.blocksMade;
     for (let i = 0; i < count; i++) {
       const sim = target ? target.pools[random.int(target.pools.length)] : this.simPools[this.chooser.sample(random)];
-      if (sim && this.trade(sim, blockTime, random, `sim:${this.height}:${i}`)) traded++;
+      if (!sim || !this.trade(sim, blockTime, random, `sim:${this.height}:${i}`)) continue;
+      traded++;
+      if (sim.pair.tradedAt !== block) {
+        sim.pair.tradedAt = block;
+        pairs.push(sim.pair);
+      }
     }
+    // A forced block on one pair is exactly its trades (a test's or a benchmark's control).
+    let next = count;
+    if (!target) for (const pair of pairs) next = this.arbitrage(pair, blockTime, random, next);
+    traded += next - count;
     this.height++;
     this.lastBlockTime = blockTime;
     this.nextBlockTime = blockTime + Math.max(1, Math.round(random.exponential(this.meanBlockSeconds)));
     return traded;
   }
 
-  /** Advances a token's fair price to `time` (lazily: only tokens that trade are ever advanced). */
-  private fair(token: number, time: number, random: Random): number {
-    const dt = time - (this.fairTime[token] ?? time);
-    if (dt > 0) {
-      const days = dt / DAY;
-      let step = (this.volatility[token] ?? 0) * Math.sqrt(days) * random.normal();
-      if (random.chance(1 - Math.exp(-JUMPS_PER_DAY * days))) step += JUMP_SIZE * random.normal();
-      this.fairLog[token] = (this.fairLog[token] ?? 0) + step;
-      this.fairTime[token] = time;
-    }
-    return Math.exp(this.fairLog[token] ?? 0);
+  /** The fair price of a pair (whole base per whole quote) and of its base in ADA, at `time`. */
+  private fairOf(pair: SimPair, time: number, random: Random): { price: number; baseAda: number } {
+    const baseAda = this.fair.priceAda(pair.baseToken, time, random);
+    return { price: this.fair.priceAda(pair.quoteToken, time, random) / baseAda, baseAda };
   }
 
-  /** One swap against the pool; false when none fits (an empty pool, a swap the arithmetic refuses). */
-  private trade(sim: SimPool, blockTime: number, random: Random, eventId: string): boolean {
+  /** A pool's price in whole base per whole quote. */
+  private static priceOf(sim: SimPool): number {
     const { pool } = sim;
-    const { base, quote } = pool.pair;
+    return (
+      (sim.curve.price(pool.baseReserve, pool.quoteReserve) * unitScale(pool.pair.quote.decimals)) /
+      unitScale(pool.pair.base.decimals)
+    );
+  }
+
+  /**
+   * A trader's swap: on the pool drawn, or, for a share of traders (those an aggregator routes), on the
+   * pool of the pair that gives the best price for it. False when none fits (an empty pool, a swap the
+   * arithmetic refuses).
+   */
+  private trade(drawn: SimPool, blockTime: number, random: Random, eventId: string): boolean {
+    if (drawn.pool.baseReserve <= 0 || drawn.pool.quoteReserve <= 0) return false;
+    const fair = this.fairOf(drawn.pair, blockTime, random);
+    const baseScale = unitScale(drawn.pool.pair.base.decimals);
+    const deviation = Math.log(Simulator.priceOf(drawn) / fair.price);
+    // Size in ADA is log-normal, larger on deeper pools (median 120 ADA on a pool holding 15,000 ADA,
+    // 1,200 on one holding 1.5 million, as real swaps are), capped by the pool's depth; the direction
+    // leans towards the fair price.
+    const baseAda = (drawn.pool.baseReserve / baseScale) * fair.baseAda;
+    const medianAda = TRADE_MEDIAN_ADA * Math.sqrt(baseAda / TRADE_MEDIAN_RESERVE_ADA);
+    const sizeAda = medianAda * Math.exp(1.3 * random.normal());
+    const buyProbability = Math.min(0.8, Math.max(0.2, 0.5 - deviation * 4));
+    const baseIn = random.chance(buyProbability);
+    const sim = random.chance(ROUTED_SHARE) ? Simulator.bestFor(drawn, baseIn) : drawn;
+    const x = sim.pool.baseReserve;
+    const sizeBase = Math.min((sizeAda * baseScale) / fair.baseAda, x * 0.04);
+    return this.swap(sim, baseIn ? sizeBase : (sizeBase / x) * sim.pool.quoteReserve, baseIn, blockTime, eventId);
+  }
+
+  /** The pool of the drawn one's pair with the best price, fee included, for a swap of the base (or the quote) in. */
+  private static bestFor(drawn: SimPool, baseIn: boolean): SimPool {
+    let best = drawn;
+    let bestPrice = Number.NaN;
+    for (const sim of drawn.pair.pools) {
+      if (sim.pool.baseReserve <= 0 || sim.pool.quoteReserve <= 0) continue;
+      const fee = sim.pool.feeBps / 10_000;
+      // Base in buys the quote: the lowest price after the fee; quote in sells it: the highest.
+      const price = baseIn ? Simulator.priceOf(sim) / (1 - fee) : -Simulator.priceOf(sim) * (1 - fee);
+      if (!(price >= bestPrice)) {
+        best = sim;
+        bestPrice = price;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Arbitrage after a block: each pool of the pair whose price is beyond the band arbitrage keeps it in
+   * (arbitrage.ts) is swapped back to the edge of its fee band around the fair price. Event ids go on
+   * from `next`; returns the next free one.
+   */
+  private arbitrage(pair: SimPair, blockTime: number, random: Random, next: number): number {
+    const fair = this.fairOf(pair, blockTime, random);
+    let id = next;
+    for (const sim of pair.pools) {
+      const { pool } = sim;
+      if (pool.baseReserve <= 0 || pool.quoteReserve <= 0) continue;
+      const deviation = Math.log(Simulator.priceOf(sim) / fair.price);
+      const fee = pool.feeBps / 10_000;
+      const baseAda = (pool.baseReserve / unitScale(pool.pair.base.decimals)) * fair.baseAda;
+      if (!(Math.abs(deviation) > arbitrageBand(sim.curve, baseAda, fee))) continue;
+      const left = Math.sign(deviation) * Math.max(0, fee + ARBITRAGE_NOISE * random.normal());
+      const target =
+        (fair.price * Math.exp(left) * unitScale(pool.pair.base.decimals)) / unitScale(pool.pair.quote.decimals);
+      const { amountIn, baseIn } = sim.curve.inputToPrice(pool.baseReserve, pool.quoteReserve, target, fee);
+      if (amountIn > 0 && this.swap(sim, amountIn, baseIn, blockTime, `sim:${this.height}:${id}`)) id++;
+    }
+    return id;
+  }
+
+  /** Swaps `amountIn` of the base (or the quote) into the pool and records the trade; false when it cannot. */
+  private swap(sim: SimPool, amountIn: number, baseIn: boolean, blockTime: number, eventId: string): boolean {
+    const { pool } = sim;
     const x = pool.baseReserve;
-    const y = pool.quoteReserve;
-    if (x <= 0 || y <= 0) return false;
-    const baseAda = this.fair(sim.baseToken, blockTime, random);
-    const fairPrice = this.fair(sim.quoteToken, blockTime, random) / baseAda;
-    const baseScale = unitScale(base.decimals);
-    const quoteScale = unitScale(quote.decimals);
-    const price = x / baseScale / (y / quoteScale);
-    const fee = pool.feeBps / 10_000;
-    const deviation = Math.log(price / fairPrice);
-
-    let baseIn = 0;
-    let quoteIn = 0;
-    if (Math.abs(deviation) > fee + 0.002 && random.chance(0.8)) {
-      // Arbitrage: swap until the pool's price is back at the edge of the fee band around fair.
-      const target = fairPrice * Math.exp(Math.sign(deviation) * fee);
-      const ratio = (target * baseScale) / quoteScale;
-      const k = x * y;
-      const xTarget = Math.sqrt(k * ratio);
-      if (xTarget > x) baseIn = (xTarget - x) / (1 - fee);
-      else quoteIn = (Math.sqrt(k / ratio) - y) / (1 - fee);
-    } else {
-      // A trader: size in ADA is log-normal (median ~120 ADA), capped by the pool's depth;
-      // direction leans towards the fair price.
-      const sizeBase = Math.min((Math.exp(Math.log(120) + 1.3 * random.normal()) / baseAda) * baseScale, x * 0.04);
-      const buyProbability = Math.min(0.8, Math.max(0.2, 0.5 - deviation * 4));
-      if (random.chance(buyProbability)) baseIn = sizeBase;
-      else quoteIn = (sizeBase / x) * y;
-    }
-
-    let newX: number;
-    let newY: number;
-    let volumeRaw: number;
-    if (baseIn > 0) {
-      const out = (y * baseIn * (1 - fee)) / (x + baseIn * (1 - fee));
-      newX = x + baseIn;
-      newY = y - out;
-      volumeRaw = baseIn;
-    } else if (quoteIn > 0) {
-      const out = (x * quoteIn * (1 - fee)) / (y + quoteIn * (1 - fee));
-      newX = x - out;
-      newY = y + quoteIn;
-      volumeRaw = out;
-    } else {
-      return false;
-    }
+    const [newX, newY] = sim.curve.swap(x, pool.quoteReserve, amountIn, baseIn, pool.feeBps / 10_000);
     if (!(newX > 0 && newY > 0) || !Number.isFinite(newX) || !Number.isFinite(newY)) return false;
+    const volumeRaw = baseIn ? amountIn : x - newX;
+    if (!(volumeRaw > 0)) return false;
     this.ingestor.swap(pool, newX, newY, blockTime, volumeRaw, eventId, { newId: true });
     return true;
   }
 
   private state(): SimState {
-    const blob = Buffer.alloc((this.fairLog.length * 2 + 1) * 8);
-    const view = new Float64Array(blob.buffer, blob.byteOffset, this.fairLog.length * 2 + 1);
-    view.set(this.fairLog, 0);
-    view.set(this.fairTime, this.fairLog.length);
-    view[this.fairLog.length * 2] = this.lastBlockTime;
-    return { height: this.height, nextBlockTime: this.nextBlockTime, fair: blob };
+    const view = new Float64Array(STATE_HEADER + this.fair.stateLength);
+    view[0] = STATE_VERSION;
+    view[1] = this.lastBlockTime;
+    this.fair.save(view, STATE_HEADER);
+    return { height: this.height, nextBlockTime: this.nextBlockTime, fair: Buffer.from(view.buffer) };
   }
 
   private restore(row: SimState | undefined): void {
     if (!row) return;
-    const n = this.fairLog.length;
-    if (row.fair.byteLength !== (n * 2 + 1) * 8)
-      throw new Error('the saved simulator state does not match this market');
+    const n = this.tokenCount;
     const view = new Float64Array(
       row.fair.buffer.slice(row.fair.byteOffset, row.fair.byteOffset + row.fair.byteLength),
     );
-    this.fairLog = view.slice(0, n);
-    this.fairTime = view.slice(n, 2 * n);
-    this.lastBlockTime = view[2 * n] ?? 0;
+    if (view.length === STATE_HEADER + this.fair.stateLength && view[0] === STATE_VERSION) {
+      this.lastBlockTime = view[1] ?? 0;
+      this.fair.restore(view, STATE_HEADER);
+    } else if (view.length === 2 * n + 1) {
+      // The first format: each token's log ADA price, their times, the last block's time.
+      this.lastBlockTime = view[2 * n] ?? 0;
+      this.fair.restoreFirstFormat(view.slice(0, n), view.slice(n, 2 * n), this.lastBlockTime);
+    } else {
+      throw new Error('the saved simulator state does not match this market');
+    }
     this.height = row.height;
     this.nextBlockTime = row.nextBlockTime;
   }
