@@ -1,9 +1,11 @@
 import {
   LIVE_EVENTS,
   liveErrorSchema,
+  liveMetadataSchema,
   liveRollbackSchema,
   liveStatusSchema,
   liveTradeSchema,
+  type LiveMetadata,
   type LiveRollback,
 } from '../shared/api/gateway';
 import type { TradeEvent } from '../shared/api/stream';
@@ -65,6 +67,8 @@ export interface LiveConnectionHandlers {
   onTrade(event: TradeEvent): void;
   /** The gateway's market rolled back on the chain to `rollback.time`: every trade after it was undone. */
   onRollback(rollback: LiveRollback): void;
+  /** What the gateway's market knows of some tokens changed (their decimals, names): answers about them read anew. */
+  onMetadata(metadata: LiveMetadata): void;
   /** The status, each time it is set (repeats included: every `connected` from the gateway may need a sync). */
   onStatus(status: LiveConnectionStatus): void;
   onError(message: string): void;
@@ -189,6 +193,13 @@ export class LiveConnection {
       const parsed = liveRollbackSchema.safeParse(parseData(event));
       if (parsed.success) this.handlers.onRollback(parsed.data);
       else this.handlers.onError('Ignored a malformed rollback event from the gateway');
+    });
+    source.addEventListener(LIVE_EVENTS.metadata, (event) => {
+      if (!current()) return;
+      if (event.lastEventId) this.lastEventId = event.lastEventId;
+      const parsed = liveMetadataSchema.safeParse(parseData(event));
+      if (parsed.success) this.handlers.onMetadata(parsed.data);
+      else this.handlers.onError('Ignored a malformed metadata event from the gateway');
     });
     source.addEventListener(LIVE_EVENTS.status, (event) => {
       if (!current()) return;

@@ -1,4 +1,4 @@
-import type { LiveRollback } from '../shared/api/gateway';
+import type { LiveMetadata, LiveRollback } from '../shared/api/gateway';
 import type { TradeEvent } from '../shared/api/stream';
 import type { Bar } from '../shared/bars';
 import { RESOLUTION_SECONDS, type Resolution } from '../shared/resolutions';
@@ -35,7 +35,16 @@ export interface TradeListener {
    * be fetched again; events that follow are of the new chain. Called for every listener.
    */
   onRollback?(rollback: LiveRollback): void;
+  /**
+   * What the market knows of some tokens changed (decimals, names): every answer about them reads anew.
+   * A listener without this hears it as a rollback to the start (`EVERYTHING`): whatever it built from
+   * trades is fetched again. Called for every listener.
+   */
+  onMetadata?(metadata: LiveMetadata): void;
 }
+
+/** A rollback to before any trade: how a change of token metadata reaches what was built from trades. */
+export const EVERYTHING: LiveRollback = { slot: 0, id: '', time: 0 };
 
 interface TradeSubscription {
   readonly pools: ReadonlySet<string>;
@@ -79,6 +88,7 @@ export class LiveFeed {
   private readonly keyOf = new Map<string, string>();
   private readonly trades = new Set<TradeSubscription>();
   private readonly statusListeners = new Set<(status: LiveConnectionStatus) => void>();
+  private readonly metadataListeners = new Set<(metadata: LiveMetadata) => void>();
   private published: LiveConnectionStatus = IDLE_STATUS;
   private readonly connection: LiveConnection;
 
@@ -86,6 +96,7 @@ export class LiveFeed {
     this.connection = new LiveConnection(options.connection, {
       onTrade: (event) => this.onTrade(event),
       onRollback: (rollback) => this.onRollback(rollback),
+      onMetadata: (metadata) => this.onMetadata(metadata),
       onStatus: (status) => this.onStatus(status),
       onError: (message) => options.warn(`Live updates: ${message}`),
     });
@@ -101,6 +112,13 @@ export class LiveFeed {
     const entry = (status: LiveConnectionStatus) => listener(status);
     this.statusListeners.add(entry);
     return () => this.statusListeners.delete(entry);
+  }
+
+  /** Calls `listener` on every change of token metadata (after the trade listeners); returns the unsubscribe. */
+  onMetadataChange(listener: (metadata: LiveMetadata) => void): () => void {
+    const entry = (metadata: LiveMetadata) => listener(metadata);
+    this.metadataListeners.add(entry);
+    return () => this.metadataListeners.delete(entry);
   }
 
   /** Follows the trade events of `pools` (Aggregate pool IDs); returns the unsubscribe. */
@@ -211,6 +229,24 @@ export class LiveFeed {
     }
     for (const entry of [...this.series.values()]) {
       entry.series.noteRollback(asSeconds(rollback.time));
+      if (entry.series.state !== 'waiting') void this.sync(entry, entry.series.hasBeenLive ? 'resync' : 'merge');
+    }
+  }
+
+  /**
+   * Token metadata changed: trade listeners hear it (as a rollback to the start when they have no handler
+   * of their own), then every series loads its bars again, whole (their prices and volumes are in whole units
+   * of the decimals known now).
+   */
+  private onMetadata(metadata: LiveMetadata): void {
+    for (const subscription of [...this.trades]) {
+      if (!this.trades.has(subscription)) continue;
+      const { listener } = subscription;
+      this.safely(() => (listener.onMetadata ? listener.onMetadata(metadata) : listener.onRollback?.(EVERYTHING)));
+    }
+    for (const listener of [...this.metadataListeners]) this.safely(() => listener(metadata));
+    for (const entry of [...this.series.values()]) {
+      entry.series.noteRollback(asSeconds(EVERYTHING.time));
       if (entry.series.state !== 'waiting') void this.sync(entry, entry.series.hasBeenLive ? 'resync' : 'merge');
     }
   }

@@ -1,4 +1,4 @@
-import { gatewayInfoSchema } from '../shared/api/gateway';
+import { gatewayInfoSchema, type LiveMetadata } from '../shared/api/gateway';
 import { GATEWAY_PREFIX } from '../shared/api/gateway-prefix';
 import type { TradeEvent } from '../shared/api/stream';
 import type { Bar } from '../shared/bars';
@@ -441,6 +441,14 @@ export class UdfDatafeed implements IBasicDataFeed {
    */
   onLiveStatus(listener: (status: LiveConnectionStatus) => void): () => void {
     return this.live?.onStatusChange(listener) ?? (() => undefined);
+  }
+
+  /**
+   * Calls `listener` when what the market knows of some tokens changed (names, tickers, decimals): answers
+   * about them read anew (the app reloads its queries; the datafeed reloads its live series itself).
+   */
+  onMetadata(listener: (metadata: LiveMetadata) => void): () => void {
+    return this.live?.onMetadataChange(listener) ?? (() => undefined);
   }
 
   /** Closes the live connection and drops every subscription. */

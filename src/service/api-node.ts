@@ -61,8 +61,15 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       try {
         const rows = await store.market.load();
         const snapshot = parsePosition(rows.position);
+        const seen = new Map([...market.tokens.values()].map((t) => [t.unit, `${t.decimals}|${t.ticker}|${t.name}`]));
         market.replaceWith(buildMarket(rows));
         history.clear();
+        // Tokens whose decimals, ticker or name the writer changed: the streams that asked are told.
+        const changed = [...market.tokens.values()].filter((t) => {
+          const before = seen.get(t.unit);
+          return before !== undefined && before !== `${t.decimals}|${t.ticker}|${t.name}`;
+        });
+        if (changed.length > 0) hub.publishMetadata(changed.map((t) => t.unit));
         for (const message of applied) {
           // Same writer: the snapshot includes its messages up to the stamped one. Another: none of them.
           if (snapshot && snapshot.writer === message.writer && message.seq <= snapshot.seq) continue;

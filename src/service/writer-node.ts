@@ -185,6 +185,13 @@ export async function createWriterNode(
     // Caches first, so a client reacting to an event already reads the new bars.
     ingestor.onCommit((records) => history.invalidate(records));
     ingestor.onRollback(() => history.clear());
+    // What is known of tokens changed (their decimals, names): the bars cached in whole units of the decimals known
+    // then are forgotten, and the streams that asked are told (docs/chain.md "Token identity").
+    ingestor.onBatch((batch) => {
+      if (!batch.tokenUpdates?.length) return;
+      history.clear();
+      hub.publishMetadata(batch.tokenUpdates.flatMap((u) => market.tokensById.get(u.id)?.unit ?? []));
+    });
     ingestor.onCommit((records) => hub.publish(records));
     // A chain rollback, once committed, is told to the streams that asked (the gateway: docs/chain.md).
     ingestor.onBatch((batch) => {

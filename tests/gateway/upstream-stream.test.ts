@@ -40,6 +40,7 @@ function listener(): UpstreamListener & { down: number; live: number; idle: numb
     onSwitchFailed() {},
     onEvent() {},
     onRollback() {},
+    onMetadata() {},
   };
 }
 

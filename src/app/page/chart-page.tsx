@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { UnknownSymbolError } from '@/app/api/resolve-symbol';
 import { ErrorState } from '@/app/components/error-state';
@@ -73,6 +73,9 @@ export function ChartPage(props: {
   const [compareHandle, setCompareHandle] = useState<CompareHandle | undefined>(undefined);
   const [drawing, setDrawing] = useState(false);
   const { resolved, current, fresh, chartInfo } = pair;
+  // What the market knows of some tokens changed (names, tickers, decimals): every answer is loaded again
+  // (the chart's live series reload themselves in the datafeed).
+  useEffect(() => datafeed.onMetadata(() => void queryClient.invalidateQueries()), [datafeed, queryClient]);
   const { indicators, changeIndicators } = useIndicators();
   const appearance: ChartAppearance = useMemo(
     () => ({ theme, showVolume, showTvl, logScale, timeZone }),

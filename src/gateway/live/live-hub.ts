@@ -1,5 +1,11 @@
-import { LIVE_EVENTS, type LiveError, type LiveRollback, type LiveStatus } from '../../shared/api/gateway';
-import type { StreamRollback, TradeEvent } from '../../shared/api/stream';
+import {
+  LIVE_EVENTS,
+  type LiveError,
+  type LiveMetadata,
+  type LiveRollback,
+  type LiveStatus,
+} from '../../shared/api/gateway';
+import type { StreamMetadata, StreamRollback, TradeEvent } from '../../shared/api/stream';
 import { AddressShares, addressCap } from './address-shares';
 import { TradeFanout } from './trade-fanout';
 import type { UpstreamListener } from './upstream-stream';
@@ -100,6 +106,8 @@ export class LiveHub implements UpstreamListener {
   slowConsumers = 0;
   /** Rollbacks sent lately, by `slot:id`: the upstream connections that brought each, and when it was sent (copies are dropped). */
   private readonly rollbacksSent = new Map<string, { readonly connections: Set<object>; readonly at: number }>();
+  /** Metadata changes sent lately (by version), as `rollbacksSent`. */
+  private readonly metadataSent = new Map<number, { readonly connections: Set<object>; readonly at: number }>();
 
   constructor(
     private readonly onUnionChange: (pools: ReadonlySet<string>) => void,
@@ -398,6 +406,26 @@ export class LiveHub implements UpstreamListener {
     const seq = this.nextSeq++;
     const payload: LiveRollback = { slot: rollback.slot, id: rollback.id, time: rollback.block_time };
     const frame = sseFrame(LIVE_EVENTS.rollback, payload, `${this.boot}.${seq}`);
+    this.ring.push({ seq, poolId: EVERY_POOL, frame });
+    this.broadcast(frame);
+  }
+
+  /**
+   * What the upstream knows of some tokens changed: every browser gets one `metadata` event, however many
+   * upstream connections bring the line (copies told apart as rollbacks' are).
+   */
+  onMetadata(metadata: StreamMetadata, connection: object): void {
+    const now = Date.now();
+    for (const [seen, sent] of this.metadataSent) if (now - sent.at > ROLLBACK_COPY_MS) this.metadataSent.delete(seen);
+    const sent = this.metadataSent.get(metadata.version);
+    if (sent && !sent.connections.has(connection)) {
+      sent.connections.add(connection);
+      return;
+    }
+    this.metadataSent.set(metadata.version, { connections: new Set([connection]), at: now });
+    const seq = this.nextSeq++;
+    const payload: LiveMetadata = { units: metadata.units };
+    const frame = sseFrame(LIVE_EVENTS.metadata, payload, `${this.boot}.${seq}`);
     this.ring.push({ seq, poolId: EVERY_POOL, frame });
     this.broadcast(frame);
   }

@@ -1,9 +1,11 @@
 import { backoffDelay } from '../../shared/backoff';
 import {
   extendedStreamLineSchema,
+  METADATA_EXTENSION,
   ROLLBACK_EXTENSION,
   STREAM_ERRORS,
   STREAM_EXTENSIONS_HEADER,
+  type StreamMetadata,
   type StreamRollback,
   type TradeEvent,
 } from '../../shared/api/stream';
@@ -56,6 +58,8 @@ export interface UpstreamListener {
    * through: while two overlap (a switch), each brings its own copy of the same line.
    */
   onRollback(rollback: StreamRollback, connection: object): void;
+  /** What the upstream knows of some tokens changed (our extension line `metadata`); as `onRollback` for copies. */
+  onMetadata(metadata: StreamMetadata, connection: object): void;
 }
 
 /** One upstream stream connection. */
@@ -219,7 +223,7 @@ export class UpstreamStream {
       headers: {
         'Content-Type': 'application/json',
         Accept: 'text/event-stream',
-        [STREAM_EXTENSIONS_HEADER]: ROLLBACK_EXTENSION,
+        [STREAM_EXTENSIONS_HEADER]: `${ROLLBACK_EXTENSION}, ${METADATA_EXTENSION}`,
         ...(connection.beside ? { Prefer: 'wait=0' } : {}),
       },
       body: JSON.stringify([...connection.pools].sort()),
@@ -263,6 +267,7 @@ export class UpstreamStream {
         if (connection === this.opening) this.live(connection);
         if ('pool_id' in message) this.deliver(message);
         else if (message.s === 'rollback') this.listener.onRollback(message, connection);
+        else if (message.s === 'metadata') this.listener.onMetadata(message, connection);
         if (connection.closed) return;
       }
       // A line that never ends is a broken upstream, and would grow this buffer without bound.

@@ -356,14 +356,7 @@ export class ChainIngest {
           this.ingestor.setReserves(pool, Math.max(0, Number(base)), Math.max(0, Number(quote)));
           liquidity++;
         } else {
-          this.ingestor.swap(
-            pool,
-            Number(base),
-            Number(quote),
-            time,
-            Number(change.volume),
-            `${tx.id}#${out.index}`,
-          );
+          this.ingestor.swap(pool, Number(base), Number(quote), time, Number(change.volume), `${tx.id}#${out.index}`);
           trades++;
         }
       }

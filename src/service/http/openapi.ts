@@ -45,6 +45,7 @@ import {
   streamErrorSchema,
   streamPingSchema,
   streamRequestSchema,
+  streamMetadataSchema,
   streamRollbackSchema,
   tradeEventSchema,
 } from '../../shared/api/stream';
@@ -268,14 +269,20 @@ export function openApiDocument(): object {
             'A long-lived response, one JSON object per line: trade events, `{"s":"ok"}` pings every 20 s, and `{"s":"error","errmsg":…}` lines. ' +
             'A refusal (bad body, limits, authentication) is one error line on a 200 that then ends. One connection per key (plan: `streamsPerKey`): ' +
             'a stream whose key has every slot held waits up to 2 s (`STREAM_HANDOVER_MS`) for one to free, as when a client aborts its stream and opens the next at once, then is refused with `Connection limit exceeded`; `Prefer: wait=0` asks to be refused at once (docs/decisions.md “Stream”). ' +
-            'Extension of this server: a stream opened with `X-Stream-Extensions: rollback` also gets `{"s":"rollback","slot":…,"id":…,"block_time":…}` when a chain-fed market rolled back to that block (every event after `block_time` was undone: reload the history after it); other streams never do (docs/chain.md).',
+            'Extension of this server: a stream opened with `X-Stream-Extensions: rollback` also gets `{"s":"rollback","slot":…,"id":…,"block_time":…}` when a chain-fed market rolled back to that block (every event after `block_time` was undone: reload the history after it); one opened with `X-Stream-Extensions: metadata` (both: `rollback, metadata`) also gets `{"s":"metadata","version":…,"units":[…]}` when what the service knows of those tokens changed (names, tickers, decimals: answers about them read anew in whole units of the new decimals; an empty list: any token); other streams never do (docs/chain.md).',
           requestBody: { content: { 'application/json': { schema: streamRequestSchema, example: [EXAMPLE_POOL] } } },
           responses: {
             '200': {
               description: 'The stream (each line one of the kinds below).',
               content: {
                 'text/event-stream': {
-                  schema: z.union([tradeEventSchema, streamPingSchema, streamErrorSchema, streamRollbackSchema]),
+                  schema: z.union([
+                    tradeEventSchema,
+                    streamPingSchema,
+                    streamErrorSchema,
+                    streamRollbackSchema,
+                    streamMetadataSchema,
+                  ]),
                 },
               },
             },

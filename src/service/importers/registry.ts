@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../shared/id-rules';
 import { visibleText } from '../../shared/visible-text';
 import { isPng } from '../logos/identicon';
-import { LOGO_NONE, LOGO_STORED, type Market, type Token } from '../market/model';
+import { LOGO_NONE, LOGO_STORED, type Market } from '../market/model';
 import type { Ingestor } from '../market/ingest';
 import type { MarketStore } from '../store/ports';
 
@@ -19,9 +19,9 @@ import type { MarketStore } from '../store/ports';
  *   A file that is not JSON or not such a mapping is skipped and reported with the reason; so is a
  *   second file with a subject already seen in the same run.
  * - A logo that is not a PNG is reported and ignored; the rest of the token's metadata is kept.
- * - Unknown tokens are added. Known tokens get the registry's ticker and name; their decimals change
- *   only while the token is in no pool, because reserves and history are stored in raw units (a
- *   disagreement is reported as a decimals conflict and the stored decimals stay).
+ * - Unknown tokens are added. Known tokens get the registry's ticker, name and decimals, in a pool or
+ *   not: reserves, trades and bars are stored in raw units and every answer applies the decimals known
+ *   when it is made (docs/decisions.md "Raw units in the store, decimals at the edge").
  * - Without a ticker, a new token's ticker is its decoded asset name (CIP-67/68 labels stripped) when
  *   that is printable text, else its name; a known token keeps its ticker.
  * - One transaction per run; a re-run with the same files changes nothing.
@@ -49,8 +49,6 @@ export interface RegistryReport {
   readonly skipped: RegistryIssue[];
   /** Logos ignored (the rest of the file was imported). */
   readonly logosRejected: RegistryIssue[];
-  /** Known tokens in a pool whose registry decimals differ from the stored ones (the stored ones stay). */
-  readonly decimalConflicts: RegistryIssue[];
 }
 
 /** The parts of an opened store (`MarketHandle`) the importer needs. */
@@ -199,14 +197,6 @@ function decodeLogo(base64: string): { png: Buffer } | { error: string } {
   return { error: `logo is not a PNG${kind}; logo ignored, the rest of the token kept` };
 }
 
-/** Whether any DEX pool trades the token (its reserves and history are then in its raw units). */
-function inAnyPool(market: Market, token: Token): boolean {
-  for (const pair of market.pairs.values()) {
-    if ((pair.base === token || pair.quote === token) && pair.pools.length > 0) return true;
-  }
-  return false;
-}
-
 /**
  * Imports every `*.json` CIP-26 mapping of `dir` into the store, in one transaction, and returns what
  * it did. Throws only when the directory cannot be read or the store fails: nothing is then written,
@@ -225,7 +215,6 @@ export async function importRegistry(target: RegistryTarget, dir: string): Promi
     logosStored: 0,
     skipped: [],
     logosRejected: [],
-    decimalConflicts: [],
   };
   const { store, market, ingestor } = target;
   const seen = new Map<string, string>();
@@ -279,14 +268,7 @@ export async function importRegistry(target: RegistryTarget, dir: string): Promi
       }
 
       let changed = false;
-      let decimals = entry.decimals;
-      if (decimals !== known.decimals && inAnyPool(market, known)) {
-        report.decimalConflicts.push({
-          file,
-          reason: `${known.ticker} (${known.unit}) is in a pool with ${known.decimals} decimals; the registry says ${decimals}. Kept ${known.decimals}: reserves and history are stored in raw units`,
-        });
-        decimals = known.decimals;
-      }
+      const { decimals } = entry;
       const ticker = entry.ticker ?? known.ticker;
       if (ticker !== known.ticker || entry.name !== known.name || decimals !== known.decimals) {
         ingestor.updateToken(known, { ticker, name: entry.name, decimals });
@@ -318,6 +300,5 @@ export function formatRegistryReport(report: RegistryReport): string[] {
   };
   section('Skipped files', report.skipped);
   section('Logos not imported', report.logosRejected);
-  section('Decimals conflicts', report.decimalConflicts);
   return lines;
 }

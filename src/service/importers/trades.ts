@@ -323,7 +323,10 @@ export async function importTrades(
       (poolLatest !== undefined && line.block_time < poolLatest) ||
       (pairLatest !== undefined && line.block_time < pairLatest);
     // The file's prices, TVLs and volume are in whole units of the decimals it declared: stored raw.
-    const [prevBase, prevQuote] = reservesAt(rawPrice(pool.pair, line.previous_price), rawBase(pool.pair, line.previous_tvl));
+    const [prevBase, prevQuote] = reservesAt(
+      rawPrice(pool.pair, line.previous_price),
+      rawBase(pool.pair, line.previous_tvl),
+    );
     const [base, quote] = reservesAt(rawPrice(pool.pair, line.current_price), rawBase(pool.pair, line.current_tvl));
     if (!committed.has(pool)) committed.set(pool, [pool.baseReserve, pool.quoteReserve]);
     const [latestBase, latestQuote] = [pool.baseReserve, pool.quoteReserve];

@@ -1,4 +1,4 @@
-import type { StreamRollback, TradeEvent } from '../../shared/api/stream';
+import { METADATA_UNITS_MAX, type StreamMetadata, type StreamRollback, type TradeEvent } from '../../shared/api/stream';
 import type { Market } from '../market/model';
 import { wholeBase, wholePrice } from '../market/units';
 import type { RollbackPoint, TradeRecord } from '../store/ports';
@@ -29,6 +29,10 @@ export class StreamHub {
   private readonly byPool = new Map<string, Set<LineSink>>();
   /** Connections that asked for our rollback lines (`X-Stream-Extensions: rollback`). */
   private readonly rollbackSinks = new Set<(line: string, bytes: number) => void>();
+  /** Connections that asked for our metadata lines (`X-Stream-Extensions: metadata`). */
+  private readonly metadataSinks = new Set<(line: string, bytes: number) => void>();
+  /** Metadata changes published since start. */
+  private metadataVersion = 0;
   /** Open streams per key. */
   private readonly openKeys = new Map<string, number>();
   /** How to end each open connection (on shutdown). */
@@ -64,6 +68,23 @@ export class StreamHub {
   subscribeRollbacks(sink: (line: string, bytes: number) => void): () => void {
     this.rollbackSinks.add(sink);
     return () => this.rollbackSinks.delete(sink);
+  }
+
+  /** Sends `sink` the metadata lines (a connection that asked for them); returns the unsubscribe function. */
+  subscribeMetadata(sink: (line: string, bytes: number) => void): () => void {
+    this.metadataSinks.add(sink);
+    return () => this.metadataSinks.delete(sink);
+  }
+
+  /** Tells the connections that asked that what is known of `units` changed (after it is committed). */
+  publishMetadata(units: readonly string[]): void {
+    this.metadataVersion++;
+    if (this.metadataSinks.size === 0 || units.length === 0) return;
+    const listed = units.length <= METADATA_UNITS_MAX ? [...units] : [];
+    const message: StreamMetadata = { s: 'metadata', version: this.metadataVersion, units: listed };
+    const line = `${JSON.stringify(message)}\n`;
+    const bytes = Buffer.byteLength(line);
+    for (const sink of this.metadataSinks) sink(line, bytes);
   }
 
   /** Tells the connections that asked that the chain rolled back to `point` (after the rollback is committed). */

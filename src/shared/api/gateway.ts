@@ -42,6 +42,7 @@ export const LIVE_EVENTS = {
   error: 'error',
   heartbeat: 'heartbeat',
   rollback: 'rollback',
+  metadata: 'metadata',
 } as const;
 
 /** Payload of a `trade` event: the upstream trade event unchanged. */
@@ -77,6 +78,17 @@ export const liveRollbackSchema = z.strictObject({
   time: z.int(),
 });
 export type LiveRollback = z.infer<typeof liveRollbackSchema>;
+
+/**
+ * Payload of a `metadata` event (sent to every browser connection, once per change): what the service knows
+ * of these tokens (`units`; empty: of any token) changed — a name, a ticker, their decimals. Prices, volumes
+ * and TVLs of their pairs read differently in whole units: bars, trade lists, statistics and token answers
+ * are to be loaded again (docs/chain.md "Token identity").
+ */
+export const liveMetadataSchema = z.strictObject({
+  units: z.array(z.string()),
+});
+export type LiveMetadata = z.infer<typeof liveMetadataSchema>;
 
 /**
  * GET /gw/v1/liquidity?group=<group>: TVL of every symbol of a group, as the service's extension route

@@ -52,9 +52,28 @@ export const streamRollbackSchema = z.strictObject({
 });
 export type StreamRollback = z.infer<typeof streamRollbackSchema>;
 
-/** The request header a stream client sends to receive our extension lines, and its value for rollbacks. */
+/**
+ * Our extension of the stream (docs/chain.md "Token identity"): sent only to a stream opened with
+ * `X-Stream-Extensions: metadata`, when what the service knows of tokens changed (a name, a ticker, their
+ * decimals: learnt from the chain, the registry, an import). Every answer about pairs of those tokens may
+ * read differently now (prices and volumes are shown in whole units of the decimals known): reload them.
+ * `units` names the tokens (at most 1,000; an empty list: more than that, any token may have changed);
+ * `version` grows with each change, so a client hearing one change over two connections acts once.
+ */
+/** Most tokens a metadata line names. */
+export const METADATA_UNITS_MAX = 1_000;
+
+export const streamMetadataSchema = z.strictObject({
+  s: z.literal('metadata'),
+  version: z.int().check(z.nonnegative()),
+  units: z.array(z.string()).check(z.maxLength(METADATA_UNITS_MAX)),
+});
+export type StreamMetadata = z.infer<typeof streamMetadataSchema>;
+
+/** The request header a stream client sends to receive our extension lines, and its values (comma-separated). */
 export const STREAM_EXTENSIONS_HEADER = 'X-Stream-Extensions';
 export const ROLLBACK_EXTENSION = 'rollback';
+export const METADATA_EXTENSION = 'metadata';
 
 /** Any line a stream opened with our extensions may carry. */
 export const extendedStreamLineSchema = z.union([
@@ -62,6 +81,7 @@ export const extendedStreamLineSchema = z.union([
   streamPingSchema,
   streamErrorSchema,
   streamRollbackSchema,
+  streamMetadataSchema,
 ]);
 export type ExtendedStreamLine = z.infer<typeof extendedStreamLineSchema>;
 

@@ -5,7 +5,9 @@ import { LOGO_NONE, type Pool, type Token } from '../../../src/service/market/mo
 import type { Ingestor } from '../../../src/service/market/ingest';
 import { Random } from '../../../src/service/market/random';
 import { runtimeInternals } from '../../../src/service/runtime-internals';
+import { STREAM_PATH, streamInit } from '../../support/builders';
 import { createTestService, type TestService } from '../../support/service';
+import { readStream } from '../../support/stream';
 
 /**
  * Issue 39 part 2: decimals (and tickers) that arrive late or change never leave a wrong number behind. Seeded random
@@ -118,6 +120,17 @@ function trade(ingestor: Ingestor, pool: Pool, factor: number, time: number, id:
   ingestor.swap(pool, base, k / base, time, Math.abs(base - pool.baseReserve), id);
 }
 
+/** Asks the scenario's bars as a chart would, so that whatever the service caches of them is cached. */
+async function warm(service: TestService, built: Built, time: number): Promise<void> {
+  const headers = { Authorization: `Bearer ${service.key}` };
+  for (const pool of built.pools.flatMap((p) => [p, p.pair.aggregate]))
+    for (const resolution of ['1min', '1h'])
+      await service.app.request(
+        `/api/v1/history?symbol=${pool.poolId}&resolution=${resolution}&from=${time - 30 * DAY}&to=${time + DAY}&include_tvl=true`,
+        { headers },
+      );
+}
+
 /** Runs the scenario's trades (and, when `withMeta`, its metadata changes) in order, one commit each. */
 async function run(
   service: TestService,
@@ -135,6 +148,8 @@ async function run(
       time += step.dt;
       trade(ingestor, built.pools[step.pool] as Pool, step.factor, time, `${prefix}:${n++}`);
     } else if (withMeta) {
+      // What clients read before the change (and the service may keep) must not outlive it.
+      await warm(service, built, time);
       ingestor.updateToken(built.tokens[step.token - 1] as Token, step.meta);
     }
     await ingestor.commit();
@@ -252,5 +267,44 @@ export async function compareScenarios(
 describe('decimals and tickers that arrive late or change, on SQLite', () => {
   it(`answer as a store that knew them first, in ${SCENARIOS} seeded scenarios`, { timeout: 900_000 }, async () => {
     expect(await compareScenarios(0, SCENARIOS)).toBeGreaterThan(SCENARIOS / 2);
+  });
+});
+
+describe('a change of what is known of tokens, on the stream', () => {
+  it('reaches a stream that asked for metadata lines once, after it is committed, and never a spec client', async () => {
+    const service = await createTestService({ startMs: 1_718_000_000_000, config: { source: 'none' } });
+    try {
+      const s = scenario(7);
+      const built = await build(service, 7, s.initial, s);
+      const aggregate = built.pools[0]?.pair.aggregate.poolId ?? '';
+      await run(service, built, { ...s, steps: [{ kind: 'trade', pool: 0, factor: 1.02, dt: 60 }] }, false, 1.7e9, 'm');
+      const asked = readStream(
+        await service.request(STREAM_PATH, {
+          ...streamInit([aggregate], { 'X-Stream-Extensions': 'rollback, metadata' }),
+          key: service.keys.pro,
+        }),
+      );
+      const spec = readStream(await service.request(STREAM_PATH, streamInit([aggregate])));
+      expect(await asked.next()).toEqual({ s: 'ok' });
+      expect(await spec.next()).toEqual({ s: 'ok' });
+      const { ingestor } = runtimeInternals(service.runtime);
+      const [t1] = built.tokens;
+      if (!t1) throw new Error('no token');
+      const history = `/api/v1/history?symbol=${aggregate}&resolution=1min&from=0&to=2000000000&include_tvl=true`;
+      const before = (await service.getJson(history)) as { c: number[] };
+      ingestor.updateToken(t1, { ticker: t1.ticker, name: t1.name, decimals: t1.decimals + 2 });
+      await ingestor.commit();
+      expect(await asked.next(5_000)).toEqual({ s: 'metadata', version: 1, units: [t1.unit] });
+      // The bars cached before the change are not served again: in whole units of the new decimals (a whole
+      // token is 100 times more raw units: 100 times the ADA).
+      const after = (await service.getJson(history)) as { c: number[] };
+      expect(after.c).toHaveLength(before.c.length);
+      after.c.forEach((c, i) => expect(c / (before.c[i] ?? NaN)).toBeCloseTo(100, 9));
+      expect(spec.drainBuffered()).toEqual([]);
+      await asked.cancel();
+      await spec.cancel();
+    } finally {
+      await service.close();
+    }
   });
 });

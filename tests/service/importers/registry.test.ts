@@ -6,7 +6,7 @@ import { ADA_UNIT } from '../../../src/shared/id-rules';
 import { parseServiceConfig } from '../../../src/service/config';
 import { importRegistry } from '../../../src/service/importers/registry';
 import { isPng } from '../../../src/service/logos/identicon';
-import { LOGO_NONE, LOGO_STORED } from '../../../src/service/market/model';
+import { LOGO_NONE, LOGO_STORED, poolPrice } from '../../../src/service/market/model';
 import { createServiceRuntime } from '../../../src/service/runtime';
 import { openMarket, type MarketHandle } from '../../../src/service/open-market';
 import {
@@ -144,7 +144,6 @@ describe('registry importer', () => {
     const report = await importRegistry(handle, registryDir);
     expect(report.updated).toEqual([REGISTRY_UNITS.withoutLogo]);
     expect(report.logosStored).toBe(1);
-    expect(report.decimalConflicts).toEqual([]);
     expect(handle.market.tokens.get(REGISTRY_UNITS.withoutLogo)).toMatchObject({
       ticker: 'BEE',
       name: 'Token Bee',
@@ -153,7 +152,7 @@ describe('registry importer', () => {
     });
   });
 
-  it('keeps the stored decimals of a token that is in a pool and reports the conflict', async () => {
+  it("takes the registry's decimals for a token already in a pool: its prices read in them at once, nothing stored rewritten", async () => {
     writeMapping(registryDir, { subject: REGISTRY_UNITS.withLogo, name: 'Token A', ticker: 'TKA', decimals: 6 });
     const handle = await open();
     await importRegistry(handle, registryDir);
@@ -162,7 +161,8 @@ describe('registry importer', () => {
     const tokenA = market.tokens.get(REGISTRY_UNITS.withLogo);
     if (!tokenA) throw new Error('token A was not imported');
     const pair = ingestor.ensurePair(ada, tokenA);
-    ingestor.addPool(pair, {
+    // 1,000,000 ADA against 5 * 10^12 raw units of token A.
+    const pool = ingestor.addPool(pair, {
       poolId: 'abcd01',
       group: 'MinswapV2',
       baseReserve: 1e12,
@@ -171,6 +171,8 @@ describe('registry importer', () => {
       simulated: false,
     });
     await ingestor.commit();
+    expect(poolPrice(pool)).toBeCloseTo(0.2, 12); // 5,000,000 whole A
+    const stored = await handle.store.market.load();
 
     writeMapping(registryDir, {
       subject: REGISTRY_UNITS.withLogo,
@@ -179,15 +181,16 @@ describe('registry importer', () => {
       decimals: 8,
     });
     const report = await importRegistry(handle, registryDir);
-    expect(report.decimalConflicts).toHaveLength(1);
-    expect(report.decimalConflicts[0]?.file).toBe(`${REGISTRY_UNITS.withLogo}.json`);
-    expect(report.decimalConflicts[0]?.reason).toMatch(/6 decimals.*says 8/);
-    // The rest of the metadata is still applied.
-    expect(tokenA).toMatchObject({ ticker: 'TKA2', name: 'Token A (renamed)', decimals: 6 });
-    // A re-run reports the conflict again but changes nothing.
+    expect(report.updated).toEqual([REGISTRY_UNITS.withLogo]);
+    expect(tokenA).toMatchObject({ ticker: 'TKA2', name: 'Token A (renamed)', decimals: 8 });
+    expect(poolPrice(pool)).toBeCloseTo(20, 10); // 50,000 whole A
+    // The reserves stay as stored (raw units); only the token's row changed.
+    const after = await handle.store.market.load();
+    expect(after.pools).toEqual(stored.pools);
+    expect(after.tokens.find((t) => t.unit === REGISTRY_UNITS.withLogo)).toMatchObject({ decimals: 8 });
+    // A re-run changes nothing.
     const rerun = await importRegistry(handle, registryDir);
     expect(rerun.updated).toEqual([]);
-    expect(rerun.decimalConflicts).toHaveLength(1);
   });
 
   it('skips a second file with a subject already imported in the same run', async () => {
@@ -281,7 +284,6 @@ describe.skipIf(!existsSync(SAMPLE_DIR))('registry importer on the real CIP-26 s
 
     const handle = await open();
     const report = await importRegistry(handle, SAMPLE_DIR);
-    expect(report.decimalConflicts).toEqual([]);
     expect(report.added.length + report.updated.length + report.unchanged).toBe(65);
     expect(handle.market.tokens.size).toBe(known + report.added.length);
     const snek = handle.market.tokens.get(WELL_KNOWN.SNEK[0]);

@@ -156,7 +156,10 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
         symbol: options.symbols.name(aggregate),
         price: aggPrice,
         tvl: aggTvl,
-        volume_24h: wholeBase(pool.pair, volumes.reduce((a, b) => a + b, 0)),
+        volume_24h: wholeBase(
+          pool.pair,
+          volumes.reduce((a, b) => a + b, 0),
+        ),
       },
       pools: pool.pair.pools
         .map((p, i) => ({

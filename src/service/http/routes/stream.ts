@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import {
+  METADATA_EXTENSION,
   ROLLBACK_EXTENSION,
   STREAM_ERRORS,
   STREAM_EXTENSIONS_HEADER,
@@ -142,13 +143,18 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
     });
     const unsubscribeTrades = hub.subscribe(ids, (line, _event, bytes) => sink.write(line, bytes));
     // Our rollback lines, for a client that asked (the gateway): never for the spec's clients.
-    const unsubscribeRollbacks =
-      (options.extensions ?? true) && wantsRollbacks(c.req.header(STREAM_EXTENSIONS_HEADER))
-        ? hub.subscribeRollbacks((line, bytes) => sink.write(line, bytes))
-        : () => undefined;
+    const extensions = (options.extensions ?? true) ? c.req.header(STREAM_EXTENSIONS_HEADER) : undefined;
+    const unsubscribeRollbacks = wants(extensions, ROLLBACK_EXTENSION)
+      ? hub.subscribeRollbacks((line, bytes) => sink.write(line, bytes))
+      : () => undefined;
+    // Token metadata lines likewise (docs/chain.md "Token identity").
+    const unsubscribeMetadata = wants(extensions, METADATA_EXTENSION)
+      ? hub.subscribeMetadata((line, bytes) => sink.write(line, bytes))
+      : () => undefined;
     const unsubscribe = () => {
       unsubscribeTrades();
       unsubscribeRollbacks();
+      unsubscribeMetadata();
     };
     const ping = setInterval(() => sink.write(PING), stream.pingSeconds * 1000);
     const untrack = hub.track(() => sink.end());
@@ -166,9 +172,9 @@ export function streamRoutes(options: StreamRoutesOptions): Hono<ServiceEnv> {
   return app;
 }
 
-/** Whether an `X-Stream-Extensions` header (a comma-separated list) asks for rollback lines. */
-function wantsRollbacks(header: string | undefined): boolean {
-  return (header ?? '').split(',').some((token) => token.trim().toLowerCase() === ROLLBACK_EXTENSION);
+/** Whether an `X-Stream-Extensions` header (a comma-separated list) asks for `extension`'s lines. */
+function wants(header: string | undefined, extension: string): boolean {
+  return (header ?? '').split(',').some((token) => token.trim().toLowerCase() === extension);
 }
 
 /**
