@@ -302,6 +302,7 @@ function chainHealth(status: ChainStatus, redact: (text: string) => string): Non
     rollbacks: status.rollbacks,
     deepestRollback: status.deepestRollback,
     garbage: status.garbage,
+    refusedRollbacks: status.refusedRollbacks,
     reconnects: status.reconnects,
     lastError: status.lastError === undefined ? null : redact(status.lastError),
   };

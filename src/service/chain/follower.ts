@@ -9,7 +9,7 @@ import type { LogHook, LogLevel } from '../../node/log';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff';
 import { redactUrl, textRedactor } from '../../shared/redact';
 import type { ChainPoint } from './block';
-import type { ChainIngest, ChainTip } from './chain-ingest';
+import { RollbackRefusedError, type ChainIngest, type ChainTip } from './chain-ingest';
 import { slotTime } from './block';
 import { BlockShapeError, FrameError, fromOgmiosBlock, fromOgmiosPoint, parseFrame } from './ogmios-block';
 import { kupoCheckpoint, slotDaysBefore, type ChainStart } from './start';
@@ -63,8 +63,10 @@ export interface ChainStatus {
   /** Rollbacks applied, and the most blocks one undid. */
   readonly rollbacks: number;
   readonly deepestRollback: number;
-  /** Frames that were not JSON, blocks without a header, rollbacks to no point (each drops the connection). */
+  /** Frames that were not JSON, blocks without a header, rollbacks to no point or to one this source does not have (each drops the connection). */
   readonly garbage: number;
+  /** Of those, rollbacks refused: to `origin`, before the journal, a wrong id at a slot of ours, after the tip. */
+  readonly refusedRollbacks: number;
   readonly reconnects: number;
   readonly lastError: string | undefined;
 }
@@ -115,6 +117,7 @@ export class ChainFollower {
   private state: ChainState = 'connecting';
   private nodeTip: ChainStatus['nodeTip'];
   private garbage = 0;
+  private refusedRollbacks = 0;
   private reconnects = 0;
   private rollbacks = 0;
   private deepestRollback = 0;
@@ -164,6 +167,7 @@ export class ChainFollower {
       rollbacks: this.rollbacks,
       deepestRollback: this.deepestRollback,
       garbage: this.garbage,
+      refusedRollbacks: this.refusedRollbacks,
       reconnects: this.reconnects,
       lastError: this.lastError === undefined ? undefined : this.redact(this.lastError),
     };
@@ -336,7 +340,8 @@ export class ChainFollower {
           this.updateState();
           requestNext();
         } catch (error) {
-          fail(error, error instanceof FrameError);
+          if (error instanceof RollbackRefusedError) this.refusedRollbacks++;
+          fail(error, error instanceof FrameError || error instanceof RollbackRefusedError);
         }
       });
     };
@@ -344,7 +349,10 @@ export class ChainFollower {
     let following = false;
     let points: ChainPoint[] = [];
     try {
-      points = this.ingest.intersectionPoints(this.ingest.tip ? undefined : await this.newMarketStart(context));
+      const start = this.ingest.tip ? undefined : await this.newMarketStart(context);
+      // A new market's start is the journal's base: the one point before its first block a rollback may go to.
+      if (start) this.ingest.startAt(start);
+      points = this.ingest.intersectionPoints(start);
       const intersection = await ChainSynchronization.findIntersection(context, points);
       intersected = true;
       this.noteTip(intersection.tip);
