@@ -117,27 +117,35 @@ export function flood(
   };
 }
 
-/** Latencies (ms) of `path` asked one after another, `pauseMs` apart, for `seconds`. */
-async function reader(origin: string, path: () => string, seconds: number, pauseMs: number): Promise<number[]> {
+/** Latencies (ms) of `path` asked one after another, `pauseMs` apart, for `seconds`, and the answers that were not 200. */
+async function reader(
+  origin: string,
+  path: () => string,
+  seconds: number,
+  pauseMs: number,
+): Promise<{ times: number[]; failed: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1, localAddress: '127.0.0.1' });
   const times: number[] = [];
+  let failed = 0;
   const end = performance.now() + seconds * 1000;
   try {
     while (performance.now() < end) {
       const started = performance.now();
-      const { status } = await get(origin, path(), agent);
-      if (status !== 200) throw new Error(`the reading client got ${status} for ${path()}`);
+      const { status } = await get(origin, path(), agent, 10_000);
+      // A failure counts with the time it took (a timeout: 10 s): it is what the client waited.
+      if (status !== 200) failed++;
       times.push(performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   } finally {
     agent.destroy();
   }
-  return times;
+  return { times, failed };
 }
 
 interface Phase {
   readonly history: number[];
+  readonly historyFailed: number;
   readonly readyz: number[];
   readonly floods: FloodTally[];
 }
@@ -154,10 +162,10 @@ async function phase(
   if (stops.length > 0) await new Promise((resolve) => setTimeout(resolve, 2_000));
   const [history, readyz] = await Promise.all([
     reader(origin, historyPath, seconds, 100),
-    reader(origin, () => '/readyz', seconds, 250).catch(() => [] as number[]),
+    reader(origin, () => '/readyz', seconds, 250),
   ]);
   const floods = await Promise.all(stops.map((stop) => stop()));
-  return { history, readyz, floods };
+  return { history: history.times, historyFailed: history.failed, readyz: readyz.times, floods };
 }
 
 const statusNote = (floods: readonly FloodTally[]) => {
@@ -170,6 +178,11 @@ const statusNote = (floods: readonly FloodTally[]) => {
   const parts = Object.entries(total).map(([status, n]) => `${status === '0' ? 'no answer' : status}: ${n}`);
   return `flood answers ${parts.join(', ')}${skipped > 0 ? `; ${skipped} not sent (64 waiting)` : ''}`;
 };
+
+const failedNote = (measured: Phase) =>
+  measured.historyFailed > 0
+    ? ` (${measured.historyFailed} of ${measured.history.length} not answered 200 within 10 s)`
+    : '';
 
 export interface CacheFloodOptions {
   readonly log: (line: string) => void;
@@ -234,8 +247,8 @@ export async function cacheFloodBench(options: CacheFloodOptions): Promise<Bench
           value: round(p95 / quietP95, 2),
           unit: '× quiet p95',
           target: '<= 2',
-          pass: p95 <= 2 * quietP95,
-          note: `p50 ${round(percentile(measured.history, 50), 1)} / p95 ${round(p95, 1)} ms; /readyz p95 ${round(percentile(measured.readyz, 95), 1)} ms; ${statusNote(measured.floods)}`,
+          pass: p95 <= 2 * quietP95 && measured.historyFailed === 0,
+          note: `p50 ${round(percentile(measured.history, 50), 1)} / p95 ${round(p95, 1)} ms${failedNote(measured)}; /readyz p95 ${round(percentile(measured.readyz, 95), 1)} ms; ${statusNote(measured.floods)}`,
         };
       }),
     );
@@ -268,8 +281,8 @@ export async function cacheFloodBench(options: CacheFloodOptions): Promise<Bench
         value: round(p95 / quietP95, 2),
         unit: '× quiet p95',
         target: '<= 2',
-        pass: p95 <= 2 * quietP95,
-        note: `p50 ${round(percentile(page.history, 50), 1)} / p95 ${round(p95, 1)} ms; ${renders} pages in ${seconds + 2} s; ${statusNote(page.floods)}`,
+        pass: p95 <= 2 * quietP95 && page.historyFailed === 0,
+        note: `p50 ${round(percentile(page.history, 50), 1)} / p95 ${round(p95, 1)} ms${failedNote(page)}; ${renders} pages in ${seconds + 2} s; ${statusNote(page.floods)}`,
       });
     }
   } finally {
