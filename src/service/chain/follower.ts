@@ -12,7 +12,8 @@ import type { ChainPoint } from './block';
 import { RollbackRefusedError, type ChainIngest, type ChainTip } from './chain-ingest';
 import { slotTime } from './block';
 import { BlockShapeError, FrameError, fromOgmiosBlock, fromOgmiosPoint, parseFrame } from './ogmios-block';
-import { kupoCheckpoint, slotDaysBefore, type ChainStart } from './start';
+import { kupoCheckpoint } from './kupo';
+import { slotDaysBefore, type ChainStart } from './start';
 
 /**
  * Follows the chain through Ogmios v6 (chain synchronization over WebSocket, with the field library
@@ -145,7 +146,7 @@ export class ChainFollower {
     private readonly ingest: ChainIngest,
     private readonly options: FollowerOptions,
   ) {
-    this.redact = textRedactor([options.url]);
+    this.redact = textRedactor([options.url, options.kupoUrl]);
   }
 
   status(): ChainStatus {
@@ -454,7 +455,7 @@ export class ChainFollower {
     const slot = slotDaysBefore(tip.slot, start.days);
     let point: ChainPoint | undefined;
     try {
-      point = await kupoCheckpoint(this.options.kupoUrl ?? '', slot, AbortSignal.timeout(15_000));
+      point = await kupoCheckpoint(this.options.kupoUrl ?? '', slot, { timeoutMs: 15_000 });
     } catch (error) {
       throw new StartError(`cannot find the block ${start.days} day(s) back: ${errorText(error)}`);
     }
