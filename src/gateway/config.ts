@@ -24,6 +24,13 @@ export interface GatewayConfig {
   readonly trustProxy: ProxyTrust;
   /** REST requests per minute per client address (0: no limit). */
   readonly requestsPerMinutePerAddress: number;
+  /**
+   * Whole-market answers (symbol_info, a group's list, spreads, liquidity, the token list) the gateway
+   * may fetch per minute for one client address when its cache does not hold them (0: no limit).
+   */
+  readonly listRequestsPerMinutePerAddress: number;
+  /** Server-rendered pages per minute per client address; past it, the page is sent as built (0: no limit). */
+  readonly pageRendersPerMinutePerAddress: number;
   /** Pools the single upstream stream may carry (the upstream plan's limit). */
   readonly upstreamMaxPools: number;
   /** Seconds between heartbeats to browsers. */
@@ -63,6 +70,8 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   addressSharePercent: 25,
   trustProxy: NO_PROXY_TRUST,
   requestsPerMinutePerAddress: 1200,
+  listRequestsPerMinutePerAddress: 60,
+  pageRendersPerMinutePerAddress: 60,
   upstreamMaxPools: 1000,
   heartbeatSeconds: 15,
   upstreamSilenceSeconds: 90,
@@ -139,6 +148,11 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     addressSharePercent: share,
     trustProxy: parseProxyTrust(env.TRUST_PROXY, header),
     requestsPerMinutePerAddress: readOrZero('GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS', d.requestsPerMinutePerAddress),
+    listRequestsPerMinutePerAddress: readOrZero(
+      'GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS',
+      d.listRequestsPerMinutePerAddress,
+    ),
+    pageRendersPerMinutePerAddress: readOrZero('PAGE_RENDERS_PER_MINUTE_PER_ADDRESS', d.pageRendersPerMinutePerAddress),
     upstreamMaxPools: read('GATEWAY_UPSTREAM_MAX_POOLS', d.upstreamMaxPools),
     heartbeatSeconds: read('GATEWAY_HEARTBEAT_SECONDS', d.heartbeatSeconds),
     upstreamSilenceSeconds: read('GATEWAY_UPSTREAM_SILENCE_SECONDS', d.upstreamSilenceSeconds),

@@ -57,4 +57,11 @@ export function gatewayMetrics(registry: Registry, gateway: Gateway): void {
     [],
     () => gateway.addressRefusals,
   );
+  scrapedCounter(
+    registry,
+    `${P}gateway_list_limit_refusals_total`,
+    "Whole-market answers refused (429) for being over their client address's list budget (answers the gateway had to fetch).",
+    [],
+    () => gateway.listRefusals,
+  );
 }

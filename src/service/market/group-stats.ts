@@ -22,15 +22,42 @@ interface Window {
   readonly stats: Promise<Map<number, WindowStats>>;
 }
 
+/** A group's whole list, serialised, and what it was made of: the market's state and the window. */
+interface List {
+  readonly state: string;
+  readonly window: Promise<Map<number, WindowStats>>;
+  readonly json: string;
+}
+
 /**
  * Every pool of a group with the numbers of /api/v1/tokens/current (price, 24 h change, 24 h volume,
  * TVL): price and TVL from the market in memory, the price 24 h ago and the volume since from ONE
  * store query for the whole group (`TradeStore.windowStats`; /tokens/current asks four per pool). A
  * group's window is reused for `ttlMs` while the market's version holds, and shared by concurrent
- * requests; a request for named pools (`pools`) asks the store for those alone.
+ * requests; a request for named pools (`pools`) asks the store for those alone. A group's whole list is
+ * built and serialised once per market change (its version and prices) and window (`listJson`).
  */
 export class GroupStatsSource {
   private readonly windows = new Map<GroupName, Window>();
+  private readonly lists = new Map<GroupName, List>();
+
+  /** The JSON body of the group's whole list (`stats` without pools), undefined for an unknown group. */
+  async listJson(group: string): Promise<string | undefined> {
+    const canonical = this.canonical(group);
+    if (canonical === undefined) return undefined;
+    const { market } = this.options;
+    const state = `${market.version}:${market.prices}`;
+    const kept = this.lists.get(canonical);
+    if (kept && kept.state === state && kept.window === this.freshWindow(canonical, this.options.nowMs())?.stats)
+      return kept.json;
+    const body = await this.stats(canonical);
+    if (!body) return undefined;
+    const window = this.windows.get(canonical)?.stats;
+    const json = JSON.stringify(body);
+    // Kept only if nothing moved while it was made (the window's query is a store read).
+    if (window && state === `${market.version}:${market.prices}`) this.lists.set(canonical, { state, window, json });
+    return json;
+  }
 
   constructor(private readonly options: GroupStatsSourceOptions) {}
 
@@ -96,11 +123,19 @@ export class GroupStatsSource {
     return body;
   }
 
-  private window(group: GroupName, rows: readonly Pool[], nowMs: number): Promise<Map<number, WindowStats>> {
-    const { market, trades, ttlMs } = this.options;
+  /** The group's window while it may be reused: the market's version unchanged, within `ttlMs`. */
+  private freshWindow(group: GroupName, nowMs: number): Window | undefined {
     const cached = this.windows.get(group);
-    if (cached && cached.version === market.version && nowMs - cached.at < ttlMs && nowMs >= cached.at)
-      return cached.stats;
+    const { market, ttlMs } = this.options;
+    return cached && cached.version === market.version && nowMs - cached.at < ttlMs && nowMs >= cached.at
+      ? cached
+      : undefined;
+  }
+
+  private window(group: GroupName, rows: readonly Pool[], nowMs: number): Promise<Map<number, WindowStats>> {
+    const { market, trades } = this.options;
+    const cached = this.freshWindow(group, nowMs);
+    if (cached) return cached.stats;
     const stats = trades.windowStats(
       rows.map((p) => p.id),
       group === AGGREGATE_GROUP,
