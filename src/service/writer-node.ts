@@ -184,7 +184,7 @@ export async function createWriterNode(
     if (simulator) metrics?.simulator(simulator);
     // Caches first, so a client reacting to an event already reads the new bars.
     ingestor.onCommit((records) => history.invalidate(records));
-    ingestor.onRollback(() => history.clear());
+    ingestor.onRollback((rolledBack) => history.forget(rolledBack));
     ingestor.onCommit((records) => hub.publish(records));
     // A chain rollback, once committed, is told to the streams that asked (the gateway: docs/chain.md).
     ingestor.onBatch((batch) => {
