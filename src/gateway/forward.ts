@@ -198,6 +198,11 @@ export class Forwarder {
     };
   }
 
+  /** Drops the held answers whose target `touched` names (a rollback: the answers that carry prices). */
+  forget(touched: (target: string) => boolean): void {
+    for (const target of [...this.cache.keys()]) if (touched(target)) this.cache.delete(target);
+  }
+
   /**
    * Whether `target` would be answered now from what the cache holds (fresh, or stale within `rule`'s
    * `staleMs` with its refresh behind it): the answer costs the gateway nothing new.

@@ -67,6 +67,9 @@ const MARKET_SOURCE_TTL_MS = 5_000;
 /** How long /info waits for the deepest pools before answering without them. */
 const INFO_DEEPEST_WAIT_MS = 3000;
 
+/** Held upstream answers a chain rollback changes: symbol_info (pools, pricescales) and the whole-market lists. */
+const PRICED_ANSWERS = /^\/api\/(v1\/symbol_info|x\/(group-stats|spreads|liquidity|deepest))(\?|$)/;
+
 /** The gateway's own GET routes below (relative to /gw/v1): other methods there are a 405, not a 404. */
 const OWN_PATHS: readonly RegExp[] = [
   /^\/info\/?$/,
@@ -87,6 +90,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     upstreamMaxPools: config.upstreamMaxPools,
     addressSharePercent: config.addressSharePercent,
     maxPoolsPerConnection: config.maxPoolsPerConnection,
+    rollbackWindowMs: config.rollbackWindowMs,
+    // A rollback (merged: at most one a window) drops the held answers that carry prices or may name a
+    // pool it deleted; the groups, logos, token names and UDF configuration stand.
+    onRollbackSent: () => forwarder.forget((target) => PRICED_ANSWERS.test(target)),
   });
   const upstreamStream = new UpstreamStream(
     {

@@ -144,3 +144,18 @@ describe("a client address's list budget", () => {
     expect(gateway.listRefusals).toBeGreaterThanOrEqual(5);
   });
 });
+
+describe('a rollback sent to the browsers', () => {
+  it('drops the held answers that carry prices (symbol_info, the whole-market lists), not the groups', async () => {
+    const paths = ['/groups', '/symbol_info', '/spreads?min_tvl=500', '/group-stats?group=Aggregate'];
+    await upstreamCallsOf(paths, 'rollback-reader');
+    // Held: asked again, nothing goes upstream.
+    expect(await upstreamCallsOf(paths, 'rollback-reader')).toEqual([]);
+    gateway.hub.onRollback({ s: 'rollback', slot: 140_000_020, id: 'ab'.repeat(32), block_time: 1_731_566_311 }, {});
+    expect(await upstreamCallsOf(paths, 'rollback-reader')).toEqual([
+      '/api/v1/symbol_info',
+      '/api/x/spreads?min_tvl=500',
+      '/api/x/group-stats?group=Aggregate',
+    ]);
+  });
+});

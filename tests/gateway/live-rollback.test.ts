@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LiveHub, type LiveClient } from '../../src/gateway/live/live-hub';
+import { LiveHub, ROLLBACK_WINDOW_MS, type LiveClient } from '../../src/gateway/live/live-hub';
 import { UpstreamStream } from '../../src/gateway/live/upstream-stream';
 import type { Upstream } from '../../src/gateway/upstream';
 import { slotTime } from '../../src/service/chain/block';
@@ -136,12 +136,53 @@ describe('a rollback line at the gateway', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(rollbacksOf(a)).toHaveLength(1);
     expect(rollbacksOf(b)).toHaveLength(1);
-    // Blocks after it were committed and undone again: the same block, a new rollback, through the live connection.
+    // Blocks after it were committed and undone again: the same block, a new rollback, through the live
+    // connection — sent once the window of the first is over (ROLLBACK_WINDOW_MS).
     streams[1]?.send(trade('aa', 2));
     streams[1]?.send(LINE);
     await vi.advanceTimersByTimeAsync(0);
+    expect(rollbacksOf(a)).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(ROLLBACK_WINDOW_MS);
     expect(rollbacksOf(a)).toHaveLength(2);
     expect(rollbacksOf(b)).toHaveLength(2);
+    upstream.close();
+  });
+
+  it('merges a storm (1,500 rollbacks in 3 s): each browser gets a handful of events, the last naming the deepest point, after the trades', async () => {
+    const { streams, hub, upstream } = await setUp();
+    const clients = [recordingClient(['aa']), recordingClient(['bb']), recordingClient(['aa', 'bb'])];
+    for (const client of clients) hub.add(client);
+    await vi.advanceTimersByTimeAsync(10);
+    streams[0]?.send({ s: 'ok' });
+    await vi.advanceTimersByTimeAsync(0);
+    // 1,500 rollbacks, 2 ms apart, each to another block; the deepest comes in the middle.
+    const deepest = { ...LINE, slot: LINE.slot - 10_000, id: 'cd'.repeat(32), block_time: LINE.block_time - 10_000 };
+    for (let n = 0; n < 1500; n++) {
+      const line =
+        n === 700
+          ? deepest
+          : {
+              ...LINE,
+              slot: LINE.slot + (n % 50),
+              id: n.toString(16).padStart(64, '0'),
+              block_time: LINE.block_time + (n % 50),
+            };
+      streams[0]?.send(line);
+      if (n % 10 === 0) streams[0]?.send(trade('aa', n));
+      await vi.advanceTimersByTimeAsync(2);
+    }
+    await vi.advanceTimersByTimeAsync(ROLLBACK_WINDOW_MS);
+    expect(hub.rollbacksReceived).toBe(1500);
+    for (const client of clients) {
+      const events = rollbacksOf(client);
+      expect(events.length).toBeGreaterThanOrEqual(2);
+      expect(events.length).toBeLessThanOrEqual(5);
+      // The window holding the deepest one names it; the last one comes after every trade of the storm.
+      expect(events).toContainEqual({ slot: deepest.slot, id: deepest.id, time: deepest.block_time });
+      const last = client.frames.findLastIndex((f) => f.includes('event: rollback'));
+      expect(client.frames.slice(last).some((f) => f.includes('event: trade'))).toBe(false);
+    }
+    expect(hub.rollbackEvents).toBe(rollbacksOf(clients[0] ?? recordingClient([])).length);
     upstream.close();
   });
 

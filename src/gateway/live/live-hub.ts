@@ -1,5 +1,6 @@
 import { LIVE_EVENTS, type LiveError, type LiveRollback, type LiveStatus } from '../../shared/api/gateway';
 import type { StreamRollback, TradeEvent } from '../../shared/api/stream';
+import { DEFAULT_GATEWAY_CONFIG } from '../config';
 import { AddressShares, addressCap } from './address-shares';
 import { TradeFanout } from './trade-fanout';
 import type { UpstreamListener } from './upstream-stream';
@@ -39,6 +40,13 @@ const EVERY_POOL = '*';
  */
 const ROLLBACK_COPY_MS = 5_000;
 
+/**
+ * Rollbacks sent to browsers: at most one per this window (the first at once, the ones after it merged
+ * into one naming the deepest point, sent when the window ends). A storm of rollbacks (1,500 in a few
+ * seconds) becomes a handful of events, each a reload for every browser.
+ */
+export const ROLLBACK_WINDOW_MS = DEFAULT_GATEWAY_CONFIG.rollbackWindowMs;
+
 /** Formats one SSE frame. `data` is JSON on one line, so a single `data:` field suffices. */
 export function sseFrame(event: string, data: unknown, id?: string): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -61,6 +69,10 @@ export interface LiveHubOptions {
   readonly addressSharePercent?: number;
   /** Pools one connection may follow (GATEWAY_MAX_POOLS_PER_CONNECTION): an address's share is never less. */
   readonly maxPoolsPerConnection?: number;
+  /** Rollback events at most one per this many ms (GATEWAY_ROLLBACK_WINDOW_MS; default ROLLBACK_WINDOW_MS). */
+  readonly rollbackWindowMs?: number;
+  /** Told when a rollback event is sent to the browsers (the gateway drops the held answers that carry prices). */
+  readonly onRollbackSent?: (rollback: LiveRollback) => void;
 }
 
 /**
@@ -100,6 +112,13 @@ export class LiveHub implements UpstreamListener {
   slowConsumers = 0;
   /** Rollbacks sent lately, by `slot:id`: the upstream connections that brought each, and when it was sent (copies are dropped). */
   private readonly rollbacksSent = new Map<string, { readonly connections: Set<object>; readonly at: number }>();
+  /** When the last rollback event went out (ms, Date.now), the one merged since, and its timer. */
+  private rollbackSentAt = Number.NEGATIVE_INFINITY;
+  private heldRollback: LiveRollback | undefined;
+  private rollbackTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Rollback lines taken from the upstream (copies left out), and events sent for them (metrics, tests). */
+  rollbacksReceived = 0;
+  rollbackEvents = 0;
 
   constructor(
     private readonly onUnionChange: (pools: ReadonlySet<string>) => void,
@@ -379,10 +398,12 @@ export class LiveHub implements UpstreamListener {
   }
 
   /**
-   * The upstream's chain rolled back: every browser gets one `rollback` event (with an id, kept for
-   * replay like trades), however many upstream connections bring the line. Each connection open when
-   * the service sent it brings its own copy: a line naming the block of a rollback just sent is a copy
-   * when its connection has not brought that block yet; from a connection that has, it is a new rollback.
+   * The upstream's chain rolled back. Each connection open when the service sent it brings its own
+   * copy: a line naming the block of a rollback just taken is a copy when its connection has not
+   * brought that block yet; from a connection that has, it is a new rollback. Rollbacks are merged on
+   * the way to the browsers: the first in a window (ROLLBACK_WINDOW_MS) is sent at once, those after it
+   * become one event naming the deepest point, sent when the window ends (every trade after that point
+   * was undone, which covers the others). Each event has an id and is kept for replay like trades.
    */
   onRollback(rollback: StreamRollback, connection: object): void {
     const key = `${rollback.slot}:${rollback.id}`;
@@ -395,11 +416,38 @@ export class LiveHub implements UpstreamListener {
       return;
     }
     this.rollbacksSent.set(key, { connections: new Set([connection]), at: now });
-    const seq = this.nextSeq++;
+    this.rollbacksReceived++;
     const payload: LiveRollback = { slot: rollback.slot, id: rollback.id, time: rollback.block_time };
+    const held = this.heldRollback;
+    this.heldRollback = held === undefined || payload.slot < held.slot ? payload : held;
+    const window = this.options.rollbackWindowMs ?? ROLLBACK_WINDOW_MS;
+    const wait = this.rollbackSentAt + window - now;
+    if (wait <= 0 && this.rollbackTimer === undefined) {
+      this.sendRollback();
+      return;
+    }
+    this.rollbackTimer ??= setTimeout(
+      () => {
+        this.rollbackTimer = undefined;
+        this.sendRollback();
+      },
+      Math.max(0, wait),
+    );
+    this.rollbackTimer.unref?.();
+  }
+
+  /** Sends the held (deepest) rollback to every browser, and starts a window. */
+  private sendRollback(): void {
+    const payload = this.heldRollback;
+    if (payload === undefined) return;
+    this.heldRollback = undefined;
+    this.rollbackSentAt = Date.now();
+    this.rollbackEvents++;
+    const seq = this.nextSeq++;
     const frame = sseFrame(LIVE_EVENTS.rollback, payload, `${this.boot}.${seq}`);
     this.ring.push({ seq, poolId: EVERY_POOL, frame });
     this.broadcast(frame);
+    this.options.onRollbackSent?.(payload);
   }
 
   /** Sends a frame to every browser (heartbeats). */
@@ -409,6 +457,8 @@ export class LiveHub implements UpstreamListener {
   }
 
   closeAll(): void {
+    clearTimeout(this.rollbackTimer);
+    this.rollbackTimer = undefined;
     this.fanout.flush();
     for (const client of [...this.clients]) client.close();
   }

@@ -1,15 +1,21 @@
 import { LRUCache } from 'lru-cache';
-import type { Spreads } from '../../shared/api/extensions';
 import { spreadOf, type SpreadPool } from '../../shared/spread';
 import { adaPerBase } from './liquidity';
 import { poolPrice, poolTvl, type Market } from './model';
 
-/** One pair of the market as every spread of it is computed: its units, its Aggregate, its pools priced. */
+/** One pair of the market as every spread of it is computed: its pools priced, their ids as JSON. */
 interface PairPrices {
-  readonly base: string;
-  readonly quote: string;
-  readonly aggregate: string;
   readonly pools: readonly SpreadPool[];
+  /** Each pool's id as a JSON string, by id. */
+  readonly ids: ReadonlyMap<string, string>;
+}
+
+/** What a market state's answers share: the pairs priced, and the columns no `min_tvl` changes, serialised. */
+interface State {
+  readonly key: string;
+  readonly pairs: readonly PairPrices[];
+  /** `"base":[…],"quote":[…],"aggregate":[…]`, UTF-8. */
+  readonly fixed: Buffer;
 }
 
 /** Bodies kept per market state, by `min_tvl`: the app's default and a user's own settle here. */
@@ -17,72 +23,77 @@ const BODIES_KEPT = 16;
 
 /**
  * `/api/x/spreads`: every pair's spread across its DEX pools. The whole-market part — every pool's price
- * and TVL in ADA, pair by pair — is computed once per market change (its version and prices); a
- * request filters it by its `min_tvl` (one pass over the pairs, no price or TVL computed again), and the
- * serialised body is kept for the last few `min_tvl`s asked until the market changes.
+ * and TVL in ADA, pair by pair, and the columns that do not depend on `min_tvl` (the pairs' units and
+ * Aggregates, serialised) — is made once per market change (its version and prices); a request filters
+ * it by its `min_tvl` (one pass over the pairs) and serialises only the four columns that depend on it.
+ * Bodies are kept for the last few `min_tvl`s asked until the market changes.
  */
 export class SpreadsSource {
-  private state = '';
-  private pairs: readonly PairPrices[] = [];
-  private readonly bodies = new LRUCache<number, string>({ max: BODIES_KEPT });
+  private state: State | undefined;
+  private readonly bodies = new LRUCache<number, Buffer>({ max: BODIES_KEPT });
 
   constructor(private readonly market: Market) {}
 
-  /** The JSON body for `minTvl`. */
-  json(minTvl: number): string {
-    const state = `${this.market.version}:${this.market.prices}`;
-    if (state !== this.state) {
+  /** The JSON body for `minTvl` (UTF-8). */
+  body(minTvl: number): Buffer {
+    const key = `${this.market.version}:${this.market.prices}`;
+    let state = this.state;
+    if (state?.key !== key) {
+      state = this.stateOf(key);
       this.state = state;
       this.bodies.clear();
-      this.pairs = this.priced();
     }
     let body = this.bodies.get(minTvl);
     if (body === undefined) {
-      body = JSON.stringify(this.filtered(minTvl));
+      body = this.filtered(state, minTvl);
       this.bodies.set(minTvl, body);
     }
     return body;
   }
 
-  private priced(): PairPrices[] {
+  private stateOf(key: string): State {
     const market = this.market;
-    return [...market.pairs.values()].map((pair) => {
+    const pairs: PairPrices[] = [];
+    const base: string[] = [];
+    const quote: string[] = [];
+    const aggregate: string[] = [];
+    for (const pair of market.pairs.values()) {
       const adaPer = adaPerBase(market, pair.aggregate);
-      return {
-        base: pair.base.unit,
-        quote: pair.quote.unit,
-        aggregate: pair.aggregate.poolId,
+      pairs.push({
         pools: pair.pools.map((p) => ({
           id: p.poolId,
           price: poolPrice(p),
           tvlAda: adaPer > 0 ? poolTvl(p) * adaPer : undefined,
         })),
-      };
-    });
+        ids: new Map(pair.pools.map((p) => [p.poolId, JSON.stringify(p.poolId)])),
+      });
+      base.push(pair.base.unit);
+      quote.push(pair.quote.unit);
+      aggregate.push(pair.aggregate.poolId);
+    }
+    const fixed = `"base":${JSON.stringify(base)},"quote":${JSON.stringify(quote)},"aggregate":${JSON.stringify(aggregate)}`;
+    return { key, pairs, fixed: Buffer.from(fixed, 'utf8') };
   }
 
-  private filtered(minTvl: number): Spreads {
-    const body: Spreads = {
-      s: 'ok',
-      min_tvl: minTvl,
-      base: [],
-      quote: [],
-      aggregate: [],
-      spread_percent: [],
-      pools: [],
-      low: [],
-      high: [],
-    };
-    for (const pair of this.pairs) {
+  /** The body of `Spreads` for `minTvl`: its fixed columns as made once, the four others serialised now. */
+  private filtered(state: State, minTvl: number): Buffer {
+    const n = state.pairs.length;
+    const percent = new Array<string>(n);
+    const counts = new Array<number>(n);
+    const low = new Array<string>(n);
+    const high = new Array<string>(n);
+    state.pairs.forEach((pair, i) => {
       const spread = spreadOf(pair.pools, minTvl);
-      body.base.push(pair.base);
-      body.quote.push(pair.quote);
-      body.aggregate.push(pair.aggregate);
-      body.spread_percent.push(spread.percent);
-      body.pools.push(spread.pools);
-      body.low.push(spread.low);
-      body.high.push(spread.high);
-    }
-    return body;
+      percent[i] = JSON.stringify(spread.percent);
+      counts[i] = spread.pools;
+      low[i] = spread.low === null ? 'null' : (pair.ids.get(spread.low) ?? JSON.stringify(spread.low));
+      high[i] = spread.high === null ? 'null' : (pair.ids.get(spread.high) ?? JSON.stringify(spread.high));
+    });
+    const tail = `,"spread_percent":[${percent.join(',')}],"pools":[${counts.join(',')}],"low":[${low.join(',')}],"high":[${high.join(',')}]}`;
+    return Buffer.concat([
+      Buffer.from(`{"s":"ok","min_tvl":${JSON.stringify(minTvl)},`, 'utf8'),
+      state.fixed,
+      Buffer.from(tail, 'utf8'),
+    ]);
   }
 }

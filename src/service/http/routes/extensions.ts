@@ -192,7 +192,9 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'invalid query');
     c.header('Cache-Control', 'private, max-age=5');
     c.header('Content-Type', 'application/json');
-    return c.body(spreads.json(parsed.data.min_tvl));
+    // The UTF-8 bytes as kept (a Buffer's memory is an ArrayBuffer: no SharedArrayBuffer is used here).
+    const body = spreads.body(parsed.data.min_tvl);
+    return c.body(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength));
   });
 
   app.get(`/${EXTENSION_ROUTES.trades}`, auth, async (c) => {
