@@ -21,6 +21,9 @@ interface State {
 /** Bodies kept per market state, by `min_tvl`: the app's default and a user's own settle here. */
 const BODIES_KEPT = 16;
 
+/** Pairs priced between two turns of the event loop while a market state is made (6,000+ pairs: 50-150 ms in one piece). */
+const PAIRS_PER_SLICE = 1_000;
+
 /**
  * `/api/x/spreads`: every pair's spread across its DEX pools. The whole-market part — every pool's price
  * and TVL in ADA, pair by pair, and the columns that do not depend on `min_tvl` (the pairs' units and
@@ -29,35 +32,41 @@ const BODIES_KEPT = 16;
  * Bodies are kept for the last few `min_tvl`s asked until the market changes.
  */
 export class SpreadsSource {
-  private state: State | undefined;
+  /** The market state being made or made (shared by concurrent requests), and its key. */
+  private state: Promise<State> | undefined;
+  private stateKey = '';
   private readonly bodies = new LRUCache<number, Buffer>({ max: BODIES_KEPT });
 
   constructor(private readonly market: Market) {}
 
   /** The JSON body for `minTvl` (UTF-8). */
-  body(minTvl: number): Buffer {
+  async body(minTvl: number): Promise<Buffer> {
     const key = `${this.market.version}:${this.market.prices}`;
-    let state = this.state;
-    if (state?.key !== key) {
-      state = this.stateOf(key);
-      this.state = state;
+    if (this.state === undefined || key !== this.stateKey) {
+      this.stateKey = key;
+      this.state = this.stateOf(key);
       this.bodies.clear();
     }
+    const state = await this.state;
     let body = this.bodies.get(minTvl);
-    if (body === undefined) {
+    if (body === undefined || state.key !== this.stateKey) {
       body = this.filtered(state, minTvl);
-      this.bodies.set(minTvl, body);
+      // Kept while it is the state's now (the market may have moved while it was made).
+      if (state.key === this.stateKey) this.bodies.set(minTvl, body);
     }
     return body;
   }
 
-  private stateOf(key: string): State {
+  /** The market state's pairs priced, in slices (PAIRS_PER_SLICE) with the event loop served between them. */
+  private async stateOf(key: string): Promise<State> {
     const market = this.market;
     const pairs: PairPrices[] = [];
     const base: string[] = [];
     const quote: string[] = [];
     const aggregate: string[] = [];
     for (const pair of market.pairs.values()) {
+      if (pairs.length > 0 && pairs.length % PAIRS_PER_SLICE === 0)
+        await new Promise<void>((resolve) => setImmediate(resolve));
       const adaPer = adaPerBase(market, pair.aggregate);
       pairs.push({
         pools: pair.pools.map((p) => ({

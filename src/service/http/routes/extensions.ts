@@ -187,13 +187,13 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
 
   // Every pair's spread: prices and TVLs once per market change, filtered by min_tvl per request.
   const spreads = new SpreadsSource(market);
-  app.get(`/${EXTENSION_ROUTES.spreads}`, auth, (c) => {
+  app.get(`/${EXTENSION_ROUTES.spreads}`, auth, async (c) => {
     const parsed = spreadsQuerySchema.safeParse(c.req.query());
     if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'invalid query');
     c.header('Cache-Control', 'private, max-age=5');
     c.header('Content-Type', 'application/json');
     // The UTF-8 bytes as kept (a Buffer's memory is an ArrayBuffer: no SharedArrayBuffer is used here).
-    const body = spreads.body(parsed.data.min_tvl);
+    const body = await spreads.body(parsed.data.min_tvl);
     return c.body(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength));
   });
 
