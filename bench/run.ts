@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { appBench } from './app';
+import { cacheFloodBench } from './cache-flood';
 import { chainBench } from './chain';
 import { clusterBench } from './cluster';
 import type { BenchRow } from './measure';
@@ -8,7 +9,7 @@ import { disposeService, serviceBench } from './service';
 import { STREAM_MODES, streamBench } from './stream';
 
 /**
- * npm run bench [-- --out file.json] [--only service,...] [--pools n --days n] [--stream-modes
+ * npm run bench [-- --out file.json] [--only service,...,cache-flood] [--pools n --days n] [--stream-modes
  * gateway,floor] [--cpu-prof-dir dir]: prints a table and writes the rows as JSON.
  */
 async function main(): Promise<void> {
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
   if (wanted('app')) rows.push(...(await appBench({ log })));
   if (wanted('chain')) rows.push(...(await chainBench({ log })));
   if (wanted('cluster')) rows.push(...(await clusterBench({ log })));
+  if (wanted('cache-flood')) rows.push(...(await cacheFloodBench({ log })));
 
   printTable(rows);
   const failed = rows.filter((r) => r.pass === false);

@@ -11,13 +11,15 @@ import { faults } from './faults';
 import { FAIR_PROXY, fairCapacity } from './fair';
 import { hardenedPage } from './page';
 import { csvSoak, tickers } from './names';
+import { hostile } from './hostile';
 import { secrets } from './secrets';
 import { load, slowConsumers } from './load';
 import { SOAK_KEY, SoakServer } from './server';
 
 /**
- * npm run soak [-- --only fuzz,page,load,slow,crash,faults,fair,secrets,tickers,csv] [--out soak-results.json] [--fuzz n] [--seed n]
- * [--load-seconds n] [--load-clients n] [--kills n] [--page-requests n] [--fair-seconds n] [--tickers n] [--csv n]: the reliability suite (docs/reliability.md). Each part runs against a real server
+ * npm run soak [-- --only fuzz,page,load,slow,crash,faults,fair,secrets,tickers,csv,hostile] [--out soak-results.json] [--fuzz n] [--seed n]
+ * [--load-seconds n] [--load-clients n] [--kills n] [--page-requests n] [--fair-seconds n] [--tickers n] [--csv n]
+ * [--storm n] [--flood-seconds n]: the reliability suite (docs/reliability.md). Each part runs against a real server
  * process on a small market, prints what it found and the whole run is written as JSON. Exit code 1
  * when any part found a defect (a 5xx, a hang, an answer in no documented shape, a lost or doubled
  * trade, unbounded memory...).
@@ -66,6 +68,8 @@ async function main(): Promise<void> {
       'fair-seconds': { type: 'string', default: '45' },
       tickers: { type: 'string', default: '3000' },
       csv: { type: 'string', default: '10000' },
+      storm: { type: 'string', default: '1500' },
+      'flood-seconds': { type: 'string', default: '20' },
     },
   });
   const only = values.only?.split(',');
@@ -298,6 +302,16 @@ async function main(): Promise<void> {
         details: r,
       });
       for (const e of r.examples) log(`  ${e}`);
+    }
+    // Issue 45: rollbacks to points we do not have, a rollback storm, a hostile Kupo, the cache flood.
+    if (wanted('hostile')) {
+      const checks = await hostile({
+        log,
+        storm: Number(values.storm),
+        floodSeconds: Number(values['flood-seconds']),
+      });
+      for (const check of checks)
+        results.push({ part: `hostile: ${check.name}`, ok: check.ok, summary: check.detail, details: check });
     }
   } finally {
     if (server.running) await server.stop('SIGKILL');

@@ -72,6 +72,14 @@ export interface LiveFeedOptions {
   readonly now: () => number;
 }
 
+/**
+ * Rollbacks are handled (listeners told, every series loaded again) at most one per this window: the
+ * first at once, those after it within the window merged into one naming the deepest point, handled
+ * when the window ends. Our gateway already merges per second; this keeps a page's requests bounded
+ * behind any gateway (a storm of rollbacks is a handful of reloads, not one per rollback).
+ */
+export const ROLLBACK_MERGE_MS = 1_000;
+
 /** Snapshots of recent history reach this far past the present (bars cannot start in the future). */
 const SNAPSHOT_HORIZON_SECONDS = 7 * 86_400;
 /** Bars a snapshot asks for when the chart's newest bar is unknown. */
@@ -91,6 +99,11 @@ export class LiveFeed {
   private readonly metadataListeners = new Set<(metadata: LiveMetadata) => void>();
   private published: LiveConnectionStatus = IDLE_STATUS;
   private readonly connection: LiveConnection;
+  /** When the last rollback was handled (Date.now, as the timer's clock), the deepest one held since, and the trades held behind it. */
+  private rollbackHandledAt = Number.NEGATIVE_INFINITY;
+  private heldRollback: LiveRollback | undefined;
+  private heldTrades: TradeEvent[] = [];
+  private rollbackTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: LiveFeedOptions) {
     this.connection = new LiveConnection(options.connection, {
@@ -195,6 +208,10 @@ export class LiveFeed {
   }
 
   close(): void {
+    clearTimeout(this.rollbackTimer);
+    this.rollbackTimer = undefined;
+    this.heldRollback = undefined;
+    this.heldTrades = [];
     for (const entry of this.series.values()) entry.series.dispose();
     this.series.clear();
     this.keyOf.clear();
@@ -210,6 +227,11 @@ export class LiveFeed {
   }
 
   private onTrade(event: TradeEvent): void {
+    // Behind a held rollback: the trades of the new chain come after it, as the gateway sent them.
+    if (this.heldRollback !== undefined) {
+      this.heldTrades.push(event);
+      return;
+    }
     const pool = event.pool_id.toLowerCase();
     for (const entry of this.series.values()) if (entry.series.poolId === pool) entry.series.onEvent(event);
     for (const subscription of [...this.trades]) {
@@ -219,11 +241,36 @@ export class LiveFeed {
   }
 
   /**
-   * A rollback: trade listeners hear it first (what they keep from trades after the point goes stale
-   * before any bar is loaded again), then every series loads its bars from the rollback's bucket on
-   * (now, or when its pool goes live) and hands them to its listeners in place of theirs.
+   * A rollback from the gateway: handled at once when none was in the last window (ROLLBACK_MERGE_MS),
+   * else held, merged with any other in the window into the deepest one, and handled when the window
+   * ends; trades that come meanwhile are held behind it and delivered after it, in order.
    */
   private onRollback(rollback: LiveRollback): void {
+    const held = this.heldRollback;
+    this.heldRollback = held === undefined || rollback.slot < held.slot ? rollback : held;
+    if (this.rollbackTimer !== undefined) return;
+    const wait = this.rollbackHandledAt + ROLLBACK_MERGE_MS - Date.now();
+    if (wait <= 0) {
+      this.handleRollback();
+      return;
+    }
+    this.rollbackTimer = setTimeout(() => {
+      this.rollbackTimer = undefined;
+      this.handleRollback();
+    }, wait);
+  }
+
+  /**
+   * The held rollback: trade listeners hear it first (what they keep from trades after the point goes
+   * stale before any bar is loaded again), then every series loads its bars from the rollback's bucket
+   * on (now, or when its pool goes live) and hands them to its listeners in place of theirs; then the
+   * trades held behind it.
+   */
+  private handleRollback(): void {
+    const rollback = this.heldRollback;
+    if (rollback === undefined) return;
+    this.heldRollback = undefined;
+    this.rollbackHandledAt = Date.now();
     for (const subscription of [...this.trades]) {
       if (this.trades.has(subscription)) this.safely(() => subscription.listener.onRollback?.(rollback));
     }
@@ -231,6 +278,9 @@ export class LiveFeed {
       entry.series.noteRollback(asSeconds(rollback.time));
       if (entry.series.state !== 'waiting') void this.sync(entry, entry.series.hasBeenLive ? 'resync' : 'merge');
     }
+    const trades = this.heldTrades;
+    this.heldTrades = [];
+    for (const event of trades) this.onTrade(event);
   }
 
   /**

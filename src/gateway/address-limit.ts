@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { RATE_LIMIT_HEADERS, TOKEN_ERROR_TYPES } from '../shared/api/errors';
 import { memoryBudgets, type RequestLimiter } from '../node/rate-limits';
-import { gatewayError } from './forward';
+import { gatewayError, type Family } from './forward';
 
 /**
  * Requests per minute per client address on /gw/v1 (the part exposed to the public, which spends the
@@ -48,8 +48,50 @@ export function addressRateLimit(options: {
       );
     }
     await next();
+    // Refused by the address's list budget: that answer's headers describe that budget.
+    if (refusedByListBudget.has(c.req.raw)) return undefined;
     if (c.res.status !== 429) c.header(RATE_LIMIT_HEADERS.retryAfter, undefined);
     describe();
     return undefined;
+  };
+}
+
+/** Requests the list budget refused: their 429 names that budget, not the REST one. */
+const refusedByListBudget = new WeakSet<Request>();
+
+/**
+ * A second, smaller budget per client address for the answers that cost the gateway (and the service
+ * behind it) a whole-market list: an answer it cannot give from its cache (a `spreads` of a new
+ * `min_tvl`, a group's list once its cache has expired, symbol_info of a group nobody asked lately).
+ * Answers from the cache are free: the budget is charged only when the caller is about to fetch or
+ * build (`charge`), so a flood of requests that all name the same canonical answer costs nothing, and one
+ * that names a new answer every time is refused past the budget (429 in the family's shape, with
+ * `Retry-After` and `RateLimit-*` naming this budget). `requestsPerMinute` 0: no such budget.
+ */
+export function addressListBudget(options: {
+  readonly requestsPerMinute: number;
+  readonly clientAddress: (c: Context) => string;
+  readonly limiter?: RequestLimiter;
+  /** Told of each request refused (metrics). */
+  readonly onRefused?: () => void;
+}): (c: Context, family: Family) => Promise<Response | undefined> {
+  const budget = options.limiter ?? memoryBudgets('gw-list');
+  return async (c, family) => {
+    if (options.requestsPerMinute <= 0) return undefined;
+    const decision = await budget.take(`gw-list:${options.clientAddress(c)}`, options.requestsPerMinute);
+    if (decision.allowed) return undefined;
+    options.onRefused?.();
+    refusedByListBudget.add(c.req.raw);
+    c.header(RATE_LIMIT_HEADERS.limit, String(decision.limit));
+    c.header(RATE_LIMIT_HEADERS.remaining, String(decision.remaining));
+    c.header(RATE_LIMIT_HEADERS.reset, String(decision.resetSeconds));
+    c.header(RATE_LIMIT_HEADERS.retryAfter, String(decision.retryAfterSeconds));
+    return gatewayError(
+      c,
+      family,
+      429,
+      `Rate limit exceeded: ${options.requestsPerMinute} whole-market answers the gateway has to build per minute per client address (answers it holds are not counted); retry in ${decision.retryAfterSeconds} s`,
+      { loc: ['client'], type: TOKEN_ERROR_TYPES.rateLimit },
+    );
   };
 }

@@ -24,10 +24,22 @@ export interface GatewayConfig {
   readonly trustProxy: ProxyTrust;
   /** REST requests per minute per client address (0: no limit). */
   readonly requestsPerMinutePerAddress: number;
+  /**
+   * Whole-market answers (symbol_info, a group's list, spreads, liquidity, the token list) the gateway
+   * may fetch per minute for one client address when its cache does not hold them (0: no limit).
+   */
+  readonly listRequestsPerMinutePerAddress: number;
+  /** Server-rendered pages per minute per client address; past it, the page is sent as built (0: no limit). */
+  readonly pageRendersPerMinutePerAddress: number;
   /** Pools the single upstream stream may carry (the upstream plan's limit). */
   readonly upstreamMaxPools: number;
   /** Seconds between heartbeats to browsers. */
   readonly heartbeatSeconds: number;
+  /**
+   * Rollback events to browsers at most one per this many ms: the rollbacks after the first in a window
+   * are merged into one naming the deepest point (0: every rollback sent at once).
+   */
+  readonly rollbackWindowMs: number;
   /** Upstream silence (no ping, no event) after which the gateway reconnects. */
   readonly upstreamSilenceSeconds: number;
   /** Debounce of re-subscriptions when the union of pools changes. */
@@ -63,8 +75,11 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   addressSharePercent: 25,
   trustProxy: NO_PROXY_TRUST,
   requestsPerMinutePerAddress: 1200,
+  listRequestsPerMinutePerAddress: 30,
+  pageRendersPerMinutePerAddress: 60,
   upstreamMaxPools: 1000,
   heartbeatSeconds: 15,
+  rollbackWindowMs: 1000,
   upstreamSilenceSeconds: 90,
   resubscribeDebounceMs: 200,
   backoffInitialMs: 1000,
@@ -139,8 +154,14 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     addressSharePercent: share,
     trustProxy: parseProxyTrust(env.TRUST_PROXY, header),
     requestsPerMinutePerAddress: readOrZero('GATEWAY_REQUESTS_PER_MINUTE_PER_ADDRESS', d.requestsPerMinutePerAddress),
+    listRequestsPerMinutePerAddress: readOrZero(
+      'GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS',
+      d.listRequestsPerMinutePerAddress,
+    ),
+    pageRendersPerMinutePerAddress: readOrZero('PAGE_RENDERS_PER_MINUTE_PER_ADDRESS', d.pageRendersPerMinutePerAddress),
     upstreamMaxPools: read('GATEWAY_UPSTREAM_MAX_POOLS', d.upstreamMaxPools),
     heartbeatSeconds: read('GATEWAY_HEARTBEAT_SECONDS', d.heartbeatSeconds),
+    rollbackWindowMs: readOrZero('GATEWAY_ROLLBACK_WINDOW_MS', d.rollbackWindowMs),
     upstreamSilenceSeconds: read('GATEWAY_UPSTREAM_SILENCE_SECONDS', d.upstreamSilenceSeconds),
     resubscribeDebounceMs: read('GATEWAY_RESUBSCRIBE_DEBOUNCE_MS', d.resubscribeDebounceMs),
     backoffInitialMs: read('GATEWAY_BACKOFF_INITIAL_MS', d.backoffInitialMs),

@@ -67,6 +67,11 @@ export interface GatewayExtension {
   readonly path: string;
   /** How long the upstream's 200 is reused (ttlMs 0: never; streamed through), or the rule for one request. */
   readonly cache: CacheRule | ((c: Context) => CacheRule);
+  /**
+   * Whether this request's answer is a whole-market list (every pair's spread, a group's every row):
+   * fetching it (an answer the cache does not hold) is charged to the client's list budget.
+   */
+  readonly costly?: (c: Context) => boolean;
   /** The upstream path with query (`/api/x/…`), or a refusal of bad input. */
   target(c: Context): string | Response;
   /** The answer over an upstream that lacks the route. */
@@ -75,12 +80,14 @@ export interface GatewayExtension {
 
 export interface ExtensionRoutesOptions {
   readonly forwarder: Forwarder;
+  /** Charges the client's list budget before a costly answer is fetched; a Response when refused (address-limit.ts). */
+  readonly chargeList?: (c: Context, family: 'price') => Promise<Response | undefined>;
   readonly extensions: UpstreamExtensions;
   readonly routes: readonly GatewayExtension[];
 }
 
 /** The gateway's side of the extension routes (see GatewayExtension). */
-export function extensionRoutes({ forwarder, extensions, routes }: ExtensionRoutesOptions): Hono {
+export function extensionRoutes({ forwarder, extensions, routes, chargeList }: ExtensionRoutesOptions): Hono {
   const app = new Hono({ strict: false });
   for (const extension of routes) {
     app.get(extension.path, async (c) => {
@@ -94,7 +101,14 @@ export function extensionRoutes({ forwarder, extensions, routes }: ExtensionRout
       }
       // A rule of no time (live data) is streamed through, never cached.
       const rule = typeof extension.cache === 'function' ? extension.cache(c) : extension.cache;
-      if (present) return forwarder.forward(c, target, 'price', rule.ttlMs > 0 ? rule : undefined);
+      if (present) {
+        const held = rule.ttlMs > 0 && forwarder.holds(target, rule);
+        if (!held && chargeList && extension.costly?.(c)) {
+          const refused = await chargeList(c, 'price');
+          if (refused) return refused;
+        }
+        return forwarder.forward(c, target, 'price', rule.ttlMs > 0 ? rule : undefined);
+      }
       if (extension.derive) return extension.derive(c);
       return gatewayError(
         c,

@@ -198,6 +198,22 @@ export class Forwarder {
     };
   }
 
+  /** Drops the held answers whose target `touched` names (a rollback: the answers that carry prices). */
+  forget(touched: (target: string) => boolean): void {
+    for (const target of [...this.cache.keys()]) if (touched(target)) this.cache.delete(target);
+  }
+
+  /**
+   * Whether `target` would be answered now from what the cache holds (fresh, or stale within `rule`'s
+   * `staleMs` with its refresh behind it): the answer costs the gateway nothing new.
+   */
+  holds(target: string, rule: CacheRule): boolean {
+    const held = this.cache.peek(target);
+    if (!held) return false;
+    const age = this.now() - held.at;
+    return age >= 0 && age < rule.ttlMs + (rule.staleMs ?? 0);
+  }
+
   /**
    * An upstream answer held whole: from the cache when `ttlMs` is given and a 200 fetched less than
    * `ttlMs` ago is there, else fetched (once for concurrent callers) and cached when it is a 200. With

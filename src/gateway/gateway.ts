@@ -1,4 +1,4 @@
-import { addressRateLimit } from './address-limit';
+import { addressListBudget, addressRateLimit } from './address-limit';
 import { redactedLog, type LogHook } from '../node/log';
 import type { RequestLimiter } from '../node/rate-limits';
 import { clientKey } from '../node/client-address';
@@ -24,7 +24,7 @@ import { Forwarder, gatewayError, type CacheRule } from './forward';
 import { LiveHub } from './live/live-hub';
 import { liveRoutes } from './live/live-route';
 import { UpstreamStream } from './live/upstream-stream';
-import { restRoutes } from './rest';
+import { groupKey, restRoutes } from './rest';
 import { UDF_GATEWAY_PATH, udfRoutes } from './udf';
 import { redactUrl, textRedactor } from '../shared/redact';
 import type { Upstream } from './upstream';
@@ -56,6 +56,8 @@ export interface Gateway {
   info(): Promise<GatewayInfo>;
   /** REST requests refused for being over their client address's budget, since start (metrics). */
   readonly addressRefusals: number;
+  /** Whole-market answers refused for being over their client address's list budget, since start (metrics). */
+  readonly listRefusals: number;
   close(): void;
 }
 
@@ -64,6 +66,9 @@ const AGGREGATE_TTL_MS = 60_000;
 const MARKET_SOURCE_TTL_MS = 5_000;
 /** How long /info waits for the deepest pools before answering without them. */
 const INFO_DEEPEST_WAIT_MS = 3000;
+
+/** Held upstream answers a chain rollback changes: symbol_info (pools, pricescales) and the whole-market lists. */
+const PRICED_ANSWERS = /^\/api\/(v1\/symbol_info|x\/(group-stats|spreads|liquidity|deepest))(\?|$)/;
 
 /** The gateway's own GET routes below (relative to /gw/v1): other methods there are a 405, not a 404. */
 const OWN_PATHS: readonly RegExp[] = [
@@ -85,6 +90,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     upstreamMaxPools: config.upstreamMaxPools,
     addressSharePercent: config.addressSharePercent,
     maxPoolsPerConnection: config.maxPoolsPerConnection,
+    rollbackWindowMs: config.rollbackWindowMs,
+    // A rollback (merged: at most one a window) drops the held answers that carry prices or may name a
+    // pool it deleted; the groups, logos, token names and UDF configuration stand.
+    onRollbackSent: () => forwarder.forget((target) => PRICED_ANSWERS.test(target)),
+    // A change of token metadata (names, tickers, decimals) may change any answer held: all of them go.
+    onMetadataSent: () => forwarder.forget(() => true),
   });
   const upstreamStream = new UpstreamStream(
     {
@@ -194,6 +205,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   const clientAddress =
     options.clientAddress ?? ((c: Context) => clientKey(c.env, (name) => c.req.header(name), config.trustProxy));
   let addressRefusals = 0;
+  let listRefusals = 0;
+  const chargeList = addressListBudget({
+    requestsPerMinute: config.listRequestsPerMinutePerAddress,
+    clientAddress,
+    ...(options.addressLimiter ? { limiter: options.addressLimiter } : {}),
+    onRefused: () => listRefusals++,
+  });
   if (config.requestsPerMinutePerAddress > 0) {
     app.use(
       '*',
@@ -209,7 +227,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     c.header('Cache-Control', 'no-store');
     return c.json(await info());
   });
-  app.route('/', extensionRoutes({ forwarder, extensions, routes: gatewayExtensions(derivation, forwarder) }));
+  app.route(
+    '/',
+    extensionRoutes({ forwarder, extensions, routes: gatewayExtensions(derivation, forwarder), chargeList }),
+  );
   app.route(
     '/',
     liveRoutes({
@@ -224,7 +245,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }),
   );
   app.route('/', udfRoutes(forwarder));
-  app.route('/', restRoutes({ forwarder, ownPaths: OWN_PATHS }));
+  app.route('/', restRoutes({ forwarder, ownPaths: OWN_PATHS, chargeList }));
 
   return {
     app,
@@ -234,6 +255,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     info,
     get addressRefusals() {
       return addressRefusals;
+    },
+    get listRefusals() {
+      return listRefusals;
     },
     close: () => {
       paced.close();
@@ -256,11 +280,12 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       route: EXTENSION_ROUTES.liquidity,
       path: '/liquidity',
       cache: { ttlMs: 30_000, browserMaxAge: 30 },
+      costly: () => true,
       target: (c) => {
         const group = c.req.query('group');
         if (group === undefined || group === '')
           return gatewayError(c, 'price', 400, 'group is required', { loc: ['query', 'group'], type: 'missing' });
-        return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.liquidity}?group=${encodeURIComponent(group)}`;
+        return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.liquidity}?group=${encodeURIComponent(groupKey(group))}`;
       },
       derive: async (c) => {
         const group = c.req.query('group') ?? '';
@@ -283,6 +308,7 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       route: EXTENSION_ROUTES.tokenInfo,
       path: '/token-info',
       cache: hour,
+      costly: () => true,
       target: () => `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.tokenInfo}`,
       derive: async (c) => {
         try {
@@ -305,6 +331,8 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       // (`pools`: rows that just came on screen, which the app then asks fresh, or after missed trades)
       // are never from a cache.
       cache: (c) => ((c.req.query('pools') ?? '') === '' ? LIST_RULE : { ttlMs: 0, browserMaxAge: 0 }),
+      // The whole list; named rows (at most GROUP_STATS_MAX_POOLS) are the group's rows picked out.
+      costly: (c) => (c.req.query('pools') ?? '') === '',
       target: (c) => {
         const parsed = groupStatsQuerySchema.safeParse(c.req.query());
         if (!parsed.success) {
@@ -315,7 +343,7 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
           });
         }
         const { group, pools } = parsed.data;
-        return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.groupStats}?group=${encodeURIComponent(group)}${pools === undefined ? '' : `&pools=${pools.toLowerCase()}`}`;
+        return `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.groupStats}?group=${encodeURIComponent(groupKey(group))}${pools === undefined ? '' : `&pools=${pools.toLowerCase()}`}`;
       },
       derive: async (c) => {
         const { group, pools } = groupStatsQuerySchema.parse(c.req.query());
@@ -349,8 +377,10 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       // overview then has no spread column, and says why; the spread view derives a pair's from its pools).
       route: EXTENSION_ROUTES.spreads,
       path: '/spreads',
-      // Asked again by the app after 30 s, as the list: sent at once while fetched again behind it.
+      // Asked again by the app after 30 s, as the list: sent at once while fetched again behind it. Its
+      // key is min_tvl as a number (`1e3`, `1000.0` and `01000` are one answer); each new one is built.
       cache: LIST_RULE,
+      costly: () => true,
       target: (c) => {
         const parsed = spreadsQuerySchema.safeParse(c.req.query());
         if (!parsed.success)

@@ -36,6 +36,20 @@ export function gatewayMetrics(registry: Registry, gateway: Gateway): void {
     [],
     () => hub.slowConsumers,
   );
+  scrapedCounter(
+    registry,
+    `${P}gateway_rollbacks_received_total`,
+    'Chain rollbacks the gateway took from its upstream (copies brought by a second connection left out).',
+    [],
+    () => hub.rollbacksReceived,
+  );
+  scrapedCounter(
+    registry,
+    `${P}gateway_rollback_events_total`,
+    'Rollback events sent to the browsers: rollbacks within a window merged into one naming the deepest point.',
+    [],
+    () => hub.rollbackEvents,
+  );
   scrapedGauge(
     registry,
     `${P}gateway_upstream_up`,
@@ -56,5 +70,12 @@ export function gatewayMetrics(registry: Registry, gateway: Gateway): void {
     "REST requests refused (429) for being over their client address's budget.",
     [],
     () => gateway.addressRefusals,
+  );
+  scrapedCounter(
+    registry,
+    `${P}gateway_list_limit_refusals_total`,
+    "Whole-market answers refused (429) for being over their client address's list budget (answers the gateway had to fetch).",
+    [],
+    () => gateway.listRefusals,
   );
 }

@@ -1,18 +1,51 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { TOKEN_ERROR_TYPES } from '../shared/api/errors';
 import { GATEWAY_PREFIX } from '../shared/api/gateway-prefix';
+import { symbolInfoQuerySchema } from '../shared/api/queries';
+import { groupNamed } from '../shared/groups';
 import { nameRoute } from '../node/request-observer';
 import { gatewayError, type CacheRule, type Family, type Forwarder } from './forward';
 import { forwardLogo } from './logo';
 
 /** A token's logo: one URL, the spec's JSON or the PNG (gateway/logo.ts). */
-const LOGO_PATH = /^\/tokens\/logo\/[^/]+$/;
+const LOGO_PATH = /^\/tokens\/logo\/([^/]+)$/;
 const LOGO_RULE: CacheRule = { ttlMs: 60 * 60_000, browserMaxAge: 3600 };
 
-/** Lifetimes of cached upstream answers (only 200s are cached). */
-const CACHE_RULES: readonly (CacheRule & { readonly pattern: RegExp })[] = [
-  { pattern: /^\/groups$/, ttlMs: 5 * 60_000, browserMaxAge: 300 },
-  { pattern: /^\/symbol_info$/, ttlMs: 60_000, browserMaxAge: 60 },
+/** A group as the upstream's key names it: its canonical spelling when it is one of ours, else lower case. */
+export const groupKey = (group: string): string => groupNamed(group) ?? group.toLowerCase();
+
+/**
+ * The cached routes: their lifetimes (only 200s are cached), and the upstream target each answer is
+ * held under, made from the request's validated, normalised query — never from the query as sent. A
+ * parameter a route does not read is ignored (not forwarded, not keyed), a group is case-folded, so
+ * `symbol_info?group=aggregate&cb=7` and `symbol_info?group=Aggregate` are one answer, fetched once.
+ * `costly`: a whole-market answer, whose fetch the address's list budget pays (address-limit.ts).
+ */
+interface CachedRoute extends CacheRule {
+  readonly pattern: RegExp;
+  readonly costly?: boolean;
+  /** The upstream target, or the refusal of a query the route cannot take. */
+  target(c: Context, family: Family): string | Response;
+}
+
+const CACHED_ROUTES: readonly CachedRoute[] = [
+  { pattern: /^\/groups\/?$/, ttlMs: 5 * 60_000, browserMaxAge: 300, target: () => '/api/v1/groups' },
+  {
+    pattern: /^\/symbol_info\/?$/,
+    ttlMs: 60_000,
+    browserMaxAge: 60,
+    costly: true,
+    target: (c, family) => {
+      const parsed = symbolInfoQuerySchema.safeParse(c.req.query());
+      if (!parsed.success)
+        return gatewayError(c, family, 400, parsed.error.issues[0]?.message ?? 'invalid query', {
+          loc: ['query', 'group'],
+          type: TOKEN_ERROR_TYPES.value,
+        });
+      const group = parsed.data.group;
+      return `/api/v1/symbol_info${group === undefined ? '' : `?group=${encodeURIComponent(groupKey(group))}`}`;
+    },
+  },
 ];
 
 /** The service's GET endpoints (the spec's), the only paths forwarded; a trailing slash where the service takes one. */
@@ -24,11 +57,16 @@ function forwardedRoute(path: string): string {
   return `${GATEWAY_PREFIX}${bare.startsWith('/tokens/logo/') ? '/tokens/logo/:unit' : bare}`;
 }
 
+/** A token unit as held: lower case when it is hex (units are), else as sent (the upstream refuses it). */
+const tokenKey = (unit: string): string => (/^[0-9a-f]+$/i.test(unit) ? unit.toLowerCase() : unit);
+
 /** A percent-encoded '/', '\' or '.': an upstream (or a proxy before it) that decodes them could leave /api/v1. */
 const ENCODED_SEPARATOR = /%(2f|5c|2e)/i;
 
 export interface RestOptions {
   readonly forwarder: Forwarder;
+  /** Charges the client's list budget before a costly answer is fetched; a Response when refused (address-limit.ts). */
+  readonly chargeList?: (c: Context, family: Family) => Promise<Response | undefined>;
   /** The gateway's own GET paths (relative to /gw/v1), served by other routes: other methods there are a 405. */
   readonly ownPaths?: readonly RegExp[];
 }
@@ -54,7 +92,7 @@ function pathProblem(path: string): 400 | 404 | undefined {
  * Status codes and bodies pass through; groups, symbol_info and logos are cached (concurrent identical
  * requests share one upstream fetch), the others stream through (forward.ts).
  */
-export function restRoutes({ forwarder, ownPaths = [] }: RestOptions): Hono {
+export function restRoutes({ forwarder, ownPaths = [], chargeList }: RestOptions): Hono {
   const app = new Hono({ strict: false });
 
   app.all('/*', async (c) => {
@@ -92,15 +130,19 @@ export function restRoutes({ forwarder, ownPaths = [] }: RestOptions): Hono {
       });
     }
 
-    const target = `/api/v1${rest}${url.search}`;
     nameRoute(c.req.raw, forwardedRoute(rest));
-    if (LOGO_PATH.test(rest)) return forwardLogo(c, forwarder, target, LOGO_RULE);
-    return forwarder.forward(
-      c,
-      target,
-      family,
-      CACHE_RULES.find((r) => r.pattern.test(rest)),
-    );
+    const logo = LOGO_PATH.exec(rest);
+    // The spec's logo route reads no query: one held answer per token, whatever else was sent.
+    if (logo) return forwardLogo(c, forwarder, `/api/v1/tokens/logo/${tokenKey(logo[1] ?? '')}`, LOGO_RULE);
+    const cached = CACHED_ROUTES.find((r) => r.pattern.test(rest));
+    if (!cached) return forwarder.forward(c, `/api/v1${rest}${url.search}`, family);
+    const target = cached.target(c, family);
+    if (target instanceof Response) return target;
+    if (cached.costly && chargeList && !forwarder.holds(target, cached)) {
+      const refused = await chargeList(c, family);
+      if (refused) return refused;
+    }
+    return forwarder.forward(c, target, family, cached);
   });
 
   return app;

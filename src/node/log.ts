@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { escapeLogText } from '../shared/log-text';
 
 /**
  * Logs of the Node servers: pino JSON lines (one object a line, with `level`, `time` and `msg`) for a
@@ -39,9 +40,29 @@ export interface LoggerOptions {
 /** Request fields the pretty form leaves out: its message already says them (`GET /path 200 1.2ms`). */
 const REQUEST_FIELDS = ['reqId', 'method', 'route', 'url', 'status', 'durationMs'];
 
-/** The process's logger, JSON or pretty. */
+/** A log call's arguments with every text escaped: the message, and the string values of its fields object. */
+function escapedArgs(args: unknown[]): unknown[] {
+  return args.map((arg) => {
+    if (typeof arg === 'string') return escapeLogText(arg);
+    if (arg === null || typeof arg !== 'object' || arg instanceof Error || Array.isArray(arg)) return arg;
+    const fields: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(arg))
+      fields[key] = typeof value === 'string' ? escapeLogText(value) : value;
+    return fields;
+  });
+}
+
+/** The process's logger, JSON or pretty. Every message and text field is escaped first (`escapeLogText`). */
 export function createLogger(options: LoggerOptions): Logger {
-  const base = { level: options.level, base: { pid: process.pid } };
+  const base = {
+    level: options.level,
+    base: { pid: process.pid },
+    hooks: {
+      logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...args: unknown[]) => void) {
+        method.apply(this, escapedArgs(args));
+      },
+    },
+  };
   if (options.format === 'pretty') {
     const pretty = pinoPretty({
       sync: true,

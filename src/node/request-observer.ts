@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { peerAddress, type ProxyTrust } from './client-address';
+import { REDACTED } from '../shared/redact';
 import { requestIdOf, setRequestId, type LogHook } from './log';
 import type { HttpMetrics } from './metrics';
 
@@ -33,6 +34,41 @@ export const noteRoute: MiddlewareHandler = async (c, next) => {
   await next();
   innerRoutes.set(c.req.raw, routePath(c));
 };
+
+/**
+ * A query parameter whose name looks like it carries a secret: a key, a token, a password, a session,
+ * a signature, a credential (any case; `api_key`, `apiKey`, `access-token`, `X-Auth`, `sig`…). A client
+ * that puts its key in the query instead of `Authorization` would otherwise leave it in every log.
+ */
+const SECRET_PARAMETER = /key|token|secret|pass|pwd|auth|session|sig|cred|bearer|cookie|jwt/i;
+
+/** How long a logged request target may be (the rest is cut). */
+const LOGGED_TARGET_CHARS = 300;
+
+/**
+ * The request target as logged: the path, and the query with the value of every parameter whose name
+ * looks like a secret (`SECRET_PARAMETER`) replaced by `<redacted>`; cut to 300 characters. What the URL
+ * parser made of it: percent-encoded, so no control character reaches the line.
+ */
+export function loggedTarget(url: URL): string {
+  if (url.search === '') return url.pathname.slice(0, LOGGED_TARGET_CHARS);
+  const query = url.search
+    .slice(1)
+    .split('&')
+    .map((pair) => {
+      const cut = pair.indexOf('=');
+      const name = cut === -1 ? pair : pair.slice(0, cut);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // Not valid percent-encoding: judged as written.
+      }
+      return SECRET_PARAMETER.test(decoded) && cut !== -1 ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${url.pathname}?${query}`.slice(0, LOGGED_TARGET_CHARS);
+}
 
 /** Probes and scrapes: logged at debug, not once every few seconds at info. */
 const QUIET_PATHS = /^\/(livez|readyz|healthz|metrics)\/?$/;
@@ -75,7 +111,7 @@ export function observeRequests(options: RequestObserverOptions): MiddlewareHand
     options.metrics?.observe(c.req.method, route, status, seconds);
     if (options.log) {
       const url = new URL(c.req.url);
-      const target = `${url.pathname}${url.search}`.slice(0, 300);
+      const target = loggedTarget(url);
       const durationMs = Math.round(seconds * 1e4) / 10;
       // Probes at debug whatever they answer; a 503 is a refusal by design (starting, store away), not a fault.
       const level = QUIET_PATHS.test(url.pathname)

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { constants, createBrotliCompress, createGzip } from 'node:zlib';
+import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import type { Context } from 'hono';
 import { accepts } from 'hono/accepts';
 import { LRUCache } from 'lru-cache';
@@ -18,6 +18,7 @@ import {
   type InlinedFirstBars,
 } from '../app/lib/first-chart';
 import type { Gateway } from '../gateway/gateway';
+import type { RequestLimiter } from '../node/rate-limits';
 import { pagePolicy } from '../node/security-headers';
 
 /**
@@ -252,12 +253,26 @@ export function streamPage(
   return Readable.toWeb(zip) as ReadableStream<Uint8Array>;
 }
 
+/**
+ * Renders per minute per client address (`PAGE_RENDERS_PER_MINUTE_PER_ADDRESS`). A render costs the
+ * server /info, the first bars, React's server render and a compression; past the budget, the page is
+ * sent as built (the app renders itself and asks what it needs, as under Vite), from bytes compressed
+ * once per build: a flood of page loads from one address costs the others nothing.
+ */
+export interface PageBudget {
+  readonly perMinute: number;
+  readonly clientAddress: (c: Context) => string;
+  readonly limiter: RequestLimiter;
+}
+
 export interface FirstPaintPageOptions {
   /** The built app's index.html. */
   readonly indexFile: string;
   /** The gateway: its /info, and its routes (the first bars are asked through them, as the browser's own request). */
   readonly gateway: Pick<Gateway, 'info' | 'app'>;
   readonly log?: (line: string) => void;
+  /** Server renders per client address; none: every page is rendered. */
+  readonly budget?: PageBudget;
 }
 
 /** The handler of the app's page (`/`, `/index.html` and the app's other paths): the page's first paint. */
@@ -280,19 +295,63 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
   // once per request, for the head too) and /info (less its clock, which it does not show): the same
   // ones are not rendered again.
   const skeletons = new LRUCache<string, string>({ max: SKELETONS_KEPT });
-  // The page with its stylesheets inlined, and the overview's chunks, read from the manifest, of the
-  // build the page is of (a new build, a new page).
-  let built: { readonly html: string; readonly page: string; readonly chunks: readonly string[] } | undefined;
-  const builtOf = (html: string) => {
-    if (built?.html !== html) {
+  // The page with its stylesheets inlined, its policy, the overview's chunks (read from the manifest)
+  // and its bytes as built, compressed once, of the build the page is of (a new build, a new page: the
+  // file's time and size are looked at per request, not its text).
+  interface Built {
+    readonly stamp: string;
+    readonly page: string;
+    readonly policy: string;
+    readonly chunks: readonly string[];
+    readonly plain: Partial<Record<PageEncoding, Uint8Array>>;
+  }
+  let built: Built | undefined;
+  const builtOf = (): Built | undefined => {
+    const stat = statSync(indexFile, { throwIfNoEntry: false });
+    if (!stat) return undefined;
+    const stamp = `${stat.mtimeMs}:${stat.size}`;
+    if (built?.stamp !== stamp) {
+      const page = inlineStylesheets(readFileSync(indexFile, 'utf8'), dirname(indexFile));
       const manifest = readManifest(indexFile, log);
       built = {
-        html,
-        page: inlineStylesheets(html, dirname(indexFile)),
+        stamp,
+        page,
+        // The page as it is sent: its inlined stylesheets' hashes are in it.
+        policy: pagePolicy(page),
         chunks: manifest ? chunkFiles(manifest, OVERVIEW_MODULES) : [],
+        plain: {},
       };
     }
     return built;
+  };
+  /** The page as built (no skeleton, nothing inlined), in `encoding`, compressed once per build. */
+  const plainPage = (page: Built, encoding: PageEncoding): Uint8Array => {
+    const kept = page.plain[encoding];
+    if (kept) return kept;
+    const bytes = Buffer.from(page.page, 'utf8');
+    const made =
+      encoding === 'br'
+        ? brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } })
+        : encoding === 'gzip'
+          ? gzipSync(bytes, { level: 9 })
+          : bytes;
+    const out = new Uint8Array(made.buffer, made.byteOffset, made.byteLength);
+    page.plain[encoding] = out;
+    return out;
+  };
+  const pageHeaders = (policy: string, encoding: PageEncoding): Record<string, string> => ({
+    'Content-Type': 'text/html; charset=UTF-8',
+    'Cache-Control': 'no-cache',
+    // Made from the page as built: what the server adds (the skeleton's markup, the answers' JSON
+    // elements, never run) needs nothing of it.
+    'Content-Security-Policy': policy,
+    Vary: 'Accept-Encoding, Cookie',
+    ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
+  });
+  const budget = options.budget;
+  const rendersLeft = async (c: Context): Promise<boolean> => {
+    if (!budget || budget.perMinute <= 0) return true;
+    return (await budget.limiter.take(`page:${budget.clientAddress(c)}`, budget.perMinute)).allowed;
   };
   const skeletonOf = async (url: URL, preferences: PagePreferences, info: unknown): Promise<string> => {
     const key = JSON.stringify([
@@ -313,9 +372,16 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
       return '';
     }
   };
-  return (c) => {
-    if (!existsSync(indexFile)) return c.notFound();
-    const { page: html, chunks } = builtOf(readFileSync(indexFile, 'utf8'));
+  return async (c) => {
+    const current = builtOf();
+    if (!current) return c.notFound();
+    const { page: html, chunks, policy } = current;
+    if (!(await rendersLeft(c))) {
+      const encoding = pageEncoding(c);
+      return new Response(plainPage(current, encoding) as Uint8Array<ArrayBuffer>, {
+        headers: pageHeaders(policy, encoding),
+      });
+    }
     const url = new URL(c.req.url);
     const [asBuilt, middle, end] = splitPage(html);
     const preloads = overviewPreloads(url.search, () => chunks);
@@ -339,16 +405,6 @@ export function firstPaintPage(options: FirstPaintPageOptions): (c: Context) => 
       .catch(() => end)
       .finally(() => stop.abort());
     const encoding = pageEncoding(c);
-    return new Response(streamPage([head, skeleton, answers], encoding), {
-      headers: {
-        'Content-Type': 'text/html; charset=UTF-8',
-        'Cache-Control': 'no-cache',
-        // Made from the page as built: what the server adds (the skeleton's markup, the answers' JSON
-        // elements, never run) needs nothing of it.
-        'Content-Security-Policy': pagePolicy(html),
-        Vary: 'Accept-Encoding, Cookie',
-        ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
-      },
-    });
+    return new Response(streamPage([head, skeleton, answers], encoding), { headers: pageHeaders(policy, encoding) });
   };
 }

@@ -5,6 +5,8 @@ import { observeRequests } from '../node/request-observer';
 import { createServiceRuntime } from '../service/runtime';
 import type { ReadinessChecks, RuntimeHooks, ServiceRuntime } from '../service/service-runtime';
 import { securityHeaders } from '../node/security-headers';
+import { clientKey } from '../node/client-address';
+import { memoryBudgets } from '../node/rate-limits';
 import type { ServiceConfig } from '../service/config';
 import type { GatewayConfig } from '../gateway/config';
 import { createGateway, type Gateway } from '../gateway/gateway';
@@ -127,8 +129,23 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     // An ingest node serves no browser: no gateway, no app.
     if (runtime?.config.role !== 'ingest') {
       app.route('/', gatewayRoutes(gateway));
-      if (options.staticDir !== undefined)
-        app.route('/', await staticApp({ dir: options.staticDir, gateway, ...(log ? { log } : {}) }));
+      if (options.staticDir !== undefined) {
+        const trust = options.gateway.trustProxy;
+        app.route(
+          '/',
+          await staticApp({
+            dir: options.staticDir,
+            gateway,
+            ...(log ? { log } : {}),
+            // The gateway's rule of who a client is; in a cluster, one budget across the API nodes.
+            budget: {
+              perMinute: options.gateway.pageRendersPerMinutePerAddress,
+              clientAddress: (c) => clientKey(c.env, (name) => c.req.header(name), trust),
+              limiter: runtime?.sharedLimiter ?? memoryBudgets('page'),
+            },
+          }),
+        );
+      }
     }
 
     // Built: a platform that owns its lifecycle is ready now; a host that gave one says when.

@@ -14,9 +14,20 @@ export interface ServerSettings {
   readonly metricsPort?: number;
   /** `--metrics-host`: the interface of the metrics port (default: `host`). */
   readonly metricsHost: string;
+  /**
+   * Whether the public port answers /metrics: never with `--metrics-port`; else when `host` is a
+   * loopback interface, or the operator said so (`--metrics-public`, METRICS_PUBLIC=1).
+   */
+  readonly metricsOnPublicPort: boolean;
   /** `--drain-seconds`: after SIGTERM, how long the server stays up not ready before it stops. */
   readonly drainSeconds: number;
   readonly log: { readonly level: LoggerLevel; readonly format: LogFormat };
+}
+
+/** An interface only this machine reaches (what `--host` binds). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
 const flagOr = (flags: Flags, env: Env, flag: string, variable: string): string | undefined => {
@@ -53,6 +64,14 @@ export function readSettings(
       `--metrics-port / METRICS_PORT must differ from --port (both ${port}): leave it unset to serve /metrics on the public port`,
     );
   const metricsHost = flagOr(flags, env, 'metrics-host', 'METRICS_HOST') || host;
+  const metricsPublicRaw = flags['metrics-public'] === true ? '1' : env.METRICS_PUBLIC;
+  if (metricsPublicRaw !== undefined && !['', '0', '1'].includes(metricsPublicRaw))
+    throw new Error(`METRICS_PUBLIC must be 1 or 0 (got "${metricsPublicRaw.slice(0, 100)}")`);
+  if (metricsPublicRaw === '1' && metricsPort !== undefined)
+    throw new Error(
+      '--metrics-public / METRICS_PUBLIC=1 and --metrics-port / METRICS_PORT: choose one place for /metrics',
+    );
+  const metricsOnPublicPort = metricsPort === undefined && (metricsPublicRaw === '1' || isLoopbackHost(host));
   const drainRaw = flagOr(flags, env, 'drain-seconds', 'DRAIN_SECONDS');
   const drainSeconds = drainRaw === undefined ? DEFAULT_DRAIN_SECONDS : Number(drainRaw);
   if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 3600)
@@ -69,6 +88,7 @@ export function readSettings(
       host,
       ...(metricsPort !== undefined ? { metricsPort } : {}),
       metricsHost,
+      metricsOnPublicPort,
       drainSeconds,
       log: parseLogSettings(env, isTty),
     },

@@ -3,6 +3,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import type { Gateway } from '../gateway/gateway';
 import type { LogHook } from '../node/log';
+import type { PageBudget } from './first-paint';
 import { NON_PAGE } from './routes';
 
 export interface StaticAppOptions {
@@ -11,6 +12,8 @@ export interface StaticAppOptions {
   /** The gateway the page's first paint asks for its first answers (first-paint.ts). */
   readonly gateway: Gateway;
   readonly log?: LogHook;
+  /** Server renders per client address (first-paint.ts); none: every page is rendered. */
+  readonly budget?: PageBudget;
 }
 
 /**
@@ -31,6 +34,7 @@ export async function staticApp(options: StaticAppOptions): Promise<Hono> {
     indexFile: join(root, 'index.html'),
     gateway: options.gateway,
     ...(options.log ? { log: options.log } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   });
   app.get('/', page);
   app.get('/index.html', page);

@@ -197,9 +197,16 @@ export class ServiceMetrics {
     scrapedCounter(
       r,
       `${P}chain_garbage_frames_total`,
-      'Frames from Ogmios that were not JSON, blocks without a header, rollbacks to no point (each drops the connection).',
+      'Frames from Ogmios that were not JSON, blocks without a header, rollbacks to no point or to one the source does not have (each drops the connection).',
       [],
       () => status().garbage,
+    );
+    scrapedCounter(
+      r,
+      `${P}chain_refused_rollbacks_total`,
+      'Rollbacks refused: to origin, before the journal, a wrong block id at a slot of ours, or after the tip (the tip kept, the connection dropped).',
+      [],
+      () => status().refusedRollbacks,
     );
     scrapedCounter(
       r,

@@ -184,7 +184,7 @@ export async function createWriterNode(
     if (simulator) metrics?.simulator(simulator);
     // Caches first, so a client reacting to an event already reads the new bars.
     ingestor.onCommit((records) => history.invalidate(records));
-    ingestor.onRollback(() => history.clear());
+    ingestor.onRollback((rolledBack) => history.forget(rolledBack));
     // What is known of tokens changed (their decimals, names): the bars cached in whole units of the decimals known
     // then are forgotten, and the streams that asked are told (docs/chain.md "Token identity").
     ingestor.onBatch((batch) => {
@@ -309,6 +309,7 @@ function chainHealth(status: ChainStatus, redact: (text: string) => string): Non
     rollbacks: status.rollbacks,
     deepestRollback: status.deepestRollback,
     garbage: status.garbage,
+    refusedRollbacks: status.refusedRollbacks,
     reconnects: status.reconnects,
     lastError: status.lastError === undefined ? null : redact(status.lastError),
   };

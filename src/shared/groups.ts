@@ -24,3 +24,9 @@ export const ALL_GROUPS: readonly GroupName[] = [...DEX_GROUPS, AGGREGATE_GROUP]
 export function isGroupName(value: string): value is GroupName {
   return (ALL_GROUPS as readonly string[]).includes(value);
 }
+
+/** The group `value` names in any letter case (`aggregate`, `MINSWAP`), or undefined when none does. */
+export function groupNamed(value: string): GroupName | undefined {
+  const lower = value.toLowerCase();
+  return ALL_GROUPS.find((group) => group.toLowerCase() === lower);
+}

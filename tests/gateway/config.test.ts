@@ -55,4 +55,11 @@ describe('gateway configuration', () => {
       /^TRUST_PROXY_HEADER must be x-forwarded-for or forwarded/,
     );
   });
+
+  it('merges rollbacks to browsers over 1 s by default; 0 sends each at once; a bad value is named', () => {
+    expect(parseGatewayConfig({}).rollbackWindowMs).toBe(1000);
+    expect(parseGatewayConfig({ GATEWAY_ROLLBACK_WINDOW_MS: '0' }).rollbackWindowMs).toBe(0);
+    expect(parseGatewayConfig({ GATEWAY_ROLLBACK_WINDOW_MS: '250' }).rollbackWindowMs).toBe(250);
+    expect(() => parseGatewayConfig({ GATEWAY_ROLLBACK_WINDOW_MS: 'soon' })).toThrow(/^GATEWAY_ROLLBACK_WINDOW_MS/);
+  });
 });

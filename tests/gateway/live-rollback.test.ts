@@ -1,9 +1,14 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LiveHub, type LiveClient } from '../../src/gateway/live/live-hub';
+import { LiveHub, ROLLBACK_WINDOW_MS, type LiveClient } from '../../src/gateway/live/live-hub';
 import { UpstreamStream } from '../../src/gateway/live/upstream-stream';
 import type { Upstream } from '../../src/gateway/upstream';
 import { slotTime } from '../../src/service/chain/block';
-import { liveRollbackSchema, type LiveRollback } from '../../src/shared/api/gateway';
+import {
+  liveMetadataSchema,
+  liveRollbackSchema,
+  type LiveMetadata,
+  type LiveRollback,
+} from '../../src/shared/api/gateway';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
 import { FakeOgmios } from '../support/fake-ogmios';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
@@ -99,7 +104,7 @@ describe('a rollback line at the gateway', () => {
     hub.add(a);
     hub.add(b);
     await vi.advanceTimersByTimeAsync(10);
-    expect(streams[0]?.headers.get('X-Stream-Extensions')).toBe('rollback');
+    expect(streams[0]?.headers.get('X-Stream-Extensions')).toBe('rollback, metadata');
     streams[0]?.send({ s: 'ok' });
     streams[0]?.send(trade('aa', 1));
     streams[0]?.send(LINE);
@@ -136,12 +141,53 @@ describe('a rollback line at the gateway', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(rollbacksOf(a)).toHaveLength(1);
     expect(rollbacksOf(b)).toHaveLength(1);
-    // Blocks after it were committed and undone again: the same block, a new rollback, through the live connection.
+    // Blocks after it were committed and undone again: the same block, a new rollback, through the live
+    // connection — sent once the window of the first is over (ROLLBACK_WINDOW_MS).
     streams[1]?.send(trade('aa', 2));
     streams[1]?.send(LINE);
     await vi.advanceTimersByTimeAsync(0);
+    expect(rollbacksOf(a)).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(ROLLBACK_WINDOW_MS);
     expect(rollbacksOf(a)).toHaveLength(2);
     expect(rollbacksOf(b)).toHaveLength(2);
+    upstream.close();
+  });
+
+  it('merges a storm (1,500 rollbacks in 3 s): each browser gets a handful of events, the last naming the deepest point, after the trades', async () => {
+    const { streams, hub, upstream } = await setUp();
+    const clients = [recordingClient(['aa']), recordingClient(['bb']), recordingClient(['aa', 'bb'])];
+    for (const client of clients) hub.add(client);
+    await vi.advanceTimersByTimeAsync(10);
+    streams[0]?.send({ s: 'ok' });
+    await vi.advanceTimersByTimeAsync(0);
+    // 1,500 rollbacks, 2 ms apart, each to another block; the deepest comes in the middle.
+    const deepest = { ...LINE, slot: LINE.slot - 10_000, id: 'cd'.repeat(32), block_time: LINE.block_time - 10_000 };
+    for (let n = 0; n < 1500; n++) {
+      const line =
+        n === 700
+          ? deepest
+          : {
+              ...LINE,
+              slot: LINE.slot + (n % 50),
+              id: n.toString(16).padStart(64, '0'),
+              block_time: LINE.block_time + (n % 50),
+            };
+      streams[0]?.send(line);
+      if (n % 10 === 0) streams[0]?.send(trade('aa', n));
+      await vi.advanceTimersByTimeAsync(2);
+    }
+    await vi.advanceTimersByTimeAsync(ROLLBACK_WINDOW_MS);
+    expect(hub.rollbacksReceived).toBe(1500);
+    for (const client of clients) {
+      const events = rollbacksOf(client);
+      expect(events.length).toBeGreaterThanOrEqual(2);
+      expect(events.length).toBeLessThanOrEqual(5);
+      // The window holding the deepest one names it; the last one comes after every trade of the storm.
+      expect(events).toContainEqual({ slot: deepest.slot, id: deepest.id, time: deepest.block_time });
+      const last = client.frames.findLastIndex((f) => f.includes('event: rollback'));
+      expect(client.frames.slice(last).some((f) => f.includes('event: trade'))).toBe(false);
+    }
+    expect(hub.rollbackEvents).toBe(rollbacksOf(clients[0] ?? recordingClient([])).length);
     upstream.close();
   });
 
@@ -171,6 +217,57 @@ describe('a rollback line at the gateway', () => {
  * The whole path in process: a chain-fed service following a fake Ogmios, its gateway in front (the
  * embedded mode), a browser's SSE connection: the fake node rolls back, the browser hears where to.
  */
+describe('a metadata line at the gateway', () => {
+  beforeEach(() => vi.useFakeTimers({ now: 0 }));
+  afterEach(() => vi.useRealTimers());
+
+  it('reaches every browser once as a `metadata` event naming the tokens, even when two connections bring it, and drops what the gateway holds first', async () => {
+    const streams: { headers: Headers; send: (line: unknown) => void }[] = [];
+    const told: LiveMetadata[] = [];
+    const hub: LiveHub = new LiveHub((pools) => upstream.setPools(pools), {
+      onMetadataSent: (metadata) => told.push(metadata),
+    });
+    const upstream = new UpstreamStream(
+      {
+        upstream: scriptedUpstream(streams),
+        silenceMs: 90_000,
+        debounceMs: 10,
+        backoffInitialMs: 1000,
+        backoffMaxMs: 1000,
+        handoverMs: 500,
+      },
+      hub,
+    );
+    const a = recordingClient(['aa']);
+    hub.add(a);
+    await vi.advanceTimersByTimeAsync(10);
+    streams[0]?.send({ s: 'ok' });
+    await vi.advanceTimersByTimeAsync(0);
+    const b = recordingClient(['bb']);
+    hub.add(b);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(streams).toHaveLength(2);
+    streams[1]?.send({ s: 'ok' });
+    await vi.advanceTimersByTimeAsync(0);
+    const line = { s: 'metadata', version: 3, units: ['cd'.repeat(28) + '4d494e'] };
+    streams[0]?.send(line);
+    streams[1]?.send(line);
+    await vi.advanceTimersByTimeAsync(0);
+    const metadataOf = (client: { frames: string[] }) =>
+      client.frames
+        .filter((f) => f.includes('event: metadata\n'))
+        .map((f) => liveMetadataSchema.parse(JSON.parse(/data: (.*)\n/.exec(f)?.[1] ?? 'null')));
+    expect(metadataOf(a)).toEqual([{ units: line.units }]);
+    expect(metadataOf(b)).toEqual([{ units: line.units }]);
+    expect(told).toEqual([{ units: line.units }]);
+    // The next change is a new event.
+    streams[1]?.send({ ...line, version: 4 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(metadataOf(a)).toHaveLength(2);
+    upstream.close();
+  });
+});
+
 describe('a chain rollback through the embedded gateway', () => {
   const ANCHOR: OgmiosWireBlock = {
     type: 'praos',

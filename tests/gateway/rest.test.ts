@@ -241,7 +241,8 @@ describe('gateway REST forwarding', () => {
     ]) {
       expect([200, 404], path).toContain((await get(path)).status);
     }
-    expect(calls.length).toBeGreaterThanOrEqual(4);
+    // tokens/current and history always reach the upstream; groups, symbol_info and the logo may be held already.
+    expect(calls.length).toBeGreaterThanOrEqual(2);
     expect((await get('/info')).status).toBe(200);
     expect((await get('/info', { method: 'POST' })).status).toBe(405);
   });

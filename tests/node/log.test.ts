@@ -8,6 +8,7 @@ import {
   type LogFormat,
   type LoggerLevel,
 } from '../../src/node/log';
+import { BlockShapeError, fromOgmiosBlock } from '../../src/service/chain/ogmios-block';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -123,5 +124,68 @@ describe('the logger', () => {
     expect(lines[1]).toMatch(
       /^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: chain: rolled back 1 block\(s\) to slot 5 \{"slot":5\}$/,
     );
+  });
+
+  /** A message and a field of hostile text: a line break and a forged line, ESC, CR, U+2028, a bidi override. */
+  const FORGED = 'skipped\n{"level":60,"msg":"FORGED fatal line"}';
+  const HOSTILE = `${FORGED} \u001b[31mred\u001b[0m \rback \u2028sep \u202eevil`;
+
+  for (const format of ['json', 'pretty'] as const) {
+    it(`escapes every text from outside in the ${format} format: one line per call, no forged line, no control or bidi character`, () => {
+      const { lines, logger } = capture('info', format);
+      const log = logHookOf(logger);
+      log(HOSTILE, { level: 'warn', path: HOSTILE });
+      logger.error(HOSTILE);
+      expect(lines).toHaveLength(2);
+      for (const line of lines) {
+        expect(line).not.toMatch(/^\{"level":60/);
+        // eslint-disable-next-line no-control-regex -- what must not be there
+        expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/);
+        expect(line).toContain('FORGED fatal line');
+      }
+      if (format === 'json') {
+        const parsed = JSON.parse(lines[0] ?? '') as { msg: string; path: string; level: number };
+        expect(parsed.level).toBe(40);
+        // The escapes are in the text itself: a reader sees `\n`, not a break.
+        expect(parsed.msg).toBe(parsed.path);
+        expect(parsed.msg).toContain('skipped\\n{"level":60');
+        expect(parsed.msg).toContain('\\u001b[31m');
+        expect(parsed.msg).toContain('\\u202eevil');
+      } else {
+        expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: skipped\\n\{"level":60/);
+      }
+    });
+  }
+
+  it('logs an Ogmios block whose object keys forge a fatal line as one escaped line (the "skipped" message)', () => {
+    const block = {
+      id: 'ab'.repeat(32),
+      slot: 5,
+      height: 1,
+      transactions: [
+        {
+          id: 'cd'.repeat(32),
+          outputs: [
+            { address: 'addr1', value: { ada: { lovelace: 1 }, [`x\n{"level":60,"msg":"FORGED fatal line"}`]: 7 } },
+          ],
+        },
+      ],
+    };
+    let reason = '';
+    try {
+      fromOgmiosBlock(block);
+    } catch (error) {
+      if (!(error instanceof BlockShapeError)) throw error;
+      reason = error.message;
+    }
+    // The key is shown quoted and escaped in the message itself, before any logger.
+    expect(reason).toBe(
+      'transactions.0.outputs.0.value.["x\\n{\\"level\\":60,\\"msg\\":\\"FORGED fatal line\\"}"]: not an object',
+    );
+    for (const format of ['json', 'pretty'] as const) {
+      const { lines, logger } = capture('info', format);
+      logHookOf(logger)(`chain: block 1 at slot 5 (${'ab'.repeat(32)}) skipped: ${reason}`, { level: 'warn' });
+      expect(lines).toHaveLength(1);
+    }
   });
 });

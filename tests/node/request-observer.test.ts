@@ -149,4 +149,21 @@ describe('observing requests', () => {
       }),
     ).toBe(1);
   });
+
+  it('logs the query with the value of every secret-looking parameter redacted (key, token, api_key, a password…), the rest as sent', async () => {
+    const { app, lines } = observed();
+    app.get('/api/v1/groups', (c) => c.json({ ok: true }));
+    await app.request(
+      '/api/v1/groups?key=k-pro-0001&symbol=SNEK&api_key=s1&apiKey=s2&access-token=s3&X-Auth=s4&password=s5&sig=s6&session_id=s7&from=1',
+    );
+    const shown =
+      '/api/v1/groups?key=<redacted>&symbol=SNEK&api_key=<redacted>&apiKey=<redacted>&access-token=<redacted>&X-Auth=<redacted>&password=<redacted>&sig=<redacted>&session_id=<redacted>&from=1';
+    expect(lines[0]?.line).toBe(`GET ${shown} 200 ${Number(lines[0]?.fields?.durationMs).toFixed(1)}ms`);
+    expect(lines[0]?.fields?.url).toBe(shown);
+    for (const secret of ['k-pro-0001', 's1', 's2', 's3', 's4', 's5', 's6', 's7'])
+      expect(JSON.stringify(lines)).not.toContain(`=${secret}`);
+    // Percent-encoded names are judged decoded; a parameter without a value has nothing to hide.
+    await app.request('/api/v1/groups?%61pi%5Fkey=s8&token&cb=1');
+    expect(lines[1]?.fields?.url).toBe('/api/v1/groups?%61pi%5Fkey=<redacted>&token&cb=1');
+  });
 });

@@ -8,6 +8,9 @@ import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { embeddedUpstream } from '../../src/gateway/upstream';
 import { gatewayRoutes, serviceRoutes } from '../../src/server/routes';
 import { staticApp } from '../../src/server/static-app';
+import { INLINED_PREFERENCES_ELEMENT_ID } from '../../src/app/lib/first-chart';
+import { memoryBudgets } from '../../src/node/rate-limits';
+import { pagePolicy } from '../../src/node/security-headers';
 import {
   marketTestControls,
   refuseTestControlsInProduction,
@@ -89,6 +92,41 @@ describe('staticApp', () => {
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     for (const path of ['/api/v1/nope', '/gw/v1/nope', '/healthz', '/__test__/block'])
       expect((await app.request(path)).status, path).toBe(404);
+  });
+});
+
+describe("the page's render budget per client address (issue 45)", () => {
+  it('renders the page within the budget, then sends it as built (nothing rendered or inlined) past it; another address is rendered', async () => {
+    const app = await staticApp({
+      dir,
+      gateway,
+      budget: {
+        perMinute: 3,
+        clientAddress: (c) => c.req.header('X-Test-Client') ?? 'nobody',
+        limiter: memoryBudgets('page-test'),
+      },
+    });
+    const load = async (client: string, encoding?: string) => {
+      const answer = await app.request('/?symbol=SNEK', {
+        headers: { 'X-Test-Client': client, ...(encoding ? { 'Accept-Encoding': encoding } : {}) },
+      });
+      expect(answer.status).toBe(200);
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      const text = answer.headers.get('Content-Encoding') === 'gzip' ? gunzipSync(bytes).toString() : bytes.toString();
+      return { text, answer };
+    };
+    const rendered = (text: string) => text.includes(`id="${INLINED_PREFERENCES_ELEMENT_ID}"`);
+    for (let n = 0; n < 3; n++) expect(rendered((await load('flooder')).text)).toBe(true);
+    const past = await load('flooder');
+    expect(rendered(past.text)).toBe(false);
+    expect(past.text).toBe(INDEX);
+    expect(past.answer.headers.get('Content-Security-Policy')).toBe(pagePolicy(INDEX));
+    expect(past.answer.headers.get('Cache-Control')).toBe('no-cache');
+    // Compressed once: the same bytes for every browser past its budget.
+    const zipped = await load('flooder', 'gzip');
+    expect(zipped.answer.headers.get('Content-Encoding')).toBe('gzip');
+    expect(zipped.text).toBe(INDEX);
+    expect(rendered((await load('neighbour')).text)).toBe(true);
   });
 });
 

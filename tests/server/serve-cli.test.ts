@@ -117,4 +117,36 @@ describe('npm run serve', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(dataDir)).toBe(false);
   });
+
+  it('serves /metrics on a public port only on loopback or when told (issue 45): says how to move it', async () => {
+    const base = ['--port', String(port), '--data-dir', join(root, 'metrics'), '--pools', '100', '--days', '1'];
+    // Every interface (the port is taken, so it stops before any backfill, after saying it).
+    const open = await runServe([...base, '--host', '0.0.0.0']);
+    expect(open.code).toBe(1);
+    const lines = open.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        msg: '/metrics is not served: --host 0.0.0.0 is not loopback, so the public port does not answer it. Add --metrics-port 9464 (METRICS_PORT) to serve it on a port of its own, or --metrics-public (METRICS_PUBLIC=1) to serve it on --port.',
+      }),
+    );
+    // Told (the flag; METRICS_PUBLIC=1 is the same setting), and on loopback: no such line.
+    for (const told of [
+      await runServe([...base, '--host', '0.0.0.0'], { METRICS_PUBLIC: '1' }),
+      await runServe(base),
+    ]) {
+      expect(told.code).toBe(1);
+      expect(told.stdout).toContain('is in use');
+      expect(told.stdout).not.toContain('/metrics is not served');
+    }
+    const both = await runServe([...base, '--metrics-public', '--metrics-port', '9464']);
+    expect(both.stderr.trim()).toBe(
+      '--metrics-public / METRICS_PUBLIC=1 and --metrics-port / METRICS_PORT: choose one place for /metrics',
+    );
+    const bad = await runServe(base, { METRICS_PUBLIC: 'yes' });
+    expect(bad.stderr.trim()).toBe('METRICS_PUBLIC must be 1 or 0 (got "yes")');
+  }, 120_000);
 });

@@ -6,12 +6,15 @@ import type { AddressInfo } from 'node:net';
  * /checkpoints/{slot-no}` — the newest of its points at or before the slot, `{ slot_no, header_hash }`
  * (Kupo's `Point`), or `null` when it holds none that old; `?strict` for that exact slot only
  * (CardanoSolutions/kupo docs/api: getCheckpointBySlot). Kupo is not packaged here, so the test
- * serves the answers its API documents. `answer` overrides them (an error status, garbage).
+ * serves the answers its API documents. `answer` overrides them (an error status, garbage), and
+ * `respond` answers any way a test likes (a redirect, a gzip bomb, a body without end).
  */
 export class FakeKupo {
   readonly requests: string[] = [];
   /** When set, every request gets this instead (status and body). */
   answer: { status: number; body: string } | undefined;
+  /** When set, every request is answered by this instead (a hostile Kupo: redirects, bombs, endless bodies). */
+  respond: ((path: string, res: ServerResponse) => void) | undefined;
 
   private constructor(
     private readonly http: Server,
@@ -41,6 +44,10 @@ export class FakeKupo {
 
   private handle(path: string, res: ServerResponse): void {
     this.requests.push(path);
+    if (this.respond) {
+      this.respond(path, res);
+      return;
+    }
     if (this.answer) {
       res.writeHead(this.answer.status, { 'Content-Type': 'application/json' }).end(this.answer.body);
       return;
@@ -60,6 +67,7 @@ export class FakeKupo {
   }
 
   async close(): Promise<void> {
+    this.http.closeAllConnections();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));
   }
 }

@@ -166,6 +166,8 @@ export async function runScenario(seed: number, open: OpenSide): Promise<Scenari
   let rollbacks = 0;
   let deepest = 0;
   const ours = await open(`ours-${seed}`, nowMs);
+  // The chain's start is the journal's base: the deepest point a rollback may go to (issue 45).
+  ours.ingest.startAt(chain.start);
   try {
     const steps = chain.int(4, 12);
     for (let step = 0; step < steps; step++) {
@@ -198,6 +200,7 @@ export async function runScenario(seed: number, open: OpenSide): Promise<Scenari
     await ours.ingest.flush();
     const finalChain = chain.blocks;
     const fresh = await open(`fresh-${seed}`, nowMs);
+    fresh.ingest.startAt(chain.start);
     try {
       for (const block of finalChain) await fresh.ingest.applyBlock(fromOgmiosBlock(block));
       return {

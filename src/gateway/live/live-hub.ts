@@ -6,6 +6,7 @@ import {
   type LiveStatus,
 } from '../../shared/api/gateway';
 import type { StreamMetadata, StreamRollback, TradeEvent } from '../../shared/api/stream';
+import { DEFAULT_GATEWAY_CONFIG } from '../config';
 import { AddressShares, addressCap } from './address-shares';
 import { TradeFanout } from './trade-fanout';
 import type { UpstreamListener } from './upstream-stream';
@@ -45,6 +46,13 @@ const EVERY_POOL = '*';
  */
 const ROLLBACK_COPY_MS = 5_000;
 
+/**
+ * Rollbacks sent to browsers: at most one per this window (the first at once, the ones after it merged
+ * into one naming the deepest point, sent when the window ends). A storm of rollbacks (1,500 in a few
+ * seconds) becomes a handful of events, each a reload for every browser.
+ */
+export const ROLLBACK_WINDOW_MS = DEFAULT_GATEWAY_CONFIG.rollbackWindowMs;
+
 /** Formats one SSE frame. `data` is JSON on one line, so a single `data:` field suffices. */
 export function sseFrame(event: string, data: unknown, id?: string): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -67,6 +75,12 @@ export interface LiveHubOptions {
   readonly addressSharePercent?: number;
   /** Pools one connection may follow (GATEWAY_MAX_POOLS_PER_CONNECTION): an address's share is never less. */
   readonly maxPoolsPerConnection?: number;
+  /** Rollback events at most one per this many ms (GATEWAY_ROLLBACK_WINDOW_MS; default ROLLBACK_WINDOW_MS). */
+  readonly rollbackWindowMs?: number;
+  /** Told when a rollback event is sent to the browsers (the gateway drops the held answers that carry prices). */
+  readonly onRollbackSent?: (rollback: LiveRollback) => void;
+  /** Told when a metadata event is sent (the gateway drops every answer it holds: names and prices may differ). */
+  readonly onMetadataSent?: (metadata: LiveMetadata) => void;
 }
 
 /**
@@ -108,6 +122,13 @@ export class LiveHub implements UpstreamListener {
   private readonly rollbacksSent = new Map<string, { readonly connections: Set<object>; readonly at: number }>();
   /** Metadata changes sent lately (by version), as `rollbacksSent`. */
   private readonly metadataSent = new Map<number, { readonly connections: Set<object>; readonly at: number }>();
+  /** When the last rollback event went out (ms, Date.now), the one merged since, and its timer. */
+  private rollbackSentAt = Number.NEGATIVE_INFINITY;
+  private heldRollback: LiveRollback | undefined;
+  private rollbackTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Rollback lines taken from the upstream (copies left out), and events sent for them (metrics, tests). */
+  rollbacksReceived = 0;
+  rollbackEvents = 0;
 
   constructor(
     private readonly onUnionChange: (pools: ReadonlySet<string>) => void,
@@ -387,10 +408,12 @@ export class LiveHub implements UpstreamListener {
   }
 
   /**
-   * The upstream's chain rolled back: every browser gets one `rollback` event (with an id, kept for
-   * replay like trades), however many upstream connections bring the line. Each connection open when
-   * the service sent it brings its own copy: a line naming the block of a rollback just sent is a copy
-   * when its connection has not brought that block yet; from a connection that has, it is a new rollback.
+   * The upstream's chain rolled back. Each connection open when the service sent it brings its own
+   * copy: a line naming the block of a rollback just taken is a copy when its connection has not
+   * brought that block yet; from a connection that has, it is a new rollback. Rollbacks are merged on
+   * the way to the browsers: the first in a window (ROLLBACK_WINDOW_MS) is sent at once, those after it
+   * become one event naming the deepest point, sent when the window ends (every trade after that point
+   * was undone, which covers the others). Each event has an id and is kept for replay like trades.
    */
   onRollback(rollback: StreamRollback, connection: object): void {
     const key = `${rollback.slot}:${rollback.id}`;
@@ -403,11 +426,38 @@ export class LiveHub implements UpstreamListener {
       return;
     }
     this.rollbacksSent.set(key, { connections: new Set([connection]), at: now });
-    const seq = this.nextSeq++;
+    this.rollbacksReceived++;
     const payload: LiveRollback = { slot: rollback.slot, id: rollback.id, time: rollback.block_time };
+    const held = this.heldRollback;
+    this.heldRollback = held === undefined || payload.slot < held.slot ? payload : held;
+    const window = this.options.rollbackWindowMs ?? ROLLBACK_WINDOW_MS;
+    const wait = this.rollbackSentAt + window - now;
+    if (wait <= 0 && this.rollbackTimer === undefined) {
+      this.sendRollback();
+      return;
+    }
+    this.rollbackTimer ??= setTimeout(
+      () => {
+        this.rollbackTimer = undefined;
+        this.sendRollback();
+      },
+      Math.max(0, wait),
+    );
+    this.rollbackTimer.unref?.();
+  }
+
+  /** Sends the held (deepest) rollback to every browser, and starts a window. */
+  private sendRollback(): void {
+    const payload = this.heldRollback;
+    if (payload === undefined) return;
+    this.heldRollback = undefined;
+    this.rollbackSentAt = Date.now();
+    this.rollbackEvents++;
+    const seq = this.nextSeq++;
     const frame = sseFrame(LIVE_EVENTS.rollback, payload, `${this.boot}.${seq}`);
     this.ring.push({ seq, poolId: EVERY_POOL, frame });
     this.broadcast(frame);
+    this.options.onRollbackSent?.(payload);
   }
 
   /**
@@ -425,6 +475,8 @@ export class LiveHub implements UpstreamListener {
     this.metadataSent.set(metadata.version, { connections: new Set([connection]), at: now });
     const seq = this.nextSeq++;
     const payload: LiveMetadata = { units: metadata.units };
+    // What the gateway holds is dropped before browsers hear of the change (they ask again at once).
+    this.options.onMetadataSent?.(payload);
     const frame = sseFrame(LIVE_EVENTS.metadata, payload, `${this.boot}.${seq}`);
     this.ring.push({ seq, poolId: EVERY_POOL, frame });
     this.broadcast(frame);
@@ -437,6 +489,8 @@ export class LiveHub implements UpstreamListener {
   }
 
   closeAll(): void {
+    clearTimeout(this.rollbackTimer);
+    this.rollbackTimer = undefined;
     this.fanout.flush();
     for (const client of [...this.clients]) client.close();
   }

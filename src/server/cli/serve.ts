@@ -22,6 +22,8 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
   --host <addr>           interface (HOST, default 127.0.0.1)
   --metrics-port <n>      serve /metrics on this port instead of --port (METRICS_PORT)
   --metrics-host <addr>   interface of --metrics-port (METRICS_HOST, default --host)
+  --metrics-public        serve /metrics on --port although --host is not loopback (METRICS_PUBLIC=1);
+                          by default a --host other than 127.0.0.1, ::1 or localhost has no /metrics
   --drain-seconds <s>     after SIGTERM, stay up this long answering /readyz 503 before stopping
                           (DRAIN_SECONDS, default 5; SIGINT stops at once)
   --data-dir <dir>        store directory (DATA_DIR, default ./data)
@@ -77,6 +79,7 @@ async function main(): Promise<void> {
         host: { type: 'string' },
         'metrics-port': { type: 'string' },
         'metrics-host': { type: 'string' },
+        'metrics-public': { type: 'boolean' },
         'drain-seconds': { type: 'string' },
         'data-dir': { type: 'string' },
         seed: { type: 'string' },
@@ -154,7 +157,12 @@ async function serveAll(
   const metrics = createMetrics();
   const lifecycle = new Lifecycle();
   lifecycle.register(metrics.registry);
-  const metricsHere = server.metricsPort === undefined;
+  const metricsHere = server.metricsOnPublicPort;
+  if (!metricsHere && server.metricsPort === undefined)
+    log(
+      `/metrics is not served: --host ${server.host} is not loopback, so the public port does not answer it. Add --metrics-port 9464 (METRICS_PORT) to serve it on a port of its own, or --metrics-public (METRICS_PUBLIC=1) to serve it on --port.`,
+      { level: 'warn' },
+    );
 
   const starting = new Hono({ strict: false });
   starting.use('*', observeRequests({ log, metrics: metrics.http }));

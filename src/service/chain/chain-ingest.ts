@@ -31,11 +31,22 @@ import type { ChainBlockHeader } from './ogmios-block';
  *   reconnects and resumes at the last committed block;
  * - a rollback leaves the store as if the undone blocks had never been applied: reserves and LP
  *   supplies back, their trades gone and bars folded again, and the tokens, pairs and pools they
- *   created deleted with their row ids handed out again.
+ *   created deleted with their row ids handed out again;
+ * - a rollback goes only to a point this source has: the tip, a block of the journal, or the journal's
+ *   base (the block before its oldest row: a new market's start, or the newest row the journal let go).
+ *   Any other point (`origin`, a slot before the base, another block's id at a slot of ours, a slot
+ *   after the tip, a slot where no block of ours is) is refused (RollbackRefusedError) and nothing changes.
  */
 
-/** Blocks kept in the journal: mainnet's security parameter k (shelley-genesis.json `securityParam`: no rollback goes deeper). */
+/**
+ * Blocks kept in the journal: mainnet's security parameter k (shelley-genesis.json `securityParam`:
+ * a node never rolls back more than k blocks). With its base, the journal can undo exactly k blocks.
+ */
 export const JOURNAL_BLOCKS = 2160;
+
+/** Meta keys of the chain source: the committed tip, and the journal's base. */
+const TIP_META = 'chain:tip';
+const BASE_META = 'chain:base';
 
 export interface ChainTip extends ChainPoint {
   readonly height: number;
@@ -53,6 +64,12 @@ export interface BlockReport {
 
 /** A block that does not follow the tip (a fork the node switched to without a rollback yet, or a gap). */
 export class ChainGapError extends Error {}
+
+/**
+ * A RollBackward to a point this source does not have (see the rules above): garbage from the node's
+ * side. The store, the tip and the journal are left as they were.
+ */
+export class RollbackRefusedError extends Error {}
 
 const NOTHING: BlockReport = { trades: 0, liquidity: 0, created: 0, undecodable: 0 };
 
@@ -77,6 +94,11 @@ export class ChainIngest {
     private readonly ingestor: Ingestor,
     private committedTip: ChainTip | undefined,
     private journal: JournalRow[],
+    /**
+     * The block before the journal's oldest row (a new market's start, or the newest row the journal
+     * let go): the deepest point a rollback may go to. Undefined in a store written before it was kept.
+     */
+    private base: ChainTip | undefined,
     lp: Map<number, bigint>,
     private readonly log: LogHook,
     private readonly decoders: readonly DexDecoder[],
@@ -92,11 +114,13 @@ export class ChainIngest {
     log: LogHook = () => undefined,
     decoders: readonly DexDecoder[] = DECODERS,
   ): Promise<ChainIngest> {
-    const tip = await market.meta('chain:tip');
+    const tip = await market.meta(TIP_META);
+    const base = await market.meta(BASE_META);
     return new ChainIngest(
       ingestor,
       tip ? (JSON.parse(tip) as ChainTip) : undefined,
       await market.journal(),
+      base ? (JSON.parse(base) as ChainTip) : undefined,
       await market.chainLp(),
       log,
       decoders,
@@ -106,6 +130,15 @@ export class ChainIngest {
   /** The last committed block: what the store and every answer reflect, and where a restart resumes. */
   get tip(): ChainTip | undefined {
     return this.committedTip;
+  }
+
+  /**
+   * A new market (nothing committed yet) starts after `point`: the journal's base, so that a rollback to
+   * it (undoing every block since) is one this source takes. Written with the first commit.
+   */
+  startAt(point: ChainPoint): void {
+    if (this.committedTip || this.journal.length > 0 || this.pendingRows.length > 0) return;
+    this.base = { slot: point.slot, id: point.id, height: this.base?.height ?? 0 };
   }
 
   /** Blocks applied in memory and not yet committed. */
@@ -135,6 +168,9 @@ export class ChainIngest {
     }
     const oldest = this.journal[0];
     if (oldest && !points.some((p) => p.slot === oldest.slot)) points.push({ slot: oldest.slot, id: oldest.id });
+    const base = this.base;
+    if (this.committedTip && base && !points.some((p) => p.slot === base.slot))
+      points.push({ slot: base.slot, id: base.id });
     if (
       start &&
       !points.some((p) => p.slot === start.slot && p.id === start.id) &&
@@ -196,6 +232,9 @@ export class ChainIngest {
     const journal = [...this.journal, ...rows];
     const drop = journal.length - JOURNAL_BLOCKS;
     const kept = drop > 0 ? journal.slice(drop) : journal;
+    // The newest row let go becomes the base: the journal can still undo every block after it.
+    const gone = drop > 0 ? journal[drop - 1] : undefined;
+    const base = gone ? { slot: gone.slot, id: gone.id, height: gone.height } : this.base;
     const lpSet: [number, string][] = [];
     for (const id of this.lpCommitted.keys()) {
       const lp = this.lp.get(id);
@@ -203,7 +242,7 @@ export class ChainIngest {
     }
     try {
       await this.ingestor.commit({
-        meta: { 'chain:tip': JSON.stringify(tip) },
+        meta: { [TIP_META]: JSON.stringify(tip), ...(base ? { [BASE_META]: JSON.stringify(base) } : {}) },
         journal: { append: rows, ...(drop > 0 && kept[0] ? { removeBefore: kept[0].slot } : {}) },
         ...(lpSet.length > 0 ? { chainLp: { set: lpSet } } : {}),
       });
@@ -214,6 +253,7 @@ export class ChainIngest {
     }
     this.committedTip = tip;
     this.journal = kept;
+    this.base = base;
     this.committedBlocks += rows.length;
     this.committedTrades += this.pendingTrades;
     this.pendingRows = [];
@@ -237,19 +277,18 @@ export class ChainIngest {
   /**
    * Undoes every block after `point` (a RollBackward) in one commit, after committing what is pending:
    * pool reserves and LP supplies back, their trades gone and the bars they touched folded again, and
-   * the tokens, pairs and pools they created deleted. Returns the number of blocks undone.
+   * the tokens, pairs and pools they created deleted. Returns the number of blocks undone. A point this
+   * source does not have (`refusal`) throws a RollbackRefusedError, nothing changed.
    */
   async rollBackTo(point: ChainPoint): Promise<number> {
     await this.flush();
+    const refused = this.refusal(point);
+    // The follower logs it, drops the connection and counts it.
+    if (refused !== undefined)
+      throw new RollbackRefusedError(`Ogmios sent a rollback to a point this source does not have: ${refused}`);
     if (!this.committedTip || point.slot >= this.committedTip.slot) return 0;
     const undone = this.journal.filter((e) => e.slot > point.slot);
     const kept = this.journal.filter((e) => e.slot <= point.slot);
-    if (this.journal.length === 0 || (this.journal[0]?.slot ?? 0) > point.slot) {
-      this.log(
-        `chain: rollback to slot ${point.slot} is deeper than the journal (${JOURNAL_BLOCKS} blocks); trades after it are removed, reserves and pools kept`,
-        { level: 'warn', slot: point.slot, block: point.id },
-      );
-    }
     const created = { tokens: [] as number[], pairs: [] as number[], pools: [] as number[] };
     for (const row of undone) {
       created.tokens.push(...(row.created?.tokens ?? []));
@@ -272,7 +311,7 @@ export class ChainIngest {
       }
     }
     const at = kept.at(-1);
-    const tip: ChainTip = { slot: point.slot, id: point.id, height: at?.height ?? 0 };
+    const tip: ChainTip = { slot: point.slot, id: point.id, height: at?.height ?? this.base?.height ?? 0 };
     const lpSet: [number, string][] = [];
     const lpRemove: number[] = [...deleted].filter((id) => this.lp.has(id));
     for (const [id, lp] of lpBack) {
@@ -283,7 +322,7 @@ export class ChainIngest {
       await this.ingestor.commit({
         removeTradesAfter: slotTime(point.slot),
         rollbackTo: { slot: point.slot, id: point.id, blockTime: slotTime(point.slot) },
-        meta: { 'chain:tip': JSON.stringify(tip) },
+        meta: { [TIP_META]: JSON.stringify(tip) },
         journal: { removeAfter: point.slot },
         chainLp: { set: lpSet, remove: lpRemove },
       });
@@ -302,6 +341,38 @@ export class ChainIngest {
       blocks: undone.length,
     });
     return undone.length;
+  }
+
+  /**
+   * Why a rollback to `point` is not one this source takes, or undefined when it is: the committed tip,
+   * a row of the journal, or its base. A market with nothing committed takes only its start (or anything,
+   * when no start was given: it has nothing to lose).
+   */
+  private refusal(point: ChainPoint): string | undefined {
+    const tip = this.committedTip;
+    const base = this.base;
+    const at = (slot: number) => `slot ${slot}`;
+    if (!tip) {
+      if (!base || (point.slot === base.slot && point.id === base.id)) return undefined;
+      return point.slot < 0
+        ? `the origin, before this market's start (${at(base.slot)})`
+        : `${at(point.slot)} (${point.id}), not this market's start (${at(base.slot)}, ${base.id}); nothing is stored yet`;
+    }
+    if (point.slot < 0)
+      return `the origin, while the market holds blocks up to ${at(tip.slot)}: a node never rolls back more than k = ${JOURNAL_BLOCKS} blocks`;
+    if (point.slot > tip.slot) return `${at(point.slot)}, after the tip (${at(tip.slot)}): a point in the future`;
+    const ours =
+      point.slot === tip.slot
+        ? tip
+        : (this.journal.find((row) => row.slot === point.slot) ?? (base?.slot === point.slot ? base : undefined));
+    if (ours)
+      return ours.id === point.id
+        ? undefined
+        : `${at(point.slot)} names block ${point.id}, but ours there is ${ours.id}`;
+    const oldest = base ?? this.journal[0];
+    if (oldest === undefined || point.slot < oldest.slot)
+      return `${at(point.slot)}, before the oldest point the journal can undo to (${oldest ? at(oldest.slot) : `the tip, ${at(tip.slot)}`}; it keeps ${JOURNAL_BLOCKS} blocks, k)`;
+    return `${at(point.slot)}, where no block of this chain is`;
   }
 
   private applyInMemory(block: ChainBlock): BlockReport {

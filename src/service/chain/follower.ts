@@ -9,10 +9,11 @@ import type { LogHook, LogLevel } from '../../node/log';
 import { backoffDelay, type BackoffOptions } from '../../shared/backoff';
 import { redactUrl, textRedactor } from '../../shared/redact';
 import type { ChainPoint } from './block';
-import type { ChainIngest, ChainTip } from './chain-ingest';
+import { RollbackRefusedError, type ChainIngest, type ChainTip } from './chain-ingest';
 import { slotTime } from './block';
 import { BlockShapeError, FrameError, fromOgmiosBlock, fromOgmiosPoint, parseFrame } from './ogmios-block';
-import { kupoCheckpoint, slotDaysBefore, type ChainStart } from './start';
+import { kupoCheckpoint } from './kupo';
+import { slotDaysBefore, type ChainStart } from './start';
 
 /**
  * Follows the chain through Ogmios v6 (chain synchronization over WebSocket, with the field library
@@ -63,8 +64,10 @@ export interface ChainStatus {
   /** Rollbacks applied, and the most blocks one undid. */
   readonly rollbacks: number;
   readonly deepestRollback: number;
-  /** Frames that were not JSON, blocks without a header, rollbacks to no point (each drops the connection). */
+  /** Frames that were not JSON, blocks without a header, rollbacks to no point or to one this source does not have (each drops the connection). */
   readonly garbage: number;
+  /** Of those, rollbacks refused: to `origin`, before the journal, a wrong id at a slot of ours, after the tip. */
+  readonly refusedRollbacks: number;
   readonly reconnects: number;
   readonly lastError: string | undefined;
 }
@@ -115,6 +118,7 @@ export class ChainFollower {
   private state: ChainState = 'connecting';
   private nodeTip: ChainStatus['nodeTip'];
   private garbage = 0;
+  private refusedRollbacks = 0;
   private reconnects = 0;
   private rollbacks = 0;
   private deepestRollback = 0;
@@ -142,7 +146,7 @@ export class ChainFollower {
     private readonly ingest: ChainIngest,
     private readonly options: FollowerOptions,
   ) {
-    this.redact = textRedactor([options.url]);
+    this.redact = textRedactor([options.url, options.kupoUrl]);
   }
 
   status(): ChainStatus {
@@ -164,6 +168,7 @@ export class ChainFollower {
       rollbacks: this.rollbacks,
       deepestRollback: this.deepestRollback,
       garbage: this.garbage,
+      refusedRollbacks: this.refusedRollbacks,
       reconnects: this.reconnects,
       lastError: this.lastError === undefined ? undefined : this.redact(this.lastError),
     };
@@ -336,7 +341,8 @@ export class ChainFollower {
           this.updateState();
           requestNext();
         } catch (error) {
-          fail(error, error instanceof FrameError);
+          if (error instanceof RollbackRefusedError) this.refusedRollbacks++;
+          fail(error, error instanceof FrameError || error instanceof RollbackRefusedError);
         }
       });
     };
@@ -344,7 +350,10 @@ export class ChainFollower {
     let following = false;
     let points: ChainPoint[] = [];
     try {
-      points = this.ingest.intersectionPoints(this.ingest.tip ? undefined : await this.newMarketStart(context));
+      const start = this.ingest.tip ? undefined : await this.newMarketStart(context);
+      // A new market's start is the journal's base: the one point before its first block a rollback may go to.
+      if (start) this.ingest.startAt(start);
+      points = this.ingest.intersectionPoints(start);
       const intersection = await ChainSynchronization.findIntersection(context, points);
       intersected = true;
       this.noteTip(intersection.tip);
@@ -446,7 +455,7 @@ export class ChainFollower {
     const slot = slotDaysBefore(tip.slot, start.days);
     let point: ChainPoint | undefined;
     try {
-      point = await kupoCheckpoint(this.options.kupoUrl ?? '', slot, AbortSignal.timeout(15_000));
+      point = await kupoCheckpoint(this.options.kupoUrl ?? '', slot, { timeoutMs: 15_000 });
     } catch (error) {
       throw new StartError(`cannot find the block ${start.days} day(s) back: ${errorText(error)}`);
     }

@@ -1,5 +1,6 @@
 import { safeJSON } from '@cardano-ogmios/client';
 import { z } from 'zod';
+import { escapeLogText } from '../../shared/log-text';
 import type { ChainBlock, ChainOutput, ChainPoint, ChainTx } from './block';
 
 /**
@@ -66,6 +67,12 @@ const HASH = /^[0-9a-f]{64}$/i;
 const POLICY = /^[0-9a-f]{56}$/;
 const INTEGER = /^-?\d+$/;
 
+/** An object key the node chose, as a path may show it: plain when it is a word, else quoted, escaped and cut to 64 characters. */
+function keyOf(key: string): string {
+  if (/^[\w-]{1,64}$/.test(key)) return key;
+  return `[${escapeLogText(JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key))}]`;
+}
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An amount: a bigint (the library's parser), a safe integer, or the decimal string `parseFrame` makes of a long one. */
@@ -88,13 +95,14 @@ function output(raw: unknown, index: number, path: string): ChainOutput {
   let lovelace = 0n;
   for (const policy in value) {
     const names = value[policy];
-    if (!isRecord(names)) throw new BodyError(`${path}.value.${policy}: not an object`);
+    if (!isRecord(names)) throw new BodyError(`${path}.value.${keyOf(policy)}: not an object`);
     if (policy === 'ada') {
       if (names.lovelace !== undefined) lovelace = amountOf(names.lovelace, `${path}.value.ada.lovelace`);
       continue;
     }
     if (!POLICY.test(policy)) throw new BodyError(`${path}.value: bad policy id`);
-    for (const name in names) assets.set(policy + name, amountOf(names[name], `${path}.value.${policy}.${name}`));
+    for (const name in names)
+      assets.set(policy + name, amountOf(names[name], `${path}.value.${policy}.${keyOf(name)}`));
   }
   return {
     index,
@@ -130,7 +138,7 @@ function transactionsOf(raw: Record<string, unknown>): ChainTx[] {
     const witness = new Map<string, string>();
     for (const hash in datums) {
       const cbor = datums[hash];
-      if (typeof cbor !== 'string') throw new BodyError(`${path}.datums.${hash}: not a string`);
+      if (typeof cbor !== 'string') throw new BodyError(`${path}.datums.${keyOf(hash)}: not a string`);
       witness.set(hash, cbor);
     }
     transactions.push({

@@ -36,8 +36,10 @@ export interface HealthReport {
     /** Rollbacks applied, and the most blocks one undid. */
     readonly rollbacks: number;
     readonly deepestRollback: number;
-    /** Frames that were not JSON, blocks without a header, rollbacks to no point (each drops the connection). */
+    /** Frames that were not JSON, blocks without a header, rollbacks to no point or to one the source does not have (each drops the connection). */
     readonly garbage: number;
+    /** Of those, rollbacks refused (to `origin`, before the journal, a wrong id at a slot of ours, after the tip): the tip kept. */
+    readonly refusedRollbacks: number;
     readonly reconnects: number;
     readonly lastError: string | null;
   };

@@ -75,8 +75,32 @@ export class HistoryCache {
   }
 
   /**
-   * Forgets everything: after a rollback, which may change any bar after its cut, and after a token's decimals
-   * changed (its bars are served in whole units of the decimals known then).
+   * Forgets what a chain rollback may have changed, and only that: for each series it touched (the pools
+   * it put back and their Aggregates), the chunks from the one holding `after` on, at every resolution,
+   * and its extents; every chunk of the pool row ids it freed (they will be handed out again). The rest
+   * of the cache — other pools, and these pools' bars before the point — stays.
+   */
+  forget(rolledBack: {
+    readonly after: number;
+    readonly series: ReadonlySet<number>;
+    readonly freedFrom?: number;
+  }): void {
+    this.generation++;
+    const { after, series, freedFrom } = rolledBack;
+    const touched = (id: number) => series.has(id) || (freedFrom !== undefined && id >= freedFrom);
+    for (const key of [...this.chunks.keys()]) {
+      const [id, resolution, index] = key.split(':');
+      const pool = Number(id);
+      if (freedFrom !== undefined && pool >= freedFrom) this.chunks.delete(key);
+      else if (series.has(pool) && Number(index) >= Math.floor(after / spanOf(resolution as Resolution)))
+        this.chunks.delete(key);
+    }
+    for (const key of [...this.extents.keys()]) if (touched(Number(key.split(':')[0]))) this.extents.delete(key);
+  }
+
+  /**
+   * Forgets everything: an API node that reloaded its market from the store, and a writer after a token's
+   * decimals changed (bars are served in whole units of the decimals known when they were cached).
    */
   clear(): void {
     this.generation++;

@@ -71,6 +71,16 @@ export interface NewPool {
 /** Told of each commit: its store transaction's seconds, the trades it wrote, whether it succeeded. */
 export type CommitObserver = (seconds: number, trades: number, ok: boolean) => void;
 
+/** What a committed rollback changed, for caches of bars to forget exactly that. */
+export interface RolledBack {
+  /** Every trade after this time (Unix seconds) was removed. */
+  readonly after: number;
+  /** The series (pool row ids) whose trades, reserves or bars it may have changed: the pools it put back and their Aggregates. */
+  readonly series: ReadonlySet<number>;
+  /** Pool row ids from this one on were deleted and will be handed out again (undefined: none). */
+  readonly freedFrom?: number;
+}
+
 /** What a commit writes besides the pending changes (in the same transaction). */
 export interface CommitExtras {
   readonly simState?: SimState;
@@ -103,7 +113,7 @@ export class Ingestor {
   /** Reserves of every pool touched since the last commit, as they were before: restored on failure. */
   private readonly before = new Map<Pool, [number, number]>();
   private readonly listeners = new Set<CommitListener>();
-  private readonly rollbackListeners = new Set<() => void>();
+  private readonly rollbackListeners = new Set<(rolledBack: RolledBack) => void>();
   private readonly batchListeners = new Set<(batch: CommitBatch) => void>();
   private readonly pendingIds = new Set<string>();
   /** Pending trades of `newId` swaps, whose ids are not in `pendingIds`. */
@@ -115,7 +125,7 @@ export class Ingestor {
   private newPairs: Pair[] = [];
   private newPools: Pool[] = [];
   /** Rows deleted by `removeCreated`, with what puts them back if the commit fails. */
-  private removed: { rows: CreatedRows; undo: () => void } | undefined;
+  private removed: { rows: CreatedRows; freedFrom: number; undo: () => void } | undefined;
   private meta: Record<string, string> = {};
   /** While set, commits write trades alone and mark the bars stale (see `withDeferredBars`). */
   private deferBars = false;
@@ -169,8 +179,8 @@ export class Ingestor {
 
   private observer: CommitObserver | undefined;
 
-  /** Called after a commit that rolled trades back (caches of bars must forget what they hold). */
-  onRollback(listener: () => void): () => void {
+  /** Called after a commit that rolled trades back: caches of bars forget what it touched. */
+  onRollback(listener: (rolledBack: RolledBack) => void): () => void {
     this.rollbackListeners.add(listener);
     return () => this.rollbackListeners.delete(listener);
   }
@@ -241,6 +251,7 @@ export class Ingestor {
     this.ids.pool = lowest([...rows.pools, ...pairs.map((p) => p.aggregate.id)], this.ids.pool);
     this.removed = {
       rows,
+      freedFrom: this.ids.pool,
       undo: () => {
         for (const token of tokens) this.market.addToken(token);
         for (const pair of pairs) this.market.addPair(pair);
@@ -439,7 +450,16 @@ export class Ingestor {
       this.observer?.((performance.now() - started) / 1000, trades, true);
       this.failure = undefined;
       const records = taken.batch.trades ?? [];
-      if (taken.batch.removeTradesAfter !== undefined) for (const listener of this.rollbackListeners) listener();
+      const after = taken.batch.removeTradesAfter;
+      if (after !== undefined) {
+        // A trade after the point changed its pool's reserves: every such pool was put back (setReserves), with its Aggregate.
+        const rolledBack: RolledBack = {
+          after,
+          series: new Set((taken.batch.reserves ?? []).map((r) => r.id)),
+          ...(taken.freedFrom !== undefined ? { freedFrom: taken.freedFrom } : {}),
+        };
+        for (const listener of this.rollbackListeners) listener(rolledBack);
+      }
       for (const listener of this.batchListeners) listener(taken.batch);
       if (records.length > 0) for (const listener of this.listeners) listener(records);
       return records;
@@ -449,7 +469,7 @@ export class Ingestor {
   }
 
   /** Detaches the pending changes as a batch, with what puts memory back if it fails. */
-  private take(extras: CommitExtras): { batch: CommitBatch; undo: () => void } {
+  private take(extras: CommitExtras): { batch: CommitBatch; undo: () => void; freedFrom: number | undefined } {
     const newPools = this.newPools;
     const newPairs = this.newPairs;
     const pools: PoolRow[] = [...newPairs.map((p) => p.aggregate), ...newPools].map((p) => ({
@@ -524,7 +544,7 @@ export class Ingestor {
         if (this.market.pairs.has(pairKey(pair.base.unit, pair.quote.unit))) sumAggregate(pair);
       // Ids handed out stay used: a gap in row ids is harmless, a reused id could collide with a later batch.
     };
-    return { batch, undo };
+    return { batch, undo, freedFrom: removed?.freedFrom };
   }
 
   /**

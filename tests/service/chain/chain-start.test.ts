@@ -148,7 +148,14 @@ describe('--chain-start', () => {
       vi.waitUntil(async () => pattern.test((await health()).chain.lastError ?? ''), { timeout: 10_000, interval: 50 });
     await reason(/Kupo holds no block at or before slot \d+ \(20 day\(s\) before the tip\).*--since/);
     kupo.answer = { status: 200, body: '{"slot":1}' };
-    await reason(/not a point/);
+    await reason(
+      /cannot find the block 20 day\(s\) back: Kupo's answer to GET \/checkpoints\/\d+ is not what its API documents: slot_no: must be a number/,
+    );
+    // A point out of range is never the start point (issue 45): it stays an error, and the source retries.
+    kupo.answer = { status: 200, body: `{"slot_no":-5,"header_hash":"${'ab'.repeat(32)}"}` };
+    await reason(/slot_no: must be at least 0/);
+    kupo.answer = { status: 200, body: `{"slot_no":${2 ** 53},"header_hash":"${'ab'.repeat(32)}"}` };
+    await reason(/slot_no: must be at most \d+, the slot asked/);
     kupo.answer = { status: 503, body: '{}' };
     await reason(/Kupo answered 503/);
     expect((await health()).chain.blocks).toBe(0);

@@ -6,14 +6,12 @@ import {
   spreadsQuerySchema,
   tradesQuerySchema,
 } from '../../../shared/api/queries';
-import { spreadOf } from '../../../shared/spread';
 import {
   EXTENSION_ROUTES,
   type PairPoolsResponse,
   type Deepest,
   type ExtensionIndex,
   type MarketSourceResponse,
-  type Spreads,
   type TapeTrade,
   type TokenInfo,
   type TokenNames,
@@ -25,6 +23,7 @@ import type { TradeStore } from '../../store/ports';
 import { ALL_GROUPS } from '../../../shared/groups';
 import { isTokenUnit } from '../../../shared/id-rules';
 import { GroupStatsSource } from '../../market/group-stats';
+import { SpreadsSource } from '../../market/spreads';
 import { adaPerBase, marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
 import { poolPrice, poolTvl, type Market } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
@@ -81,10 +80,19 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     const parsed = groupStatsQuerySchema.safeParse(c.req.query());
     if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'group is required');
     const { group, pools } = parsed.data;
-    const body = await groupStats.stats(group, pools?.split(','));
-    if (!body) return priceError(c, 404, `Unknown group: ${echo(group)} (known: ${ALL_GROUPS.join(', ')})`);
+    const unknown = () => priceError(c, 404, `Unknown group: ${echo(group)} (known: ${ALL_GROUPS.join(', ')})`);
+    if (pools === undefined) {
+      // The whole list: built once per market change, the same bytes for every request until then.
+      const json = await groupStats.listJson(group);
+      if (json === undefined) return unknown();
+      c.header('Cache-Control', 'private, max-age=10');
+      c.header('Content-Type', 'application/json');
+      return c.body(json);
+    }
+    const body = await groupStats.stats(group, pools.split(','));
+    if (!body) return unknown();
     // Named rows are asked to be fresh (rows that just came on screen): never from a cache.
-    c.header('Cache-Control', pools === undefined ? 'private, max-age=10' : 'no-store');
+    c.header('Cache-Control', 'no-store');
     return c.json(body);
   });
 
@@ -180,42 +188,16 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     return c.json(body);
   });
 
-  // Every pair's spread: prices and TVLs are the market's in memory, so one pass over the pairs.
-  app.get(`/${EXTENSION_ROUTES.spreads}`, auth, (c) => {
+  // Every pair's spread: prices and TVLs once per market change, filtered by min_tvl per request.
+  const spreads = new SpreadsSource(market);
+  app.get(`/${EXTENSION_ROUTES.spreads}`, auth, async (c) => {
     const parsed = spreadsQuerySchema.safeParse(c.req.query());
     if (!parsed.success) return priceError(c, 400, parsed.error.issues[0]?.message ?? 'invalid query');
-    const minTvl = parsed.data.min_tvl;
-    const body: Spreads = {
-      s: 'ok',
-      min_tvl: minTvl,
-      base: [],
-      quote: [],
-      aggregate: [],
-      spread_percent: [],
-      pools: [],
-      low: [],
-      high: [],
-    };
-    for (const pair of market.pairs.values()) {
-      const adaPer = adaPerBase(market, pair.aggregate);
-      const spread = spreadOf(
-        pair.pools.map((p) => ({
-          id: p.poolId,
-          price: poolPrice(p),
-          tvlAda: adaPer > 0 ? poolTvl(p) * adaPer : undefined,
-        })),
-        minTvl,
-      );
-      body.base.push(pair.base.unit);
-      body.quote.push(pair.quote.unit);
-      body.aggregate.push(pair.aggregate.poolId);
-      body.spread_percent.push(spread.percent);
-      body.pools.push(spread.pools);
-      body.low.push(spread.low);
-      body.high.push(spread.high);
-    }
     c.header('Cache-Control', 'private, max-age=5');
-    return c.json(body);
+    c.header('Content-Type', 'application/json');
+    // The UTF-8 bytes as kept (a Buffer's memory is an ArrayBuffer: no SharedArrayBuffer is used here).
+    const body = await spreads.body(parsed.data.min_tvl);
+    return c.body(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength));
   });
 
   app.get(`/${EXTENSION_ROUTES.trades}`, auth, async (c) => {
