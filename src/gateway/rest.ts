@@ -11,13 +11,16 @@ import { forwardLogo } from './logo';
 const LOGO_PATH = /^\/tokens\/logo\/([^/]+)$/;
 const LOGO_RULE: CacheRule = { ttlMs: 60 * 60_000, browserMaxAge: 3600 };
 
-/** A group as the upstream's key names it: its canonical spelling when it is one of ours, else lower case. */
-export const groupKey = (group: string): string => groupNamed(group) ?? group.toLowerCase();
+/**
+ * A group as the upstream's key names it: its canonical spelling when it is one of ours, else as sent (the
+ * upstream refuses it, naming it as the user wrote it; refusals are never held, so they need no one key).
+ */
+export const groupKey = (group: string): string => groupNamed(group) ?? group;
 
 /**
  * The cached routes: their lifetimes (only 200s are cached), and the upstream target each answer is
  * held under, made from the request's validated, normalised query — never from the query as sent. A
- * parameter a route does not read is ignored (not forwarded, not keyed), a group is case-folded, so
+ * parameter a route does not read is ignored (not forwarded, not keyed), a known group is spelled canonically, so
  * `symbol_info?group=aggregate&cb=7` and `symbol_info?group=Aggregate` are one answer, fetched once.
  * `costly`: a whole-market answer, whose fetch the address's list budget pays (address-limit.ts).
  */
