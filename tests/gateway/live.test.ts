@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { liveErrorSchema } from '../../src/shared/api/gateway';
-import { aggregatesByActivity, forceTradesOn, lastSeq, storedTrades } from '../support/market';
+import { aggregatesByActivity, forceTradesOn, lastSeq, storedTrades, wholeTrades } from '../support/market';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
 import { liveStatuses, liveTrades, SseReader, tradeUntilSeen } from '../support/sse';
 import { runtimeInternals } from '../../src/service/runtime-internals';
@@ -113,10 +113,10 @@ describe('gateway live multiplexing', () => {
     }
     // One more trade of the watched pool, seen last: a duplicate of an earlier one would have come before it.
     await forceTradesOn(runtime, [aggregate], t.nowSeconds());
-    const stored = await storedSoFar();
+    const stored = wholeTrades(runtime.market, await storedSoFar());
     expect(stored.length).toBeGreaterThan(5);
     await watcher.until(() => trades(watcher).length >= stored.length);
-    expect(trades(watcher).map((e) => [e.previous_price, e.current_price, Math.round(e.volume * 1e6)])).toEqual(
+    expect(trades(watcher).map((e) => [e.previous_price, e.current_price, e.volume])).toEqual(
       stored.map((r) => [r.aggPrevPrice, r.aggPrice, r.volume]),
     );
     expect(statuses(watcher).filter((s) => s.resync)).toEqual([]);
