@@ -16,6 +16,11 @@ export const INTRADAY_MULTIPLIERS: readonly string[] = CHART_RESOLUTIONS.filter(
   (entry) => entry.chart,
 );
 
+/** Week multipliers served (`1W`: TradingView names weeks `<n>W`), built here from days. */
+export const WEEKLY_MULTIPLIERS: readonly string[] = CHART_RESOLUTIONS.filter((entry) => entry.chart.endsWith('W')).map(
+  (entry) => entry.chart.slice(0, -1),
+);
+
 /** The library resolution of a wire resolution. */
 export function toLibraryResolution(resolution: Resolution): ResolutionString {
   return apiResolutionEntry(resolution).chart as ResolutionString;

@@ -53,6 +53,9 @@ export interface ResolutionEntry {
   readonly foldOf?: string;
 }
 
+/** The Unix epoch was a Thursday: weeks start four days after it, on Monday 00:00 UTC. */
+const WEEK_OFFSET = 4 * 86_400;
+
 /** Every resolution the app charts, finest first. */
 export const CHART_RESOLUTIONS: readonly ResolutionEntry[] = [
   {
@@ -85,6 +88,7 @@ export const CHART_RESOLUTIONS: readonly ResolutionEntry[] = [
     api: '15min',
     udf: ['15'],
   },
+  { chart: '30', seconds: 1800, offset: 0, label: '30m', name: '30 minutes', aliases: ['30m', '30min'], foldOf: '15' },
   {
     chart: '60',
     seconds: 3600,
@@ -96,6 +100,15 @@ export const CHART_RESOLUTIONS: readonly ResolutionEntry[] = [
     udf: ['60'],
   },
   {
+    chart: '240',
+    seconds: 14_400,
+    offset: 0,
+    label: '4h',
+    name: '4 hours',
+    aliases: ['240m', '240min', '4h'],
+    foldOf: '60',
+  },
+  {
     chart: '1D',
     seconds: 86_400,
     offset: 0,
@@ -104,6 +117,15 @@ export const CHART_RESOLUTIONS: readonly ResolutionEntry[] = [
     aliases: ['1d', 'd', '1440', '24h'],
     api: '1d',
     udf: ['1D', 'D', '1440'],
+  },
+  {
+    chart: '1W',
+    seconds: 604_800,
+    offset: WEEK_OFFSET,
+    label: '1W',
+    name: '1 week',
+    aliases: ['1w', 'w', '7d'],
+    foldOf: '1D',
   },
 ];
 

@@ -1,6 +1,7 @@
 import type { IChartApi, ISeriesApi, LogicalRange } from 'lightweight-charts';
 import type { Bar, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
 import { resolutionSeconds } from '@/app/lib/first-chart';
+import { chartResolution, entryBucketStart } from '@/shared/resolutions';
 import { FIRST_CANDLES_MARK } from '@/app/lib/first-candles';
 import type { IndicatorSpec } from '@/app/lib/indicators';
 import { PALETTES } from '@/app/lib/palette';
@@ -325,9 +326,9 @@ export class Chart {
 
   /** Marks the candle holding true time `time` (a trade's), or takes the mark away (undefined). */
   markTime(time: number | undefined): void {
-    const step = resolutionSeconds(this.resolution);
+    const entry = chartResolution(this.resolution);
     const bars = this.book.shown;
-    const bucket = time === undefined ? undefined : time - (time % step);
+    const bucket = time === undefined || entry === undefined ? undefined : entryBucketStart(time, entry);
     const i = bucket === undefined ? -1 : bars.findLastIndex((bar) => bar.time === bucket);
     this.view.mark(i < 0 ? undefined : i, bars);
     this.container.dataset.marked = i < 0 ? '' : String(bucket);
