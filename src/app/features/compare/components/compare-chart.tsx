@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { LineSeries, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useRef } from 'react';
-import { toWireResolution, type ResolutionString, type SearchRow } from '@/datafeed';
+import type { ResolutionString, SearchRow } from '@/datafeed';
+import { resolutionSeconds } from '@/app/lib/first-chart';
 import { ErrorState } from '@/app/components/error-state';
 import { formatPercent, percentTrend } from '@/app/lib/format';
 import { PALETTES } from '@/app/lib/palette';
@@ -44,7 +45,7 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
   const datafeed = useDatafeed();
   const query = useQuery(compareSeriesQueryOptions(datafeed, row, resolution));
   const palette = PALETTES[theme];
-  const daily = toWireResolution(resolution) === '1d';
+  const daily = resolutionSeconds(resolution) >= 86_400;
   // Times as the chart sees them: moved in Local mode so that day marks fall on local midnight.
   const { containerRef, chart, seriesRef, displayTimes } = useLineChart({
     palette,
