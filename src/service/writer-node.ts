@@ -178,14 +178,21 @@ export async function createWriterNode(
       }
     }
     // Who each token is, from a token metadata server (docs/chain.md "Token identity"); asked once the market is live.
-    const identity = config.tokenRegistryUrl
-      ? new MarketIdentity({
-          market,
-          ingestor,
-          registryUrl: config.tokenRegistryUrl,
-          log: (line, fields) => log?.(redact(line), fields),
-        })
-      : undefined;
+    const kupoUrl = config.source === 'chain' ? config.kupoUrl : undefined;
+    const identity =
+      config.tokenRegistryUrl || kupoUrl
+        ? new MarketIdentity({
+            market,
+            ingestor,
+            registryUrl: config.tokenRegistryUrl,
+            kupoUrl,
+            log: (line, fields) => log?.(redact(line), fields),
+          })
+        : undefined;
+    if (config.source === 'chain' && !kupoUrl)
+      log?.(
+        'identity: no --kupo: CIP-68 tokens keep their asset name and 0 decimals (their reference NFTs are read through Kupo; docs/chain.md "Token identity")',
+      );
 
     const hub = new StreamHub(market);
     const history = new HistoryCache(store.bars, market);

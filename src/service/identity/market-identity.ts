@@ -3,6 +3,7 @@ import { isPng } from '../logos/identicon';
 import type { Ingestor } from '../market/ingest';
 import { LOGO_STORED, type Market } from '../market/model';
 import { identityOf, type IdentityRecord } from './identity';
+import { kupoReferenceDatum } from './kupo-reference';
 import { queryRegistry } from './registry-server';
 import { TokenIdentityResolver, type ResolverStatus } from './resolver';
 
@@ -15,7 +16,9 @@ export interface MarketIdentityOptions {
   readonly market: Market;
   readonly ingestor: Ingestor;
   /** `--token-registry`: a token metadata server (CIP-26), asked for every token of the market, then daily. */
-  readonly registryUrl: string;
+  readonly registryUrl?: string | undefined;
+  /** `--kupo`: a Kupo beside Ogmios, asked for the reference NFT of every CIP-68 token of the market. */
+  readonly kupoUrl?: string | undefined;
   readonly log?: ((line: string, fields?: LogFields) => void) | undefined;
   /** Seconds since the epoch (tests move it). */
   readonly now?: () => number;
@@ -23,7 +26,8 @@ export interface MarketIdentityOptions {
 
 /**
  * The token identity resolver of a running market (docs/chain.md "Token identity"): every token of the market, and
- * each new one as a commit brings it, is looked up in the token metadata server off the ingest path; what is learnt
+ * each new one as a commit brings it, is looked up off the ingest path — a CIP-68 token's reference NFT through Kupo,
+ * any token in the token metadata server; what is learnt
  * becomes the token's name, ticker, decimals and PNG logo through the one write path, in a commit of its own — which
  * makes every answer right at once (raw units in the store) and tells the clients (a metadata event). A source in the
  * middle of a multi-block batch (a chain catch-up) is never interrupted: learnt metadata waits until the write path
@@ -38,17 +42,22 @@ export class MarketIdentity {
   private closed = false;
 
   constructor(private readonly options: MarketIdentityOptions) {
-    const { registryUrl, log } = options;
+    const { registryUrl, kupoUrl, log } = options;
     this.resolver = new TokenIdentityResolver({
       records: [],
-      registry: {
-        lookup: async (units, signal) => {
-          const answer = await queryRegistry(registryUrl, units, { signal });
-          for (const skip of answer.skipped) log?.(`identity: token registry: ${skip}`, { level: 'warn' });
-          return answer.entries;
-        },
-        batch: REGISTRY_BATCH,
-      },
+      ...(kupoUrl !== undefined ? { referenceDatum: kupoReferenceDatum(kupoUrl) } : {}),
+      ...(registryUrl !== undefined
+        ? {
+            registry: {
+              lookup: async (units: readonly string[], signal: AbortSignal) => {
+                const answer = await queryRegistry(registryUrl, units, { signal });
+                for (const skip of answer.skipped) log?.(`identity: token registry: ${skip}`, { level: 'warn' });
+                return answer.entries;
+              },
+              batch: REGISTRY_BATCH,
+            },
+          }
+        : {}),
       apply: (records, logos) => this.apply(records, logos),
       log: (line, level) => log?.(line, { level: level ?? 'info' }),
       ...(options.now ? { now: options.now } : {}),
@@ -105,7 +114,7 @@ export class MarketIdentity {
       const changed = this.write(records, logos);
       if (changed > 0) {
         await ingestor.commit();
-        this.options.log?.(`identity: ${changed} token(s) named from the token registry`);
+        this.options.log?.(`identity: ${changed} token(s) named from their metadata`);
       }
     }
   }

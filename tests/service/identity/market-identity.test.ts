@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseServiceConfig } from '../../../src/service/config';
+import { kupoReferenceDatum } from '../../../src/service/identity/kupo-reference';
+import { MarketIdentity } from '../../../src/service/identity/market-identity';
 import { LOGO_NONE } from '../../../src/service/market/model';
 import { runtimeInternals } from '../../../src/service/runtime-internals';
 import { tokenLogoSchema, tokenStatsSchema } from '../../../src/shared/api/tokens';
 import { ADA_UNIT } from '../../../src/shared/id-rules';
 import { cip26ByTicker } from '../../support/cip26-sample';
+import { FakeKupo } from '../../support/fake-kupo';
 import { FakeTokenRegistry } from '../../support/fake-token-registry';
 import { createTestService, type TestService } from '../../support/service';
 
@@ -82,5 +86,104 @@ describe('a market naming its tokens from a token metadata server', () => {
     expect(parseServiceConfig({ source: 'none', 'token-registry': 'https://tokens.cardano.org' }, {})).toMatchObject({
       tokenRegistryUrl: 'https://tokens.cardano.org',
     });
+  });
+});
+
+interface DatumFixture {
+  readonly unit: string;
+  readonly ftUnit: string;
+  readonly datum: string;
+  readonly expected: { readonly name: string; readonly ticker: string; readonly decimals: number };
+}
+const DATUMS = JSON.parse(
+  readFileSync(new URL('../../fixtures/identity/cip68-reference-datums.json', import.meta.url), 'utf8'),
+) as DatumFixture[];
+
+describe('CIP-68 tokens named from their reference NFTs through Kupo', () => {
+  let kupo: FakeKupo;
+  let service: TestService;
+  beforeAll(async () => {
+    kupo = await FakeKupo.start([]);
+    kupo.setReferences(new Map(DATUMS.map((d) => [d.unit, d.datum])));
+    service = await createTestService({ startMs: 1_718_000_000_000, config: { source: 'none' } });
+  }, 60_000);
+  afterAll(async () => {
+    await service?.close();
+    await kupo?.close();
+  });
+
+  it('gives each of six real tokens its on-chain name, ticker and decimals, and its pools their prices', async () => {
+    const { ingestor } = runtimeInternals(service.runtime);
+    const { market } = service.runtime;
+    const identity = new MarketIdentity({ market, ingestor, kupoUrl: kupo.url });
+    try {
+      const ada = ingestor.addToken({
+        unit: ADA_UNIT,
+        ticker: 'ADA',
+        name: 'Cardano',
+        decimals: 6,
+        logoKind: LOGO_NONE,
+      });
+      const pools = DATUMS.map((d, i) => {
+        const token = ingestor.addToken({
+          unit: d.ftUnit,
+          ticker: `T${i}`,
+          name: `T${i}`,
+          decimals: 0,
+          logoKind: LOGO_NONE,
+        });
+        return ingestor.addPool(ingestor.ensurePair(ada, token), {
+          poolId: `${'cd'.repeat(27)}${i.toString(16).padStart(2, '0')}`,
+          group: 'MinswapV2',
+          baseReserve: 5e12,
+          quoteReserve: 2e13,
+          feeBps: 30,
+          simulated: false,
+        });
+      });
+      await ingestor.commit();
+      identity.start();
+      await vi.waitFor(() => expect(market.tokens.get(DATUMS.at(-1)?.ftUnit ?? '')?.decimals).toBe(8), {
+        timeout: 20_000,
+        interval: 50,
+      });
+      await identity.drain();
+      for (const [i, d] of DATUMS.entries()) {
+        const { name, ticker, decimals } = d.expected;
+        expect(market.tokens.get(d.ftUnit), ticker).toMatchObject({ name, ticker, decimals });
+        const current = tokenStatsSchema.parse(
+          await service.getJson(`/api/v1/tokens/current?pool=${pools[i]?.poolId ?? ''}`),
+        );
+        // 5,000,000 ADA against 2 * 10^13 raw units: whole units of the token's decimals.
+        expect(current.current_price).toBeCloseTo((5e6 / 2e13) * 10 ** d.expected.decimals, 12);
+      }
+      expect(identity.status()).toMatchObject({ cip68: DATUMS.length, kupo: 'on', registryServer: 'off' });
+      // Kupo was asked for the reference NFTs (label 100), each once, and their datums.
+      const asked = kupo.requests.filter((r) => r.startsWith('/matches/'));
+      expect(asked.map((r) => r.replace(/^\/matches\/|\.|\?unspent$/g, '')).sort()).toEqual(
+        DATUMS.map((d) => d.unit).sort(),
+      );
+    } finally {
+      await identity.close();
+    }
+  });
+
+  it('refuses Kupo answers outside the documented shape or bounds, naming the call (the token keeps what it had)', async () => {
+    const lookup = kupoReferenceDatum(kupo.url, 2_000);
+    const unit = DATUMS[0]?.unit ?? '';
+    const signal = new AbortController().signal;
+    try {
+      kupo.answer = { status: 200, body: JSON.stringify(Array.from({ length: 17 }, () => ({ datum_hash: null }))) };
+      await expect(lookup(unit, signal)).rejects.toThrow(/matches/);
+      kupo.answer = { status: 200, body: '[{"datum_hash":"zz","created_at":{"slot_no":1}}]' };
+      await expect(lookup(unit, signal)).rejects.toThrow(/datum_hash/);
+      kupo.answer = { status: 500, body: 'down' };
+      await expect(lookup(unit, signal)).rejects.toThrow(/500/);
+      kupo.answer = undefined;
+      await expect(lookup(`${'ef'.repeat(28)}000643b0`, signal)).resolves.toBeUndefined();
+      await expect(lookup(unit, signal)).resolves.toBe(DATUMS[0]?.datum);
+    } finally {
+      kupo.answer = undefined;
+    }
   });
 });
