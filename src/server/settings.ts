@@ -103,7 +103,7 @@ export function readSettings(
 export function configuredSecrets(flags: Flags, env: Env, argv: readonly string[] = []): (string | undefined)[] {
   const fromArgs: string[] = [];
   argv.forEach((arg, i) => {
-    for (const flag of ['--ogmios', '--kupo']) {
+    for (const flag of ['--ogmios', '--kupo', '--token-registry']) {
       if (arg === flag) fromArgs.push(argv[i + 1] ?? '');
       else if (arg.startsWith(`${flag}=`)) fromArgs.push(arg.slice(flag.length + 1));
     }
@@ -112,9 +112,11 @@ export function configuredSecrets(flags: Flags, env: Env, argv: readonly string[
   return [
     flag('ogmios'),
     flag('kupo'),
+    flag('token-registry'),
     ...fromArgs,
     env.OGMIOS_URL,
     env.KUPO_URL,
+    env.TOKEN_REGISTRY_URL,
     env.UPSTREAM_URL,
     env.DATABASE_URL,
     env.REDIS_URL,

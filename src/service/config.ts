@@ -48,6 +48,11 @@ export interface ServiceConfig {
   readonly chainStart?: ChainStart;
   /** `--kupo` / `KUPO_URL`: a Kupo chain index beside Ogmios, to find the block `--chain-start <N>d` names. */
   readonly kupoUrl?: string;
+  /**
+   * `--token-registry` / `TOKEN_REGISTRY_URL`: a CIP-26 token metadata server (`POST /metadata/query`), asked for the
+   * name, ticker, decimals and logo of every token of a chain-fed or imported market (docs/chain.md "Token identity").
+   */
+  readonly tokenRegistryUrl?: string;
   /** `--vyfi-pools` / `VYFI_POOLS`: VyFi's pools from the operator's file instead of the bundled list (source `chain`). */
   readonly vyFiPools?: VyFiPoolList;
   /** `DATABASE_URL`: the market lives in this PostgreSQL database instead of the data directory's SQLite file. */
@@ -89,6 +94,7 @@ export const SERVICE_SETTINGS = {
   ogmios: { flag: 'ogmios', env: 'OGMIOS_URL', secret: true },
   chainStart: { flag: 'chain-start', env: 'CHAIN_START' },
   kupo: { flag: 'kupo', env: 'KUPO_URL' },
+  tokenRegistry: { flag: 'token-registry', env: 'TOKEN_REGISTRY_URL', secret: true },
   vyFiPools: { flag: 'vyfi-pools', env: 'VYFI_POOLS' },
 } as const;
 
@@ -216,6 +222,22 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     }, 'kupo must be an HTTP address such as http://127.0.0.1:1442 (no credentials or fragment)'),
     undefined as unknown as string,
   ) as string | undefined;
+  const tokenRegistry = read(
+    'tokenRegistry',
+    z.string().refine((value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.hash === '';
+      } catch {
+        return false;
+      }
+    }, 'token-registry must be an HTTP address such as https://tokens.cardano.org (no fragment)'),
+    undefined as unknown as string,
+  ) as string | undefined;
+  if (tokenRegistry !== undefined && source === 'simulated')
+    throw new Error(
+      "--token-registry names real tokens: the simulated market's tokens are its own. Use it with --source chain or none.",
+    );
   if (source === 'chain' && chainStart?.kind === 'days' && kupo === undefined) {
     throw new Error(
       `--chain-start ${chainStart.days}d starts about ${chainStart.days} days back, and chain synchronisation cannot seek by time: ` +
@@ -257,6 +279,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     ...(ogmios !== undefined ? { ogmiosUrl: ogmios } : {}),
     ...(chainStart !== undefined ? { chainStart } : {}),
     ...(kupo !== undefined ? { kupoUrl: kupo } : {}),
+    ...(tokenRegistry !== undefined ? { tokenRegistryUrl: tokenRegistry } : {}),
     ...(vyFiPools !== undefined ? { vyFiPools } : {}),
     dataDir: read('dataDir', z.string().min(1, 'data-dir must not be empty'), './data'),
     seed: read('seed', int('seed', 0, 2 ** 31 - 1), DEFAULT_SEED),

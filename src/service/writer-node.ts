@@ -12,6 +12,8 @@ import { DEFAULT_CHAIN_START } from './chain/start';
 import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
 import type { HealthReport } from './http/health';
 import { HistoryCache } from './http/history-cache';
+import { MarketIdentity } from './identity/market-identity';
+import type { ResolverStatus } from './identity/resolver';
 import { generateMarket, type MarketSpec } from './market/generate';
 import type { Ingestor } from './market/ingest';
 import { LOGO_GENERATED, LOGO_NONE } from './market/model';
@@ -175,6 +177,22 @@ export async function createWriterNode(
         metrics?.chain(chainFollower);
       }
     }
+    // Who each token is, from a token metadata server (docs/chain.md "Token identity"); asked once the market is live.
+    const kupoUrl = config.source === 'chain' ? config.kupoUrl : undefined;
+    const identity =
+      config.tokenRegistryUrl || kupoUrl
+        ? new MarketIdentity({
+            market,
+            ingestor,
+            registryUrl: config.tokenRegistryUrl,
+            kupoUrl,
+            log: (line, fields) => log?.(redact(line), fields),
+          })
+        : undefined;
+    if (config.source === 'chain' && !kupoUrl)
+      log?.(
+        'identity: no --kupo: CIP-68 tokens keep their asset name and 0 decimals (their reference NFTs are read through Kupo; docs/chain.md "Token identity")',
+      );
 
     const hub = new StreamHub(market);
     const history = new HistoryCache(store.bars, market);
@@ -215,6 +233,7 @@ export async function createWriterNode(
       ...(config.role !== 'all' ? { role: config.role } : {}),
       ...(simulator ? { blockHeight: simulator.blockHeight, lastBlockTime: simulator.lastBlockAt } : {}),
       ...(follower ? { chain: chainHealth(follower.status(), redact) } : {}),
+      ...(identity ? { identity: identityHealth(identity.status(), redact) } : {}),
     });
 
     let closed = false;
@@ -267,6 +286,7 @@ export async function createWriterNode(
           ),
         );
         follower?.start();
+        identity?.start();
       },
       close: async () => {
         if (closed) return;
@@ -275,6 +295,7 @@ export async function createWriterNode(
         try {
           await simulator?.stop();
           await follower?.stop();
+          await identity?.close();
         } finally {
           hub.closeAll();
           await handle.close();
@@ -285,6 +306,22 @@ export async function createWriterNode(
     await handle.close();
     throw error;
   }
+}
+
+/** What the token identity resolver has learnt and what it waits for (`/healthz`). */
+function identityHealth(
+  status: ResolverStatus,
+  redact: (text: string) => string,
+): NonNullable<HealthReport['identity']> {
+  return {
+    known: status.known,
+    registry: status.registry,
+    cip68: status.cip68,
+    pending: status.pending,
+    registryServer: status.registryServer,
+    kupo: status.kupo,
+    lastError: status.lastError === undefined ? null : redact(status.lastError),
+  };
 }
 
 /** Where the chain stands, as log fields: the applied tip's slot, block and height. */

@@ -39,6 +39,10 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
                           or <slot>.<block hash>; later starts resume at the stored tip
   --kupo <url>            a Kupo beside Ogmios (KUPO_URL), e.g. http://127.0.0.1:1442: finds the
                           block --chain-start <N>d names (docs/chain.md)
+  --token-registry <url>  a CIP-26 token metadata server (TOKEN_REGISTRY_URL), e.g.
+                          https://tokens.cardano.org: names, tickers, decimals and logos of the
+                          tokens of a chain-fed or imported market, asked off the ingest path
+                          and again daily (docs/chain.md "Token identity")
   --vyfi-pools <file>     VyFi's pools for --source chain (VYFI_POOLS): a JSON list of each pool's
                           validator and pair, instead of the bundled one (docs/chain.md, VyFi)
   --role <r>              all (default: one process), ingest (the single writer of a cluster: serves
@@ -95,6 +99,7 @@ async function main(): Promise<void> {
         ogmios: { type: 'string' },
         'chain-start': { type: 'string' },
         kupo: { type: 'string' },
+        'token-registry': { type: 'string' },
         'vyfi-pools': { type: 'string' },
         help: { type: 'boolean' },
       },

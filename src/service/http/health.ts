@@ -15,6 +15,19 @@ export interface HealthReport {
   readonly cluster?: { readonly redis: boolean; readonly gaps: number; readonly resyncs: number };
   /** Where the market's trades come from (docs/chain.md). */
   readonly source: 'simulated' | 'chain' | 'none';
+  /**
+   * The token identity resolver (`--token-registry`): tokens named by a source, lookups waiting, whether Kupo and the
+   * metadata server are used, and the last lookup that failed (docs/chain.md "Token identity").
+   */
+  readonly identity?: {
+    readonly known: number;
+    readonly registry: number;
+    readonly cip68: number;
+    readonly pending: number;
+    readonly registryServer: 'on' | 'off';
+    readonly kupo: 'on' | 'off';
+    readonly lastError: string | null;
+  };
   /** The chain source's progress (source `chain`). */
   readonly chain?: {
     readonly state: string;

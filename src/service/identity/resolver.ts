@@ -75,6 +75,8 @@ export class TokenIdentityResolver {
   private lastError: string | undefined;
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
+  /** Ends the running loop's wait (a unit to look up was observed). */
+  private wake: (() => void) | undefined;
 
   constructor(private readonly options: ResolverOptions) {
     this.now = options.now ?? (() => Date.now() / 1000);
@@ -119,6 +121,7 @@ export class TokenIdentityResolver {
       )
         this.registryQueue.set(unit, { due: now, failures: 0 });
     }
+    if (this.kupoQueue.size + this.registryQueue.size > 0) this.wake?.();
   }
 
   /**
@@ -231,8 +234,11 @@ export class TokenIdentityResolver {
       const wait = Math.max(0.05, next - this.now());
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait * 1000);
+        // A unit observed meanwhile is looked up at once, not after the wait.
+        this.wake = () => (clearTimeout(timer), resolve());
         signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
       });
+      this.wake = undefined;
     }
   }
 

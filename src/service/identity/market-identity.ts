@@ -1,0 +1,143 @@
+import type { LogFields } from '../../node/log';
+import { isPng } from '../logos/identicon';
+import type { Ingestor } from '../market/ingest';
+import { LOGO_STORED, type Market } from '../market/model';
+import { identityOf, type IdentityRecord } from './identity';
+import { kupoReferenceDatum } from './kupo-reference';
+import { queryRegistry } from './registry-server';
+import { TokenIdentityResolver, type ResolverStatus } from './resolver';
+
+/** Subjects asked of a metadata server at once (its batch limit, registry-server.ts). */
+const REGISTRY_BATCH = 50;
+/** How often learnt metadata waiting for a quiet write path is tried again (ms). */
+const RETRY_APPLY_MS = 1_000;
+
+export interface MarketIdentityOptions {
+  readonly market: Market;
+  readonly ingestor: Ingestor;
+  /** `--token-registry`: a token metadata server (CIP-26), asked for every token of the market, then daily. */
+  readonly registryUrl?: string | undefined;
+  /** `--kupo`: a Kupo beside Ogmios, asked for the reference NFT of every CIP-68 token of the market. */
+  readonly kupoUrl?: string | undefined;
+  readonly log?: ((line: string, fields?: LogFields) => void) | undefined;
+  /** Seconds since the epoch (tests move it). */
+  readonly now?: () => number;
+}
+
+/**
+ * The token identity resolver of a running market (docs/chain.md "Token identity"): every token of the market, and
+ * each new one as a commit brings it, is looked up off the ingest path — a CIP-68 token's reference NFT through Kupo,
+ * any token in the token metadata server; what is learnt
+ * becomes the token's name, ticker, decimals and PNG logo through the one write path, in a commit of its own — which
+ * makes every answer right at once (raw units in the store) and tells the clients (a metadata event). A source in the
+ * middle of a multi-block batch (a chain catch-up) is never interrupted: learnt metadata waits until the write path
+ * has nothing pending.
+ */
+export class MarketIdentity {
+  private readonly resolver: TokenIdentityResolver;
+  private readonly stopWatching: () => void;
+  private waiting: { records: IdentityRecord[]; logos: Map<string, Buffer> } | undefined;
+  private flushing: Promise<void> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: MarketIdentityOptions) {
+    const { registryUrl, kupoUrl, log } = options;
+    this.resolver = new TokenIdentityResolver({
+      records: [],
+      ...(kupoUrl !== undefined ? { referenceDatum: kupoReferenceDatum(kupoUrl) } : {}),
+      ...(registryUrl !== undefined
+        ? {
+            registry: {
+              lookup: async (units: readonly string[], signal: AbortSignal) => {
+                const answer = await queryRegistry(registryUrl, units, { signal });
+                for (const skip of answer.skipped) log?.(`identity: token registry: ${skip}`, { level: 'warn' });
+                return answer.entries;
+              },
+              batch: REGISTRY_BATCH,
+            },
+          }
+        : {}),
+      apply: (records, logos) => this.apply(records, logos),
+      log: (line, level) => log?.(line, { level: level ?? 'info' }),
+      ...(options.now ? { now: options.now } : {}),
+    });
+    this.stopWatching = options.ingestor.onBatch((batch) => {
+      const units = (batch.tokens ?? []).map((t) => t.unit);
+      if (units.length > 0) this.resolver.observe(units);
+    });
+  }
+
+  /** Looks up every token of the market now, then each new one, until `close`. */
+  start(): void {
+    this.resolver.observe([...this.options.market.tokens.keys()]);
+    this.resolver.start();
+  }
+
+  /** Runs the lookups due now and writes what they found (tests). */
+  async drain(): Promise<void> {
+    await this.resolver.drain();
+    await this.flushing;
+  }
+
+  status(): ResolverStatus {
+    return this.resolver.status();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopWatching();
+    clearTimeout(this.timer);
+    await this.resolver.close();
+    await this.flushing;
+  }
+
+  /** Stores what the resolver learnt: as soon as the write path has nothing pending, in a commit of its own. */
+  private apply(records: readonly IdentityRecord[], logos: ReadonlyMap<string, Buffer>): Promise<void> {
+    const waiting = (this.waiting ??= { records: [] as IdentityRecord[], logos: new Map<string, Buffer>() });
+    waiting.records.push(...records);
+    for (const [hash, bytes] of logos) waiting.logos.set(hash, bytes);
+    this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    while (this.waiting && !this.closed) {
+      const { ingestor } = this.options;
+      if (ingestor.dirty) {
+        await new Promise<void>((resolve) => (this.timer = setTimeout(resolve, RETRY_APPLY_MS)));
+        continue;
+      }
+      const { records, logos } = this.waiting;
+      this.waiting = undefined;
+      // Synchronous from here to the commit, which takes the batch at once: nothing of a source's can slip in.
+      const changed = this.write(records, logos);
+      if (changed > 0) {
+        await ingestor.commit();
+        this.options.log?.(`identity: ${changed} token(s) named from their metadata`);
+      }
+    }
+  }
+
+  /** The tokens' rows as the records say; returns how many changed. */
+  private write(records: readonly IdentityRecord[], logos: ReadonlyMap<string, Buffer>): number {
+    const { market, ingestor } = this.options;
+    let changed = 0;
+    for (const record of records) {
+      const token = market.tokens.get(record.unit);
+      if (!token) continue;
+      const others = this.resolver.recordsOf(record.unit).filter((r) => r.source !== record.source);
+      const identity = identityOf(record.unit, [...others, record]);
+      if (identity.ticker !== token.ticker || identity.name !== token.name || identity.decimals !== token.decimals) {
+        ingestor.updateToken(token, { ticker: identity.ticker, name: identity.name, decimals: identity.decimals });
+        changed++;
+      }
+      const png = identity.logo?.startsWith('png:') ? logos.get(identity.logo.slice(4)) : undefined;
+      if (png && isPng(png) && token.logoKind !== LOGO_STORED) {
+        ingestor.setLogo(token, LOGO_STORED, png);
+        changed++;
+      }
+    }
+    return changed;
+  }
+}
