@@ -1,4 +1,4 @@
-import type { TokenSpec } from './generate';
+import type { TokenKind, TokenSpec } from './generate';
 import type { Random } from './random';
 
 /**
@@ -12,9 +12,6 @@ import type { Random } from './random';
  * and a mean-reverting process both have exact steps over any interval), so a block costs nothing for
  * the thousands of tokens that do not trade in it.
  */
-
-/** What drives a token's price (docs/decisions.md: the figures and where they come from). */
-export type TokenKind = 'ada' | 'stablecoin' | 'large' | 'small';
 
 /** ADA/USD at the start of history and its daily volatility (log). */
 export const ADA_USD_START = 0.62;

@@ -3,9 +3,11 @@ import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT } from '../../shared/id-rules';
 import { DEX_GROUPS, type DexGroup } from '../../shared/groups';
 import { arbitrageBand } from './arbitrage';
 import { CATALOG, CATALOG_TOKEN_PAIRS } from './catalog';
-import type { TokenKind } from './fair-value';
 import { constantProduct } from './pool-pricing';
 import { Random } from './random';
+
+/** What drives a token's price (docs/decisions.md: the figures and where they come from). */
+export type TokenKind = 'ada' | 'stablecoin' | 'large' | 'small';
 
 /**
  * Deterministic generation of the embedded market: tokens (the real catalog, then a generated long

@@ -322,7 +322,7 @@ export class Simulator {
     const block = ++this.blocksMade;
     for (let i = 0; i < count; i++) {
       const sim = target ? target.pools[random.int(target.pools.length)] : this.simPools[this.chooser.sample(random)];
-      if (!sim || !this.trade(sim, blockTime, random, `sim:${this.height}:${i}`)) continue;
+      if (!sim || !this.trade(sim, blockTime, random, `sim:${this.height}:${i}`, target !== undefined)) continue;
       traded++;
       if (sim.pair.tradedAt !== block) {
         sim.pair.tradedAt = block;
@@ -356,10 +356,10 @@ export class Simulator {
 
   /**
    * A trader's swap: on the pool drawn, or, for a share of traders (those an aggregator routes), on the
-   * pool of the pair that gives the best price for it. False when none fits (an empty pool, a swap the
+   * pool of the pair that gives the best price for it (not when the pool was `pinned`: asked for by name). False when none fits (an empty pool, a swap the
    * arithmetic refuses).
    */
-  private trade(drawn: SimPool, blockTime: number, random: Random, eventId: string): boolean {
+  private trade(drawn: SimPool, blockTime: number, random: Random, eventId: string, pinned = false): boolean {
     if (drawn.pool.baseReserve <= 0 || drawn.pool.quoteReserve <= 0) return false;
     const fair = this.fairOf(drawn.pair, blockTime, random);
     const baseScale = unitScale(drawn.pool.pair.base.decimals);
@@ -372,7 +372,10 @@ export class Simulator {
     const sizeAda = medianAda * Math.exp(1.3 * random.normal());
     const buyProbability = Math.min(0.8, Math.max(0.2, 0.5 - deviation * 4));
     const baseIn = random.chance(buyProbability);
-    const sim = random.chance(ROUTED_SHARE) ? Simulator.bestFor(drawn, baseIn) : drawn;
+    // The draw is made whatever the pool, so a block's randomness does not depend on it; a pool asked for
+    // by name (the test controls) is traded as asked.
+    const routed = random.chance(ROUTED_SHARE);
+    const sim = routed && !pinned ? Simulator.bestFor(drawn, baseIn) : drawn;
     const x = sim.pool.baseReserve;
     const sizeBase = Math.min((sizeAda * baseScale) / fair.baseAda, x * 0.04);
     return this.swap(sim, baseIn ? sizeBase : (sizeBase / x) * sim.pool.quoteReserve, baseIn, blockTime, eventId);

@@ -1,4 +1,8 @@
-import type { Pair } from './model';
+/** What the conversions read of a pair (market/model.ts `Pair`): its tokens' decimals. */
+interface Pair {
+  readonly base: { readonly decimals: number };
+  readonly quote: { readonly decimals: number };
+}
 
 /**
  * Units: the store and every trade record hold **raw units** (docs/decisions.md "Raw units in the store, decimals at

@@ -1,3 +1,4 @@
+import { wholePrice } from '../../../src/service/market/units';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,10 +93,11 @@ describe('a rollback and the /history cache', () => {
       const after = await history(poolId, '1min');
       expect(after).not.toEqual(before.get(`${poolId}:1min`));
       expect(after.t.every((t) => t <= cut)).toBe(true);
-      const id = market.pools.get(poolId)?.id ?? -1;
-      const stored = await runtimeInternals(runtime).store.bars.range(id, '1min', 0, cut + 86_400);
+      const pool = market.pools.get(poolId);
+      const stored = await runtimeInternals(runtime).store.bars.range(pool?.id ?? -1, '1min', 0, cut + 86_400);
       expect(after.t).toEqual(stored.map((row) => row[0]));
-      expect(after.c).toEqual(stored.map((row) => row[4]));
+      // Stored raw, served in whole units of the decimals known (market/units.ts).
+      expect(after.c).toEqual(stored.map((row) => (pool ? wholePrice(pool.pair, row[4] ?? NaN) : NaN)));
     }
     expect(await lookups('miss')).toBeGreaterThan(misses);
   });
