@@ -5,11 +5,8 @@ export const STEP_SECONDS: Readonly<Record<string, number>> = {
   '1': 60,
   '5': 300,
   '15': 900,
-  '30': 1800,
   '60': 3600,
-  '240': 14_400,
   '1D': 86_400,
-  '1W': 604_800,
 };
 
 /** The /history spelling of the app's resolutions. */

@@ -1,7 +1,7 @@
 import type { Bar as WireBar } from '../shared/bars';
 import { AGGREGATE_GROUP } from '../shared/groups';
 import { secondsToMillis } from '../shared/time';
-import { INTRADAY_MULTIPLIERS, SUPPORTED_RESOLUTIONS, WEEKLY_MULTIPLIERS } from './resolution-map';
+import { INTRADAY_MULTIPLIERS, SUPPORTED_RESOLUTIONS } from './resolution-map';
 import type { CatalogSymbol } from './symbol-catalog';
 import type { SearchRow } from './symbol-search';
 import type { Bar as LibraryBar, LibrarySymbolInfo, SearchSymbolResultItem } from './tradingview-types';
@@ -47,12 +47,11 @@ export function toLibrarySymbolInfo(symbol: CatalogSymbol): LibrarySymbolInfo {
     intraday_multipliers: [...INTRADAY_MULTIPLIERS],
     has_daily: true,
     daily_multipliers: ['1'],
-    has_weekly_and_monthly: WEEKLY_MULTIPLIERS.length > 0,
-    weekly_multipliers: [...WEEKLY_MULTIPLIERS],
+    has_weekly_and_monthly: false,
     has_empty_bars: false,
     supported_resolutions: symbol.hasIntraday
       ? [...SUPPORTED_RESOLUTIONS]
-      : SUPPORTED_RESOLUTIONS.filter((r) => !INTRADAY_MULTIPLIERS.includes(r)),
+      : SUPPORTED_RESOLUTIONS.filter((r) => r.endsWith('D')),
     volume_precision: VOLUME_PRECISION,
     ...(group === AGGREGATE_GROUP ? { data_status: 'streaming' as const } : {}),
     currency_code: symbol.base,

@@ -1,29 +1,34 @@
-import { apiResolutionEntry, chartResolution, CHART_RESOLUTIONS, type Resolution } from '../shared/resolutions';
+import type { Resolution } from '../shared/resolutions';
 import type { ResolutionString } from './tradingview-types';
 
-/** The wire resolution (/history's `resolution`) of a library resolution; undefined when /history does not serve it. */
+/** The chart library's resolutions we serve, with the wire's name of each (/history's `resolution`), finest first. */
+const WIRE_OF: ReadonlyMap<string, Resolution> = new Map<string, Resolution>([
+  ['1', '1min'],
+  ['5', '5min'],
+  ['15', '15min'],
+  ['60', '60min'],
+  ['1D', '1d'],
+]);
+
+/** Spellings the library also uses for a day. */
+const DAY_ALIASES = new Set(['D', '1d', 'd', '1440']);
+
+/** The wire resolution (/history's `resolution`) of a library resolution; undefined when unsupported (the page's first chart, app/lib/first-chart.ts, asks the same). */
 export function toWireResolution(resolution: string): Resolution | undefined {
-  return chartResolution(resolution)?.api;
+  const trimmed = resolution.trim();
+  return WIRE_OF.get(trimmed) ?? (DAY_ALIASES.has(trimmed) ? '1d' : undefined);
 }
 
-/** The resolutions announced by `onReady` and every resolved symbol, finest first (shared/resolutions.ts). */
-export const SUPPORTED_RESOLUTIONS: readonly ResolutionString[] = CHART_RESOLUTIONS.map(
-  (entry) => entry.chart as ResolutionString,
-);
+/** The resolutions announced by `onReady` and every resolved symbol. */
+export const SUPPORTED_RESOLUTIONS: readonly ResolutionString[] = [...WIRE_OF.keys()];
 
-/** Minute multipliers served (the library builds the others, 3, 120 ..., from them). */
-export const INTRADAY_MULTIPLIERS: readonly string[] = CHART_RESOLUTIONS.filter((entry) => entry.seconds < 86_400).map(
-  (entry) => entry.chart,
-);
-
-/** Week multipliers served (`1W`: TradingView names weeks `<n>W`), built here from days. */
-export const WEEKLY_MULTIPLIERS: readonly string[] = CHART_RESOLUTIONS.filter((entry) => entry.chart.endsWith('W')).map(
-  (entry) => entry.chart.slice(0, -1),
-);
+/** Minute multipliers served directly (the library builds 3, 30, 120, 240 ... from them). */
+export const INTRADAY_MULTIPLIERS: readonly string[] = ['1', '5', '15', '60'];
 
 /** The library resolution of a wire resolution. */
 export function toLibraryResolution(resolution: Resolution): ResolutionString {
-  return apiResolutionEntry(resolution).chart as ResolutionString;
+  for (const [library, wire] of WIRE_OF) if (wire === resolution) return library;
+  throw new RangeError(`no library resolution for ${resolution}`);
 }
 
 export function unsupportedResolutionMessage(resolution: ResolutionString): string {

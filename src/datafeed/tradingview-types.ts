@@ -103,7 +103,6 @@ export interface LibrarySymbolInfo {
   readonly has_daily?: boolean;
   readonly daily_multipliers?: string[];
   readonly has_weekly_and_monthly?: boolean;
-  readonly weekly_multipliers?: string[];
   readonly has_empty_bars?: boolean;
   readonly supported_resolutions?: ResolutionString[];
   readonly volume_precision?: number;

@@ -5,7 +5,6 @@ import type { Bar } from '../shared/bars';
 import { AGGREGATE_GROUP, ALL_GROUPS } from '../shared/groups';
 import { isPoolId } from '../shared/id-rules';
 import { asSeconds, type UnixSeconds } from '../shared/time';
-import { foldedBars, FoldingListener, foldingOf } from './folded-bars';
 import { GatewayClient, type FetchLike, type Outcome } from './gateway-client';
 import { HistoryLoader, type BarsAnswer } from './history-loader';
 import { toLibraryBar, toLibrarySymbolInfo, toSearchResultItem } from './library-format';
@@ -116,8 +115,6 @@ export class UdfDatafeed implements IBasicDataFeed {
    * symbol resolved) and subscribe with the resolved symbol. What a new subscription's chart has.
    */
   private readonly newest = new Map<string, Bar>();
-  /** For a resolution folded here (30, 240, 1W): the fine bars of the newest coarse bucket, under the same keys. */
-  private readonly newestTail = new Map<string, readonly Bar[]>();
   private readonly searchLimit: number;
   private readonly warn: (message: string) => void;
   private readonly now: () => number;
@@ -299,37 +296,21 @@ export class UdfDatafeed implements IBasicDataFeed {
     period: { readonly from: UnixSeconds; readonly to: UnixSeconds; readonly countBack: number },
   ): Promise<Outcome<BarsAnswer>> {
     const wire = toWireResolution(resolution);
-    const folding = foldingOf(resolution);
+    if (wire === undefined) return { ok: false, error: unsupportedResolutionMessage(resolution) };
     const symbol = historySymbol(symbolInfo);
     const to = asSeconds(Math.max(0, Math.floor(period.to)));
     const from = asSeconds(Math.min(to, Math.max(0, Math.floor(period.from))));
     const countBack = Number.isFinite(period.countBack) ? Math.max(0, Math.floor(period.countBack)) : 0;
-    const request = { from, to, countBack };
-    let answer: BarsAnswer;
-    let tail: readonly Bar[] | undefined;
-    if (wire !== undefined) {
-      const outcome = await this.history.bars(symbol, wire, request);
-      if (!outcome.ok) return outcome;
-      answer = outcome.value;
-    } else if (folding !== undefined) {
-      const outcome = await foldedBars(this.history, symbol, folding, request);
-      if (!outcome.ok) return outcome;
-      answer = { bars: outcome.value.bars, noData: outcome.value.noData };
-      tail = outcome.value.tail;
-    } else {
-      return { ok: false, error: unsupportedResolutionMessage(resolution) };
-    }
-    const last = answer.bars.at(-1);
+    const outcome = await this.history.bars(symbol, wire, { from, to, countBack });
+    if (!outcome.ok) return outcome;
+    const last = outcome.value.bars.at(-1);
     if (last) {
-      for (const key of newestKeys(symbolInfo, wire ?? resolution)) {
+      for (const key of newestKeys(symbolInfo, wire)) {
         const known = this.newest.get(key);
-        if (!known || last.time >= known.time) {
-          this.newest.set(key, last);
-          if (tail !== undefined) this.newestTail.set(key, tail);
-        }
+        if (!known || last.time >= known.time) this.newest.set(key, last);
       }
     }
-    return { ok: true, value: answer };
+    return outcome;
   }
 
   /**
@@ -378,7 +359,6 @@ export class UdfDatafeed implements IBasicDataFeed {
   ): void {
     this.unsubscribeBars(listenerGuid);
     const wire = toWireResolution(resolution);
-    const folding = foldingOf(resolution);
     // The library passes back what resolveSymbol gave (with the ticker); otherwise look the name up.
     const poolId =
       symbolInfo.ticker ??
@@ -388,39 +368,19 @@ export class UdfDatafeed implements IBasicDataFeed {
         ?.find(symbolInfo.name)?.ticker ??
       '';
     const streams = streamsLive(symbolInfo);
-    const live = this.live;
-    if ((wire === undefined && folding === undefined) || !streams || !isPoolId(poolId) || !live) {
-      if (wire === undefined && folding === undefined) this.warn(unsupportedResolutionMessage(resolution));
-      if (!live && streams) this.warnNoLive();
+    if (wire === undefined || !streams || !isPoolId(poolId) || !this.live) {
+      if (wire === undefined) this.warn(unsupportedResolutionMessage(resolution));
+      if (!this.live && streams) this.warnNoLive();
       this.passive.add(listenerGuid);
       return;
     }
     // The newest bar the chart got, whichever identity its getBars used (a stand-in has only the name).
     let known: Bar | undefined = newest;
-    let tail: readonly Bar[] | undefined;
-    for (const key of newestKeys({ ticker: poolId, name: symbolInfo.name }, wire ?? resolution)) {
+    for (const key of newestKeys({ ticker: poolId, name: symbolInfo.name }, wire)) {
       const bar = this.newest.get(key);
-      if (bar && (!known || bar.time >= known.time)) {
-        known = bar;
-        tail = this.newestTail.get(key) ?? tail;
-      }
+      if (bar && (!known || bar.time > known.time)) known = bar;
     }
-    if (wire !== undefined || folding === undefined) {
-      if (wire !== undefined) live.subscribe(listenerGuid, poolId, wire, listener, known);
-      return;
-    }
-    // A resolution folded here: the fine series' live bars, folded into the coarse bucket's.
-    const { entry, fine } = folding;
-    const bucket = known?.time;
-    const prime =
-      bucket === undefined
-        ? undefined
-        : async () => {
-            const loaded = await this.history.range(poolId, fine, bucket, asSeconds(bucket + entry.seconds));
-            return loaded.ok ? loaded.value : undefined;
-          };
-    const folded = new FoldingListener(entry, listener, tail, prime);
-    live.subscribe(listenerGuid, poolId, fine, folded, tail?.at(-1));
+    this.live.subscribe(listenerGuid, poolId, wire, listener, known);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { TapeTrade, TradesResponse } from './api/extensions';
-import { barsFromEvents, mergeBars, type Bar, type BarEvent } from './bars';
-import { apiResolutionEntry, entryBucketStart, type Resolution, type ResolutionEntry } from './resolutions';
+import { barsFromEvents, type Bar, type BarEvent } from './bars';
+import { RESOLUTION_SECONDS, type Resolution } from './resolutions';
 
 /**
  * Every candle traced to its trades: the trades inside one bar, read from the
@@ -29,15 +29,9 @@ export interface CandleTrades {
   readonly cut: boolean;
 }
 
-/** A resolution of the API, or any chart resolution (shared/resolutions.ts: 30 minutes, 4 hours, a week …). */
-export type CandleResolution = Resolution | ResolutionEntry;
-
-const entryOf = (resolution: CandleResolution): ResolutionEntry =>
-  typeof resolution === 'string' ? apiResolutionEntry(resolution) : resolution;
-
 /** The bucket `[start, end)` of a bar at a resolution. */
-function candleSpan(time: number, resolution: CandleResolution): { readonly start: number; readonly end: number } {
-  return { start: time, end: time + entryOf(resolution).seconds };
+function candleSpan(time: number, resolution: Resolution): { readonly start: number; readonly end: number } {
+  return { start: time, end: time + RESOLUTION_SECONDS[resolution] };
 }
 
 /**
@@ -49,7 +43,7 @@ export async function tradesOfCandle(
   page: TradesPage,
   pool: string,
   time: number,
-  resolution: CandleResolution,
+  resolution: Resolution,
 ): Promise<CandleTrades> {
   const { start, end } = candleSpan(time, resolution);
   const newestFirst: TapeTrade[] = [];
@@ -83,14 +77,8 @@ function eventOfTrade(trade: TapeTrade): BarEvent {
  * previous price, close = the last one's price, high and low over every price before and after,
  * volume their sum, TVL after the last. Undefined without trades.
  */
-export function candleOfTrades(trades: readonly TapeTrade[], resolution: CandleResolution): Bar | undefined {
-  const entry = entryOf(resolution);
-  // Minute bars merged: the bar rule is a fold, so any bucket's bar is its minutes' bars merged.
-  const minutes = barsFromEvents(trades.map(eventOfTrade), '1min');
-  const first = minutes[0];
-  if (!first) return undefined;
-  const time = entryBucketStart(first.time, entry);
-  if (minutes.some((bar) => entryBucketStart(bar.time, entry) !== time)) return undefined;
-  const bar = minutes.reduce(mergeBars);
-  return { ...bar, time, volume: bar.volume / VOLUME_SCALE };
+export function candleOfTrades(trades: readonly TapeTrade[], resolution: Resolution): Bar | undefined {
+  const [bar, ...others] = barsFromEvents(trades.map(eventOfTrade), resolution);
+  if (!bar || others.length > 0) return undefined;
+  return { ...bar, volume: bar.volume / VOLUME_SCALE };
 }

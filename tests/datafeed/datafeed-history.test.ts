@@ -46,7 +46,7 @@ describe('onReady', () => {
     expect(called).toBe(false);
     await config;
     const configuration = await onReady(h.datafeed);
-    expect(configuration.supported_resolutions).toEqual(['1', '5', '15', '30', '60', '240', '1D', '1W']);
+    expect(configuration.supported_resolutions).toEqual(['1', '5', '15', '60', '1D']);
     const groups = groupsResponseSchema
       .parse(await (await h.tp.fetch('/gw/v1/groups')).json())
       .d.groups.map((g) => g.id);
@@ -86,8 +86,8 @@ describe('resolution mapping', () => {
   );
 
   it('reports an unsupported resolution to onError', async () => {
-    await expect(getBars(h.datafeed, aggregateInfo, '120', { from: to - 86_400, to })).rejects.toThrow(
-      /Unsupported resolution "120".*1, 5, 15, 30, 60, 240, 1D, 1W/,
+    await expect(getBars(h.datafeed, aggregateInfo, '240', { from: to - 86_400, to })).rejects.toThrow(
+      /Unsupported resolution "240".*1, 5, 15, 60, 1D/,
     );
   });
 });
@@ -107,9 +107,7 @@ describe('resolveSymbol', () => {
       minmov: 1,
       has_intraday: true,
       has_daily: true,
-      supported_resolutions: ['1', '5', '15', '30', '60', '240', '1D', '1W'],
-      has_weekly_and_monthly: true,
-      weekly_multipliers: ['1'],
+      supported_resolutions: ['1', '5', '15', '60', '1D'],
       data_status: 'streaming',
     });
     expect(info.name).toMatch(/^.+\..+_Aggregate_Pool1$/);

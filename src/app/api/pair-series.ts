@@ -1,6 +1,7 @@
 import type { Bar, LibrarySymbolInfo, ResolutionString, SearchRow, UdfDatafeed } from '@/datafeed';
-import { resolutionSeconds } from '@/app/lib/first-chart';
+import { toWireResolution } from '@/datafeed';
 import { AGGREGATE_GROUP } from '@/shared/groups';
+import { RESOLUTION_SECONDS } from '@/shared/resolutions';
 
 /** Bars of each pool asked (the newest, at the chosen resolution). */
 const PAIR_BARS = 200;
@@ -35,7 +36,8 @@ async function recentBars(
   resolution: ResolutionString,
   nowSeconds: number,
 ): Promise<Bar[]> {
-  const step = resolutionSeconds(resolution);
+  const wire = toWireResolution(resolution) ?? '60min';
+  const step = RESOLUTION_SECONDS[wire];
   const to = nowSeconds + step;
   return (await datafeed.bars(info, resolution, { from: to - PAIR_BARS * step, to, countBack: PAIR_BARS })).bars;
 }

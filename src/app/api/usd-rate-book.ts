@@ -1,23 +1,17 @@
-import { toLibraryResolution, type LibrarySymbolInfo, type ResolutionString, type UdfDatafeed } from '@/datafeed';
+import {
+  toLibraryResolution,
+  toWireResolution,
+  type LibrarySymbolInfo,
+  type ResolutionString,
+  type UdfDatafeed,
+} from '@/datafeed';
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { MAX_COUNTBACK } from '@/shared/api/history';
-import { bucketStart, chartResolution, RESOLUTION_SECONDS, type Resolution } from '@/shared/resolutions';
+import { bucketStart, RESOLUTION_SECONDS, type Resolution } from '@/shared/resolutions';
 import { STABLECOINS } from '@/app/lib/stablecoins';
 import { provisionalSymbolInfo } from '@/app/lib/provisional-symbol';
 import { rateAt, type StablePoint } from '@/app/lib/usd';
 import type { LiveQuote, StablePool, UsdRateSource } from './usd-rates';
-
-/**
- * The API resolution whose rates a chart resolution takes, and how far into a bucket its rate is read: a
- * resolution folded in the datafeed (4 hours from 1 hour …) takes its finer one's rate of the last fine
- * bucket inside it, as its bar's close is that fine bucket's close.
- */
-function ratesOf(resolution: ResolutionString): { readonly wire: Resolution; readonly shift: number } | undefined {
-  const entry = chartResolution(resolution);
-  if (entry?.api !== undefined) return { wire: entry.api, shift: 0 };
-  const finer = entry?.foldOf === undefined ? undefined : chartResolution(entry.foldOf);
-  return entry && finer?.api ? { wire: finer.api, shift: entry.seconds - finer.seconds } : undefined;
-}
 
 /** One resolution's series: each stablecoin pool's points, and the span they are complete over. */
 interface Book {
@@ -85,7 +79,7 @@ export class UsdRateBook implements UsdRateSource {
   }
 
   ensure(resolution: ResolutionString, from: number, to: number): Promise<void> {
-    const wire = ratesOf(resolution)?.wire;
+    const wire = toWireResolution(resolution);
     if (wire === undefined) return Promise.reject(new Error(`Unsupported resolution ${resolution}`));
     const book = this.book(wire);
     const run = book.queue.then(() => this.fill(wire, book, Math.floor(from), Math.ceil(to)));
@@ -95,9 +89,9 @@ export class UsdRateBook implements UsdRateSource {
   }
 
   rateAt(resolution: ResolutionString, time: number): number | undefined {
-    const rates = ratesOf(resolution);
-    const book = rates === undefined ? undefined : this.books.get(rates.wire);
-    return book && rates ? rateAt(time + rates.shift, [...book.series.values()]) : undefined;
+    const wire = toWireResolution(resolution);
+    const book = wire === undefined ? undefined : this.books.get(wire);
+    return book ? rateAt(time, [...book.series.values()]) : undefined;
   }
 
   /** Each stablecoin's latest state seen live, by unit (a new map after each trade). */

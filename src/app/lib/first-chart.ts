@@ -1,8 +1,9 @@
+import { toWireResolution } from '@/datafeed/resolution-map';
 import { GATEWAY_PREFIX } from '@/shared/api/gateway-prefix';
 import { gatewayUrl, lastBarsQuery } from '@/shared/api/gateway-urls';
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { isPoolId } from '@/shared/id-rules';
-import { chartResolution, resolutionOfSpelling } from '@/shared/resolutions';
+import { RESOLUTION_SECONDS } from '@/shared/resolutions';
 import { parseSymbolName } from '@/shared/symbols';
 
 /**
@@ -36,10 +37,30 @@ export interface InlinedFirstBars {
 /** The chart's resolution when the URL names none: one hour. */
 export const DEFAULT_RESOLUTION = '60';
 
-/** `60`, `60min`, `1h`, `1D`, `1d`, `D` ... in the library's spelling; undefined when not a resolution we chart (shared/resolutions.ts). */
+const RESOLUTION_SPELLINGS: Readonly<Record<string, string>> = {
+  '1': '1',
+  '1m': '1',
+  '1min': '1',
+  '5': '5',
+  '5m': '5',
+  '5min': '5',
+  '15': '15',
+  '15m': '15',
+  '15min': '15',
+  '60': '60',
+  '60m': '60',
+  '60min': '60',
+  '1h': '60',
+  '1d': '1D',
+  d: '1D',
+  '1440': '1D',
+  '24h': '1D',
+};
+
+/** `60`, `60min`, `1h`, `1D`, `1d`, `D` ... in the library's spelling; undefined when not a resolution we serve. */
 export function normaliseResolution(value: string | null | undefined): string | undefined {
   if (value === null || value === undefined) return undefined;
-  return resolutionOfSpelling(value)?.chart;
+  return RESOLUTION_SPELLINGS[value.trim().toLowerCase()];
 }
 
 /** What a page's query string asks to chart (the app's whole selection: src/app/lib/selection.ts). */
@@ -69,7 +90,8 @@ export const PAGE_BARS = 300;
 
 /** Seconds per bar of a library resolution (3600 for an unknown one). */
 export function resolutionSeconds(resolution: string): number {
-  return chartResolution(resolution)?.seconds ?? 3600;
+  const wire = toWireResolution(resolution);
+  return wire === undefined ? 3600 : RESOLUTION_SECONDS[wire];
 }
 
 /**
@@ -115,7 +137,7 @@ export function historyTarget(target: string): string | undefined {
  */
 export function firstBarsUrl(resolution: string, target: string | undefined, nowMs: number): string | undefined {
   const symbol = target === undefined ? undefined : historyTarget(target);
-  const wire = chartResolution(resolution)?.api;
+  const wire = toWireResolution(resolution);
   if (symbol === undefined || wire === undefined) return undefined;
   const { to, countBack } = firstPage(resolution, nowMs);
   return gatewayUrl(GATEWAY_PREFIX, '/history', lastBarsQuery(symbol, wire, to, countBack));

@@ -1,6 +1,5 @@
 import type { ResolutionString } from '@/datafeed';
 import { pageChart, type PageChart } from '@/app/lib/first-chart';
-import { CHART_RESOLUTIONS } from '@/shared/resolutions';
 import { formatIndicators, parseIndicators } from './indicators';
 import { formatLayout, LAYOUT_PARAMS, parseLayout, sameLayout, type Layout } from './layout';
 import type { Currency } from './usd';
@@ -40,7 +39,13 @@ export const RESOLUTION_CHOICES: readonly {
   readonly value: ResolutionString;
   readonly label: string;
   readonly name: string;
-}[] = CHART_RESOLUTIONS.map(({ chart, label, name }) => ({ value: chart as ResolutionString, label, name }));
+}[] = [
+  { value: '1', label: '1m', name: '1 minute' },
+  { value: '5', label: '5m', name: '5 minutes' },
+  { value: '15', label: '15m', name: '15 minutes' },
+  { value: '60', label: '1h', name: '1 hour' },
+  { value: '1D', label: '1D', name: '1 day' },
+];
 
 /** Reads a selection from a query string. */
 export function parseSelection(search: string): Selection {

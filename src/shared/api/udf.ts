@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { CHART_RESOLUTIONS, UDF_NAMES } from '../resolutions';
 import { historyResponseSchema } from './history';
 
 /**
@@ -8,16 +7,8 @@ import { historyResponseSchema } from './history';
  * the routes answer and take, for the routes, the OpenAPI document and the tests.
  */
 
-/**
- * TradingView's resolution names that /udf announces, finest first (shared/resolutions.ts: the first
- * UDF name of each resolution /history serves; TradingView builds the others, weeks and months from days).
- */
-export const UDF_RESOLUTIONS: readonly string[] = CHART_RESOLUTIONS.flatMap((entry) =>
-  entry.api !== undefined && entry.udf?.[0] !== undefined ? [entry.udf[0]] : [],
-);
-
-/** Every resolution name /udf takes. */
-const UDF_ACCEPTED = [...UDF_NAMES.keys()] as [string, ...string[]];
+/** TradingView's resolution names that /udf serves (weeks and months: TradingView builds them from days). */
+export const UDF_RESOLUTIONS = ['1', '5', '15', '60', '1D'] as const;
 
 /** `GET /udf/config`: TradingView's DatafeedConfiguration, with the UDF flags. */
 export const udfConfigSchema = z.strictObject({
@@ -80,9 +71,10 @@ export const udfSearchQuerySchema = z.object({
 
 export const udfHistoryQuerySchema = z.object({
   symbol: z.string(),
-  resolution: z.enum(UDF_ACCEPTED).meta({
-    description: `TradingView resolution: ${UDF_RESOLUTIONS.join(', ')} (also ${UDF_ACCEPTED.filter((n) => !UDF_RESOLUTIONS.includes(n)).join(', ')}).`,
-  }),
+  resolution: z
+    .enum(UDF_RESOLUTIONS)
+    .or(z.enum(['D', '1440']))
+    .meta({ description: 'TradingView resolution: 1, 5, 15, 60, 1D (also D, 1440).' }),
   from: z
     .string()
     .regex(/^-?\d+(\.\d+)?$/)

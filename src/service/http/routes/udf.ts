@@ -8,7 +8,7 @@ import {
   type UdfSymbol,
 } from '../../../shared/api/udf';
 import { ALL_GROUPS } from '../../../shared/groups';
-import { UDF_NAMES } from '../../../shared/resolutions';
+import type { Resolution } from '../../../shared/resolutions';
 import { poolPrice, type Market, type Pool } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
 import type { BarStore } from '../../store/ports';
@@ -24,6 +24,17 @@ import { findSymbol } from './price';
  * `/config`, `/time`, `/symbols`, `/search`, `/history` as TradingView documents them, with its
  * resolution names and `no_data` + `nextTime` for empty ranges (docs/udf.md).
  */
+
+/** TradingView resolution names and ours. */
+const RESOLUTIONS: Readonly<Record<string, Resolution>> = {
+  '1': '1min',
+  '5': '5min',
+  '15': '15min',
+  '60': '60min',
+  '1D': '1d',
+  D: '1d',
+  '1440': '1d',
+};
 
 export interface UdfRoutesOptions extends GuardOptions {
   readonly market: Market;
@@ -52,7 +63,7 @@ function symbolInfo(pool: Pool, symbols: SymbolNames): UdfSymbol {
     has_daily: true,
     has_weekly_and_monthly: false,
     supported_resolutions: [...UDF_RESOLUTIONS],
-    intraday_multipliers: UDF_RESOLUTIONS.filter((name) => /^\d+$/.test(name)),
+    intraday_multipliers: ['1', '5', '15', '60'],
     volume_precision: 6,
     data_status: 'streaming',
     currency_code: pool.pair.base.ticker,
@@ -138,7 +149,7 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
 
   app.get('/history', auth, async (c) => {
     const q = c.req.query();
-    const resolution = UDF_NAMES.get(q.resolution ?? '');
+    const resolution = RESOLUTIONS[q.resolution ?? ''];
     if (!q.symbol) return priceError(c, 400, 'symbol is required');
     if (!resolution) return priceError(c, 400, `resolution must be one of ${UDF_RESOLUTIONS.join(', ')}`);
     const from = Number(q.from);

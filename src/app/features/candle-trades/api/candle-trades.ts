@@ -2,15 +2,15 @@ import { queryOptions } from '@tanstack/react-query';
 import { GatewayError, type GatewayClient } from '@/datafeed';
 import { tradesResponseSchema } from '@/shared/api/extensions';
 import { tradesOfCandle, type CandleTrades } from '@/shared/candle-trades';
-import type { ResolutionEntry } from '@/shared/resolutions';
+import type { Resolution } from '@/shared/resolutions';
 
 /**
  * The trades inside one candle of a pool (`/gw/v1/trades`, our extension, paged back from the
  * candle's end: shared/candle-trades.ts). An upstream without the route answers 404, not asked again.
  */
-export function candleTradesQueryOptions(api: GatewayClient, pool: string, time: number, resolution: ResolutionEntry) {
+export function candleTradesQueryOptions(api: GatewayClient, pool: string, time: number, resolution: Resolution) {
   return queryOptions({
-    queryKey: ['candle-trades', pool, resolution.chart, time] as const,
+    queryKey: ['candle-trades', pool, resolution, time] as const,
     queryFn: ({ signal }): Promise<CandleTrades> =>
       tradesOfCandle(
         (query) =>

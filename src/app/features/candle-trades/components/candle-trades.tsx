@@ -1,8 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef } from 'react';
-import { GatewayError, type Bar, type LibrarySymbolInfo, type ResolutionString } from '@/datafeed';
+import { GatewayError, toWireResolution, type Bar, type LibrarySymbolInfo, type ResolutionString } from '@/datafeed';
 import { candleOfTrades } from '@/shared/candle-trades';
-import { apiResolutionEntry, chartResolution } from '@/shared/resolutions';
 import { EXPLORERS, isExplorer, txUrl } from '@/app/lib/explorer';
 import { formatAmount, formatPrice } from '@/app/lib/format';
 import { invertBar, invertPrice, pairLabel, priceUnit, type PairNames } from '@/app/lib/orientation';
@@ -29,6 +28,14 @@ export interface CandleTradesProps {
   readonly onClose: () => void;
 }
 
+const RESOLUTION_LABELS: Readonly<Record<string, string>> = {
+  '1min': '1 minute',
+  '5min': '5 minutes',
+  '15min': '15 minutes',
+  '60min': '1 hour',
+  '1d': '1 day',
+};
+
 /**
  * The trades inside a clicked candle (time, side, price, amounts, pool and DEX, the transaction on an
  * explorer), and the candle's numbers beside the ones those trades make, so the candle can be checked
@@ -53,11 +60,11 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
     onClose();
     returnTo.current?.focus();
   };
-  const entry = chartResolution(candle.resolution) ?? apiResolutionEntry('60min');
+  const wire = toWireResolution(candle.resolution) ?? '60min';
   const pool = candle.symbol.ticker ?? '';
-  const query = useQuery(candleTradesQueryOptions(api, pool, candle.raw.time, entry));
+  const query = useQuery(candleTradesQueryOptions(api, pool, candle.raw.time, wire));
   const trades = query.data?.trades;
-  const rebuilt = useMemo(() => (trades ? candleOfTrades(trades, entry) : undefined), [trades, entry]);
+  const rebuilt = useMemo(() => (trades ? candleOfTrades(trades, wire) : undefined), [trades, wire]);
   const check = trades ? checkCandle(candle.raw, rebuilt) : undefined;
   const agree = check?.every((row) => row.agree);
   // As the chart shows it: inverted bars swap high and low.
@@ -80,7 +87,7 @@ export function CandleTrades({ candle, pair, inverted = false, onClose }: Candle
     >
       <div className="candle-trades__head">
         <h2 id={titleId} className="candle-trades__title" ref={heading} tabIndex={-1}>
-          Trades in the {entry.name} candle of {formatDateTime(candle.raw.time, zone, true)} ·{' '}
+          Trades in the {RESOLUTION_LABELS[wire] ?? wire} candle of {formatDateTime(candle.raw.time, zone, true)} ·{' '}
           {pairLabel(pair, inverted)} on {candle.symbol.exchange}
         </h2>
         <label className="candle-trades__explorer" htmlFor={explorerId}>

@@ -1,16 +1,14 @@
 import type { IChartApi, ISeriesApi, LogicalRange } from 'lightweight-charts';
-import type { Bar, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
+import type { Bar, BarsReplacement, LibrarySymbolInfo, ResolutionString } from '@/datafeed';
 import { resolutionSeconds } from '@/app/lib/first-chart';
-import { chartResolution, entryBucketStart } from '@/shared/resolutions';
 import { FIRST_CANDLES_MARK } from '@/app/lib/first-candles';
 import type { IndicatorSpec } from '@/app/lib/indicators';
 import { PALETTES } from '@/app/lib/palette';
 import type { UsdRates } from '@/app/api/usd-rates';
 import { chartTurns } from '@/app/lib/frame-queue';
 import { BarBook } from './bar-book';
-import { BarLoader, type BarsSource } from './bar-loader';
+import { BarLoader, type BarsSource, type Loaded } from './bar-loader';
 import { chartAttributes } from './chart-attributes';
-import { ChartSession, type SessionSink } from './chart-session';
 import { legendOf, priceFormatOf, type ChartAppearance } from './chart-style';
 import { IndicatorLines } from './indicator-lines';
 import type { KeyboardCursor } from './keyboard-cursor';
@@ -88,15 +86,13 @@ const isDaily = (resolution: ResolutionString) => resolutionSeconds(resolution) 
  * - `PriceView` (price-view.ts): lightweight-charts, its series and panes, what the pointer is over;
  * - `LegendView` (legend-view.ts): the bar under the crosshair, in plain DOM;
  * - `BarBook` (bar-book.ts): the bars as loaded and as shown (inverted, in USD);
- * - `ChartSession` (chart-session.ts): one view's loads and live updates (pages through `BarLoader`,
- *   live bars, a DEX pool's refresh, a rollback's replacement) into the book, DOM-free; a new one per
- *   (symbol, resolution, currency), the previous disposed, so no stale answer reaches the book;
+ * - `BarLoader` (bar-loader.ts): pages of bars from the datafeed, live bars, a DEX pool's refresh;
  * - `IndicatorLines` (indicator-lines.ts): the indicators, their maths loaded with the first.
  * - `keyboardCursor` (keyboard-cursor.ts): the keys on the chart's place, a cursor from bar to bar,
  *   loaded when the chart first takes the focus.
  * - `chartAttributes` (chart-attributes.ts): the data attributes tests and tools read on its place.
- * This class holds what ties them: the session of the view shown, the state React reads (`subscribe`,
- * `getState`) and the performance marks; it draws what the session tells it (`SessionSink`).
+ * This class holds what ties them: the symbol, the state React reads (`subscribe`, `getState`) and the
+ * performance marks.
  *
  * It draws before it loads anything when the page carries its first bars (`showBars`, from the page's
  * first paint, src/app/first-paint.ts), and loads once it is given the datafeed (`connect`): the app's
@@ -110,14 +106,18 @@ export class Chart {
   /** The keyboard's cursor, once the chart has had the focus. */
   private cursor: KeyboardCursor | undefined;
   private loader: BarLoader | undefined;
-  /** The view shown: its loads and live updates. */
-  private session: ChartSession | undefined;
   /** The element the chart is in, which carries its data attributes. */
   private container: HTMLElement;
+  private info: LibrarySymbolInfo | undefined;
+  private resolution: ResolutionString = '60';
   private appearance: ChartAppearance;
   private inverted = false;
   private usd: UsdRates | undefined;
   private stopRates: (() => void) | undefined;
+  private stopLive: (() => void) | undefined;
+  /** Bumped by every load: answers of an older load are dropped. */
+  private generation = 0;
+  private loadingOlder = false;
   private disposed = false;
   private answered = false;
   private hovered: Bar | undefined;
@@ -155,14 +155,6 @@ export class Chart {
 
   readonly getState = (): ChartState => this.state;
 
-  private get info(): LibrarySymbolInfo | undefined {
-    return this.session?.view.info;
-  }
-
-  private get resolution(): ResolutionString {
-    return this.session?.view.resolution ?? '60';
-  }
-
   // --- where it is, what it loads from ---
 
   /** Moves the chart, as drawn, into `container` (which then carries its data attributes). */
@@ -187,9 +179,12 @@ export class Chart {
   connect(source: BarsSource): void {
     if (this.loader) return;
     this.loader = new BarLoader(source, this.now);
-    // A symbol set before is loaded now; bars in hand are followed live.
-    this.session?.connect(this.loader);
-    if (this.session?.status === 'ready') this.onRange(this.view.visibleRange());
+    // A symbol set before, or bars shown in ADA that are now wanted in USD: loaded now.
+    if (this.info && (this.state.status === 'idle' || this.usd)) void this.load();
+    else if (this.state.status === 'ready') {
+      this.follow(this.generation);
+      this.onRange(this.view.visibleRange());
+    }
   }
 
   /**
@@ -198,7 +193,13 @@ export class Chart {
    * pointer; it follows them live once connected.
    */
   showBars(info: LibrarySymbolInfo, resolution: ResolutionString, bars: readonly Bar[]): void {
-    this.open(info, resolution).adopt(bars);
+    this.info = info;
+    this.resolution = resolution;
+    this.generation++;
+    this.configure();
+    this.book.reset(bars);
+    this.formatPrices();
+    this.drawn(false);
   }
 
   // --- what it shows ---
@@ -208,26 +209,31 @@ export class Chart {
    * updates the price format and the live subscription.
    */
   setSymbol(info: LibrarySymbolInfo, resolution: ResolutionString): void {
-    const session = this.session;
+    const previous = this.info;
     const same =
-      session !== undefined &&
-      sameSymbol(session.view.info, info) &&
-      session.view.resolution === resolution &&
-      session.status !== 'error';
+      previous !== undefined &&
+      sameSymbol(previous, info) &&
+      this.resolution === resolution &&
+      this.state.status !== 'error';
+    this.info = info;
+    this.resolution = resolution;
+    this.configure();
+    this.formatPrices();
     if (!same) {
-      this.open(info, resolution).start();
+      void this.load();
       return;
     }
-    // The resolved symbol may stream where its stand-in could not.
-    session.retarget(info);
-    this.formatPrices();
     this.writeAttributes();
+    // The resolved symbol may stream where its stand-in could not.
+    if (previous.exchange !== info.exchange || previous.ticker !== info.ticker) {
+      this.unfollow();
+      this.follow(this.generation);
+    }
   }
 
   /** Loads again from scratch (the Retry button, a reset from the datafeed). */
   retry(): void {
-    const info = this.info;
-    if (info) this.open(info, this.resolution).start();
+    void this.load();
   }
 
   setAppearance(appearance: ChartAppearance): void {
@@ -265,9 +271,8 @@ export class Chart {
     this.stopRates?.();
     this.stopRates = usd?.subscribe(this.onRates);
     this.present();
-    // A view of its own: loaded now, or by connect() without the datafeed yet.
-    const info = this.info;
-    if (info) this.open(info, this.resolution).start();
+    // Without the datafeed yet, connect() loads them.
+    if (this.info && this.loader) void this.load();
   }
 
   private wantedIndicators: readonly IndicatorSpec[] = [];
@@ -326,9 +331,9 @@ export class Chart {
 
   /** Marks the candle holding true time `time` (a trade's), or takes the mark away (undefined). */
   markTime(time: number | undefined): void {
-    const entry = chartResolution(this.resolution);
+    const step = resolutionSeconds(this.resolution);
     const bars = this.book.shown;
-    const bucket = time === undefined || entry === undefined ? undefined : entryBucketStart(time, entry);
+    const bucket = time === undefined ? undefined : time - (time % step);
     const i = bucket === undefined ? -1 : bars.findLastIndex((bar) => bar.time === bucket);
     this.view.mark(i < 0 ? undefined : i, bars);
     this.container.dataset.marked = i < 0 ? '' : String(bucket);
@@ -337,8 +342,9 @@ export class Chart {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.generation++;
     chartTurns.cancel(this.drawLive);
-    this.session?.dispose();
+    this.unfollow();
     this.stopRates?.();
     this.indicators.dispose();
     this.container.removeEventListener('focus', this.loadCursor);
@@ -348,63 +354,28 @@ export class Chart {
     this.listeners.clear();
   }
 
-  // --- the view's session ---
+  // --- loading ---
 
-  /** A new session for `info` at `resolution` (in the currency shown), the previous one disposed. */
-  private open(info: LibrarySymbolInfo, resolution: ResolutionString): ChartSession {
-    this.session?.dispose();
-    if (this.state.live) this.setState({ live: false });
-    const session = new ChartSession({ info, resolution, usd: this.usd }, this.book, this.sink, this.loader);
-    this.session = session;
-    this.configure();
+  private async load(): Promise<void> {
+    const info = this.info;
+    const loader = this.loader;
+    if (!info || !loader) return;
+    const generation = ++this.generation;
+    this.unfollow();
+    this.book.reset([]);
+    this.render();
+    this.setState({ status: 'loading', error: undefined, bars: 0, loadingOlder: false, exhausted: false, live: false });
+    const loaded = await loader.first(info, this.resolution, this.usd);
+    if (generation !== this.generation) return;
+    if (!loaded.ok) {
+      this.setState({ status: 'error', error: loaded.error });
+      return;
+    }
+    this.book.reset(loaded.bars);
     this.formatPrices();
-    return session;
+    this.drawn(loaded.noData);
+    this.follow(generation);
   }
-
-  /** What the session tells: the book changed, drawn here. */
-  private readonly sink: SessionSink = {
-    loading: () => {
-      this.render();
-      this.setState({ status: 'loading', error: undefined, bars: 0, loadingOlder: false, exhausted: false });
-    },
-    failed: (error) => this.setState({ status: 'error', error }),
-    ready: (noData) => {
-      this.formatPrices();
-      this.drawn(noData);
-    },
-    olderLoading: () => this.setState({ loadingOlder: true }),
-    olderLoaded: (result) => {
-      if (result === undefined) {
-        this.setState({ loadingOlder: false });
-        return;
-      }
-      if (result.added > 0) this.keepRange(result.added);
-      this.setState({ loadingOlder: false, bars: this.book.shown.length, exhausted: result.exhausted });
-    },
-    live: (live) => {
-      if (live !== this.state.live) this.setState({ live });
-    },
-    newest: (first) => {
-      if (first) {
-        this.render();
-        this.view.setVisibleRange({ from: -3, to: INITIAL_VISIBLE_BARS });
-        this.setState({ status: 'ready', bars: this.book.shown.length });
-        return;
-      }
-      // The newest bar, again or new (merge takes nothing older).
-      this.undrawn(this.book.shown.length - 1);
-    },
-    replaced: (moved) => {
-      this.keepRange(moved);
-      if (this.state.status === 'ready' || this.state.status === 'empty')
-        this.setState({ status: this.book.shown.length === 0 ? 'empty' : 'ready', bars: this.book.shown.length });
-    },
-    presented: () => {
-      this.present();
-      this.render();
-    },
-    reload: () => this.retry(),
-  };
 
   /** The bars in hand are drawn as a first page: in view, marked, and the state says so. */
   private drawn(noData: boolean): void {
@@ -425,13 +396,120 @@ export class Chart {
     });
   }
 
-  /** The book gained (or lost) `moved` bars before those in view: drawn, with the same bars kept in view. */
-  private keepRange(moved: number): void {
+  private async loadOlder(): Promise<void> {
+    const info = this.info;
+    const oldest = this.book.raw[0];
+    const loader = this.loader;
+    if (!info || !oldest || !loader || this.loadingOlder || this.state.exhausted || this.state.status !== 'ready')
+      return;
+    this.loadingOlder = true;
+    const generation = this.generation;
+    this.setState({ loadingOlder: true });
+    const loaded = await loader.older(info, this.resolution, oldest.time, this.usd);
+    this.loadingOlder = false;
+    if (generation !== this.generation) return;
+    // A failure: scrolling on will try again.
+    if (!loaded.ok) {
+      this.setState({ loadingOlder: false });
+      return;
+    }
+    const added = this.book.prepend(loaded.bars);
+    if (added > 0) {
+      const before = this.view.visibleRange();
+      this.render();
+      // The same bars stay in view: logical indexes moved by the number of bars added.
+      if (before) this.view.setVisibleRange({ from: before.from + added, to: before.to + added });
+      this.writeVisible(this.view.visibleRange());
+    }
+    const olderThanHeld = loaded.bars.some((bar) => bar.time < oldest.time);
+    this.setState({ loadingOlder: false, bars: this.book.shown.length, exhausted: loaded.noData || !olderThanHeld });
+  }
+
+  // --- live ---
+
+  private follow(generation: number): void {
+    const info = this.info;
+    const loader = this.loader;
+    if (!info || !loader || generation !== this.generation || this.stopLive !== undefined) return;
+    if (this.state.status === 'error' || this.state.status === 'loading') return;
+    // A stand-in's group is not known yet: wait for the resolved symbol.
+    if (info.exchange === '') return;
+    const current = () => generation === this.generation;
+    const following = loader.follow(info, this.resolution, this.book.raw.at(-1), {
+      onBar: (bar) => {
+        if (current()) this.onLiveBar(bar);
+      },
+      onReset: (replacement) => {
+        if (!current()) return;
+        if (replacement) this.replaceBars(replacement, generation);
+        else this.retry();
+      },
+      refresh: () => void this.refresh(generation),
+    });
+    this.stopLive = following.stop;
+    if (following.live) this.setState({ live: true });
+  }
+
+  private unfollow(): void {
+    this.stopLive?.();
+    this.stopLive = undefined;
+    if (this.state.live) this.setState({ live: false });
+  }
+
+  /**
+   * The bars from `replacement.from` on as the server now has them (a chain rollback undid trades):
+   * put in place of those held, without loading anything else; the view keeps its right edge. In USD,
+   * the rates of that span are loaded again first (they may have moved with it).
+   */
+  private replaceBars(replacement: BarsReplacement, generation: number): void {
     const before = this.view.visibleRange();
+    const count = this.book.shown.length;
+    this.book.replaceFrom(replacement.from, replacement.bars);
     this.render();
-    // Logical indexes moved by the number of bars added.
+    const moved = this.book.shown.length - count;
     if (before) this.view.setVisibleRange({ from: before.from + moved, to: before.to + moved });
     this.writeVisible(this.view.visibleRange());
+    if (this.state.status === 'ready' || this.state.status === 'empty')
+      this.setState({ status: this.book.shown.length === 0 ? 'empty' : 'ready', bars: this.book.shown.length });
+    const usd = this.usd;
+    const newest = replacement.bars.at(-1);
+    if (!usd || newest === undefined) return;
+    void usd.ensure(this.resolution, replacement.from, newest.time + resolutionSeconds(this.resolution)).then(
+      () => {
+        if (generation !== this.generation || usd !== this.usd) return;
+        this.present();
+        this.render();
+      },
+      () => undefined,
+    );
+  }
+
+  /** A DEX pool's newest bars, merged in. */
+  private async refresh(generation: number): Promise<void> {
+    const info = this.info;
+    const newest = this.book.raw.at(-1);
+    if (!info || !this.loader || this.state.status !== 'ready' || !newest) return;
+    const loaded: Loaded = await this.loader.since(info, this.resolution, newest.time, this.usd);
+    if (generation !== this.generation || !loaded.ok) return;
+    for (const bar of loaded.bars) this.onLiveBar(bar);
+  }
+
+  /**
+   * A live bar: in the book now (what the pointer and a click read), drawn on a coming frame with
+   * whatever else came by then (`drawLive`).
+   */
+  private onLiveBar(received: Bar): void {
+    const wasEmpty = this.book.shown.length === 0;
+    const merged = this.book.merge(received);
+    if (!merged) return;
+    if (wasEmpty) {
+      this.render();
+      this.view.setVisibleRange({ from: -3, to: INITIAL_VISIBLE_BARS });
+      this.setState({ status: 'ready', bars: this.book.shown.length });
+      return;
+    }
+    // The newest bar, again or new (merge takes nothing older).
+    this.undrawn(this.book.shown.length - 1);
   }
 
   /** A stablecoin traded: the newest bar's rate may have moved. */
@@ -563,7 +641,7 @@ export class Chart {
   private readonly onRange = (range: LogicalRange | null) => {
     this.writeVisible(range);
     this.cursor?.refresh();
-    if (range && range.from < LOAD_OLDER_THRESHOLD && !this.state.exhausted) this.session?.loadOlder();
+    if (range && range.from < LOAD_OLDER_THRESHOLD) void this.loadOlder();
   };
 
   private writeVisible(range: LogicalRange | null): void {

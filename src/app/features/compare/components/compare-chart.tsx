@@ -1,8 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { LineSeries, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useRef } from 'react';
-import type { ResolutionString, SearchRow } from '@/datafeed';
-import { resolutionSeconds } from '@/app/lib/first-chart';
+import { toWireResolution, type ResolutionString, type SearchRow } from '@/datafeed';
 import { ErrorState } from '@/app/components/error-state';
 import { formatPercent, percentTrend } from '@/app/lib/format';
 import { PALETTES } from '@/app/lib/palette';
@@ -45,7 +44,7 @@ export function CompareChart({ row, resolution, theme, timeZone, onHandle }: Com
   const datafeed = useDatafeed();
   const query = useQuery(compareSeriesQueryOptions(datafeed, row, resolution));
   const palette = PALETTES[theme];
-  const daily = resolutionSeconds(resolution) >= 86_400;
+  const daily = toWireResolution(resolution) === '1d';
   // Times as the chart sees them: moved in Local mode so that day marks fall on local midnight.
   const { containerRef, chart, seriesRef, displayTimes } = useLineChart({
     palette,

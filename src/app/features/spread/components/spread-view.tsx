@@ -1,7 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import type { ResolutionString, SearchRow } from '@/datafeed';
-import { resolutionSeconds } from '@/app/lib/first-chart';
+import { toWireResolution, type ResolutionString, type SearchRow } from '@/datafeed';
 import type { PairPool } from '@/shared/api/extensions';
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { pairPoolsQueryOptions } from '@/app/api/pair-pools';
@@ -51,6 +50,7 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
     enabled: aggregateRow !== undefined,
   });
   const palette = PALETTES[theme];
+  const wire = toWireResolution(resolution) ?? '60min';
 
   // The table follows the pair live: each Aggregate trade asks it again (at most every 2 s).
   const lastRefresh = useRef(0);
@@ -147,7 +147,7 @@ export function SpreadView({ row, resolution, inverted = false, onOpen, onClose 
         mode={mode}
         palette={palette}
         timeZone={zone}
-        daily={resolutionSeconds(resolution) >= 86_400}
+        daily={wire === '1d'}
         label={
           mode === 'percent' ? `Percent of each pool of ${label} from the Aggregate` : `Price of ${label} on each pool`
         }
