@@ -84,7 +84,9 @@ export default defineConfig({
       url: `http://127.0.0.1:${PROD_PORT}/healthz`,
       // A real key the browser must never see (flow 09-security). Test controls are refused under
       // NODE_ENV=production: this server is a test server whatever the environment says.
-      env: { TOKEN_API_KEYS: E2E_API_KEYS, NODE_ENV: 'test' },
+      // The flows load a hundred pages a minute from one address, which is not a user: the per-address budget
+      // of whole-market lists (GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS, 30) is off here, tested in tests/gateway.
+      env: { TOKEN_API_KEYS: E2E_API_KEYS, NODE_ENV: 'test', GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' },
       reuseExistingServer: false,
       timeout: 120_000,
       stdout: 'ignore',
@@ -95,7 +97,12 @@ export default defineConfig({
       // with its key, and passes the test control to it.
       command: `rm -rf .data-e2e-remote && node --enable-source-maps dist-server/serve.js --port ${REMOTE_PORT} --data-dir .data-e2e-remote --test-controls`,
       url: `http://127.0.0.1:${REMOTE_PORT}/gw/v1/info`,
-      env: { UPSTREAM_URL: `http://127.0.0.1:${PROD_PORT}`, UPSTREAM_API_KEY: E2E_API_KEY, NODE_ENV: 'test' },
+      env: {
+        UPSTREAM_URL: `http://127.0.0.1:${PROD_PORT}`,
+        UPSTREAM_API_KEY: E2E_API_KEY,
+        NODE_ENV: 'test',
+        GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS: '0',
+      },
       reuseExistingServer: false,
       timeout: 120_000,
       stdout: 'ignore',
