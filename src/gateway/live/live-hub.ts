@@ -416,16 +416,8 @@ export class LiveHub implements UpstreamListener {
    * was undone, which covers the others). Each event has an id and is kept for replay like trades.
    */
   onRollback(rollback: StreamRollback, connection: object): void {
-    const key = `${rollback.slot}:${rollback.id}`;
     const now = Date.now();
-    for (const [seen, sent] of this.rollbacksSent)
-      if (now - sent.at > ROLLBACK_COPY_MS) this.rollbacksSent.delete(seen);
-    const sent = this.rollbacksSent.get(key);
-    if (sent && !sent.connections.has(connection)) {
-      sent.connections.add(connection);
-      return;
-    }
-    this.rollbacksSent.set(key, { connections: new Set([connection]), at: now });
+    if (isCopy(this.rollbacksSent, `${rollback.slot}:${rollback.id}`, connection, now)) return;
     this.rollbacksReceived++;
     const payload: LiveRollback = { slot: rollback.slot, id: rollback.id, time: rollback.block_time };
     const held = this.heldRollback;
@@ -465,14 +457,7 @@ export class LiveHub implements UpstreamListener {
    * upstream connections bring the line (copies told apart as rollbacks' are).
    */
   onMetadata(metadata: StreamMetadata, connection: object): void {
-    const now = Date.now();
-    for (const [seen, sent] of this.metadataSent) if (now - sent.at > ROLLBACK_COPY_MS) this.metadataSent.delete(seen);
-    const sent = this.metadataSent.get(metadata.version);
-    if (sent && !sent.connections.has(connection)) {
-      sent.connections.add(connection);
-      return;
-    }
-    this.metadataSent.set(metadata.version, { connections: new Set([connection]), at: now });
+    if (isCopy(this.metadataSent, metadata.version, connection, Date.now())) return;
     const seq = this.nextSeq++;
     const payload: LiveMetadata = { units: metadata.units };
     // What the gateway holds is dropped before browsers hear of the change (they ask again at once).
@@ -494,4 +479,25 @@ export class LiveHub implements UpstreamListener {
     this.fanout.flush();
     for (const client of [...this.clients]) client.close();
   }
+}
+
+/**
+ * Whether a line naming `key` is a copy of one sent in the last ROLLBACK_COPY_MS: while two upstream connections
+ * overlap, each brings its own copy, so a line is a copy when its connection had not brought that key yet (from a
+ * connection that had, it is a new line with the same key). Records the line when it is not a copy.
+ */
+function isCopy<K>(
+  sent: Map<K, { readonly connections: Set<object>; readonly at: number }>,
+  key: K,
+  connection: object,
+  now: number,
+): boolean {
+  for (const [seen, line] of sent) if (now - line.at > ROLLBACK_COPY_MS) sent.delete(seen);
+  const line = sent.get(key);
+  if (line && !line.connections.has(connection)) {
+    line.connections.add(connection);
+    return true;
+  }
+  sent.set(key, { connections: new Set([connection]), at: now });
+  return false;
 }
