@@ -22,7 +22,9 @@ function changesStructure(batch: CommitBatch): boolean {
       (batch.pairs?.length ?? 0) +
       (batch.pools?.length ?? 0) +
       (batch.tokenUpdates?.length ?? 0) +
-      (batch.logos?.length ?? 0) >
+      (batch.logos?.length ?? 0) +
+      (batch.identities?.set?.length ?? 0) +
+      (batch.identities?.remove?.length ?? 0) >
       0 ||
     batch.removeTradesAfter !== undefined ||
     (batch.refold?.length ?? 0) > 0 ||

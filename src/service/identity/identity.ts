@@ -1,6 +1,7 @@
 import { ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/id-rules';
 import { visibleText } from '../../shared/visible-text';
 import { fallbackTicker } from '../importers/registry';
+import type { IdentityRow, IdentitySourceName } from '../store/ports';
 
 /**
  * Who a token is: its name, ticker, decimals, description, site and logo, and where that comes from. Sources, most
@@ -14,29 +15,13 @@ import { fallbackTicker } from '../importers/registry';
 export type IdentitySource = 'cip68' | 'registry' | 'asset-name';
 
 /** Sources that are records of their own (the asset name is always known). */
-export type RecordSource = Exclude<IdentitySource, 'asset-name'>;
+export type RecordSource = IdentitySourceName;
 
 /** The order sources are trusted in. */
 export const RECORD_SOURCES: readonly RecordSource[] = ['cip68', 'registry'];
 
-/** What one source says of a token. Every field is optional: a source may know only some. */
-export interface IdentityRecord {
-  readonly unit: string;
-  readonly source: RecordSource;
-  readonly name?: string | undefined;
-  readonly ticker?: string | undefined;
-  readonly decimals?: number | undefined;
-  readonly description?: string | undefined;
-  /** The token's site (https). */
-  readonly url?: string | undefined;
-  /**
-   * Where its logo is: a URI (`ipfs://`, `https://`, `ar://`, `data:`), or `png:<sha256>` for PNG bytes the source
-   * gave inline (a registry's base64 logo), kept with the logos.
-   */
-  readonly logo?: string | undefined;
-  /** When the source said it (Unix seconds). */
-  readonly at: number;
-}
+/** What one source says of a token: a row of the store's `token_identity` (store/ports.ts). */
+export type IdentityRecord = IdentityRow;
 
 /** A token's identity as served. */
 export interface TokenIdentity {

@@ -36,7 +36,7 @@ export interface MarketIdentityOptions {
 export class MarketIdentity {
   private readonly resolver: TokenIdentityResolver;
   private readonly stopWatching: () => void;
-  private waiting: { records: IdentityRecord[]; logos: Map<string, Buffer> } | undefined;
+  private waiting: { records: IdentityRecord[]; logos: Map<string, Buffer>; units: Set<string> } | undefined;
   private flushing: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -44,7 +44,8 @@ export class MarketIdentity {
   constructor(private readonly options: MarketIdentityOptions) {
     const { registryUrl, kupoUrl, log } = options;
     this.resolver = new TokenIdentityResolver({
-      records: [],
+      // What the sources said before (the store's records): not asked again until a refresh is due.
+      records: [...options.market.identities.values()].flatMap((bySource) => [...bySource.values()]),
       ...(kupoUrl !== undefined ? { referenceDatum: kupoReferenceDatum(kupoUrl) } : {}),
       ...(registryUrl !== undefined
         ? {
@@ -63,14 +64,23 @@ export class MarketIdentity {
       ...(options.now ? { now: options.now } : {}),
     });
     this.stopWatching = options.ingestor.onBatch((batch) => {
+      // Records any writer stored (the chain source's reference NFTs, a rollback putting one back, this class's own).
+      const { remove = [], set = [] } = batch.identities ?? {};
+      if (remove.length + set.length > 0)
+        this.resolver.accept([...remove.map(([unit, source]) => ({ unit, source, removed: true as const })), ...set]);
       const units = (batch.tokens ?? []).map((t) => t.unit);
-      if (units.length > 0) this.resolver.observe(units);
+      if (units.length > 0) {
+        this.resolver.observe(units);
+        this.reconcile(units);
+      }
     });
   }
 
   /** Looks up every token of the market now, then each new one, until `close`. */
   start(): void {
-    this.resolver.observe([...this.options.market.tokens.keys()]);
+    const units = [...this.options.market.tokens.keys()];
+    this.resolver.observe(units);
+    this.reconcile(units);
     this.resolver.start();
   }
 
@@ -93,12 +103,32 @@ export class MarketIdentity {
   }
 
   /** Stores what the resolver learnt: as soon as the write path has nothing pending, in a commit of its own. */
-  private apply(records: readonly IdentityRecord[], logos: ReadonlyMap<string, Buffer>): Promise<void> {
-    const waiting = (this.waiting ??= { records: [] as IdentityRecord[], logos: new Map<string, Buffer>() });
+  private apply(
+    records: readonly IdentityRecord[],
+    logos: ReadonlyMap<string, Buffer>,
+    units: Iterable<string> = [],
+  ): Promise<void> {
+    const waiting = (this.waiting ??= { records: [], logos: new Map<string, Buffer>(), units: new Set<string>() });
     waiting.records.push(...records);
     for (const [hash, bytes] of logos) waiting.logos.set(hash, bytes);
+    for (const unit of units) waiting.units.add(unit);
     this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
     return this.flushing;
+  }
+
+  /**
+   * Tokens whose row is not what the stored records make of them (a token that entered the market after its records
+   * were learnt, through a writer that did not name it from them): named from the records in a commit of their own.
+   */
+  private reconcile(units: readonly string[]): void {
+    const { market } = this.options;
+    const stale = units.filter((unit) => {
+      const token = market.tokens.get(unit);
+      if (!token || !market.identities.has(unit)) return false;
+      const identity = identityOf(unit, market.identityRecords(unit));
+      return identity.ticker !== token.ticker || identity.name !== token.name || identity.decimals !== token.decimals;
+    });
+    if (stale.length > 0) void this.apply([], new Map(), stale);
   }
 
   private async flush(): Promise<void> {
@@ -108,26 +138,32 @@ export class MarketIdentity {
         await new Promise<void>((resolve) => (this.timer = setTimeout(resolve, RETRY_APPLY_MS)));
         continue;
       }
-      const { records, logos } = this.waiting;
+      const { records, logos, units } = this.waiting;
       this.waiting = undefined;
       // Synchronous from here to the commit, which takes the batch at once: nothing of a source's can slip in.
-      const changed = this.write(records, logos);
-      if (changed > 0) {
+      const changed = this.write(records, logos, units);
+      if (records.length > 0 || changed > 0) {
         await ingestor.commit();
-        this.options.log?.(`identity: ${changed} token(s) named from their metadata`);
+        if (changed > 0) this.options.log?.(`identity: ${changed} token(s) named from their metadata`);
       }
     }
   }
 
-  /** The tokens' rows as the records say; returns how many changed. */
-  private write(records: readonly IdentityRecord[], logos: ReadonlyMap<string, Buffer>): number {
+  /**
+   * The records (kept in the store, each source's apart) and the tokens' rows as the records make them, for the
+   * records' tokens and `units`; returns how many tokens changed.
+   */
+  private write(records: readonly IdentityRecord[], logos: ReadonlyMap<string, Buffer>, units: Set<string>): number {
     const { market, ingestor } = this.options;
-    let changed = 0;
     for (const record of records) {
-      const token = market.tokens.get(record.unit);
+      ingestor.setIdentity(record);
+      units.add(record.unit);
+    }
+    let changed = 0;
+    for (const unit of units) {
+      const token = market.tokens.get(unit);
       if (!token) continue;
-      const others = this.resolver.recordsOf(record.unit).filter((r) => r.source !== record.source);
-      const identity = identityOf(record.unit, [...others, record]);
+      const identity = identityOf(unit, market.identityRecords(unit));
       if (identity.ticker !== token.ticker || identity.name !== token.name || identity.decimals !== token.decimals) {
         ingestor.updateToken(token, { ticker: identity.ticker, name: identity.name, decimals: identity.decimals });
         changed++;

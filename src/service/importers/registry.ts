@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -6,7 +7,7 @@ import { visibleText } from '../../shared/visible-text';
 import { isPng } from '../logos/identicon';
 import { LOGO_NONE, LOGO_STORED, type Market } from '../market/model';
 import type { Ingestor } from '../market/ingest';
-import type { MarketStore } from '../store/ports';
+import type { IdentityRow, MarketStore } from '../store/ports';
 
 /**
  * Importer of CIP-26 token-registry mappings (the format of cardano-foundation/cardano-token-registry:
@@ -24,6 +25,8 @@ import type { MarketStore } from '../store/ports';
  *   when it is made (docs/decisions.md "Raw units in the store, decimals at the edge").
  * - Without a ticker, a new token's ticker is its decoded asset name (CIP-67/68 labels stripped) when
  *   that is printable text, else its name; a known token keeps its ticker.
+ * - Each entry is also kept as the token's `registry` identity record (docs/chain.md "Token identity"), beside
+ *   what other sources said; a token with on-chain (CIP-68) metadata keeps its name, ticker and decimals from it.
  * - One transaction per run; a re-run with the same files changes nothing.
  */
 
@@ -202,7 +205,11 @@ function decodeLogo(base64: string): { png: Buffer } | { error: string } {
  * it did. Throws only when the directory cannot be read or the store fails: nothing is then written,
  * but the in-memory market may already hold some of the run's changes, so close the handle and reopen.
  */
-export async function importRegistry(target: RegistryTarget, dir: string): Promise<RegistryReport> {
+export async function importRegistry(
+  target: RegistryTarget,
+  dir: string,
+  now: number = Date.now() / 1000,
+): Promise<RegistryReport> {
   const files = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.toLowerCase().endsWith('.json'))
     .map((entry) => entry.name)
@@ -250,6 +257,20 @@ export async function importRegistry(target: RegistryTarget, dir: string): Promi
         else png = logo.png;
       }
 
+      const record: IdentityRow = {
+        unit: entry.unit,
+        source: 'registry',
+        name: entry.name,
+        ticker: entry.ticker,
+        decimals: entry.decimals,
+        description: entry.description,
+        url: entry.url,
+        logo: png ? `png:${createHash('sha256').update(png).digest('hex')}` : undefined,
+        at: now,
+      };
+      const stored = market.identities.get(entry.unit);
+      if (!sameRecord(stored?.get('registry'), record)) ingestor.setIdentity(record);
+
       const known = market.tokens.get(entry.unit);
       if (!known) {
         const token = ingestor.addToken({
@@ -270,7 +291,9 @@ export async function importRegistry(target: RegistryTarget, dir: string): Promi
       let changed = false;
       const { decimals } = entry;
       const ticker = entry.ticker ?? known.ticker;
-      if (ticker !== known.ticker || entry.name !== known.name || decimals !== known.decimals) {
+      // On-chain metadata (CIP-68) comes first: the token keeps the name, ticker and decimals it gives.
+      const onChain = stored?.has('cip68') === true;
+      if (!onChain && (ticker !== known.ticker || entry.name !== known.name || decimals !== known.decimals)) {
         ingestor.updateToken(known, { ticker, name: entry.name, decimals });
         changed = true;
       }
@@ -285,6 +308,14 @@ export async function importRegistry(target: RegistryTarget, dir: string): Promi
   }
   await ingestor.commit();
   return report;
+}
+
+/** Whether a stored record says what `record` says (their times aside). */
+function sameRecord(stored: IdentityRow | undefined, record: IdentityRow): boolean {
+  return (
+    stored !== undefined &&
+    (['name', 'ticker', 'decimals', 'description', 'url', 'logo'] as const).every((key) => stored[key] === record[key])
+  );
 }
 
 /** The report as printable lines (the CLI's summary). */

@@ -5,6 +5,8 @@ import type {
   ChainLpChange,
   CommitBatch,
   CreatedRows,
+  IdentityRow,
+  IdentitySourceName,
   JournalChange,
   NextIds,
   PoolRow,
@@ -121,6 +123,11 @@ export class Ingestor {
   private tokens: TokenRow[] = [];
   private tokenUpdates: { token: Token; before: Pick<Token, 'ticker' | 'name' | 'decimals'> }[] = [];
   private logos: { token: Token; kind: LogoKind; png: Buffer | null; before: LogoKind }[] = [];
+  /** Identity records set (a record) or removed (null) since the last commit, by source and unit, with the one before. */
+  private identities = new Map<
+    string,
+    { unit: string; source: IdentitySourceName; record: IdentityRow | null; before: IdentityRow | undefined }
+  >();
   private newTokens: Token[] = [];
   private newPairs: Pair[] = [];
   private newPools: Pool[] = [];
@@ -219,6 +226,7 @@ export class Ingestor {
       this.newPools.length > 0 ||
       this.tokenUpdates.length > 0 ||
       this.logos.length > 0 ||
+      this.identities.size > 0 ||
       this.removed !== undefined ||
       Object.keys(this.meta).length > 0
     );
@@ -289,6 +297,26 @@ export class Ingestor {
   setLogo(token: Token, kind: LogoKind, png: Buffer | null): void {
     this.logos.push({ token, kind, png, before: token.logoKind });
     token.logoKind = kind;
+  }
+
+  /**
+   * Sets what a source says of a token (replacing what it said before), or removes it (`source` given, no record):
+   * in the market at once, in the store with the next commit. The token's own row (name, ticker, decimals) is the
+   * caller's to update (`updateToken`), in the same commit.
+   */
+  setIdentity(record: IdentityRow): void;
+  setIdentity(unit: string, source: IdentitySourceName): void;
+  setIdentity(recordOrUnit: IdentityRow | string, removedSource?: IdentitySourceName): void {
+    const [unit, source, record] =
+      typeof recordOrUnit === 'string'
+        ? [recordOrUnit, removedSource as IdentitySourceName, null]
+        : [recordOrUnit.unit, recordOrUnit.source, recordOrUnit];
+    const key = `${source}|${unit}`;
+    const before = this.identities.has(key)
+      ? this.identities.get(key)?.before
+      : this.market.identities.get(unit)?.get(source);
+    this.identities.set(key, { unit, source, record, before });
+    this.market.setIdentity(unit, source, record ?? undefined);
   }
 
   setMeta(key: string, value: string): void {
@@ -493,6 +521,16 @@ export class Ingestor {
         decimals: token.decimals,
       })),
       logos: this.logos.map(({ token, kind, png }) => ({ id: token.id, kind, png })),
+      ...(this.identities.size > 0
+        ? {
+            identities: {
+              remove: [...this.identities.values()]
+                .filter((change) => change.record === null)
+                .map(({ unit, source }) => [unit, source] as const),
+              set: [...this.identities.values()].flatMap((change) => change.record ?? []),
+            },
+          }
+        : {}),
       pairs: newPairs.map((p) => ({ id: p.id, base: p.base.id, quote: p.quote.id })),
       pools,
       trades: this.pending,
@@ -526,6 +564,7 @@ export class Ingestor {
     const newTokens = this.newTokens;
     const tokenUpdates = this.tokenUpdates;
     const logos = this.logos;
+    const identities = this.identities;
     const removed = this.removed;
     this.reset();
     const undo = () => {
@@ -537,6 +576,7 @@ export class Ingestor {
       this.market.prices++;
       for (const { token, before: was } of tokenUpdates.reverse()) Object.assign(token, was);
       for (const { token, before: was } of logos.reverse()) token.logoKind = was;
+      for (const { unit, source, before: was } of identities.values()) this.market.setIdentity(unit, source, was);
       for (const pool of newPools) this.market.removePool(pool);
       for (const pair of newPairs) this.market.removePair(pair);
       for (const token of newTokens) this.market.removeToken(token);
@@ -596,6 +636,7 @@ export class Ingestor {
     this.tokens = [];
     this.tokenUpdates = [];
     this.logos = [];
+    this.identities = new Map();
     this.newTokens = [];
     this.newPairs = [];
     this.newPools = [];

@@ -6,6 +6,7 @@ import { Market, sumAggregate, type LogoKind, type Pair, type Pool } from './mod
 export function buildMarket(rows: MarketRows): Market {
   const market = new Market();
   for (const row of rows.tokens) market.addToken({ ...row, logoKind: row.logoKind as LogoKind });
+  for (const record of rows.identities ?? []) market.setIdentity(record.unit, record.source, record);
   const pairsById = new Map<number, Pair>();
   const aggregates = new Map<number, PoolRow>();
   for (const row of rows.pairs) {

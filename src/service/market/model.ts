@@ -1,5 +1,5 @@
 import { AGGREGATE_GROUP, type GroupName } from '../../shared/groups';
-import type { AggregateReplay } from '../store/ports';
+import type { AggregateReplay, IdentityRow, IdentitySourceName } from '../store/ports';
 import { shift, wholeBase, wholePrice } from './units';
 
 /**
@@ -152,6 +152,11 @@ export class Market {
   readonly pairs = new Map<string, Pair>();
   readonly pools = new Map<string, Pool>();
   readonly poolsById = new Map<number, Pool>();
+  /**
+   * What each source said of a token (service/identity/identity.ts makes its identity from them), by unit, then
+   * source; tokens that are not in a pool may have records too (their pool may come later).
+   */
+  readonly identities = new Map<string, Map<IdentitySourceName, IdentityRow>>();
   /** Bumped whenever tokens or pools are added, removed or renamed: caches of symbol_info key on it. */
   version = 0;
   /** Bumped whenever a pool's reserves (so its price) may have changed: symbol_info's pricescales follow it. */
@@ -176,6 +181,25 @@ export class Market {
   }
 
   touch(): void {
+    this.version++;
+  }
+
+  /** Every record of a token, in no particular order (identity/identity.ts `identityOf` orders them). */
+  identityRecords(unit: string): IdentityRow[] {
+    const bySource = this.identities.get(unit);
+    return bySource ? [...bySource.values()] : [];
+  }
+
+  /** Sets (a record) or removes (`undefined`) what `source` says of `unit`. */
+  setIdentity(unit: string, source: IdentitySourceName, record: IdentityRow | undefined): void {
+    let bySource = this.identities.get(unit);
+    if (record) {
+      if (!bySource) this.identities.set(unit, (bySource = new Map()));
+      bySource.set(source, record);
+    } else if (bySource) {
+      bySource.delete(source);
+      if (bySource.size === 0) this.identities.delete(unit);
+    }
     this.version++;
   }
 
@@ -219,6 +243,8 @@ export class Market {
       to.clear();
       for (const [k, v] of from) to.set(k, v);
     }
+    this.identities.clear();
+    for (const [unit, bySource] of other.identities) this.identities.set(unit, new Map(bySource));
     this.version++;
   }
 

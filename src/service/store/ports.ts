@@ -43,11 +43,41 @@ export interface PoolRow {
   readonly simulated: boolean;
 }
 
+/** A source of token identity that keeps records (docs/chain.md "Token identity"). */
+export type IdentitySourceName = 'cip68' | 'registry';
+
+/**
+ * What one source says of a token (`token_identity`): every field but the unit, the source and the time is optional,
+ * a source may know only some. The identity served is made from these (service/identity/identity.ts).
+ */
+export interface IdentityRow {
+  readonly unit: string;
+  readonly source: IdentitySourceName;
+  readonly name?: string | undefined;
+  readonly ticker?: string | undefined;
+  readonly decimals?: number | undefined;
+  readonly description?: string | undefined;
+  /** The token's site (https). */
+  readonly url?: string | undefined;
+  /**
+   * Where its logo is: a URI (`ipfs://`, `https://`, `ar://`, `data:`), or `png:<sha256>` for PNG bytes the source
+   * gave inline (a registry's base64 logo), kept with the logos.
+   */
+  readonly logo?: string | undefined;
+  /** When the source said it (Unix seconds). */
+  readonly at: number;
+}
+
+/** A record changed by a journalled chain block: its unit and source, and the record before it (null: none). */
+export type JournalIdentity = readonly [unit: string, source: IdentitySourceName, before: IdentityRow | null];
+
 export interface MarketRows {
   /** In id order, as are the others. */
   readonly tokens: readonly TokenRow[];
   readonly pairs: readonly PairRow[];
   readonly pools: readonly PoolRow[];
+  /** Every source's record of a token (by unit, then source); absent when there is none. */
+  readonly identities?: readonly IdentityRow[];
   /**
    * The meta value `COMMIT_POSITION_META` as of the same snapshot: which commit of a cluster's writer
    * these rows include (absent where no writer stamps its commits).
@@ -136,6 +166,8 @@ export interface JournalRow {
   readonly before: readonly JournalPoolState[];
   /** Absent in rows written before creations were journalled. */
   readonly created?: CreatedRows;
+  /** The identity records the block changed, as they were before it (absent: none). */
+  readonly identities?: readonly JournalIdentity[];
 }
 
 /** Changes to the rollback journal of a commit: rows after a slot dropped, then rows added (in slot order), then rows before a slot dropped. */
@@ -221,6 +253,14 @@ export interface CommitBatch {
   }[];
   readonly tokens?: readonly TokenRow[];
   readonly tokenUpdates?: readonly Pick<TokenRow, 'id' | 'ticker' | 'name' | 'decimals'>[];
+  /**
+   * Identity records removed (by unit and source), then set (replacing any of the same unit and source): what the
+   * sources said of tokens, written with the token changes they cause.
+   */
+  readonly identities?: {
+    readonly remove?: readonly (readonly [unit: string, source: IdentitySourceName])[];
+    readonly set?: readonly IdentityRow[];
+  };
   /** Logo changes: the kind, and the PNG when the kind is `stored`. */
   readonly logos?: readonly { readonly id: number; readonly kind: number; readonly png: Buffer | null }[];
   readonly pairs?: readonly PairRow[];

@@ -17,7 +17,7 @@ import {
   type WindowStats,
 } from './ports';
 import { rebuildBars } from './rules';
-import { journalRowOf, keyOf, maybeNum, num, poolOf, tokenOf, tradeOf } from './rows';
+import { identityOf, journalRowOf, keyOf, maybeNum, num, poolOf, tokenOf, tradeOf } from './rows';
 import * as S from './statements';
 
 /**
@@ -31,8 +31,15 @@ function* readMarket(): Program<MarketRows> {
   const tokens = (yield* all(S.LOAD_TOKENS)).map(tokenOf);
   const pairs = (yield* all(S.LOAD_PAIRS)).map((r) => ({ id: num(r.id), base: num(r.base), quote: num(r.quote) }));
   const pools = (yield* all(S.LOAD_POOLS)).map(poolOf);
+  const identities = (yield* all(S.LOAD_IDENTITIES)).map(identityOf);
   const position = (yield* get(S.META, [COMMIT_POSITION_META]))?.value;
-  return { tokens, pairs, pools, ...(position !== undefined ? { position: String(position) } : {}) };
+  return {
+    tokens,
+    pairs,
+    pools,
+    ...(identities.length > 0 ? { identities } : {}),
+    ...(position !== undefined ? { position: String(position) } : {}),
+  };
 }
 
 export class SqlMarketStore implements MarketStore {

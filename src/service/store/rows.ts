@@ -1,5 +1,15 @@
 import type { Row } from './program';
-import type { CreatedRows, JournalRow, PoolRow, StoredKey, TokenRow, TradeRecord } from './ports';
+import type {
+  CreatedRows,
+  IdentityRow,
+  IdentitySourceName,
+  JournalIdentity,
+  JournalRow,
+  PoolRow,
+  StoredKey,
+  TokenRow,
+  TradeRecord,
+} from './ports';
 
 /**
  * Rows as the engines hand them back, as the ports' types: once for both. The engines' values differ
@@ -67,6 +77,31 @@ export function journalRowOf(r: Row): JournalRow {
     height: num(r.height),
     before: JSON.parse(String(r.before)) as JournalRow['before'],
     ...(r.created !== null && r.created !== undefined ? { created: JSON.parse(String(r.created)) as CreatedRows } : {}),
+    ...(r.identities !== null && r.identities !== undefined
+      ? { identities: JSON.parse(String(r.identities)) as JournalIdentity[] }
+      : {}),
+  };
+}
+
+/** A text column that may be NULL: undefined then. */
+const maybeText = (value: unknown): string | undefined =>
+  value === null || value === undefined ? undefined : String(value);
+
+/** An identity record as stored (NULL columns: fields the source did not give, left out). */
+export function identityOf(r: Row): IdentityRow {
+  const fields = {
+    name: maybeText(r.name),
+    ticker: maybeText(r.ticker),
+    decimals: r.decimals === null || r.decimals === undefined ? undefined : num(r.decimals),
+    description: maybeText(r.description),
+    url: maybeText(r.url),
+    logo: maybeText(r.logo),
+  };
+  return {
+    unit: String(r.unit),
+    source: String(r.source) as IdentitySourceName,
+    ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+    at: num(r.learnt_at),
   };
 }
 

@@ -25,6 +25,21 @@ export function* commitPlan(batch: CommitBatch): Program<void> {
     S.UPDATE_TOKENS,
     (batch.tokenUpdates ?? []).flatMap((t) => [t.id, t.ticker, t.name, t.decimals]),
   );
+  for (const [unit, source] of batch.identities?.remove ?? []) yield* run(S.DELETE_IDENTITY, [unit, source]);
+  yield* rows(
+    S.SET_IDENTITIES,
+    (batch.identities?.set ?? []).flatMap((r) => [
+      r.unit,
+      r.source,
+      r.name ?? null,
+      r.ticker ?? null,
+      r.decimals ?? null,
+      r.description ?? null,
+      r.url ?? null,
+      r.logo ?? null,
+      r.at,
+    ]),
+  );
   yield* rows(
     S.SET_LOGOS,
     (batch.logos ?? []).flatMap((l) => [l.id, l.kind, l.kind === 0 ? null : l.png]),
@@ -99,6 +114,7 @@ export function* commitPlan(batch: CommitBatch): Program<void> {
         row.height,
         JSON.stringify(row.before),
         row.created ? JSON.stringify(row.created) : null,
+        row.identities ? JSON.stringify(row.identities) : null,
       ]),
     );
     if (removeBefore !== undefined) yield* run(S.JOURNAL_REMOVE_BEFORE, [removeBefore]);

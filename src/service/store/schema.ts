@@ -154,6 +154,25 @@ export const MIGRATIONS: readonly Migration[] = [
   FROM ${factors} AS f WHERE bars.series = f.series;
   `;
   },
+  // 6: token identity (docs/chain.md "Token identity"): what each source said of a token (its CIP-68
+  // reference datum, its CIP-26 registry entry), one row per token and source, kept apart from the
+  // token's row (which holds the identity served); and, per journalled block, the records it changed
+  // as they were before it (JSON [[unit, source, record or null], ...]), so a rollback puts them back.
+  ({ types: { int, real } }) => `
+  CREATE TABLE token_identity (
+    unit        TEXT NOT NULL,
+    source      TEXT NOT NULL CHECK (source IN ('cip68', 'registry')),
+    name        TEXT,
+    ticker      TEXT,
+    decimals    ${int} CHECK (decimals BETWEEN 0 AND 19),
+    description TEXT,
+    url         TEXT,
+    logo        TEXT,
+    learnt_at   ${real} NOT NULL,
+    PRIMARY KEY (unit, source)
+  );
+  ALTER TABLE chain_journal ADD COLUMN identities TEXT;
+  `,
 ];
 
 /** The schema version a store of this build is brought to. */

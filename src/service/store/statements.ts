@@ -31,8 +31,32 @@ export const NEXT_IDS = statement(
   'SELECT (SELECT coalesce(max(id), 0) + 1 FROM tokens) AS token, (SELECT coalesce(max(id), 0) + 1 FROM pairs) AS pair, (SELECT coalesce(max(id), 0) + 1 FROM pools) AS pool',
 );
 export const LOGO = statement('SELECT logo_png FROM tokens WHERE id = ?');
-export const JOURNAL = statement('SELECT slot, id, height, before, created FROM chain_journal ORDER BY slot');
+export const JOURNAL = statement(
+  'SELECT slot, id, height, before, created, identities FROM chain_journal ORDER BY slot',
+);
 export const CHAIN_LP = statement('SELECT pool, lp FROM chain_lp ORDER BY pool');
+export const LOAD_IDENTITIES = statement(
+  'SELECT unit, source, name, ticker, decimals, description, url, logo, learnt_at FROM token_identity ORDER BY unit, source',
+);
+export const SET_IDENTITIES: RowsStatement = {
+  kind: 'insert',
+  table: 'token_identity',
+  columns: [
+    ['unit', 'text'],
+    ['source', 'text'],
+    ['name', 'text'],
+    ['ticker', 'text'],
+    ['decimals', 'int'],
+    ['description', 'text'],
+    ['url', 'text'],
+    ['logo', 'text'],
+    ['learnt_at', 'real'],
+  ],
+  onConflict: () =>
+    `ON CONFLICT (unit, source) DO UPDATE SET name = excluded.name, ticker = excluded.ticker, decimals = excluded.decimals,
+     description = excluded.description, url = excluded.url, logo = excluded.logo, learnt_at = excluded.learnt_at`,
+};
+export const DELETE_IDENTITY = statement('DELETE FROM token_identity WHERE unit = ? AND source = ?');
 
 export const INSERT_TOKENS: RowsStatement = {
   kind: 'insert',
@@ -125,6 +149,7 @@ export const INSERT_JOURNAL: RowsStatement = {
     ['height', 'bigint'],
     ['before', 'text'],
     ['created', 'text'],
+    ['identities', 'text'],
   ],
 };
 export const JOURNAL_REMOVE_AFTER = statement('DELETE FROM chain_journal WHERE slot > ?');

@@ -465,6 +465,66 @@ export function describeStoreContract(name: string, factory: () => StoreFactory)
       expect(await s.market.journal()).toEqual(rows);
     });
 
+    it("keeps each source's identity record of a token apart, set, replaced and removed with the commit, across a reopen", async () => {
+      const s = await open();
+      await s.commit(structure());
+      const usdm = 'c48cbb3d5e57ed56e276bc45f99ab39abe94e6cd7ac39fb402da47ad0014df105553444d';
+      const min = '29d222ce763455e3d7a09a665ce554f00ac89d2e99a1a83d267170c64d494e';
+      const chain = {
+        unit: usdm,
+        source: 'cip68' as const,
+        name: 'USDM',
+        ticker: 'USDM',
+        decimals: 6,
+        description: 'Fiat-backed stablecoin native to the Cardano blockchain',
+        url: 'https://moneta.global/',
+        logo: 'ipfs://QmPxkqMtGMbGMnaqvFQAjf3wFvXq3yTn2mCsrJdtf7X52o',
+        at: 1_718_000_000.25,
+      };
+      const registry = {
+        unit: usdm,
+        source: 'registry' as const,
+        name: 'USDM (registry)',
+        decimals: 6,
+        at: 1_718_000_100,
+      };
+      const minRecord = {
+        unit: min,
+        source: 'registry' as const,
+        name: 'Minswap',
+        ticker: 'MIN',
+        decimals: 6,
+        logo: 'png:' + 'ab'.repeat(32),
+        at: 1_718_000_200,
+      };
+      await s.commit({
+        identities: { set: [chain, registry, minRecord] },
+        tokenUpdates: [{ id: 2, ticker: 'USDM', name: 'USDM', decimals: 6 }],
+      });
+      // By unit, then source; fields no source gave are absent.
+      expect((await s.market.load()).identities).toEqual([minRecord, chain, registry]);
+      // Replaced (same unit and source), removed, both in one commit.
+      const corrected = { ...minRecord, decimals: 7, at: 1_718_086_600 };
+      await s.commit({ identities: { remove: [[usdm, 'registry']], set: [corrected] } });
+      // A commit that fails writes no record.
+      await expect(
+        s.commit({ identities: { set: [{ unit: usdm, source: 'registry', decimals: 40, at: 1 }] } }),
+      ).rejects.toThrow();
+      await s.close();
+      store = await (current as StoreFactory).reopen();
+      expect((await store.market.load()).identities).toEqual([corrected, chain]);
+      // Journal rows carry the records their block changed, as they were before it.
+      const journalRow = {
+        slot: 300,
+        id: 'e1'.padStart(64, '0'),
+        height: 9,
+        before: [],
+        identities: [[usdm, 'cip68', chain] as const, [min, 'cip68', null] as const],
+      };
+      await store.commit({ journal: { append: [journalRow] } });
+      expect(await store.market.journal()).toEqual([journalRow]);
+    });
+
     it("keeps the chain pools' LP supplies beyond 2^53: set, replaced, removed, with the commit", async () => {
       const s = await open();
       await s.commit(structure());
