@@ -187,11 +187,12 @@ export async function createWriterNode(
             registryUrl: config.tokenRegistryUrl,
             kupoUrl,
             log: (line, fields) => log?.(redact(line), fields),
+            now: () => nowMs() / 1000,
           })
         : undefined;
     if (config.source === 'chain' && !kupoUrl)
       log?.(
-        'identity: no --kupo: CIP-68 tokens keep their asset name and 0 decimals (their reference NFTs are read through Kupo; docs/chain.md "Token identity")',
+        'identity: no --kupo: a CIP-68 token is named when chain-sync passes its reference NFT; one created before the start point keeps its asset name and 0 decimals (docs/chain.md "Token identity")',
       );
 
     const hub = new StreamHub(market);

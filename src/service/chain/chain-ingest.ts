@@ -1,7 +1,7 @@
 import type { LogHook } from '../../node/log';
 import type { DexGroup } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/id-rules';
-import { fallbackTicker } from '../importers/registry';
+import { fallbackTicker } from '../identity/identity';
 import type { Ingestor } from '../market/ingest';
 import { LOGO_GENERATED, LOGO_NONE, type Pool, type Token } from '../market/model';
 import type { CreatedRows, JournalPoolState, JournalRow, MarketStore } from '../store/ports';

@@ -1,6 +1,5 @@
 import { ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/id-rules';
 import { visibleText } from '../../shared/visible-text';
-import { fallbackTicker } from '../importers/registry';
 import type { IdentityRow, IdentitySourceName } from '../store/ports';
 
 /**
@@ -46,6 +45,18 @@ export const ADA_IDENTITY: TokenIdentity = {
   url: 'https://cardano.org/',
   logo: undefined,
 };
+
+/**
+ * The ticker of a new token without one: its decoded asset name when printable, else its name; with
+ * invisible and bidi-control characters written out (`SNEK\u200B`, `\u202EKENS`): a ticker made here
+ * from a name anyone can mint never passes for another on screen (symbol names do the same with any
+ * ticker, `SymbolNames`).
+ */
+export function fallbackTicker(unit: string, name: string): string {
+  const { assetName } = splitTokenUnit(unit);
+  const decoded = displayAssetName(assetName);
+  return visibleText(assetName !== '' && decoded !== assetName ? decoded : name);
+}
 
 /** A token's name from its asset name alone: the printable text, else the short policy and name. */
 export function assetNameOnly(unit: string): { name: string; ticker: string } {

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { displayAssetName, isTokenUnit, splitTokenUnit } from '../../shared/id-rules';
-import { visibleText } from '../../shared/visible-text';
+import { isTokenUnit } from '../../shared/id-rules';
+import { fallbackTicker, identityOf } from '../identity/identity';
 import { isPng } from '../logos/identicon';
 import { LOGO_NONE, LOGO_STORED, type Market } from '../market/model';
 import type { Ingestor } from '../market/ingest';
@@ -175,18 +175,6 @@ export function registryEntryOf(raw: unknown): { entry: RegistryEntry } | { erro
   };
 }
 
-/**
- * The ticker of a new token without one: its decoded asset name when printable, else its name; with
- * invisible and bidi-control characters written out (`SNEK\u200B`, `\u202EKENS`): a ticker made here
- * from a name anyone can mint never passes for another on screen (symbol names do the same with any
- * ticker, `SymbolNames`).
- */
-export function fallbackTicker(unit: string, name: string): string {
-  const { assetName } = splitTokenUnit(unit);
-  const decoded = displayAssetName(assetName);
-  return visibleText(assetName !== '' && decoded !== assetName ? decoded : name);
-}
-
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The logo's PNG bytes, or why it cannot be used. */
@@ -272,12 +260,15 @@ export async function importRegistry(
       if (!sameRecord(stored?.get('registry'), record)) ingestor.setIdentity(record);
 
       const known = market.tokens.get(entry.unit);
+      // On-chain metadata (CIP-68) comes first: a token that has some keeps the name, ticker and decimals it gives.
+      const onChain = stored?.has('cip68') === true;
       if (!known) {
+        const identity = onChain ? identityOf(entry.unit, market.identityRecords(entry.unit)) : undefined;
         const token = ingestor.addToken({
           unit: entry.unit,
-          ticker: entry.ticker ?? fallbackTicker(entry.unit, entry.name),
-          name: entry.name,
-          decimals: entry.decimals,
+          ticker: identity?.ticker ?? entry.ticker ?? fallbackTicker(entry.unit, entry.name),
+          name: identity?.name ?? entry.name,
+          decimals: identity?.decimals ?? entry.decimals,
           logoKind: LOGO_NONE,
         });
         if (png) {
@@ -291,8 +282,6 @@ export async function importRegistry(
       let changed = false;
       const { decimals } = entry;
       const ticker = entry.ticker ?? known.ticker;
-      // On-chain metadata (CIP-68) comes first: the token keeps the name, ticker and decimals it gives.
-      const onChain = stored?.has('cip68') === true;
       if (!onChain && (ticker !== known.ticker || entry.name !== known.name || decimals !== known.decimals)) {
         ingestor.updateToken(known, { ticker, name: entry.name, decimals });
         changed = true;

@@ -3,7 +3,7 @@ import { slotTime } from '../../../src/service/chain/block';
 import { tokenStatsSchema } from '../../../src/shared/api/tokens';
 import { symbolInfoResponseSchema } from '../../../src/shared/api/symbol-info';
 import { displayAssetName, splitTokenUnit } from '../../../src/shared/id-rules';
-import { fallbackTicker } from '../../../src/service/importers/registry';
+import { fallbackTicker } from '../../../src/service/identity/identity';
 import { importTrades } from '../../../src/service/importers/trades';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -86,6 +86,42 @@ describe('registry importer', () => {
     expect(withLogo && (await handle.store.market.logo(withLogo.id))?.equals(FIXTURE_PNG)).toBe(true);
   });
 
+  it("keeps each imported entry as the token's registry record, durably; a token with on-chain metadata keeps its name", async () => {
+    writeRegistryFixtures(registryDir);
+    const first = await open();
+    // What the token's CIP-68 reference datum said, stored before the import.
+    first.ingestor.setIdentity({ unit: REGISTRY_UNITS.cip68, source: 'cip68', name: 'On Chain', ticker: 'OC', at: 1 });
+    await first.ingestor.commit();
+    await importRegistry(first, registryDir, 1_718_000_000);
+    await first.close();
+    const handle = await open();
+    const records = (await handle.store.market.load()).identities ?? [];
+    expect(records.filter((r) => r.source === 'registry').map((r) => r.unit)).toEqual(
+      Object.values(REGISTRY_UNITS).sort(),
+    );
+    expect(records.find((r) => r.unit === REGISTRY_UNITS.withLogo)).toEqual({
+      description: 'Token A for tests',
+      unit: REGISTRY_UNITS.withLogo,
+      source: 'registry',
+      name: 'Token A',
+      ticker: 'TKA',
+      decimals: 6,
+      logo: expect.stringMatching(/^png:[0-9a-f]{64}$/),
+      at: 1_718_000_000,
+    });
+    expect(
+      handle.market
+        .identityRecords(REGISTRY_UNITS.cip68)
+        .map((r) => r.source)
+        .sort(),
+    ).toEqual(['cip68', 'registry']);
+    expect(handle.market.tokens.get(REGISTRY_UNITS.cip68)).toMatchObject({
+      name: 'On Chain',
+      ticker: 'OC',
+      decimals: 0,
+    });
+  });
+
   it('reports a logo that is not a PNG and keeps the rest of that token', async () => {
     writeRegistryFixtures(registryDir);
     const handle = await open();
