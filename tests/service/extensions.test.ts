@@ -13,10 +13,13 @@ import { tokenStatsSchema } from '../../src/shared/api/tokens';
 import { ALL_GROUPS } from '../../src/shared/groups';
 import { symbolInfoPath, tokensCurrentPath } from '../support/builders';
 import { createTestService, type TestService } from '../support/service';
+import { LOGO_NONE } from '../../src/service/market/model';
+import { runtimeInternals } from '../../src/service/runtime-internals';
 
 /** Our extension routes under /api/x: answers from the market, behind the same auth and limits. */
 
 const WMT = '1d7f33bd23d85e1a25d87d86fac4f199c3197a2f7afeb662a0f34e1e776f726c646d6f62696c65746f6b656e';
+const USDM = 'c48cbb3d5e57ed56e276bc45f99ab39abe94e6cd7ac39fb402da47ad0014df105553444d';
 
 let service: TestService;
 beforeAll(async () => {
@@ -65,10 +68,21 @@ describe('/api/x', () => {
       ticker: 'WMT',
       name: 'World Mobile Token',
       decimals: 6,
+      source: 'registry',
     });
     const names = tokenNamesSchema.parse(await service.getJson('/api/x/token-info'));
     expect(names.name[names.unit.indexOf(WMT)]).toBe('World Mobile Token');
     expect(names.unit).not.toContain('');
+  });
+
+  it("says where the simulated market's tokens come from: the catalogue's real sources, generated ones unverified", async () => {
+    const source = async (unit: string) =>
+      tokenInfoSchema.parse(await service.getJson(`/api/x/token-info/${unit}`)).source;
+    expect(await source(USDM)).toBe('cip68');
+    expect(await source(WMT)).toBe('registry');
+    const { market } = service.runtime;
+    const generated = [...market.tokens.values()].find((t) => t.unit !== '' && t.id > 40);
+    expect(await source(generated?.unit ?? '')).toBe('asset-name');
   });
 
   it('answers bad input and unknown things in the price error shape', async () => {
@@ -114,6 +128,46 @@ describe('/api/x with --spec-only', () => {
       expect((await specOnly.request('/api/x/deepest', { method: 'POST' })).status).toBe(404);
     } finally {
       await specOnly.close();
+    }
+  });
+});
+
+describe('/api/x/token-info on a market whose tokens were named by their sources', () => {
+  it('says which source named each token, with the description and site it gave, and marks a look-alike unverified', async () => {
+    const named = await createTestService({ startMs: 1_718_000_000_000, config: { source: 'none' } });
+    try {
+      const { ingestor } = runtimeInternals(named.runtime);
+      const lookAlike = `${'ef'.repeat(28)}5553444d`;
+      for (const unit of [USDM, WMT, lookAlike])
+        ingestor.addToken({ unit, ticker: 'USDM', name: 'USDM', decimals: 0, logoKind: LOGO_NONE });
+      // What USDM's real reference datum says (tests/fixtures/identity), and WMT's real registry entry.
+      ingestor.setIdentity({
+        unit: USDM,
+        source: 'cip68',
+        name: 'USDM',
+        ticker: 'USDM',
+        decimals: 6,
+        description: 'Fiat-backed stablecoin native to the Cardano blockchain',
+        url: 'https://moneta.global',
+        at: 1_718_000_000,
+      });
+      ingestor.setIdentity({ unit: USDM, source: 'registry', name: 'Not first', decimals: 2, at: 1_718_000_000 });
+      ingestor.setIdentity({ unit: WMT, source: 'registry', name: 'World Mobile Token', decimals: 6, at: 1 });
+      await ingestor.commit();
+      const info = async (unit: string) =>
+        tokenInfoSchema.parse(await (await named.request(`/api/x/token-info/${unit}`)).json());
+      expect(await info(USDM)).toMatchObject({
+        source: 'cip68',
+        description: 'Fiat-backed stablecoin native to the Cardano blockchain',
+        url: 'https://moneta.global',
+      });
+      expect(await info(WMT)).toMatchObject({ source: 'registry' });
+      expect(await info(WMT)).not.toHaveProperty('description');
+      const unverified = await info(lookAlike);
+      expect(unverified).toMatchObject({ source: 'asset-name', name: 'USDM' });
+      expect(unverified).not.toHaveProperty('url');
+    } finally {
+      await named.close();
     }
   });
 });

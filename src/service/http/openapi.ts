@@ -324,7 +324,9 @@ export function openApiDocument(): object {
       }),
       '/api/x/token-info/{unit}': get({
         tags: ['Extensions'],
-        summary: 'One token’s metadata',
+        summary: 'One token’s metadata, and where it comes from',
+        description:
+          '`source` says who named the token: `cip68` (its reference NFT’s datum on chain), `registry` (the CIP-26 token registry) or `asset-name` (nothing but its asset name: unverified, anyone can mint a token named like another); `description` and `url` are there when its source gave them.',
         requestParams: { path: z.object({ unit: z.string().meta({ example: EXAMPLE_TOKEN }) }) },
         responses: { '200': json(tokenInfoSchema, 'The token.'), ...errors('price', PRICE_ERRORS) },
       }),

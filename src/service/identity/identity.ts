@@ -1,6 +1,9 @@
 import { ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/id-rules';
 import { visibleText } from '../../shared/visible-text';
+import { CATALOG } from '../market/catalog';
+import type { Market } from '../market/model';
 import type { IdentityRow, IdentitySourceName } from '../store/ports';
+import { referenceUnitOf } from './cip68';
 
 /**
  * Who a token is: its name, ticker, decimals, description, site and logo, and where that comes from. Sources, most
@@ -87,4 +90,27 @@ export function identityOf(unit: string, records: readonly IdentityRecord[]): To
     url: first.url,
     logo,
   };
+}
+
+/** Units of the simulated market's catalogue tokens (market/catalog.ts): real tokens with their real identities. */
+const CATALOG_UNITS = new Set(CATALOG.map((t) => t.policyId + t.assetName));
+
+/**
+ * Where the identity a market serves for `unit` comes from, with the description and site its source gave (`/api/x`
+ * token answers): what the token's records make of it. The simulated market keeps no records: its catalogue tokens
+ * carry their real public identities, copied from their real source (`cip68` for a CIP-68 token such as USDM, whose
+ * metadata is its reference datum on chain; `registry` for the others), and every generated token is `asset-name`
+ * (docs/decisions.md "The simulated market's token sources").
+ */
+export function servedIdentity(
+  market: Market,
+  unit: string,
+  simulated: boolean,
+): Pick<TokenIdentity, 'source' | 'description' | 'url'> {
+  if (market.identities.has(unit) || unit === ADA_UNIT) {
+    const { source, description, url } = identityOf(unit, market.identityRecords(unit));
+    return { source, description, url };
+  }
+  const source = simulated && CATALOG_UNITS.has(unit) ? (referenceUnitOf(unit) ? 'cip68' : 'registry') : 'asset-name';
+  return { source, description: undefined, url: undefined };
 }

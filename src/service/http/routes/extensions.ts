@@ -25,6 +25,7 @@ import { isTokenUnit } from '../../../shared/id-rules';
 import { GroupStatsSource } from '../../market/group-stats';
 import { SpreadsSource } from '../../market/spreads';
 import { adaPerBase, marketDeepest, marketLiquidity, marketTokenNames } from '../../market/liquidity';
+import { servedIdentity } from '../../identity/identity';
 import { poolPrice, poolTvl, type Market } from '../../market/model';
 import type { SymbolNames } from '../../market/symbols';
 import type { HealthReport } from '../health';
@@ -140,7 +141,16 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     }
     const token = market.tokens.get(unit.toLowerCase());
     if (!token) return priceError(c, 404, `Unknown token: ${echo(unit)}`);
-    const body: TokenInfo = { unit: token.unit, ticker: token.ticker, name: token.name, decimals: token.decimals };
+    const { source, description, url } = servedIdentity(market, token.unit, options.health().source === 'simulated');
+    const body: TokenInfo = {
+      unit: token.unit,
+      ticker: token.ticker,
+      name: token.name,
+      decimals: token.decimals,
+      source,
+      ...(description !== undefined ? { description } : {}),
+      ...(url !== undefined ? { url } : {}),
+    };
     c.header('Cache-Control', 'private, max-age=3600');
     return c.json(body);
   });
