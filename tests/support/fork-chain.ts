@@ -4,6 +4,8 @@ import { uniformBigInt } from 'pure-rand/distribution/uniformBigInt';
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
+import type { PlutusData } from '../../src/service/chain/plutus';
+import { encodePlutus } from './plutus-cbor';
 import type { OgmiosWireBlock } from './prise';
 
 /**
@@ -53,13 +55,20 @@ interface PoolState {
   readonly tb: bigint;
 }
 
-/** Four tokens; pools: ADA/T0 twice on Minswap V2 and once on WingRiders, ADA/T1, ADA/T2 on WingRiders, T0/T1, ADA/T3. */
-const TOKENS = [0, 1, 2, 3].map((i) => `${hex(0xf0 + i, 28)}${Buffer.from(`TOK${i}`).toString('hex')}`) as [
-  string,
-  string,
-  string,
-  string,
-];
+/** CIP-67 labels as asset-name prefixes: a fungible token (333) and its reference NFT (100). */
+const FUNGIBLE_LABEL = '0014df10';
+const REFERENCE_LABEL = '000643b0';
+
+/**
+ * Five tokens; pools: ADA/T0 twice on Minswap V2 and once on WingRiders, ADA/T1, ADA/T2 on WingRiders, T0/T1, ADA/T3,
+ * ADA/T4. T4 is a CIP-68 fungible token: its reference NFT passes through blocks with new metadata (before its pool
+ * exists too), sometimes with a datum that is not CIP-68's.
+ */
+const TOKENS = [
+  ...[0, 1, 2, 3].map((i) => `${hex(0xf0 + i, 28)}${Buffer.from(`TOK${i}`).toString('hex')}`),
+  `${hex(0xf4, 28)}${FUNGIBLE_LABEL}${Buffer.from('TOK4').toString('hex')}`,
+] as [string, string, string, string, string];
+const T4_REFERENCE = TOKENS[4].slice(0, 56) + REFERENCE_LABEL + TOKENS[4].slice(64);
 const POOLS: readonly PoolDef[] = [
   { dex: 'MinswapV2', lp: hex(1, 32), assetA: '', assetB: TOKENS[0] },
   { dex: 'MinswapV2', lp: hex(2, 32), assetA: '', assetB: TOKENS[0] },
@@ -68,6 +77,7 @@ const POOLS: readonly PoolDef[] = [
   { dex: 'WingRiders', lp: hex(5, 28), assetA: '', assetB: TOKENS[2] },
   { dex: 'MinswapV2', lp: hex(6, 32), assetA: TOKENS[0], assetB: TOKENS[1] },
   { dex: 'MinswapV2', lp: hex(7, 32), assetA: '', assetB: TOKENS[3] },
+  { dex: 'MinswapV2', lp: hex(8, 32), assetA: '', assetB: TOKENS[4] },
 ];
 
 /** The pool IDs of the generator's pools (created or not on a given branch). */
@@ -157,6 +167,8 @@ export class ForkChain {
   private readonly rng: RandomGenerator;
   /** Counts every block and transaction made, on any branch: ids never repeat. */
   private made = 0;
+  /** Reference NFT outputs made (T4's metadata), on any branch. */
+  references = 0;
 
   constructor(seed: number) {
     this.rng = xoroshiro128plus(seed);
@@ -219,6 +231,7 @@ export class ForkChain {
         datums,
       });
     }
+    if (this.int(0, 5) === 0) transactions.push(this.referenceUpdate());
     for (let i = this.int(0, 2); i > 0; i--) {
       transactions.push({
         id: hex(++this.made, 32),
@@ -244,6 +257,38 @@ export class ForkChain {
     };
     this.entries.push({ block, states });
     return block;
+  }
+
+  /**
+   * A transaction moving T4's reference NFT to an output with new metadata in its inline datum (CIP-68's
+   * `Constr 0 [metadata, version, extra]`): a name, ticker and decimals drawn at random, sometimes only some of them;
+   * one time in eight a datum that is not CIP-68's (the token keeps what it had).
+   */
+  private referenceUpdate(): unknown {
+    this.references++;
+    const version = this.int(0, 99);
+    const text = (value: string) => Buffer.from(value).toString('hex');
+    const fields = new Map<PlutusData, PlutusData>([[text('name'), text(`Token four v${version}`)]]);
+    if (this.int(0, 3) > 0) fields.set(text('ticker'), text(`TF${version}`));
+    if (this.int(0, 3) > 0) fields.set(text('decimals'), BigInt(this.int(0, 8)));
+    const datum = Buffer.from(
+      encodePlutus(
+        this.int(0, 7) === 0
+          ? { constructor: 3, fields: [BigInt(version)] }
+          : { constructor: 0, fields: [fields, 1n, { constructor: 0, fields: [] }] },
+      ),
+    ).toString('hex');
+    return {
+      id: hex(++this.made, 32),
+      spends: 'inputs',
+      outputs: [
+        {
+          address: 'addr1qxvk9lv2ht7kptfhar5x9h2p0',
+          value: { ada: { lovelace: 2_000_000n }, [T4_REFERENCE.slice(0, 56)]: { [T4_REFERENCE.slice(56)]: 1n } },
+          datum,
+        },
+      ],
+    };
   }
 
   /**

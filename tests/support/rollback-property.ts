@@ -111,6 +111,7 @@ async function snapshot(side: PropertySide, finalChainEmpty: boolean): Promise<R
         p.pair.id,
       ]),
       tokens: [...side.runtime.market.tokens.values()].map((t) => [t.id, t.unit, t.ticker, t.name, t.decimals]),
+      identities: [...side.runtime.market.identities.values()].flatMap((bySource) => [...bySource.values()]),
     },
   };
 }
@@ -130,7 +131,7 @@ function paths(from: number, to: number): string[] {
     for (const resolution of ['1min', '1d'] as const)
       list.push(`/api/v1/history?symbol=${pool}&resolution=${resolution}&from=${from}&to=${to}&include_tvl=true`);
   }
-  for (const unit of FORK_TOKEN_UNITS) list.push(`/api/v1/tokens/current?policy=${unit}`);
+  for (const unit of FORK_TOKEN_UNITS) list.push(`/api/v1/tokens/current?policy=${unit}`, `/api/x/token-info/${unit}`);
   return list;
 }
 
@@ -149,6 +150,8 @@ export interface ScenarioResult {
   readonly blocks: number;
   readonly rollbacks: number;
   readonly deepest: number;
+  /** Reference NFT outputs (a CIP-68 token's metadata) among the blocks made. */
+  readonly references: number;
 }
 
 /**
@@ -209,6 +212,7 @@ export async function runScenario(seed: number, open: OpenSide): Promise<Scenari
         blocks,
         rollbacks,
         deepest,
+        references: chain.references,
       };
     } finally {
       await fresh.close();

@@ -1,11 +1,20 @@
 import type { LogHook } from '../../node/log';
 import type { DexGroup } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/id-rules';
-import { fallbackTicker } from '../identity/identity';
+import { CIP67_LABELS, fungibleUnitOf } from '../identity/cip68';
+import { fallbackTicker, identityOf } from '../identity/identity';
+import { cip68Record, sameRecord } from '../identity/resolver';
 import type { Ingestor } from '../market/ingest';
 import { LOGO_GENERATED, LOGO_NONE, type Pool, type Token } from '../market/model';
-import type { CreatedRows, JournalPoolState, JournalRow, MarketStore } from '../store/ports';
-import { slotTime, type ChainBlock, type ChainPoint } from './block';
+import type {
+  CreatedRows,
+  IdentitySourceName,
+  JournalIdentity,
+  JournalPoolState,
+  JournalRow,
+  MarketStore,
+} from '../store/ports';
+import { datumOf, slotTime, type ChainBlock, type ChainOutput, type ChainPoint, type ChainTx } from './block';
 import { classifyChange } from './classify';
 import { DECODERS, poolOutputs, type DexDecoder, type PoolState } from './dexes';
 import type { ChainBlockHeader } from './ogmios-block';
@@ -32,6 +41,11 @@ import type { ChainBlockHeader } from './ogmios-block';
  * - a rollback leaves the store as if the undone blocks had never been applied: reserves and LP
  *   supplies back, their trades gone and bars folded again, and the tokens, pairs and pools they
  *   created deleted with their row ids handed out again;
+ * - an output holding a CIP-68 reference NFT (label 100) with its datum names the fungible token (label 333) of the
+ *   same policy and name body, in the block's commit: the token's `cip68` identity record and, when it is in the
+ *   market, its name, ticker and decimals (docs/chain.md "Token identity"); the record before it is journalled, so a
+ *   rollback of the block puts it back. A reference of a token not in the market is kept when it carries a
+ *   fungible token's metadata (a ticker or decimals: its pool may come later), otherwise passed by (an NFT's);
  * - a rollback goes only to a point this source has: the tip, a block of the journal, or the journal's
  *   base (the block before its oldest row: a new market's start, or the newest row the journal let go).
  *   Any other point (`origin`, a slot before the base, another block's id at a slot of ours, a slot
@@ -72,6 +86,10 @@ export class ChainGapError extends Error {}
 export class RollbackRefusedError extends Error {}
 
 const NOTHING: BlockReport = { trades: 0, liquidity: 0, created: 0, undecodable: 0 };
+
+/** Where a reference NFT's asset name starts in a unit (after the 56 hex digits of the policy ID), and its label. */
+const ASSET_NAME_AT = 56;
+const REFERENCE_LABEL = CIP67_LABELS.reference;
 
 export class ChainIngest {
   /** Blocks and trade events committed since this start. */
@@ -310,6 +328,15 @@ export class ChainIngest {
         lpBack.set(id, lp === undefined || lp === null ? undefined : BigInt(lp));
       }
     }
+    // Identity records back as the oldest undone block found them, and the tokens named from them.
+    const records = new Map<string, JournalIdentity>();
+    for (const entry of [...undone].reverse())
+      for (const change of entry.identities ?? []) records.set(`${change[1]}|${change[0]}`, change);
+    for (const [unit, source, before] of records.values()) {
+      if (before) this.ingestor.setIdentity(before);
+      else this.ingestor.setIdentity(unit, source);
+    }
+    for (const unit of new Set([...records.values()].map(([unit]) => unit))) this.nameFromRecords(unit);
     const at = kept.at(-1);
     const tip: ChainTip = { slot: point.slot, id: point.id, height: at?.height ?? this.base?.height ?? 0 };
     const lpSet: [number, string][] = [];
@@ -378,6 +405,7 @@ export class ChainIngest {
   private applyInMemory(block: ChainBlock): BlockReport {
     const before = new Map<number, JournalPoolState>();
     const created = { tokens: [] as number[], pairs: [] as number[], pools: [] as number[] };
+    const identities = new Map<string, JournalIdentity>();
     const time = slotTime(block.slot);
     let trades = 0;
     let liquidity = 0;
@@ -431,17 +459,68 @@ export class ChainIngest {
           trades++;
         }
       }
+      // After the transaction's pools: a transaction that creates a token's pool and its reference NFT names it.
+      for (const output of tx.outputs)
+        for (const unit of output.assets.keys())
+          // The cheap test first: most assets are not reference NFTs, and nothing of theirs is decoded.
+          if (unit.startsWith(REFERENCE_LABEL, ASSET_NAME_AT)) this.referenceSeen(unit, output, tx, block, identities);
     }
     this.pendingTrades += trades;
     const made = created.tokens.length + created.pairs.length + created.pools.length;
-    this.pushRow(block, [...before.values()], made > 0 ? created : undefined);
+    this.pushRow(block, [...before.values()], made > 0 ? created : undefined, [...identities.values()]);
     return { trades, liquidity, created: created.pools.length, undecodable };
+  }
+
+  /**
+   * A CIP-68 reference NFT in an output: its datum names the fungible token of the same policy and name body (see the
+   * rules above). `journal` keeps, per record, what it was before the block.
+   */
+  private referenceSeen(
+    referenceUnit: string,
+    output: ChainOutput,
+    tx: ChainTx,
+    block: ChainBlock,
+    journal: Map<string, JournalIdentity>,
+  ): void {
+    const ftUnit = fungibleUnitOf(referenceUnit);
+    const datum = datumOf(output, tx);
+    if (ftUnit === undefined || datum === undefined) return;
+    const { market } = this.ingestor;
+    const inMarket = market.tokens.has(ftUnit);
+    const result = cip68Record(ftUnit, datum, slotTime(block.slot));
+    if ('error' in result) {
+      if (inMarket)
+        this.log(
+          `chain: reference NFT of ${ftUnit} in ${tx.id}#${output.index} (slot ${block.slot}): ${result.error}; the token keeps its identity`,
+          { level: 'warn', slot: block.slot, block: block.id, output: `${tx.id}#${output.index}` },
+        );
+      return;
+    }
+    const { record } = result;
+    if (!inMarket && record.ticker === undefined && record.decimals === undefined) return;
+    const source: IdentitySourceName = 'cip68';
+    const current = market.identities.get(ftUnit)?.get(source);
+    if (current && sameRecord(current, record)) return;
+    const key = `${source}|${ftUnit}`;
+    if (!journal.has(key)) journal.set(key, [ftUnit, source, current ?? null]);
+    this.ingestor.setIdentity(record);
+    this.nameFromRecords(ftUnit);
+  }
+
+  /** A token of the market named as its identity records make it (in the pending commit); nothing when it is not in the market. */
+  private nameFromRecords(unit: string): void {
+    const token = this.ingestor.market.tokens.get(unit);
+    if (!token) return;
+    const { ticker, name, decimals } = identityOf(unit, this.ingestor.market.identityRecords(unit));
+    if (ticker !== token.ticker || name !== token.name || decimals !== token.decimals)
+      this.ingestor.updateToken(token, { ticker, name, decimals });
   }
 
   private pushRow(
     block: ChainBlockHeader,
     before: readonly JournalPoolState[],
     created: CreatedRows | undefined,
+    identities: readonly JournalIdentity[] = [],
   ): void {
     this.pendingRows.push({
       slot: block.slot,
@@ -449,6 +528,7 @@ export class ChainIngest {
       height: block.height,
       before,
       ...(created ? { created } : {}),
+      ...(identities.length > 0 ? { identities } : {}),
     });
     this.tipPoint = { slot: block.slot, id: block.id, height: block.height };
   }
@@ -479,9 +559,13 @@ export class ChainIngest {
         decimals: ADA_DECIMALS,
         logoKind: LOGO_GENERATED,
       });
+    } else if (this.ingestor.market.identities.has(unit)) {
+      // Its sources spoke before its first pool: a reference NFT passed by, a registry entry imported or asked.
+      const { ticker, name, decimals } = identityOf(unit, this.ingestor.market.identityRecords(unit));
+      token = this.ingestor.addToken({ unit, ticker, name, decimals, logoKind: LOGO_NONE });
     } else {
-      // Named as the registry importer names a token it has no ticker for; decimals 0 until a registry
-      // import (run it before following the chain: decimals of a token in a pool are kept).
+      // Named as the registry importer names a token it has no ticker for; decimals 0 until a source
+      // says otherwise (raw units in the store: decimals learnt later make every answer right).
       const { policyId, assetName } = splitTokenUnit(unit);
       const decoded = displayAssetName(assetName);
       const name =

@@ -129,29 +129,11 @@ export class TokenIdentityResolver {
    * chain source calls for a reference NFT output in a block (and journals), and Kupo's answers go through.
    */
   fromDatum(ftUnit: string, datumHex: string, at: number): { record: IdentityRecord } | { error: string } {
-    try {
-      const referenceUnit = referenceUnitOf(ftUnit);
-      const { metadata, ignored } = decodeCip68Datum(datumHex, referenceUnit);
-      if (ignored.length > 0)
-        this.options.log?.(`identity: ${ftUnit}'s reference datum: ${ignored.join('; ')} (ignored)`, 'warn');
-      const logo = metadata.logo ? logoReference(metadata.logo) : undefined;
-      return {
-        record: {
-          unit: ftUnit,
-          source: 'cip68',
-          name: metadata.name,
-          ticker: metadata.ticker,
-          decimals: metadata.decimals,
-          description: metadata.description,
-          url: siteUrl(metadata.url),
-          logo,
-          at,
-        },
-      };
-    } catch (error) {
-      if (error instanceof DatumError) return { error: error.message };
-      throw error;
-    }
+    const result = cip68Record(ftUnit, datumHex, at);
+    if ('error' in result) return result;
+    if (result.ignored.length > 0)
+      this.options.log?.(`identity: ${ftUnit}'s reference datum: ${result.ignored.join('; ')} (ignored)`, 'warn');
+    return { record: result.record };
   }
 
   /** Takes records the writer stored (chain sightings, imports, a rollback putting one back); undefined removes one. */
@@ -327,6 +309,38 @@ export class TokenIdentityResolver {
   }
 }
 
+/**
+ * The record a CIP-68 reference NFT's datum gives its fungible token (`ftUnit`), with the fields it ignored (of the
+ * wrong type), or why it gives none (a datum breaking the rules of docs/chain.md "Hostile datums").
+ */
+export function cip68Record(
+  ftUnit: string,
+  datumHex: string,
+  at: number,
+): { record: IdentityRecord; ignored: readonly string[] } | { error: string } {
+  try {
+    const { metadata, ignored } = decodeCip68Datum(datumHex, referenceUnitOf(ftUnit));
+    const logo = metadata.logo ? logoReference(metadata.logo) : undefined;
+    return {
+      record: {
+        unit: ftUnit,
+        source: 'cip68',
+        name: metadata.name,
+        ticker: metadata.ticker,
+        decimals: metadata.decimals,
+        description: metadata.description,
+        url: siteUrl(metadata.url),
+        logo,
+        at,
+      },
+      ignored,
+    };
+  } catch (error) {
+    if (error instanceof DatumError) return { error: error.message };
+    throw error;
+  }
+}
+
 /** What a registry entry says of its token, as a record. The logo stays with the entry's bytes (`png:` + hash). */
 export function registryRecord(entry: RegistryEntry, at: number, logoHash?: string): IdentityRecord {
   return {
@@ -352,7 +366,7 @@ export function inlineLogo(base64: string | undefined): { bytes: Buffer; hash: s
 }
 
 /** Whether two records say the same (their times aside). */
-function sameRecord(a: IdentityRecord, b: IdentityRecord): boolean {
+export function sameRecord(a: IdentityRecord, b: IdentityRecord): boolean {
   return (
     a.name === b.name &&
     a.ticker === b.ticker &&

@@ -3,8 +3,8 @@ import { startPostgres, type TestPostgres } from '../../support/engines';
 import { openSqliteSide, postgresSide, runScenario, type OpenSide } from '../../support/rollback-property';
 
 /**
- * After any sequence of roll-forwards and roll-backwards, the store and every answer of /history,
- * /tokens/current and symbol_info equal those of a fresh store that ingested only the final chain
+ * After any sequence of roll-forwards and roll-backwards, the store (identity records included) and every answer of
+ * /history, /tokens/current, symbol_info and /api/x/token-info equal those of a fresh store that ingested only the final chain
  * (tests/support/rollback-property.ts). A seeded sample here — SCENARIOS on SQLite, a subset on
  * PostgreSQL — and many more in `npm run soak -- --only rollbacks`.
  */
@@ -14,14 +14,15 @@ const PG_SCENARIOS = Number(process.env.ROLLBACK_PG_SCENARIOS ?? 25);
 async function check(
   open: OpenSide,
   seeds: readonly number[],
-): Promise<{ blocks: number; rollbacks: number; deepest: number }> {
-  const totals = { blocks: 0, rollbacks: 0, deepest: 0 };
+): Promise<{ blocks: number; rollbacks: number; deepest: number; references: number }> {
+  const totals = { blocks: 0, rollbacks: 0, deepest: 0, references: 0 };
   for (const seed of seeds) {
     const result = await runScenario(seed, open);
     // The seed names the scenario: `runScenario(seed, …)` replays it.
     expect(result.ours, `scenario ${seed}`).toEqual(result.fresh);
     totals.blocks += result.blocks;
     totals.rollbacks += result.rollbacks;
+    totals.references += result.references;
     totals.deepest = Math.max(totals.deepest, result.deepest);
   }
   return totals;
@@ -35,6 +36,8 @@ describe('the chain source through rollbacks', () => {
     // The sample really exercised rollbacks, deep ones among them.
     expect(totals.rollbacks).toBeGreaterThan(SCENARIOS);
     expect(totals.deepest).toBeGreaterThanOrEqual(40);
+    // And CIP-68 metadata changing block by block (a token's identity put back by each rollback).
+    expect(totals.references).toBeGreaterThan(SCENARIOS);
   }, 900_000);
 });
 
