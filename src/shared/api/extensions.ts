@@ -86,6 +86,7 @@ export type Liquidity = z.infer<typeof liquiditySchema>;
  * look-alike of a known token has no metadata of its own).
  */
 export const tokenSourceSchema = z.enum(['cip68', 'registry', 'asset-name']);
+export type TokenSource = z.infer<typeof tokenSourceSchema>;
 
 /** `GET /api/x/token-info/<unit>`: a token's metadata, which no spec endpoint carries. */
 export const tokenInfoSchema = z.strictObject({

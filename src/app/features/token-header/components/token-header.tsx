@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import type { LibrarySymbolInfo, SearchRow } from '@/datafeed';
 import { displayAssetName, isTokenUnit, splitTokenUnit } from '@/shared/id-rules';
 import { CopyButton } from '@/app/components/copy-button';
+import { IdentityMark } from '@/app/components/identity-mark';
 import { TokenLogo } from '@/app/components/token-logo';
 import {
   formatAmount,
@@ -121,6 +122,7 @@ export function TokenHeader({ info, row, actions, inverted = false, currency = '
         <div className="token-header__text">
           <h1 className="token-header__name">
             <span data-testid="header-name">{identity.name}</span>{' '}
+            <IdentityMark source={row.quoteUnit === '' ? undefined : tokenInfo.data?.source} />{' '}
             <span className="token-header__ticker" data-testid="header-ticker">
               {identity.ticker}
             </span>
