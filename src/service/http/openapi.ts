@@ -34,6 +34,8 @@ import {
   udfConfigSchema,
   udfHistoryQuerySchema,
   udfHistoryResponseSchema,
+  udfQuotesQuerySchema,
+  udfQuotesResponseSchema,
   udfSearchItemSchema,
   udfSearchQuerySchema,
   udfSymbolInfoQuerySchema,
@@ -458,6 +460,17 @@ export function openApiDocument(): object {
         requestParams: { query: udfHistoryQuerySchema },
         responses: {
           '200': json(udfHistoryResponseSchema, 'Bars, or no_data with nextTime.'),
+          ...errors('price', PRICE_ERRORS),
+        },
+      }),
+      '/udf/quotes': get({
+        tags: ['UDF'],
+        summary: 'Quotes of up to 100 symbols (a watchlist)',
+        description:
+          'One entry per requested symbol, in order, `n` exactly as sent: the price now (`lp`) and the last 24 hours (change, open, high, low, volume in whole base units). An unknown symbol is an entry with `s: "error"`.',
+        requestParams: { query: udfQuotesQuerySchema },
+        responses: {
+          '200': json(udfQuotesResponseSchema, 'TradingView’s quotes answer.'),
           ...errors('price', PRICE_ERRORS),
         },
       }),
