@@ -342,6 +342,8 @@ function chainHealth(status: ChainStatus, redact: (text: string) => string): Non
     trades: status.trades,
     undecodable: status.undecodable,
     undecodableByDex: status.undecodableByDex,
+    decodes: status.decodes,
+    tipHeight: status.tip?.height ?? null,
     unreadableBlocks: status.unreadableBlocks,
     rollbacks: status.rollbacks,
     deepestRollback: status.deepestRollback,

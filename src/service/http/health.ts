@@ -1,3 +1,5 @@
+import type { ChainDecodes } from '../chain/follower';
+
 /** What /healthz answers (docs/operations.md): the node's state, its market's size and its source's progress. */
 export interface HealthReport {
   /** `degraded`: reads are served, but the last write failed (a full disk...): see `lastCommitError`. */
@@ -44,6 +46,10 @@ export interface HealthReport {
     /** Pool outputs skipped as undecodable (logged with transaction and index), in all and by DEX. */
     readonly undecodable: number;
     readonly undecodableByDex: Readonly<Record<string, number>>;
+    /** Pool outputs decoded and undecodable by DEX over the last hour and day of block time applied. */
+    readonly decodes: ChainDecodes;
+    /** Height of the last block applied. */
+    readonly tipHeight: number | null;
     /** Blocks skipped whole because they could not be read. */
     readonly unreadableBlocks: number;
     /** Rollbacks applied, and the most blocks one undid. */
