@@ -4,11 +4,17 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LogFields } from '../../../src/node/log';
 import { logoPng } from '../../../src/service/identity/logos/logo-image';
+import { MarketIdentity } from '../../../src/service/identity/market-identity';
+import { LOGO_NONE } from '../../../src/service/market/model';
+import { parseServiceConfig } from '../../../src/service/config';
+import { runtimeInternals } from '../../../src/service/runtime-internals';
+import { ADA_UNIT } from '../../../src/shared/id-rules';
 import { tokenLogoSchema } from '../../../src/shared/api/tokens';
 import { ensureDefined } from '../../support/ensure';
 import { cip26ByTicker } from '../../support/cip26-sample';
 import { FakeKupo } from '../../support/fake-kupo';
 import { FakeOgmios } from '../../support/fake-ogmios';
+import { FakeTokenRegistry } from '../../support/fake-token-registry';
 import type { OgmiosWireBlock } from '../../support/prise';
 import { createTestService, type TestService } from '../../support/service';
 import { openStream } from '../../support/stream';
@@ -89,7 +95,7 @@ type Health = {
   };
 };
 
-describe('logos of a chain market, from the CIP-68 datums that name them', () => {
+describe('logos from where the token says, on a running market', () => {
   let kupo: FakeKupo;
   let ogmios: FakeOgmios;
   let gateway: WebServer;
@@ -248,5 +254,99 @@ describe('logos of a chain market, from the CIP-68 datums that name them', () =>
     expect(said[0]?.line).toMatch(/ipfs:\/\/ logos are not fetched: no IPFS gateway is configured \(--ipfs-gateway/);
     expect((await health()).identity?.logos).toMatchObject({ ipfsGateway: 'off', fetched: 0 });
     for (const d of [BRO, USDM]) expect(await logo(d.ftUnit)).toBeNull();
+  });
+
+  it('fetches a registry entry that names a URI, retries a busy gateway saying so once, and follows a logo that changes', async () => {
+    const min = cip26ByTicker('MIN');
+    const named = (cid: string) => ({ ...min, logo: { ...(min.logo as object), value: `ipfs://${cid}` } });
+    const registry = await FakeTokenRegistry.start([named(cidOf(BRO))]);
+    service = await createTestService({ config: { source: 'none' } });
+    const { ingestor, store } = runtimeInternals(service.runtime);
+    let now = 1_718_000_000;
+    const identity = new MarketIdentity({
+      market: service.runtime.market,
+      ingestor,
+      registryUrl: registry.url,
+      logos: { store: store.market, gateways: { ipfs: gateway.origin }, queue: { baseDelayMs: 50 } },
+      log,
+      now: () => now,
+    });
+    try {
+      const unit = String(min.subject);
+      const ada = ingestor.addToken({
+        unit: ADA_UNIT,
+        ticker: 'ADA',
+        name: 'Cardano',
+        decimals: 6,
+        logoKind: LOGO_NONE,
+      });
+      const token = ingestor.addToken({ unit, ticker: 'MIN', name: 'MIN', decimals: 0, logoKind: LOGO_NONE });
+      ingestor.addPool(ingestor.ensurePair(ada, token), {
+        poolId: 'ab'.repeat(28),
+        group: 'MinswapV2',
+        baseReserve: 1e12,
+        quoteReserve: 3e13,
+        feeBps: 30,
+        simulated: false,
+      });
+      await ingestor.commit();
+      identity.start();
+      await vi.waitFor(async () => expect(await logo(unit)).toBe((await servedPng(REAL_PNG)).toString('base64')), {
+        timeout: 30_000,
+        interval: 50,
+      });
+
+      // A registry correction names another logo; its gateway is busy twice, then gives it: latest wins.
+      let busy = 2;
+      answer = (cid, response) => {
+        if (cid !== cidOf(USDM) || busy === 0) return false;
+        busy--;
+        response.writeHead(503).end();
+        return true;
+      };
+      registry.set([named(cidOf(USDM))]);
+      now += 86_401;
+      identity.start();
+      const svg = (await servedPng(SVG)).toString('base64');
+      await vi.waitFor(async () => expect(await logo(unit)).toBe(svg), { timeout: 30_000, interval: 50 });
+      expect(gatewayAsked().filter((p) => p === `/ipfs/${cidOf(USDM)}`)).toHaveLength(3);
+      const said = lines.filter((l) => l.line.includes('could not be had'));
+      expect(said).toHaveLength(1);
+      expect(said[0]?.line).toMatch(/HTTP 503 .*tried again with backoff/);
+      expect(await store.market.logoKey(token.id)).not.toBeNull();
+      expect(identity.status().logos).toMatchObject({ fetched: 2, pending: 0, failed: 0 });
+    } finally {
+      await identity.close();
+      await registry.close();
+    }
+  });
+});
+
+describe('--ipfs-gateway, --arweave-gateway and --fetch-allow', () => {
+  it('takes base URLs and CIDR ranges, off by default, and refuses them for the simulated market, saying why', () => {
+    const none = { source: 'none' };
+    expect(parseServiceConfig(none, {})).not.toHaveProperty('ipfsGateway');
+    expect(
+      parseServiceConfig(
+        { ...none, 'ipfs-gateway': 'http://127.0.0.1:8080/', 'fetch-allow': '10.1.0.0/16, fd00::/8' },
+        { ARWEAVE_GATEWAY: 'https://arweave.net' },
+      ),
+    ).toMatchObject({
+      ipfsGateway: 'http://127.0.0.1:8080',
+      arweaveGateway: 'https://arweave.net',
+      fetchAllow: ['10.1.0.0/16', 'fd00::/8'],
+    });
+    expect(() => parseServiceConfig({ 'ipfs-gateway': 'https://ipfs.io' }, {})).toThrow(
+      /--ipfs-gateway fetch real tokens' logos: the simulated market's tokens are its own\. Use it with --source chain or none/,
+    );
+    expect(() => parseServiceConfig(none, { IPFS_GATEWAY: 'ftp://ipfs.io' })).toThrow(
+      /--ipfs-gateway \/ IPFS_GATEWAY: ipfs-gateway must be an http\(s\) URL/,
+    );
+    expect(() => parseServiceConfig({ ...none, 'arweave-gateway': 'https://arweave.net/?key=1' }, {})).toThrow(
+      /arweave-gateway must be a base URL without credentials, query or fragment/,
+    );
+    expect(() => parseServiceConfig({ ...none, 'fetch-allow': '10.1.0.0/33' }, {})).toThrow(
+      /--fetch-allow \/ FETCH_ALLOW: fetch-allow: "10\.1\.0\.0\/33" is not a CIDR range/,
+    );
   });
 });
