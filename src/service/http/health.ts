@@ -29,6 +29,20 @@ export interface HealthReport {
     readonly registryServer: 'on' | 'off';
     readonly kupo: 'on' | 'off';
     readonly lastError: string | null;
+    /**
+     * Logos from where token metadata says (docs/chain.md "Logos"): whether the gateways are configured, logos fetched
+     * and stored since the start, found stored already (not fetched again), waiting or retrying, and tokens whose
+     * logo could not be had (they keep their generated picture), with the last reason.
+     */
+    readonly logos?: {
+      readonly ipfsGateway: 'on' | 'off';
+      readonly arweaveGateway: 'on' | 'off';
+      readonly fetched: number;
+      readonly cached: number;
+      readonly pending: number;
+      readonly failed: number;
+      readonly lastError: string | null;
+    };
   };
   /** The chain source's progress (source `chain`). */
   readonly chain?: {

@@ -154,6 +154,12 @@ export const MIGRATIONS: readonly Migration[] = [
   FROM ${factors} AS f WHERE bars.series = f.series;
   `;
   },
+  // 6: the logo cache (docs/chain.md "Logos"): what a token's stored PNG was made from, as the SHA-256 (hex) of the
+  // logo its metadata names (a URI, or `png:<hash>` of inline bytes), so that a restart does not fetch it again
+  // and a token whose logo changes fetches the new one. NULL: a PNG stored by the registry import, or none.
+  () => `
+  ALTER TABLE tokens ADD COLUMN logo_key TEXT;
+  `,
 ];
 
 /** The schema version a store of this build is brought to. */
