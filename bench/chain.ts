@@ -6,7 +6,8 @@ import { ChainIngest, JOURNAL_BLOCKS } from '../src/service/chain/chain-ingest';
 import { poolOutputs } from '../src/service/chain/dexes';
 import { BATCH_MAX_BLOCKS, BATCH_MAX_MS } from '../src/service/chain/follower';
 import { fromOgmiosBlock, parseFrame } from '../src/service/chain/ogmios-block';
-import { openMarket } from '../src/service/open-market';
+import { openMarket, type MarketHandle } from '../src/service/open-market';
+import { startIdentityRun, type IdentityRun } from './identity';
 import { hasPrise, realOgmiosBlocks, wireJson, type OgmiosWireBlock } from '../tests/support/prise';
 import {
   nextSyntheticBlock,
@@ -30,6 +31,29 @@ import { median, round, type BenchRow } from './measure';
  *   plus as many Minswap V2 swaps again as the block's own pool outputs (the other DEXs' share);
  * - stress: 50 Minswap V2 pool updates and 40 small transactions a block over 1,000 pools.
  */
+/** Tokens of the identity rows (issue 39: 6,000 tokens, at least 500 a second). */
+const IDENTITY_TOKENS = 6_000;
+
+/** Token identity alone, in a market of its own: the seconds until every token is named. */
+async function identityAlone(log: (line: string) => void): Promise<{ seconds: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-identity-'));
+  const handle = await openMarket(dir, 'bench');
+  try {
+    log(`chain identity: naming ${IDENTITY_TOKENS} CIP-68 tokens...`);
+    const run = await startIdentityRun(handle, IDENTITY_TOKENS);
+    try {
+      const { seconds } = await run.done;
+      log(`chain identity: ${IDENTITY_TOKENS} tokens named in ${seconds.toFixed(2)} s`);
+      return { seconds };
+    } finally {
+      await run.close();
+    }
+  } finally {
+    await handle.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Mainnet blocks a day: one every 20 s on average. */
 const BLOCKS_PER_DAY = 4_320;
 
@@ -80,9 +104,15 @@ interface Frames {
   readonly updates: number;
 }
 
-async function runShape(name: string, make: () => Frames, log: (line: string) => void): Promise<ShapeResult> {
+async function runShape(
+  name: string,
+  make: () => Frames,
+  log: (line: string) => void,
+  alongside?: (handle: MarketHandle) => Promise<IdentityRun>,
+): Promise<ShapeResult & { alongside?: { seconds: number; named: number } }> {
   const dir = mkdtempSync(join(tmpdir(), `bench-chain-${name}-`));
   const handle = await openMarket(dir, 'bench');
+  let run: IdentityRun | undefined;
   try {
     const ingest = await ChainIngest.open(handle.ingestor, handle.store.market);
     const { warmUp, measured, updates } = make();
@@ -90,9 +120,12 @@ async function runShape(name: string, make: () => Frames, log: (line: string) =>
       `chain ${name}: ${warmUp.length} blocks to create the pools and fill the rollback journal, then ${measured.length} measured...`,
     );
     await apply(ingest, warmUp);
+    // Work that runs beside the catch-up (token identity resolving), started with the measured blocks.
+    run = alongside ? await alongside(handle) : undefined;
     const started = performance.now();
     const { trades, commits } = await apply(ingest, measured);
     const seconds = (performance.now() - started) / 1000;
+    const beside = run ? await run.done : undefined;
     // The floor: the same frames parsed alone (best of three passes), and the library's own parser beside it.
     const passes = (parse: (text: string) => unknown) =>
       median(
@@ -107,8 +140,18 @@ async function runShape(name: string, make: () => Frames, log: (line: string) =>
     log(
       `chain ${name}: ${measured.length} blocks, ${updates} pool updates, ${trades} trades in ${seconds.toFixed(2)} s (${commits} commits); parsing alone ${floorSeconds.toFixed(3)} s`,
     );
-    return { blocks: measured.length, updates, trades, seconds, floorSeconds, librarySeconds, commits };
+    return {
+      blocks: measured.length,
+      updates,
+      trades,
+      seconds,
+      floorSeconds,
+      librarySeconds,
+      commits,
+      ...(beside ? { alongside: beside } : {}),
+    };
   } finally {
+    await run?.close();
     await handle.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -208,9 +251,34 @@ export async function chainBench(options: { log: (line: string) => void }): Prom
         note: 'Ogmios transfer not included',
       },
     );
+    // The same catch-up while the market's token identity resolves 6,000 CIP-68 tokens beside it (issue 39).
+    const w = await runShape('mainnet+identity', mainnetFrames, options.log, (handle) =>
+      startIdentityRun(handle, IDENTITY_TOKENS),
+    );
+    const withRate = w.blocks / w.seconds;
+    rows.push({
+      suite: 'chain',
+      name: `mainnet-shaped blocks applied while ${IDENTITY_TOKENS.toLocaleString('en')} tokens resolve beside them`,
+      value: Math.round(withRate),
+      unit: 'blocks/s',
+      target: '>= 500',
+      pass: withRate >= 500,
+      note: `${round(withRate / rate, 2)}x the rate without; the tokens named ${round(w.alongside?.seconds ?? NaN, 1)} s after they started`,
+    });
   } else {
     options.log('chain: ../shared/data/prise is missing: the mainnet shape is skipped');
   }
+  // Token identity alone: every token named through Kupo and the metadata server, written to the store.
+  const resolved = await identityAlone(options.log);
+  rows.push({
+    suite: 'chain',
+    name: `token identity: ${IDENTITY_TOKENS.toLocaleString('en')} CIP-68 tokens named through Kupo and a metadata server`,
+    value: Math.round(IDENTITY_TOKENS / resolved.seconds),
+    unit: 'tokens/s',
+    target: '>= 500',
+    pass: IDENTITY_TOKENS / resolved.seconds >= 500,
+    note: `${round(resolved.seconds, 2)} s: Kupo's /matches and /datums per token (six real reference datums in turn), registry batches of 50, the store's writes; the fakes in this process`,
+  });
   const s = await runShape('stress', stressFrames, options.log);
   const updates = s.updates / s.seconds;
   rows.push(

@@ -345,6 +345,12 @@ test("first paint: the page carries its stylesheet, which the page's policy lets
   page.on('console', (m) => {
     if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) violations.push(m.text());
   });
+  // What the browser asked on the network, whatever it lists in its resource timing (which a browser
+  // version may fill differently for a preload, a cached or a disabled stylesheet).
+  const requested: string[] = [];
+  page.on('request', (r) => {
+    if (r.resourceType() === 'stylesheet' || new URL(r.url()).pathname.endsWith('.css')) requested.push(r.url());
+  });
   await page.goto('/');
   await waitForCandles(page);
   // The app's render in place of the skeleton: its chunks (and what they list) loaded.
@@ -365,6 +371,7 @@ test("first paint: the page carries its stylesheet, which the page's policy lets
   expect(Math.min(...styles.inline)).toBeGreaterThan(1000);
   expect(styles.topbar).toBe('flex');
   expect(styles.asked).toEqual([]);
+  expect(requested).toEqual([]);
   expect(violations).toEqual([]);
 });
 

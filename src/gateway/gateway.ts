@@ -392,6 +392,14 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       },
     },
     {
+      // No derive: the hosted API says nothing of its freshness (the app then shows the connection state alone).
+      route: EXTENSION_ROUTES.status,
+      path: '/status',
+      // One answer a second for every browser: it changes with each block.
+      cache: { ttlMs: 1_000, browserMaxAge: 0 },
+      target: () => `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.status}`,
+    },
+    {
       // No derive: the spec has no trades endpoint (the app's tape then shows what the live stream brings).
       route: EXTENSION_ROUTES.trades,
       path: '/trades',

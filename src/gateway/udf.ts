@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
+import { UDF_ROUTES, UDF_ROUTE_PATH } from '../shared/api/udf';
 import type { Forwarder } from './forward';
 
 /** The UDF routes the gateway passes on (the service's /udf, docs/udf.md). */
-export const UDF_GATEWAY_PATH = /^\/udf\/(config|time|symbols|symbol_info|search|history)\/?$/;
+export const UDF_GATEWAY_PATH = UDF_ROUTE_PATH;
 
 /**
  * GET /gw/v1/udf/<route> -> the upstream's /udf/<route> with the gateway's key: TradingView's stock
@@ -13,7 +14,7 @@ export const UDF_GATEWAY_PATH = /^\/udf\/(config|time|symbols|symbol_info|search
 export function udfRoutes(forwarder: Forwarder): Hono {
   const app = new Hono({ strict: false });
   // Other paths under /udf fall through to the REST routes' 404 in the family's shape.
-  app.get('/udf/:route{config|time|symbols|symbol_info|search|history}', async (c) => {
+  app.get(`/udf/:route{${UDF_ROUTES.join('|')}}`, async (c) => {
     const url = new URL(c.req.url);
     const route = c.req.param('route');
     return forwarder.forward(

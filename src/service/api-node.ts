@@ -6,7 +6,7 @@ import type { HealthReport } from './http/health';
 import { HistoryCache } from './http/history-cache';
 import { Ingestor } from './market/ingest';
 import { buildMarket } from './market/load';
-import { sumAggregate } from './market/model';
+import { sumAggregate, type Token } from './market/model';
 import { storeCheck, type ServiceNode } from './serving';
 import type { RuntimeHooks } from './service-runtime';
 import { openReaderStore } from './store/open';
@@ -61,13 +61,14 @@ export async function createApiNode(config: ServiceConfig, hooks: RuntimeHooks):
       try {
         const rows = await store.market.load();
         const snapshot = parsePosition(rows.position);
-        const seen = new Map([...market.tokens.values()].map((t) => [t.unit, `${t.decimals}|${t.ticker}|${t.name}`]));
+        const described = (t: Token) => `${t.decimals}|${t.ticker}|${t.name}|${t.logoKind}`;
+        const seen = new Map([...market.tokens.values()].map((t) => [t.unit, described(t)]));
         market.replaceWith(buildMarket(rows));
         history.clear();
-        // Tokens whose decimals, ticker or name the writer changed: the streams that asked are told.
+        // Tokens whose decimals, ticker, name or kind of logo the writer changed: the streams that asked are told.
         const changed = [...market.tokens.values()].filter((t) => {
           const before = seen.get(t.unit);
-          return before !== undefined && before !== `${t.decimals}|${t.ticker}|${t.name}`;
+          return before !== undefined && before !== described(t);
         });
         if (changed.length > 0) hub.publishMetadata(changed.map((t) => t.unit));
         for (const message of applied) {

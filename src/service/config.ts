@@ -5,6 +5,8 @@ import { STREAM_PING_SECONDS } from '../shared/api/stream';
 import { redactUrl } from '../shared/redact';
 import { parseEnvKeys } from './auth/keys';
 import { parsePlans, type Plans } from './auth/plans';
+import { gatewayBase } from './identity/logos/logo-uri';
+import { createAddressPolicy } from '../node/address-policy';
 
 /** The service's configuration: from command-line flags, else environment variables, else defaults. */
 export interface ServiceConfig {
@@ -53,6 +55,18 @@ export interface ServiceConfig {
    * name, ticker, decimals and logo of every token of a chain-fed or imported market (docs/chain.md "Token identity").
    */
   readonly tokenRegistryUrl?: string;
+  /**
+   * `--ipfs-gateway` / `IPFS_GATEWAY`: the IPFS gateway `ipfs://` token logos are fetched through (default: off, such
+   * logos are not fetched); a base URL, no trailing slash (docs/chain.md "Logos").
+   */
+  readonly ipfsGateway?: string;
+  /** `--arweave-gateway` / `ARWEAVE_GATEWAY`: the Arweave gateway `ar://` token logos are fetched through (default off). */
+  readonly arweaveGateway?: string;
+  /**
+   * `--fetch-allow` / `FETCH_ALLOW`: private ranges (CIDR) logo fetches may reach besides public addresses (the
+   * operator's own networks; default none).
+   */
+  readonly fetchAllow?: readonly string[];
   /** `--vyfi-pools` / `VYFI_POOLS`: VyFi's pools from the operator's file instead of the bundled list (source `chain`). */
   readonly vyFiPools?: VyFiPoolList;
   /** `DATABASE_URL`: the market lives in this PostgreSQL database instead of the data directory's SQLite file. */
@@ -95,6 +109,9 @@ export const SERVICE_SETTINGS = {
   chainStart: { flag: 'chain-start', env: 'CHAIN_START' },
   kupo: { flag: 'kupo', env: 'KUPO_URL' },
   tokenRegistry: { flag: 'token-registry', env: 'TOKEN_REGISTRY_URL', secret: true },
+  ipfsGateway: { flag: 'ipfs-gateway', env: 'IPFS_GATEWAY' },
+  arweaveGateway: { flag: 'arweave-gateway', env: 'ARWEAVE_GATEWAY' },
+  fetchAllow: { flag: 'fetch-allow', env: 'FETCH_ALLOW' },
   vyFiPools: { flag: 'vyfi-pools', env: 'VYFI_POOLS' },
 } as const;
 
@@ -238,6 +255,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     throw new Error(
       "--token-registry names real tokens: the simulated market's tokens are its own. Use it with --source chain or none.",
     );
+  const logoFetching = readLogoFetching(read, source);
   if (source === 'chain' && chainStart?.kind === 'days' && kupo === undefined) {
     throw new Error(
       `--chain-start ${chainStart.days}d starts about ${chainStart.days} days back, and chain synchronisation cannot seek by time: ` +
@@ -280,6 +298,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     ...(chainStart !== undefined ? { chainStart } : {}),
     ...(kupo !== undefined ? { kupoUrl: kupo } : {}),
     ...(tokenRegistry !== undefined ? { tokenRegistryUrl: tokenRegistry } : {}),
+    ...logoFetching,
     ...(vyFiPools !== undefined ? { vyFiPools } : {}),
     dataDir: read('dataDir', z.string().min(1, 'data-dir must not be empty'), './data'),
     seed: read('seed', int('seed', 0, 2 ** 31 - 1), DEFAULT_SEED),
@@ -302,5 +321,64 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     extensions: !(flags['spec-only'] === true || env.SPEC_ONLY === '1'),
     ...(databaseUrl !== undefined ? { databaseUrl } : {}),
     storeCheck: read('storeCheck', z.enum(['quick', 'off'], { error: 'store-check must be quick or off' }), 'quick'),
+  };
+}
+
+/**
+ * `--ipfs-gateway`, `--arweave-gateway` and `--fetch-allow`: where token logos are fetched from (docs/chain.md
+ * "Logos"). Each is checked (a gateway is an http(s) base URL without credentials, query or fragment; the ranges are
+ * CIDRs), and refused with the simulated market, whose tokens have no logos to fetch.
+ */
+function readLogoFetching(
+  read: <T>(key: keyof typeof SERVICE_SETTINGS, schema: z.ZodType<T>, fallback: T) => T,
+  source: ServiceConfig['source'],
+): Pick<ServiceConfig, 'ipfsGateway' | 'arweaveGateway' | 'fetchAllow'> {
+  const gateway = (flag: string) =>
+    z.string().transform((value, ctx) => {
+      try {
+        return gatewayBase(value, flag);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    });
+  const ipfs = read('ipfsGateway', gateway('ipfs-gateway'), undefined as unknown as string) as string | undefined;
+  const arweave = read('arweaveGateway', gateway('arweave-gateway'), undefined as unknown as string) as
+    string | undefined;
+  const allow = read(
+    'fetchAllow',
+    z.string().transform((value, ctx) => {
+      const ranges = value
+        .split(',')
+        .map((range) => range.trim())
+        .filter((range) => range !== '');
+      try {
+        createAddressPolicy(ranges);
+      } catch (error) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `fetch-allow: ${error instanceof Error ? error.message : String(error)}`,
+        });
+        return z.NEVER;
+      }
+      return ranges;
+    }),
+    undefined as unknown as string[],
+  ) as string[] | undefined;
+  if (source === 'simulated') {
+    const given = [
+      ipfs !== undefined && '--ipfs-gateway',
+      arweave !== undefined && '--arweave-gateway',
+      allow !== undefined && '--fetch-allow',
+    ].filter((flag) => flag !== false);
+    if (given.length > 0)
+      throw new Error(
+        `${given.join(', ')} fetch real tokens' logos: the simulated market's tokens are its own. Use ${given.length > 1 ? 'them' : 'it'} with --source chain or none.`,
+      );
+  }
+  return {
+    ...(ipfs !== undefined ? { ipfsGateway: ipfs } : {}),
+    ...(arweave !== undefined ? { arweaveGateway: arweave } : {}),
+    ...(allow !== undefined && allow.length > 0 ? { fetchAllow: allow } : {}),
   };
 }

@@ -1,5 +1,4 @@
 import type { KeyStore } from './auth/keys';
-import type { LogoService } from './logos/logo-service';
 import type { Ingestor } from './market/ingest';
 import type { ServiceRuntime } from './service-runtime';
 import type { Store } from './store/ports';
@@ -7,7 +6,7 @@ import type { StreamHub } from './stream/hub';
 
 /**
  * What tests and benchmarks reach behind a runtime, and nothing in src/ does: its store (through the
- * interfaces of ports.ts), its ingestor, its stream hub, its key store and logos, and the dev key of a
+ * interfaces of ports.ts), its ingestor, its stream hub, its key store, and the dev key of a
  * first start. Taken from a runtime by `runtimeInternals`, so that `ServiceRuntime` stays the few
  * members the composition root uses.
  */
@@ -16,7 +15,6 @@ export interface RuntimeInternals {
   readonly ingestor: Ingestor;
   readonly hub: StreamHub;
   readonly keyStore: KeyStore;
-  readonly logos: LogoService;
   /** The dev key created on a first start without keys (for curl and scripts), when known. */
   readonly devKey: string | undefined;
 }
@@ -28,7 +26,7 @@ export function keepInternals(runtime: ServiceRuntime, parts: RuntimeInternals):
   internals.set(runtime, parts);
 }
 
-/** The store, ingestor, hub, key store, logos and dev key behind a runtime (for tests and benchmarks). */
+/** The store, ingestor, hub, key store and dev key behind a runtime (for tests and benchmarks). */
 export function runtimeInternals(runtime: ServiceRuntime): RuntimeInternals {
   const parts = internals.get(runtime);
   if (!parts) throw new Error('this runtime was not built by createServiceRuntime');

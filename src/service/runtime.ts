@@ -38,7 +38,7 @@ export async function createServiceRuntime(config: ServiceConfig, given: Runtime
 
 /** The runtime of a node: its HTTP app served, its members the composition root's, its internals kept. */
 function assemble(config: ServiceConfig, hooks: RuntimeHooks, node: ServiceNode): ServiceRuntime {
-  const { app, internalKey, logos } = serveMarket(config, { ...hooks, nowMs: hooks.nowMs ?? Date.now }, node);
+  const { app, internalKey } = serveMarket(config, { ...hooks, nowMs: hooks.nowMs ?? Date.now }, node);
   const noSimulator =
     config.role === 'api'
       ? 'an API node has no simulator: the ingest node trades'
@@ -64,7 +64,6 @@ function assemble(config: ServiceConfig, hooks: RuntimeHooks, node: ServiceNode)
     ingestor: node.ingestor,
     hub: node.hub,
     keyStore: node.keyStore,
-    logos,
     devKey: node.devKey,
   });
   return runtime;

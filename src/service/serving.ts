@@ -72,7 +72,7 @@ export function serveMarket(
   config: ServiceConfig,
   hooks: { readonly nowMs: () => number; readonly log?: LogHook; readonly logRequests?: boolean },
   parts: ServingParts,
-): { app: Hono<ServiceEnv>; internalKey: string; logos: LogoService } {
+): { app: Hono<ServiceEnv>; internalKey: string } {
   const { store, market } = parts;
   const internalKey = generateKey();
   parts.keys.addInternal(internalKey, 'internal', INTERNAL_PLAN);
@@ -103,5 +103,5 @@ export function serveMarket(
     logRequests: hooks.logRequests ?? false,
     extensions: config.extensions,
   });
-  return { app, internalKey, logos };
+  return { app, internalKey };
 }

@@ -13,7 +13,6 @@ import { DEFAULT_POOLS, DEFAULT_SEED, type ServiceConfig } from './config';
 import type { HealthReport } from './http/health';
 import { HistoryCache } from './http/history-cache';
 import { MarketIdentity } from './identity/market-identity';
-import type { ResolverStatus } from './identity/resolver';
 import { generateMarket, type MarketSpec } from './market/generate';
 import type { Ingestor } from './market/ingest';
 import { LOGO_GENERATED, LOGO_NONE } from './market/model';
@@ -186,10 +185,24 @@ export async function createWriterNode(
             ingestor,
             registryUrl: config.tokenRegistryUrl,
             kupoUrl,
+            // Logos from where each token's metadata says (docs/chain.md "Logos").
+            logos: {
+              store: store.market,
+              gateways: {
+                ...(config.ipfsGateway ? { ipfs: config.ipfsGateway } : {}),
+                ...(config.arweaveGateway ? { arweave: config.arweaveGateway } : {}),
+              },
+              allowCidrs: config.fetchAllow,
+            },
             log: (line, fields) => log?.(redact(line), fields),
             now: () => nowMs() / 1000,
           })
         : undefined;
+    if (!identity && (config.ipfsGateway || config.arweaveGateway || config.fetchAllow))
+      log?.(
+        'identity: --ipfs-gateway, --arweave-gateway and --fetch-allow fetch the logos token metadata names: without --token-registry or --kupo no metadata is read, so no logo is fetched',
+        { level: 'warn' },
+      );
     if (config.source === 'chain' && !kupoUrl)
       log?.(
         'identity: no --kupo: a CIP-68 token is named when chain-sync passes its reference NFT; one created before the start point keeps its asset name and 0 decimals (docs/chain.md "Token identity")',
@@ -207,9 +220,12 @@ export async function createWriterNode(
     // What is known of tokens changed (their decimals, names): the bars cached in whole units of the decimals known
     // then are forgotten, and the streams that asked are told (docs/chain.md "Token identity").
     ingestor.onBatch((batch) => {
-      if (!batch.tokenUpdates?.length) return;
-      history.clear();
-      hub.publishMetadata(batch.tokenUpdates.flatMap((u) => market.tokensById.get(u.id)?.unit ?? []));
+      const logos = batch.logos ?? [];
+      if (!batch.tokenUpdates?.length && logos.length === 0) return;
+      if (batch.tokenUpdates?.length) history.clear();
+      // A new logo is a metadata change too: the app asks for the token's logo again (docs/chain.md "Logos").
+      const ids = new Set([...(batch.tokenUpdates ?? []), ...logos].map((u) => u.id));
+      hub.publishMetadata([...ids].flatMap((id) => market.tokensById.get(id)?.unit ?? []));
     });
     ingestor.onCommit((records) => hub.publish(records));
     // A chain rollback, once committed, is told to the streams that asked (the gateway: docs/chain.md).
@@ -311,7 +327,7 @@ export async function createWriterNode(
 
 /** What the token identity resolver has learnt and what it waits for (`/healthz`). */
 function identityHealth(
-  status: ResolverStatus,
+  status: ReturnType<MarketIdentity['status']>,
   redact: (text: string) => string,
 ): NonNullable<HealthReport['identity']> {
   return {
@@ -322,6 +338,14 @@ function identityHealth(
     registryServer: status.registryServer,
     kupo: status.kupo,
     lastError: status.lastError === undefined ? null : redact(status.lastError),
+    ...(status.logos
+      ? {
+          logos: {
+            ...status.logos,
+            lastError: status.logos.lastError === undefined ? null : redact(status.logos.lastError),
+          },
+        }
+      : {}),
   };
 }
 
@@ -343,6 +367,8 @@ function chainHealth(status: ChainStatus, redact: (text: string) => string): Non
     trades: status.trades,
     undecodable: status.undecodable,
     undecodableByDex: status.undecodableByDex,
+    decodes: status.decodes,
+    tipHeight: status.tip?.height ?? null,
     unreadableBlocks: status.unreadableBlocks,
     rollbacks: status.rollbacks,
     deepestRollback: status.deepestRollback,

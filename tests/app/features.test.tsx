@@ -85,11 +85,49 @@ describe('watchlist', () => {
     const second = open('/?symbol=ADA.SNEK_Aggregate_Pool1', storage);
     await chartReady(second.container, 'ADA.SNEK_Aggregate_Pool1');
     const remembered = await screen.findByTestId('watchlist-item');
+    // The watchlist's numbers come from quotes requests of the whole list (again when the live stream
+    // connects), not from the pair's /tokens/current.
+    await waitFor(() => expect(within(remembered).getByTestId('watchlist-price').dataset.value).toBeDefined());
+    const quotes = second.fetched.filter((url) => url.includes('/gw/v1/udf/quotes?'));
+    expect(quotes.length).toBeGreaterThan(0);
+    expect(new Set(quotes)).toEqual(
+      new Set([`/gw/v1/udf/quotes?symbols=${encodeURIComponent('Aggregate:ADA.DJED_Aggregate_Pool1')}`]),
+    );
+    expect(second.fetched.filter((url) => url.includes(`/tokens/current?pool=${ticker}`))).toEqual([]);
     await user.click(within(remembered).getByRole('button', { name: /Show DJED\/ADA on Aggregate/ }));
     await chartReady(second.container, 'ADA.DJED_Aggregate_Pool1');
     expect(urlParams().get('symbol')).toBe('ADA.DJED_Aggregate_Pool1');
     await user.click(within(remembered).getByRole('button', { name: /Remove/ }));
     expect(screen.queryByTestId('watchlist-item')).not.toBeInTheDocument();
+  });
+});
+
+describe('watchlist over an upstream without /udf (the hosted API)', () => {
+  it('asks each pair’s /tokens/current instead, and shows the same price', async () => {
+    const user = userEvent.setup();
+    const storage = memoryStorage();
+    const first = open('/?symbol=ADA.DJED_Aggregate_Pool1', storage);
+    await chartReady(first.container);
+    await user.click(await screen.findByRole('button', { name: 'Watch this pair' }));
+    first.close();
+    const notFound = (url: string) =>
+      url.includes('/gw/v1/udf/quotes?')
+        ? new Response(JSON.stringify({ s: 'error', errmsg: 'Not Found' }), {
+            status: 404,
+            headers: { 'Content-Type': 'application/json' },
+          })
+        : undefined;
+    const page = bed.open('/?symbol=ADA.SNEK_Aggregate_Pool1', { storage, fault: notFound });
+    await chartReady(page.container, 'ADA.SNEK_Aggregate_Pool1');
+    const item = await screen.findByTestId('watchlist-item');
+    const body = await symbols('Aggregate');
+    const ticker = ensureDefined(body.ticker[body.symbol.indexOf('ADA.DJED_Aggregate_Pool1')]);
+    const stats = tokenStatsSchema.parse(await (await bed.tp.fetch(`/gw/v1/tokens/current?pool=${ticker}`)).json());
+    await waitFor(
+      () => expect(Number(within(item).getByTestId('watchlist-price').dataset.value)).toBe(stats.current_price),
+      { timeout: 10_000 },
+    );
+    expect(page.fetched.some((url) => url.includes(`/tokens/current?pool=${ticker}`))).toBe(true);
   });
 });
 

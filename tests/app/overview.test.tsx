@@ -1,3 +1,4 @@
+import { marketStatusSchema } from '../../src/shared/api/extensions';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
@@ -244,5 +245,50 @@ describe('market overview', () => {
     expect(urlParams().get('group')).toBe('MinswapV2');
     // The chart's symbol resolution (the group's symbol list) is not asked for the overview.
     expect(app.fetched.filter((url) => url.includes('/symbol_info')).length).toBe(0);
+  });
+
+  it('marks the groups whose pool outputs the chain source could not all decode in the last hour', async () => {
+    const user = userEvent.setup();
+    // The service's answer for this market, with MinswapV2 and Splash failing as a chain source would report them.
+    const real = marketStatusSchema.parse(await (await bed.tp.fetch('/gw/v1/status')).json());
+    const failing = {
+      ...real,
+      source: 'chain',
+      state: 'live',
+      groups: real.groups.map((g) => ({
+        ...g,
+        decoded_1h: g.group === 'MinswapV2' ? 40 : 10,
+        undecodable_1h: g.group === 'MinswapV2' ? 3 : g.group === 'Splash' ? 1 : 0,
+        decoded_24h: 500,
+        undecodable_24h: 4,
+      })),
+    };
+    const app = bed.open('/?view=markets&group=Aggregate', {
+      fault: (url) =>
+        url.includes('/gw/v1/status')
+          ? new Response(JSON.stringify(failing), { headers: { 'Content-Type': 'application/json' } })
+          : undefined,
+    });
+    await ready();
+    const note = await screen.findByTestId('overview-decode-note');
+    expect(note).toHaveTextContent('MinswapV2: 3 pool outputs of the last hour could not be decoded (40 were)');
+    expect(note).toHaveTextContent('Splash: 1 pool output of the last hour could not be decoded (10 were)');
+    // A group that decodes everything has no note; the failing group's own page has its own.
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Group' }), 'VyFi');
+    await waitFor(() => expect(overview()).toHaveAttribute('data-group', 'VyFi'));
+    await ready();
+    expect(screen.queryByTestId('overview-decode-note')).toBeNull();
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Group' }), 'Splash');
+    await waitFor(() => expect(overview()).toHaveAttribute('data-group', 'Splash'));
+    expect(await screen.findByTestId('overview-decode-note')).not.toHaveTextContent('MinswapV2');
+    app.close();
+  });
+
+  it('has no such mark for the simulated market, which decodes nothing', async () => {
+    const app = bed.open('/?view=markets&group=Aggregate');
+    await ready();
+    await waitFor(() => expect(app.fetched.some((url) => url.includes('/gw/v1/status'))).toBe(true));
+    await app.services.queryClient.refetchQueries({ queryKey: ['market-status'] });
+    expect(screen.queryByTestId('overview-decode-note')).toBeNull();
   });
 });

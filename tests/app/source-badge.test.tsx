@@ -1,3 +1,4 @@
+import { sourceBadgeOf } from '../../src/app/features/shell/lib/source-badge';
 import { screen, waitFor } from '@testing-library/react';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gatewayInfoSchema } from '../../src/shared/api/gateway';
@@ -33,7 +34,7 @@ describe.skipIf(!hasPrise)('the source badge on the chain source', () => {
       market: { source: 'chain', chain: { lagSeconds: 0, tipSlot: 115_586_077 } },
     });
     bed.open('/');
-    expect(await screen.findByTestId('source-badge')).toHaveTextContent('Cardano chain · live · 0 s behind');
+    expect(await screen.findByTestId('source-badge')).toHaveTextContent('Cardano chain · live · 0 s behind the chain');
     expect(screen.queryByTestId('simulated-badge')).toBeNull();
   });
 });
@@ -46,5 +47,17 @@ describe('the source badge with imported data only', () => {
     expect(bed.tp.runtime.market.pools.size).toBe(0);
     bed.open('/');
     expect(await screen.findByTestId('source-badge')).toHaveTextContent('Imported data');
+  });
+});
+
+describe('the chain badge’s words', () => {
+  it('says "catching up" and how far behind while the source syncs, and "live" with seconds once at the tip', () => {
+    const chain = (state: string, lagSeconds: number | null) => ({
+      market: { source: 'chain', chain: { state, lagSeconds, tipSlot: 1 } },
+    });
+    expect(sourceBadgeOf(chain('syncing', 3 * 3_600))?.text).toBe('Cardano chain · catching up · 3 h behind the chain');
+    expect(sourceBadgeOf(chain('syncing', 600))?.text).toBe('Cardano chain · catching up · 10 min behind the chain');
+    expect(sourceBadgeOf(chain('live', 2))?.text).toBe('Cardano chain · live · 2 s behind the chain');
+    expect(sourceBadgeOf(chain('connecting', null))?.text).toBe('Cardano chain · connecting');
   });
 });

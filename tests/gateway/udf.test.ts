@@ -3,6 +3,7 @@ import { DEFAULT_GATEWAY_CONFIG } from '../../src/gateway/config';
 import { createGateway, type Gateway } from '../../src/gateway/gateway';
 import { remoteUpstream } from '../../src/gateway/upstream';
 import { priceErrorSchema } from '../../src/shared/api/errors';
+import { udfQuotesResponseSchema } from '../../src/shared/api/udf';
 import { createTestPlatform, type TestPlatform } from '../support/platform';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
 
@@ -128,6 +129,19 @@ describe("TradingView's stock UDF adapter against the gateway", () => {
     const unknown = await sendRequest(fetchImpl, 'symbols', { symbol: 'NOPE:NOPE' });
     expect(unknown.status).toBe(404);
     expect(unknown.body.s).toBe('error');
+  });
+
+  it("gets a watchlist's quotes in one request, as the adapter's getQuotes sends the symbols (an array, comma-joined)", async () => {
+    const fetchImpl = (input: string, init?: RequestInit) => tp.fetch(input, init);
+    const found = await sendRequest(fetchImpl, 'search', { query: '', type: '', exchange: 'Aggregate', limit: 3 });
+    const symbols = (found.body as unknown as { full_name: string }[]).map((s) => s.full_name);
+    expect(symbols).toHaveLength(3);
+    const quotes = await sendRequest(fetchImpl, 'quotes', { symbols: String([...symbols, 'NOPE:NOPE']) });
+    expect(quotes.status).toBe(200);
+    const body = udfQuotesResponseSchema.parse(quotes.body);
+    expect(body.d.map((q) => q.n)).toEqual([...symbols, 'NOPE:NOPE']);
+    expect(body.d.map((q) => q.s)).toEqual(['ok', 'ok', 'ok', 'error']);
+    for (const q of body.d.slice(0, 3)) if (q.s === 'ok') expect(q.v.lp).toBeGreaterThan(0);
   });
 
   it("passes the upstream's own 404 on when the upstream has no /udf (the hosted API), in the UDF error shape", async () => {

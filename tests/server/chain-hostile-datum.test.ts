@@ -1,3 +1,4 @@
+import { marketStatusSchema } from '../../src/shared/api/extensions';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +114,29 @@ describe('serve --source chain, fed hostile pool datums', () => {
     expect(output).toMatch(/CBOR tag 28 \(a shared value\) is refused/);
     expect(output).toContain(`${deep.tx}#0`);
     expect(output).toMatch(/nested deeper than 64/);
+    // /api/x/status, without a key: the same outputs per group over the last hour and day of block time, the tip, and
+    // how far behind the node's it is (the fake's tip is the last block).
+    const status = marketStatusSchema.parse(await (await fetch(`${origin}/api/x/status`)).json());
+    const decodedSwaps = 4 + before.length + between.length + after.length + 2;
+    const minswap = status.groups.find((g) => g.group === 'MinswapV2');
+    expect(minswap).toEqual({
+      group: 'MinswapV2',
+      pools: 4,
+      decoded_1h: decodedSwaps,
+      undecodable_1h: 2,
+      decoded_24h: decodedSwaps,
+      undecodable_24h: 2,
+    });
+    expect(
+      status.groups.filter((g) => g.group !== 'MinswapV2').every((g) => g.pools === 0 && g.decoded_24h === 0),
+    ).toBe(true);
+    expect(status).toMatchObject({
+      source: 'chain',
+      state: 'live',
+      tip: { slot: last, height: chain.at(-1)?.height },
+      node_tip_slot: last,
+      behind: { slots: 0, seconds: 0 },
+    });
     // Still up and answering.
     expect((await fetch(`${origin}/healthz`)).status).toBe(200);
     await server.stop();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceErrorSchema } from '../../src/shared/api/errors';
 import {
+  marketStatusSchema,
   deepestSchema,
   extensionIndexSchema,
   marketSourceResponseSchema,
@@ -31,7 +32,17 @@ describe('/api/x', () => {
   it('lists its routes', async () => {
     expect(extensionIndexSchema.parse(await service.getJson('/api/x'))).toEqual({
       s: 'ok',
-      routes: ['liquidity', 'token-info', 'deepest', 'trades', 'pair-pools', 'market', 'group-stats', 'spreads'],
+      routes: [
+        'liquidity',
+        'token-info',
+        'deepest',
+        'trades',
+        'pair-pools',
+        'market',
+        'group-stats',
+        'spreads',
+        'status',
+      ],
     });
   });
 
@@ -39,6 +50,33 @@ describe('/api/x', () => {
     const response = await service.request('/api/x/market');
     expect(response.headers.get('Cache-Control')).toBe('no-store');
     expect(marketSourceResponseSchema.parse(await response.json())).toEqual({ s: 'ok', source: 'simulated' });
+  });
+
+  it('says how fresh the market is without a key: the simulated market live at its last block, each group’s pools', async () => {
+    const response = await service.request('/api/x/status', { key: null });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Cache-Control')).toBe('no-store');
+    const status = marketStatusSchema.parse(await response.json());
+    const health = (await (await service.request('/healthz', { key: null })).json()) as {
+      blockHeight: number;
+      lastBlockTime: number;
+    };
+    expect(status).toMatchObject({
+      source: 'simulated',
+      state: 'live',
+      now: service.clock.seconds(),
+      tip: { slot: null, height: health.blockHeight, time: health.lastBlockTime },
+      node_tip_slot: null,
+      behind: null,
+    });
+    expect(status.tip?.age_seconds).toBe(Math.max(0, Math.round(service.clock.seconds() - health.lastBlockTime)));
+    const symbols = await Promise.all(
+      status.groups.map(async (g) => symbolInfoResponseSchema.parse(await service.getJson(symbolInfoPath(g.group)))),
+    );
+    expect(status.groups.map((g) => g.pools)).toEqual(symbols.map((s) => s.ticker.length));
+    expect(status.groups.map((g) => g.group)).toEqual(ALL_GROUPS.filter((g) => g !== 'Aggregate'));
+    // Decode counts are the chain source's: none here.
+    expect(status.groups.every((g) => g.decoded_1h === null && g.undecodable_24h === null)).toBe(true);
   });
 
   it('gives the TVL of every symbol of a group, as /tokens/current gives each', async () => {

@@ -43,16 +43,17 @@ describe('GET /tokens/logo/{token}', () => {
     expect(await logo(ensureDefined(a))).toBe(first);
   });
 
-  it('serves a stored (registry) logo once it is set', async () => {
+  it('serves a stored logo as soon as it is committed, though the generated one was served before', async () => {
     const [token] = tokensWithLogo(service.runtime, 3).slice(2);
     const stored = ensureDefined(token);
+    const generated = await logo(stored.unit);
     const png = new PNG({ width: 2, height: 2 });
     png.data.fill(200);
     const bytes = PNG.sync.write(png);
     runtimeInternals(service.runtime).ingestor.setLogo(stored, LOGO_STORED, bytes);
     await runtimeInternals(service.runtime).ingestor.commit();
-    runtimeInternals(service.runtime).logos.invalidate(stored);
     expect(await logo(stored.unit)).toBe(bytes.toString('base64'));
+    expect(generated).not.toBe(bytes.toString('base64'));
   });
 
   it('answers 200 null for a token that exists but has no logo', async () => {

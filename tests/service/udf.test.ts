@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { priceErrorSchema } from '../../src/shared/api/errors';
 import { historyResponseSchema } from '../../src/shared/api/history';
+import { tokenStatsSchema } from '../../src/shared/api/tokens';
+import { udfQuotesResponseSchema } from '../../src/shared/api/udf';
 import { ensureDefined } from '../support/ensure';
 import { busiestPools } from '../support/market';
 import { API, createTestService, type TestService } from '../support/service';
@@ -147,6 +149,64 @@ describe('TradingView UDF routes', () => {
     const unknown = await json('/udf/symbol_info?group=NYSE');
     expect(unknown.status).toBe(404);
     expect(priceErrorSchema.parse(unknown.body).errmsg).toMatch(/unknown group NYSE/);
+  });
+
+  it('/quotes answers each symbol as sent, in order: the price now and its last 24 hours, as /tokens/current and the minute bars give them', async () => {
+    const { aggregate, dexPool } = await busiestPools(service.runtime);
+    const dexName = symbolSchema.parse((await json(`/udf/symbols?symbol=${dexPool.poolId}`)).body).name;
+    const asked = [aggregate.poolId, `${dexPool.group}:${dexName}`, 'NOPE:NOPE.NOPE_Minswap_Pool1', aggregate.poolId];
+    const { status, body } = await json(`/udf/quotes?symbols=${asked.map(encodeURIComponent).join(',')}`);
+    expect(status).toBe(200);
+    const quotes = udfQuotesResponseSchema.parse(body);
+    expect(quotes.d.map((q) => [q.s, q.n])).toEqual([
+      ['ok', asked[0]],
+      ['ok', asked[1]],
+      ['error', asked[2]],
+      ['ok', asked[3]],
+    ]);
+    const now = service.clock.seconds();
+    for (const [i, pool] of [
+      [0, aggregate],
+      [1, dexPool],
+    ] as const) {
+      const quote = ensureDefined(quotes.d[i]);
+      if (quote.s !== 'ok') throw new Error('expected a quote');
+      const stats = tokenStatsSchema.parse(await service.getJson(`/api/v1/tokens/current?pool=${pool.poolId}`));
+      expect(quote.v.lp).toBe(stats.current_price);
+      expect(quote.v.volume).toBeCloseTo(stats.daily_volume, 9);
+      expect(quote.v.chp).toBeCloseTo(stats.daily_price_change, 9);
+      expect(quote.v.ch).toBeCloseTo(quote.v.lp - quote.v.open_price, 12);
+      expect(quote.v.prev_close_price).toBe(quote.v.open_price);
+      expect(quote.v.exchange).toBe(pool.group);
+      // High and low over the window: every minute bar in it, the opening price and the price now.
+      const start = Math.ceil((now - 86_400) / 60) * 60;
+      const minutes = historyResponseSchema.parse(
+        await service.getJson(`${API}/history?symbol=${pool.poolId}&resolution=1min&from=${start}&to=${now + 1}`),
+      );
+      expect(minutes.t.length).toBeGreaterThan(0);
+      const highs = [...minutes.h.map(Number), quote.v.open_price, quote.v.lp];
+      const lows = [...minutes.l.map(Number), quote.v.open_price, quote.v.lp];
+      expect(quote.v.high_price).toBeCloseTo(Math.max(...highs), 12);
+      expect(quote.v.low_price).toBeCloseTo(Math.min(...lows), 12);
+      expect(quote.v.high_price).toBeGreaterThan(quote.v.low_price);
+    }
+    expect(quotes.d[3]).toEqual(quotes.d[0]);
+  });
+
+  it('/quotes refuses a request without symbols, with an empty name or with more than 100, naming why', async () => {
+    for (const [path, message] of [
+      ['/udf/quotes', /symbols is required/],
+      ['/udf/quotes?symbols=', /symbols is required/],
+      ['/udf/quotes?symbols=a,,b', /empty name/],
+      [`/udf/quotes?symbols=${Array.from({ length: 101 }, (_, i) => `S${i}`).join(',')}`, /at most 100 symbols .*101/],
+    ] as const) {
+      const { status, body } = await json(path);
+      expect(status, path).toBe(400);
+      expect(priceErrorSchema.parse(body).errmsg).toMatch(message);
+    }
+    const hundred = await json(`/udf/quotes?symbols=${Array.from({ length: 100 }, (_, i) => `S${i}`).join(',')}`);
+    expect(hundred.status).toBe(200);
+    expect(udfQuotesResponseSchema.parse(hundred.body).d.every((q) => q.s === 'error')).toBe(true);
   });
 
   it('answers bad requests with s: "error" and errmsg, and needs the same key as /api/v1', async () => {

@@ -43,6 +43,13 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
                           https://tokens.cardano.org: names, tickers, decimals and logos of the
                           tokens of a chain-fed or imported market, asked off the ingest path
                           and again daily (docs/chain.md "Token identity")
+  --ipfs-gateway <url>    the IPFS gateway ipfs:// token logos are fetched through (IPFS_GATEWAY),
+                          e.g. http://127.0.0.1:8080 (a local node) or https://ipfs.io; default off:
+                          such logos are not fetched (docs/chain.md "Logos")
+  --arweave-gateway <url> the Arweave gateway ar:// token logos are fetched through (ARWEAVE_GATEWAY),
+                          e.g. https://arweave.net; default off
+  --fetch-allow <cidrs>   private ranges logo fetches may reach, comma-separated (FETCH_ALLOW), e.g.
+                          10.1.0.0/16: the operator's own networks; default none (public addresses only)
   --vyfi-pools <file>     VyFi's pools for --source chain (VYFI_POOLS): a JSON list of each pool's
                           validator and pair, instead of the bundled one (docs/chain.md, VyFi)
   --role <r>              all (default: one process), ingest (the single writer of a cluster: serves
@@ -100,6 +107,9 @@ async function main(): Promise<void> {
         'chain-start': { type: 'string' },
         kupo: { type: 'string' },
         'token-registry': { type: 'string' },
+        'ipfs-gateway': { type: 'string' },
+        'arweave-gateway': { type: 'string' },
+        'fetch-allow': { type: 'string' },
         'vyfi-pools': { type: 'string' },
         help: { type: 'boolean' },
       },

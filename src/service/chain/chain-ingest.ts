@@ -1,3 +1,4 @@
+import { DecodeCoverage } from './coverage';
 import type { LogHook } from '../../node/log';
 import type { DexGroup } from '../../shared/groups';
 import { ADA_DECIMALS, ADA_TICKER, ADA_UNIT, displayAssetName, splitTokenUnit } from '../../shared/id-rules';
@@ -99,6 +100,8 @@ export class ChainIngest {
   unreadableBlocks = 0;
   /** Pool outputs skipped because they could not be decoded, by DEX. */
   readonly undecodableOutputs = new Map<DexGroup, number>();
+  /** Pool outputs decoded and not, by DEX, over the last day of block time (`/api/x/status`). */
+  readonly coverage = new DecodeCoverage();
   /** The applied tip (committed or not) and the journal's rows not yet committed. */
   private tipPoint: ChainTip | undefined;
   private pendingRows: JournalRow[] = [];
@@ -413,6 +416,7 @@ export class ChainIngest {
     for (const tx of block.transactions) {
       for (const out of poolOutputs(tx, this.decoders)) {
         if ('error' in out) {
+          this.coverage.record(out.group, time, false);
           undecodable++;
           this.undecodableOutputs.set(out.group, (this.undecodableOutputs.get(out.group) ?? 0) + 1);
           this.log(
@@ -429,6 +433,7 @@ export class ChainIngest {
           continue;
         }
         const { state } = out;
+        this.coverage.record(state.group, time, true);
         const pool = this.ingestor.market.pools.get(state.poolId);
         if (!pool) {
           this.createPool(state, created);

@@ -1,3 +1,5 @@
+import type { DexGroup } from '../../shared/groups';
+import type { GroupCoverage } from './coverage';
 import {
   ChainSynchronization,
   createInteractionContext,
@@ -41,6 +43,12 @@ interface NodeSocket {
 
 export type ChainState = 'connecting' | 'syncing' | 'live' | 'reconnecting' | 'stopped';
 
+/** Per DEX, pool outputs decoded and undecodable over the last hour and day of block time applied. */
+export interface ChainDecodes {
+  readonly lastHour: Readonly<Partial<Record<DexGroup, GroupCoverage>>>;
+  readonly lastDay: Readonly<Partial<Record<DexGroup, GroupCoverage>>>;
+}
+
 export interface ChainStatus {
   readonly state: ChainState;
   /** The last block applied. */
@@ -59,6 +67,8 @@ export interface ChainStatus {
   /** Pool outputs skipped because they could not be decoded, all DEXs together, and by DEX. */
   readonly undecodable: number;
   readonly undecodableByDex: Readonly<Record<string, number>>;
+  /** Pool outputs decoded and not, by DEX, over the last hour and day of block time applied. */
+  readonly decodes: ChainDecodes;
   /** Blocks skipped whole because they could not be read. */
   readonly unreadableBlocks: number;
   /** Rollbacks applied, and the most blocks one undid. */
@@ -164,6 +174,10 @@ export class ChainFollower {
       trades: this.ingest.committedTrades,
       undecodable: this.ingest.undecodable,
       undecodableByDex: Object.fromEntries(this.ingest.undecodableOutputs),
+      decodes: {
+        lastHour: Object.fromEntries(this.ingest.coverage.window(3_600)),
+        lastDay: Object.fromEntries(this.ingest.coverage.window(86_400)),
+      },
       unreadableBlocks: this.ingest.unreadableBlocks,
       rollbacks: this.rollbacks,
       deepestRollback: this.deepestRollback,

@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { TOKEN_ERROR_TYPES } from '../../shared/api/errors';
-import { EXTENSION_PREFIX } from '../../shared/api/extensions';
+import { EXTENSION_PREFIX, EXTENSION_ROUTES } from '../../shared/api/extensions';
+import { UDF_ROUTE_PATH } from '../../shared/api/udf';
 import type { KeyRing } from '../auth/keys';
 import type { LogoService } from '../logos/logo-service';
 import type { Market } from '../market/model';
@@ -141,8 +142,8 @@ const KNOWN_PATHS = [
 ];
 
 const EXTENSION_PATHS = [
-  /^\/udf\/(config|time|symbols|symbol_info|search|history)\/?$/,
+  UDF_ROUTE_PATH,
   /^\/api\/x\/?$/,
-  /^\/api\/x\/(liquidity|deepest|token-info|trades|pair-pools|market|group-stats)\/?$/,
+  new RegExp(`^/api/x/(${Object.values(EXTENSION_ROUTES).join('|')})/?$`),
   /^\/api\/x\/token-info\/[^/]+$/,
 ];

@@ -1,3 +1,5 @@
+import type { ChainDecodes } from '../chain/follower';
+
 /** What /healthz answers (docs/operations.md): the node's state, its market's size and its source's progress. */
 export interface HealthReport {
   /** `degraded`: reads are served, but the last write failed (a full disk...): see `lastCommitError`. */
@@ -27,6 +29,20 @@ export interface HealthReport {
     readonly registryServer: 'on' | 'off';
     readonly kupo: 'on' | 'off';
     readonly lastError: string | null;
+    /**
+     * Logos from where token metadata says (docs/chain.md "Logos"): whether the gateways are configured, logos fetched
+     * and stored since the start, found stored already (not fetched again), waiting or retrying, and tokens whose
+     * logo could not be had (they keep their generated picture), with the last reason.
+     */
+    readonly logos?: {
+      readonly ipfsGateway: 'on' | 'off';
+      readonly arweaveGateway: 'on' | 'off';
+      readonly fetched: number;
+      readonly cached: number;
+      readonly pending: number;
+      readonly failed: number;
+      readonly lastError: string | null;
+    };
   };
   /** The chain source's progress (source `chain`). */
   readonly chain?: {
@@ -44,6 +60,10 @@ export interface HealthReport {
     /** Pool outputs skipped as undecodable (logged with transaction and index), in all and by DEX. */
     readonly undecodable: number;
     readonly undecodableByDex: Readonly<Record<string, number>>;
+    /** Pool outputs decoded and undecodable by DEX over the last hour and day of block time applied. */
+    readonly decodes: ChainDecodes;
+    /** Height of the last block applied. */
+    readonly tipHeight: number | null;
     /** Blocks skipped whole because they could not be read. */
     readonly unreadableBlocks: number;
     /** Rollbacks applied, and the most blocks one undid. */

@@ -11,6 +11,7 @@ import {
   deepestSchema,
   extensionIndexSchema,
   marketSourceResponseSchema,
+  marketStatusSchema,
   liquiditySchema,
   tokenInfoSchema,
   tokenNamesSchema,
@@ -34,6 +35,8 @@ import {
   udfConfigSchema,
   udfHistoryQuerySchema,
   udfHistoryResponseSchema,
+  udfQuotesQuerySchema,
+  udfQuotesResponseSchema,
   udfSearchItemSchema,
   udfSearchQuerySchema,
   udfSymbolInfoQuerySchema,
@@ -312,6 +315,16 @@ export function openApiDocument(): object {
           'The simulator, the Cardano chain through Ogmios (with its state, tip and lag behind the node), or none (imported trades only). The gateway’s /gw/v1/info passes it on as `market`.',
         responses: { '200': json(marketSourceResponseSchema, 'The data source.'), ...errors('price', PRICE_ERRORS) },
       }),
+      '/api/x/status': {
+        get: {
+          security: [],
+          tags: ['Extensions'],
+          summary: 'How fresh the market is (no key needed)',
+          description:
+            'The source and its state, the last block applied and how far it is behind the node’s tip (slots and seconds), and per DEX group the pools known and, for a chain source, the pool outputs decoded and undecodable over the last hour and day of block time (docs/chain.md "Freshness").',
+          responses: { '200': json(marketStatusSchema, 'Freshness and coverage.') },
+        },
+      },
       '/api/x/deepest': get({
         tags: ['Extensions'],
         summary: 'Each group’s deepest pool',
@@ -460,6 +473,17 @@ export function openApiDocument(): object {
         requestParams: { query: udfHistoryQuerySchema },
         responses: {
           '200': json(udfHistoryResponseSchema, 'Bars, or no_data with nextTime.'),
+          ...errors('price', PRICE_ERRORS),
+        },
+      }),
+      '/udf/quotes': get({
+        tags: ['UDF'],
+        summary: 'Quotes of up to 100 symbols (a watchlist)',
+        description:
+          'One entry per requested symbol, in order, `n` exactly as sent: the price now (`lp`) and the last 24 hours (change, open, high, low, volume in whole base units). An unknown symbol is an entry with `s: "error"`.',
+        requestParams: { query: udfQuotesQuerySchema },
+        responses: {
+          '200': json(udfQuotesResponseSchema, 'TradingView’s quotes answer.'),
           ...errors('price', PRICE_ERRORS),
         },
       }),

@@ -1,9 +1,10 @@
 import type { LogFields } from '../../node/log';
-import { isPng } from '../logos/identicon';
 import type { Ingestor } from '../market/ingest';
 import { LOGO_STORED, type Market } from '../market/model';
+import type { MarketStore } from '../store/ports';
 import { identityOf, type IdentityRecord } from './identity';
 import { kupoReferenceDatum } from './kupo-reference';
+import { MarketLogos, type LogoStatus, type MarketLogosOptions } from './logos/market-logos';
 import { queryRegistry } from './registry-server';
 import { TokenIdentityResolver, type ResolverStatus } from './resolver';
 
@@ -19,6 +20,13 @@ export interface MarketIdentityOptions {
   readonly registryUrl?: string | undefined;
   /** `--kupo`: a Kupo beside Ogmios, asked for the reference NFT of every CIP-68 token of the market. */
   readonly kupoUrl?: string | undefined;
+  /**
+   * Logos (docs/chain.md "Logos"): fetched from where each token's metadata says, through the operator's gateways,
+   * and kept in the store (`store`: what each token's stored logo was made from). Without it, logos are left alone.
+   */
+  readonly logos?:
+    | (Pick<MarketLogosOptions, 'gateways' | 'allowCidrs' | 'queue'> & { readonly store: Pick<MarketStore, 'logoKey'> })
+    | undefined;
   readonly log?: ((line: string, fields?: LogFields) => void) | undefined;
   /** Seconds since the epoch (tests move it). */
   readonly now?: () => number;
@@ -36,7 +44,12 @@ export interface MarketIdentityOptions {
 export class MarketIdentity {
   private readonly resolver: TokenIdentityResolver;
   private readonly stopWatching: () => void;
-  private waiting: { records: IdentityRecord[]; logos: Map<string, Buffer>; units: Set<string> } | undefined;
+  private readonly stopListening: () => void;
+  private readonly logos: MarketLogos | undefined;
+  /** Inline logo bytes (a registry's base64 PNG) by the hash their records name, until the record is applied. */
+  private readonly inline = new Map<string, Buffer>();
+  private waiting:
+    { records: IdentityRecord[]; logos: { unit: string; png: Buffer; key: string }[]; units: Set<string> } | undefined;
   private flushing: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -74,31 +87,45 @@ export class MarketIdentity {
         this.reconcile(units);
       }
     });
+    this.logos = options.logos
+      ? new MarketLogos({
+          ...options.logos,
+          save: (unit, png, key) => this.saveLogo(unit, png, key),
+          log: (line, fields) => log?.(line, fields),
+        })
+      : undefined;
+    // Whatever changed a token's identity (a lookup, a record the writer stored), its logo follows.
+    this.stopListening = this.resolver.onChange((units) => this.wantLogos(units));
   }
 
   /** Looks up every token of the market now, then each new one, until `close`. */
   start(): void {
     const units = [...this.options.market.tokens.keys()];
+    this.wantLogos(units);
     this.resolver.observe(units);
     this.reconcile(units);
     this.resolver.start();
   }
 
-  /** Runs the lookups due now and writes what they found (tests). */
+  /** Runs the lookups due now and writes what they found, logos included (tests). */
   async drain(): Promise<void> {
     await this.resolver.drain();
     await this.flushing;
+    await this.logos?.idle();
+    await this.flushing;
   }
 
-  status(): ResolverStatus {
-    return this.resolver.status();
+  status(): ResolverStatus & { readonly logos?: LogoStatus } {
+    return { ...this.resolver.status(), ...(this.logos ? { logos: this.logos.status() } : {}) };
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.stopWatching();
+    this.stopListening();
     clearTimeout(this.timer);
     await this.resolver.close();
+    await this.logos?.close();
     await this.flushing;
   }
 
@@ -108,12 +135,16 @@ export class MarketIdentity {
     logos: ReadonlyMap<string, Buffer>,
     units: Iterable<string> = [],
   ): Promise<void> {
-    const waiting = (this.waiting ??= { records: [], logos: new Map<string, Buffer>(), units: new Set<string>() });
+    for (const [hash, bytes] of logos) this.inline.set(hash, bytes);
+    const waiting = this.wait();
     waiting.records.push(...records);
-    for (const [hash, bytes] of logos) waiting.logos.set(hash, bytes);
     for (const unit of units) waiting.units.add(unit);
     this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
     return this.flushing;
+  }
+
+  private wait(): NonNullable<MarketIdentity['waiting']> {
+    return (this.waiting ??= { records: [], logos: [], units: new Set<string>() });
   }
 
   /**
@@ -131,6 +162,25 @@ export class MarketIdentity {
     if (stale.length > 0) void this.apply([], new Map(), stale);
   }
 
+  /** A logo made a PNG: stored like learnt metadata, in a commit of its own once the write path is quiet. */
+  private saveLogo(unit: string, png: Buffer, key: string): Promise<void> {
+    this.wait().logos.push({ unit, png, key });
+    this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  /** Each token's logo as its identity names it now, to the logos (fetched unless stored already). */
+  private wantLogos(units: readonly string[]): void {
+    for (const unit of units) {
+      const token = this.options.market.tokens.get(unit);
+      const logo = this.resolver.identity(unit).logo;
+      const hash = logo?.startsWith('png:') ? logo.slice(4) : undefined;
+      if (token) this.logos?.want(token, logo, hash !== undefined ? this.inline.get(hash) : undefined);
+      for (const record of this.resolver.recordsOf(unit))
+        if (record.logo?.startsWith('png:')) this.inline.delete(record.logo.slice(4));
+    }
+  }
+
   private async flush(): Promise<void> {
     while (this.waiting && !this.closed) {
       const { ingestor } = this.options;
@@ -141,19 +191,23 @@ export class MarketIdentity {
       const { records, logos, units } = this.waiting;
       this.waiting = undefined;
       // Synchronous from here to the commit, which takes the batch at once: nothing of a source's can slip in.
-      const changed = this.write(records, logos, units);
-      if (records.length > 0 || changed > 0) {
+      const named = this.write(records, units);
+      for (const { unit, png, key } of logos) {
+        const token = this.options.market.tokens.get(unit);
+        if (token) ingestor.setLogo(token, LOGO_STORED, png, key);
+      }
+      if (records.length + named + logos.length > 0) {
         await ingestor.commit();
-        if (changed > 0) this.options.log?.(`identity: ${changed} token(s) named from their metadata`);
+        if (named > 0) this.options.log?.(`identity: ${named} token(s) named from their metadata`);
       }
     }
   }
 
   /**
    * The records (kept in the store, each source's apart) and the tokens' rows as the records make them, for the
-   * records' tokens and `units`; returns how many tokens changed.
+   * records' tokens and `units` (logos aside: `wantLogos`); returns how many tokens changed.
    */
-  private write(records: readonly IdentityRecord[], logos: ReadonlyMap<string, Buffer>, units: Set<string>): number {
+  private write(records: readonly IdentityRecord[], units: Set<string>): number {
     const { market, ingestor } = this.options;
     for (const record of records) {
       ingestor.setIdentity(record);
@@ -166,11 +220,6 @@ export class MarketIdentity {
       const identity = identityOf(unit, market.identityRecords(unit));
       if (identity.ticker !== token.ticker || identity.name !== token.name || identity.decimals !== token.decimals) {
         ingestor.updateToken(token, { ticker: identity.ticker, name: identity.name, decimals: identity.decimals });
-        changed++;
-      }
-      const png = identity.logo?.startsWith('png:') ? logos.get(identity.logo.slice(4)) : undefined;
-      if (png && isPng(png) && token.logoKind !== LOGO_STORED) {
-        ingestor.setLogo(token, LOGO_STORED, png);
         changed++;
       }
     }

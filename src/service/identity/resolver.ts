@@ -298,8 +298,10 @@ export class TokenIdentityResolver {
         this.registryAsked.set(unit, now);
         const entry = entries.get(unit);
         if (!entry) continue;
-        const logo = inlineLogo(entry.logo);
-        const record = registryRecord(entry, now, logo?.hash);
+        // A registry logo is base64 PNG by CIP-26; some entries name a URI instead, fetched like a CIP-68 logo.
+        const uri = uriLogo(entry.logo);
+        const logo = uri === undefined ? inlineLogo(entry.logo) : undefined;
+        const record = { ...registryRecord(entry, now, logo?.hash), ...(uri !== undefined ? { logo: uri } : {}) };
         if (logo) logos.set(logo.hash, logo.bytes);
         const known = this.records.get(unit)?.get('registry');
         if (!known || !sameRecord(known, record)) found.push(record);
@@ -363,6 +365,12 @@ export function inlineLogo(base64: string | undefined): { bytes: Buffer; hash: s
   if (compact === '' || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return undefined;
   const bytes = Buffer.from(compact, 'base64');
   return { bytes, hash: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** A registry logo given as a URI (`ipfs://`, `https://`, `ar://`, `data:`) rather than base64 bytes, or undefined. */
+function uriLogo(text: string | undefined): string | undefined {
+  const trimmed = text?.trim();
+  return trimmed !== undefined && /^(ipfs|https?|ar|data):/i.test(trimmed) ? trimmed : undefined;
 }
 
 /** Whether two records say the same (their times aside). */

@@ -2,29 +2,31 @@ import { LOGO_GENERATED, LOGO_STORED, type Token } from '../market/model';
 import type { MarketStore } from '../store/ports';
 import { identiconPng } from './identicon';
 
-/** Base64 PNG logos: stored ones (from the registry) or generated identicons, memoised. */
+/**
+ * Base64 PNG logos: stored ones (the registry's, or fetched from where a token's metadata says) read from the store
+ * each time, so that a logo stored while serving (by this node's writer, or another node's in a cluster) is served at
+ * once; generated identicons, which never change, memoised.
+ */
 export class LogoService {
-  private readonly cache = new Map<number, string>();
+  /** By unit: a row id is handed out again after a chain rollback, to another token. */
+  private readonly generated = new Map<string, string>();
   private static readonly MAX_CACHED = 4096;
 
   constructor(private readonly store: MarketStore) {}
 
   /** The token's logo as base64 PNG, or null when it has none. */
   async base64(token: Token): Promise<string | null> {
-    const cached = this.cache.get(token.id);
+    if (token.logoKind === LOGO_STORED) {
+      const png = await this.store.logo(token.id);
+      return png ? png.toString('base64') : null;
+    }
+    if (token.logoKind !== LOGO_GENERATED) return null;
+    const cached = this.generated.get(token.unit);
     if (cached !== undefined) return cached;
-    let png: Buffer | null = null;
-    if (token.logoKind === LOGO_STORED) png = await this.store.logo(token.id);
-    else if (token.logoKind === LOGO_GENERATED) png = identiconPng(token.unit);
-    if (!png) return null;
-    const encoded = png.toString('base64');
-    if (this.cache.size >= LogoService.MAX_CACHED) this.cache.delete(this.cache.keys().next().value as number);
-    this.cache.set(token.id, encoded);
+    const encoded = identiconPng(token.unit).toString('base64');
+    if (this.generated.size >= LogoService.MAX_CACHED)
+      this.generated.delete(this.generated.keys().next().value as string);
+    this.generated.set(token.unit, encoded);
     return encoded;
-  }
-
-  /** Forgets a token's memoised logo (after an import changed it). */
-  invalidate(token: Token): void {
-    this.cache.delete(token.id);
   }
 }

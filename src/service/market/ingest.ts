@@ -122,7 +122,7 @@ export class Ingestor {
   private unlisted = 0;
   private tokens: TokenRow[] = [];
   private tokenUpdates: { token: Token; before: Pick<Token, 'ticker' | 'name' | 'decimals'> }[] = [];
-  private logos: { token: Token; kind: LogoKind; png: Buffer | null; before: LogoKind }[] = [];
+  private logos: { token: Token; kind: LogoKind; png: Buffer | null; key: string | null; before: LogoKind }[] = [];
   /** Identity records set (a record) or removed (null) since the last commit, by source and unit, with the one before. */
   private identities = new Map<
     string,
@@ -294,8 +294,9 @@ export class Ingestor {
     this.market.touch();
   }
 
-  setLogo(token: Token, kind: LogoKind, png: Buffer | null): void {
-    this.logos.push({ token, kind, png, before: token.logoKind });
+  /** Sets a token's logo; `key` says what a stored PNG was made from (the logo cache's key), null when unknown. */
+  setLogo(token: Token, kind: LogoKind, png: Buffer | null, key: string | null = null): void {
+    this.logos.push({ token, kind, png, key, before: token.logoKind });
     token.logoKind = kind;
   }
 
@@ -520,7 +521,7 @@ export class Ingestor {
         name: token.name,
         decimals: token.decimals,
       })),
-      logos: this.logos.map(({ token, kind, png }) => ({ id: token.id, kind, png })),
+      logos: this.logos.map(({ token, kind, png, key }) => ({ id: token.id, kind, png, key })),
       ...(this.identities.size > 0
         ? {
             identities: {

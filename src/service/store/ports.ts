@@ -261,8 +261,16 @@ export interface CommitBatch {
     readonly remove?: readonly (readonly [unit: string, source: IdentitySourceName])[];
     readonly set?: readonly IdentityRow[];
   };
-  /** Logo changes: the kind, and the PNG when the kind is `stored`. */
-  readonly logos?: readonly { readonly id: number; readonly kind: number; readonly png: Buffer | null }[];
+  /**
+   * Logo changes: the kind, the PNG when the kind is `stored`, and what the PNG was made from (the logo cache's key,
+   * `MarketStore.logoKey`; absent: unknown, an imported PNG).
+   */
+  readonly logos?: readonly {
+    readonly id: number;
+    readonly kind: number;
+    readonly png: Buffer | null;
+    readonly key?: string | null;
+  }[];
   readonly pairs?: readonly PairRow[];
   readonly pools?: readonly PoolRow[];
   readonly trades?: readonly TradeRecord[];
@@ -303,6 +311,8 @@ export interface MarketStore {
   nextIds(): Promise<NextIds>;
   /** A token's stored PNG logo, or null. */
   logo(tokenId: number): Promise<Buffer | null>;
+  /** What a token's stored PNG logo was made from (the logo cache's key: SHA-256 of the logo its metadata names), or null. */
+  logoKey(tokenId: number): Promise<string | null>;
   meta(key: string): Promise<string | undefined>;
   /** The chain source's rollback journal, oldest block first. */
   journal(): Promise<JournalRow[]>;

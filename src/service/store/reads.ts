@@ -67,6 +67,15 @@ export class SqlMarketStore implements MarketStore {
     );
   }
 
+  logoKey(tokenId: number): Promise<string | null> {
+    return this.engine.run(
+      (function* () {
+        const key = (yield* get(S.LOGO_KEY, [tokenId]))?.logo_key;
+        return typeof key === 'string' ? key : null;
+      })(),
+    );
+  }
+
   meta(key: string): Promise<string | undefined> {
     return this.engine.run(
       (function* () {

@@ -42,7 +42,7 @@ export function* commitPlan(batch: CommitBatch): Program<void> {
   );
   yield* rows(
     S.SET_LOGOS,
-    (batch.logos ?? []).flatMap((l) => [l.id, l.kind, l.kind === 0 ? null : l.png]),
+    (batch.logos ?? []).flatMap((l) => [l.id, l.kind, l.kind === 0 ? null : l.png, l.key ?? null]),
   );
   yield* rows(
     S.INSERT_PAIRS,

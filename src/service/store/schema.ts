@@ -154,7 +154,13 @@ export const MIGRATIONS: readonly Migration[] = [
   FROM ${factors} AS f WHERE bars.series = f.series;
   `;
   },
-  // 6: token identity (docs/chain.md "Token identity"): what each source said of a token (its CIP-68
+  // 6: the logo cache (docs/chain.md "Logos"): what a token's stored PNG was made from, as the SHA-256 (hex) of the
+  // logo its metadata names (a URI, or `png:<hash>` of inline bytes), so that a restart does not fetch it again
+  // and a token whose logo changes fetches the new one. NULL: a PNG stored by the registry import, or none.
+  () => `
+  ALTER TABLE tokens ADD COLUMN logo_key TEXT;
+  `,
+  // 7: token identity (docs/chain.md "Token identity"): what each source said of a token (its CIP-68
   // reference datum, its CIP-26 registry entry), one row per token and source, kept apart from the
   // token's row (which holds the identity served); and, per journalled block, the records it changed
   // as they were before it (JSON [[unit, source, record or null], ...]), so a rollback puts them back.

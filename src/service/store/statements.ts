@@ -31,6 +31,7 @@ export const NEXT_IDS = statement(
   'SELECT (SELECT coalesce(max(id), 0) + 1 FROM tokens) AS token, (SELECT coalesce(max(id), 0) + 1 FROM pairs) AS pair, (SELECT coalesce(max(id), 0) + 1 FROM pools) AS pool',
 );
 export const LOGO = statement('SELECT logo_png FROM tokens WHERE id = ?');
+export const LOGO_KEY = statement('SELECT logo_key FROM tokens WHERE id = ?');
 export const JOURNAL = statement(
   'SELECT slot, id, height, before, created, identities FROM chain_journal ORDER BY slot',
 );
@@ -87,6 +88,7 @@ export const SET_LOGOS: RowsStatement = {
     ['id', 'int'],
     ['logo_kind', 'int'],
     ['logo_png', 'blob'],
+    ['logo_key', 'text'],
   ],
 };
 export const INSERT_PAIRS: RowsStatement = {

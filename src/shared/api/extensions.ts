@@ -27,6 +27,8 @@ export const EXTENSION_ROUTES = {
   groupStats: 'group-stats',
   /** `GET /api/x/spreads?min_tvl=`: every pair's spread across its DEX pools (the overview's column). */
   spreads: 'spreads',
+  /** `GET /api/x/status` (no key needed): how fresh the market is, and per group what its source decodes. */
+  status: 'status',
 } as const;
 export type ExtensionRoute = (typeof EXTENSION_ROUTES)[keyof typeof EXTENSION_ROUTES];
 
@@ -298,3 +300,42 @@ export const spreadsSchema = z
     ),
   );
 export type Spreads = z.infer<typeof spreadsSchema>;
+
+/** One group of `GET /api/x/status`: its pools, and for a chain source the pool outputs decoded and not. */
+const groupStatusSchema = z.strictObject({
+  group: z.string(),
+  pools: z.number(),
+  /** Recognised pool outputs decoded, and skipped as undecodable, over the last hour and day of block time applied; null when the source is not the chain. */
+  decoded_1h: z.nullable(z.number()),
+  undecodable_1h: z.nullable(z.number()),
+  decoded_24h: z.nullable(z.number()),
+  undecodable_24h: z.nullable(z.number()),
+});
+
+/**
+ * `GET /api/x/status`: how fresh this service's market is (no key needed). `state`: the chain source's (`live`,
+ * `catching-up`, `connecting`, `reconnecting`, …; docs/chain.md), `live` for the simulated market, `imported` for
+ * imported data only. `tip`: the last block applied (the simulated market's last block; null for imported data).
+ * `behind`: how far the applied tip is behind the node's (slots are seconds on Cardano); null when not known (no node
+ * tip yet, or not a chain source).
+ */
+export const marketStatusSchema = z.strictObject({
+  s: z.literal('ok'),
+  source: z.enum(['simulated', 'chain', 'none']),
+  state: z.string(),
+  /** The server's clock, Unix seconds. */
+  now: z.number(),
+  tip: z.nullable(
+    z.strictObject({
+      slot: z.nullable(z.number()),
+      height: z.nullable(z.number()),
+      /** The block's time, Unix seconds, and how long ago that was. */
+      time: z.nullable(z.number()),
+      age_seconds: z.nullable(z.number()),
+    }),
+  ),
+  node_tip_slot: z.nullable(z.number()),
+  behind: z.nullable(z.strictObject({ slots: z.number(), seconds: z.number() })),
+  groups: z.array(groupStatusSchema),
+});
+export type MarketStatus = z.infer<typeof marketStatusSchema>;

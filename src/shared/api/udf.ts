@@ -7,6 +7,11 @@ import { historyResponseSchema } from './history';
  * the routes answer and take, for the routes, the OpenAPI document and the tests.
  */
 
+/** The routes under /udf, for the service, the gateway and the 404s (docs/udf.md). */
+export const UDF_ROUTES = ['config', 'time', 'symbols', 'symbol_info', 'search', 'history', 'quotes'] as const;
+/** A path under /udf that is one of the routes (one trailing slash allowed). */
+export const UDF_ROUTE_PATH = new RegExp(`^/udf/(${UDF_ROUTES.join('|')})/?$`);
+
 /** TradingView's resolution names that /udf serves (weeks and months: TradingView builds them from days). */
 export const UDF_RESOLUTIONS = ['1', '5', '15', '60', '1D'] as const;
 
@@ -99,3 +104,43 @@ export type UdfHistoryResponse = z.infer<typeof udfHistoryResponseSchema>;
 export const udfSymbolInfoQuerySchema = z.object({
   group: z.string().meta({ description: 'A group of /api/v1/groups (any letter case).' }),
 });
+
+/** Symbols in one `/udf/quotes` request, at most. */
+export const UDF_QUOTES_MAX = 100;
+
+export const udfQuotesQuerySchema = z.object({
+  symbols: z.string().meta({
+    description: `Comma-separated symbols as /udf/symbols takes them (name, \`GROUP:name\` or pool ID), at most ${UDF_QUOTES_MAX}.`,
+  }),
+});
+
+/** One symbol's quote: the last price and the last 24 hours (the market trades around the clock). */
+export const udfQuoteValuesSchema = z.strictObject({
+  short_name: z.string(),
+  exchange: z.string(),
+  description: z.string(),
+  /** The price now. */
+  lp: z.number(),
+  /** Change from 24 h ago, in the quote currency, and in percent. */
+  ch: z.number(),
+  chp: z.number(),
+  /** Price 24 h ago (open of the window), highest and lowest over it (the price now included). */
+  open_price: z.number(),
+  high_price: z.number(),
+  low_price: z.number(),
+  /** The price 24 h ago, as a session's previous close. */
+  prev_close_price: z.number(),
+  /** Volume over the last 24 h, in whole base units (as /tokens/current's daily_volume). */
+  volume: z.number(),
+});
+
+export const udfQuoteSchema = z.union([
+  z.strictObject({ s: z.literal('ok'), n: z.string(), v: udfQuoteValuesSchema }),
+  z.strictObject({ s: z.literal('error'), n: z.string(), v: z.strictObject({}) }),
+]);
+export type UdfQuote = z.infer<typeof udfQuoteSchema>;
+export type UdfQuoteValues = z.infer<typeof udfQuoteValuesSchema>;
+
+/** `GET /udf/quotes`: one entry per requested symbol, in the request's order, `n` exactly as sent. */
+export const udfQuotesResponseSchema = z.strictObject({ s: z.literal('ok'), d: z.array(udfQuoteSchema) });
+export type UdfQuotesResponse = z.infer<typeof udfQuotesResponseSchema>;

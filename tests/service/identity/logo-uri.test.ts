@@ -27,9 +27,10 @@ describe('logo URIs', () => {
   });
 
   it('says why an ipfs logo is not fetched: no gateway, not a CID, a path that climbs', async () => {
-    expect(await logoSource(`ipfs://${CID_V0}`, {})).toEqual(
-      unusable('ipfs logo not fetched: no IPFS gateway configured (--ipfs-gateway)'),
-    );
+    expect(await logoSource(`ipfs://${CID_V0}`, {})).toEqual({
+      ...unusable('ipfs logo not fetched: no IPFS gateway configured (--ipfs-gateway)'),
+      needs: 'ipfs',
+    });
     expect(await logoSource('ipfs://QmNotACid', GATEWAYS)).toEqual(unusable('ipfs logo: "QmNotACid" is not a CID'));
     expect(await logoSource(`ipfs://${CID_V0}/../../admin`, GATEWAYS)).toEqual(
       unusable('ipfs logo: its path is not usable'),
@@ -44,9 +45,10 @@ describe('logo URIs', () => {
     expect(await logoSource(`ar://${AR_ID}/logo.svg`, GATEWAYS)).toEqual(
       url(`https://ar.example/base/${AR_ID}/logo.svg`),
     );
-    expect(await logoSource(`ar://${AR_ID}`, { ipfs: 'https://gw.example' })).toEqual(
-      unusable('ar logo not fetched: no Arweave gateway configured (--arweave-gateway)'),
-    );
+    expect(await logoSource(`ar://${AR_ID}`, { ipfs: 'https://gw.example' })).toEqual({
+      ...unusable('ar logo not fetched: no Arweave gateway configured (--arweave-gateway)'),
+      needs: 'arweave',
+    });
     expect(await logoSource('ar://short', GATEWAYS)).toEqual(unusable('ar logo: "short" is not an Arweave id'));
   });
 

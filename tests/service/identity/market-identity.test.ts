@@ -65,13 +65,13 @@ describe('a market naming its tokens from a token metadata server', () => {
     expect(await price()).toBeCloseTo(0.042584, 5);
     expect(service.runtime.market.tokens.get(MIN)).toMatchObject({ name: 'Minswap', ticker: 'MIN', decimals: 6 });
     expect(registry.queries.flat()).toContain(MIN);
-    // The registry's PNG is the token's logo now.
-    const logo = tokenLogoSchema.parse(await service.getJson(`/api/v1/tokens/logo/${MIN}`));
-    expect(
-      Buffer.from(logo ?? '', 'base64')
-        .subarray(1, 4)
-        .toString(),
-    ).toBe('PNG');
+    // The registry's PNG is the token's logo now (made the served PNG off the ingest path, a moment later).
+    const logo = async () =>
+      Buffer.from(tokenLogoSchema.parse(await service.getJson(`/api/v1/tokens/logo/${MIN}`)) ?? '', 'base64');
+    await vi.waitFor(async () => expect((await logo()).subarray(1, 4).toString()).toBe('PNG'), {
+      timeout: 20_000,
+      interval: 50,
+    });
     const health = (await (await service.app.request('/healthz')).json()) as { identity?: unknown };
     expect(health.identity).toMatchObject({ known: 1, registry: 1, pending: 0, registryServer: 'on', lastError: null });
   });

@@ -12,12 +12,13 @@ import {
   type Deepest,
   type ExtensionIndex,
   type MarketSourceResponse,
+  type MarketStatus,
   type TapeTrade,
   type TokenInfo,
   type TokenNames,
   type TradesResponse,
 } from '../../../shared/api/extensions';
-import { AGGREGATE_GROUP } from '../../../shared/groups';
+import { AGGREGATE_GROUP, DEX_GROUPS } from '../../../shared/groups';
 import { wholeBase, wholePrice } from '../../market/units';
 import type { TradeStore } from '../../store/ports';
 import { ALL_GROUPS } from '../../../shared/groups';
@@ -110,6 +111,17 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
     };
     c.header('Cache-Control', 'no-store');
     return c.json(body);
+  });
+
+  // Freshness for programs and the app's label, without a key (like /healthz): small, built from memory, and the same
+  // answer for a second.
+  let status: { body: MarketStatus; at: number } | undefined;
+  app.get(`/${EXTENSION_ROUTES.status}`, (c) => {
+    const now = nowMs();
+    if (!status || now - status.at >= 1_000 || now < status.at)
+      status = { body: marketStatus(market, options.health(), now / 1000), at: now };
+    c.header('Cache-Control', 'no-store');
+    return c.json(status.body);
   });
 
   let deepest: { body: Deepest; at: number; version: number } | undefined;
@@ -265,4 +277,62 @@ export function extensionRoutes(options: ExtensionRoutesOptions): Hono<ServiceEn
   });
 
   return app;
+}
+
+/** `/api/x/status` from the node's health and its market (docs/chain.md "Freshness"). */
+function marketStatus(market: Market, health: HealthReport, now: number): MarketStatus {
+  const { source, chain } = health;
+  const pools = new Map<string, number>();
+  for (const pool of market.pools.values()) pools.set(pool.group, (pools.get(pool.group) ?? 0) + 1);
+  const decodes = chain?.decodes;
+  const groups = DEX_GROUPS.map((group) => {
+    const hour = decodes?.lastHour[group];
+    const day = decodes?.lastDay[group];
+    return {
+      group,
+      pools: pools.get(group) ?? 0,
+      decoded_1h: decodes ? (hour?.decoded ?? 0) : null,
+      undecodable_1h: decodes ? (hour?.undecodable ?? 0) : null,
+      decoded_24h: decodes ? (day?.decoded ?? 0) : null,
+      undecodable_24h: decodes ? (day?.undecodable ?? 0) : null,
+    };
+  });
+  const age = (time: number | null | undefined) => (time == null ? null : Math.max(0, Math.round(now - time)));
+  if (chain) {
+    const behind =
+      chain.nodeTipSlot !== null && chain.tipSlot !== null ? Math.max(0, chain.nodeTipSlot - chain.tipSlot) : null;
+    return {
+      s: 'ok',
+      source,
+      state: chain.state,
+      now: Math.floor(now),
+      tip:
+        chain.tipSlot === null
+          ? null
+          : { slot: chain.tipSlot, height: chain.tipHeight, time: chain.tipTime, age_seconds: age(chain.tipTime) },
+      node_tip_slot: chain.nodeTipSlot,
+      // A Shelley-era slot is one second.
+      behind: behind === null ? null : { slots: behind, seconds: behind },
+      groups,
+    };
+  }
+  const simulated = source === 'simulated' && health.lastBlockTime !== undefined;
+  return {
+    s: 'ok',
+    source,
+    // An API node of a cluster holds neither the simulator nor the chain follower: it does not know.
+    state: source === 'none' ? 'imported' : simulated ? 'live' : 'unknown',
+    now: Math.floor(now),
+    tip: simulated
+      ? {
+          slot: null,
+          height: health.blockHeight ?? null,
+          time: health.lastBlockTime ?? null,
+          age_seconds: age(health.lastBlockTime),
+        }
+      : null,
+    node_tip_slot: null,
+    behind: null,
+    groups,
+  };
 }

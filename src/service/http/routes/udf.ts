@@ -1,17 +1,23 @@
 import { Hono } from 'hono';
 import { historyResponseSchema } from '../../../shared/api/history';
 import {
+  UDF_QUOTES_MAX,
   UDF_RESOLUTIONS,
   type UdfConfig,
   type UdfHistoryResponse,
+  type UdfQuote,
+  type UdfQuoteValues,
+  type UdfQuotesResponse,
   type UdfSearchItem,
   type UdfSymbol,
 } from '../../../shared/api/udf';
 import { ALL_GROUPS } from '../../../shared/groups';
 import type { Resolution } from '../../../shared/resolutions';
-import { poolPrice, type Market, type Pool } from '../../market/model';
+import { isAggregate, poolPrice, type Market, type Pool } from '../../market/model';
+import { DAY, priceChange } from '../../market/stats';
 import type { SymbolNames } from '../../market/symbols';
-import type { BarStore } from '../../store/ports';
+import { wholeBase, wholePrice } from '../../market/units';
+import type { BarStore, TradeStore, WindowStats } from '../../store/ports';
 import { priceError } from '../errors';
 import { guard, type GuardOptions, type ServiceEnv } from '../guard';
 import type { HistoryCache } from '../history-cache';
@@ -40,6 +46,7 @@ export interface UdfRoutesOptions extends GuardOptions {
   readonly market: Market;
   readonly symbols: SymbolNames;
   readonly bars: BarStore;
+  readonly trades: TradeStore;
   readonly history: HistoryCache;
   readonly symbolInfo: SymbolInfoCache;
   readonly nowMs: () => number;
@@ -77,7 +84,7 @@ function withoutExchange(symbol: string): string {
 }
 
 export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
-  const { market, symbols, bars, history, nowMs } = options;
+  const { market, symbols, bars, trades, history, nowMs } = options;
   const app = new Hono<ServiceEnv>({ strict: false });
   const auth = guard(options, 'price');
 
@@ -146,6 +153,80 @@ export function udfRoutes(options: UdfRoutesOptions): Hono<ServiceEnv> {
     }
     return c.json(found);
   });
+
+  // A watchlist's quotes: the price now and the last 24 hours of each symbol, in one request.
+  app.get('/quotes', auth, async (c) => {
+    const raw = c.req.query('symbols');
+    if (raw === undefined || raw.trim() === '') return priceError(c, 400, 'symbols is required');
+    const names = raw.split(',').map((n) => n.trim());
+    if (names.some((n) => n === '')) return priceError(c, 400, 'symbols must not hold an empty name');
+    if (names.length > UDF_QUOTES_MAX)
+      return priceError(c, 400, `at most ${UDF_QUOTES_MAX} symbols a request (${names.length} given)`);
+    const pools = names.map((n) => findSymbol(market, symbols, withoutExchange(n)));
+    const now = nowMs() / 1000;
+    const found = [...new Set(pools.filter((p): p is Pool => p !== undefined))];
+    // The 24 h window's opening price and volume: one store query for the pools, one for the Aggregates.
+    const windows = new Map<Pool, WindowStats | undefined>();
+    for (const aggregate of [false, true]) {
+      const group = found.filter((p) => isAggregate(p) === aggregate);
+      if (group.length === 0) continue;
+      const stats = await trades.windowStats(
+        group.map((p) => p.id),
+        aggregate,
+        now - DAY,
+      );
+      for (const pool of group) windows.set(pool, stats.get(pool.id));
+    }
+    const quotes = new Map<Pool, UdfQuoteValues>();
+    for (const pool of found) {
+      const lp = poolPrice(pool);
+      const day = windows.get(pool);
+      const open = day?.price !== undefined ? wholePrice(pool.pair, day.price) : lp;
+      const [high, low] = await dayRange(pool, now, [open, lp]);
+      quotes.set(pool, {
+        short_name: symbols.name(pool),
+        exchange: pool.group,
+        description: symbols.description(pool),
+        lp,
+        ch: lp - open,
+        chp: priceChange(lp, open),
+        open_price: open,
+        high_price: high,
+        low_price: low,
+        prev_close_price: open,
+        volume: wholeBase(pool.pair, day?.volume ?? 0),
+      });
+    }
+    c.header('Cache-Control', 'private, max-age=5');
+    return c.json<UdfQuotesResponse>({
+      s: 'ok',
+      d: names.map((n, i): UdfQuote => {
+        const pool = pools[i];
+        const v = pool && quotes.get(pool);
+        return v ? { s: 'ok', n, v } : { s: 'error', n, v: {} };
+      }),
+    });
+  });
+
+  /**
+   * Highest and lowest price of a pool over the 24 h before `now`, `also` included: minute bars for the part of the
+   * window before its first whole hour, hourly bars after.
+   */
+  async function dayRange(pool: Pool, now: number, also: readonly number[]): Promise<[number, number]> {
+    const start = now - DAY;
+    const hour = Math.ceil(start / 3600) * 3600;
+    const [minutes, hours] = await Promise.all([
+      bars.range(pool.id, '1min', Math.ceil(start / 60) * 60, hour),
+      bars.range(pool.id, '60min', hour, now + 1),
+    ]);
+    let high = Math.max(...also);
+    let low = Math.min(...also);
+    for (const [, , h, l] of [...minutes, ...hours]) {
+      high = Math.max(high, wholePrice(pool.pair, h));
+      low = Math.min(low, wholePrice(pool.pair, l));
+    }
+    return [high, low];
+  }
 
   app.get('/history', auth, async (c) => {
     const q = c.req.query();

@@ -26,9 +26,18 @@ export type LogoSource =
   | { readonly kind: 'url'; readonly url: string }
   /** The image's bytes, given inline (a `data:` URI or image data): not yet known to be an image. */
   | { readonly kind: 'bytes'; readonly bytes: Buffer }
-  | { readonly kind: 'unusable'; readonly reason: string };
+  | {
+      readonly kind: 'unusable';
+      readonly reason: string;
+      /** The gateway it would be fetched through, when that is all it lacks (the operator did not configure one). */
+      readonly needs?: 'ipfs' | 'arweave';
+    };
 
-const unusable = (reason: string): LogoSource => ({ kind: 'unusable', reason });
+const unusable = (reason: string, needs?: 'ipfs' | 'arweave'): LogoSource => ({
+  kind: 'unusable',
+  reason,
+  ...(needs ? { needs } : {}),
+});
 
 /** Longest text taken for a URI (a `data:` URI may be longer: it is bounded by the byte cap). */
 const MAX_URI_CHARS = 4096;
@@ -94,7 +103,7 @@ function ipfsSource(rest: string, gateways: LogoGateways): LogoSource {
   const below = safePath(path);
   if (below === null) return unusable('ipfs logo: its path is not usable');
   if (gateways.ipfs === undefined)
-    return unusable('ipfs logo not fetched: no IPFS gateway configured (--ipfs-gateway)');
+    return unusable('ipfs logo not fetched: no IPFS gateway configured (--ipfs-gateway)', 'ipfs');
   return { kind: 'url', url: `${gateways.ipfs}/ipfs/${cid}${below}` };
 }
 
@@ -104,7 +113,7 @@ function arweaveSource(rest: string, gateways: LogoGateways): LogoSource {
   const below = safePath(path);
   if (below === null) return unusable('ar logo: its path is not usable');
   if (gateways.arweave === undefined)
-    return unusable('ar logo not fetched: no Arweave gateway configured (--arweave-gateway)');
+    return unusable('ar logo not fetched: no Arweave gateway configured (--arweave-gateway)', 'arweave');
   return { kind: 'url', url: `${gateways.arweave}/${id}${below}` };
 }
 

@@ -1,7 +1,10 @@
+import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { GatewayError } from '@/datafeed';
 import { AGGREGATE_GROUP } from '@/shared/groups';
+import { marketStatusQueryOptions } from '@/app/api/market-status';
 import { ErrorState } from '@/app/components/error-state';
+import { useApi } from '@/app/providers/app-providers';
 import { useTraderSettings } from '@/app/hooks/use-trader-settings';
 import { formatCount } from '@/app/lib/format';
 import { useKeptPlace, useOverviewPlace } from '../hooks/use-overview-place';
@@ -49,6 +52,7 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
     filtering,
   });
   const { spreadMinTvl } = useTraderSettings();
+  const marketStatus = useQuery(marketStatusQueryOptions(useApi()));
   const noSpreads = spreads.error instanceof GatewayError && spreads.error.status === 404;
   const savePlace = useKeptPlace({
     initial,
@@ -93,6 +97,10 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
   };
 
   const groupLabel = group === AGGREGATE_GROUP ? 'Aggregate (all DEXs)' : group;
+  // Groups whose pool outputs the chain source could not all decode in the last hour: this one, or any for the Aggregate.
+  const failing = (marketStatus.data?.groups ?? []).filter(
+    (g) => (g.undecodable_1h ?? 0) > 0 && (group === AGGREGATE_GROUP || g.group === group),
+  );
   const status = list.isError ? 'error' : list.data ? 'ready' : 'loading';
   return (
     <section
@@ -120,6 +128,17 @@ export function MarketOverview({ group, onOpen, hrefOf, place, onPlace, livePool
         <p className="overview__note" data-testid="overview-note">
           This data source has no market overview route: each pair’s numbers are fetched when it is shown, within its
           rate limit, so rows fill in over a few seconds and sort by what is known.
+        </p>
+      ) : null}
+      {failing.length > 0 ? (
+        <p className="overview__note" data-testid="overview-decode-note">
+          {failing
+            .map(
+              (g) =>
+                `${g.group}: ${g.undecodable_1h} pool output${g.undecodable_1h === 1 ? '' : 's'} of the last hour could not be decoded (${g.decoded_1h} were)`,
+            )
+            .join('; ')}
+          . Those pools keep their last known state: their prices may lag the chain.
         </p>
       ) : null}
       {noSpreads ? (

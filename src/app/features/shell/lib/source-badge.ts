@@ -50,8 +50,10 @@ export function sourceBadgeOf(info: SourceInfo | undefined): SourceBadge | undef
   if (market?.source === 'chain') {
     const chain = market.chain;
     const lag = chain?.lagSeconds;
+    // The follower says `syncing` while it catches up with the node (docs/chain.md): a trader reads "catching up".
+    const state = chain?.state === 'syncing' ? 'catching up' : (chain?.state ?? 'connecting');
     return {
-      text: `Cardano chain · ${chain?.state ?? 'connecting'}${lag != null ? ` · ${lagText(lag)} behind` : ''}`,
+      text: `Cardano chain · ${state}${lag != null ? ` · ${lagText(lag)} behind the chain` : ''}`,
       title: `Following the Cardano chain through Ogmios${chain?.tipSlot != null ? ` (slot ${chain.tipSlot})` : ''}`,
       warning: false,
       testId: 'source-badge',

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { resolvedSymbolQueryOptions } from '@/app/api/resolve-symbol';
 import { tokenStatsQueryOptions } from '@/app/api/token-stats';
 import { TokenLogo } from '@/app/components/token-logo';
@@ -8,6 +8,7 @@ import { formatPercent, formatPrice, percentTrend } from '@/app/lib/format';
 import { liveStats } from '@/app/lib/live-stats';
 import { useApi, useDatafeed } from '@/app/providers/app-providers';
 import { pairLabel } from '@/app/lib/orientation';
+import { quoteName, shownQuote, watchlistQuotesQueryOptions, type WatchlistQuotes } from '../api/quotes';
 
 export interface WatchedSymbol {
   readonly symbol: string;
@@ -22,8 +23,13 @@ export interface WatchlistProps {
   readonly onRemove: (item: WatchedSymbol) => void;
 }
 
-/** Watched pairs with their price (live for Aggregate pools) and 24 h change; a click shows one. */
+/**
+ * Watched pairs with their price (live for Aggregate pools) and 24 h change, all from one quotes request; a click
+ * shows one.
+ */
 export function Watchlist({ items, current, onSelect, onRemove }: WatchlistProps) {
+  const api = useApi();
+  const quotes = useQuery(watchlistQuotesQueryOptions(api, items));
   return (
     <section className="watchlist" aria-labelledby="watchlist-title" data-testid="watchlist">
       <h2 id="watchlist-title" className="panel-title">
@@ -40,6 +46,7 @@ export function Watchlist({ items, current, onSelect, onRemove }: WatchlistProps
               key={`${item.group}:${item.symbol}`}
               item={item}
               current={item.symbol === current}
+              quotes={quotes}
               onSelect={onSelect}
               onRemove={onRemove}
             />
@@ -53,11 +60,13 @@ export function Watchlist({ items, current, onSelect, onRemove }: WatchlistProps
 function WatchRow({
   item,
   current,
+  quotes,
   onSelect,
   onRemove,
 }: {
   item: WatchedSymbol;
   current: boolean;
+  quotes: UseQueryResult<WatchlistQuotes>;
   onSelect: (item: WatchedSymbol) => void;
   onRemove: (item: WatchedSymbol) => void;
 }) {
@@ -66,12 +75,24 @@ function WatchRow({
   const resolved = useQuery(resolvedSymbolQueryOptions(datafeed, item.symbol, item.group));
   const info = resolved.data?.info;
   const row = resolved.data?.row;
+  // An upstream without /udf (the hosted API): this row's statistics from /tokens/current, as before quotes.
+  const perRow = quotes.data === 'unsupported';
   const stats = useQuery({
     ...tokenStatsQueryOptions(api, row?.ticker ?? '', isLiveSymbol(info)),
-    enabled: row !== undefined,
+    enabled: perRow && row !== undefined,
   });
-  const overlay = useLiveOverlay(info, () => void stats.refetch());
-  const shown = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
+  const overlay = useLiveOverlay(
+    info,
+    () => void (perRow ? stats.refetch() : quotes.refetch({ cancelRefetch: false })),
+  );
+  let shown: { readonly price: number; readonly change: number } | undefined;
+  if (perRow) {
+    const live = stats.data ? liveStats(stats.data, overlay, stats.dataUpdatedAt) : undefined;
+    shown = live && { price: live.current_price, change: live.daily_price_change };
+  } else if (quotes.data !== undefined && quotes.data !== 'unsupported') {
+    const quote = quotes.data[quoteName(item)];
+    shown = quote && shownQuote(quote, quotes.dataUpdatedAt, overlay);
+  }
   const label = row ? pairLabel(row) : item.symbol;
   return (
     <li
@@ -95,11 +116,11 @@ function WatchRow({
           <span className="watchlist__error">{resolved.error.message}</span>
         ) : shown && info ? (
           <span className="watchlist__price">
-            <span data-testid="watchlist-price" data-value={shown.current_price}>
-              {formatPrice(shown.current_price, info.pricescale)}
+            <span data-testid="watchlist-price" data-value={shown.price}>
+              {formatPrice(shown.price, info.pricescale)}
             </span>
-            <span className={`trend trend--${percentTrend(shown.daily_price_change)}`}>
-              {formatPercent(shown.daily_price_change)}
+            <span className={`trend trend--${percentTrend(shown.change)}`} data-testid="watchlist-change">
+              {formatPercent(shown.change)}
             </span>
           </span>
         ) : (
