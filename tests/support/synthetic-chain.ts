@@ -139,3 +139,8 @@ export function syntheticBlocks(
 ): OgmiosWireBlock[] {
   return Array.from({ length: count }, () => nextSyntheticBlock(cursor, pools, options));
 }
+
+/** An empty block for a synthetic chain to follow: where a test's source starts (`--chain-start <slot>.<id>`). */
+export function anchorBlock(slot = 120_000_000, id = 'ee'.repeat(32)): OgmiosWireBlock {
+  return { type: 'praos', era: 'babbage', id, height: 0, slot, ancestor: 'genesis', transactions: [] };
+}

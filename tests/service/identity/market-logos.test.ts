@@ -18,7 +18,7 @@ import { FakeTokenRegistry } from '../../support/fake-token-registry';
 import type { OgmiosWireBlock } from '../../support/prise';
 import { createTestService, type TestService } from '../../support/service';
 import { openStream } from '../../support/stream';
-import { syntheticBlocks, type ChainCursor, type SyntheticPool } from '../../support/synthetic-chain';
+import { anchorBlock, syntheticBlocks, type ChainCursor, type SyntheticPool } from '../../support/synthetic-chain';
 import { startWebServer, type WebServer } from '../../support/web-servers';
 
 /**
@@ -51,15 +51,7 @@ const REAL_PNG = Buffer.from(
   'base64',
 );
 
-const ANCHOR: OgmiosWireBlock = {
-  type: 'praos',
-  era: 'babbage',
-  id: 'ee'.repeat(32),
-  height: 0,
-  slot: 120_000_000,
-  ancestor: 'genesis',
-  transactions: [],
-};
+const ANCHOR = anchorBlock();
 
 /** A Minswap V2 pool of each token, and blocks after the anchor trading in them. */
 function chainOf(tokens: readonly DatumFixture[]): OgmiosWireBlock[] {

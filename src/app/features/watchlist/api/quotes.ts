@@ -2,7 +2,12 @@ import { queryOptions } from '@tanstack/react-query';
 import { GatewayError, type GatewayClient } from '@/datafeed';
 import { UDF_QUOTES_MAX, udfQuotesResponseSchema, type UdfQuoteValues } from '@/shared/api/udf';
 import { AGGREGATE_GROUP } from '@/shared/groups';
-import type { WatchedSymbol } from '../components/watchlist';
+
+/** A pair on the watchlist: its symbol name and group. */
+export interface WatchedSymbol {
+  readonly symbol: string;
+  readonly group: string;
+}
 
 /** A watched pair as /udf/quotes takes it (and names it back): `GROUP:name`. */
 export function quoteName(item: WatchedSymbol): string {

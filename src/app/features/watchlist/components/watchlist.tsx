@@ -8,12 +8,13 @@ import { formatPercent, formatPrice, percentTrend } from '@/app/lib/format';
 import { liveStats } from '@/app/lib/live-stats';
 import { useApi, useDatafeed } from '@/app/providers/app-providers';
 import { pairLabel } from '@/app/lib/orientation';
-import { quoteName, shownQuote, watchlistQuotesQueryOptions, type WatchlistQuotes } from '../api/quotes';
-
-export interface WatchedSymbol {
-  readonly symbol: string;
-  readonly group: string;
-}
+import {
+  quoteName,
+  shownQuote,
+  watchlistQuotesQueryOptions,
+  type WatchedSymbol,
+  type WatchlistQuotes,
+} from '../api/quotes';
 
 export interface WatchlistProps {
   readonly items: readonly WatchedSymbol[];
