@@ -56,6 +56,11 @@ export interface ServiceConfig {
    */
   readonly tokenRegistryUrl?: string;
   /**
+   * `--token-registry-refresh` / `TOKEN_REGISTRY_REFRESH`: how often each token's entry is asked of the metadata server
+   * again while the market runs, in seconds (default a day), so that a registry correction reaches the market.
+   */
+  readonly tokenRegistryRefreshSeconds?: number;
+  /**
    * `--ipfs-gateway` / `IPFS_GATEWAY`: the IPFS gateway `ipfs://` token logos are fetched through (default: off, such
    * logos are not fetched); a base URL, no trailing slash (docs/chain.md "Logos").
    */
@@ -109,6 +114,7 @@ export const SERVICE_SETTINGS = {
   chainStart: { flag: 'chain-start', env: 'CHAIN_START' },
   kupo: { flag: 'kupo', env: 'KUPO_URL' },
   tokenRegistry: { flag: 'token-registry', env: 'TOKEN_REGISTRY_URL', secret: true },
+  tokenRegistryRefresh: { flag: 'token-registry-refresh', env: 'TOKEN_REGISTRY_REFRESH' },
   ipfsGateway: { flag: 'ipfs-gateway', env: 'IPFS_GATEWAY' },
   arweaveGateway: { flag: 'arweave-gateway', env: 'ARWEAVE_GATEWAY' },
   fetchAllow: { flag: 'fetch-allow', env: 'FETCH_ALLOW' },
@@ -255,6 +261,25 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     throw new Error(
       "--token-registry names real tokens: the simulated market's tokens are its own. Use it with --source chain or none.",
     );
+  const tokenRegistryRefresh = read(
+    'tokenRegistryRefresh',
+    z.string().transform((value, ctx) => {
+      const seconds = durationSeconds(value);
+      if (seconds === undefined || seconds < 1 || seconds > 30 * 86_400) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'token-registry-refresh must be a duration from 1s to 30d, such as 30s, 15m, 6h or 1d',
+        });
+        return z.NEVER;
+      }
+      return seconds;
+    }),
+    undefined as unknown as number,
+  ) as number | undefined;
+  if (tokenRegistryRefresh !== undefined && tokenRegistry === undefined)
+    throw new Error(
+      '--token-registry-refresh says how often the --token-registry is asked again: pass --token-registry too',
+    );
   const logoFetching = readLogoFetching(read, source);
   if (source === 'chain' && chainStart?.kind === 'days' && kupo === undefined) {
     throw new Error(
@@ -298,6 +323,7 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
     ...(chainStart !== undefined ? { chainStart } : {}),
     ...(kupo !== undefined ? { kupoUrl: kupo } : {}),
     ...(tokenRegistry !== undefined ? { tokenRegistryUrl: tokenRegistry } : {}),
+    ...(tokenRegistryRefresh !== undefined ? { tokenRegistryRefreshSeconds: tokenRegistryRefresh } : {}),
     ...logoFetching,
     ...(vyFiPools !== undefined ? { vyFiPools } : {}),
     dataDir: read('dataDir', z.string().min(1, 'data-dir must not be empty'), './data'),
@@ -329,6 +355,14 @@ export function parseServiceConfig(flags: Flags, env: Env): ServiceConfig {
  * "Logos"). Each is checked (a gateway is an http(s) base URL without credentials, query or fragment; the ranges are
  * CIDRs), and refused with the simulated market, whose tokens have no logos to fetch.
  */
+/** Seconds of a duration such as `30s`, `15m`, `6h` or `1d`, or undefined for anything else. */
+function durationSeconds(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(s|m|h|d)$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { s: 1, m: 60, h: 3_600, d: 86_400 }[match[2] as 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
 function readLogoFetching(
   read: <T>(key: keyof typeof SERVICE_SETTINGS, schema: z.ZodType<T>, fallback: T) => T,
   source: ServiceConfig['source'],

@@ -184,6 +184,7 @@ export async function createWriterNode(
             market,
             ingestor,
             registryUrl: config.tokenRegistryUrl,
+            registryRefreshSeconds: config.tokenRegistryRefreshSeconds,
             kupoUrl,
             // Logos from where each token's metadata says (docs/chain.md "Logos").
             logos: {

@@ -43,6 +43,9 @@ Serves the built app (dist/), the gateway (/gw/v1) and the data service (/api/v1
                           https://tokens.cardano.org: names, tickers, decimals and logos of the
                           tokens of a chain-fed or imported market, asked off the ingest path
                           and again daily (docs/chain.md "Token identity")
+  --token-registry-refresh <d>
+                          how often each token is asked of --token-registry again while the
+                          market runs (TOKEN_REGISTRY_REFRESH), e.g. 6h or 30m; default 1d
   --ipfs-gateway <url>    the IPFS gateway ipfs:// token logos are fetched through (IPFS_GATEWAY),
                           e.g. http://127.0.0.1:8080 (a local node) or https://ipfs.io; default off:
                           such logos are not fetched (docs/chain.md "Logos")
@@ -107,6 +110,7 @@ async function main(): Promise<void> {
         'chain-start': { type: 'string' },
         kupo: { type: 'string' },
         'token-registry': { type: 'string' },
+        'token-registry-refresh': { type: 'string' },
         'ipfs-gateway': { type: 'string' },
         'arweave-gateway': { type: 'string' },
         'fetch-allow': { type: 'string' },

@@ -18,6 +18,8 @@ export interface MarketIdentityOptions {
   readonly ingestor: Ingestor;
   /** `--token-registry`: a token metadata server (CIP-26), asked for every token of the market, then daily. */
   readonly registryUrl?: string | undefined;
+  /** How often each token's entry is asked of the metadata server again (seconds; default a day). */
+  readonly registryRefreshSeconds?: number | undefined;
   /** `--kupo`: a Kupo beside Ogmios, asked for the reference NFT of every CIP-68 token of the market. */
   readonly kupoUrl?: string | undefined;
   /**
@@ -59,6 +61,9 @@ export class MarketIdentity {
     this.resolver = new TokenIdentityResolver({
       // What the sources said before (the store's records): not asked again until a refresh is due.
       records: [...options.market.identities.values()].flatMap((bySource) => [...bySource.values()]),
+      ...(options.registryRefreshSeconds !== undefined
+        ? { registryRefreshSeconds: options.registryRefreshSeconds }
+        : {}),
       ...(kupoUrl !== undefined ? { referenceDatum: kupoReferenceDatum(kupoUrl) } : {}),
       ...(registryUrl !== undefined
         ? {

@@ -39,10 +39,14 @@ export interface ResolverOptions {
   readonly now?: () => number;
   /** Kupo lookups at once. */
   readonly concurrency?: number;
+  /** How often each token's registry entry is asked again (seconds; default a day, `--token-registry-refresh`). */
+  readonly registryRefreshSeconds?: number;
 }
 
-/** How often a token's registry entry is asked again (seconds). */
+/** How often a token's registry entry is asked again by default (seconds). */
 export const REGISTRY_REFRESH_SECONDS = 86_400;
+/** The longest the running loop sleeps before it looks for refreshes due (seconds). */
+const LOOP_MAX_WAIT_SECONDS = 60;
 /** First retry of a failed lookup (seconds), doubling to RETRY_MAX_SECONDS. */
 const RETRY_FIRST_SECONDS = 30;
 const RETRY_MAX_SECONDS = 6 * 3_600;
@@ -68,8 +72,11 @@ export class TokenIdentityResolver {
   private readonly records = new Map<string, Map<RecordSource, IdentityRecord>>();
   private readonly kupoQueue = new Map<string, Pending>();
   private readonly registryQueue = new Map<string, Pending>();
-  /** When each unit's registry entry was last asked (seconds), to ask again a day later. */
+  /** When each unit's registry entry was last asked (seconds), to ask again a refresh later. */
   private readonly registryAsked = new Map<string, number>();
+  /** Every unit observed: their registry entries are asked again as their refresh falls due, while the market runs. */
+  private readonly watched = new Set<string>();
+  private readonly refreshSeconds: number;
   private readonly listeners = new Set<(units: readonly string[]) => void>();
   private readonly now: () => number;
   private lastError: string | undefined;
@@ -80,6 +87,7 @@ export class TokenIdentityResolver {
 
   constructor(private readonly options: ResolverOptions) {
     this.now = options.now ?? (() => Date.now() / 1000);
+    this.refreshSeconds = options.registryRefreshSeconds ?? REGISTRY_REFRESH_SECONDS;
     for (const record of options.records) this.put(record);
   }
 
@@ -103,12 +111,14 @@ export class TokenIdentityResolver {
   /**
    * Units that entered the market: each is looked up where it is not known yet — through Kupo when it is a CIP-68
    * token without a record from chain, through the metadata server when it has no registry record (or one older than
-   * a day). Never waits: the lookups run in `run`.
+   * the refresh, a day by default) — and again each time its refresh falls due while the market runs. Never waits:
+   * the lookups run in `run`.
    */
   observe(units: Iterable<string>): void {
     const now = this.now();
     for (const unit of units) {
       if (unit === ADA_UNIT) continue;
+      this.watched.add(unit);
       const known = this.records.get(unit);
       if (this.options.referenceDatum && referenceUnitOf(unit) && !known?.has('cip68') && !this.kupoQueue.has(unit))
         this.kupoQueue.set(unit, { due: now, failures: 0 });
@@ -116,8 +126,8 @@ export class TokenIdentityResolver {
       if (
         this.options.registry &&
         !this.registryQueue.has(unit) &&
-        (registry === undefined || registry.at + REGISTRY_REFRESH_SECONDS <= now) &&
-        (this.registryAsked.get(unit) ?? -Infinity) + REGISTRY_REFRESH_SECONDS <= now
+        (registry === undefined || registry.at + this.refreshSeconds <= now) &&
+        (this.registryAsked.get(unit) ?? -Infinity) + this.refreshSeconds <= now
       )
         this.registryQueue.set(unit, { due: now, failures: 0 });
     }
@@ -204,6 +214,8 @@ export class TokenIdentityResolver {
   private async loop(): Promise<void> {
     const signal = this.abort.signal;
     while (!signal.aborted) {
+      // Registry entries whose refresh fell due while the market ran are asked again (a correction reaches it).
+      if (this.options.registry) this.observe(this.watched);
       try {
         await this.drain();
       } catch (error) {
@@ -211,7 +223,7 @@ export class TokenIdentityResolver {
       }
       const next = Math.min(
         ...[...this.kupoQueue.values(), ...this.registryQueue.values()].map((p) => p.due),
-        this.now() + 60,
+        this.now() + Math.min(LOOP_MAX_WAIT_SECONDS, this.options.registry ? this.refreshSeconds : Infinity),
       );
       const wait = Math.max(0.05, next - this.now());
       await new Promise<void>((resolve) => {

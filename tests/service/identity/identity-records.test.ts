@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseServiceConfig } from '../../../src/service/config';
 import { LOGO_NONE } from '../../../src/service/market/model';
 import { runtimeInternals } from '../../../src/service/runtime-internals';
+import { tokenStatsSchema } from '../../../src/shared/api/tokens';
 import { ADA_UNIT } from '../../../src/shared/id-rules';
 import { cip26ByTicker } from '../../support/cip26-sample';
 import { FakeTokenRegistry } from '../../support/fake-token-registry';
@@ -92,5 +94,78 @@ describe("a market's identity records across restarts", () => {
     service.runtime.startLive();
     await vi.waitFor(() => expect(registry.queries.length).toBe(3), { timeout: 20_000, interval: 50 });
     expect(registry.queries[2]?.toSorted()).toEqual([MIN, INDY].toSorted());
+  });
+});
+
+describe('a registry correction reaching a running market (--token-registry-refresh)', () => {
+  let registry: FakeTokenRegistry;
+  let service: TestService;
+  beforeAll(async () => {
+    registry = await FakeTokenRegistry.start([cip26ByTicker('MIN')]);
+    service = await createTestService({
+      startMs: 1_718_000_000_000,
+      config: { source: 'none', tokenRegistryUrl: registry.url, tokenRegistryRefreshSeconds: 2 },
+    });
+    service.runtime.startLive();
+  }, 60_000);
+  afterAll(async () => {
+    await service?.close();
+    await registry?.close();
+  });
+
+  it('asks each token again as its refresh falls due, without a restart, and prices follow the corrected decimals', async () => {
+    const { ingestor } = runtimeInternals(service.runtime);
+    const ada = ingestor.addToken({ unit: ADA_UNIT, ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: LOGO_NONE });
+    const min = ingestor.addToken({ unit: MIN, ticker: 'MIN', name: 'MIN', decimals: 0, logoKind: LOGO_NONE });
+    const pool = ingestor.addPool(ingestor.ensurePair(ada, min), {
+      poolId: 'c1'.repeat(28),
+      group: 'MinswapV2',
+      baseReserve: 13_772_047_147_984,
+      quoteReserve: 323_407_017_528_177,
+      feeBps: 30,
+      simulated: false,
+    });
+    await ingestor.commit();
+    const price = async () =>
+      tokenStatsSchema.parse(await service.getJson(`/api/v1/tokens/current?pool=${pool.poolId}`)).current_price;
+    await vi.waitFor(() => expect(service.runtime.market.tokens.get(MIN)?.decimals).toBe(6), {
+      timeout: 20_000,
+      interval: 50,
+    });
+    const right = await price();
+    expect(right).toBeCloseTo(0.042584, 5);
+    expect(registry.queries).toEqual([[MIN]]);
+
+    // The registry corrects MIN's decimals (6 → 4). Before the refresh is due nothing is asked again.
+    const entry = cip26ByTicker('MIN');
+    registry.set([{ ...entry, decimals: { ...(entry.decimals as object), value: 4 } }]);
+    service.clock.advanceSeconds(1);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(registry.queries).toHaveLength(1);
+    // Two seconds after it was asked: asked again, alone, and every answer follows the new decimals.
+    service.clock.advanceSeconds(1.5);
+    await vi.waitFor(() => expect(service.runtime.market.tokens.get(MIN)?.decimals).toBe(4), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    expect(registry.queries).toEqual([[MIN], [MIN]]);
+    expect((await price()) / right).toBeCloseTo(0.01, 6);
+  }, 60_000);
+
+  it('refuses a refresh that is not a duration from 1s to 30d, or without a registry', () => {
+    const flags = { source: 'none', 'token-registry': 'https://tokens.cardano.org' };
+    expect(parseServiceConfig({ ...flags, 'token-registry-refresh': '6h' }, {})).toMatchObject({
+      tokenRegistryRefreshSeconds: 21_600,
+    });
+    expect(parseServiceConfig(flags, { TOKEN_REGISTRY_REFRESH: '30s' })).toMatchObject({
+      tokenRegistryRefreshSeconds: 30,
+    });
+    for (const bad of ['0s', '31d', 'daily', '10', '-1h'])
+      expect(() => parseServiceConfig({ ...flags, 'token-registry-refresh': bad }, {})).toThrow(
+        /token-registry-refresh must be a duration from 1s to 30d/,
+      );
+    expect(() => parseServiceConfig({ source: 'none', 'token-registry-refresh': '1h' }, {})).toThrow(
+      /pass --token-registry too/,
+    );
   });
 });
