@@ -6,6 +6,8 @@ import { LOGO_NONE } from '../../src/service/market/model';
 import { Random } from '../../src/service/market/random';
 import { SymbolNames } from '../../src/service/market/symbols';
 import { openMarket } from '../../src/service/open-market';
+import { runtimeInternals } from '../../src/service/runtime-internals';
+import { ADA_UNIT } from '../../src/shared/id-rules';
 import { symbolInfoResponseSchema, symbolInfoRows } from '../../src/shared/api/symbol-info';
 import { parseSymbolName } from '../../src/shared/symbols';
 import { hasInvisible, lookAlikeKey } from '../../src/shared/visible-text';
@@ -131,5 +133,49 @@ describe('SymbolNames, on random adversarial markets', () => {
       await handle.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a look-alike that came first', () => {
+  const REAL = '29d222ce763455e3d7a09a665ce554f00ac89d2e99a1a83d267170c64d494e';
+  const FAKE = `${'7a'.repeat(28)}4d494e`;
+  let market: TestService;
+  beforeAll(async () => {
+    market = await createTestService({ env: { SOURCE: 'none' }, startMs: 1_718_000_000_000 });
+  });
+  afterAll(async () => {
+    await market.close();
+  });
+
+  it('gives up the plain ticker once the real token is vouched for by a source', async () => {
+    const { ingestor } = runtimeInternals(market.runtime);
+    const ada = ingestor.addToken({ unit: ADA_UNIT, ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: LOGO_NONE });
+    // Both known by their asset name only: the look-alike, first, has the plain ticker.
+    for (const [unit, byte] of [
+      [FAKE, 'f1'],
+      [REAL, 'f2'],
+    ] as const) {
+      const token = ingestor.addToken({ unit, ticker: 'MIN', name: 'MIN', decimals: 0, logoKind: LOGO_NONE });
+      ingestor.addPool(ingestor.ensurePair(ada, token), {
+        poolId: byte.repeat(28),
+        group: 'MinswapV2',
+        baseReserve: 1e12,
+        quoteReserve: 3e13,
+        feeBps: 30,
+        simulated: false,
+      });
+    }
+    await ingestor.commit();
+    const names = async () => {
+      const rows = symbolInfoRows(
+        symbolInfoResponseSchema.parse(await market.getJson('/api/v1/symbol_info?group=MinswapV2')),
+      );
+      return Object.fromEntries(rows.map((r) => [r.currency, r.symbol]));
+    };
+    expect(await names()).toEqual({ [FAKE]: 'ADA.MIN_MinswapV2_Pool1', [REAL]: 'ADA.MIN-29d222_MinswapV2_Pool1' });
+    // The registry names the real MIN: it takes the plain ticker, the look-alike is told apart by its policy.
+    ingestor.setIdentity({ unit: REAL, source: 'registry', name: 'Minswap', ticker: 'MIN', decimals: 6, at: 1 });
+    await ingestor.commit();
+    expect(await names()).toEqual({ [REAL]: 'ADA.MIN_MinswapV2_Pool1', [FAKE]: 'ADA.MIN-7a7a7a_MinswapV2_Pool1' });
   });
 });

@@ -22,13 +22,14 @@ function* suffixes(token: Token): Generator<string> {
  * - a ticker is made safe for the shape ('.', '_' and white space become '-'; an empty one is the
  *   unit's first 8 hex digits), and its invisible and bidi-control characters are written out
  *   (`SNEK\u200B`, `\u202EKENS`: `visibleText`);
- * - tokens are taken in the order they came (their id), and a ticker that may look like one taken
- *   before it (the same `lookAlikeKey`, NFKC with invisibles removed, in capitals, of the ticker or its
+ * - tokens are taken in the order they came (their id), those a source vouches for (a registry or CIP-68 record)
+ *   first, and a ticker that may look like one taken before it (the same `lookAlikeKey`, NFKC with invisibles removed, in capitals, of the ticker or its
  *   shown form) gets a suffix of its unit's hex digits, 6 and then 2 more at a time until no ticker
  *   taken looks like it (two policies sharing their first 6 hex digits are about 2^24 tries to grind);
  * so no two tokens show one ticker, no two pools have one name (the shape parses back unambiguously:
  * tickers hold no '.' or '_'), and a name finds the pool `symbol_info` lists under it. Recomputed when
- * the market changes; a token's name changes only when its ticker does.
+ * the market changes; a token's name changes only when its ticker does, or when a token that looked like it is
+ * vouched for (the look-alike then gives up the plain ticker).
  */
 export class SymbolNames {
   private version = -1;
@@ -43,7 +44,11 @@ export class SymbolNames {
     this.byName.clear();
     const taken = new Set<string>();
     const free = (...names: string[]) => names.every((name) => !taken.has(lookAlikeKey(name)));
-    for (const token of [...this.market.tokens.values()].sort((a, b) => a.id - b.id)) {
+    // A token some source vouches for (the registry, its own CIP-68 metadata) before one known only by its asset name:
+    // the real MIN keeps the plain ticker whichever of it and a look-alike came first.
+    const unverified = (token: Token) => (this.market.identities.has(token.unit) ? 0 : 1);
+    const order = [...this.market.tokens.values()].sort((a, b) => unverified(a) - unverified(b) || a.id - b.id);
+    for (const token of order) {
       const safe = token.ticker.trim().replace(/[._\s]+/g, '-') || token.unit.slice(0, 8);
       const shown = visibleText(safe);
       let [given, ticker] = [safe, shown];
