@@ -25,7 +25,8 @@ import { ServerProcess } from './support/server-process';
  * in block B at P1, shown by the chart's last candle and the tape; the node then rolls back before B
  * and sends B', where the same pool trades at P2. Within 2 s the last candle shows P2, the tape lists
  * B''s transaction and not B's, and the page was never reloaded. Embedded, and through a gateway in
- * front of the chain-fed server (remote mode).
+ * front of the chain-fed server (remote mode). The top bar's badge says in both that the market is live on the chain
+ * and how far behind the node it is.
  */
 
 const KEY = 'e2e-rollback-upstream-key-0123456789';
@@ -92,6 +93,8 @@ async function followRollback(
   await page.goto(`${origin}/?group=Aggregate&symbol=${encodeURIComponent(pair.symbol)}&res=1`);
   await waitForCandles(page, { symbol: pair.symbol, resolution: '1' });
   await expectConnection(page, 'live');
+  // Freshness (issue 42): the top bar says the market follows the chain, live, and how far behind the node it is.
+  await expect(page.getByTestId('source-badge')).toHaveText(/^Cardano chain · live · \d+ s behind the chain$/);
   // Anything but a reload keeps this.
   await page.evaluate(() => ((window as unknown as { rollbackMarker?: number }).rollbackMarker = 1));
   let navigations = 0;
