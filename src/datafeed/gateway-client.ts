@@ -47,11 +47,23 @@ function describeIssue(error: $ZodError): string {
  */
 export class GatewayClient {
   private readonly inFlight = new Map<string, Promise<Outcome<unknown>>>();
+  /** Set once the market's token metadata changed while the page was open (`revalidate`). */
+  private revalidating = false;
 
   constructor(
     private readonly baseUrl: string,
     private readonly fetchImpl: FetchLike,
   ) {}
+
+  /**
+   * The market's token metadata changed while the page was open (a `metadata` event): answers the browser holds in
+   * its HTTP cache (a token's name and source, its logo: kept for up to an hour) may be out of date, so every later
+   * request of this page is checked with the gateway first (`cache: 'no-cache'`: a conditional request, an unchanged
+   * answer costs a 304 where the gateway gives an ETag).
+   */
+  revalidate(): void {
+    this.revalidating = true;
+  }
 
   /** The URL of a gateway path (for EventSource, which does its own request). */
   url(path: string, query?: Readonly<Record<string, QueryValue>>): string {
@@ -92,7 +104,11 @@ export class GatewayClient {
   private async load<T>(url: string, path: string, schema: $ZodType<T>, signal?: AbortSignal): Promise<Outcome<T>> {
     let response: Response;
     try {
-      response = await this.fetchImpl(url, { headers: { Accept: 'application/json' }, ...(signal ? { signal } : {}) });
+      response = await this.fetchImpl(url, {
+        headers: { Accept: 'application/json' },
+        ...(signal ? { signal } : {}),
+        ...(this.revalidating ? { cache: 'no-cache' as const } : {}),
+      });
     } catch (error) {
       return {
         ok: false,

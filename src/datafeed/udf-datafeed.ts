@@ -155,6 +155,12 @@ export class UdfDatafeed implements IBasicDataFeed {
           now: this.now,
         })
       : undefined;
+    // Token metadata changed (before the series reload): the symbol lists are read anew (a ticker may have renamed
+    // pairs, decimals changed price scales), and every later request checks the browser's cache with the gateway.
+    this.live?.onMetadataChange(() => {
+      this.client.revalidate();
+      this.catalog.forget();
+    });
   }
 
   /** Calls the configuration callback asynchronously: resolutions, the groups as exchanges, symbol types. */

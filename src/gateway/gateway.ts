@@ -272,7 +272,11 @@ export function createGateway(options: GatewayOptions): Gateway {
  * upstream's /api/x, or derived from the spec's endpoints when it lacks them.
  */
 function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): GatewayExtension[] {
-  const hour = { ttlMs: 60 * 60_000, browserMaxAge: 3600 };
+  /**
+   * Who tokens are (names, tickers, decimals, where that comes from): held an hour here (forgotten on a metadata
+   * change), a minute in browsers, so a page loaded after a registry correction shows it.
+   */
+  const IDENTITY_RULE: CacheRule = { ttlMs: 60 * 60_000, browserMaxAge: 60 };
   /** Whole-market lists the overview asks again after 30 s (forward.ts, CacheRule.staleMs): never older than that. */
   const LIST_RULE: CacheRule = { ttlMs: 5_000, browserMaxAge: 5, staleMs: 25_000 };
   return [
@@ -307,7 +311,7 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
     {
       route: EXTENSION_ROUTES.tokenInfo,
       path: '/token-info',
-      cache: hour,
+      cache: IDENTITY_RULE,
       costly: () => true,
       target: () => `${EXTENSION_PREFIX}/${EXTENSION_ROUTES.tokenInfo}`,
       derive: async (c) => {
@@ -413,7 +417,7 @@ function gatewayExtensions(derivation: SpecDerivation, forwarder: Forwarder): Ga
       // No derive: decimals are in no spec endpoint (404; clients use the decoded asset name).
       route: EXTENSION_ROUTES.tokenInfo,
       path: '/token-info/:unit',
-      cache: hour,
+      cache: IDENTITY_RULE,
       target: (c) => {
         const unit = c.req.param('unit') ?? '';
         if (!isTokenUnit(unit)) {

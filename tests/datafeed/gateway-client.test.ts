@@ -41,6 +41,20 @@ describe('GatewayClient', () => {
     expect(bad).toEqual({ ok: false, status: 422, error: expect.stringMatching(/pool/i) });
   });
 
+  it('revalidate: after a metadata change every request is checked with the gateway past the browser cache', async () => {
+    const inits: (RequestInit | undefined)[] = [];
+    const own = new GatewayClient('/gw/v1', (input, init) => {
+      inits.push(init);
+      return tp.fetch(input, init);
+    });
+    await own.getOrThrow('/info', {}, gatewayInfoSchema);
+    expect(inits[0]?.cache).toBeUndefined();
+    own.revalidate();
+    await own.getOrThrow('/info', {}, gatewayInfoSchema);
+    await own.get('/info', {}, gatewayInfoSchema);
+    expect(inits.slice(1).map((init) => init?.cache)).toEqual(['no-cache', 'no-cache']);
+  });
+
   it('getOrThrow: the body, or a GatewayError with the server’s message and status', async () => {
     expect((await client.getOrThrow('/info', {}, gatewayInfoSchema)).simulated).toBe(true);
     const error = await client.getOrThrow('/tokens/current', { pool: 'zz' }, tokenStatsSchema).catch((e: unknown) => e);

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { AGGREGATE_GROUP } from '@/shared/groups';
 import { UnknownSymbolError } from '@/app/api/resolve-symbol';
 import { ErrorState } from '@/app/components/error-state';
@@ -20,13 +20,15 @@ import { hasDrawings } from '@/app/features/drawings/lib/storage-key';
 // The placeholder's own module: the tape's code stays in its chunk.
 import { TapePlaceholder } from '@/app/features/trades/components/tape-placeholder';
 import { lazyPart } from '@/app/lib/lazy-part';
-import { useDatafeed, usePreferences, useSelection } from '@/app/providers/app-providers';
+import { useApi, useDatafeed, usePreferences, useSelection } from '@/app/providers/app-providers';
 import { ChartToolbar } from './chart-toolbar';
 import { useExportSource } from './use-export-source';
 import { useIndicators } from './use-indicators';
 import type { PairState } from './use-pair';
 import type { Prices } from './use-prices';
 
+/** How long token metadata events are gathered into one reload (ms). */
+const METADATA_COALESCE_MS = 500;
 /** Compare mode, a chunk of its own: the first chart does not need it (start.tsx loads it first when compare mode is on). */
 const comparePart = lazyPart(() => import('@/app/features/compare').then((m) => m.CompareChart));
 const CompareChart = comparePart.Part;
@@ -73,9 +75,40 @@ export function ChartPage(props: {
   const [compareHandle, setCompareHandle] = useState<CompareHandle | undefined>(undefined);
   const [drawing, setDrawing] = useState(false);
   const { resolved, current, fresh, chartInfo } = pair;
-  // What the market knows of some tokens changed (names, tickers, decimals): every answer is loaded again
-  // (the chart's live series reload themselves in the datafeed).
-  useEffect(() => datafeed.onMetadata(() => void queryClient.invalidateQueries()), [datafeed, queryClient]);
+  // What the market knows of some tokens changed (names, tickers, decimals, logos), past the browser's HTTP cache
+  // (the chart's live series reload themselves in the datafeed). When the pair shown is one of them, everything is
+  // loaded again now, and the pair found again by its pool ID: a ticker that changed renames its pairs (the URL takes
+  // the new name) and the chart takes its new symbol information (the price scale follows the decimals). Otherwise
+  // answers are marked stale and loaded again when next used: a market naming thousands of tokens sends many such
+  // events, and an open page does not ask for every list each time.
+  const api = useApi();
+  const shownRef = useRef(current);
+  useEffect(() => {
+    shownRef.current = current;
+  }, [current]);
+  useEffect(() => {
+    // Events that come together (a token named, then its logo stored) are one reload.
+    const units = new Set<string>();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reload = () => {
+      timer = undefined;
+      const shown = shownRef.current;
+      const touched = shown !== undefined && (units.has(shown.row.baseUnit) || units.has(shown.row.quoteUnit));
+      units.clear();
+      if (touched && shown.info.ticker)
+        select({ symbol: shown.info.ticker, group: shown.info.exchange }, { replace: true });
+      void queryClient.invalidateQueries(touched ? undefined : { refetchType: 'none' });
+    };
+    const stop = datafeed.onMetadata((metadata) => {
+      api.revalidate();
+      for (const unit of metadata.units) units.add(unit);
+      timer ??= setTimeout(reload, METADATA_COALESCE_MS);
+    });
+    return () => {
+      stop();
+      clearTimeout(timer);
+    };
+  }, [api, datafeed, queryClient, select]);
   const { indicators, changeIndicators } = useIndicators();
   const appearance: ChartAppearance = useMemo(
     () => ({ theme, showVolume, showTvl, logScale, timeZone }),
