@@ -122,16 +122,21 @@ export class TokenIdentityResolver {
       const known = this.records.get(unit);
       if (this.options.referenceDatum && referenceUnitOf(unit) && !known?.has('cip68') && !this.kupoQueue.has(unit))
         this.kupoQueue.set(unit, { due: now, failures: 0 });
-      const registry = known?.get('registry');
-      if (
-        this.options.registry &&
-        !this.registryQueue.has(unit) &&
-        (registry === undefined || registry.at + this.refreshSeconds <= now) &&
-        (this.registryAsked.get(unit) ?? -Infinity) + this.refreshSeconds <= now
-      )
-        this.registryQueue.set(unit, { due: now, failures: 0 });
+      this.queueRegistry(unit, now);
     }
     if (this.kupoQueue.size + this.registryQueue.size > 0) this.wake?.();
+  }
+
+  /** Queues `unit`'s registry lookup when it has no entry yet or its refresh is due (and it is not asked already). */
+  private queueRegistry(unit: string, now: number): void {
+    const registry = this.records.get(unit)?.get('registry');
+    if (
+      this.options.registry &&
+      !this.registryQueue.has(unit) &&
+      (registry === undefined || registry.at + this.refreshSeconds <= now) &&
+      (this.registryAsked.get(unit) ?? -Infinity) + this.refreshSeconds <= now
+    )
+      this.registryQueue.set(unit, { due: now, failures: 0 });
   }
 
   /**
@@ -214,8 +219,12 @@ export class TokenIdentityResolver {
   private async loop(): Promise<void> {
     const signal = this.abort.signal;
     while (!signal.aborted) {
-      // Registry entries whose refresh fell due while the market ran are asked again (a correction reaches it).
-      if (this.options.registry) this.observe(this.watched);
+      // Registry entries whose refresh fell due while the market ran are asked again (a correction reaches it); Kupo
+      // is asked only for tokens new to the market (chain-sync tells of a reference NFT that moves).
+      if (this.options.registry) {
+        const now = this.now();
+        for (const unit of this.watched) this.queueRegistry(unit, now);
+      }
       try {
         await this.drain();
       } catch (error) {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { IdentityRecord } from '../../../src/service/identity/identity';
 import { queryRegistry } from '../../../src/service/identity/registry-server';
 import { TokenIdentityResolver, type ReferenceDatumLookup } from '../../../src/service/identity/resolver';
 import { cip26ByTicker } from '../../support/cip26-sample';
+import { ensureDefined } from '../../support/ensure';
 import { FakeTokenRegistry } from '../../support/fake-token-registry';
 
 /**
@@ -113,6 +114,36 @@ describe('the token identity resolver', () => {
     clock.now += 86_400;
     r.observe([MIN]);
     expect(r.status().pending).toBe(1);
+  });
+
+  it('while it runs, asks the registry again as refreshes fall due, and Kupo only for tokens new to it', async () => {
+    server.behaviour = {};
+    const kupoAsked: string[] = [];
+    // A CIP-68 token (label 333) whose reference NFT Kupo does not hold, and MIN.
+    const cip68 = ensureDefined(DATUMS[0]).ftUnit;
+    const registryAsked: string[][] = [];
+    const r = new TokenIdentityResolver({
+      records: [],
+      referenceDatum: async (unit) => (kupoAsked.push(unit), undefined),
+      registry: {
+        lookup: async (units, signal) => (
+          registryAsked.push([...units]),
+          (await queryRegistry(server.url, units, { signal })).entries
+        ),
+        batch: 50,
+      },
+      apply: async () => undefined,
+      registryRefreshSeconds: 1,
+    });
+    r.observe([MIN, cip68]);
+    r.start();
+    try {
+      await vi.waitFor(() => expect(registryAsked.length).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 50 });
+    } finally {
+      await r.close();
+    }
+    expect(registryAsked.every((units) => units.toSorted().join() === [MIN, cip68].toSorted().join())).toBe(true);
+    expect(kupoAsked).toHaveLength(1);
   });
 
   it('reads CIP-68 tokens from their reference NFT through Kupo (six real mainnet datums)', async () => {
