@@ -45,9 +45,16 @@ export function ChartToolbar(props: {
         testId="invert-toggle"
         className="invert-toggle"
         disabled={prices.usd || !current}
-        {...(prices.usd ? { title: 'In USD the price is the token’s: switch to ADA to invert the pair' } : {})}
+        title={
+          prices.usd
+            ? 'In USD the price is the token’s: switch to ADA to invert the pair'
+            : invertLabel(current?.row ?? pairOfName(symbolName), prices.shownInverted)
+        }
       >
-        {invertLabel(current?.row ?? pairOfName(symbolName), prices.shownInverted)}
+        {/* Cut at its end with an ellipsis when long (a look-alike's ticker: MIN-7a7a7a/ADA); whole in the title. */}
+        <span className="invert-toggle__label">
+          {invertLabel(current?.row ?? pairOfName(symbolName), prices.shownInverted)}
+        </span>
       </ToggleButton>
       {compare ? null : (
         <CurrencySwitch
