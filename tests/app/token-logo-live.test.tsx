@@ -2,10 +2,9 @@ import type { ServerResponse } from 'node:http';
 import { screen, waitFor } from '@testing-library/react';
 import { afterAll, describe, expect, it } from 'vitest';
 import { logoPng } from '../../src/service/identity/logos/logo-image';
-import { LOGO_NONE } from '../../src/service/market/model';
 import { runtimeInternals } from '../../src/service/runtime-internals';
-import { ADA_UNIT } from '../../src/shared/id-rules';
 import { symbolInfoResponseSchema } from '../../src/shared/api/symbol-info';
+import { addUnknownTokenPool } from '../support/ada-pools';
 import { cip26ByTicker } from '../support/cip26-sample';
 import { ensureDefined } from '../support/ensure';
 import { FakeTokenRegistry } from '../support/fake-token-registry';
@@ -50,15 +49,12 @@ const bed = appTestBed(async () => {
 describe('a token logo fetched while the page is open', () => {
   it('replaces the initials in the header without a reload', async () => {
     const { ingestor } = runtimeInternals(bed.tp.runtime);
-    const ada = ingestor.addToken({ unit: ADA_UNIT, ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: LOGO_NONE });
-    const min = ingestor.addToken({ unit: UNIT, ticker: 'MIN', name: 'MIN', decimals: 0, logoKind: LOGO_NONE });
-    const pool = ingestor.addPool(ingestor.ensurePair(ada, min), {
+    const pool = addUnknownTokenPool(ingestor, {
+      unit: UNIT,
+      ticker: 'MIN',
       poolId: 'ab'.repeat(28),
-      group: 'MinswapV2',
-      baseReserve: 1e12,
-      quoteReserve: 3e13,
-      feeBps: 30,
-      simulated: false,
+      lovelace: 1e12,
+      tokens: 3e13,
     });
     await ingestor.commit();
     await ingestor.swapOnce(pool, 1.01e12, 2.98e13, NOW, 1e10, 'trade-1');

@@ -7,10 +7,10 @@ import { Random } from '../../src/service/market/random';
 import { SymbolNames } from '../../src/service/market/symbols';
 import { openMarket } from '../../src/service/open-market';
 import { runtimeInternals } from '../../src/service/runtime-internals';
-import { ADA_UNIT } from '../../src/shared/id-rules';
 import { symbolInfoResponseSchema, symbolInfoRows } from '../../src/shared/api/symbol-info';
 import { parseSymbolName } from '../../src/shared/symbols';
 import { hasInvisible, lookAlikeKey } from '../../src/shared/visible-text';
+import { addUnknownTokenPool } from '../support/ada-pools';
 import { importLookAlikes, LOOK_ALIKE_DAY as DAY, LOOK_ALIKES, lookAlikeUnit as unitOf } from '../support/look-alikes';
 import { createTestService, type TestService } from '../support/service';
 
@@ -149,22 +149,12 @@ describe('a look-alike that came first', () => {
 
   it('gives up the plain ticker once the real token is vouched for by a source', async () => {
     const { ingestor } = runtimeInternals(market.runtime);
-    const ada = ingestor.addToken({ unit: ADA_UNIT, ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: LOGO_NONE });
     // Both known by their asset name only: the look-alike, first, has the plain ticker.
     for (const [unit, byte] of [
       [FAKE, 'f1'],
       [REAL, 'f2'],
-    ] as const) {
-      const token = ingestor.addToken({ unit, ticker: 'MIN', name: 'MIN', decimals: 0, logoKind: LOGO_NONE });
-      ingestor.addPool(ingestor.ensurePair(ada, token), {
-        poolId: byte.repeat(28),
-        group: 'MinswapV2',
-        baseReserve: 1e12,
-        quoteReserve: 3e13,
-        feeBps: 30,
-        simulated: false,
-      });
-    }
+    ] as const)
+      addUnknownTokenPool(ingestor, { unit, ticker: 'MIN', poolId: byte.repeat(28), lovelace: 1e12, tokens: 3e13 });
     await ingestor.commit();
     const names = async () => {
       const rows = symbolInfoRows(

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseServiceConfig } from '../../../src/service/config';
-import { LOGO_NONE } from '../../../src/service/market/model';
 import { runtimeInternals } from '../../../src/service/runtime-internals';
 import { tokenStatsSchema } from '../../../src/shared/api/tokens';
-import { ADA_UNIT } from '../../../src/shared/id-rules';
 import { cip26ByTicker } from '../../support/cip26-sample';
 import { FakeTokenRegistry } from '../../support/fake-token-registry';
+import { addUnknownTokenPool } from '../../support/ada-pools';
 import { createTestService, type TestService } from '../../support/service';
 
 /**
@@ -15,6 +14,9 @@ import { createTestService, type TestService } from '../../support/service';
  */
 const MIN = '29d222ce763455e3d7a09a665ce554f00ac89d2e99a1a83d267170c64d494e';
 const INDY = '533bb94a8850ee3ccbe483106489399112b74c905342cb1792a797a0494e4459';
+/** The reserves of Minswap V2's real MIN/ADA pool (prise tx cb3e7f42…). */
+const LOVELACE = 13_772_047_147_984;
+const RAW_MIN = 323_407_017_528_177;
 
 interface Health {
   readonly identity?: { readonly known: number; readonly pending: number };
@@ -39,19 +41,7 @@ describe("a market's identity records across restarts", () => {
   /** Adds a token with nothing known of it (its asset name, 0 decimals) in a pool against ADA. */
   async function addPool(unit: string, ticker: string, poolByte: string): Promise<void> {
     const { ingestor } = runtimeInternals(service.runtime);
-    const market = service.runtime.market;
-    const ada =
-      market.tokens.get(ADA_UNIT) ??
-      ingestor.addToken({ unit: ADA_UNIT, ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: LOGO_NONE });
-    const token = ingestor.addToken({ unit, ticker, name: ticker, decimals: 0, logoKind: LOGO_NONE });
-    ingestor.addPool(ingestor.ensurePair(ada, token), {
-      poolId: poolByte.repeat(28),
-      group: 'MinswapV2',
-      baseReserve: 13_772_047_147_984,
-      quoteReserve: 323_407_017_528_177,
-      feeBps: 30,
-      simulated: false,
-    });
+    addUnknownTokenPool(ingestor, { unit, ticker, poolId: poolByte.repeat(28), lovelace: LOVELACE, tokens: RAW_MIN });
     await ingestor.commit();
   }
 
@@ -115,15 +105,12 @@ describe('a registry correction reaching a running market (--token-registry-refr
 
   it('asks each token again as its refresh falls due, without a restart, and prices follow the corrected decimals', async () => {
     const { ingestor } = runtimeInternals(service.runtime);
-    const ada = ingestor.addToken({ unit: ADA_UNIT, ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: LOGO_NONE });
-    const min = ingestor.addToken({ unit: MIN, ticker: 'MIN', name: 'MIN', decimals: 0, logoKind: LOGO_NONE });
-    const pool = ingestor.addPool(ingestor.ensurePair(ada, min), {
+    const pool = addUnknownTokenPool(ingestor, {
+      unit: MIN,
+      ticker: 'MIN',
       poolId: 'c1'.repeat(28),
-      group: 'MinswapV2',
-      baseReserve: 13_772_047_147_984,
-      quoteReserve: 323_407_017_528_177,
-      feeBps: 30,
-      simulated: false,
+      lovelace: LOVELACE,
+      tokens: RAW_MIN,
     });
     await ingestor.commit();
     const price = async () =>

@@ -8,6 +8,7 @@ import { runtimeInternals } from '../../../src/service/runtime-internals';
 import { tokenLogoSchema, tokenStatsSchema } from '../../../src/shared/api/tokens';
 import { ADA_UNIT } from '../../../src/shared/id-rules';
 import { cip26ByTicker } from '../../support/cip26-sample';
+import { addUnknownTokenPool } from '../../support/ada-pools';
 import { FakeKupo } from '../../support/fake-kupo';
 import { FakeTokenRegistry } from '../../support/fake-token-registry';
 import { createTestService, type TestService } from '../../support/service';
@@ -42,15 +43,12 @@ describe('a market naming its tokens from a token metadata server', () => {
 
   it('serves a pool seen before its token was known at the real price once the registry answers', async () => {
     const { ingestor } = runtimeInternals(service.runtime);
-    const ada = ingestor.addToken({ unit: ADA_UNIT, ticker: 'ADA', name: 'Cardano', decimals: 6, logoKind: LOGO_NONE });
-    const min = ingestor.addToken({ unit: MIN, ticker: 'MIN', name: 'MIN', decimals: 0, logoKind: LOGO_NONE });
-    const pool = ingestor.addPool(ingestor.ensurePair(ada, min), {
+    const pool = addUnknownTokenPool(ingestor, {
+      unit: MIN,
+      ticker: 'MIN',
       poolId: 'f5808c2c990d86da54bfc97d89cee6efa20cd8461616359478d96b4c',
-      group: 'MinswapV2',
-      baseReserve: LOVELACE,
-      quoteReserve: RAW_MIN,
-      feeBps: 30,
-      simulated: false,
+      lovelace: LOVELACE,
+      tokens: RAW_MIN,
     });
     await ingestor.commit();
     const price = async () =>
