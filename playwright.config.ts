@@ -85,8 +85,14 @@ export default defineConfig({
       // A real key the browser must never see (flow 09-security). Test controls are refused under
       // NODE_ENV=production: this server is a test server whatever the environment says.
       // The flows load a hundred pages a minute from one address, which is not a user: the per-address budget
-      // of whole-market lists (GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS, 30) is off here, tested in tests/gateway.
-      env: { TOKEN_API_KEYS: E2E_API_KEYS, NODE_ENV: 'test', GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' },
+      // of whole-market lists (GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS, 30; GATEWAY_LIST_BYTES_PER_MINUTE_PER_ADDRESS,
+      // 256 MiB) is off here, tested in tests/gateway.
+      env: {
+        TOKEN_API_KEYS: E2E_API_KEYS,
+        NODE_ENV: 'test',
+        GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS: '0',
+        GATEWAY_LIST_BYTES_PER_MINUTE_PER_ADDRESS: '0',
+      },
       reuseExistingServer: false,
       timeout: 120_000,
       stdout: 'ignore',
@@ -102,6 +108,7 @@ export default defineConfig({
         UPSTREAM_API_KEY: E2E_API_KEY,
         NODE_ENV: 'test',
         GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS: '0',
+        GATEWAY_LIST_BYTES_PER_MINUTE_PER_ADDRESS: '0',
       },
       reuseExistingServer: false,
       timeout: 120_000,

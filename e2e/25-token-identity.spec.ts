@@ -183,7 +183,7 @@ test('real tokens on a chain market: names, marks, logos and prices from the reg
     testControls: false,
     // As for the other flows' server (playwright.config.ts): this flow opens five pages in a few seconds from one
     // address, which is not a user; the per-address budget of whole-market lists is tested in tests/gateway.
-    env: { GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS: '0' },
+    env: { GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS: '0', GATEWAY_LIST_BYTES_PER_MINUTE_PER_ADDRESS: '0' },
   });
   try {
     await server.start();

@@ -95,3 +95,47 @@ export function addressListBudget(options: {
     );
   };
 }
+
+/**
+ * The bytes of whole-market answers the gateway sends one client address from its cache, per minute (the answers'
+ * uncompressed size): `charge(c, family, bytes)` before a held answer is sent; past the budget, 429 in the family's
+ * shape with `Retry-After` and `RateLimit-*` naming this budget (in bytes). A budget of 0: none.
+ */
+export function addressListBytesBudget(options: {
+  readonly bytesPerMinute: number;
+  readonly clientAddress: (c: Context) => string;
+  readonly limiter?: RequestLimiter;
+  /** Told of each request refused (metrics). */
+  readonly onRefused?: () => void;
+}): (c: Context, family: Family, bytes: number) => Promise<Response | undefined> {
+  const budget = options.limiter ?? memoryBudgets('gw-list-bytes');
+  return async (c, family, bytes) => {
+    if (options.bytesPerMinute <= 0) return undefined;
+    const decision = await budget.take(
+      `gw-list-bytes:${options.clientAddress(c)}`,
+      options.bytesPerMinute,
+      Math.max(1, bytes),
+    );
+    if (decision.allowed) return undefined;
+    options.onRefused?.();
+    refusedByListBudget.add(c.req.raw);
+    c.header(RATE_LIMIT_HEADERS.limit, String(decision.limit));
+    c.header(RATE_LIMIT_HEADERS.remaining, String(decision.remaining));
+    c.header(RATE_LIMIT_HEADERS.reset, String(decision.resetSeconds));
+    c.header(RATE_LIMIT_HEADERS.retryAfter, String(decision.retryAfterSeconds));
+    return gatewayError(
+      c,
+      family,
+      429,
+      `Rate limit exceeded: ${sizeText(options.bytesPerMinute)} of whole-market answers per minute per client address; retry in ${decision.retryAfterSeconds} s`,
+      { loc: ['client'], type: TOKEN_ERROR_TYPES.rateLimit },
+    );
+  };
+}
+
+/** A size in words: `256 MiB`, `12 KiB`, `900 bytes`. */
+function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.round(bytes / 1024 / 1024)} MiB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
+  return `${bytes} bytes`;
+}

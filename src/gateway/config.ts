@@ -29,6 +29,12 @@ export interface GatewayConfig {
    * may fetch per minute for one client address when its cache does not hold them (0: no limit).
    */
   readonly listRequestsPerMinutePerAddress: number;
+  /**
+   * Bytes of whole-market answers the gateway may send one client address per minute from its cache (the
+   * answers' uncompressed size; 0: no limit): held answers cost nothing to build but each is a megabyte or more to
+   * send, and a flood of them from a few addresses takes the machine from everyone else.
+   */
+  readonly listBytesPerMinutePerAddress: number;
   /** Server-rendered pages per minute per client address; past it, the page is sent as built (0: no limit). */
   readonly pageRendersPerMinutePerAddress: number;
   /** Pools the single upstream stream may carry (the upstream plan's limit). */
@@ -76,6 +82,8 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   trustProxy: NO_PROXY_TRUST,
   requestsPerMinutePerAddress: 1200,
   listRequestsPerMinutePerAddress: 30,
+  // About 25 loads a minute of the app's pages on the default market (some 10 MB of lists each, uncompressed).
+  listBytesPerMinutePerAddress: 256 * 1024 * 1024,
   pageRendersPerMinutePerAddress: 60,
   upstreamMaxPools: 1000,
   heartbeatSeconds: 15,
@@ -157,6 +165,10 @@ export function parseGatewayConfig(env: Readonly<Record<string, string | undefin
     listRequestsPerMinutePerAddress: readOrZero(
       'GATEWAY_LIST_REQUESTS_PER_MINUTE_PER_ADDRESS',
       d.listRequestsPerMinutePerAddress,
+    ),
+    listBytesPerMinutePerAddress: readOrZero(
+      'GATEWAY_LIST_BYTES_PER_MINUTE_PER_ADDRESS',
+      d.listBytesPerMinutePerAddress,
     ),
     pageRendersPerMinutePerAddress: readOrZero('PAGE_RENDERS_PER_MINUTE_PER_ADDRESS', d.pageRendersPerMinutePerAddress),
     upstreamMaxPools: read('GATEWAY_UPSTREAM_MAX_POOLS', d.upstreamMaxPools),

@@ -82,12 +82,20 @@ export interface ExtensionRoutesOptions {
   readonly forwarder: Forwarder;
   /** Charges the client's list budget before a costly answer is fetched; a Response when refused (address-limit.ts). */
   readonly chargeList?: (c: Context, family: 'price') => Promise<Response | undefined>;
+  /** Charges the client's bytes budget before a costly answer is sent from the cache (address-limit.ts). */
+  readonly chargeListBytes?: (c: Context, family: 'price', bytes: number) => Promise<Response | undefined>;
   readonly extensions: UpstreamExtensions;
   readonly routes: readonly GatewayExtension[];
 }
 
 /** The gateway's side of the extension routes (see GatewayExtension). */
-export function extensionRoutes({ forwarder, extensions, routes, chargeList }: ExtensionRoutesOptions): Hono {
+export function extensionRoutes({
+  forwarder,
+  extensions,
+  routes,
+  chargeList,
+  chargeListBytes,
+}: ExtensionRoutesOptions): Hono {
   const app = new Hono({ strict: false });
   for (const extension of routes) {
     app.get(extension.path, async (c) => {
@@ -102,9 +110,10 @@ export function extensionRoutes({ forwarder, extensions, routes, chargeList }: E
       // A rule of no time (live data) is streamed through, never cached.
       const rule = typeof extension.cache === 'function' ? extension.cache(c) : extension.cache;
       if (present) {
-        const held = rule.ttlMs > 0 && forwarder.holds(target, rule);
-        if (!held && chargeList && extension.costly?.(c)) {
-          const refused = await chargeList(c, 'price');
+        if (extension.costly?.(c)) {
+          const held = rule.ttlMs > 0 ? forwarder.heldBytes(target, rule) : undefined;
+          const refused =
+            held === undefined ? await chargeList?.(c, 'price') : await chargeListBytes?.(c, 'price', held);
           if (refused) return refused;
         }
         return forwarder.forward(c, target, 'price', rule.ttlMs > 0 ? rule : undefined);

@@ -214,6 +214,11 @@ export class Forwarder {
     return age >= 0 && age < rule.ttlMs + (rule.staleMs ?? 0);
   }
 
+  /** The uncompressed size of the answer `holds` would answer `target` with, or undefined when it holds none. */
+  heldBytes(target: string, rule: CacheRule): number | undefined {
+    return this.holds(target, rule) ? this.cache.peek(target)?.answer.body.byteLength : undefined;
+  }
+
   /**
    * An upstream answer held whole: from the cache when `ttlMs` is given and a 200 fetched less than
    * `ttlMs` ago is there, else fetched (once for concurrent callers) and cached when it is a 200. With

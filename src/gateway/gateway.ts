@@ -1,4 +1,4 @@
-import { addressListBudget, addressRateLimit } from './address-limit';
+import { addressListBudget, addressListBytesBudget, addressRateLimit } from './address-limit';
 import { redactedLog, type LogHook } from '../node/log';
 import type { RequestLimiter } from '../node/rate-limits';
 import { clientKey } from '../node/client-address';
@@ -212,6 +212,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...(options.addressLimiter ? { limiter: options.addressLimiter } : {}),
     onRefused: () => listRefusals++,
   });
+  const chargeListBytes = addressListBytesBudget({
+    bytesPerMinute: config.listBytesPerMinutePerAddress,
+    clientAddress,
+    ...(options.addressLimiter ? { limiter: options.addressLimiter } : {}),
+    onRefused: () => listRefusals++,
+  });
   if (config.requestsPerMinutePerAddress > 0) {
     app.use(
       '*',
@@ -229,7 +235,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   app.route(
     '/',
-    extensionRoutes({ forwarder, extensions, routes: gatewayExtensions(derivation, forwarder), chargeList }),
+    extensionRoutes({
+      forwarder,
+      extensions,
+      routes: gatewayExtensions(derivation, forwarder),
+      chargeList,
+      chargeListBytes,
+    }),
   );
   app.route(
     '/',
@@ -245,7 +257,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }),
   );
   app.route('/', udfRoutes(forwarder));
-  app.route('/', restRoutes({ forwarder, ownPaths: OWN_PATHS, chargeList }));
+  app.route('/', restRoutes({ forwarder, ownPaths: OWN_PATHS, chargeList, chargeListBytes }));
 
   return {
     app,

@@ -70,6 +70,8 @@ export interface RestOptions {
   readonly forwarder: Forwarder;
   /** Charges the client's list budget before a costly answer is fetched; a Response when refused (address-limit.ts). */
   readonly chargeList?: (c: Context, family: Family) => Promise<Response | undefined>;
+  /** Charges the client's bytes budget before a costly answer is sent from the cache (address-limit.ts). */
+  readonly chargeListBytes?: (c: Context, family: Family, bytes: number) => Promise<Response | undefined>;
   /** The gateway's own GET paths (relative to /gw/v1), served by other routes: other methods there are a 405. */
   readonly ownPaths?: readonly RegExp[];
 }
@@ -95,7 +97,7 @@ function pathProblem(path: string): 400 | 404 | undefined {
  * Status codes and bodies pass through; groups, symbol_info and logos are cached (concurrent identical
  * requests share one upstream fetch), the others stream through (forward.ts).
  */
-export function restRoutes({ forwarder, ownPaths = [], chargeList }: RestOptions): Hono {
+export function restRoutes({ forwarder, ownPaths = [], chargeList, chargeListBytes }: RestOptions): Hono {
   const app = new Hono({ strict: false });
 
   app.all('/*', async (c) => {
@@ -141,8 +143,9 @@ export function restRoutes({ forwarder, ownPaths = [], chargeList }: RestOptions
     if (!cached) return forwarder.forward(c, `/api/v1${rest}${url.search}`, family);
     const target = cached.target(c, family);
     if (target instanceof Response) return target;
-    if (cached.costly && chargeList && !forwarder.holds(target, cached)) {
-      const refused = await chargeList(c, family);
+    if (cached.costly) {
+      const held = forwarder.heldBytes(target, cached);
+      const refused = held === undefined ? await chargeList?.(c, family) : await chargeListBytes?.(c, family, held);
       if (refused) return refused;
     }
     return forwarder.forward(c, target, family, cached);

@@ -23,7 +23,8 @@ export interface RateDecision {
 
 /** A budget: this process's, or a cluster's (in Redis). */
 export interface RequestLimiter {
-  take(id: string, perMinute: number): Promise<RateDecision>;
+  /** Takes `points` (default 1: one request) from `id`'s budget of `perMinute`. */
+  take(id: string, perMinute: number, points?: number): Promise<RateDecision>;
 }
 
 /** The answer for rate-limiter-flexible's result of one request (the same wherever the count lives). */
@@ -47,15 +48,18 @@ export class RequestBudgets implements RequestLimiter {
 
   constructor(private readonly limiterFor: (perMinute: number) => RateLimiterAbstract) {}
 
-  /** Takes one request from `id`'s budget of `perMinute`. A store that fails (and has no insurance) throws. */
-  async take(id: string, perMinute: number): Promise<RateDecision> {
+  /**
+   * Takes one request (or `points`: a budget counted in other units, such as bytes) from `id`'s budget of `perMinute`.
+   * A store that fails (and has no insurance) throws.
+   */
+  async take(id: string, perMinute: number, points = 1): Promise<RateDecision> {
     let limiter = this.limiters.get(perMinute);
     if (!limiter) {
       limiter = this.limiterFor(perMinute);
       this.limiters.set(perMinute, limiter);
     }
     try {
-      return decisionOf(await limiter.consume(id), perMinute, true);
+      return decisionOf(await limiter.consume(id, points), perMinute, true);
     } catch (refusal) {
       if (refusal instanceof RateLimiterRes) return decisionOf(refusal, perMinute, false);
       throw refusal;

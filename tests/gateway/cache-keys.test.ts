@@ -145,6 +145,48 @@ describe("a client address's list budget", () => {
   });
 });
 
+describe("a client address's budget of held whole-market bytes", () => {
+  it('charges the lists sent from the cache by their size: past the budget, 429 naming it; other addresses unaffected', async () => {
+    // The size of the held answer asked below (uncompressed).
+    const bytes = (await (await gateway.app.request('/gw/v1/symbol_info?group=Aggregate')).arrayBuffer()).byteLength;
+    expect(bytes).toBeGreaterThan(1_000);
+    const budget = Math.floor(2.5 * bytes);
+    const limited = createGateway({
+      config: { ...DEFAULT_GATEWAY_CONFIG, listBytesPerMinutePerAddress: budget },
+      upstream: embeddedUpstream((request) => runtime.app.fetch(request), runtime.internalKey),
+      clientAddress: (c) => c.req.header('X-Test-Client') ?? 'client-a',
+    });
+    try {
+      const ask = (client: string) =>
+        limited.app.request('/gw/v1/symbol_info?group=Aggregate&cb=' + Math.random(), {
+          headers: { 'X-Test-Client': client, 'Accept-Encoding': 'gzip' },
+        });
+      // The first ask builds the list (the count budget pays); the next two are sent from the cache within 2.5 sizes.
+      const statuses: number[] = [];
+      for (let n = 0; n < 5; n++) {
+        const answer = await ask('bytes-flooder');
+        statuses.push(answer.status);
+        if (answer.status === 429) {
+          expect(answer.headers.get('RateLimit-Limit')).toBe(String(budget));
+          expect(Number(answer.headers.get('Retry-After'))).toBeGreaterThan(0);
+          expect(priceErrorSchema.parse(await answer.json()).errmsg).toMatch(
+            /^Rate limit exceeded: \d+ (KiB|MiB) of whole-market answers per minute per client address; retry in \d+ s$/,
+          );
+        } else await answer.arrayBuffer();
+      }
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      // Another address has its own budget; what is not a whole-market answer is not charged.
+      expect((await ask('bytes-neighbour')).status).toBe(200);
+      expect(
+        (await limited.app.request('/gw/v1/groups', { headers: { 'X-Test-Client': 'bytes-flooder' } })).status,
+      ).toBe(200);
+      expect(limited.listRefusals).toBe(2);
+    } finally {
+      limited.close();
+    }
+  });
+});
+
 describe('a rollback sent to the browsers', () => {
   it('drops the held answers that carry prices (symbol_info, the whole-market lists), not the groups', async () => {
     const paths = ['/groups', '/symbol_info', '/spreads?min_tvl=500', '/group-stats?group=Aggregate'];

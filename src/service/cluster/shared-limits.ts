@@ -87,8 +87,8 @@ export class SharedLimits implements RequestLimiter {
    * Takes one request from `id`'s budget, shared by every node: the same rule as one process has, so
    * the 429 and its headers are the same whichever way the service runs.
    */
-  take(id: string, perMinute: number): Promise<RateDecision> {
-    return this.budgets.take(id, perMinute);
+  take(id: string, perMinute: number, points = 1): Promise<RateDecision> {
+    return this.budgets.take(id, perMinute, points);
   }
 
   /**
