@@ -83,6 +83,10 @@ describe('request budgets shared through Redis', () => {
     let allowed = 0;
     for (let i = 0; i < 20; i++) if ((await (i % 2 === 0 ? a : b).take('two-nodes', 10)).allowed) allowed++;
     expect(allowed).toBe(10);
+    // A budget counted in other units (the gateway's bytes of held lists): each take spends its points, on any node.
+    expect(await a.take('two-nodes-bytes', 1_000, 600)).toMatchObject({ allowed: true, remaining: 400 });
+    expect(await b.take('two-nodes-bytes', 1_000, 300)).toMatchObject({ allowed: true, remaining: 100 });
+    expect((await a.take('two-nodes-bytes', 1_000, 300)).allowed).toBe(false);
   });
 });
 
