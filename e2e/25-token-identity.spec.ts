@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { APIRequestContext, Page } from '@playwright/test';
 import { cip26ByTicker } from '../tests/support/cip26-sample';
+import { cip68ByTicker } from '../tests/support/cip68-fixtures';
 import { FakeKupo } from '../tests/support/fake-kupo';
 import { FakeOgmios } from '../tests/support/fake-ogmios';
 import { FakeTokenRegistry } from '../tests/support/fake-token-registry';
@@ -36,22 +37,8 @@ import { ServerProcess } from './support/server-process';
  * it: its name, its "verified" mark and its price.
  */
 
-interface DatumFixture {
-  readonly unit: string;
-  readonly ftUnit: string;
-  readonly datum: string;
-  readonly expected: {
-    readonly name: string;
-    readonly ticker: string;
-    readonly decimals: number;
-    readonly logo: string;
-  };
-}
-const DATUMS = JSON.parse(
-  readFileSync(new URL('../tests/fixtures/identity/cip68-reference-datums.json', import.meta.url), 'utf8'),
-) as DatumFixture[];
-const USDM = DATUMS.find((d) => d.expected.ticker === 'USDM') as DatumFixture;
-const USDM_CID = USDM.expected.logo.replace('ipfs://', '');
+const USDM = cip68ByTicker('USDM');
+const USDM_CID = (USDM.expected.logo ?? '').replace('ipfs://', '');
 const SVG = readFileSync(new URL('../tests/fixtures/logos/cardano.svg', import.meta.url));
 
 const MIN_ENTRY = cip26ByTicker('MIN');

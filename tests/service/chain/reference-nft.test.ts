@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runtimeInternals } from '../../../src/service/runtime-internals';
 import { tokenInfoSchema } from '../../../src/shared/api/extensions';
 import { tokenStatsSchema } from '../../../src/shared/api/tokens';
+import { cip68ByTicker } from '../../support/cip68-fixtures';
 import { FakeOgmios } from '../../support/fake-ogmios';
 import type { OgmiosWireBlock } from '../../support/prise';
 import { createTestService, type TestService } from '../../support/service';
@@ -19,16 +19,7 @@ import {
  * (tests/fixtures/identity/cip68-reference-datums.json, from cardano-foundation/cf-token-metadata-registry @ 28bd1c67,
  * MIT): the token is named in that block's commit, and a rollback of the block takes it back to its asset name.
  */
-interface DatumFixture {
-  readonly unit: string;
-  readonly ftUnit: string;
-  readonly datum: string;
-  readonly expected: { readonly name: string; readonly ticker: string; readonly decimals: number };
-}
-const [USDM] = JSON.parse(
-  readFileSync(new URL('../../fixtures/identity/cip68-reference-datums.json', import.meta.url), 'utf8'),
-) as DatumFixture[];
-const usdm = USDM as DatumFixture;
+const usdm = cip68ByTicker('USDM');
 
 /** A block after `cursor` moving USDM's reference NFT to an output holding `datum` inline. */
 function referenceBlock(cursor: ChainCursor, datum: string, fork = 0): OgmiosWireBlock {

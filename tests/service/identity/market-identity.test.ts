@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseServiceConfig } from '../../../src/service/config';
 import { kupoReferenceDatum } from '../../../src/service/identity/kupo-reference';
@@ -8,6 +7,7 @@ import { runtimeInternals } from '../../../src/service/runtime-internals';
 import { tokenLogoSchema, tokenStatsSchema } from '../../../src/shared/api/tokens';
 import { ADA_UNIT } from '../../../src/shared/id-rules';
 import { cip26ByTicker } from '../../support/cip26-sample';
+import { CIP68_DATUMS } from '../../support/cip68-fixtures';
 import { addUnknownTokenPool } from '../../support/ada-pools';
 import { FakeKupo } from '../../support/fake-kupo';
 import { FakeTokenRegistry } from '../../support/fake-token-registry';
@@ -87,15 +87,7 @@ describe('a market naming its tokens from a token metadata server', () => {
   });
 });
 
-interface DatumFixture {
-  readonly unit: string;
-  readonly ftUnit: string;
-  readonly datum: string;
-  readonly expected: { readonly name: string; readonly ticker: string; readonly decimals: number };
-}
-const DATUMS = JSON.parse(
-  readFileSync(new URL('../../fixtures/identity/cip68-reference-datums.json', import.meta.url), 'utf8'),
-) as DatumFixture[];
+const DATUMS = CIP68_DATUMS;
 
 describe('CIP-68 tokens named from their reference NFTs through Kupo', () => {
   let kupo: FakeKupo;

@@ -12,6 +12,7 @@ import { ADA_UNIT } from '../../../src/shared/id-rules';
 import { tokenLogoSchema } from '../../../src/shared/api/tokens';
 import { ensureDefined } from '../../support/ensure';
 import { cip26ByTicker } from '../../support/cip26-sample';
+import { cip68ByTicker, type Cip68Fixture } from '../../support/cip68-fixtures';
 import { FakeKupo } from '../../support/fake-kupo';
 import { FakeOgmios } from '../../support/fake-ogmios';
 import { FakeTokenRegistry } from '../../support/fake-token-registry';
@@ -27,23 +28,9 @@ import { startWebServer, type WebServer } from '../../support/web-servers';
  * whose datums name `ipfs://` logos; a local HTTP server stands in for the operator's IPFS gateway and serves a real
  * PNG (MIN's registry logo, ../shared/data/cip26-sample) for Bro's CID and the committed SVG fixture for USDM's.
  */
-interface DatumFixture {
-  readonly unit: string;
-  readonly ftUnit: string;
-  readonly datum: string;
-  readonly expected: { readonly ticker: string; readonly decimals: number; readonly logo: string | null };
-}
-const DATUMS = JSON.parse(
-  readFileSync(new URL('../../fixtures/identity/cip68-reference-datums.json', import.meta.url), 'utf8'),
-) as DatumFixture[];
-const byTicker = (ticker: string) =>
-  ensureDefined(
-    DATUMS.find((d) => d.expected.ticker === ticker),
-    ticker,
-  );
-const BRO = byTicker('BRO');
-const USDM = byTicker('USDM');
-const cidOf = (d: DatumFixture) => ensureDefined(d.expected.logo).replace('ipfs://', '');
+const BRO = cip68ByTicker('BRO');
+const USDM = cip68ByTicker('USDM');
+const cidOf = (d: Cip68Fixture) => ensureDefined(d.expected.logo).replace('ipfs://', '');
 
 const SVG = readFileSync(new URL('../../fixtures/logos/cardano.svg', import.meta.url));
 const REAL_PNG = Buffer.from(
@@ -54,7 +41,7 @@ const REAL_PNG = Buffer.from(
 const ANCHOR = anchorBlock();
 
 /** A Minswap V2 pool of each token, and blocks after the anchor trading in them. */
-function chainOf(tokens: readonly DatumFixture[]): OgmiosWireBlock[] {
+function chainOf(tokens: readonly Cip68Fixture[]): OgmiosWireBlock[] {
   const pools: SyntheticPool[] = tokens.map((d, i) => ({
     lp: (i + 1).toString(16).padStart(64, '0'),
     token: d.ftUnit,

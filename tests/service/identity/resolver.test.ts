@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { IdentityRecord } from '../../../src/service/identity/identity';
 import { queryRegistry } from '../../../src/service/identity/registry-server';
 import { TokenIdentityResolver, type ReferenceDatumLookup } from '../../../src/service/identity/resolver';
 import { cip26ByTicker } from '../../support/cip26-sample';
+import { CIP68_DATUMS } from '../../support/cip68-fixtures';
 import { ensureDefined } from '../../support/ensure';
 import { FakeTokenRegistry } from '../../support/fake-token-registry';
 
@@ -12,16 +12,7 @@ import { FakeTokenRegistry } from '../../support/fake-token-registry';
  * real CIP-68 reference datums (tests/fixtures/identity) answered for Kupo. Expected values are the ones written by
  * hand in those fixtures' tests.
  */
-interface DatumFixture {
-  readonly unit: string;
-  readonly ftUnit: string;
-  readonly datum: string;
-  readonly expected: { readonly name: string; readonly ticker: string; readonly decimals: number };
-}
-
-const DATUMS = JSON.parse(
-  readFileSync(new URL('../../fixtures/identity/cip68-reference-datums.json', import.meta.url), 'utf8'),
-) as DatumFixture[];
+const DATUMS = CIP68_DATUMS;
 
 const MIN = '29d222ce763455e3d7a09a665ce554f00ac89d2e99a1a83d267170c64d494e';
 const SNEK = '279c909f348e533da5808898f87f9a14bb2c3dfbbacccd631d927a3f534e454b';
