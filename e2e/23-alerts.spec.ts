@@ -118,7 +118,9 @@ test('alerts: made on the pair shown, fired by a trade (on the page and as a sys
   await expect(page.getByTestId('alert-notices')).toBeAttached();
   await page.getByTestId('alerts-toggle').click();
   await expect(panel.getByTestId('alert-row')).toHaveCount(2);
-  await expect(panel.locator('[data-testid="alert-row"][data-status="fired"]')).toHaveCount(1);
+  // Kept as they were: what had fired is still marked fired (one, or both when the market's own trade crossed the
+  // other as well before the page was left).
+  await expect.poll(() => fired.count()).toBeGreaterThanOrEqual(1);
   // Both edited around SNEK's price now (armed again), while another pair is shown: a trade of SNEK fires one.
   const second = around((await poolStats(request, pair.ticker)).current_price);
   await editAlert(page, 0, 'above', second.above);
