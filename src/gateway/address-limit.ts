@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { RATE_LIMIT_HEADERS, TOKEN_ERROR_TYPES } from '../shared/api/errors';
-import { memoryBudgets, type RequestLimiter } from '../node/rate-limits';
+import { memoryBudgets, type RateDecision, type RequestLimiter } from '../node/rate-limits';
 import { gatewayError, type Family } from './forward';
 
 /**
@@ -81,17 +81,11 @@ export function addressListBudget(options: {
     const decision = await budget.take(`gw-list:${options.clientAddress(c)}`, options.requestsPerMinute);
     if (decision.allowed) return undefined;
     options.onRefused?.();
-    refusedByListBudget.add(c.req.raw);
-    c.header(RATE_LIMIT_HEADERS.limit, String(decision.limit));
-    c.header(RATE_LIMIT_HEADERS.remaining, String(decision.remaining));
-    c.header(RATE_LIMIT_HEADERS.reset, String(decision.resetSeconds));
-    c.header(RATE_LIMIT_HEADERS.retryAfter, String(decision.retryAfterSeconds));
-    return gatewayError(
+    return refuseList(
       c,
       family,
-      429,
-      `Rate limit exceeded: ${options.requestsPerMinute} whole-market answers the gateway has to build per minute per client address (answers it holds are not counted); retry in ${decision.retryAfterSeconds} s`,
-      { loc: ['client'], type: TOKEN_ERROR_TYPES.rateLimit },
+      decision,
+      `${options.requestsPerMinute} whole-market answers the gateway has to build per minute per client address (answers it holds are not counted)`,
     );
   };
 }
@@ -118,17 +112,11 @@ export function addressListBytesBudget(options: {
     );
     if (decision.allowed) return undefined;
     options.onRefused?.();
-    refusedByListBudget.add(c.req.raw);
-    c.header(RATE_LIMIT_HEADERS.limit, String(decision.limit));
-    c.header(RATE_LIMIT_HEADERS.remaining, String(decision.remaining));
-    c.header(RATE_LIMIT_HEADERS.reset, String(decision.resetSeconds));
-    c.header(RATE_LIMIT_HEADERS.retryAfter, String(decision.retryAfterSeconds));
-    return gatewayError(
+    return refuseList(
       c,
       family,
-      429,
-      `Rate limit exceeded: ${sizeText(options.bytesPerMinute)} of whole-market answers per minute per client address; retry in ${decision.retryAfterSeconds} s`,
-      { loc: ['client'], type: TOKEN_ERROR_TYPES.rateLimit },
+      decision,
+      `${sizeText(options.bytesPerMinute)} of whole-market answers per minute per client address`,
     );
   };
 }
@@ -138,4 +126,17 @@ function sizeText(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${Math.round(bytes / 1024 / 1024)} MiB`;
   if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
   return `${bytes} bytes`;
+}
+
+/** A list budget's refusal: 429 in the family's shape, its headers naming that budget (`what`: the budget in words). */
+function refuseList(c: Context, family: Family, decision: RateDecision, what: string): Response {
+  refusedByListBudget.add(c.req.raw);
+  c.header(RATE_LIMIT_HEADERS.limit, String(decision.limit));
+  c.header(RATE_LIMIT_HEADERS.remaining, String(decision.remaining));
+  c.header(RATE_LIMIT_HEADERS.reset, String(decision.resetSeconds));
+  c.header(RATE_LIMIT_HEADERS.retryAfter, String(decision.retryAfterSeconds));
+  return gatewayError(c, family, 429, `Rate limit exceeded: ${what}; retry in ${decision.retryAfterSeconds} s`, {
+    loc: ['client'],
+    type: TOKEN_ERROR_TYPES.rateLimit,
+  });
 }
