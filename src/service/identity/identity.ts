@@ -114,3 +114,25 @@ export function servedIdentity(
   const source = simulated && CATALOG_UNITS.has(unit) ? (referenceUnitOf(unit) ? 'cip68' : 'registry') : 'asset-name';
   return { source, description: undefined, url: undefined };
 }
+
+/**
+ * What a registry entry (importers/registry.ts: a mapping file's, or a metadata server's answer) says of its token, as
+ * a record. The logo stays with the entry's bytes (`png:` + their SHA-256).
+ */
+export function registryRecord(
+  entry: Pick<IdentityRow, 'unit' | 'name' | 'ticker' | 'decimals' | 'description' | 'url'>,
+  at: number,
+  logoHash?: string,
+): IdentityRecord {
+  return {
+    unit: entry.unit,
+    source: 'registry',
+    name: entry.name,
+    ticker: entry.ticker,
+    decimals: entry.decimals,
+    description: entry.description,
+    url: entry.url,
+    logo: logoHash ? `png:${logoHash}` : undefined,
+    at,
+  };
+}

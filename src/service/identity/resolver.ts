@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ADA_UNIT } from '../../shared/id-rules';
 import { DatumError } from '../chain/plutus';
 import { decodeCip68Datum, referenceUnitOf } from './cip68';
-import { identityOf, type IdentityRecord, type RecordSource, type TokenIdentity } from './identity';
+import { identityOf, registryRecord, type IdentityRecord, type RecordSource, type TokenIdentity } from './identity';
 import { siteUrl, type RegistryEntry } from '../importers/registry';
 
 /**
@@ -362,21 +362,6 @@ export function cip68Record(
     if (error instanceof DatumError) return { error: error.message };
     throw error;
   }
-}
-
-/** What a registry entry says of its token, as a record. The logo stays with the entry's bytes (`png:` + hash). */
-export function registryRecord(entry: RegistryEntry, at: number, logoHash?: string): IdentityRecord {
-  return {
-    unit: entry.unit,
-    source: 'registry',
-    name: entry.name,
-    ticker: entry.ticker,
-    decimals: entry.decimals,
-    description: entry.description,
-    url: entry.url,
-    logo: logoHash ? `png:${logoHash}` : undefined,
-    at,
-  };
 }
 
 /** A registry logo's bytes (base64 in the entry) and their SHA-256, or undefined for none or bad base64. */

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isTokenUnit } from '../../shared/id-rules';
-import { fallbackTicker, identityOf } from '../identity/identity';
+import { fallbackTicker, identityOf, registryRecord } from '../identity/identity';
 import { isPng } from '../logos/identicon';
 import { LOGO_NONE, LOGO_STORED, type Market } from '../market/model';
 import type { Ingestor } from '../market/ingest';
@@ -245,17 +245,7 @@ export async function importRegistry(
         else png = logo.png;
       }
 
-      const record: IdentityRow = {
-        unit: entry.unit,
-        source: 'registry',
-        name: entry.name,
-        ticker: entry.ticker,
-        decimals: entry.decimals,
-        description: entry.description,
-        url: entry.url,
-        logo: png ? `png:${createHash('sha256').update(png).digest('hex')}` : undefined,
-        at: now,
-      };
+      const record = registryRecord(entry, now, png ? createHash('sha256').update(png).digest('hex') : undefined);
       const stored = market.identities.get(entry.unit);
       if (!sameRecord(stored?.get('registry'), record)) ingestor.setIdentity(record);
 

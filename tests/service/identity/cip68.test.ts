@@ -1,26 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DatumError } from '../../../src/service/chain/plutus';
 import { decodeCip68Datum, fungibleUnitOf, referenceUnitOf } from '../../../src/service/identity/cip68';
 import { logoReference } from '../../../src/service/identity/resolver';
+import { CIP68_DATUMS } from '../../support/cip68-fixtures';
 
 /** Real mainnet reference datums (tests/fixtures/identity, provenance in its README), expected values read by hand. */
-interface Fixture {
-  readonly unit: string;
-  readonly ftUnit: string;
-  readonly datum: string;
-  readonly expected: {
-    readonly name: string;
-    readonly ticker: string;
-    readonly decimals: number | null;
-    readonly description: string;
-    readonly url: string | null;
-    readonly logo: string | null;
-  };
-}
-const FIXTURES = JSON.parse(
-  readFileSync(new URL('../../fixtures/identity/cip68-reference-datums.json', import.meta.url), 'utf8'),
-) as Fixture[];
+const FIXTURES = CIP68_DATUMS;
 
 /** Plutus data as CBOR hex, written by hand for the hostile cases. */
 const bytes = (text: string) => {
